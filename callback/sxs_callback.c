@@ -1,0 +1,929 @@
+/* The ICorProfilerCallback11 object: one per runtime, recording into that runtime's registry entry.
+ *
+ * A runtime reaches this object through the class factory (sxs_factory.c). Initialize finds out
+ * which runtime it is (Info vtable -> owning libcoreclr.so, its product version), asks the manager
+ * whether to profile it, fills the capability record and sets the event mask. Callbacks the
+ * profile needs (JIT, modules, threads, exceptions, GCs, Shutdown) record into the runtime's own
+ * SxsRuntime; every other callback answers S_OK and does nothing. */
+#include "sxs_callback.h"
+
+#include "sxs_modules.h"
+
+/* Events every profiled runtime delivers; GCs are added per capability at Initialize. */
+#define SXS_EVENTS_LOW                                                                             \
+  (COR_PRF_MONITOR_JIT_COMPILATION | COR_PRF_MONITOR_MODULE_LOADS | COR_PRF_MONITOR_EXCEPTIONS |  \
+   COR_PRF_MONITOR_THREADS)
+
+static inline SxsCallback *impl_from_ICorProfilerCallback11(ICorProfilerCallback11 *iface) {
+  return (SxsCallback *)((char *)iface - offsetof(SxsCallback, iface));
+}
+
+static const GUID *const callback_iids[] = {
+    &IID_IUnknown,
+    &IID_ICorProfilerCallback,
+    &IID_ICorProfilerCallback2,
+    &IID_ICorProfilerCallback3,
+    &IID_ICorProfilerCallback4,
+    &IID_ICorProfilerCallback5,
+    &IID_ICorProfilerCallback6,
+    &IID_ICorProfilerCallback7,
+    &IID_ICorProfilerCallback8,
+    &IID_ICorProfilerCallback9,
+    &IID_ICorProfilerCallback10,
+    &IID_ICorProfilerCallback11,
+};
+
+static HRESULT callback_QueryInterface(ICorProfilerCallback11 *This, REFIID riid, void **ppvObject) {
+  if (!ppvObject || !riid)
+    return E_POINTER;
+  for (size_t i = 0; i < G_N_ELEMENTS(callback_iids); i++) {
+    if (sxs_guid_equal(riid, callback_iids[i])) {
+      *ppvObject = This;
+      This->lpVtbl->AddRef(This);
+      return S_OK;
+    }
+  }
+  *ppvObject = NULL;
+  return E_NOINTERFACE;
+}
+
+static ULONG callback_AddRef(ICorProfilerCallback11 *This) {
+  SxsCallback *self = impl_from_ICorProfilerCallback11(This);
+  return (ULONG)g_atomic_int_add(&self->refcount, 1) + 1;
+}
+
+static ULONG callback_Release(ICorProfilerCallback11 *This) {
+  SxsCallback *self = impl_from_ICorProfilerCallback11(This);
+  gint old = g_atomic_int_add(&self->refcount, -1);
+  if (old == 1) {
+    if (self->info)
+      self->info->lpVtbl->Release(self->info);
+    g_free(self);
+    return 0;
+  }
+  return (ULONG)(old - 1);
+}
+
+/* The highest ICorProfilerInfoN this runtime answers, from 15 down to 3 (Callback3+ profilers
+ * need Info3 for GetRuntimeInformation). 0 when it answers none. */
+static int query_info(IUnknown *unk, ICorProfilerInfo15 **ret_info) {
+  static const GUID *const iids[] = {
+      &IID_ICorProfilerInfo15, &IID_ICorProfilerInfo14, &IID_ICorProfilerInfo13, &IID_ICorProfilerInfo12,
+      &IID_ICorProfilerInfo11, &IID_ICorProfilerInfo10, &IID_ICorProfilerInfo9,  &IID_ICorProfilerInfo8,
+      &IID_ICorProfilerInfo7,  &IID_ICorProfilerInfo6,  &IID_ICorProfilerInfo5,  &IID_ICorProfilerInfo4,
+      &IID_ICorProfilerInfo3,
+  };
+  for (size_t i = 0; i < G_N_ELEMENTS(iids); i++) {
+    void *p = NULL;
+    if (unk->lpVtbl->QueryInterface(unk, iids[i], &p) == S_OK && p) {
+      *ret_info = p;
+      return 15 - (int)i;
+    }
+  }
+  return 0;
+}
+
+/* GetRuntimeInformation's version string ("10.0.12"), or major.minor.build when it gives none. */
+static char *clr_version_of(ICorProfilerInfo15 *info) {
+  USHORT instance = 0, major = 0, minor = 0, build = 0, qfe = 0;
+  COR_PRF_RUNTIME_TYPE type = 0;
+  WCHAR text[64];
+  ULONG len = 0;
+  HRESULT hr = info->lpVtbl->GetRuntimeInformation(info, &instance, &type, &major, &minor, &build, &qfe,
+                                                   G_N_ELEMENTS(text), &len, text);
+  if (hr < 0)
+    return NULL;
+  if (len > 1 && len <= G_N_ELEMENTS(text)) {
+    char *s = sxs__callback_utf8(text, -1);
+    if (s && *s)
+      return s;
+    g_free(s);
+  }
+  return g_strdup_printf("%u.%u.%u", major, minor, build);
+}
+
+static HRESULT callback_Initialize(ICorProfilerCallback11 *This, IUnknown *pICorProfilerInfoUnk) {
+  SxsCallback *self = impl_from_ICorProfilerCallback11(This);
+  if (!pICorProfilerInfoUnk)
+    return E_INVALIDARG;
+  ICorProfilerInfo15 *info = NULL;
+  int info_version = query_info(pICorProfilerInfoUnk, &info);
+  if (info_version == 0) {
+    sxs__manager_decline(self->runtime, "the runtime offers no ICorProfilerInfo3 or later");
+    return CORPROF_E_PROFILER_CANCEL_ACTIVATION;
+  }
+
+  /* The Info vtable lies inside the runtime's own libcoreclr.so: that names the runtime, even
+   * when two copies of one version are loaded. */
+  g_autofree char *path = NULL;
+  g_autofree char *version = NULL;
+  if (sxs__modules_path_of((const void *)info->lpVtbl->GetRuntimeInformation, &path) == 0)
+    sxs__modules_runtime_version(path, &version);
+  g_autofree char *clr_version = clr_version_of(info);
+  if (!version && clr_version)
+    version = g_strdup(clr_version);
+
+  if (!sxs__manager_initialize(self->runtime, path, version, clr_version, info_version)) {
+    info->lpVtbl->Release(info);
+    return CORPROF_E_PROFILER_CANCEL_ACTIVATION;
+  }
+
+  self->info = info;
+  self->caps.info_version = info_version;
+  self->caps.event_mask2 = info_version >= 5;
+  /* BASIC_GC came with the runtimes that have Info10 (3.0 and later); older ones ignore unknown
+   * high bits silently, so it is not probed by trial. */
+  self->caps.basic_gc = info_version >= 10;
+
+  HRESULT hr;
+  if (self->caps.basic_gc)
+    hr = info->lpVtbl->SetEventMask2(info, SXS_EVENTS_LOW, COR_PRF_HIGH_BASIC_GC);
+  else
+    hr = info->lpVtbl->SetEventMask(info, SXS_EVENTS_LOW | COR_PRF_MONITOR_GC);
+  if (hr < 0) {
+    g_autofree char *why = g_strdup_printf("SetEventMask failed with 0x%08X", (unsigned)hr);
+    sxs__manager_decline(self->runtime, why);
+    self->info = NULL;
+    info->lpVtbl->Release(info);
+    return CORPROF_E_PROFILER_CANCEL_ACTIVATION;
+  }
+  return S_OK;
+}
+
+static HRESULT callback_Shutdown(ICorProfilerCallback11 *This) {
+  SxsCallback *self = impl_from_ICorProfilerCallback11(This);
+  sxs__manager_runtime_shutdown(self->runtime);
+  return S_OK;
+}
+
+static HRESULT callback_ModuleLoadFinished(ICorProfilerCallback11 *This, ModuleID moduleId, HRESULT hrStatus) {
+  SxsCallback *self = impl_from_ICorProfilerCallback11(This);
+  if (hrStatus < 0 || !self->info)
+    return S_OK;
+  WCHAR path[1024];
+  ULONG len = 0;
+  LPCBYTE base = NULL;
+  AssemblyID assembly = 0;
+  g_autofree char *name = NULL;
+  if (self->info->lpVtbl->GetModuleInfo(self->info, moduleId, &base, G_N_ELEMENTS(path), &len, path, &assembly) >= 0) {
+    g_autofree char *utf8 = sxs__callback_utf8(path, -1);
+    if (utf8 && *utf8)
+      name = g_path_get_basename(utf8);
+  }
+  sxs__manager_record_module(self->runtime, moduleId, name);
+  return S_OK;
+}
+
+static HRESULT callback_JITCompilationFinished(ICorProfilerCallback11 *This, FunctionID functionId,
+                                               HRESULT hrStatus, BOOL fIsSafeToBlock) {
+  SxsCallback *self = impl_from_ICorProfilerCallback11(This);
+  (void)fIsSafeToBlock;
+  if (hrStatus < 0 || !self->info)
+    return S_OK;
+  if (sxs__manager_function_known(self->runtime, functionId)) {
+    sxs__manager_record_jit(self->runtime, functionId, NULL, NULL);
+    return S_OK;
+  }
+  g_autofree char *name = NULL;
+  g_autofree char *module = NULL;
+  ModuleID module_id = 0;
+  if (sxs__callback_function_name(self->info, functionId, &name, &module_id) == 0)
+    module = sxs__manager_module_name(self->runtime, module_id);
+  sxs__manager_record_jit(self->runtime, functionId, name, module);
+  return S_OK;
+}
+
+static HRESULT callback_ThreadCreated(ICorProfilerCallback11 *This, ThreadID threadId) {
+  SxsCallback *self = impl_from_ICorProfilerCallback11(This);
+  sxs__manager_thread_created(self->runtime, threadId);
+  return S_OK;
+}
+
+static HRESULT callback_ThreadDestroyed(ICorProfilerCallback11 *This, ThreadID threadId) {
+  SxsCallback *self = impl_from_ICorProfilerCallback11(This);
+  sxs__manager_thread_destroyed(self->runtime, threadId);
+  return S_OK;
+}
+
+static HRESULT callback_ThreadAssignedToOSThread(ICorProfilerCallback11 *This, ThreadID managedThreadId,
+                                                 DWORD osThreadId) {
+  SxsCallback *self = impl_from_ICorProfilerCallback11(This);
+  sxs__manager_thread_os_id(self->runtime, managedThreadId, osThreadId);
+  return S_OK;
+}
+
+static HRESULT callback_ThreadNameChanged(ICorProfilerCallback11 *This, ThreadID threadId, ULONG cchName,
+                                          WCHAR name[]) {
+  SxsCallback *self = impl_from_ICorProfilerCallback11(This);
+  g_autofree char *utf8 = name ? sxs__callback_utf8(name, cchName) : NULL;
+  sxs__manager_thread_named(self->runtime, threadId, utf8);
+  return S_OK;
+}
+
+/* Context: the throwing thread; lock-free. */
+static HRESULT callback_ExceptionThrown(ICorProfilerCallback11 *This, ObjectID thrownObjectId) {
+  SxsCallback *self = impl_from_ICorProfilerCallback11(This);
+  (void)thrownObjectId;
+  sxs__counter_add(&self->runtime->counters.exceptions);
+  return S_OK;
+}
+
+/* Context: the GC thread with the runtime suspended; lock-free. */
+static HRESULT callback_GarbageCollectionStarted(ICorProfilerCallback11 *This, int cGenerations,
+                                                 BOOL generationCollected[], COR_PRF_GC_REASON reason) {
+  SxsCallback *self = impl_from_ICorProfilerCallback11(This);
+  (void)cGenerations;
+  (void)generationCollected;
+  (void)reason;
+  sxs__counter_add(&self->runtime->counters.gcs);
+  return S_OK;
+}
+
+static HRESULT callback_InitializeForAttach(ICorProfilerCallback11 *This, IUnknown *pCorProfilerInfoUnk,
+                                            void *pvClientData, UINT cbClientData) {
+  (void)This;
+  (void)pCorProfilerInfoUnk;
+  (void)pvClientData;
+  (void)cbClientData;
+  /* Attaching to a running process is not supported yet: decline cleanly. */
+  return CORPROF_E_PROFILER_CANCEL_ACTIVATION;
+}
+
+static HRESULT callback_LoadAsNotificationOnly(ICorProfilerCallback11 *This, BOOL *pbNotificationOnly) {
+  (void)This;
+  if (pbNotificationOnly)
+    *pbNotificationOnly = FALSE;
+  return S_OK;
+}
+
+/* Callbacks the profile does not use. They are never enabled by the event mask, but a runtime
+ * may call some regardless (e.g. AppDomain and assembly events), so each answers S_OK. */
+
+static HRESULT callback_AppDomainCreationStarted(ICorProfilerCallback11 *This, AppDomainID appDomainId) {
+  (void)This;
+  (void)appDomainId;
+  return S_OK;
+}
+
+static HRESULT callback_AppDomainCreationFinished(ICorProfilerCallback11 *This, AppDomainID appDomainId, HRESULT hrStatus) {
+  (void)This;
+  (void)appDomainId;
+  (void)hrStatus;
+  return S_OK;
+}
+
+static HRESULT callback_AppDomainShutdownStarted(ICorProfilerCallback11 *This, AppDomainID appDomainId) {
+  (void)This;
+  (void)appDomainId;
+  return S_OK;
+}
+
+static HRESULT callback_AppDomainShutdownFinished(ICorProfilerCallback11 *This, AppDomainID appDomainId, HRESULT hrStatus) {
+  (void)This;
+  (void)appDomainId;
+  (void)hrStatus;
+  return S_OK;
+}
+
+static HRESULT callback_AssemblyLoadStarted(ICorProfilerCallback11 *This, AssemblyID assemblyId) {
+  (void)This;
+  (void)assemblyId;
+  return S_OK;
+}
+
+static HRESULT callback_AssemblyLoadFinished(ICorProfilerCallback11 *This, AssemblyID assemblyId, HRESULT hrStatus) {
+  (void)This;
+  (void)assemblyId;
+  (void)hrStatus;
+  return S_OK;
+}
+
+static HRESULT callback_AssemblyUnloadStarted(ICorProfilerCallback11 *This, AssemblyID assemblyId) {
+  (void)This;
+  (void)assemblyId;
+  return S_OK;
+}
+
+static HRESULT callback_AssemblyUnloadFinished(ICorProfilerCallback11 *This, AssemblyID assemblyId, HRESULT hrStatus) {
+  (void)This;
+  (void)assemblyId;
+  (void)hrStatus;
+  return S_OK;
+}
+
+static HRESULT callback_ModuleLoadStarted(ICorProfilerCallback11 *This, ModuleID moduleId) {
+  (void)This;
+  (void)moduleId;
+  return S_OK;
+}
+
+static HRESULT callback_ModuleUnloadStarted(ICorProfilerCallback11 *This, ModuleID moduleId) {
+  (void)This;
+  (void)moduleId;
+  return S_OK;
+}
+
+static HRESULT callback_ModuleUnloadFinished(ICorProfilerCallback11 *This, ModuleID moduleId, HRESULT hrStatus) {
+  (void)This;
+  (void)moduleId;
+  (void)hrStatus;
+  return S_OK;
+}
+
+static HRESULT callback_ModuleAttachedToAssembly(ICorProfilerCallback11 *This, ModuleID moduleId, AssemblyID AssemblyId) {
+  (void)This;
+  (void)moduleId;
+  (void)AssemblyId;
+  return S_OK;
+}
+
+static HRESULT callback_ClassLoadStarted(ICorProfilerCallback11 *This, ClassID classId) {
+  (void)This;
+  (void)classId;
+  return S_OK;
+}
+
+static HRESULT callback_ClassLoadFinished(ICorProfilerCallback11 *This, ClassID classId, HRESULT hrStatus) {
+  (void)This;
+  (void)classId;
+  (void)hrStatus;
+  return S_OK;
+}
+
+static HRESULT callback_ClassUnloadStarted(ICorProfilerCallback11 *This, ClassID classId) {
+  (void)This;
+  (void)classId;
+  return S_OK;
+}
+
+static HRESULT callback_ClassUnloadFinished(ICorProfilerCallback11 *This, ClassID classId, HRESULT hrStatus) {
+  (void)This;
+  (void)classId;
+  (void)hrStatus;
+  return S_OK;
+}
+
+static HRESULT callback_FunctionUnloadStarted(ICorProfilerCallback11 *This, FunctionID functionId) {
+  (void)This;
+  (void)functionId;
+  return S_OK;
+}
+
+static HRESULT callback_JITCompilationStarted(ICorProfilerCallback11 *This, FunctionID functionId, BOOL fIsSafeToBlock) {
+  (void)This;
+  (void)functionId;
+  (void)fIsSafeToBlock;
+  return S_OK;
+}
+
+static HRESULT callback_JITCachedFunctionSearchStarted(ICorProfilerCallback11 *This, FunctionID functionId, BOOL *pbUseCachedFunction) {
+  (void)This;
+  (void)functionId;
+  (void)pbUseCachedFunction;
+  return S_OK;
+}
+
+static HRESULT callback_JITCachedFunctionSearchFinished(ICorProfilerCallback11 *This, FunctionID functionId, COR_PRF_JIT_CACHE result) {
+  (void)This;
+  (void)functionId;
+  (void)result;
+  return S_OK;
+}
+
+static HRESULT callback_JITFunctionPitched(ICorProfilerCallback11 *This, FunctionID functionId) {
+  (void)This;
+  (void)functionId;
+  return S_OK;
+}
+
+static HRESULT callback_JITInlining(ICorProfilerCallback11 *This, FunctionID callerId, FunctionID calleeId, BOOL *pfShouldInline) {
+  (void)This;
+  (void)callerId;
+  (void)calleeId;
+  (void)pfShouldInline;
+  return S_OK;
+}
+
+static HRESULT callback_RemotingClientInvocationStarted(ICorProfilerCallback11 *This) {
+  (void)This;
+  return S_OK;
+}
+
+static HRESULT callback_RemotingClientSendingMessage(ICorProfilerCallback11 *This, GUID *pCookie, BOOL fIsAsync) {
+  (void)This;
+  (void)pCookie;
+  (void)fIsAsync;
+  return S_OK;
+}
+
+static HRESULT callback_RemotingClientReceivingReply(ICorProfilerCallback11 *This, GUID *pCookie, BOOL fIsAsync) {
+  (void)This;
+  (void)pCookie;
+  (void)fIsAsync;
+  return S_OK;
+}
+
+static HRESULT callback_RemotingClientInvocationFinished(ICorProfilerCallback11 *This) {
+  (void)This;
+  return S_OK;
+}
+
+static HRESULT callback_RemotingServerReceivingMessage(ICorProfilerCallback11 *This, GUID *pCookie, BOOL fIsAsync) {
+  (void)This;
+  (void)pCookie;
+  (void)fIsAsync;
+  return S_OK;
+}
+
+static HRESULT callback_RemotingServerInvocationStarted(ICorProfilerCallback11 *This) {
+  (void)This;
+  return S_OK;
+}
+
+static HRESULT callback_RemotingServerInvocationReturned(ICorProfilerCallback11 *This) {
+  (void)This;
+  return S_OK;
+}
+
+static HRESULT callback_RemotingServerSendingReply(ICorProfilerCallback11 *This, GUID *pCookie, BOOL fIsAsync) {
+  (void)This;
+  (void)pCookie;
+  (void)fIsAsync;
+  return S_OK;
+}
+
+static HRESULT callback_UnmanagedToManagedTransition(ICorProfilerCallback11 *This, FunctionID functionId, COR_PRF_TRANSITION_REASON reason) {
+  (void)This;
+  (void)functionId;
+  (void)reason;
+  return S_OK;
+}
+
+static HRESULT callback_ManagedToUnmanagedTransition(ICorProfilerCallback11 *This, FunctionID functionId, COR_PRF_TRANSITION_REASON reason) {
+  (void)This;
+  (void)functionId;
+  (void)reason;
+  return S_OK;
+}
+
+static HRESULT callback_RuntimeSuspendStarted(ICorProfilerCallback11 *This, COR_PRF_SUSPEND_REASON suspendReason) {
+  (void)This;
+  (void)suspendReason;
+  return S_OK;
+}
+
+static HRESULT callback_RuntimeSuspendFinished(ICorProfilerCallback11 *This) {
+  (void)This;
+  return S_OK;
+}
+
+static HRESULT callback_RuntimeSuspendAborted(ICorProfilerCallback11 *This) {
+  (void)This;
+  return S_OK;
+}
+
+static HRESULT callback_RuntimeResumeStarted(ICorProfilerCallback11 *This) {
+  (void)This;
+  return S_OK;
+}
+
+static HRESULT callback_RuntimeResumeFinished(ICorProfilerCallback11 *This) {
+  (void)This;
+  return S_OK;
+}
+
+static HRESULT callback_RuntimeThreadSuspended(ICorProfilerCallback11 *This, ThreadID threadId) {
+  (void)This;
+  (void)threadId;
+  return S_OK;
+}
+
+static HRESULT callback_RuntimeThreadResumed(ICorProfilerCallback11 *This, ThreadID threadId) {
+  (void)This;
+  (void)threadId;
+  return S_OK;
+}
+
+static HRESULT callback_MovedReferences(ICorProfilerCallback11 *This, ULONG cMovedObjectIDRanges, ObjectID oldObjectIDRangeStart[], ObjectID newObjectIDRangeStart[], ULONG cObjectIDRangeLength[]) {
+  (void)This;
+  (void)cMovedObjectIDRanges;
+  (void)oldObjectIDRangeStart;
+  (void)newObjectIDRangeStart;
+  (void)cObjectIDRangeLength;
+  return S_OK;
+}
+
+static HRESULT callback_ObjectAllocated(ICorProfilerCallback11 *This, ObjectID objectId, ClassID classId) {
+  (void)This;
+  (void)objectId;
+  (void)classId;
+  return S_OK;
+}
+
+static HRESULT callback_ObjectsAllocatedByClass(ICorProfilerCallback11 *This, ULONG cClassCount, ClassID classIds[], ULONG cObjects[]) {
+  (void)This;
+  (void)cClassCount;
+  (void)classIds;
+  (void)cObjects;
+  return S_OK;
+}
+
+static HRESULT callback_ObjectReferences(ICorProfilerCallback11 *This, ObjectID objectId, ClassID classId, ULONG cObjectRefs, ObjectID objectRefIds[]) {
+  (void)This;
+  (void)objectId;
+  (void)classId;
+  (void)cObjectRefs;
+  (void)objectRefIds;
+  return S_OK;
+}
+
+static HRESULT callback_RootReferences(ICorProfilerCallback11 *This, ULONG cRootRefs, ObjectID rootRefIds[]) {
+  (void)This;
+  (void)cRootRefs;
+  (void)rootRefIds;
+  return S_OK;
+}
+
+static HRESULT callback_ExceptionSearchFunctionEnter(ICorProfilerCallback11 *This, FunctionID functionId) {
+  (void)This;
+  (void)functionId;
+  return S_OK;
+}
+
+static HRESULT callback_ExceptionSearchFunctionLeave(ICorProfilerCallback11 *This) {
+  (void)This;
+  return S_OK;
+}
+
+static HRESULT callback_ExceptionSearchFilterEnter(ICorProfilerCallback11 *This, FunctionID functionId) {
+  (void)This;
+  (void)functionId;
+  return S_OK;
+}
+
+static HRESULT callback_ExceptionSearchFilterLeave(ICorProfilerCallback11 *This) {
+  (void)This;
+  return S_OK;
+}
+
+static HRESULT callback_ExceptionSearchCatcherFound(ICorProfilerCallback11 *This, FunctionID functionId) {
+  (void)This;
+  (void)functionId;
+  return S_OK;
+}
+
+static HRESULT callback_ExceptionOSHandlerEnter(ICorProfilerCallback11 *This, UINT_PTR unused) {
+  (void)This;
+  (void)unused;
+  return S_OK;
+}
+
+static HRESULT callback_ExceptionOSHandlerLeave(ICorProfilerCallback11 *This, UINT_PTR unused) {
+  (void)This;
+  (void)unused;
+  return S_OK;
+}
+
+static HRESULT callback_ExceptionUnwindFunctionEnter(ICorProfilerCallback11 *This, FunctionID functionId) {
+  (void)This;
+  (void)functionId;
+  return S_OK;
+}
+
+static HRESULT callback_ExceptionUnwindFunctionLeave(ICorProfilerCallback11 *This) {
+  (void)This;
+  return S_OK;
+}
+
+static HRESULT callback_ExceptionUnwindFinallyEnter(ICorProfilerCallback11 *This, FunctionID functionId) {
+  (void)This;
+  (void)functionId;
+  return S_OK;
+}
+
+static HRESULT callback_ExceptionUnwindFinallyLeave(ICorProfilerCallback11 *This) {
+  (void)This;
+  return S_OK;
+}
+
+static HRESULT callback_ExceptionCatcherEnter(ICorProfilerCallback11 *This, FunctionID functionId, ObjectID objectId) {
+  (void)This;
+  (void)functionId;
+  (void)objectId;
+  return S_OK;
+}
+
+static HRESULT callback_ExceptionCatcherLeave(ICorProfilerCallback11 *This) {
+  (void)This;
+  return S_OK;
+}
+
+static HRESULT callback_COMClassicVTableCreated(ICorProfilerCallback11 *This, ClassID wrappedClassId, REFGUID implementedIID, void *pVTable, ULONG cSlots) {
+  (void)This;
+  (void)wrappedClassId;
+  (void)implementedIID;
+  (void)pVTable;
+  (void)cSlots;
+  return S_OK;
+}
+
+static HRESULT callback_COMClassicVTableDestroyed(ICorProfilerCallback11 *This, ClassID wrappedClassId, REFGUID implementedIID, void *pVTable) {
+  (void)This;
+  (void)wrappedClassId;
+  (void)implementedIID;
+  (void)pVTable;
+  return S_OK;
+}
+
+static HRESULT callback_ExceptionCLRCatcherFound(ICorProfilerCallback11 *This) {
+  (void)This;
+  return S_OK;
+}
+
+static HRESULT callback_ExceptionCLRCatcherExecute(ICorProfilerCallback11 *This) {
+  (void)This;
+  return S_OK;
+}
+
+static HRESULT callback_SurvivingReferences(ICorProfilerCallback11 *This, ULONG cSurvivingObjectIDRanges, ObjectID objectIDRangeStart[], ULONG cObjectIDRangeLength[]) {
+  (void)This;
+  (void)cSurvivingObjectIDRanges;
+  (void)objectIDRangeStart;
+  (void)cObjectIDRangeLength;
+  return S_OK;
+}
+
+static HRESULT callback_GarbageCollectionFinished(ICorProfilerCallback11 *This) {
+  (void)This;
+  return S_OK;
+}
+
+static HRESULT callback_FinalizeableObjectQueued(ICorProfilerCallback11 *This, DWORD finalizerFlags, ObjectID objectID) {
+  (void)This;
+  (void)finalizerFlags;
+  (void)objectID;
+  return S_OK;
+}
+
+static HRESULT callback_RootReferences2(ICorProfilerCallback11 *This, ULONG cRootRefs, ObjectID rootRefIds[], COR_PRF_GC_ROOT_KIND rootKinds[], COR_PRF_GC_ROOT_FLAGS rootFlags[], UINT_PTR rootIds[]) {
+  (void)This;
+  (void)cRootRefs;
+  (void)rootRefIds;
+  (void)rootKinds;
+  (void)rootFlags;
+  (void)rootIds;
+  return S_OK;
+}
+
+static HRESULT callback_HandleCreated(ICorProfilerCallback11 *This, GCHandleID handleId, ObjectID initialObjectId) {
+  (void)This;
+  (void)handleId;
+  (void)initialObjectId;
+  return S_OK;
+}
+
+static HRESULT callback_HandleDestroyed(ICorProfilerCallback11 *This, GCHandleID handleId) {
+  (void)This;
+  (void)handleId;
+  return S_OK;
+}
+
+static HRESULT callback_ProfilerAttachComplete(ICorProfilerCallback11 *This) {
+  (void)This;
+  return S_OK;
+}
+
+static HRESULT callback_ProfilerDetachSucceeded(ICorProfilerCallback11 *This) {
+  (void)This;
+  return S_OK;
+}
+
+static HRESULT callback_ReJITCompilationStarted(ICorProfilerCallback11 *This, FunctionID functionId, ReJITID rejitId, BOOL fIsSafeToBlock) {
+  (void)This;
+  (void)functionId;
+  (void)rejitId;
+  (void)fIsSafeToBlock;
+  return S_OK;
+}
+
+static HRESULT callback_GetReJITParameters(ICorProfilerCallback11 *This, ModuleID moduleId, mdMethodDef methodId, ICorProfilerFunctionControl *pFunctionControl) {
+  (void)This;
+  (void)moduleId;
+  (void)methodId;
+  (void)pFunctionControl;
+  return S_OK;
+}
+
+static HRESULT callback_ReJITCompilationFinished(ICorProfilerCallback11 *This, FunctionID functionId, ReJITID rejitId, HRESULT hrStatus, BOOL fIsSafeToBlock) {
+  (void)This;
+  (void)functionId;
+  (void)rejitId;
+  (void)hrStatus;
+  (void)fIsSafeToBlock;
+  return S_OK;
+}
+
+static HRESULT callback_ReJITError(ICorProfilerCallback11 *This, ModuleID moduleId, mdMethodDef methodId, FunctionID functionId, HRESULT hrStatus) {
+  (void)This;
+  (void)moduleId;
+  (void)methodId;
+  (void)functionId;
+  (void)hrStatus;
+  return S_OK;
+}
+
+static HRESULT callback_MovedReferences2(ICorProfilerCallback11 *This, ULONG cMovedObjectIDRanges, ObjectID oldObjectIDRangeStart[], ObjectID newObjectIDRangeStart[], SIZE_T cObjectIDRangeLength[]) {
+  (void)This;
+  (void)cMovedObjectIDRanges;
+  (void)oldObjectIDRangeStart;
+  (void)newObjectIDRangeStart;
+  (void)cObjectIDRangeLength;
+  return S_OK;
+}
+
+static HRESULT callback_SurvivingReferences2(ICorProfilerCallback11 *This, ULONG cSurvivingObjectIDRanges, ObjectID objectIDRangeStart[], SIZE_T cObjectIDRangeLength[]) {
+  (void)This;
+  (void)cSurvivingObjectIDRanges;
+  (void)objectIDRangeStart;
+  (void)cObjectIDRangeLength;
+  return S_OK;
+}
+
+static HRESULT callback_ConditionalWeakTableElementReferences(ICorProfilerCallback11 *This, ULONG cRootRefs, ObjectID keyRefIds[], ObjectID valueRefIds[], GCHandleID rootIds[]) {
+  (void)This;
+  (void)cRootRefs;
+  (void)keyRefIds;
+  (void)valueRefIds;
+  (void)rootIds;
+  return S_OK;
+}
+
+static HRESULT callback_GetAssemblyReferences(ICorProfilerCallback11 *This, const WCHAR *wszAssemblyPath, ICorProfilerAssemblyReferenceProvider *pAsmRefProvider) {
+  (void)This;
+  (void)wszAssemblyPath;
+  (void)pAsmRefProvider;
+  return S_OK;
+}
+
+static HRESULT callback_ModuleInMemorySymbolsUpdated(ICorProfilerCallback11 *This, ModuleID moduleId) {
+  (void)This;
+  (void)moduleId;
+  return S_OK;
+}
+
+static HRESULT callback_DynamicMethodJITCompilationStarted(ICorProfilerCallback11 *This, FunctionID functionId, BOOL fIsSafeToBlock, LPCBYTE pILHeader, ULONG cbILHeader) {
+  (void)This;
+  (void)functionId;
+  (void)fIsSafeToBlock;
+  (void)pILHeader;
+  (void)cbILHeader;
+  return S_OK;
+}
+
+static HRESULT callback_DynamicMethodJITCompilationFinished(ICorProfilerCallback11 *This, FunctionID functionId, HRESULT hrStatus, BOOL fIsSafeToBlock) {
+  (void)This;
+  (void)functionId;
+  (void)hrStatus;
+  (void)fIsSafeToBlock;
+  return S_OK;
+}
+
+static HRESULT callback_DynamicMethodUnloaded(ICorProfilerCallback11 *This, FunctionID functionId) {
+  (void)This;
+  (void)functionId;
+  return S_OK;
+}
+
+static HRESULT callback_EventPipeEventDelivered(ICorProfilerCallback11 *This, EVENTPIPE_PROVIDER provider, DWORD eventId, DWORD eventVersion, ULONG cbMetadataBlob, LPCBYTE metadataBlob, ULONG cbEventData, LPCBYTE eventData, LPCGUID pActivityId, LPCGUID pRelatedActivityId, ThreadID eventThread, ULONG numStackFrames, UINT_PTR stackFrames[]) {
+  (void)This;
+  (void)provider;
+  (void)eventId;
+  (void)eventVersion;
+  (void)cbMetadataBlob;
+  (void)metadataBlob;
+  (void)cbEventData;
+  (void)eventData;
+  (void)pActivityId;
+  (void)pRelatedActivityId;
+  (void)eventThread;
+  (void)numStackFrames;
+  (void)stackFrames;
+  return S_OK;
+}
+
+static HRESULT callback_EventPipeProviderCreated(ICorProfilerCallback11 *This, EVENTPIPE_PROVIDER provider) {
+  (void)This;
+  (void)provider;
+  return S_OK;
+}
+
+static const ICorProfilerCallback11Vtbl callback_vtbl = {
+    .QueryInterface = callback_QueryInterface,
+    .AddRef = callback_AddRef,
+    .Release = callback_Release,
+    .Initialize = callback_Initialize,
+    .Shutdown = callback_Shutdown,
+    .AppDomainCreationStarted = callback_AppDomainCreationStarted,
+    .AppDomainCreationFinished = callback_AppDomainCreationFinished,
+    .AppDomainShutdownStarted = callback_AppDomainShutdownStarted,
+    .AppDomainShutdownFinished = callback_AppDomainShutdownFinished,
+    .AssemblyLoadStarted = callback_AssemblyLoadStarted,
+    .AssemblyLoadFinished = callback_AssemblyLoadFinished,
+    .AssemblyUnloadStarted = callback_AssemblyUnloadStarted,
+    .AssemblyUnloadFinished = callback_AssemblyUnloadFinished,
+    .ModuleLoadStarted = callback_ModuleLoadStarted,
+    .ModuleLoadFinished = callback_ModuleLoadFinished,
+    .ModuleUnloadStarted = callback_ModuleUnloadStarted,
+    .ModuleUnloadFinished = callback_ModuleUnloadFinished,
+    .ModuleAttachedToAssembly = callback_ModuleAttachedToAssembly,
+    .ClassLoadStarted = callback_ClassLoadStarted,
+    .ClassLoadFinished = callback_ClassLoadFinished,
+    .ClassUnloadStarted = callback_ClassUnloadStarted,
+    .ClassUnloadFinished = callback_ClassUnloadFinished,
+    .FunctionUnloadStarted = callback_FunctionUnloadStarted,
+    .JITCompilationStarted = callback_JITCompilationStarted,
+    .JITCompilationFinished = callback_JITCompilationFinished,
+    .JITCachedFunctionSearchStarted = callback_JITCachedFunctionSearchStarted,
+    .JITCachedFunctionSearchFinished = callback_JITCachedFunctionSearchFinished,
+    .JITFunctionPitched = callback_JITFunctionPitched,
+    .JITInlining = callback_JITInlining,
+    .ThreadCreated = callback_ThreadCreated,
+    .ThreadDestroyed = callback_ThreadDestroyed,
+    .ThreadAssignedToOSThread = callback_ThreadAssignedToOSThread,
+    .RemotingClientInvocationStarted = callback_RemotingClientInvocationStarted,
+    .RemotingClientSendingMessage = callback_RemotingClientSendingMessage,
+    .RemotingClientReceivingReply = callback_RemotingClientReceivingReply,
+    .RemotingClientInvocationFinished = callback_RemotingClientInvocationFinished,
+    .RemotingServerReceivingMessage = callback_RemotingServerReceivingMessage,
+    .RemotingServerInvocationStarted = callback_RemotingServerInvocationStarted,
+    .RemotingServerInvocationReturned = callback_RemotingServerInvocationReturned,
+    .RemotingServerSendingReply = callback_RemotingServerSendingReply,
+    .UnmanagedToManagedTransition = callback_UnmanagedToManagedTransition,
+    .ManagedToUnmanagedTransition = callback_ManagedToUnmanagedTransition,
+    .RuntimeSuspendStarted = callback_RuntimeSuspendStarted,
+    .RuntimeSuspendFinished = callback_RuntimeSuspendFinished,
+    .RuntimeSuspendAborted = callback_RuntimeSuspendAborted,
+    .RuntimeResumeStarted = callback_RuntimeResumeStarted,
+    .RuntimeResumeFinished = callback_RuntimeResumeFinished,
+    .RuntimeThreadSuspended = callback_RuntimeThreadSuspended,
+    .RuntimeThreadResumed = callback_RuntimeThreadResumed,
+    .MovedReferences = callback_MovedReferences,
+    .ObjectAllocated = callback_ObjectAllocated,
+    .ObjectsAllocatedByClass = callback_ObjectsAllocatedByClass,
+    .ObjectReferences = callback_ObjectReferences,
+    .RootReferences = callback_RootReferences,
+    .ExceptionThrown = callback_ExceptionThrown,
+    .ExceptionSearchFunctionEnter = callback_ExceptionSearchFunctionEnter,
+    .ExceptionSearchFunctionLeave = callback_ExceptionSearchFunctionLeave,
+    .ExceptionSearchFilterEnter = callback_ExceptionSearchFilterEnter,
+    .ExceptionSearchFilterLeave = callback_ExceptionSearchFilterLeave,
+    .ExceptionSearchCatcherFound = callback_ExceptionSearchCatcherFound,
+    .ExceptionOSHandlerEnter = callback_ExceptionOSHandlerEnter,
+    .ExceptionOSHandlerLeave = callback_ExceptionOSHandlerLeave,
+    .ExceptionUnwindFunctionEnter = callback_ExceptionUnwindFunctionEnter,
+    .ExceptionUnwindFunctionLeave = callback_ExceptionUnwindFunctionLeave,
+    .ExceptionUnwindFinallyEnter = callback_ExceptionUnwindFinallyEnter,
+    .ExceptionUnwindFinallyLeave = callback_ExceptionUnwindFinallyLeave,
+    .ExceptionCatcherEnter = callback_ExceptionCatcherEnter,
+    .ExceptionCatcherLeave = callback_ExceptionCatcherLeave,
+    .COMClassicVTableCreated = callback_COMClassicVTableCreated,
+    .COMClassicVTableDestroyed = callback_COMClassicVTableDestroyed,
+    .ExceptionCLRCatcherFound = callback_ExceptionCLRCatcherFound,
+    .ExceptionCLRCatcherExecute = callback_ExceptionCLRCatcherExecute,
+    .ThreadNameChanged = callback_ThreadNameChanged,
+    .GarbageCollectionStarted = callback_GarbageCollectionStarted,
+    .SurvivingReferences = callback_SurvivingReferences,
+    .GarbageCollectionFinished = callback_GarbageCollectionFinished,
+    .FinalizeableObjectQueued = callback_FinalizeableObjectQueued,
+    .RootReferences2 = callback_RootReferences2,
+    .HandleCreated = callback_HandleCreated,
+    .HandleDestroyed = callback_HandleDestroyed,
+    .InitializeForAttach = callback_InitializeForAttach,
+    .ProfilerAttachComplete = callback_ProfilerAttachComplete,
+    .ProfilerDetachSucceeded = callback_ProfilerDetachSucceeded,
+    .ReJITCompilationStarted = callback_ReJITCompilationStarted,
+    .GetReJITParameters = callback_GetReJITParameters,
+    .ReJITCompilationFinished = callback_ReJITCompilationFinished,
+    .ReJITError = callback_ReJITError,
+    .MovedReferences2 = callback_MovedReferences2,
+    .SurvivingReferences2 = callback_SurvivingReferences2,
+    .ConditionalWeakTableElementReferences = callback_ConditionalWeakTableElementReferences,
+    .GetAssemblyReferences = callback_GetAssemblyReferences,
+    .ModuleInMemorySymbolsUpdated = callback_ModuleInMemorySymbolsUpdated,
+    .DynamicMethodJITCompilationStarted = callback_DynamicMethodJITCompilationStarted,
+    .DynamicMethodJITCompilationFinished = callback_DynamicMethodJITCompilationFinished,
+    .DynamicMethodUnloaded = callback_DynamicMethodUnloaded,
+    .EventPipeEventDelivered = callback_EventPipeEventDelivered,
+    .EventPipeProviderCreated = callback_EventPipeProviderCreated,
+    .LoadAsNotificationOnly = callback_LoadAsNotificationOnly,
+};
+
+SxsCallback *sxs__callback_new(SxsRuntime *rt) {
+  SxsCallback *self = g_try_new0(SxsCallback, 1);
+  if (!self)
+    return NULL;
+  self->iface.lpVtbl = &callback_vtbl;
+  self->refcount = 1;
+  self->runtime = rt;
+  return self;
+}

@@ -1,0 +1,38 @@
+/* One ICorProfilerCallback11 object per runtime, and the class factory that makes them. */
+#pragma once
+
+#include <glib.h>
+
+#include "sxs_cor.h"
+#include "sxs_manager.h"
+
+/* What one runtime can do, decided once at Initialize; nothing else looks at versions. */
+typedef struct {
+  int info_version;        /* highest ICorProfilerInfoN answered (3..15) */
+  gboolean event_mask2;    /* SetEventMask2 (Info5) */
+  gboolean basic_gc;       /* COR_PRF_HIGH_BASIC_GC: GC start/finish without heap walks (3.0+) */
+} SxsCapabilities;
+
+/* The callback object a runtime holds. Everything it records goes to `runtime`, the registry
+ * entry of the runtime that created it, so IDs never cross runtimes. */
+typedef struct {
+  ICorProfilerCallback11 iface; /* first: the runtime's pointer is a pointer to this struct */
+  gint refcount;
+  SxsRuntime *runtime;          /* owned by the manager */
+  ICorProfilerInfo15 *info;     /* this runtime's Info; one reference held, dropped at Shutdown */
+  SxsCapabilities caps;
+} SxsCallback;
+
+/* A new callback object with one reference, for the runtime `rt`. NULL when out of memory. */
+SxsCallback *sxs__callback_new(SxsRuntime *rt);
+
+/* DllGetClassObject's body: the class factory for CLSID_SxsProfiler. */
+HRESULT sxs__callback_get_class_object(REFCLSID rclsid, REFIID riid, void **ppv);
+
+/* Namespace.Type.Method of a JIT-compiled function and the file name of its module, read
+ * through IMetaDataImport. Context: a runtime callback thread (may allocate, may block). */
+int sxs__callback_function_name(ICorProfilerInfo15 *info, FunctionID function_id, char **ret_name,
+                                ModuleID *ret_module);
+
+/* UTF-16 from the runtime to UTF-8; NULL on invalid input. */
+char *sxs__callback_utf8(const WCHAR *s, gssize len);

@@ -1,0 +1,75 @@
+/* Names of JIT-compiled functions, read from the runtime's metadata: Namespace.Type.Method. */
+#include <errno.h>
+
+#include "sxs_callback.h"
+
+#define SXS_NAME_CAPACITY 1024
+#define SXS_NESTING_LIMIT 16
+
+char *sxs__callback_utf8(const WCHAR *s, gssize len) {
+  if (!s)
+    return NULL;
+  return g_utf16_to_utf8((const gunichar2 *)s, len, NULL, NULL, NULL);
+}
+
+/* The name of a type definition with its namespace, and its enclosing types joined by '.'. */
+static char *type_name(IMetaDataImport *md, mdTypeDef td) {
+  g_autoptr(GPtrArray) parts = g_ptr_array_new_with_free_func(g_free);
+  for (int depth = 0; depth < SXS_NESTING_LIMIT && td != 0; depth++) {
+    WCHAR name[SXS_NAME_CAPACITY];
+    ULONG len = 0;
+    DWORD flags = 0;
+    mdToken extends = 0;
+    if (md->lpVtbl->GetTypeDefProps(md, td, name, SXS_NAME_CAPACITY, &len, &flags, &extends) < 0)
+      break;
+    char *utf8 = sxs__callback_utf8(name, -1);
+    g_ptr_array_insert(parts, 0, utf8 ? utf8 : g_strdup("?"));
+    mdTypeDef outer = 0;
+    /* Only nested types have an enclosing class; for others the call fails or gives 0. */
+    if (md->lpVtbl->GetNestedClassProps(md, td, &outer) < 0)
+      break;
+    td = outer;
+  }
+  if (parts->len == 0)
+    return NULL;
+  g_ptr_array_add(parts, NULL);
+  return g_strjoinv(".", (char **)parts->pdata);
+}
+
+int sxs__callback_function_name(ICorProfilerInfo15 *info, FunctionID function_id, char **ret_name,
+                                ModuleID *ret_module) {
+  ClassID class_id = 0;
+  ModuleID module_id = 0;
+  mdToken token = 0;
+  if (info->lpVtbl->GetFunctionInfo(info, function_id, &class_id, &module_id, &token) < 0)
+    return -ENOENT;
+  IUnknown *unk = NULL;
+  if (info->lpVtbl->GetModuleMetaData(info, module_id, ofRead, &IID_IMetaDataImport, &unk) < 0 || !unk)
+    return -ENOENT;
+  IMetaDataImport *md = (IMetaDataImport *)unk;
+
+  WCHAR method[SXS_NAME_CAPACITY];
+  ULONG len = 0;
+  mdTypeDef owner = 0;
+  DWORD attr = 0, impl = 0;
+  PCCOR_SIGNATURE sig = NULL;
+  ULONG sig_len = 0, rva = 0;
+  HRESULT hr = md->lpVtbl->GetMethodProps(md, token, &owner, method, SXS_NAME_CAPACITY, &len, &attr, &sig,
+                                          &sig_len, &rva, &impl);
+  char *result = NULL;
+  if (hr >= 0) {
+    g_autofree char *method_utf8 = sxs__callback_utf8(method, -1);
+    g_autofree char *type = type_name(md, owner);
+    if (type && !g_str_equal(type, "<Module>"))
+      result = g_strdup_printf("%s.%s", type, method_utf8 ? method_utf8 : "?");
+    else
+      result = g_strdup(method_utf8 ? method_utf8 : "?");
+  }
+  md->lpVtbl->Release(md);
+  if (!result)
+    return -ENOENT;
+  *ret_name = result;
+  if (ret_module)
+    *ret_module = module_id;
+  return 0;
+}

@@ -1,0 +1,737 @@
+/* sxs_config: reads the SXSPROF_CONFIG key file and turns it into an SxsConfig, or into one precise
+ * error line. It does not open the output or log file (the caller does, and falls back).
+ *
+ * GKeyFile reports no line numbers and silently merges duplicate keys and groups, so the text is
+ * first scanned here, line by line, with the same lexical rules GKeyFile uses:
+ *
+ *   file bytes ──> size/type checks ──> NUL and UTF-8 checks ──> line scan ──> GKeyFile ──> values
+ *                  (before reading all)                          (structure,   (escapes    (meaning,
+ *                                                                 line numbers) only)       cross-key)
+ *
+ * The line scan keeps, for each known key, the line it came from and its raw value; GKeyFile is
+ * then given a clean, rebuilt "[profiler]" group and is used only to undo escapes (\s, \n, ...),
+ * so both readers can never disagree about what the file says.
+ */
+#include "sxs_config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+G_DEFINE_QUARK(sxs-config-error-quark, sxs__config_error)
+
+#define CONFIG_GROUP "profiler"
+#define CONFIG_CORECLR "libcoreclr.so"
+#define CONFIG_VERSION_MAX_COMPONENTS 4
+#define CONFIG_VERSION_MAX_DIGITS 5
+#define CONFIG_QUOTE_MAX_CHARS 60
+
+enum { KEY_MODE, KEY_RUNTIME, KEY_OUTPUT, KEY_LOG, N_KEYS };
+
+static const char *const config_keys[N_KEYS] = {"mode", "runtime", "output", "log"};
+#define CONFIG_KEY_LIST "mode, runtime, output, log"
+
+static const char *const config_modes[] = {
+    [SXS_MODE_PICK_FIRST] = "pick-first",
+    [SXS_MODE_PICK_ONE] = "pick-one",
+    [SXS_MODE_PICK_ALL] = "pick-all",
+};
+#define CONFIG_MODE_LIST "pick-first, pick-one or pick-all"
+
+#define CONFIG_SELECTOR_EXPECTED                                                                   \
+  "expected a version prefix of 1 to 4 dot-separated numbers such as 10, 10.0 or 2.0.0, or an "  \
+  "absolute path of a runtime folder or of a libcoreclr.so"
+#define CONFIG_RUNTIME_PATH_EXPECTED                                                               \
+  "expected an absolute path of a runtime folder containing libcoreclr.so or of a libcoreclr.so"
+
+/* What the line scan found: where each key was and its raw (still escaped) value. */
+typedef struct {
+  const char *source;
+  int group_line;           /* line of "[profiler]", 0 when absent */
+  int key_line[N_KEYS];     /* 0: key not given */
+  char *raw_value[N_KEYS];  /* leading and trailing white space removed, escapes intact */
+} ConfigScan;
+
+static void config_scan_clear(ConfigScan *scan) {
+  for (int i = 0; i < N_KEYS; i++)
+    g_clear_pointer(&scan->raw_value[i], g_free);
+}
+
+/* Sets error to "<source>:<line>: <message>" (or "<source>: <message>" when line is 0). */
+G_GNUC_PRINTF(5, 6)
+static void config_fail(GError **error, int code, const char *source, int line, const char *format, ...) {
+  va_list args;
+  va_start(args, format);
+  g_autofree char *what = g_strdup_vprintf(format, args);
+  va_end(args);
+  if (line > 0)
+    g_set_error(error, SXS_CONFIG_ERROR, code, "%s:%d: %s", source, line, what);
+  else
+    g_set_error(error, SXS_CONFIG_ERROR, code, "%s: %s", source, what);
+}
+
+/* A user-written string in double quotes, control characters escaped so that a message stays on
+ * one line, cut after CONFIG_QUOTE_MAX_CHARS characters. s must be valid UTF-8. */
+static char *config_quote(const char *s) {
+  GString *out = g_string_new("\"");
+  int n_chars = 0;
+  for (const char *p = s; *p; p = g_utf8_next_char(p)) {
+    if (n_chars++ == CONFIG_QUOTE_MAX_CHARS) {
+      g_string_append(out, "...");
+      break;
+    }
+    unsigned char c = (unsigned char)*p;
+    switch (c) {
+    case '"': g_string_append(out, "\\\""); break;
+    case '\\': g_string_append(out, "\\\\"); break;
+    case '\n': g_string_append(out, "\\n"); break;
+    case '\r': g_string_append(out, "\\r"); break;
+    case '\t': g_string_append(out, "\\t"); break;
+    default:
+      if (c < 0x20 || c == 0x7f)
+        g_string_append_printf(out, "\\x%02x", c);
+      else
+        g_string_append_len(out, p, g_utf8_next_char(p) - p);
+    }
+  }
+  g_string_append_c(out, '"');
+  return g_string_free(out, FALSE);
+}
+
+/* Optimal string alignment distance (Levenshtein plus adjacent transpositions), ASCII
+ * case-insensitive; enough for short key and mode names. */
+static size_t config_distance(const char *a, const char *b) {
+  size_t la = strlen(a), lb = strlen(b);
+  g_autofree size_t *d = g_new0(size_t, (la + 1) * (lb + 1));
+#define D(i, j) d[(i) * (lb + 1) + (j)]
+  for (size_t i = 0; i <= la; i++)
+    D(i, 0) = i;
+  for (size_t j = 0; j <= lb; j++)
+    D(0, j) = j;
+  for (size_t i = 1; i <= la; i++) {
+    for (size_t j = 1; j <= lb; j++) {
+      size_t cost = g_ascii_tolower(a[i - 1]) == g_ascii_tolower(b[j - 1]) ? 0 : 1;
+      size_t best = MIN(D(i - 1, j) + 1, D(i, j - 1) + 1);
+      best = MIN(best, D(i - 1, j - 1) + cost);
+      if (i > 1 && j > 1 && g_ascii_tolower(a[i - 1]) == g_ascii_tolower(b[j - 2]) &&
+          g_ascii_tolower(a[i - 2]) == g_ascii_tolower(b[j - 1]))
+        best = MIN(best, D(i - 2, j - 2) + 1);
+      D(i, j) = best;
+    }
+  }
+  size_t result = D(la, lb);
+#undef D
+  return result;
+}
+
+/* " (did you mean X?)" for the nearest of candidates when it is close enough, else "". */
+static char *config_suggest(const char *word, const char *const *candidates, size_t n_candidates) {
+  if (strlen(word) > 64)
+    return g_strdup("");
+  const char *best = NULL;
+  size_t best_distance = SIZE_MAX;
+  for (size_t i = 0; i < n_candidates; i++) {
+    size_t distance = config_distance(word, candidates[i]);
+    if (distance < best_distance) {
+      best_distance = distance;
+      best = candidates[i];
+    }
+  }
+  if (best && best_distance <= 2 && best_distance < strlen(best))
+    return g_strdup_printf(" (did you mean %s?)", best);
+  return g_strdup("");
+}
+
+static int config_line_of(const char *text, const char *at) {
+  int line = 1;
+  for (const char *p = text; p < at; p++)
+    if (*p == '\n')
+      line++;
+  return line;
+}
+
+/* Opens and reads the file, refusing folders, special files and anything over
+ * SXS_CONFIG_MAX_SIZE before reading it. O_NONBLOCK keeps a FIFO from blocking the open. */
+static char *config_read(const char *path, gsize *ret_len, GError **error) {
+  int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+  if (fd < 0) {
+    if (errno == ENOENT)
+      config_fail(error, SXS_CONFIG_ERROR_FILE, path, 0, "no such file; expected an existing config file");
+    else
+      config_fail(error, SXS_CONFIG_ERROR_FILE, path, 0, "cannot open (%s); expected a readable config file",
+                  g_strerror(errno));
+    return NULL;
+  }
+  struct stat st;
+  if (fstat(fd, &st) < 0) {
+    int saved = errno;
+    close(fd);
+    config_fail(error, SXS_CONFIG_ERROR_FILE, path, 0, "cannot stat (%s); expected a readable config file",
+                g_strerror(saved));
+    return NULL;
+  }
+  if (S_ISDIR(st.st_mode) || !S_ISREG(st.st_mode)) {
+    close(fd);
+    config_fail(error, SXS_CONFIG_ERROR_FILE, path, 0, "is %s; expected a config file",
+                S_ISDIR(st.st_mode) ? "a folder" : "not a regular file");
+    return NULL;
+  }
+  if (st.st_size > SXS_CONFIG_MAX_SIZE) {
+    close(fd);
+    config_fail(error, SXS_CONFIG_ERROR_FILE, path, 0,
+                "is %lld bytes; expected a config file of at most 1 MiB (%d bytes)", (long long)st.st_size,
+                SXS_CONFIG_MAX_SIZE);
+    return NULL;
+  }
+
+  /* The file may change between fstat and read: read at most one byte past the limit. */
+  gsize capacity = (gsize)st.st_size + 1, len = 0;
+  g_autofree char *buffer = g_malloc(capacity + 1);
+  for (;;) {
+    if (len == capacity) {
+      if (capacity > SXS_CONFIG_MAX_SIZE)
+        break;
+      capacity = MIN(capacity * 2, (gsize)SXS_CONFIG_MAX_SIZE + 1);
+      buffer = g_realloc(buffer, capacity + 1);
+    }
+    ssize_t n = read(fd, buffer + len, capacity - len);
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n < 0) {
+      int saved = errno;
+      close(fd);
+      config_fail(error, SXS_CONFIG_ERROR_FILE, path, 0, "cannot read (%s); expected a readable config file",
+                  g_strerror(saved));
+      return NULL;
+    }
+    if (n == 0)
+      break;
+    len += (gsize)n;
+  }
+  close(fd);
+  if (len > SXS_CONFIG_MAX_SIZE) {
+    config_fail(error, SXS_CONFIG_ERROR_FILE, path, 0,
+                "is more than %d bytes; expected a config file of at most 1 MiB", SXS_CONFIG_MAX_SIZE);
+    return NULL;
+  }
+  buffer[len] = '\0';
+  *ret_len = len;
+  return g_steal_pointer(&buffer);
+}
+
+static gboolean config_check_text(const char *source, const char *text, gsize len, GError **error) {
+  const char *nul = memchr(text, '\0', len);
+  if (nul) {
+    config_fail(error, SXS_CONFIG_ERROR_SYNTAX, source, config_line_of(text, nul),
+                "contains a NUL byte; expected a text file");
+    return FALSE;
+  }
+  const char *end = NULL;
+  if (!g_utf8_validate_len(text, len, &end)) {
+    config_fail(error, SXS_CONFIG_ERROR_SYNTAX, source, config_line_of(text, end),
+                "invalid UTF-8 byte 0x%02x; expected UTF-8 text", (unsigned char)*end);
+    return FALSE;
+  }
+  return TRUE;
+}
+
+static void config_chomp_space(char *s) {
+  size_t n = strlen(s);
+  while (n > 0 && g_ascii_isspace(s[n - 1]))
+    s[--n] = '\0';
+}
+
+/* Classifies one line (its '\n' and a '\r' before it removed) the way GKeyFile does: blank or
+ * '#' comment, "[group]" with only blanks after ']', or "key=value" with a non-empty key. */
+static gboolean config_scan_line(ConfigScan *scan, int line_no, char *line, GError **error) {
+  const char *source = scan->source;
+  char *start = line;
+  while (g_ascii_isspace(*start))
+    start++;
+  config_chomp_space(start);
+  if (*start == '\0' || *start == '#')
+    return TRUE;
+
+  if (*start == '[') {
+    char *close = strchr(start, ']');
+    if (!close || close[1] != '\0') {
+      g_autofree char *quoted = config_quote(start);
+      config_fail(error, SXS_CONFIG_ERROR_SYNTAX, source, line_no,
+                  "malformed group line %s; expected [" CONFIG_GROUP "] alone on its line", quoted);
+      return FALSE;
+    }
+    *close = '\0';
+    const char *name = start + 1;
+    if (strcmp(name, CONFIG_GROUP) != 0) {
+      static const char *const groups[] = {CONFIG_GROUP};
+      g_autofree char *hint = config_suggest(name, groups, 1);
+      g_autofree char *quoted = config_quote(name);
+      config_fail(error, SXS_CONFIG_ERROR_UNKNOWN, source, line_no,
+                  "unknown group %s%s; expected [" CONFIG_GROUP "]", quoted, hint);
+      return FALSE;
+    }
+    if (scan->group_line) {
+      config_fail(error, SXS_CONFIG_ERROR_DUPLICATE, source, line_no,
+                  "duplicate group [" CONFIG_GROUP "] (first on line %d); expected one [" CONFIG_GROUP
+                  "] group",
+                  scan->group_line);
+      return FALSE;
+    }
+    scan->group_line = line_no;
+    return TRUE;
+  }
+
+  char *equals = strchr(start, '=');
+  if (!equals || equals == start) {
+    g_autofree char *quoted = config_quote(start);
+    config_fail(error, SXS_CONFIG_ERROR_SYNTAX, source, line_no,
+                "cannot parse %s; expected a [group] line, a key=value line or a # comment", quoted);
+    return FALSE;
+  }
+  *equals = '\0';
+  char *key = start, *value = equals + 1;
+  config_chomp_space(key);
+  while (g_ascii_isspace(*value))
+    value++;
+
+  g_autofree char *quoted_key = config_quote(key);
+  if (!scan->group_line) {
+    config_fail(error, SXS_CONFIG_ERROR_SYNTAX, source, line_no,
+                "key %s is outside any group; expected a [" CONFIG_GROUP "] line before it", quoted_key);
+    return FALSE;
+  }
+  int k = 0;
+  while (k < N_KEYS && strcmp(key, config_keys[k]) != 0)
+    k++;
+  if (k == N_KEYS) {
+    g_autofree char *hint = config_suggest(key, config_keys, N_KEYS);
+    config_fail(error, SXS_CONFIG_ERROR_UNKNOWN, source, line_no,
+                "unknown key %s%s; expected one of " CONFIG_KEY_LIST, quoted_key, hint);
+    return FALSE;
+  }
+  if (scan->key_line[k]) {
+    config_fail(error, SXS_CONFIG_ERROR_DUPLICATE, source, line_no,
+                "duplicate key %s (first on line %d); expected each key at most once", quoted_key,
+                scan->key_line[k]);
+    return FALSE;
+  }
+  scan->key_line[k] = line_no;
+  scan->raw_value[k] = g_strdup(value);
+  return TRUE;
+}
+
+static gboolean config_scan_text(ConfigScan *scan, const char *text, gsize len, GError **error) {
+  int line_no = 1;
+  const char *p = text, *end = text + len;
+  while (p < end) {
+    const char *nl = memchr(p, '\n', (size_t)(end - p));
+    const char *line_end = nl ? nl : end;
+    gsize line_len = (gsize)(line_end - p);
+    if (line_len > 0 && p[line_len - 1] == '\r')
+      line_len--;
+    g_autofree char *line = g_strndup(p, line_len);
+    if (!config_scan_line(scan, line_no, line, error))
+      return FALSE;
+    line_no++;
+    p = nl ? nl + 1 : end;
+  }
+  if (!scan->group_line) {
+    config_fail(error, SXS_CONFIG_ERROR_UNKNOWN, scan->source, 0,
+                "no [" CONFIG_GROUP "] group; expected a [" CONFIG_GROUP "] line followed by key=value "
+                "settings");
+    return FALSE;
+  }
+  return TRUE;
+}
+
+/* Undoes GKeyFile escapes in the raw values, through a rebuilt group GKeyFile cannot misread.
+ * ret_values[k] is NULL for keys not given. */
+static gboolean config_unescape(const ConfigScan *scan, char *ret_values[N_KEYS], GError **error) {
+  g_autoptr(GString) text = g_string_new("[" CONFIG_GROUP "]\n");
+  for (int k = 0; k < N_KEYS; k++)
+    if (scan->key_line[k])
+      g_string_append_printf(text, "%s=%s\n", config_keys[k], scan->raw_value[k]);
+
+  g_autoptr(GKeyFile) key_file = g_key_file_new();
+  g_autoptr(GError) local = NULL;
+  if (!g_key_file_load_from_data(key_file, text->str, text->len, G_KEY_FILE_NONE, &local)) {
+    config_fail(error, SXS_CONFIG_ERROR_SYNTAX, scan->source, 0, "%s; expected a valid key file", local->message);
+    return FALSE;
+  }
+  char *values[N_KEYS] = {NULL};
+  for (int k = 0; k < N_KEYS; k++) {
+    if (!scan->key_line[k])
+      continue;
+    values[k] = g_key_file_get_string(key_file, CONFIG_GROUP, config_keys[k], &local);
+    if (local) {
+      config_fail(error, SXS_CONFIG_ERROR_SYNTAX, scan->source, scan->key_line[k],
+                  "invalid escape sequence in the value of %s=; expected \\s, \\n, \\t, \\r or \\\\ after "
+                  "a backslash",
+                  config_keys[k]);
+      for (int i = 0; i < N_KEYS; i++)
+        g_free(values[i]);
+      return FALSE;
+    }
+  }
+  memcpy(ret_values, values, sizeof values);
+  return TRUE;
+}
+
+/* Checks the version-prefix grammar: 1 to 4 dot-separated components of 1 to 5 decimal digits.
+ * Returns NULL when valid, else a short description of the first problem. */
+static char *config_version_problem(const char *s) {
+  const char *dash = strchr(s, '-');
+  if (dash && dash != s && dash[1] != '\0') {
+    g_autofree char *head = g_strndup(s, (gsize)(dash - s));
+    g_autofree char *head_problem = config_version_problem(head);
+    if (!head_problem) {
+      g_autofree char *quoted = config_quote(dash);
+      return g_strdup_printf("prerelease suffix %s is not supported", quoted);
+    }
+  }
+  g_auto(GStrv) parts = g_strsplit(s, ".", -1);
+  guint n = g_strv_length(parts);
+  for (guint i = 0; i < n; i++) {
+    const char *c = parts[i];
+    if (*c == '\0')
+      return g_strdup("empty component");
+    for (const char *q = c; *q; q++) {
+      if (!g_ascii_isdigit(*q)) {
+        g_autofree char *quoted = config_quote(c);
+        return g_strdup_printf("component %s is not a number", quoted);
+      }
+    }
+    if (strlen(c) > CONFIG_VERSION_MAX_DIGITS) {
+      g_autofree char *quoted = config_quote(c);
+      return g_strdup_printf("component %s has more than %d digits", quoted, CONFIG_VERSION_MAX_DIGITS);
+    }
+  }
+  if (n > CONFIG_VERSION_MAX_COMPONENTS)
+    return g_strdup_printf("%u components, at most %d allowed", n, CONFIG_VERSION_MAX_COMPONENTS);
+  return NULL;
+}
+
+static gboolean config_is_relative_path(const char *s) {
+  return strchr(s, '/') != NULL || s[0] == '~' || strcmp(s, ".") == 0 || strcmp(s, "..") == 0;
+}
+
+/* Parses runtime=: a version prefix is kept as written, a path is resolved and must name a
+ * libcoreclr.so or a folder that holds one. */
+static gboolean config_parse_runtime(const ConfigScan *scan, const char *value, SxsSelectorKind *ret_kind,
+                                     char **ret_selector, GError **error) {
+  const char *source = scan->source;
+  int line = scan->key_line[KEY_RUNTIME];
+  g_autofree char *quoted = config_quote(value);
+  if (*value == '\0') {
+    config_fail(error, SXS_CONFIG_ERROR_VALUE, source, line, "runtime= is empty; " CONFIG_SELECTOR_EXPECTED);
+    return FALSE;
+  }
+  if (value[0] != '/') {
+    if (config_is_relative_path(value)) {
+      config_fail(error, SXS_CONFIG_ERROR_VALUE, source, line,
+                  "runtime path %s is relative; " CONFIG_RUNTIME_PATH_EXPECTED, quoted);
+      return FALSE;
+    }
+    g_autofree char *problem = config_version_problem(value);
+    if (problem) {
+      config_fail(error, SXS_CONFIG_ERROR_VALUE, source, line,
+                  "runtime %s is not a valid version prefix (%s); " CONFIG_SELECTOR_EXPECTED, quoted, problem);
+      return FALSE;
+    }
+    *ret_kind = SXS_SELECTOR_VERSION;
+    *ret_selector = g_strdup(value);
+    return TRUE;
+  }
+
+  g_autofree char *resolved = realpath(value, NULL);
+  if (!resolved) {
+    if (errno == ENOENT)
+      config_fail(error, SXS_CONFIG_ERROR_VALUE, source, line,
+                  "runtime path %s does not exist; " CONFIG_RUNTIME_PATH_EXPECTED, quoted);
+    else
+      config_fail(error, SXS_CONFIG_ERROR_VALUE, source, line,
+                  "runtime path %s cannot be resolved (%s); " CONFIG_RUNTIME_PATH_EXPECTED, quoted,
+                  g_strerror(errno));
+    return FALSE;
+  }
+  struct stat st;
+  if (stat(resolved, &st) == 0 && S_ISDIR(st.st_mode)) {
+    g_autofree char *coreclr = g_build_filename(resolved, CONFIG_CORECLR, NULL);
+    if (stat(coreclr, &st) != 0 || !S_ISREG(st.st_mode)) {
+      config_fail(error, SXS_CONFIG_ERROR_VALUE, source, line,
+                  "runtime path %s is a folder without " CONFIG_CORECLR "; " CONFIG_RUNTIME_PATH_EXPECTED, quoted);
+      return FALSE;
+    }
+  } else {
+    g_autofree char *given_name = g_path_get_basename(value);
+    g_autofree char *resolved_name = g_path_get_basename(resolved);
+    gboolean named = strcmp(given_name, CONFIG_CORECLR) == 0 || strcmp(resolved_name, CONFIG_CORECLR) == 0;
+    if (stat(resolved, &st) != 0 || !S_ISREG(st.st_mode) || !named) {
+      config_fail(error, SXS_CONFIG_ERROR_VALUE, source, line,
+                  "runtime path %s is neither a folder containing " CONFIG_CORECLR " nor a file named " CONFIG_CORECLR
+                  "; " CONFIG_RUNTIME_PATH_EXPECTED,
+                  quoted);
+      return FALSE;
+    }
+  }
+  *ret_kind = SXS_SELECTOR_PATH;
+  *ret_selector = g_steal_pointer(&resolved);
+  return TRUE;
+}
+
+/* Checks output= or log= and makes it absolute against the current folder. */
+static gboolean config_parse_file_path(const ConfigScan *scan, int k, const char *value, const char *expected,
+                                       char **ret_path, GError **error) {
+  const char *source = scan->source, *key = config_keys[k];
+  int line = scan->key_line[k];
+  if (*value == '\0') {
+    config_fail(error, SXS_CONFIG_ERROR_VALUE, source, line, "%s= is empty; expected %s", key, expected);
+    return FALSE;
+  }
+  g_autofree char *quoted = config_quote(value);
+  g_autofree char *base = g_path_get_basename(value);
+  if (g_str_has_suffix(value, "/") || strcmp(base, ".") == 0 || strcmp(base, "..") == 0) {
+    config_fail(error, SXS_CONFIG_ERROR_VALUE, source, line, "%s=%s names a folder; expected %s", key, quoted,
+                expected);
+    return FALSE;
+  }
+  if (value[0] == '~') {
+    config_fail(error, SXS_CONFIG_ERROR_VALUE, source, line,
+                "%s=%s starts with ~, which is not expanded; expected %s", key, quoted, expected);
+    return FALSE;
+  }
+  *ret_path = g_canonicalize_filename(value, NULL);
+  return TRUE;
+}
+
+static gboolean config_parse_mode(const ConfigScan *scan, const char *value, SxsMode *ret_mode, GError **error) {
+  int line = scan->key_line[KEY_MODE];
+  if (*value == '\0') {
+    config_fail(error, SXS_CONFIG_ERROR_VALUE, scan->source, line, "mode= is empty; expected " CONFIG_MODE_LIST);
+    return FALSE;
+  }
+  for (size_t m = 0; m < G_N_ELEMENTS(config_modes); m++) {
+    if (strcmp(value, config_modes[m]) == 0) {
+      *ret_mode = (SxsMode)m;
+      return TRUE;
+    }
+  }
+  g_autofree char *quoted = config_quote(value);
+  g_autofree char *hint = config_suggest(value, config_modes, G_N_ELEMENTS(config_modes));
+  config_fail(error, SXS_CONFIG_ERROR_VALUE, scan->source, line, "unknown mode %s%s; expected " CONFIG_MODE_LIST,
+              quoted, hint);
+  return FALSE;
+}
+
+/* Turns the scanned keys into cfg (which holds the defaults), checking each value and then how
+ * mode and runtime fit together. */
+static gboolean config_apply(const ConfigScan *scan, char *values[N_KEYS], SxsConfig *cfg, GError **error) {
+  if (values[KEY_MODE] && !config_parse_mode(scan, values[KEY_MODE], &cfg->mode, error))
+    return FALSE;
+
+  if (scan->key_line[KEY_RUNTIME] && cfg->mode != SXS_MODE_PICK_ONE) {
+    config_fail(error, SXS_CONFIG_ERROR_VALUE, scan->source, scan->key_line[KEY_RUNTIME],
+                "runtime= is only used with mode=pick-one; expected no runtime= line with mode=%s%s",
+                sxs__config_mode_name(cfg->mode), scan->key_line[KEY_MODE] ? "" : " (the default)");
+    return FALSE;
+  }
+  if (cfg->mode == SXS_MODE_PICK_ONE && !scan->key_line[KEY_RUNTIME]) {
+    config_fail(error, SXS_CONFIG_ERROR_VALUE, scan->source, scan->key_line[KEY_MODE],
+                "mode=pick-one needs a runtime= line; expected runtime= with a version prefix such as 10.0 "
+                "or an absolute path of a runtime folder or of a libcoreclr.so");
+    return FALSE;
+  }
+  if (values[KEY_RUNTIME] &&
+      !config_parse_runtime(scan, values[KEY_RUNTIME], &cfg->selector_kind, &cfg->selector, error))
+    return FALSE;
+
+  if (values[KEY_OUTPUT]) {
+    char *output = NULL;
+    if (!config_parse_file_path(scan, KEY_OUTPUT, values[KEY_OUTPUT],
+                                "a path prefix such as /tmp/myapp (the profile goes to <prefix>.json)", &output,
+                                error))
+      return FALSE;
+    g_free(cfg->output);
+    cfg->output = output;
+  }
+  if (values[KEY_LOG] &&
+      !config_parse_file_path(scan, KEY_LOG, values[KEY_LOG],
+                              "a file path such as /tmp/sxsprof.log, or no log= line to log to stderr",
+                              &cfg->log_path, error))
+    return FALSE;
+  return TRUE;
+}
+
+SxsConfig *sxs__config_new_default(void) {
+  SxsConfig *cfg = g_new0(SxsConfig, 1);
+  cfg->mode = SXS_MODE_PICK_ALL;
+  cfg->selector_kind = SXS_SELECTOR_NONE;
+  g_autofree char *cwd = g_get_current_dir();
+  g_autofree char *name = g_strdup_printf("sxsprof-%ld", (long)getpid());
+  cfg->output = g_build_filename(cwd, name, NULL);
+  return cfg;
+}
+
+SxsConfig *sxs__config_load(const char *path, GError **error) {
+  if (!path || !*path) {
+    config_fail(error, SXS_CONFIG_ERROR_FILE, "(config)", 0, "the config file name is empty; expected a path");
+    return NULL;
+  }
+
+  gsize len = 0;
+  g_autofree char *data = config_read(path, &len, error);
+  if (!data)
+    return NULL;
+  const char *text = data;
+  if (len >= 3 && memcmp(text, "\xef\xbb\xbf", 3) == 0) { /* a byte-order mark is not content */
+    text += 3;
+    len -= 3;
+  }
+  if (!config_check_text(path, text, len, error))
+    return NULL;
+
+  ConfigScan scan = {.source = path};
+  char *values[N_KEYS] = {NULL};
+  g_autoptr(SxsConfig) cfg = sxs__config_new_default();
+  gboolean ok = config_scan_text(&scan, text, len, error) && config_unescape(&scan, values, error) &&
+                config_apply(&scan, values, cfg, error);
+  config_scan_clear(&scan);
+  for (int k = 0; k < N_KEYS; k++)
+    g_free(values[k]);
+  if (!ok)
+    return NULL;
+  cfg->source = g_strdup(path);
+  return g_steal_pointer(&cfg);
+}
+
+SxsConfig *sxs__config_load_env(GError **error) {
+  const char *path = g_getenv(SXS_CONFIG_ENV);
+  if (!path || !*path)
+    return sxs__config_new_default();
+  return sxs__config_load(path, error);
+}
+
+void sxs__config_free(SxsConfig *cfg) {
+  if (!cfg)
+    return;
+  g_free(cfg->selector);
+  g_free(cfg->output);
+  g_free(cfg->log_path);
+  g_free(cfg->source);
+  g_free(cfg);
+}
+
+const char *sxs__config_mode_name(SxsMode mode) {
+  if ((unsigned)mode < G_N_ELEMENTS(config_modes))
+    return config_modes[mode];
+  return "unknown";
+}
+
+/* The check behind sxs__config_check_output: r is 0 or -errno, *ret_message set when r < 0. */
+static int config_check_output(const char *output_prefix, char **ret_message) {
+  if (!output_prefix || !*output_prefix) {
+    *ret_message = g_strdup("The output prefix is empty");
+    return -EINVAL;
+  }
+  if (g_str_has_suffix(output_prefix, "/")) {
+    *ret_message = g_strdup_printf("The output prefix %s names a folder, not a file prefix", output_prefix);
+    return -EISDIR;
+  }
+  g_autofree char *folder = g_path_get_dirname(output_prefix);
+  struct stat st;
+  if (stat(folder, &st) < 0) {
+    int r = -errno;
+    if (r == -ENOENT)
+      *ret_message = g_strdup_printf("The output folder %s does not exist", folder);
+    else
+      *ret_message = g_strdup_printf("The output folder %s cannot be used (%s)", folder, g_strerror(-r));
+    return r;
+  }
+  if (!S_ISDIR(st.st_mode)) {
+    *ret_message = g_strdup_printf("The output folder %s is not a folder", folder);
+    return -ENOTDIR;
+  }
+  if (access(folder, W_OK | X_OK) < 0) {
+    int r = -errno;
+    *ret_message = g_strdup_printf("The output folder %s is not writable (%s)", folder, g_strerror(-r));
+    return r;
+  }
+  g_autofree char *json = g_strconcat(output_prefix, ".json", NULL);
+  if (stat(json, &st) == 0 && S_ISDIR(st.st_mode)) {
+    *ret_message = g_strdup_printf("The output file %s is a folder", json);
+    return -EISDIR;
+  }
+  return 0;
+}
+
+int sxs__config_check_output(const char *output_prefix, char **ret_message) {
+  g_autofree char *message = NULL;
+  int r = config_check_output(output_prefix, &message);
+  if (r < 0 && ret_message)
+    *ret_message = g_steal_pointer(&message);
+  return r;
+}
+
+/* Splits a product version such as "10.0.12", "8.0.0-rc.1" or "2.0.0+abc" into its numeric
+ * components (the prerelease or build suffix is ignored). Returns the count, or -1 when a
+ * component is not a number. */
+static int config_version_components(const char *version, guint64 *components, int max) {
+  g_autofree char *head = g_strndup(version, strcspn(version, "-+"));
+  g_auto(GStrv) parts = g_strsplit(head, ".", -1);
+  int n = 0;
+  for (; parts[n] && n < max; n++) {
+    const char *c = parts[n];
+    if (!*c)
+      return -1;
+    for (const char *q = c; *q; q++)
+      if (!g_ascii_isdigit(*q))
+        return -1;
+    components[n] = g_ascii_strtoull(c, NULL, 10);
+  }
+  return n;
+}
+
+static gboolean config_version_matches(const char *prefix, const char *version) {
+  guint64 want[CONFIG_VERSION_MAX_COMPONENTS], have[CONFIG_VERSION_MAX_COMPONENTS];
+  int n_want = config_version_components(prefix, want, CONFIG_VERSION_MAX_COMPONENTS);
+  int n_have = config_version_components(version, have, CONFIG_VERSION_MAX_COMPONENTS);
+  if (n_want <= 0 || n_have < n_want)
+    return FALSE;
+  for (int i = 0; i < n_want; i++)
+    if (want[i] != have[i])
+      return FALSE;
+  return TRUE;
+}
+
+/* The selector is a resolved folder or libcoreclr.so. The runtime's path may be written through
+ * a symbolic link (to the file or to a folder above it), so compare against the file itself,
+ * its folder resolved, and the resolved file's folder. */
+static gboolean config_path_matches(const char *selector, const char *coreclr_path) {
+  if (strcmp(selector, coreclr_path) == 0)
+    return TRUE;
+  g_autofree char *folder = g_path_get_dirname(coreclr_path);
+  if (strcmp(selector, folder) == 0)
+    return TRUE;
+  g_autofree char *resolved = realpath(coreclr_path, NULL);
+  if (resolved) {
+    g_autofree char *resolved_folder = g_path_get_dirname(resolved);
+    if (strcmp(selector, resolved) == 0 || strcmp(selector, resolved_folder) == 0)
+      return TRUE;
+  }
+  g_autofree char *folder_resolved = realpath(folder, NULL);
+  return folder_resolved && strcmp(selector, folder_resolved) == 0;
+}
+
+gboolean sxs__config_selector_matches(const SxsConfig *cfg, const char *version, const char *coreclr_path) {
+  if (!cfg || cfg->selector_kind == SXS_SELECTOR_NONE || !cfg->selector)
+    return TRUE;
+  if (cfg->selector_kind == SXS_SELECTOR_VERSION)
+    return version != NULL && config_version_matches(cfg->selector, version);
+  return coreclr_path != NULL && config_path_matches(cfg->selector, coreclr_path);
+}

@@ -1,0 +1,66 @@
+/* sxs_config: the profiler's key file (SXSPROF_CONFIG), parsed and checked once at load time.
+ * It does not decide which runtime is profiled (sxs_policy does) and opens no output file. */
+#pragma once
+
+#include <glib.h>
+
+typedef enum { SXS_MODE_PICK_FIRST, SXS_MODE_PICK_ONE, SXS_MODE_PICK_ALL } SxsMode;
+
+typedef enum { SXS_SELECTOR_NONE, SXS_SELECTOR_VERSION, SXS_SELECTOR_PATH } SxsSelectorKind;
+
+typedef struct {
+  SxsMode mode;
+  SxsSelectorKind selector_kind;
+  char *selector; /* as written (version prefix) or canonical path (realpath, no trailing '/'); NULL when none */
+  char *output;   /* absolute prefix, never NULL; the profile goes to <output>.json */
+  char *log_path; /* absolute; NULL: stderr */
+  char *source;   /* the config file's path as given, NULL for built-in defaults */
+} SxsConfig;
+
+/* Codes of SXS_CONFIG_ERROR. Every message is one line: "<file>[:<line>]: <problem>; expected <what>". */
+typedef enum {
+  SXS_CONFIG_ERROR_FILE,      /* missing, unreadable, a folder, not a regular file, too large */
+  SXS_CONFIG_ERROR_SYNTAX,    /* NUL byte, bad UTF-8, unparseable line, key outside a group, bad escape */
+  SXS_CONFIG_ERROR_UNKNOWN,   /* unknown group or key, or no [profiler] group */
+  SXS_CONFIG_ERROR_DUPLICATE, /* a key or group given twice */
+  SXS_CONFIG_ERROR_VALUE,     /* a value that is empty, malformed, or inconsistent with another */
+} SxsConfigError;
+
+#define SXS_CONFIG_ERROR (sxs__config_error_quark())
+GQuark sxs__config_error_quark(void);
+
+/* Largest config file accepted, in bytes. */
+#define SXS_CONFIG_MAX_SIZE (1024 * 1024)
+
+/* Name of the environment variable that names the config file. */
+#define SXS_CONFIG_ENV "SXSPROF_CONFIG"
+
+/* Built-in defaults: pick-all, output ./sxsprof-<pid> made absolute against the current folder,
+ * log to stderr. Never NULL. */
+SxsConfig *sxs__config_new_default(void);
+
+/* Reads and checks the key file at path. Returns NULL and sets error on any problem. */
+SxsConfig *sxs__config_load(const char *path, GError **error);
+
+/* Reads the file named by SXSPROF_CONFIG; unset or empty gives the built-in defaults. */
+SxsConfig *sxs__config_load_env(GError **error);
+
+/* Accepts NULL. */
+void sxs__config_free(SxsConfig *cfg);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(SxsConfig, sxs__config_free)
+
+/* "pick-first", "pick-one", "pick-all"; "unknown" for anything else. */
+const char *sxs__config_mode_name(SxsMode mode);
+
+/* Checks that the folder of output_prefix exists, is a folder and is writable (access W_OK|X_OK),
+ * and that <output_prefix>.json is not itself a folder. Returns 0, or -errno with *ret_message set
+ * (g_free) to one sentence naming the folder and the problem, without a final period so that the
+ * caller can append what it does about it; ret_message may be NULL. */
+int sxs__config_check_output(const char *output_prefix, char **ret_message);
+
+/* Does a runtime with this product version and libcoreclr.so path match the pick-one selector?
+ * A version selector matches component-wise ("10" matches 10.0.12, "1" does not); a path selector
+ * matches the libcoreclr.so itself or the folder holding it, after resolving symbolic links.
+ * A config without a selector matches every runtime; a NULL version or path never matches a
+ * selector of that kind. */
+gboolean sxs__config_selector_matches(const SxsConfig *cfg, const char *version, const char *coreclr_path);

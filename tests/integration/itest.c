@@ -1,0 +1,321 @@
+/* Shared support for integration tests: child processes with a timeout, temp folders, profiles.
+ * Does not know anything about the profiler's internals; it only reads what a run leaves behind. */
+#include "itest.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+/* Runs in the child between fork and exec: a process group of its own, so a timeout can kill the
+ * child and everything it started. */
+static void itest_child_setup(gpointer user_data)
+{
+  (void)user_data;
+  setpgid(0, 0);
+}
+
+static gint64 itest_now_ms(void)
+{
+  return g_get_monotonic_time() / 1000;
+}
+
+/* Appends what is readable on *fd to buf; closes the descriptor and sets it to -1 at end of file. */
+static void itest_drain(int *fd, GString *buf)
+{
+  char chunk[8192];
+  for (;;) {
+    ssize_t n = read(*fd, chunk, sizeof chunk);
+    if (n > 0) {
+      g_string_append_len(buf, chunk, n);
+      continue;
+    }
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+      return;
+    close(*fd);
+    *fd = -1;
+    return;
+  }
+}
+
+ItestRun *itest_run(const char *const *argv, const char *const *env, const char *cwd, int timeout_sec)
+{
+  ItestRun *run = g_new0(ItestRun, 1);
+  g_auto(GStrv) envp = g_get_environ();
+  for (const char *const *e = env; e && *e; e++) {
+    const char *eq = strchr(*e, '=');
+    if (eq) {
+      g_autofree char *key = g_strndup(*e, eq - *e);
+      envp = g_environ_setenv(envp, key, eq + 1, TRUE);
+    } else {
+      envp = g_environ_unsetenv(envp, *e);
+    }
+  }
+
+  GPid pid = 0;
+  int out_fd = -1, err_fd = -1;
+  g_autoptr(GError) error = NULL;
+  if (!g_spawn_async_with_pipes(cwd, (char **)argv, envp,
+                                G_SPAWN_SEARCH_PATH | G_SPAWN_DO_NOT_REAP_CHILD |
+                                    G_SPAWN_STDIN_FROM_DEV_NULL,
+                                itest_child_setup, NULL, &pid, NULL, &out_fd, &err_fd, &error)) {
+    run->exit_code = 127;
+    run->out = g_strdup("");
+    run->err = g_strdup_printf("itest_run: cannot start %s: %s\n", argv[0], error->message);
+    return run;
+  }
+  /* Also set from the parent: the kill below must not race with the child's own setpgid. */
+  setpgid(pid, pid);
+  fcntl(out_fd, F_SETFL, fcntl(out_fd, F_GETFL) | O_NONBLOCK);
+  fcntl(err_fd, F_SETFL, fcntl(err_fd, F_GETFL) | O_NONBLOCK);
+
+  GString *out = g_string_new(NULL), *err = g_string_new(NULL);
+  gint64 deadline = timeout_sec > 0 ? itest_now_ms() + (gint64)timeout_sec * 1000 : G_MAXINT64;
+  gint64 drain_deadline = G_MAXINT64; /* set once the child has exited */
+  gboolean exited = FALSE;
+  int status = 0;
+  while (out_fd >= 0 || err_fd >= 0 || !exited) {
+    if (!exited) {
+      pid_t r = waitpid(pid, &status, WNOHANG);
+      if (r == pid) {
+        exited = TRUE;
+        drain_deadline = itest_now_ms() + 5000;
+      }
+    }
+    gint64 now = itest_now_ms();
+    if (!run->timed_out && now >= deadline) {
+      run->timed_out = TRUE;
+      kill(-pid, SIGKILL);
+      kill(pid, SIGKILL);
+      /* Whatever the killed group still holds open is closed within a moment. */
+      deadline = now + 2000;
+    } else if (run->timed_out && now >= deadline) {
+      break;
+    }
+    struct pollfd fds[2];
+    nfds_t nfds = 0;
+    if (out_fd >= 0)
+      fds[nfds++] = (struct pollfd){.fd = out_fd, .events = POLLIN};
+    if (err_fd >= 0)
+      fds[nfds++] = (struct pollfd){.fd = err_fd, .events = POLLIN};
+    gint64 wait_ms = MIN(deadline - now, 50);
+    if (nfds > 0) {
+      poll(fds, nfds, (int)MAX(wait_ms, 0));
+    } else {
+      g_usleep((gulong)MAX(wait_ms, 0) * 1000);
+    }
+    if (out_fd >= 0)
+      itest_drain(&out_fd, out);
+    if (err_fd >= 0)
+      itest_drain(&err_fd, err);
+    /* Pipes held open by a grandchild after the child exited: stop reading after a grace period
+     * rather than wait forever. */
+    if (exited && itest_now_ms() >= drain_deadline)
+      break;
+  }
+  if (out_fd >= 0)
+    close(out_fd);
+  if (err_fd >= 0)
+    close(err_fd);
+  if (!exited) {
+    kill(-pid, SIGKILL);
+    waitpid(pid, &status, 0);
+  }
+  g_spawn_close_pid(pid);
+
+  if (WIFEXITED(status))
+    run->exit_code = WEXITSTATUS(status);
+  else if (WIFSIGNALED(status))
+    run->exit_code = 128 + WTERMSIG(status);
+  else
+    run->exit_code = -1;
+  run->out = g_string_free(out, FALSE);
+  run->err = g_string_free(err, FALSE);
+  return run;
+}
+
+void itest_run_free(ItestRun *run)
+{
+  if (!run)
+    return;
+  g_free(run->out);
+  g_free(run->err);
+  g_free(run);
+}
+
+const char *itest_env(const char *name)
+{
+  const char *value = g_getenv(name);
+  if (!value || !*value)
+    g_printerr("itest: %s is not set (run the test through ctest)\n", name);
+  g_assert_nonnull(value);
+  g_assert_cmpstr(value, !=, "");
+  return value;
+}
+
+char *itest_app(const char *name)
+{
+  g_autofree char *file = g_strconcat(name, ".dll", NULL);
+  char *path = g_build_filename(itest_env("SXS_APPS_DIR"), name, file, NULL);
+  if (!g_file_test(path, G_FILE_TEST_IS_REGULAR))
+    g_printerr("itest: app not built: %s (run tests/setup/build-apps.sh)\n", path);
+  g_assert_true(g_file_test(path, G_FILE_TEST_IS_REGULAR));
+  return path;
+}
+
+char **itest_profiler_env(const char *config)
+{
+  GPtrArray *env = g_ptr_array_new();
+  g_ptr_array_add(env, g_strdup("CORECLR_ENABLE_PROFILING=1"));
+  g_ptr_array_add(env, g_strdup("CORECLR_PROFILER={0560F28C-910E-4FDA-94A2-5FACD8966E48}"));
+  g_ptr_array_add(env, g_strconcat("CORECLR_PROFILER_PATH=", itest_env("SXS_PROFILER"), NULL));
+  if (config)
+    g_ptr_array_add(env, g_strconcat("SXSPROF_CONFIG=", config, NULL));
+  else
+    g_ptr_array_add(env, g_strdup("SXSPROF_CONFIG"));
+  g_ptr_array_add(env, NULL);
+  return (char **)g_ptr_array_free(env, FALSE);
+}
+
+char *itest_tmpdir(void)
+{
+  g_autoptr(GError) error = NULL;
+  char *dir = g_dir_make_tmp("sxs-itest-XXXXXX", &error);
+  g_assert_no_error(error);
+  return dir;
+}
+
+static int itest_remove_entry(const char *path, const struct stat *sb, int type, struct FTW *ftw)
+{
+  (void)sb;
+  (void)type;
+  (void)ftw;
+  remove(path);
+  return 0;
+}
+
+void itest_rmtree(const char *path)
+{
+  if (!path || !*path || g_strcmp0(path, "/") == 0)
+    return;
+  nftw(path, itest_remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+char *itest_write_file(const char *dir, const char *name, const char *text)
+{
+  char *path = g_build_filename(dir, name, NULL);
+  g_autoptr(GError) error = NULL;
+  g_file_set_contents(path, text, -1, &error);
+  g_assert_no_error(error);
+  return path;
+}
+
+JsonNode *itest_load_json(const char *path)
+{
+  g_autoptr(JsonParser) parser = json_parser_new();
+  g_autoptr(GError) error = NULL;
+  if (!json_parser_load_from_file(parser, path, &error))
+    g_printerr("itest: cannot parse %s: %s\n", path, error->message);
+  g_assert_no_error(error);
+  JsonNode *root = json_parser_get_root(parser);
+  g_assert_nonnull(root);
+  return json_node_copy(root);
+}
+
+/* The "runtimes" array of a profile, or NULL. */
+static JsonArray *itest_profile_runtimes(JsonNode *profile)
+{
+  if (!profile || !JSON_NODE_HOLDS_OBJECT(profile))
+    return NULL;
+  JsonObject *root = json_node_get_object(profile);
+  if (!json_object_has_member(root, "runtimes"))
+    return NULL;
+  JsonNode *node = json_object_get_member(root, "runtimes");
+  return JSON_NODE_HOLDS_ARRAY(node) ? json_node_get_array(node) : NULL;
+}
+
+JsonObject *itest_profile_runtime(JsonNode *profile, gint64 id)
+{
+  JsonArray *runtimes = itest_profile_runtimes(profile);
+  if (!runtimes)
+    return NULL;
+  for (guint i = 0; i < json_array_get_length(runtimes); i++) {
+    JsonNode *node = json_array_get_element(runtimes, i);
+    if (!JSON_NODE_HOLDS_OBJECT(node))
+      continue;
+    JsonObject *rt = json_node_get_object(node);
+    if (json_object_has_member(rt, "id") && json_object_get_int_member(rt, "id") == id)
+      return rt;
+  }
+  return NULL;
+}
+
+guint itest_profile_runtime_count(JsonNode *profile)
+{
+  JsonArray *runtimes = itest_profile_runtimes(profile);
+  return runtimes ? json_array_get_length(runtimes) : 0;
+}
+
+gint64 itest_runtime_counter(JsonObject *runtime, const char *name)
+{
+  g_assert_nonnull(runtime);
+  JsonObject *counters = json_object_has_member(runtime, "counters")
+                             ? json_object_get_object_member(runtime, "counters")
+                             : NULL;
+  if (!counters || !json_object_has_member(counters, name))
+    g_printerr("itest: runtime has no counter %s\n", name);
+  g_assert_nonnull(counters);
+  g_assert_true(json_object_has_member(counters, name));
+  return json_object_get_int_member(counters, name);
+}
+
+/* functions[] of a runtime object, or NULL. */
+static JsonArray *itest_runtime_functions(JsonObject *runtime)
+{
+  if (!runtime || !json_object_has_member(runtime, "functions"))
+    return NULL;
+  JsonNode *node = json_object_get_member(runtime, "functions");
+  return JSON_NODE_HOLDS_ARRAY(node) ? json_node_get_array(node) : NULL;
+}
+
+JsonObject *itest_runtime_function(JsonObject *runtime, const char *name)
+{
+  JsonArray *functions = itest_runtime_functions(runtime);
+  if (!functions)
+    return NULL;
+  for (guint i = 0; i < json_array_get_length(functions); i++) {
+    JsonNode *node = json_array_get_element(functions, i);
+    if (!JSON_NODE_HOLDS_OBJECT(node))
+      continue;
+    JsonObject *fn = json_node_get_object(node);
+    if (g_strcmp0(json_object_get_string_member_with_default(fn, "name", NULL), name) == 0)
+      return fn;
+  }
+  return NULL;
+}
+
+guint itest_runtime_count_functions(JsonObject *runtime, const char *prefix)
+{
+  JsonArray *functions = itest_runtime_functions(runtime);
+  guint count = 0;
+  if (!functions)
+    return 0;
+  for (guint i = 0; i < json_array_get_length(functions); i++) {
+    JsonNode *node = json_array_get_element(functions, i);
+    if (!JSON_NODE_HOLDS_OBJECT(node))
+      continue;
+    const char *name =
+        json_object_get_string_member_with_default(json_node_get_object(node), "name", NULL);
+    if (name && g_str_has_prefix(name, prefix))
+      count++;
+  }
+  return count;
+}

@@ -1,0 +1,60 @@
+/* Shared support for integration tests: run real processes with a timeout, read profiles. */
+#pragma once
+
+#include <glib.h>
+#include <json-glib/json-glib.h>
+
+/* The outcome of one child process. */
+typedef struct {
+  int exit_code;       /* exit status, or 128+signal when killed by a signal */
+  gboolean timed_out;  /* killed because it ran past its timeout */
+  char *out;           /* everything it wrote to stdout */
+  char *err;           /* everything it wrote to stderr */
+} ItestRun;
+
+/* Runs argv (argv[0] looked up in PATH) with the current environment plus `env` ("K=V" strings;
+ * "K" alone removes K), in `cwd` (NULL: the current folder), stdin from /dev/null. Kills the whole
+ * process group after timeout_sec. Never returns NULL. */
+ItestRun *itest_run(const char *const *argv, const char *const *env, const char *cwd, int timeout_sec);
+void itest_run_free(ItestRun *run);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(ItestRun, itest_run_free)
+
+/* The value of a SXS_* variable set by ctest; fails the test when it is missing. */
+const char *itest_env(const char *name);
+
+/* $SXS_APPS_DIR/<name>/<name>.dll; fails the test when it does not exist. */
+char *itest_app(const char *name);
+
+/* Environment entries that load libsxsprof.so into a runtime, with SXSPROF_CONFIG=config (NULL:
+ * variable removed). Returns a NULL-terminated array for g_strfreev. */
+char **itest_profiler_env(const char *config);
+
+/* A fresh temporary folder for one scenario (removed by the caller with itest_rmtree). */
+char *itest_tmpdir(void);
+void itest_rmtree(const char *path);
+
+/* Writes `text` to dir/name and returns the full path. */
+char *itest_write_file(const char *dir, const char *name, const char *text);
+
+/* Parses a JSON file; fails the test with the parser's message when it cannot. Caller unrefs. */
+JsonNode *itest_load_json(const char *path);
+
+/* The runtimes array's member whose "id" is `id`, or NULL. */
+JsonObject *itest_profile_runtime(JsonNode *profile, gint64 id);
+/* Number of runtimes in the profile. */
+guint itest_profile_runtime_count(JsonNode *profile);
+/* counters.<name> of a runtime object; fails the test when absent. */
+gint64 itest_runtime_counter(JsonObject *runtime, const char *name);
+/* The functions[] entry with this exact name, or NULL. */
+JsonObject *itest_runtime_function(JsonObject *runtime, const char *name);
+/* Number of functions[] entries whose name starts with `prefix`. */
+guint itest_runtime_count_functions(JsonObject *runtime, const char *prefix);
+
+/* Asserts that the run exited with `code` and did not time out, printing its output otherwise. */
+#define itest_assert_exit(run, code)                                                           \
+  do {                                                                                         \
+    if ((run)->timed_out || (run)->exit_code != (code))                                        \
+      g_test_message("stdout:\n%s\nstderr:\n%s", (run)->out, (run)->err);                      \
+    g_assert_false((run)->timed_out);                                                          \
+    g_assert_cmpint((run)->exit_code, ==, (code));                                             \
+  } while (0)

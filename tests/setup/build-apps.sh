@@ -1,0 +1,162 @@
+#!/usr/bin/env bash
+# Compiles every C# test app under tests/apps/<Name>/ into BUILD_DIR/apps/<Name>/<Name>.dll.
+#
+# Usage: tests/setup/build-apps.sh [BUILD_DIR]        (default: build, relative to the repo root)
+#
+# Each folder tests/apps/<Name>/ is one app: all its *.cs files (subfolders included) are
+# compiled with the SDK's own C# compiler against the .NET Core 2.0.0 framework assemblies,
+# so one dll runs on 2.0, 8 and 10. Next to the dll goes <Name>.runtimeconfig.json, which
+# asks for 2.0.0 and rolls forward to the newest major version (`dotnet X.dll` on the SDK's
+# runtime); the 2.0 host runs it on 2.0.0 itself.
+#
+# A file named `unsafe` in an app folder adds -unsafe+. An app whose dll is newer than all
+# its sources (and than this script) is skipped. On a compile error the compiler's output is
+# printed and the script exits non-zero after trying the other apps.
+#
+# Environment: SXS_RUNTIMES_DIR (default ~/.local/share/sxsprof/dotnet) holds the 2.0.0
+# framework; SXS_DOTNET (default: dotnet on PATH) is the SDK's dotnet.
+set -euo pipefail
+
+script_dir=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+src_root=$(cd "$script_dir/../.." && pwd)
+apps_src="$src_root/tests/apps"
+
+build_dir=${1:-build}
+case "$build_dir" in
+    /*) ;;
+    *) build_dir="$src_root/$build_dir" ;;
+esac
+apps_out="$build_dir/apps"
+
+runtimes_dir=${SXS_RUNTIMES_DIR:-$HOME/.local/share/sxsprof/dotnet}
+fx_dir="$runtimes_dir/shared/Microsoft.NETCore.App/2.0.0"
+dotnet=${SXS_DOTNET:-dotnet}
+
+die() { echo "build-apps: $*" >&2; exit 1; }
+
+[[ -d "$apps_src" ]] || { echo "build-apps: no $apps_src, nothing to build"; exit 0; }
+[[ -f "$fx_dir/System.Private.CoreLib.dll" ]] ||
+    die "no .NET Core 2.0.0 framework in $fx_dir (run tests/setup/install-runtimes.sh)"
+
+# Collect the apps and decide which are out of date before paying for any dotnet start-up.
+apps=()
+stale=()
+for dir in "$apps_src"/*/; do
+    [[ -d "$dir" ]] || continue
+    name=$(basename "$dir")
+    mapfile -t sources < <(find "$dir" -name '*.cs' -type f | LC_ALL=C sort)
+    if [[ ${#sources[@]} -eq 0 ]]; then
+        echo "build-apps: $name has no .cs files, skipped" >&2
+        continue
+    fi
+    apps+=("$name")
+    dll="$apps_out/$name/$name.dll"
+    up_to_date=1
+    if [[ ! -f "$dll" || ! -f "$apps_out/$name/$name.runtimeconfig.json" ]]; then
+        up_to_date=0
+    else
+        for f in "${sources[@]}" "$dir/unsafe" "${BASH_SOURCE[0]}"; do
+            if [[ -e "$f" && "$f" -nt "$dll" ]]; then
+                up_to_date=0
+                break
+            fi
+        done
+    fi
+    [[ $up_to_date -eq 1 ]] || stale+=("$name")
+done
+
+if [[ ${#stale[@]} -eq 0 ]]; then
+    echo "build-apps: ${#apps[@]} apps up to date in $apps_out"
+    exit 0
+fi
+
+# Locate the newest SDK's csc.dll: `dotnet --list-sdks` prints "10.0.401 [/usr/share/dotnet/sdk]".
+sdk_line=$("$dotnet" --list-sdks 2>/dev/null | tail -n 1) || true
+[[ -n "$sdk_line" ]] || die "no .NET SDK found by '$dotnet --list-sdks'"
+sdk_ver=${sdk_line%% *}
+sdk_base=${sdk_line#*[}
+sdk_base=${sdk_base%]}
+csc="$sdk_base/$sdk_ver/Roslyn/bincore/csc.dll"
+[[ -f "$csc" ]] || die "compiler not found at $csc"
+
+# The reference set: every managed assembly of 2.0.0 except the facades whose types clash
+# with System.Private.CoreLib and the reference assemblies (mscorlib, netstandard, ...).
+refs=()
+for f in "$fx_dir"/*.dll; do
+    base=$(basename "$f")
+    case "$base" in
+        mscorlib.dll | netstandard.dll | Microsoft.VisualBasic.dll | System.dll | \
+        System.Core.dll | System.Xml*.dll | System.Data.dll | System.Net.dll | \
+        System.Numerics.dll | System.ComponentModel.DataAnnotations.dll | \
+        System.Runtime.Serialization.dll | System.ServiceModel.Web.dll | \
+        System.Transactions.dll | System.Web.dll | System.Windows.dll | \
+        System.Configuration.dll | System.Drawing.dll | \
+        System.IO.Compression.FileSystem.dll | System.ServiceProcess.dll | WindowsBase.dll)
+            continue ;;
+        lib*.dll | SOS.NETCore.dll)
+            continue ;;
+    esac
+    refs+=("-r:$f")
+done
+
+runtimeconfig='{"runtimeOptions":{"tfm":"netcoreapp2.0","rollForward":"LatestMajor","framework":{"name":"Microsoft.NETCore.App","version":"2.0.0"}}}'
+
+# Compile one app into a temporary name and move it into place only on success, so a failed
+# build never leaves a dll that looks up to date. Output goes to $out_dir/.log.
+compile_app() {
+    local name=$1
+    local dir="$apps_src/$name"
+    local out_dir="$apps_out/$name"
+    local -a sources flags
+    mapfile -t sources < <(find "$dir" -name '*.cs' -type f | LC_ALL=C sort)
+    flags=(-nologo -noconfig -nostdlib -optimize+ -debug:embedded -deterministic
+           -target:exe -langversion:latest -warn:4)
+    [[ -e "$dir/unsafe" ]] && flags+=(-unsafe+)
+    mkdir -p "$out_dir"
+    rm -f "$out_dir/$name.dll.tmp"
+    if "$dotnet" "$csc" "${flags[@]}" "${refs[@]}" "-out:$out_dir/$name.dll.tmp" \
+            "${sources[@]}" >"$out_dir/.log" 2>&1; then
+        printf '%s\n' "$runtimeconfig" >"$out_dir/$name.runtimeconfig.json"
+        mv -f "$out_dir/$name.dll.tmp" "$out_dir/$name.dll"
+        return 0
+    fi
+    rm -f "$out_dir/$name.dll.tmp"
+    return 1
+}
+
+# Two compilers at a time (the machines have two cores); results are reported in order.
+jobs=${SXS_BUILD_APPS_JOBS:-2}
+declare -A pid_of
+failed=0
+report() {
+    local name=$1
+    if wait "${pid_of[$name]}"; then
+        echo "build-apps: built $name"
+        # Warnings are worth seeing, but only when there are any.
+        grep -q 'warning' "$apps_out/$name/.log" 2>/dev/null && cat "$apps_out/$name/.log"
+    else
+        echo "build-apps: FAILED $name:" >&2
+        cat "$apps_out/$name/.log" >&2
+        failed=1
+    fi
+    return 0
+}
+
+running=()
+for name in "${stale[@]}"; do
+    compile_app "$name" &
+    pid_of[$name]=$!
+    running+=("$name")
+    if [[ ${#running[@]} -ge $jobs ]]; then
+        report "${running[0]}"
+        running=("${running[@]:1}")
+    fi
+done
+for name in "${running[@]}"; do
+    report "$name"
+done
+
+if [[ $failed -ne 0 ]]; then
+    die "some apps failed to compile"
+fi
+echo "build-apps: ${#stale[@]} of ${#apps[@]} apps rebuilt in $apps_out"

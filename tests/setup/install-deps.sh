@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# Installs the Debian packages sxsprof needs to build, test and run its runtimes.
+#
+# Usage: tests/setup/install-deps.sh
+#
+# Idempotent: when every package is already installed it only asks dpkg and returns.
+# `apt-get update` runs only when something has to be installed. Needs root (or sudo).
+set -euo pipefail
+
+# Build: compiler, CMake, pkg-config and the libraries CMake looks up; nm for the export check.
+build_pkgs=(build-essential cmake pkg-config libglib2.0-dev libjson-glib-dev libunwind-dev
+            libffi-dev binutils)
+# Runtimes: what the .NET Core 2.0 and 8.0 native parts load (ICU 72 is Debian 12's; the
+# 2.0 runtime is told so with CLR_ICU_VERSION_OVERRIDE=72).
+runtime_pkgs=(libicu72 libunwind8 libuuid1 liblzma5 zlib1g libssl3 libcurl4 libgssapi-krb5-2)
+# Fetching runtimes: npm packs are tarballs, NuGet packages are zips.
+fetch_pkgs=(unzip tar gzip ca-certificates)
+
+wanted=("${build_pkgs[@]}" "${runtime_pkgs[@]}" "${fetch_pkgs[@]}")
+# Node.js and npm ship together in some images (not as Debian's npm package): take Debian's
+# only when there is no npm at all.
+if ! command -v npm >/dev/null 2>&1; then
+    command -v node >/dev/null 2>&1 || wanted+=(nodejs)
+    wanted+=(npm)
+fi
+
+missing=()
+for pkg in "${wanted[@]}"; do
+    status=$(dpkg-query -W -f='${db:Status-Abbrev}' "$pkg" 2>/dev/null || true)
+    [[ "$status" == ii* ]] || missing+=("$pkg")
+done
+
+if [[ ${#missing[@]} -eq 0 ]]; then
+    echo "install-deps: all ${#wanted[@]} packages present"
+    exit 0
+fi
+
+sudo=()
+if [[ $(id -u) -ne 0 ]]; then
+    command -v sudo >/dev/null 2>&1 || { echo "install-deps: need root to install: ${missing[*]}" >&2; exit 1; }
+    sudo=(sudo)
+fi
+
+echo "install-deps: installing ${missing[*]}"
+export DEBIAN_FRONTEND=noninteractive
+"${sudo[@]}" apt-get update -qq
+"${sudo[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+echo "install-deps: done"

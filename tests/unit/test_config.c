@@ -1,0 +1,731 @@
+/* Unit tests of the config file parser: every rejected config with its exact one-line message,
+ * accepted configs (CRLF, BOM, escapes, paths made absolute), selector matching, output checks. */
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <glib.h>
+#include <glib/gstdio.h>
+
+#include "sxs_config.h"
+
+#define RUNTIME_EXPECTED                                                                           \
+  "expected an absolute path of a runtime folder containing libcoreclr.so or of a libcoreclr.so"
+#define SELECTOR_EXPECTED                                                                          \
+  "expected a version prefix of 1 to 4 dot-separated numbers such as 10, 10.0 or 2.0.0, or an "  \
+  "absolute path of a runtime folder or of a libcoreclr.so"
+#define OUTPUT_EXPECTED "expected a path prefix such as /tmp/myapp (the profile goes to <prefix>.json)"
+#define LOG_EXPECTED "expected a file path such as /tmp/sxsprof.log, or no log= line to log to stderr"
+#define KEYS_EXPECTED "expected one of mode, runtime, output, log"
+#define MODES_EXPECTED "expected pick-first, pick-one or pick-all"
+
+typedef struct {
+  char *dir; /* fresh folder per test, removed afterwards */
+} Fixture;
+
+static void remove_tree(const char *path) {
+  struct stat st;
+  if (lstat(path, &st) < 0)
+    return;
+  if (S_ISDIR(st.st_mode)) {
+    chmod(path, 0700);
+    GDir *dir = g_dir_open(path, 0, NULL);
+    if (dir) {
+      const char *name;
+      while ((name = g_dir_read_name(dir))) {
+        g_autofree char *child = g_build_filename(path, name, NULL);
+        remove_tree(child);
+      }
+      g_dir_close(dir);
+    }
+    g_rmdir(path);
+  } else {
+    g_unlink(path);
+  }
+}
+
+static void fixture_setup(Fixture *f, gconstpointer data) {
+  (void)data;
+  g_autoptr(GError) error = NULL;
+  f->dir = g_dir_make_tmp("sxsprof-config-XXXXXX", &error);
+  g_assert_no_error(error);
+}
+
+static void fixture_teardown(Fixture *f, gconstpointer data) {
+  (void)data;
+  remove_tree(f->dir);
+  g_free(f->dir);
+}
+
+/* Replaces every "@DIR@" in template with the fixture's folder. */
+static char *with_dir(const Fixture *f, const char *template) {
+  GString *s = g_string_new(template);
+  g_string_replace(s, "@DIR@", f->dir, 0);
+  return g_string_free(s, FALSE);
+}
+
+static char *write_file(const Fixture *f, const char *name, const char *data, gssize len) {
+  char *path = g_build_filename(f->dir, name, NULL);
+  g_autoptr(GError) error = NULL;
+  g_file_set_contents(path, data, len, &error);
+  g_assert_no_error(error);
+  return path;
+}
+
+static void make_coreclr_folder(const char *folder) {
+  g_assert_cmpint(g_mkdir_with_parents(folder, 0755), ==, 0);
+  g_autofree char *lib = g_build_filename(folder, "libcoreclr.so", NULL);
+  g_autoptr(GError) error = NULL;
+  g_file_set_contents(lib, "\x7f" "ELF", -1, &error);
+  g_assert_no_error(error);
+}
+
+/* Loads path and checks that it fails with exactly this code and message, on one line. */
+static void assert_load_error(const char *path, int code, const char *expected) {
+  g_autoptr(GError) error = NULL;
+  g_autoptr(SxsConfig) cfg = sxs__config_load(path, &error);
+  g_assert_null(cfg);
+  g_assert_nonnull(error);
+  g_assert_cmpstr(error->message, ==, expected);
+  g_assert_error(error, SXS_CONFIG_ERROR, code);
+  g_assert_null(strchr(error->message, '\n'));
+}
+
+static SxsConfig *load_ok(const char *path) {
+  g_autoptr(GError) error = NULL;
+  SxsConfig *cfg = sxs__config_load(path, &error);
+  g_assert_no_error(error);
+  g_assert_nonnull(cfg);
+  return cfg;
+}
+
+static SxsConfig *load_text_ok(const Fixture *f, const char *text) {
+  g_autofree char *path = write_file(f, "sxsprof.ini", text, -1);
+  SxsConfig *cfg = load_ok(path);
+  g_assert_cmpstr(cfg->source, ==, path);
+  return cfg;
+}
+
+/* ---- Rejected configs, one test each: text (with @DIR@), code, message after "<file>". ---- */
+
+typedef struct {
+  const char *name;
+  const char *text;
+  gssize len;          /* 0: strlen(text) */
+  const char *touch;   /* a file to create in the fixture folder first, or NULL */
+  int code;
+  const char *message; /* after the file name; @DIR@ is replaced */
+} BadCase;
+
+static const BadCase bad_cases[] = {
+    {"empty-file", "", 0, NULL, SXS_CONFIG_ERROR_UNKNOWN,
+     ": no [profiler] group; expected a [profiler] line followed by key=value settings"},
+    {"comments-only", "# sxsprof\n\n   # nothing else\n", 0, NULL, SXS_CONFIG_ERROR_UNKNOWN,
+     ": no [profiler] group; expected a [profiler] line followed by key=value settings"},
+    {"invalid-utf8", "[profiler]\nlog=/tmp/caf\xe9.log\n", 0, NULL, SXS_CONFIG_ERROR_SYNTAX,
+     ":2: invalid UTF-8 byte 0xe9; expected UTF-8 text"},
+    {"nul-byte", "[profiler]\nmode=pick-all\n\0\n", 27, NULL, SXS_CONFIG_ERROR_SYNTAX,
+     ":3: contains a NUL byte; expected a text file"},
+    {"unparseable-line", "[profiler]\nmode pick-all\n", 0, NULL, SXS_CONFIG_ERROR_SYNTAX,
+     ":2: cannot parse \"mode pick-all\"; expected a [group] line, a key=value line or a # comment"},
+    {"empty-key", "[profiler]\n  =pick-all\n", 0, NULL, SXS_CONFIG_ERROR_SYNTAX,
+     ":2: cannot parse \"=pick-all\"; expected a [group] line, a key=value line or a # comment"},
+    {"unclosed-group", "[profiler\nmode=pick-all\n", 0, NULL, SXS_CONFIG_ERROR_SYNTAX,
+     ":1: malformed group line \"[profiler\"; expected [profiler] alone on its line"},
+    {"group-trailing-text", "[profiler] # main\nmode=pick-all\n", 0, NULL, SXS_CONFIG_ERROR_SYNTAX,
+     ":1: malformed group line \"[profiler] # main\"; expected [profiler] alone on its line"},
+    {"key-outside-group", "# settings\nmode=pick-all\n[profiler]\n", 0, NULL, SXS_CONFIG_ERROR_SYNTAX,
+     ":2: key \"mode\" is outside any group; expected a [profiler] line before it"},
+    {"unknown-group", "[profiler]\nmode=pick-all\n\n[output]\nlog=/tmp/x.log\n", 0, NULL, SXS_CONFIG_ERROR_UNKNOWN,
+     ":4: unknown group \"output\"; expected [profiler]"},
+    {"unknown-group-near", "[Profiler]\nmode=pick-all\n", 0, NULL, SXS_CONFIG_ERROR_UNKNOWN,
+     ":1: unknown group \"Profiler\" (did you mean profiler?); expected [profiler]"},
+    {"unknown-key-near", "[profiler]\nmdoe=pick-all\n", 0, NULL, SXS_CONFIG_ERROR_UNKNOWN,
+     ":2: unknown key \"mdoe\" (did you mean mode?); " KEYS_EXPECTED},
+    {"unknown-key-near-runtime", "[profiler]\nmode=pick-one\nruntim=10.0\n", 0, NULL, SXS_CONFIG_ERROR_UNKNOWN,
+     ":3: unknown key \"runtim\" (did you mean runtime?); " KEYS_EXPECTED},
+    {"unknown-key-far", "[profiler]\ncolour=blue\n", 0, NULL, SXS_CONFIG_ERROR_UNKNOWN,
+     ":2: unknown key \"colour\"; " KEYS_EXPECTED},
+    {"unknown-key-locale", "[profiler]\nmode[de]=pick-all\n", 0, NULL, SXS_CONFIG_ERROR_UNKNOWN,
+     ":2: unknown key \"mode[de]\"; " KEYS_EXPECTED},
+    {"duplicate-key", "[profiler]\nmode=pick-all\n# again\nmode = pick-first\n", 0, NULL,
+     SXS_CONFIG_ERROR_DUPLICATE, ":4: duplicate key \"mode\" (first on line 2); expected each key at most once"},
+    {"duplicate-group", "[profiler]\nmode=pick-all\n[profiler]\nlog=/tmp/x.log\n", 0, NULL,
+     SXS_CONFIG_ERROR_DUPLICATE, ":3: duplicate group [profiler] (first on line 1); expected one [profiler] group"},
+    {"unknown-mode-near", "[profiler]\nmode=pick_all\n", 0, NULL, SXS_CONFIG_ERROR_VALUE,
+     ":2: unknown mode \"pick_all\" (did you mean pick-all?); " MODES_EXPECTED},
+    {"unknown-mode-far", "[profiler]\nmode=everything\n", 0, NULL, SXS_CONFIG_ERROR_VALUE,
+     ":2: unknown mode \"everything\"; " MODES_EXPECTED},
+    {"unknown-mode-control-char", "[profiler]\nmode=pick\\tall\n", 0, NULL, SXS_CONFIG_ERROR_VALUE,
+     ":2: unknown mode \"pick\\tall\" (did you mean pick-all?); " MODES_EXPECTED},
+    {"empty-mode", "[profiler]\nmode=\n", 0, NULL, SXS_CONFIG_ERROR_VALUE, ":2: mode= is empty; " MODES_EXPECTED},
+    {"blank-mode", "[profiler]\nmode =   \t\n", 0, NULL, SXS_CONFIG_ERROR_VALUE,
+     ":2: mode= is empty; " MODES_EXPECTED},
+    {"pick-one-without-runtime", "[profiler]\n\nmode=pick-one\n", 0, NULL, SXS_CONFIG_ERROR_VALUE,
+     ":3: mode=pick-one needs a runtime= line; expected runtime= with a version prefix such as 10.0 or an "
+     "absolute path of a runtime folder or of a libcoreclr.so"},
+    {"runtime-with-pick-all", "[profiler]\nmode=pick-all\nruntime=10.0\n", 0, NULL, SXS_CONFIG_ERROR_VALUE,
+     ":3: runtime= is only used with mode=pick-one; expected no runtime= line with mode=pick-all"},
+    {"runtime-with-pick-first", "[profiler]\nruntime=8.0\nmode=pick-first\n", 0, NULL, SXS_CONFIG_ERROR_VALUE,
+     ":2: runtime= is only used with mode=pick-one; expected no runtime= line with mode=pick-first"},
+    {"runtime-with-default-mode", "[profiler]\nruntime=10.0\n", 0, NULL, SXS_CONFIG_ERROR_VALUE,
+     ":2: runtime= is only used with mode=pick-one; expected no runtime= line with mode=pick-all (the default)"},
+    {"empty-runtime", "[profiler]\nmode=pick-one\nruntime=\n", 0, NULL, SXS_CONFIG_ERROR_VALUE,
+     ":3: runtime= is empty; " SELECTOR_EXPECTED},
+    {"runtime-word", "[profiler]\nmode=pick-one\nruntime=ten\n", 0, NULL, SXS_CONFIG_ERROR_VALUE,
+     ":3: runtime \"ten\" is not a valid version prefix (component \"ten\" is not a number); " SELECTOR_EXPECTED},
+    {"runtime-double-dot", "[profiler]\nmode=pick-one\nruntime=10..0\n", 0, NULL, SXS_CONFIG_ERROR_VALUE,
+     ":3: runtime \"10..0\" is not a valid version prefix (empty component); " SELECTOR_EXPECTED},
+    {"runtime-letter-component", "[profiler]\nmode=pick-one\nruntime=10.x\n", 0, NULL, SXS_CONFIG_ERROR_VALUE,
+     ":3: runtime \"10.x\" is not a valid version prefix (component \"x\" is not a number); " SELECTOR_EXPECTED},
+    {"runtime-negative", "[profiler]\nmode=pick-one\nruntime=-1\n", 0, NULL, SXS_CONFIG_ERROR_VALUE,
+     ":3: runtime \"-1\" is not a valid version prefix (component \"-1\" is not a number); " SELECTOR_EXPECTED},
+    {"runtime-five-components", "[profiler]\nmode=pick-one\nruntime=1.2.3.4.5\n", 0, NULL, SXS_CONFIG_ERROR_VALUE,
+     ":3: runtime \"1.2.3.4.5\" is not a valid version prefix (5 components, at most 4 allowed); " SELECTOR_EXPECTED},
+    {"runtime-trailing-dot", "[profiler]\nmode=pick-one\nruntime=10.\n", 0, NULL, SXS_CONFIG_ERROR_VALUE,
+     ":3: runtime \"10.\" is not a valid version prefix (empty component); " SELECTOR_EXPECTED},
+    {"runtime-leading-dot", "[profiler]\nmode=pick-one\nruntime=.10\n", 0, NULL, SXS_CONFIG_ERROR_VALUE,
+     ":3: runtime \".10\" is not a valid version prefix (empty component); " SELECTOR_EXPECTED},
+    {"runtime-long-component", "[profiler]\nmode=pick-one\nruntime=10.123456\n", 0, NULL, SXS_CONFIG_ERROR_VALUE,
+     ":3: runtime \"10.123456\" is not a valid version prefix (component \"123456\" has more than 5 digits); "
+     SELECTOR_EXPECTED},
+    {"runtime-prerelease", "[profiler]\nmode=pick-one\nruntime=10.0-preview.1\n", 0, NULL, SXS_CONFIG_ERROR_VALUE,
+     ":3: runtime \"10.0-preview.1\" is not a valid version prefix (prerelease suffix \"-preview.1\" is not "
+     "supported); " SELECTOR_EXPECTED},
+    {"runtime-relative-path", "[profiler]\nmode=pick-one\nruntime=shared/Microsoft.NETCore.App/10.0.12\n", 0, NULL,
+     SXS_CONFIG_ERROR_VALUE,
+     ":3: runtime path \"shared/Microsoft.NETCore.App/10.0.12\" is relative; " RUNTIME_EXPECTED},
+    {"runtime-tilde-path", "[profiler]\nmode=pick-one\nruntime=~/dotnet\n", 0, NULL, SXS_CONFIG_ERROR_VALUE,
+     ":3: runtime path \"~/dotnet\" is relative; " RUNTIME_EXPECTED},
+    {"runtime-missing-path", "[profiler]\nmode=pick-one\nruntime=@DIR@/no/such/runtime\n", 0, NULL,
+     SXS_CONFIG_ERROR_VALUE, ":3: runtime path \"@DIR@/no/such/runtime\" does not exist; " RUNTIME_EXPECTED},
+    {"runtime-path-through-file", "[profiler]\nmode=pick-one\nruntime=@DIR@/notes.txt/libcoreclr.so\n", 0,
+     "notes.txt", SXS_CONFIG_ERROR_VALUE,
+     ":3: runtime path \"@DIR@/notes.txt/libcoreclr.so\" cannot be resolved (Not a directory); " RUNTIME_EXPECTED},
+    {"runtime-folder-without-coreclr", "[profiler]\nmode=pick-one\nruntime=@DIR@\n", 0, NULL, SXS_CONFIG_ERROR_VALUE,
+     ":3: runtime path \"@DIR@\" is a folder without libcoreclr.so; " RUNTIME_EXPECTED},
+    {"runtime-other-file", "[profiler]\nmode=pick-one\nruntime=@DIR@/notes.txt\n", 0, "notes.txt",
+     SXS_CONFIG_ERROR_VALUE,
+     ":3: runtime path \"@DIR@/notes.txt\" is neither a folder containing libcoreclr.so nor a file named "
+     "libcoreclr.so; " RUNTIME_EXPECTED},
+    {"empty-output", "[profiler]\noutput=\n", 0, NULL, SXS_CONFIG_ERROR_VALUE, ":2: output= is empty; " OUTPUT_EXPECTED},
+    {"output-folder", "[profiler]\noutput=/tmp/profiles/\n", 0, NULL, SXS_CONFIG_ERROR_VALUE,
+     ":2: output=\"/tmp/profiles/\" names a folder; " OUTPUT_EXPECTED},
+    {"output-dot-dot", "[profiler]\noutput=/tmp/profiles/..\n", 0, NULL, SXS_CONFIG_ERROR_VALUE,
+     ":2: output=\"/tmp/profiles/..\" names a folder; " OUTPUT_EXPECTED},
+    {"output-tilde", "[profiler]\noutput=~/profile\n", 0, NULL, SXS_CONFIG_ERROR_VALUE,
+     ":2: output=\"~/profile\" starts with ~, which is not expanded; " OUTPUT_EXPECTED},
+    {"empty-log", "[profiler]\nlog=\n", 0, NULL, SXS_CONFIG_ERROR_VALUE, ":2: log= is empty; " LOG_EXPECTED},
+    {"log-folder", "[profiler]\nmode=pick-all\nlog=/var/log/\n", 0, NULL, SXS_CONFIG_ERROR_VALUE,
+     ":3: log=\"/var/log/\" names a folder; " LOG_EXPECTED},
+    {"invalid-escape", "[profiler]\noutput=/tmp/a\\qb\n", 0, NULL, SXS_CONFIG_ERROR_SYNTAX,
+     ":2: invalid escape sequence in the value of output=; expected \\s, \\n, \\t, \\r or \\\\ after a backslash"},
+    {"first-error-wins", "[profiler]\nmode=pick-all\nrntime=10\nmode=bad\n", 0, NULL, SXS_CONFIG_ERROR_UNKNOWN,
+     ":3: unknown key \"rntime\" (did you mean runtime?); " KEYS_EXPECTED},
+};
+
+static void test_bad_case(Fixture *f, gconstpointer data) {
+  const BadCase *c = data;
+  if (c->touch)
+    g_free(write_file(f, c->touch, "not a runtime\n", -1));
+  /* Texts with an explicit length hold a NUL byte and no @DIR@. */
+  g_autofree char *text = c->len ? g_memdup2(c->text, (gsize)c->len) : with_dir(f, c->text);
+  gssize len = c->len ? c->len : (gssize)strlen(text);
+  g_autofree char *path = write_file(f, "sxsprof.ini", text, len);
+  g_autofree char *suffix = with_dir(f, c->message);
+  g_autofree char *expected = g_strconcat(path, suffix, NULL);
+  assert_load_error(path, c->code, expected);
+}
+
+/* ---- Rejected files ---- */
+
+static void test_file_missing(Fixture *f, gconstpointer data) {
+  (void)data;
+  g_autofree char *path = g_build_filename(f->dir, "absent.ini", NULL);
+  g_autofree char *expected = g_strconcat(path, ": no such file; expected an existing config file", NULL);
+  assert_load_error(path, SXS_CONFIG_ERROR_FILE, expected);
+}
+
+static void test_file_not_a_directory(Fixture *f, gconstpointer data) {
+  (void)data;
+  g_autofree char *plain = write_file(f, "plain", "x", -1);
+  g_autofree char *path = g_build_filename(plain, "sxsprof.ini", NULL);
+  g_autofree char *expected =
+      g_strconcat(path, ": cannot open (Not a directory); expected a readable config file", NULL);
+  assert_load_error(path, SXS_CONFIG_ERROR_FILE, expected);
+}
+
+/* Runs fn in a child process that has dropped root privileges (to nobody), since root reads and
+ * writes through any permission bits. Skips when privileges cannot be dropped. */
+static void run_unprivileged(void (*fn)(gconstpointer), gconstpointer data) {
+  pid_t pid = fork();
+  g_assert_cmpint(pid, >=, 0);
+  if (pid == 0) {
+    if (setresgid(65534, 65534, 65534) < 0 || setresuid(65534, 65534, 65534) < 0)
+      _exit(77);
+    fn(data);
+    _exit(0);
+  }
+  int status = 0;
+  g_assert_cmpint(waitpid(pid, &status, 0), ==, pid);
+  g_assert_true(WIFEXITED(status));
+  if (WEXITSTATUS(status) == 77) {
+    g_test_skip("running as root and cannot drop privileges to test permissions");
+    return;
+  }
+  g_assert_cmpint(WEXITSTATUS(status), ==, 0);
+}
+
+static void unreadable_check(gconstpointer data) {
+  const char *path = data;
+  g_autofree char *expected =
+      g_strconcat(path, ": cannot open (Permission denied); expected a readable config file", NULL);
+  assert_load_error(path, SXS_CONFIG_ERROR_FILE, expected);
+}
+
+static void test_file_unreadable(Fixture *f, gconstpointer data) {
+  (void)data;
+  g_autofree char *path = write_file(f, "sxsprof.ini", "[profiler]\n", -1);
+  g_assert_cmpint(chmod(f->dir, 0755), ==, 0);
+  g_assert_cmpint(chmod(path, 0000), ==, 0);
+  if (geteuid() == 0)
+    run_unprivileged(unreadable_check, path);
+  else
+    unreadable_check(path);
+}
+
+static void test_file_empty_name(void) {
+  assert_load_error("", SXS_CONFIG_ERROR_FILE, "(config): the config file name is empty; expected a path");
+}
+
+static void test_file_directory(Fixture *f, gconstpointer data) {
+  (void)data;
+  g_autofree char *expected = g_strconcat(f->dir, ": is a folder; expected a config file", NULL);
+  assert_load_error(f->dir, SXS_CONFIG_ERROR_FILE, expected);
+}
+
+static void test_file_device(Fixture *f, gconstpointer data) {
+  (void)f, (void)data;
+  assert_load_error("/dev/null", SXS_CONFIG_ERROR_FILE, "/dev/null: is not a regular file; expected a config file");
+}
+
+static void test_file_fifo(Fixture *f, gconstpointer data) {
+  (void)data;
+  g_autofree char *path = g_build_filename(f->dir, "fifo", NULL);
+  g_assert_cmpint(mkfifo(path, 0600), ==, 0);
+  g_autofree char *expected = g_strconcat(path, ": is not a regular file; expected a config file", NULL);
+  assert_load_error(path, SXS_CONFIG_ERROR_FILE, expected); /* must not block waiting for a writer */
+}
+
+static void test_file_too_large(Fixture *f, gconstpointer data) {
+  (void)data;
+  gsize len = SXS_CONFIG_MAX_SIZE + 1;
+  g_autofree char *text = g_malloc(len);
+  memset(text, '#', len);
+  g_autofree char *path = write_file(f, "sxsprof.ini", text, (gssize)len);
+  g_autofree char *expected =
+      g_strconcat(path, ": is 1048577 bytes; expected a config file of at most 1 MiB (1048576 bytes)", NULL);
+  assert_load_error(path, SXS_CONFIG_ERROR_FILE, expected);
+}
+
+/* A sparse 4 GiB file is refused from its size alone, without reading it. */
+static void test_file_huge_sparse(Fixture *f, gconstpointer data) {
+  (void)data;
+  g_autofree char *path = write_file(f, "sxsprof.ini", "[profiler]\n", -1);
+  g_assert_cmpint(truncate(path, (off_t)4 << 30), ==, 0);
+  g_autofree char *expected =
+      g_strconcat(path, ": is 4294967296 bytes; expected a config file of at most 1 MiB (1048576 bytes)", NULL);
+  gint64 start = g_get_monotonic_time();
+  assert_load_error(path, SXS_CONFIG_ERROR_FILE, expected);
+  g_assert_cmpint(g_get_monotonic_time() - start, <, G_USEC_PER_SEC);
+}
+
+static void test_file_exactly_max(Fixture *f, gconstpointer data) {
+  (void)data;
+  gsize len = SXS_CONFIG_MAX_SIZE;
+  g_autofree char *text = g_malloc(len);
+  memset(text, ' ', len);
+  const char head[] = "[profiler]\nmode=pick-first\n#";
+  memcpy(text, head, sizeof head - 1);
+  text[len - 1] = '\n';
+  g_autofree char *path = write_file(f, "sxsprof.ini", text, (gssize)len);
+  g_autoptr(SxsConfig) cfg = load_ok(path);
+  g_assert_cmpint(cfg->mode, ==, SXS_MODE_PICK_FIRST);
+}
+
+/* ---- Accepted configs ---- */
+
+static void test_defaults(void) {
+  g_autoptr(SxsConfig) cfg = sxs__config_new_default();
+  g_autofree char *cwd = g_get_current_dir();
+  g_autofree char *name = g_strdup_printf("sxsprof-%ld", (long)getpid());
+  g_autofree char *output = g_build_filename(cwd, name, NULL);
+  g_assert_cmpint(cfg->mode, ==, SXS_MODE_PICK_ALL);
+  g_assert_cmpint(cfg->selector_kind, ==, SXS_SELECTOR_NONE);
+  g_assert_null(cfg->selector);
+  g_assert_cmpstr(cfg->output, ==, output);
+  g_assert_true(g_path_is_absolute(cfg->output));
+  g_assert_null(cfg->log_path);
+  g_assert_null(cfg->source);
+}
+
+static void test_env(Fixture *f, gconstpointer data) {
+  (void)data;
+  g_autoptr(GError) error = NULL;
+  g_unsetenv(SXS_CONFIG_ENV);
+  g_autoptr(SxsConfig) unset = sxs__config_load_env(&error);
+  g_assert_no_error(error);
+  g_assert_cmpint(unset->mode, ==, SXS_MODE_PICK_ALL);
+  g_assert_null(unset->source);
+
+  g_setenv(SXS_CONFIG_ENV, "", TRUE);
+  g_autoptr(SxsConfig) empty = sxs__config_load_env(&error);
+  g_assert_no_error(error);
+  g_assert_null(empty->source);
+
+  g_autofree char *path = write_file(f, "env.ini", "[profiler]\nmode=pick-first\n", -1);
+  g_setenv(SXS_CONFIG_ENV, path, TRUE);
+  g_autoptr(SxsConfig) named = sxs__config_load_env(&error);
+  g_assert_no_error(error);
+  g_assert_cmpint(named->mode, ==, SXS_MODE_PICK_FIRST);
+  g_assert_cmpstr(named->source, ==, path);
+
+  g_autofree char *missing = g_build_filename(f->dir, "missing.ini", NULL);
+  g_setenv(SXS_CONFIG_ENV, missing, TRUE);
+  g_autoptr(SxsConfig) none = sxs__config_load_env(&error);
+  g_assert_null(none);
+  g_assert_error(error, SXS_CONFIG_ERROR, SXS_CONFIG_ERROR_FILE);
+  g_unsetenv(SXS_CONFIG_ENV);
+}
+
+static void test_group_only(Fixture *f, gconstpointer data) {
+  (void)data;
+  g_autoptr(SxsConfig) cfg = load_text_ok(f, "[profiler]\n");
+  g_autoptr(SxsConfig) defaults = sxs__config_new_default();
+  g_assert_cmpint(cfg->mode, ==, SXS_MODE_PICK_ALL);
+  g_assert_cmpstr(cfg->output, ==, defaults->output);
+  g_assert_null(cfg->log_path);
+  g_assert_null(cfg->selector);
+}
+
+static void test_full(Fixture *f, gconstpointer data) {
+  (void)data;
+  g_autoptr(SxsConfig) cfg = load_text_ok(f,
+                                          "# sxsprof settings\n"
+                                          "\n"
+                                          "  [profiler]  \n"
+                                          "  # which runtimes\n"
+                                          "mode = pick-one\n"
+                                          "runtime=\t10.0   \n"
+                                          "output=/tmp/profiles/app\n"
+                                          "log = /tmp/profiles/sxsprof.log\n");
+  g_assert_cmpint(cfg->mode, ==, SXS_MODE_PICK_ONE);
+  g_assert_cmpint(cfg->selector_kind, ==, SXS_SELECTOR_VERSION);
+  g_assert_cmpstr(cfg->selector, ==, "10.0");
+  g_assert_cmpstr(cfg->output, ==, "/tmp/profiles/app");
+  g_assert_cmpstr(cfg->log_path, ==, "/tmp/profiles/sxsprof.log");
+}
+
+static void test_modes(Fixture *f, gconstpointer data) {
+  (void)data;
+  g_autoptr(SxsConfig) first = load_text_ok(f, "[profiler]\nmode=pick-first\n");
+  g_assert_cmpint(first->mode, ==, SXS_MODE_PICK_FIRST);
+  g_autoptr(SxsConfig) all = load_text_ok(f, "[profiler]\nmode=pick-all\n");
+  g_assert_cmpint(all->mode, ==, SXS_MODE_PICK_ALL);
+  g_autoptr(SxsConfig) one = load_text_ok(f, "[profiler]\nmode=pick-one\nruntime=2.0.0\n");
+  g_assert_cmpint(one->mode, ==, SXS_MODE_PICK_ONE);
+  g_assert_cmpstr(one->selector, ==, "2.0.0");
+  g_autoptr(SxsConfig) major = load_text_ok(f, "[profiler]\nruntime=10\nmode=pick-one\n");
+  g_assert_cmpstr(major->selector, ==, "10");
+  g_autoptr(SxsConfig) four = load_text_ok(f, "[profiler]\nmode=pick-one\nruntime=4.6.25519.02\n");
+  g_assert_cmpstr(four->selector, ==, "4.6.25519.02");
+}
+
+static void test_mode_names(void) {
+  g_assert_cmpstr(sxs__config_mode_name(SXS_MODE_PICK_FIRST), ==, "pick-first");
+  g_assert_cmpstr(sxs__config_mode_name(SXS_MODE_PICK_ONE), ==, "pick-one");
+  g_assert_cmpstr(sxs__config_mode_name(SXS_MODE_PICK_ALL), ==, "pick-all");
+  g_assert_cmpstr(sxs__config_mode_name((SxsMode)42), ==, "unknown");
+}
+
+static void test_crlf(Fixture *f, gconstpointer data) {
+  (void)data;
+  g_autoptr(SxsConfig) cfg =
+      load_text_ok(f, "# written on Windows\r\n[profiler]\r\nmode=pick-one\r\nruntime=8.0\r\nlog=/tmp/x.log\r\n");
+  g_assert_cmpint(cfg->mode, ==, SXS_MODE_PICK_ONE);
+  g_assert_cmpstr(cfg->selector, ==, "8.0");
+  g_assert_cmpstr(cfg->log_path, ==, "/tmp/x.log");
+}
+
+static void test_crlf_line_numbers(Fixture *f, gconstpointer data) {
+  (void)data;
+  g_autofree char *path = write_file(f, "sxsprof.ini", "[profiler]\r\n\r\nmode=pick-one\r\n", -1);
+  g_autofree char *expected = g_strconcat(
+      path,
+      ":3: mode=pick-one needs a runtime= line; expected runtime= with a version prefix such as 10.0 or an "
+      "absolute path of a runtime folder or of a libcoreclr.so",
+      NULL);
+  assert_load_error(path, SXS_CONFIG_ERROR_VALUE, expected);
+}
+
+static void test_bom(Fixture *f, gconstpointer data) {
+  (void)data;
+  g_autoptr(SxsConfig) cfg = load_text_ok(f, "\xef\xbb\xbf[profiler]\nmode=pick-first\n");
+  g_assert_cmpint(cfg->mode, ==, SXS_MODE_PICK_FIRST);
+}
+
+static void test_no_final_newline(Fixture *f, gconstpointer data) {
+  (void)data;
+  g_autoptr(SxsConfig) cfg = load_text_ok(f, "[profiler]\nmode=pick-first");
+  g_assert_cmpint(cfg->mode, ==, SXS_MODE_PICK_FIRST);
+}
+
+static void test_escapes(Fixture *f, gconstpointer data) {
+  (void)data;
+  g_autoptr(SxsConfig) cfg = load_text_ok(f, "[profiler]\noutput=/tmp/my\\sprofiles/app\\s\nlog=/tmp/caf\xc3\xa9.log\n");
+  g_assert_cmpstr(cfg->output, ==, "/tmp/my profiles/app ");
+  g_assert_cmpstr(cfg->log_path, ==, "/tmp/caf\xc3\xa9.log");
+}
+
+static void test_relative_paths(Fixture *f, gconstpointer data) {
+  (void)data;
+  g_autofree char *cwd = g_get_current_dir();
+  g_autoptr(SxsConfig) cfg = load_text_ok(f, "[profiler]\noutput=out/../profiles/app\nlog=sxsprof.log\n");
+  g_autofree char *output = g_build_filename(cwd, "profiles", "app", NULL);
+  g_autofree char *log = g_build_filename(cwd, "sxsprof.log", NULL);
+  g_assert_cmpstr(cfg->output, ==, output);
+  g_assert_cmpstr(cfg->log_path, ==, log);
+}
+
+static void test_runtime_folder(Fixture *f, gconstpointer data) {
+  (void)data;
+  g_autofree char *folder = g_build_filename(f->dir, "shared", "Microsoft.NETCore.App", "10.0.12", NULL);
+  make_coreclr_folder(folder);
+  g_autofree char *text = g_strdup_printf("[profiler]\nmode=pick-one\nruntime=%s//\n", folder);
+  g_autoptr(SxsConfig) cfg = load_text_ok(f, text);
+  g_autofree char *canonical = realpath(folder, NULL);
+  g_assert_cmpint(cfg->selector_kind, ==, SXS_SELECTOR_PATH);
+  g_assert_cmpstr(cfg->selector, ==, canonical);
+}
+
+static void test_runtime_file(Fixture *f, gconstpointer data) {
+  (void)data;
+  g_autofree char *folder = g_build_filename(f->dir, "10.0.12", NULL);
+  make_coreclr_folder(folder);
+  g_autofree char *text = g_strdup_printf("[profiler]\nmode=pick-one\nruntime=%s/./libcoreclr.so\n", folder);
+  g_autoptr(SxsConfig) cfg = load_text_ok(f, text);
+  g_autofree char *lib = g_build_filename(folder, "libcoreclr.so", NULL);
+  g_autofree char *canonical = realpath(lib, NULL);
+  g_assert_cmpint(cfg->selector_kind, ==, SXS_SELECTOR_PATH);
+  g_assert_cmpstr(cfg->selector, ==, canonical);
+}
+
+static void test_runtime_symlink(Fixture *f, gconstpointer data) {
+  (void)data;
+  g_autofree char *folder = g_build_filename(f->dir, "10.0.12", NULL);
+  make_coreclr_folder(folder);
+  g_autofree char *link = g_build_filename(f->dir, "current", NULL);
+  g_assert_cmpint(symlink(folder, link), ==, 0);
+  g_autofree char *text = g_strdup_printf("[profiler]\nmode=pick-one\nruntime=%s\n", link);
+  g_autoptr(SxsConfig) cfg = load_text_ok(f, text);
+  g_autofree char *canonical = realpath(folder, NULL);
+  g_assert_cmpstr(cfg->selector, ==, canonical);
+}
+
+/* ---- Selector matching ---- */
+
+typedef struct {
+  const char *selector, *version;
+  gboolean matches;
+} VersionMatch;
+
+static void test_selector_version(void) {
+  static const VersionMatch cases[] = {
+      {"10", "10.0.12", TRUE},         {"10.0", "10.0.12", TRUE},     {"1", "10.0.12", FALSE},
+      {"2.0.0", "2.0.0", TRUE},        {"8.0", "8.0.33", TRUE},       {"2.0", "2.0.0", TRUE},
+      {"2", "2.0.0", TRUE},            {"8.0.3", "8.0.33", FALSE},    {"10.0.12", "10.0.12", TRUE},
+      {"10.0.1", "10.0.12", FALSE},    {"2.0.0.0", "2.0.0", FALSE},   {"10", "9.0.1", FALSE},
+      {"010", "10.0.1", TRUE},         {"10.0", "10.0.0-rc.1.2", TRUE}, {"10.0.0", "10.0.0+abcdef", TRUE},
+      {"8", "80.0.0", FALSE},          {"10.0", "garbage", FALSE},    {"10.0", "", FALSE},
+      {"10", "10..1", FALSE},
+  };
+  for (size_t i = 0; i < G_N_ELEMENTS(cases); i++) {
+    SxsConfig cfg = {.mode = SXS_MODE_PICK_ONE, .selector_kind = SXS_SELECTOR_VERSION,
+                     .selector = (char *)cases[i].selector};
+    gboolean got = sxs__config_selector_matches(&cfg, cases[i].version, "/x/libcoreclr.so");
+    g_test_message("selector %s against version %s", cases[i].selector, cases[i].version);
+    g_assert_cmpint(got, ==, cases[i].matches);
+  }
+  SxsConfig cfg = {.mode = SXS_MODE_PICK_ONE, .selector_kind = SXS_SELECTOR_VERSION, .selector = "10"};
+  g_assert_false(sxs__config_selector_matches(&cfg, NULL, "/x/libcoreclr.so"));
+}
+
+static void test_selector_none(void) {
+  g_autoptr(SxsConfig) cfg = sxs__config_new_default();
+  g_assert_true(sxs__config_selector_matches(cfg, "10.0.12", "/x/libcoreclr.so"));
+  g_assert_true(sxs__config_selector_matches(cfg, NULL, NULL));
+}
+
+static void test_selector_path(Fixture *f, gconstpointer data) {
+  (void)data;
+  g_autofree char *a = g_build_filename(f->dir, "a", "10.0.12", NULL);
+  g_autofree char *b = g_build_filename(f->dir, "b", "10.0.12", NULL);
+  make_coreclr_folder(a);
+  make_coreclr_folder(b);
+  g_autofree char *lib_a = g_build_filename(a, "libcoreclr.so", NULL);
+  g_autofree char *lib_b = g_build_filename(b, "libcoreclr.so", NULL);
+  g_autofree char *link = g_build_filename(f->dir, "via-link", NULL);
+  g_assert_cmpint(symlink(a, link), ==, 0);
+  g_autofree char *lib_link = g_build_filename(link, "libcoreclr.so", NULL);
+
+  g_autofree char *folder_text = g_strdup_printf("[profiler]\nmode=pick-one\nruntime=%s\n", a);
+  g_autoptr(SxsConfig) by_folder = load_text_ok(f, folder_text);
+  g_assert_true(sxs__config_selector_matches(by_folder, "10.0.12", lib_a));
+  g_assert_true(sxs__config_selector_matches(by_folder, NULL, lib_a));
+  g_assert_true(sxs__config_selector_matches(by_folder, "10.0.12", lib_link));
+  g_assert_false(sxs__config_selector_matches(by_folder, "10.0.12", lib_b));
+  g_assert_false(sxs__config_selector_matches(by_folder, "10.0.12", NULL));
+  g_assert_false(sxs__config_selector_matches(by_folder, "10.0.12", "/nonexistent/10.0.12/libcoreclr.so"));
+
+  g_autofree char *file_text = g_strdup_printf("[profiler]\nmode=pick-one\nruntime=%s\n", lib_b);
+  g_autoptr(SxsConfig) by_file = load_text_ok(f, file_text);
+  g_assert_true(sxs__config_selector_matches(by_file, "10.0.12", lib_b));
+  g_assert_false(sxs__config_selector_matches(by_file, "10.0.12", lib_a));
+  g_assert_false(sxs__config_selector_matches(by_file, "10.0.12", lib_link));
+}
+
+/* ---- Output folder checks ---- */
+
+static void assert_output(const char *prefix, int expected_r, const char *expected_message) {
+  char *message = (char *)"untouched";
+  int r = sxs__config_check_output(prefix, &message);
+  g_assert_cmpint(r, ==, expected_r);
+  if (expected_message) {
+    g_assert_cmpstr(message, ==, expected_message);
+    g_free(message);
+  } else {
+    g_assert_cmpstr(message, ==, "untouched");
+  }
+}
+
+static void test_output_ok(Fixture *f, gconstpointer data) {
+  (void)data;
+  g_autofree char *prefix = g_build_filename(f->dir, "app", NULL);
+  assert_output(prefix, 0, NULL);
+  g_assert_cmpint(sxs__config_check_output(prefix, NULL), ==, 0);
+  g_autoptr(SxsConfig) defaults = sxs__config_new_default();
+  char *message = NULL;
+  int r = sxs__config_check_output(defaults->output, &message);
+  if (r < 0) /* the current folder may legitimately be read-only; then the message says so */
+    g_assert_nonnull(message);
+  g_free(message);
+}
+
+static void test_output_missing(Fixture *f, gconstpointer data) {
+  (void)data;
+  g_autofree char *folder = g_build_filename(f->dir, "no", "such", NULL);
+  g_autofree char *prefix = g_build_filename(folder, "app", NULL);
+  g_autofree char *expected = g_strdup_printf("The output folder %s does not exist", folder);
+  assert_output(prefix, -ENOENT, expected);
+  assert_output("/proc/sxsprof-x/out", -ENOENT, "The output folder /proc/sxsprof-x does not exist");
+  g_assert_cmpint(sxs__config_check_output(prefix, NULL), ==, -ENOENT);
+}
+
+static void test_output_file_as_folder(Fixture *f, gconstpointer data) {
+  (void)data;
+  g_autofree char *plain = write_file(f, "plain", "x", -1);
+  g_autofree char *prefix = g_build_filename(plain, "app", NULL);
+  g_autofree char *expected = g_strdup_printf("The output folder %s is not a folder", plain);
+  assert_output(prefix, -ENOTDIR, expected);
+
+  g_autofree char *deeper = g_build_filename(plain, "sub", "app", NULL);
+  g_autofree char *expected_deeper =
+      g_strdup_printf("The output folder %s/sub cannot be used (Not a directory)", plain);
+  assert_output(deeper, -ENOTDIR, expected_deeper);
+}
+
+static void not_writable_check(gconstpointer data) {
+  const char *folder = data;
+  g_autofree char *prefix = g_build_filename(folder, "app", NULL);
+  g_autofree char *expected = g_strdup_printf("The output folder %s is not writable (Permission denied)", folder);
+  assert_output(prefix, -EACCES, expected);
+}
+
+static void test_output_not_writable(Fixture *f, gconstpointer data) {
+  (void)data;
+  g_autofree char *folder = g_build_filename(f->dir, "read-only", NULL);
+  g_assert_cmpint(g_mkdir(folder, 0555), ==, 0);
+  g_assert_cmpint(chmod(f->dir, 0755), ==, 0);
+  if (geteuid() == 0)
+    run_unprivileged(not_writable_check, folder);
+  else
+    not_writable_check(folder);
+}
+
+static void test_output_json_is_folder(Fixture *f, gconstpointer data) {
+  (void)data;
+  g_autofree char *json = g_build_filename(f->dir, "app.json", NULL);
+  g_assert_cmpint(g_mkdir(json, 0755), ==, 0);
+  g_autofree char *prefix = g_build_filename(f->dir, "app", NULL);
+  g_autofree char *expected = g_strdup_printf("The output file %s is a folder", json);
+  assert_output(prefix, -EISDIR, expected);
+}
+
+static void test_output_bad_prefix(void) {
+  assert_output("", -EINVAL, "The output prefix is empty");
+  assert_output(NULL, -EINVAL, "The output prefix is empty");
+  assert_output("/tmp/", -EISDIR, "The output prefix /tmp/ names a folder, not a file prefix");
+}
+
+#define ADD(path, fn) g_test_add(path, Fixture, NULL, fixture_setup, fn, fixture_teardown)
+
+int main(int argc, char **argv) {
+  g_test_init(&argc, &argv, NULL);
+
+  for (size_t i = 0; i < G_N_ELEMENTS(bad_cases); i++) {
+    g_autofree char *path = g_strdup_printf("/manager/config/error/%s", bad_cases[i].name);
+    g_test_add(path, Fixture, &bad_cases[i], fixture_setup, test_bad_case, fixture_teardown);
+  }
+  ADD("/manager/config/error/file-missing", test_file_missing);
+  ADD("/manager/config/error/file-not-a-directory", test_file_not_a_directory);
+  ADD("/manager/config/error/file-unreadable", test_file_unreadable);
+  ADD("/manager/config/error/file-is-folder", test_file_directory);
+  g_test_add_func("/manager/config/error/file-empty-name", test_file_empty_name);
+  ADD("/manager/config/error/file-device", test_file_device);
+  ADD("/manager/config/error/file-fifo", test_file_fifo);
+  ADD("/manager/config/error/file-too-large", test_file_too_large);
+  ADD("/manager/config/error/file-huge-sparse", test_file_huge_sparse);
+  ADD("/manager/config/error/crlf-line-numbers", test_crlf_line_numbers);
+
+  g_test_add_func("/manager/config/load/defaults", test_defaults);
+  g_test_add_func("/manager/config/load/mode-names", test_mode_names);
+  ADD("/manager/config/load/env", test_env);
+  ADD("/manager/config/load/group-only", test_group_only);
+  ADD("/manager/config/load/full", test_full);
+  ADD("/manager/config/load/modes", test_modes);
+  ADD("/manager/config/load/crlf", test_crlf);
+  ADD("/manager/config/load/bom", test_bom);
+  ADD("/manager/config/load/no-final-newline", test_no_final_newline);
+  ADD("/manager/config/load/escapes", test_escapes);
+  ADD("/manager/config/load/relative-paths", test_relative_paths);
+  ADD("/manager/config/load/exactly-max-size", test_file_exactly_max);
+  ADD("/manager/config/load/runtime-folder", test_runtime_folder);
+  ADD("/manager/config/load/runtime-file", test_runtime_file);
+  ADD("/manager/config/load/runtime-symlink", test_runtime_symlink);
+
+  g_test_add_func("/manager/config/selector/version", test_selector_version);
+  g_test_add_func("/manager/config/selector/none", test_selector_none);
+  ADD("/manager/config/selector/path", test_selector_path);
+
+  ADD("/manager/config/output/ok", test_output_ok);
+  ADD("/manager/config/output/missing-folder", test_output_missing);
+  ADD("/manager/config/output/folder-is-file", test_output_file_as_folder);
+  ADD("/manager/config/output/not-writable", test_output_not_writable);
+  ADD("/manager/config/output/json-is-folder", test_output_json_is_folder);
+  g_test_add_func("/manager/config/output/bad-prefix", test_output_bad_prefix);
+
+  return g_test_run();
+}
