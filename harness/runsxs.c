@@ -402,6 +402,9 @@ static gboolean assign_folders(GError **error)
         rt->dir = g_steal_pointer(&dir);
         rt->copy = copy;
         g_array_append_val(used, id);
+        rt->native_aliases = runsxs_framework_native_aliases(rt->dir, error);
+        if (error && *error)
+          return FALSE;
         break;
       }
       if (copy >= 64) {

@@ -161,10 +161,10 @@ char **runsxs_framework_search_dirs(void)
   return (char **)g_ptr_array_free(dirs, FALSE);
 }
 
-static int framework_compare_newest_first(gconstpointer a, gconstpointer b)
+/* g_ptr_array_sort() comparator for an array of strings (it passes pointers to the elements). */
+static int compare_names(gconstpointer a, gconstpointer b)
 {
-  const RunsxsFramework *fa = *(RunsxsFramework *const *)a, *fb = *(RunsxsFramework *const *)b;
-  return -runsxs_version_compare(fa->version, fb->version);
+  return strcmp(*(const char *const *)a, *(const char *const *)b);
 }
 
 GPtrArray *runsxs_framework_list_installed(void)
@@ -179,7 +179,7 @@ GPtrArray *runsxs_framework_list_installed(void)
     const char *name;
     while ((name = g_dir_read_name(dir)))
       g_ptr_array_add(names, g_strdup(name));
-    g_ptr_array_sort(names, (GCompareFunc)g_strcmp0);
+    g_ptr_array_sort(names, compare_names);
     for (guint i = 0; i < names->len; i++) {
       const char *n = names->pdata[i];
       long parts[8];
@@ -190,11 +190,14 @@ GPtrArray *runsxs_framework_list_installed(void)
       g_autofree char *lib = g_build_filename(path, "libcoreclr.so", NULL);
       if (!g_file_test(lib, G_FILE_TEST_IS_REGULAR))
         continue;
-      g_ptr_array_add(list, runsxs_framework_new(n, path));
+      /* Newest first; an equal version found in a later folder goes after the earlier one. */
+      guint at = 0;
+      while (at < list->len &&
+             runsxs_version_compare(((RunsxsFramework *)list->pdata[at])->version, n) >= 0)
+        at++;
+      g_ptr_array_insert(list, (gint)at, runsxs_framework_new(n, path));
     }
   }
-  /* g_ptr_array_sort is a stable merge sort in GLib, so equal versions keep folder order. */
-  g_ptr_array_sort(list, framework_compare_newest_first);
   return list;
 }
 
@@ -268,7 +271,7 @@ static gboolean copy_listing(const char *root, const char *rel, GString *listing
       continue;
     g_ptr_array_add(names, g_strdup(name));
   }
-  g_ptr_array_sort(names, (GCompareFunc)g_strcmp0);
+  g_ptr_array_sort(names, compare_names);
   for (guint i = 0; i < names->len; i++) {
     g_autofree char *sub = rel ? g_build_filename(rel, names->pdata[i], NULL)
                                : g_strdup(names->pdata[i]);
@@ -426,6 +429,116 @@ static gboolean copy_is_current(const char *dir, const char *marker)
   return strcmp(text, marker) == 0;
 }
 
+/* ${XDG_CACHE_HOME:-~/.cache}/sxsprof/frameworks */
+static char *cache_folder(void)
+{
+  const char *cache = g_getenv("XDG_CACHE_HOME");
+  g_autofree char *cache_home = cache && *cache && g_path_is_absolute(cache)
+                                    ? g_strdup(cache)
+                                    : g_build_filename(g_get_home_dir(), ".cache", NULL);
+  return g_build_filename(cache_home, "sxsprof", "frameworks", NULL);
+}
+
+/* The file names in dir that need a "lib" alias: System.*.so without the prefix. */
+static GPtrArray *alias_targets(const char *dir)
+{
+  GPtrArray *names = g_ptr_array_new_with_free_func(g_free);
+  g_autoptr(GDir) d = g_dir_open(dir, 0, NULL);
+  if (!d)
+    return names;
+  const char *name;
+  while ((name = g_dir_read_name(d))) {
+    if (g_str_has_prefix(name, "System.") && g_str_has_suffix(name, ".so"))
+      g_ptr_array_add(names, g_strdup(name));
+  }
+  g_ptr_array_sort(names, compare_names);
+  return names;
+}
+
+/* TRUE when alias_dir holds exactly one correct symlink per target. */
+static gboolean aliases_are_current(const char *alias_dir, const char *dir, GPtrArray *targets)
+{
+  guint entries = 0;
+  g_autoptr(GDir) d = g_dir_open(alias_dir, 0, NULL);
+  if (!d)
+    return FALSE;
+  while (g_dir_read_name(d))
+    entries++;
+  if (entries != targets->len)
+    return FALSE;
+  for (guint i = 0; i < targets->len; i++) {
+    g_autofree char *link_name = g_strconcat("lib", (char *)targets->pdata[i], NULL);
+    g_autofree char *link = g_build_filename(alias_dir, link_name, NULL);
+    g_autofree char *want = g_build_filename(dir, targets->pdata[i], NULL);
+    g_autofree char *got = g_file_read_link(link, NULL);
+    if (g_strcmp0(got, want) != 0)
+      return FALSE;
+  }
+  return TRUE;
+}
+
+char *runsxs_framework_native_aliases(const char *dir, GError **error)
+{
+  g_autoptr(GPtrArray) targets = alias_targets(dir);
+  if (targets->len == 0)
+    return NULL;
+  g_autofree char *frameworks = cache_folder();
+  g_autofree char *parent = g_build_filename(frameworks, "native-aliases", NULL);
+  g_autofree char *hash = g_compute_checksum_for_string(G_CHECKSUM_SHA256, dir, -1);
+  hash[12] = '\0';
+  g_autofree char *base = g_path_get_basename(dir);
+  g_autofree char *leaf = g_strdup_printf("%s-%s", base, hash);
+  g_autofree char *final = g_build_filename(parent, leaf, NULL);
+  if (aliases_are_current(final, dir, targets))
+    return g_steal_pointer(&final);
+
+  if (g_mkdir_with_parents(parent, 0755) != 0) {
+    g_set_error(error, G_FILE_ERROR, g_file_error_from_errno(errno), "cannot create %s: %s",
+                parent, g_strerror(errno));
+    return NULL;
+  }
+  g_autofree char *tmp = g_strdup_printf("%s/.tmp-%s-XXXXXX", parent, leaf);
+  if (!g_mkdtemp_full(tmp, 0755)) {
+    g_set_error(error, G_FILE_ERROR, g_file_error_from_errno(errno), "cannot create %s: %s", tmp,
+                g_strerror(errno));
+    return NULL;
+  }
+  for (guint i = 0; i < targets->len; i++) {
+    g_autofree char *link_name = g_strconcat("lib", (char *)targets->pdata[i], NULL);
+    g_autofree char *link = g_build_filename(tmp, link_name, NULL);
+    g_autofree char *want = g_build_filename(dir, targets->pdata[i], NULL);
+    if (symlink(want, link) != 0) {
+      int e = errno;
+      remove_tree(tmp);
+      g_set_error(error, G_FILE_ERROR, g_file_error_from_errno(e), "cannot create %s: %s", link,
+                  g_strerror(e));
+      return NULL;
+    }
+  }
+  /* Same dance as for copies: replace a wrong folder, accept a correct one another run made. */
+  for (int attempt = 0; attempt < 3; attempt++) {
+    if (rename(tmp, final) == 0)
+      return g_steal_pointer(&final);
+    if (errno != EEXIST && errno != ENOTEMPTY)
+      break;
+    if (aliases_are_current(final, dir, targets)) {
+      remove_tree(tmp);
+      return g_steal_pointer(&final);
+    }
+    g_autofree char *trash = g_strdup_printf("%s/.old-%s-XXXXXX", parent, leaf);
+    if (g_mkdtemp_full(trash, 0755)) {
+      g_autofree char *aside = g_build_filename(trash, leaf, NULL);
+      if (rename(final, aside) == 0 || errno == ENOENT)
+        remove_tree(trash);
+      else
+        rmdir(trash);
+    }
+  }
+  remove_tree(tmp);
+  g_set_error(error, G_FILE_ERROR, G_FILE_ERROR_EXIST, "cannot create %s", final);
+  return NULL;
+}
+
 char *runsxs_framework_private_copy(const RunsxsFramework *fw, int copy, gboolean *ret_created,
                                     GError **error)
 {
@@ -436,11 +549,7 @@ char *runsxs_framework_private_copy(const RunsxsFramework *fw, int copy, gboolea
   }
   g_autofree char *hash = g_compute_checksum_for_string(G_CHECKSUM_SHA256, fw->dir, -1);
   hash[12] = '\0';
-  const char *cache = g_getenv("XDG_CACHE_HOME");
-  g_autofree char *cache_home = cache && *cache && g_path_is_absolute(cache)
-                                    ? g_strdup(cache)
-                                    : g_build_filename(g_get_home_dir(), ".cache", NULL);
-  g_autofree char *parent = g_build_filename(cache_home, "sxsprof", "frameworks", NULL);
+  g_autofree char *parent = cache_folder();
   g_autofree char *leaf = g_strdup_printf("%s-%s-copy%d", fw->version, hash, copy);
   g_autofree char *final = g_build_filename(parent, leaf, NULL);
 

@@ -44,6 +44,15 @@ char *runsxs_framework_read_version(const char *dir);
 char *runsxs_framework_private_copy(const RunsxsFramework *fw, int copy, gboolean *ret_created,
                                     GError **error);
 
+/* Older frameworks (2.x) ship their native shims as "System.Native.so" while the runtime also
+ * probes "libSystem.Native.so", finally by bare name, which glibc resolves to a newer runtime's
+ * already-loaded libSystem.Native.so, so the old runtime binds the wrong shim and fails to start
+ * (0x80131523, entry point not found). For such a folder this returns a folder of symlinks
+ * "libX.so -> dir/X.so" to put on the runtime's native search path before the bare-name probe;
+ * NULL with no error when dir has no such files. The folder lives under
+ * ${XDG_CACHE_HOME:-~/.cache}/sxsprof/frameworks/native-aliases/ and is rebuilt when wrong. */
+char *runsxs_framework_native_aliases(const char *dir, GError **error);
+
 /* Compares two version strings component-wise (numeric, then any "-suffix" as a string; a
  * version without suffix is newer than the same version with one). <0, 0, >0 like strcmp. */
 int runsxs_version_compare(const char *a, const char *b);

@@ -4,7 +4,8 @@
  * runtime gets the properties the muxer would have computed:
  *   TRUSTED_PLATFORM_ASSEMBLIES   framework *.dll, then app-folder *.dll the framework lacks
  *   APP_PATHS, APP_CONTEXT_BASE_DIRECTORY   the app folder
- *   NATIVE_DLL_SEARCH_DIRECTORIES app folder : framework folder : libsxsbridge.so's folder
+ *   NATIVE_DLL_SEARCH_DIRECTORIES app folder : framework folder [: its "lib" aliases] :
+ *                                 libsxsbridge.so's folder
  * This file knows nothing about threads or other runtimes; runsxs.c decides who calls what. */
 #include "runsxs_host.h"
 
@@ -32,6 +33,7 @@ void runsxs_runtime_free(RunsxsRuntime *rt)
   g_free(rt->spec);
   runsxs_framework_free(rt->fw);
   g_free(rt->dir);
+  g_free(rt->native_aliases);
   g_free(rt->app_path);
   g_strfreev(rt->app_argv);
   /* rt->lib stays loaded on purpose: a CoreCLR cannot be unloaded. */
@@ -43,6 +45,12 @@ static char *assembly_simple_name(const char *file)
 {
   const char *dot = strrchr(file, '.');
   return dot ? g_strndup(file, dot - file) : g_strdup(file);
+}
+
+/* g_ptr_array_sort() comparator for an array of strings (it passes pointers to the elements). */
+static int compare_names(gconstpointer a, gconstpointer b)
+{
+  return strcmp(*(const char *const *)a, *(const char *const *)b);
 }
 
 /* Sorted file names in dir ending in one of the suffixes. */
@@ -61,7 +69,7 @@ static GPtrArray *list_files(const char *dir, const char *const *suffixes)
       }
     }
   }
-  g_ptr_array_sort(names, (GCompareFunc)g_strcmp0);
+  g_ptr_array_sort(names, compare_names);
   return names;
 }
 
@@ -133,7 +141,9 @@ int runsxs_host_start(RunsxsRuntime *rt, const char *bridge_dir, char **ret_mess
   g_autofree char *app_dir = g_path_get_dirname(rt->app_path);
   g_autofree char *tpa = build_tpa(rt->dir, app_dir, rt->app_path);
   g_autofree char *base_dir = g_strconcat(app_dir, "/", NULL);
-  g_autofree char *native = g_strjoin(":", app_dir, rt->dir, bridge_dir, NULL);
+  g_autofree char *native =
+      rt->native_aliases ? g_strjoin(":", app_dir, rt->dir, rt->native_aliases, bridge_dir, NULL)
+                         : g_strjoin(":", app_dir, rt->dir, bridge_dir, NULL);
   g_autofree char *exe = g_file_read_link("/proc/self/exe", NULL);
   g_autofree char *domain = g_strdup_printf("runsxs-%d", rt->index);
 

@@ -27,6 +27,7 @@ typedef struct {
   RunsxsFramework *fw;   /* the framework it resolved to (the source of any copy) */
   char *dir;             /* the folder actually loaded: fw->dir or a private copy of it */
   int copy;              /* 0: fw->dir itself; N: private copy N */
+  char *native_aliases;  /* folder of "lib" aliases of dir's native shims, or NULL */
   char *app_path;        /* absolute path of the managed assembly */
   char **app_argv;       /* its arguments (g_strfreev) */
 

@@ -56,9 +56,9 @@ typedef struct {
   int group_line;           /* line of "[profiler]", 0 when absent */
   int key_line[N_KEYS];     /* 0: key not given */
   char *raw_value[N_KEYS];  /* leading and trailing white space removed, escapes intact */
-} ConfigScan;
+} SxsConfigScan;
 
-static void config_scan_clear(ConfigScan *scan) {
+static void config_scan_clear(SxsConfigScan *scan) {
   for (int i = 0; i < N_KEYS; i++)
     g_clear_pointer(&scan->raw_value[i], g_free);
 }
@@ -249,7 +249,7 @@ static void config_chomp_space(char *s) {
 
 /* Classifies one line (its '\n' and a '\r' before it removed) the way GKeyFile does: blank or
  * '#' comment, "[group]" with only blanks after ']', or "key=value" with a non-empty key. */
-static gboolean config_scan_line(ConfigScan *scan, int line_no, char *line, GError **error) {
+static gboolean config_scan_line(SxsConfigScan *scan, int line_no, char *line, GError **error) {
   const char *source = scan->source;
   char *start = line;
   while (g_ascii_isspace(*start))
@@ -326,7 +326,7 @@ static gboolean config_scan_line(ConfigScan *scan, int line_no, char *line, GErr
   return TRUE;
 }
 
-static gboolean config_scan_text(ConfigScan *scan, const char *text, gsize len, GError **error) {
+static gboolean config_scan_text(SxsConfigScan *scan, const char *text, gsize len, GError **error) {
   int line_no = 1;
   const char *p = text, *end = text + len;
   while (p < end) {
@@ -352,7 +352,7 @@ static gboolean config_scan_text(ConfigScan *scan, const char *text, gsize len, 
 
 /* Undoes GKeyFile escapes in the raw values, through a rebuilt group GKeyFile cannot misread.
  * ret_values[k] is NULL for keys not given. */
-static gboolean config_unescape(const ConfigScan *scan, char *ret_values[N_KEYS], GError **error) {
+static gboolean config_unescape(const SxsConfigScan *scan, char *ret_values[N_KEYS], GError **error) {
   g_autoptr(GString) text = g_string_new("[" CONFIG_GROUP "]\n");
   for (int k = 0; k < N_KEYS; k++)
     if (scan->key_line[k])
@@ -423,7 +423,7 @@ static gboolean config_is_relative_path(const char *s) {
 
 /* Parses runtime=: a version prefix is kept as written, a path is resolved and must name a
  * libcoreclr.so or a folder that holds one. */
-static gboolean config_parse_runtime(const ConfigScan *scan, const char *value, SxsSelectorKind *ret_kind,
+static gboolean config_parse_runtime(const SxsConfigScan *scan, const char *value, SxsSelectorKind *ret_kind,
                                      char **ret_selector, GError **error) {
   const char *source = scan->source;
   int line = scan->key_line[KEY_RUNTIME];
@@ -486,7 +486,7 @@ static gboolean config_parse_runtime(const ConfigScan *scan, const char *value, 
 }
 
 /* Checks output= or log= and makes it absolute against the current folder. */
-static gboolean config_parse_file_path(const ConfigScan *scan, int k, const char *value, const char *expected,
+static gboolean config_parse_file_path(const SxsConfigScan *scan, int k, const char *value, const char *expected,
                                        char **ret_path, GError **error) {
   const char *source = scan->source, *key = config_keys[k];
   int line = scan->key_line[k];
@@ -510,7 +510,7 @@ static gboolean config_parse_file_path(const ConfigScan *scan, int k, const char
   return TRUE;
 }
 
-static gboolean config_parse_mode(const ConfigScan *scan, const char *value, SxsMode *ret_mode, GError **error) {
+static gboolean config_parse_mode(const SxsConfigScan *scan, const char *value, SxsMode *ret_mode, GError **error) {
   int line = scan->key_line[KEY_MODE];
   if (*value == '\0') {
     config_fail(error, SXS_CONFIG_ERROR_VALUE, scan->source, line, "mode= is empty; expected " CONFIG_MODE_LIST);
@@ -531,7 +531,7 @@ static gboolean config_parse_mode(const ConfigScan *scan, const char *value, Sxs
 
 /* Turns the scanned keys into cfg (which holds the defaults), checking each value and then how
  * mode and runtime fit together. */
-static gboolean config_apply(const ConfigScan *scan, char *values[N_KEYS], SxsConfig *cfg, GError **error) {
+static gboolean config_apply(const SxsConfigScan *scan, char *values[N_KEYS], SxsConfig *cfg, GError **error) {
   if (values[KEY_MODE] && !config_parse_mode(scan, values[KEY_MODE], &cfg->mode, error))
     return FALSE;
 
@@ -596,7 +596,7 @@ SxsConfig *sxs__config_load(const char *path, GError **error) {
   if (!config_check_text(path, text, len, error))
     return NULL;
 
-  ConfigScan scan = {.source = path};
+  SxsConfigScan scan = {.source = path};
   char *values[N_KEYS] = {NULL};
   g_autoptr(SxsConfig) cfg = sxs__config_new_default();
   gboolean ok = config_scan_text(&scan, text, len, error) && config_unescape(&scan, values, error) &&
