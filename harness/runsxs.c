@@ -17,6 +17,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -60,6 +61,8 @@ typedef struct {
   gboolean started;            /* coreclr_initialize succeeded */
   gboolean shutdown_requested; /* main asks the runtime's thread to shut it down */
   gboolean shutdown_done;
+  gboolean shares_lib;         /* loads the same libcoreclr.so as another slot (RUNSXS_NO_COPY) */
+  char *abort_line;            /* "runsxs: [i] VERSION DIR exit=" for the SIGABRT report */
 } RunsxsSlot;
 
 /* Process-wide state of the harness (a program, not a library). Owner: main(); `lock` guards
@@ -72,8 +75,12 @@ static struct {
   pthread_mutex_t lock;
   pthread_cond_t changed; /* CLOCK_MONOTONIC */
   pthread_barrier_t start_barrier;
+  /* Held around coreclr_initialize of slots that share one libcoreclr.so: concurrent first
+   * initializations of one library race inside CoreCLR (both may "succeed" and then share one
+   * runtime), serialized the second one fails cleanly with HOST_E_INVALIDOPERATION. */
+  pthread_mutex_t shared_init_lock;
   atomic_int summary_printed; /* set once by whoever prints the summary */
-} run = {.lock = PTHREAD_MUTEX_INITIALIZER};
+} run = {.lock = PTHREAD_MUTEX_INITIALIZER, .shared_init_lock = PTHREAD_MUTEX_INITIALIZER};
 
 /* The slot whose runtime the current thread is running; lets the exit handler tell which app
  * called exit(). */
@@ -138,7 +145,7 @@ static char *unfinished_list_locked(const RunsxsSlot *except)
     if (slot->phase != SLOT_FINISHED)
       g_string_append_printf(s, "%s[%d] %s (%s)", s->len ? ", " : "", slot->rt->index,
                              slot->rt->fw->version, what[slot->phase]);
-    else if (slot->started && !slot->shutdown_done)
+    else if (slot->started && slot->shutdown_requested && !slot->shutdown_done)
       g_string_append_printf(s, "%s[%d] %s (shutting down)", s->len ? ", " : "",
                              slot->rt->index, slot->rt->fw->version);
   }
@@ -173,6 +180,97 @@ static void on_process_exit(int status, void *arg)
   pthread_mutex_unlock(&run.lock);
 }
 
+/* Writes all of text with write(2). Context: async-signal-safe. */
+static void write_all(int fd, const char *text, size_t len)
+{
+  while (len > 0) {
+    ssize_t n = write(fd, text, len);
+    if (n <= 0) {
+      if (n < 0 && errno == EINTR)
+        continue;
+      return;
+    }
+    text += n;
+    len -= (size_t)n;
+  }
+}
+
+static void write_str(int fd, const char *text)
+{
+  write_all(fd, text, strlen(text));
+}
+
+/* Writes a non-negative decimal. Context: async-signal-safe. */
+static void write_uint(int fd, unsigned int value)
+{
+  char buf[16];
+  int at = (int)sizeof buf;
+  do {
+    buf[--at] = (char)('0' + value % 10);
+    value /= 10;
+  } while (value && at > 0);
+  write_all(fd, buf + at, sizeof buf - (size_t)at);
+}
+
+/* SIGABRT: every runtime aborts the process after printing an exception that escaped Main (and
+ * on fatal errors). Reports which runtime aborted and what the others had done, then lets the
+ * abort go on with the default action. The lines were formatted before the runtimes started;
+ * progress fields are read without the lock, which at worst shows a slightly stale state.
+ * Context: any thread; async-signal-safe. */
+static void on_abort_signal(int signo)
+{
+  if (!atomic_exchange(&run.summary_printed, 1)) {
+    RunsxsSlot *aborting = current_slot;
+    write_str(STDERR_FILENO, "runsxs: ");
+    if (aborting) {
+      write_str(STDERR_FILENO, "[");
+      write_uint(STDERR_FILENO, (unsigned int)aborting->rt->index);
+      write_str(STDERR_FILENO, "] ");
+      write_str(STDERR_FILENO, aborting->rt->fw->version);
+      write_str(STDERR_FILENO, ": the runtime aborted the process (SIGABRT; after an exception "
+                               "escaped Main, see above)\n");
+    } else {
+      write_str(STDERR_FILENO, "a thread not started by runsxs aborted the process (SIGABRT)\n");
+    }
+    for (int i = 0; i < run.count; i++) {
+      RunsxsSlot *s = &run.slots[i];
+      write_str(STDOUT_FILENO, s->abort_line);
+      if (__atomic_load_n(&s->phase, __ATOMIC_ACQUIRE) == SLOT_FINISHED) {
+        int code = __atomic_load_n(&s->exit_code, __ATOMIC_RELAXED);
+        if (code < 0) {
+          write_str(STDOUT_FILENO, "-");
+          write_uint(STDOUT_FILENO, (unsigned int)-code);
+        } else {
+          write_uint(STDOUT_FILENO, (unsigned int)code);
+        }
+      } else if (s == aborting) {
+        write_uint(STDOUT_FILENO, 128 + SIGABRT);
+      } else {
+        write_str(STDOUT_FILENO, "none");
+      }
+      write_str(STDOUT_FILENO, "\n");
+    }
+  }
+  signal(signo, SIG_DFL);
+  raise(signo);
+}
+
+/* Installs on_abort_signal. The runtimes' own SIGABRT handlers, where they have one, chain to it. */
+static void install_abort_report(void)
+{
+  for (int i = 0; i < run.count; i++) {
+    const RunsxsRuntime *rt = run.slots[i].rt;
+    run.slots[i].abort_line =
+        g_strdup_printf("runsxs: [%d] %s %s exit=", rt->index, rt->fw->version, rt->dir);
+  }
+  struct sigaction act;
+  memset(&act, 0, sizeof act);
+  act.sa_handler = on_abort_signal;
+  sigemptyset(&act.sa_mask);
+  act.sa_flags = SA_RESETHAND;
+  sigaction(SIGABRT, &act, NULL);
+}
+
 /* --- runtime threads ---------------------------------------------------------------------- */
 
 static void slot_set_phase(RunsxsSlot *s, SlotPhase phase)
@@ -200,7 +298,18 @@ static void slot_run(RunsxsSlot *s)
   current_slot = s;
   slot_set_phase(s, SLOT_STARTING);
   g_autofree char *message = NULL;
+  if (s->shares_lib)
+    pthread_mutex_lock(&run.shared_init_lock);
   int hr = runsxs_host_start(rt, run.bridge_dir, &message);
+  if (s->shares_lib)
+    pthread_mutex_unlock(&run.shared_init_lock);
+  if (hr > 0) {
+    fprintf(stderr,
+            "runsxs: [%d] %s: coreclr_initialize returned 0x%08x: this libcoreclr.so was already "
+            "running; the app shares that runtime\n",
+            rt->index, rt->fw->version, (unsigned int)hr);
+    fflush(stderr);
+  }
   if (hr < 0) {
     fprintf(stderr, "runsxs: [%d] %s: %s\n", rt->index, rt->fw->version, message);
     fflush(stderr);
@@ -398,6 +507,13 @@ static gboolean assign_folders(GError **error)
         clash = o->dev == id.dev && o->ino == id.ino;
       }
       if (!clash || no_copy) {
+        for (guint u = 0; u < used->len; u++) {
+          const LibId *o = &g_array_index(used, LibId, u);
+          if (o->dev == id.dev && o->ino == id.ino) {
+            run.slots[u].shares_lib = TRUE;
+            run.slots[i].shares_lib = TRUE;
+          }
+        }
         g_free(rt->dir);
         rt->dir = g_steal_pointer(&dir);
         rt->copy = copy;
@@ -537,6 +653,10 @@ int main(int argc, char **argv)
   pthread_cond_init(&run.changed, &attr);
   pthread_condattr_destroy(&attr);
   on_exit(on_process_exit, NULL);
+  install_abort_report();
+  /* Our own lines must not sit in a stdio buffer when a runtime ends the process. */
+  fflush(stdout);
+  fflush(stderr);
 
   struct timespec deadline_storage, *deadline = NULL;
   if (opt.timeout_sec > 0) {

@@ -188,6 +188,13 @@ const char *runsxs_hresult_describe(unsigned int hr)
   case 0x80131022:
     return "HOST_E_INVALIDOPERATION: this libcoreclr.so already runs a runtime in this process; "
            "a second runtime needs a real copy of the framework folder";
+  case 0x80131023:
+    return "HOST_E_CLRNOTAVAILABLE: the runtime is not available (not started, already shut down, "
+           "or disabled by an earlier error)";
+  case 0x80131040:
+    return "FUSION_E_REF_DEF_MISMATCH: the assembly found has a different name than the one asked for";
+  case 0x80131524:
+    return "COR_E_DLLNOTFOUND: a native library was not found";
   case 0x80004005:
     return "E_FAIL: unspecified failure (the runtime usually printed the reason above)";
   case 0x80070057:

@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# The demo: set everything up, profile a sample .NET app, then two runtimes of different
+# versions in one process, and print where each profile went with a short summary.
+set -euo pipefail
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+cd "$root"
+bash tests/setup.sh build >/dev/null
+out=build/demo
+mkdir -p "$out"
+runtimes=${SXS_RUNTIMES_DIR:-$HOME/.local/share/sxsprof/dotnet}
+
+echo "== one runtime: sxsprof run -- dotnet build/apps/Demo/Demo.dll"
+build/bin/sxsprof run --output "$out/single" -- dotnet build/apps/Demo/Demo.dll
+
+if [[ -x build/bin/runsxs && -d "$runtimes/shared/Microsoft.NETCore.App/2.0.0" ]]; then
+    echo
+    echo "== two runtimes in one process (10.0 and 2.0.0), both profiled (mode pick-all):"
+    echo "   sxsprof run -- runsxs 10.0 Demo.dll \"\" 2.0.0 Demo.dll \"\""
+    build/bin/sxsprof run --output "$out/sxs" -- \
+        build/bin/runsxs 10.0 build/apps/Demo/Demo.dll "" 2.0.0 build/apps/Demo/Demo.dll ""
+fi
