@@ -150,9 +150,14 @@ static HRESULT callback_Initialize(ICorProfilerCallback11 *This, IUnknown *pICor
   return S_OK;
 }
 
+/* The runtime is going away: write the profile now, and let go of its Info, which must not be
+ * touched once the runtime has shut down (not even by a late Release of this object). */
 static HRESULT callback_Shutdown(ICorProfilerCallback11 *This) {
   SxsCallback *self = impl_from_ICorProfilerCallback11(This);
   sxs__manager_runtime_shutdown(self->runtime);
+  ICorProfilerInfo15 *info = g_atomic_pointer_exchange(&self->info, NULL);
+  if (info)
+    info->lpVtbl->Release(info);
   return S_OK;
 }
 

@@ -14,7 +14,7 @@ build_pkgs=(build-essential cmake pkg-config libglib2.0-dev libjson-glib-dev lib
 # 2.0 runtime is told so with CLR_ICU_VERSION_OVERRIDE=72).
 runtime_pkgs=(libicu72 libunwind8 libuuid1 liblzma5 zlib1g libssl3 libcurl4 libgssapi-krb5-2)
 # Fetching runtimes: npm packs are tarballs, NuGet packages are zips.
-fetch_pkgs=(unzip tar gzip ca-certificates)
+fetch_pkgs=(unzip tar gzip ca-certificates time)
 
 wanted=("${build_pkgs[@]}" "${runtime_pkgs[@]}" "${fetch_pkgs[@]}")
 # Node.js and npm ship together in some images (not as Debian's npm package): take Debian's
