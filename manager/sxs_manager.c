@@ -237,6 +237,26 @@ static void decline_locked(SxsRuntime *rt, const char *reason) {
   g_mutex_unlock(&rt->lock);
 }
 
+/* Identities of the registered runtimes other than `except`, for the policy: every runtime not
+ * declined, or only those already profiled. Called with manager.lock held; the identities borrow
+ * the runtimes' strings. */
+static GPtrArray *identities_locked(const SxsRuntime *except, gboolean profiled_only) {
+  g_autoptr(GPtrArray) all = runtimes_sorted_locked();
+  GPtrArray *out = g_ptr_array_new_with_free_func(g_free);
+  for (guint i = 0; i < all->len; i++) {
+    SxsRuntime *o = all->pdata[i];
+    if (o == except || o->status == SXS_RUNTIME_DECLINED ||
+        (profiled_only && o->status != SXS_RUNTIME_PROFILING))
+      continue;
+    SxsRuntimeIdentity *ident = g_new0(SxsRuntimeIdentity, 1);
+    ident->id = o->id;
+    ident->version = o->version;
+    ident->path = o->path;
+    g_ptr_array_add(out, ident);
+  }
+  return out;
+}
+
 SxsRuntime *sxs__manager_admit(const char *path, const char *version) {
   sxs__manager_ensure();
   SxsRuntime *rt = g_new0(SxsRuntime, 1);
@@ -253,18 +273,7 @@ SxsRuntime *sxs__manager_admit(const char *path, const char *version) {
   if (!manager.config) {
     reason = g_strdup_printf("config error: %s", manager.config_error);
   } else {
-    g_autoptr(GPtrArray) all = runtimes_sorted_locked();
-    g_autoptr(GPtrArray) admitted = g_ptr_array_new_with_free_func(g_free);
-    for (guint i = 0; i < all->len; i++) {
-      SxsRuntime *o = all->pdata[i];
-      if (o->status == SXS_RUNTIME_DECLINED)
-        continue;
-      SxsRuntimeIdentity *ident = g_new0(SxsRuntimeIdentity, 1);
-      ident->id = o->id;
-      ident->version = o->version;
-      ident->path = o->path;
-      g_ptr_array_add(admitted, ident);
-    }
+    g_autoptr(GPtrArray) admitted = identities_locked(rt, FALSE);
     SxsRuntimeIdentity me = {.id = rt->id, .version = rt->version, .path = rt->path};
     if (sxs__policy_at_create(manager.config, &me, (const SxsRuntimeIdentity *const *)admitted->pdata,
                               admitted->len, &reason) == SXS_DECISION_PROFILE) {
@@ -307,18 +316,7 @@ gboolean sxs__manager_initialize(SxsRuntime *rt, const char *path, const char *v
   if (!manager.config) {
     reason = g_strdup_printf("config error: %s", manager.config_error);
   } else {
-    g_autoptr(GPtrArray) all = runtimes_sorted_locked();
-    g_autoptr(GPtrArray) profiled = g_ptr_array_new_with_free_func(g_free);
-    for (guint i = 0; i < all->len; i++) {
-      SxsRuntime *o = all->pdata[i];
-      if (o == rt || o->status != SXS_RUNTIME_PROFILING)
-        continue;
-      SxsRuntimeIdentity *ident = g_new0(SxsRuntimeIdentity, 1);
-      ident->id = o->id;
-      ident->version = o->version;
-      ident->path = o->path;
-      g_ptr_array_add(profiled, ident);
-    }
+    g_autoptr(GPtrArray) profiled = identities_locked(rt, TRUE);
     SxsRuntimeIdentity me = {.id = rt->id, .version = rt->version, .path = rt->path};
     if (sxs__policy_at_initialize(manager.config, &me, (const SxsRuntimeIdentity *const *)profiled->pdata,
                                   profiled->len, &reason) == SXS_DECISION_PROFILE)
