@@ -56,6 +56,7 @@ static ULONG callback_Release(ICorProfilerCallback11 *This) {
   SxsCallback *self = impl_from_ICorProfilerCallback11(This);
   gint old = g_atomic_int_add(&self->refcount, -1);
   if (old == 1) {
+    sxs__manager_bind(self->runtime, NULL, NULL);
     if (self->info)
       self->info->lpVtbl->Release(self->info);
     g_free(self);
@@ -123,20 +124,24 @@ static HRESULT callback_Initialize(ICorProfilerCallback11 *This, IUnknown *pICor
   if (!version && clr_version)
     version = g_strdup(clr_version);
 
-  if (!sxs__manager_initialize(self->runtime, path, version, clr_version, info_version)) {
+  /* The capability record: the one place that decides what this runtime can do. BASIC_GC came
+   * with the runtimes that have Info10 (3.0 and later); older ones ignore unknown high bits
+   * silently, so it is not probed by trial. */
+  SxsCapabilities caps = {
+      .info_version = info_version,
+      .event_mask2 = info_version >= 5,
+      .basic_gc = info_version >= 10,
+  };
+  if (!sxs__manager_initialize(self->runtime, path, version, clr_version, &caps)) {
     info->lpVtbl->Release(info);
     return CORPROF_E_PROFILER_CANCEL_ACTIVATION;
   }
 
   self->info = info;
-  self->caps.info_version = info_version;
-  self->caps.event_mask2 = info_version >= 5;
-  /* BASIC_GC came with the runtimes that have Info10 (3.0 and later); older ones ignore unknown
-   * high bits silently, so it is not probed by trial. */
-  self->caps.basic_gc = info_version >= 10;
+  sxs__manager_bind(self->runtime, self, info);
 
   HRESULT hr;
-  if (self->caps.basic_gc)
+  if (caps.basic_gc && caps.event_mask2)
     hr = info->lpVtbl->SetEventMask2(info, SXS_EVENTS_LOW, COR_PRF_HIGH_BASIC_GC);
   else
     hr = info->lpVtbl->SetEventMask(info, SXS_EVENTS_LOW | COR_PRF_MONITOR_GC);
@@ -144,6 +149,7 @@ static HRESULT callback_Initialize(ICorProfilerCallback11 *This, IUnknown *pICor
     g_autofree char *why = g_strdup_printf("SetEventMask failed with 0x%08X", (unsigned)hr);
     sxs__manager_decline(self->runtime, why);
     self->info = NULL;
+    sxs__manager_bind(self->runtime, self, NULL);
     info->lpVtbl->Release(info);
     return CORPROF_E_PROFILER_CANCEL_ACTIVATION;
   }
@@ -156,6 +162,7 @@ static HRESULT callback_Shutdown(ICorProfilerCallback11 *This) {
   SxsCallback *self = impl_from_ICorProfilerCallback11(This);
   sxs__manager_runtime_shutdown(self->runtime);
   ICorProfilerInfo15 *info = g_atomic_pointer_exchange(&self->info, NULL);
+  sxs__manager_bind(self->runtime, self, NULL);
   if (info)
     info->lpVtbl->Release(info);
   return S_OK;
@@ -930,5 +937,6 @@ SxsCallback *sxs__callback_new(SxsRuntime *rt) {
   self->iface.lpVtbl = &callback_vtbl;
   self->refcount = 1;
   self->runtime = rt;
+  sxs__manager_bind(rt, self, NULL);
   return self;
 }

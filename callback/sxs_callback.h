@@ -6,21 +6,14 @@
 #include "sxs_cor.h"
 #include "sxs_manager.h"
 
-/* What one runtime can do, decided once at Initialize; nothing else looks at versions. */
-typedef struct {
-  int info_version;        /* highest ICorProfilerInfoN answered (3..15) */
-  gboolean event_mask2;    /* SetEventMask2 (Info5) */
-  gboolean basic_gc;       /* COR_PRF_HIGH_BASIC_GC: GC start/finish without heap walks (3.0+) */
-} SxsCapabilities;
-
 /* The callback object a runtime holds. Everything it records goes to `runtime`, the registry
  * entry of the runtime that created it, so IDs never cross runtimes. */
 typedef struct {
   ICorProfilerCallback11 iface; /* first: the runtime's pointer is a pointer to this struct */
   gint refcount;
   SxsRuntime *runtime;          /* owned by the manager */
-  ICorProfilerInfo15 *info;     /* this runtime's Info; one reference held, dropped at Shutdown */
-  SxsCapabilities caps;
+  ICorProfilerInfo15 *info;     /* this runtime's Info; one reference held, dropped at Shutdown.
+                                 * Its capabilities are in runtime->caps. */
 } SxsCallback;
 
 /* A new callback object with one reference, for the runtime `rt`. NULL when out of memory. */

@@ -62,6 +62,7 @@ typedef struct {
   gboolean shutdown_requested; /* main asks the runtime's thread to shut it down */
   gboolean shutdown_done;
   gboolean shares_lib;         /* loads the same libcoreclr.so as another slot (RUNSXS_NO_COPY) */
+  int lib_group;               /* index in run.slots of the first slot loading the same library */
   char *abort_line;            /* "runsxs: [i] VERSION DIR exit=" for the SIGABRT report */
 } RunsxsSlot;
 
@@ -75,12 +76,8 @@ static struct {
   pthread_mutex_t lock;
   pthread_cond_t changed; /* CLOCK_MONOTONIC */
   pthread_barrier_t start_barrier;
-  /* Held around coreclr_initialize of slots that share one libcoreclr.so: concurrent first
-   * initializations of one library race inside CoreCLR (both may "succeed" and then share one
-   * runtime), serialized the second one fails cleanly with HOST_E_INVALIDOPERATION. */
-  pthread_mutex_t shared_init_lock;
   atomic_int summary_printed; /* set once by whoever prints the summary */
-} run = {.lock = PTHREAD_MUTEX_INITIALIZER, .shared_init_lock = PTHREAD_MUTEX_INITIALIZER};
+} run = {.lock = PTHREAD_MUTEX_INITIALIZER};
 
 /* The slot whose runtime the current thread is running; lets the exit handler tell which app
  * called exit(). */
@@ -108,6 +105,8 @@ static void usage(FILE *to)
           "Prints \"runsxs: [INDEX] VERSION FRAMEWORK-FOLDER exit=CODE\" per runtime at the end and\n"
           "exits with the first non-zero app exit code (0 if all apps returned 0); 2 = bad input,\n"
           "124 = timeout, 125 = a runtime failed to start, 126 = a runtime could not run its app.\n"
+          "An app calling Environment.Exit(n) ends the whole process with n; an exception escaping\n"
+          "Main aborts it (134). runsxs still prints the lines, with exit=none for unfinished ones.\n"
           "A framework used twice runs from a private copy under ~/.cache/sxsprof/frameworks\n"
           "(RUNSXS_NO_COPY=1 disables copying). Installed frameworks are searched under the\n"
           "dotnet on PATH, $DOTNET_ROOT, /usr/share/dotnet and $SXS_RUNTIMES_DIR.\n",
@@ -212,8 +211,9 @@ static void write_uint(int fd, unsigned int value)
   write_all(fd, buf + at, sizeof buf - (size_t)at);
 }
 
-/* SIGABRT: every runtime aborts the process after printing an exception that escaped Main (and
- * on fatal errors). Reports which runtime aborted and what the others had done, then lets the
+/* SIGABRT: every runtime measured (2.0, 8.0, 10.0) aborts the process after printing an exception
+ * that escaped Main (also a missing entry point, reported as MissingMethodException) and on
+ * fatal errors. Reports which runtime aborted and what the others had done, then lets the
  * abort go on with the default action. The lines were formatted before the runtimes started;
  * progress fields are read without the lock, which at worst shows a slightly stale state.
  * Context: any thread; async-signal-safe. */
@@ -227,8 +227,8 @@ static void on_abort_signal(int signo)
       write_uint(STDERR_FILENO, (unsigned int)aborting->rt->index);
       write_str(STDERR_FILENO, "] ");
       write_str(STDERR_FILENO, aborting->rt->fw->version);
-      write_str(STDERR_FILENO, ": the runtime aborted the process (SIGABRT; after an exception "
-                               "escaped Main, see above)\n");
+      write_str(STDERR_FILENO, ": the runtime aborted the process (SIGABRT; usually an "
+                               "exception escaped Main, see above)\n");
     } else {
       write_str(STDERR_FILENO, "a thread not started by runsxs aborted the process (SIGABRT)\n");
     }
@@ -298,11 +298,19 @@ static void slot_run(RunsxsSlot *s)
   current_slot = s;
   slot_set_phase(s, SLOT_STARTING);
   g_autofree char *message = NULL;
-  if (s->shares_lib)
-    pthread_mutex_lock(&run.shared_init_lock);
+  if (s->shares_lib) {
+    /* Slots sharing one libcoreclr.so (RUNSXS_NO_COPY) initialize in command-line order, one at a
+     * time: concurrent first initializations of one library race inside CoreCLR (both may
+     * "succeed" and then share one runtime); in order, the later ones fail cleanly with
+     * HOST_E_INVALIDOPERATION. */
+    pthread_mutex_lock(&run.lock);
+    for (RunsxsSlot *o = run.slots; o < s; o++) {
+      while (o->lib_group == s->lib_group && o->phase < SLOT_RUNNING)
+        pthread_cond_wait(&run.changed, &run.lock);
+    }
+    pthread_mutex_unlock(&run.lock);
+  }
   int hr = runsxs_host_start(rt, run.bridge_dir, &message);
-  if (s->shares_lib)
-    pthread_mutex_unlock(&run.shared_init_lock);
   if (hr > 0) {
     fprintf(stderr,
             "runsxs: [%d] %s: coreclr_initialize returned 0x%08x: this libcoreclr.so was already "
@@ -507,11 +515,14 @@ static gboolean assign_folders(GError **error)
         clash = o->dev == id.dev && o->ino == id.ino;
       }
       if (!clash || no_copy) {
+        run.slots[i].lib_group = i;
         for (guint u = 0; u < used->len; u++) {
           const LibId *o = &g_array_index(used, LibId, u);
           if (o->dev == id.dev && o->ino == id.ino) {
             run.slots[u].shares_lib = TRUE;
             run.slots[i].shares_lib = TRUE;
+            run.slots[i].lib_group = run.slots[u].lib_group;
+            break;
           }
         }
         g_free(rt->dir);

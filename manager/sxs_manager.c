@@ -296,7 +296,7 @@ SxsRuntime *sxs__manager_admit(const char *path, const char *version) {
 }
 
 gboolean sxs__manager_initialize(SxsRuntime *rt, const char *path, const char *version,
-                                 const char *clr_version, int info_version) {
+                                 const char *clr_version, const SxsCapabilities *caps) {
   g_autofree char *reason = NULL;
   g_mutex_lock(&manager.lock);
   g_mutex_lock(&rt->lock);
@@ -310,7 +310,8 @@ gboolean sxs__manager_initialize(SxsRuntime *rt, const char *path, const char *v
   }
   g_free(rt->clr_version);
   rt->clr_version = g_strdup(clr_version);
-  rt->info_version = info_version;
+  if (caps)
+    rt->caps = *caps;
   g_mutex_unlock(&rt->lock);
 
   if (!manager.config) {
@@ -333,6 +334,13 @@ gboolean sxs__manager_initialize(SxsRuntime *rt, const char *path, const char *v
     sxs__manager_log("%s declined: %s", who, reason);
   }
   return reason == NULL;
+}
+
+void sxs__manager_bind(SxsRuntime *rt, gpointer instance, gpointer info) {
+  g_mutex_lock(&rt->lock);
+  rt->instance = instance;
+  rt->info = info;
+  g_mutex_unlock(&rt->lock);
 }
 
 void sxs__manager_decline(SxsRuntime *rt, const char *reason) {
@@ -465,7 +473,12 @@ static void render_runtime_locked(SxsJsonWriter *w, SxsRuntime *rt) {
   sxs__json_member_string(w, "path", rt->path);
   sxs__json_member_string(w, "status", status_name(rt->status));
   sxs__json_member_string(w, "reason", rt->reason);
-  sxs__json_member_int(w, "info_version", rt->info_version);
+  sxs__json_member_int(w, "info_version", rt->caps.info_version);
+  sxs__json_key(w, "capabilities");
+  sxs__json_begin_object(w);
+  sxs__json_member_bool(w, "event_mask2", rt->caps.event_mask2);
+  sxs__json_member_bool(w, "basic_gc", rt->caps.basic_gc);
+  sxs__json_end_object(w);
   sxs__json_member_bool(w, "shutdown_seen", rt->shut_down);
 
   sxs__json_key(w, "counters");

@@ -26,6 +26,14 @@ typedef struct {
   gint64 threads_created;
 } SxsCounters;
 
+/* What one runtime can do, decided once at Initialize from what it answers; nothing else looks
+ * at runtime versions. */
+typedef struct {
+  int info_version;     /* highest ICorProfilerInfoN answered (3..15) */
+  gboolean event_mask2; /* SetEventMask2 (Info5) */
+  gboolean basic_gc;    /* COR_PRF_HIGH_BASIC_GC: GC start/finish without heap walks (Info10, 3.0+) */
+} SxsCapabilities;
+
 /* Counter updates: relaxed atomics, lock-free. Context: any thread. */
 static inline void sxs__counter_add(gint64 *counter) { __atomic_fetch_add(counter, 1, __ATOMIC_RELAXED); }
 static inline gint64 sxs__counter_get(const gint64 *counter) { return __atomic_load_n(counter, __ATOMIC_RELAXED); }
@@ -56,7 +64,9 @@ typedef struct {
   char *version;          /* product version: 10.0.12, 2.0.0 */
   char *clr_version;      /* what GetRuntimeInformation says: 10.0.12, 4.0.22220.0 */
   char *path;             /* canonical path of the libcoreclr.so that owns it */
-  int info_version;       /* highest ICorProfilerInfoN it answered */
+  SxsCapabilities caps;   /* recorded once at Initialize */
+  gpointer instance;      /* its callback object (callback/), borrowed; NULL once released */
+  gpointer info;          /* its ICorProfilerInfo, borrowed from the instance; NULL after Shutdown */
   gboolean shut_down;     /* Shutdown was delivered */
   SxsCounters counters;
   GMutex lock;
@@ -77,10 +87,14 @@ const SxsConfig *sxs__manager_config(void);
  * (never NULL) with status PENDING or DECLINED (then ret_reason-like text is in ->reason). */
 SxsRuntime *sxs__manager_admit(const char *path, const char *version);
 
-/* Fills in the identity found at Initialize and applies the Initialize stage of the policy.
- * Returns TRUE to profile; FALSE declines (reason recorded and logged). */
+/* Fills in the identity and capabilities found at Initialize and applies the Initialize stage
+ * of the policy. Returns TRUE to profile; FALSE declines (reason recorded and logged). */
 gboolean sxs__manager_initialize(SxsRuntime *rt, const char *path, const char *version,
-                                 const char *clr_version, int info_version);
+                                 const char *clr_version, const SxsCapabilities *caps);
+
+/* The registry's view of a runtime's COM objects: its callback instance and its Info. Either may
+ * be NULL (released, shut down). */
+void sxs__manager_bind(SxsRuntime *rt, gpointer instance, gpointer info);
 
 /* Declines a runtime for a reason found outside the policy (a failed call at Initialize). */
 void sxs__manager_decline(SxsRuntime *rt, const char *reason);

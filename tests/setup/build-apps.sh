@@ -113,14 +113,19 @@ compile_app() {
            -target:exe -langversion:latest -warn:4)
     [[ -e "$dir/unsafe" ]] && flags+=(-unsafe+)
     mkdir -p "$out_dir"
-    rm -f "$out_dir/$name.dll.tmp"
-    if "$dotnet" "$csc" "${flags[@]}" "${refs[@]}" "-out:$out_dir/$name.dll.tmp" \
+    # Compiled under its final file name (the assembly name comes from it) in a private
+    # folder, then moved into place.
+    local stage="$out_dir/.stage"
+    rm -rf "$stage"
+    mkdir -p "$stage"
+    if "$dotnet" "$csc" "${flags[@]}" "${refs[@]}" "-out:$stage/$name.dll" \
             "${sources[@]}" >"$out_dir/.log" 2>&1; then
         printf '%s\n' "$runtimeconfig" >"$out_dir/$name.runtimeconfig.json"
-        mv -f "$out_dir/$name.dll.tmp" "$out_dir/$name.dll"
+        mv -f "$stage/$name.dll" "$out_dir/$name.dll"
+        rm -rf "$stage"
         return 0
     fi
-    rm -f "$out_dir/$name.dll.tmp"
+    rm -rf "$stage"
     return 1
 }
 

@@ -70,9 +70,10 @@ static void test_ids_in_order(Fixture *f, gconstpointer data) {
   g_assert_cmpint(b->id, ==, 2);
   g_assert_cmpint(c->id, ==, 3);
   g_assert_cmpint(a->status, ==, SXS_RUNTIME_PENDING);
-  g_assert_true(sxs__manager_initialize(a, "/a/libcoreclr.so", "10.0.12", "10.0.12", 15));
-  g_assert_true(sxs__manager_initialize(b, "/b/libcoreclr.so", "2.0.0", "4.0.22220.0", 8));
-  g_assert_true(sxs__manager_initialize(c, "/c/libcoreclr.so", "8.0.33", "8.0.33", 13));
+  SxsCapabilities c15 = {15, TRUE, TRUE}, c8 = {8, TRUE, FALSE}, c13 = {13, TRUE, TRUE};
+  g_assert_true(sxs__manager_initialize(a, "/a/libcoreclr.so", "10.0.12", "10.0.12", &c15));
+  g_assert_true(sxs__manager_initialize(b, "/b/libcoreclr.so", "2.0.0", "4.0.22220.0", &c8));
+  g_assert_true(sxs__manager_initialize(c, "/c/libcoreclr.so", "8.0.33", "8.0.33", &c13));
 
   g_autoptr(JsonNode) doc = render();
   JsonObject *o = json_node_get_object(doc);
@@ -85,6 +86,11 @@ static void test_ids_in_order(Fixture *f, gconstpointer data) {
   g_assert_cmpstr(json_object_get_string_member(runtime_at(doc, 2), "path"), ==, "/c/libcoreclr.so");
   g_assert_cmpstr(json_object_get_string_member(runtime_at(doc, 2), "version"), ==, "8.0.33");
   g_assert_cmpint(json_object_get_int_member(runtime_at(doc, 1), "info_version"), ==, 8);
+  JsonObject *caps = json_object_get_object_member(runtime_at(doc, 1), "capabilities");
+  g_assert_false(json_object_get_boolean_member(caps, "basic_gc"));
+  g_assert_true(json_object_get_boolean_member(caps, "event_mask2"));
+  caps = json_object_get_object_member(runtime_at(doc, 0), "capabilities");
+  g_assert_true(json_object_get_boolean_member(caps, "basic_gc"));
 }
 
 static void test_pick_first(Fixture *f, gconstpointer data) {
@@ -95,7 +101,7 @@ static void test_pick_first(Fixture *f, gconstpointer data) {
   g_assert_cmpint(a->status, ==, SXS_RUNTIME_PENDING);
   g_assert_cmpint(b->status, ==, SXS_RUNTIME_DECLINED);
   g_assert_nonnull(strstr(b->reason, "pick-first"));
-  g_assert_true(sxs__manager_initialize(a, "/a/libcoreclr.so", "10.0.12", "10.0.12", 15));
+  g_assert_true(sxs__manager_initialize(a, "/a/libcoreclr.so", "10.0.12", "10.0.12", NULL));
   g_autoptr(JsonNode) doc = render();
   g_assert_cmpstr(json_object_get_string_member(runtime_at(doc, 0), "status"), ==, "profiling");
   g_assert_cmpstr(json_object_get_string_member(runtime_at(doc, 1), "status"), ==, "declined");
@@ -119,8 +125,8 @@ static void test_pick_one_copies(Fixture *f, gconstpointer data) {
   use_config(f, body);
   SxsRuntime *a = sxs__manager_admit(lib1, "10.0.12");
   SxsRuntime *b = sxs__manager_admit(lib2, "10.0.12");
-  g_assert_false(sxs__manager_initialize(a, lib1, "10.0.12", "10.0.12", 15));
-  g_assert_true(sxs__manager_initialize(b, lib2, "10.0.12", "10.0.12", 15));
+  g_assert_false(sxs__manager_initialize(a, lib1, "10.0.12", "10.0.12", NULL));
+  g_assert_true(sxs__manager_initialize(b, lib2, "10.0.12", "10.0.12", NULL));
   g_assert_cmpint(a->status, ==, SXS_RUNTIME_DECLINED);
   g_assert_cmpint(b->status, ==, SXS_RUNTIME_PROFILING);
   g_assert_nonnull(strstr(a->reason, "does not match"));
@@ -145,8 +151,8 @@ static void test_ids_stay_per_runtime(Fixture *f, gconstpointer data) {
   use_config(f, "mode=pick-all\n");
   SxsRuntime *a = sxs__manager_admit("/a/libcoreclr.so", "10.0.12");
   SxsRuntime *b = sxs__manager_admit("/b/libcoreclr.so", "2.0.0");
-  sxs__manager_initialize(a, NULL, NULL, "10.0.12", 15);
-  sxs__manager_initialize(b, NULL, NULL, "4.0.22220.0", 8);
+  sxs__manager_initialize(a, NULL, NULL, "10.0.12", NULL);
+  sxs__manager_initialize(b, NULL, NULL, "4.0.22220.0", NULL);
   const uint64_t same_id = 0x7f0000001000;
   sxs__manager_record_module(a, 0x10, "A.dll");
   sxs__manager_record_module(b, 0x10, "B.dll");
@@ -195,7 +201,7 @@ static void test_functions_sorted_and_escaped(Fixture *f, gconstpointer data) {
   (void)data;
   use_config(f, NULL);
   SxsRuntime *a = sxs__manager_admit("/a/libcoreclr.so", "10.0.12");
-  sxs__manager_initialize(a, NULL, NULL, "10.0.12", 15);
+  sxs__manager_initialize(a, NULL, NULL, "10.0.12", NULL);
   sxs__manager_record_jit(a, 3, "Z.Last", "a.dll");
   sxs__manager_record_jit(a, 1, "A.\"Quoted\"\\Name\n", "a.dll");
   sxs__manager_record_jit(a, 2, "M.List`1.<Main>b__0_0", "a.dll");
@@ -215,7 +221,7 @@ static void test_write_profile(Fixture *f, gconstpointer data) {
   (void)data;
   use_config(f, "mode=pick-all\n");
   SxsRuntime *a = sxs__manager_admit("/a/libcoreclr.so", "10.0.12");
-  sxs__manager_initialize(a, NULL, NULL, "10.0.12", 15);
+  sxs__manager_initialize(a, NULL, NULL, "10.0.12", NULL);
   sxs__counter_add(&a->counters.exceptions);
   sxs__counter_add(&a->counters.exceptions);
   sxs__counter_add(&a->counters.gcs);
