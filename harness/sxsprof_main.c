@@ -267,7 +267,6 @@ static int cmd_run(int argc, char **argv) {
   }
   fflush(stdout);
   if (g_file_test(profile, G_FILE_TEST_EXISTS)) {
-    fprintf(stderr, "sxsprof: profile written to %s\n", profile);
     /* The summary goes to stderr so the command's own stdout stays exactly as it was. */
     int saved = dup(STDOUT_FILENO);
     dup2(STDERR_FILENO, STDOUT_FILENO);

@@ -407,7 +407,10 @@ static void test_launcher(Fixture *f, gconstpointer data) {
   g_autoptr(ItestRun) run = itest_run(argv, env, f->dir, TIMEOUT);
   itest_assert_exit(run, 0);
   g_assert_cmpstr(run->out, ==, plain->out);
-  g_assert_nonnull(strstr(run->err, "profile written to"));
+  g_autofree char *written = g_strdup_printf("written to %s\n", f->profile);
+  g_autofree char *header = g_strdup_printf("profile %s: pid ", f->profile);
+  g_assert_nonnull(strstr(run->err, written));
+  g_assert_nonnull(strstr(run->err, header));
   g_assert_nonnull(strstr(run->err, "Sxs.Demo.Primes.Sieve"));
   g_autoptr(JsonNode) doc = itest_load_json(f->profile);
   JsonObject *rt = itest_profile_runtime(doc, 1);
