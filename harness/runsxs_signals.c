@@ -24,10 +24,12 @@
  *                                           \-> rt1-coreclr handler ...
  *
  *                  Each caller is told its previous handler was the one from before runsxs
- *                  (normally SIG_DFL), so no PAL ever chains back into the dispatcher.
+ *                  (normally SIG_DFL), so no PAL ever chains back into the dispatcher. An
+ *                  activation signal goes only to runtimes whose PAL has seen the thread.
  *                  All other signals pass straight through, chains intact.
  *
- * With repairs off (runsxs --no-signal-fixes) both exports call libc directly. */
+ * With repairs off (runsxs --no-signal-fixes) both exports call libc directly;
+ * RUNSXS_SIGNAL_FIXES=altstack,activation,termination selects repairs one by one. */
 #include "runsxs_signals.h"
 
 #include <dlfcn.h>
@@ -86,6 +88,11 @@ typedef struct {
   size_t map_size;
   gboolean foreign;  /* the thread had an alternate stack of its own: calls pass through */
   AltstackView views[ALTSTACK_VIEWS];
+  /* Every caller that ever asked about this thread's alternate stack: a PAL does so when it
+   * first sees the thread, so these are the runtimes that can have a Thread on it. Appended in
+   * normal context, read by the dispatcher on the same thread. */
+  uintptr_t known[ALTSTACK_VIEWS];
+  volatile sig_atomic_t nknown;
 } AltstackThread;
 
 static __thread AltstackThread altstack_thread;
@@ -113,7 +120,8 @@ typedef struct {
 /* Process-wide state. Written by runsxs_signals_setup() before any other thread exists, then
  * read-only, except: route slots and records, which writers change under route_lock with all
  * signals blocked and readers (the dispatcher) read lock-free through acquire loads. */
-static atomic_bool signals_enabled;
+static atomic_bool altstack_enabled;  /* repair 1 */
+static atomic_bool routes_enabled;    /* repairs 2 and 3: at least one route */
 static size_t altstack_size;   /* usable bytes, guard page excluded */
 static size_t page_size;
 static pthread_key_t altstack_key;
@@ -306,13 +314,43 @@ static AltstackView *altstack_view(uintptr_t owner)
   return NULL;
 }
 
+/* Notes that `owner` knows the calling thread (see AltstackThread.known).
+ * Context: the calling thread, normal context. */
+static void thread_know(uintptr_t owner)
+{
+  AltstackThread *t = &altstack_thread;
+  int n = t->nknown;
+  for (int i = 0; i < n; i++)
+    if (t->known[i] == owner)
+      return;
+  if (n >= ALTSTACK_VIEWS)
+    return;
+  t->known[n] = owner;
+  atomic_signal_fence(memory_order_release);
+  t->nknown = n + 1;
+}
+
+/* Whether `owner` has seen the calling thread. Context: async-signal-safe. */
+static gboolean thread_known_by(uintptr_t owner)
+{
+  const AltstackThread *t = &altstack_thread;
+  int n = t->nknown;
+  atomic_signal_fence(memory_order_acquire);
+  for (int i = 0; i < n; i++)
+    if (t->known[i] == owner)
+      return TRUE;
+  return FALSE;
+}
+
 /* The exported sigaltstack(). With repairs, the kernel always has our large stack; each caller
  * sees the stack it installed itself (or none), so it decides to install exactly as if it were
  * alone and later frees its own buffer, never ours.
  * Context: any thread; async-signal-safe except for the caller lookup (see caller_owner). */
 RUNSXS_EXPORT int sigaltstack(const stack_t *restrict ss, stack_t *restrict old)
 {
-  if (!atomic_load_explicit(&signals_enabled, memory_order_relaxed))
+  if (atomic_load_explicit(&routes_enabled, memory_order_relaxed))
+    thread_know(caller_owner(__builtin_return_address(0)));
+  if (!atomic_load_explicit(&altstack_enabled, memory_order_relaxed))
     return (int)real_sigaltstack(ss, old);
 
   gboolean disabling = ss && (ss->ss_flags & SS_DISABLE);
@@ -415,10 +453,17 @@ static void route_dispatch(int signo, siginfo_t *info, void *uc)
     return;
   }
   gboolean called = FALSE, ignored = FALSE;
+  /* An activation signal from this process is for a runtime that has a Thread on this thread,
+   * and such a runtime's PAL has seen the thread. Skipping the others matters: a runtime's
+   * handler reads its thread-local data, and the first read on a thread allocates it with
+   * malloc(), which deadlocks when the signal interrupted malloc(). */
+  gboolean own_activation = signo == SIGRTMIN && info && info->si_pid == getpid();
   int n = atomic_load_explicit(&r->nslots, memory_order_acquire);
   for (int i = n - 1; i >= 0; i--) {
     RouteRecord *rec = atomic_load_explicit(&r->slots[i].current, memory_order_acquire);
     if (!rec)
+      continue;
+    if (own_activation && !thread_known_by(rec->owner))
       continue;
     if (action_is_function(&rec->act)) {
       action_call(&rec->act, signo, info, uc);
@@ -431,7 +476,6 @@ static void route_dispatch(int signo, siginfo_t *info, void *uc)
     if (action_is_function(&r->original)) {
       action_call(&r->original, signo, info, uc);
     } else if (r->original.sa_handler == SIG_DFL) {
-      gboolean own_activation = signo == SIGRTMIN && info && info->si_pid == getpid();
       if (!own_activation) {
         struct sigaction dfl;
         memset(&dfl, 0, sizeof dfl);
@@ -566,7 +610,7 @@ RUNSXS_EXPORT int sigaction(int signo, const struct sigaction *restrict act,
     errno = ENOSYS;
     return -1;
   }
-  if (atomic_load_explicit(&signals_enabled, memory_order_acquire)) {
+  if (atomic_load_explicit(&routes_enabled, memory_order_acquire)) {
     Route *r = route_find(signo);
     if (r)
       return route_sigaction(r, caller_owner(__builtin_return_address(0)), act, old);
@@ -587,6 +631,32 @@ static size_t compute_altstack_size(void)
   return (size + page_size - 1) / page_size * page_size;
 }
 
+/* Which repairs RUNSXS_SIGNAL_FIXES selects: a comma-separated subset of "altstack",
+ * "activation" and "termination" (unset: all three), so each fault can be shown on its own. */
+static void parse_fix_selection(gboolean *ret_altstack, gboolean *ret_activation,
+                                gboolean *ret_termination)
+{
+  const char *sel = getenv("RUNSXS_SIGNAL_FIXES");
+  if (!sel) {
+    *ret_altstack = *ret_activation = *ret_termination = TRUE;
+    return;
+  }
+  g_auto(GStrv) parts = g_strsplit(sel, ",", -1);
+  *ret_altstack = *ret_activation = *ret_termination = FALSE;
+  for (char **p = parts; *p; p++) {
+    const char *w = g_strstrip(*p);
+    if (strcmp(w, "altstack") == 0)
+      *ret_altstack = TRUE;
+    else if (strcmp(w, "activation") == 0)
+      *ret_activation = TRUE;
+    else if (strcmp(w, "termination") == 0)
+      *ret_termination = TRUE;
+    else if (*w)
+      g_printerr("runsxs: RUNSXS_SIGNAL_FIXES: unknown repair '%s' (known: altstack, "
+                 "activation, termination)\n", w);
+  }
+}
+
 int runsxs_signals_setup(gboolean enable_fixes)
 {
   int rc = resolve_real_sigaction();
@@ -595,25 +665,49 @@ int runsxs_signals_setup(gboolean enable_fixes)
   if (!enable_fixes)
     return 0;
 
+  gboolean fix_altstack, fix_activation, fix_termination;
+  parse_fix_selection(&fix_altstack, &fix_activation, &fix_termination);
   const char *dbg = getenv("RUNSXS_SIGNALS_DEBUG");
   debug_enabled = dbg && *dbg && strcmp(dbg, "0") != 0;
-  page_size = (size_t)sysconf(_SC_PAGESIZE);
-  altstack_size = compute_altstack_size();
-  rc = pthread_key_create(&altstack_key, altstack_thread_exit);
-  if (rc != 0)
-    return -rc;
 
-  const int routed[] = { SIGRTMIN, SIGTERM, SIGINT };
-  for (size_t i = 0; i < G_N_ELEMENTS(routed); i++) {
+  if (fix_altstack) {
+    page_size = (size_t)sysconf(_SC_PAGESIZE);
+    altstack_size = compute_altstack_size();
+    rc = pthread_key_create(&altstack_key, altstack_thread_exit);
+    if (rc != 0)
+      return -rc;
+    atomic_store_explicit(&altstack_enabled, TRUE, memory_order_release);
+    runsxs_signals_thread_start();
+    if (debug_enabled) {
+      DebugLine l = { .len = 0 };
+      debug_str(&l, "runsxs-signals: alternate stack ");
+      debug_num(&l, altstack_size, 10);
+      debug_str(&l, " bytes per thread");
+      debug_flush(&l);
+      atexit(altstack_main_exit);
+    }
+  }
+
+  int routed[3];
+  int nrouted = 0;
+  if (fix_activation)
+    routed[nrouted++] = SIGRTMIN;
+  if (fix_termination) {
+    routed[nrouted++] = SIGTERM;
+    routed[nrouted++] = SIGINT;
+  }
+  for (int i = 0; i < nrouted; i++) {
     Route *r = &routes[nroutes];
     r->signo = routed[i];
     if (real_sigaction(r->signo, NULL, &r->original) != 0)
       return -errno;
     nroutes++;
   }
+  if (nroutes == 0)
+    return 0;
   /* Publish before the dispatcher can run: a routed signal that arrives from here on finds its
    * route and, with no slots yet, the original disposition. */
-  atomic_store_explicit(&signals_enabled, TRUE, memory_order_release);
+  atomic_store_explicit(&routes_enabled, TRUE, memory_order_release);
   for (int i = 0; i < nroutes; i++) {
     sigset_t saved;
     route_lock_acquire(&saved);
@@ -622,28 +716,20 @@ int runsxs_signals_setup(gboolean enable_fixes)
     if (err < 0)
       return err;
   }
-  if (debug_enabled) {
-    DebugLine l = { .len = 0 };
-    debug_str(&l, "runsxs-signals: repairs on, alternate stack ");
-    debug_num(&l, altstack_size, 10);
-    debug_str(&l, " bytes per thread");
-    debug_flush(&l);
-    atexit(altstack_main_exit);
-  }
-  runsxs_signals_thread_start();
   return 0;
 }
 
 void runsxs_signals_thread_start(void)
 {
-  if (!atomic_load_explicit(&signals_enabled, memory_order_acquire))
+  if (!atomic_load_explicit(&altstack_enabled, memory_order_acquire))
     return;
   altstack_ensure();
 }
 
 void runsxs_signals_runtime_loaded(int index, const char *coreclr_path)
 {
-  if (!atomic_load_explicit(&signals_enabled, memory_order_acquire) || !coreclr_path)
+  Route *r = route_find(SIGRTMIN);
+  if (!atomic_load_explicit(&routes_enabled, memory_order_acquire) || !r || !coreclr_path)
     return;
   void *handle = dlopen(coreclr_path, RTLD_NOW | RTLD_NOLOAD);
   if (!handle)
@@ -653,7 +739,6 @@ void runsxs_signals_runtime_loaded(int index, const char *coreclr_path)
   if (!sym)
     return;
   uintptr_t owner = caller_owner(sym);
-  Route *r = route_find(SIGRTMIN);
   gboolean found = FALSE;
   int n = atomic_load_explicit(&r->nslots, memory_order_acquire);
   for (int i = 0; i < n; i++)
@@ -669,5 +754,5 @@ void runsxs_signals_runtime_loaded(int index, const char *coreclr_path)
 
 gsize runsxs_signals_altstack_size(void)
 {
-  return atomic_load_explicit(&signals_enabled, memory_order_acquire) ? altstack_size : 0;
+  return atomic_load_explicit(&altstack_enabled, memory_order_acquire) ? altstack_size : 0;
 }

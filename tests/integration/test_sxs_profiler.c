@@ -257,6 +257,60 @@ static void test_pick_first_concurrent(Fixture *f, gconstpointer d) {
   outcome_clear(&o);
 }
 
+/* Stress in 10 and 2.0 at once, calling into each other, with the profiler in both (pick-all):
+ * the process survives, and each runtime's exception count is exactly what its own app counted
+ * (thrown + NullReference on the main thread and the pool + divide-by-zero), not the other's. */
+static void test_stress_profiled(Fixture *f, gconstpointer d) {
+  (void)d;
+  g_autofree char *cfg_text = g_strdup_printf("[profiler]\nmode=pick-all\noutput=%s\n", f->output);
+  g_autofree char *cfg = itest_write_file(f->dir, "sxsprof.conf", cfg_text);
+  g_autofree char *app = itest_app("SxsStress");
+  const char *argv[] = {itest_env("SXS_RUNSXS"), "10.0", app, "3 2", "2.0.0", app, "3 1", NULL};
+  g_auto(GStrv) env = itest_profiler_env(cfg);
+  g_autoptr(ItestRun) run = itest_run(argv, (const char *const *)env, f->dir, 90);
+  itest_assert_exit(run, 0);
+  g_autoptr(JsonNode) doc = itest_load_json(f->profile);
+  g_assert_cmpuint(itest_profile_runtime_count(doc), ==, 2);
+
+  g_autoptr(GRegex) re = g_regex_new("^stress ok seconds=3 gcs=(\\d+) exceptions=(\\d+) nre=(\\d+) nre_pool=(\\d+) "
+                                     "div0=(\\d+) spins=\\d+ bridge=(\\d+) clr=([0-9.]+)$",
+                                     G_REGEX_MULTILINE, 0, NULL);
+  g_autoptr(GMatchInfo) mi = NULL;
+  guint seen = 0;
+  g_regex_match(re, run->out, 0, &mi);
+  for (; g_match_info_matches(mi); g_match_info_next(mi, NULL)) {
+    gint64 v[7];
+    for (int g = 1; g <= 6; g++) {
+      g_autofree char *t = g_match_info_fetch(mi, g);
+      v[g] = g_ascii_strtoll(t, NULL, 10);
+    }
+    g_autofree char *clr = g_match_info_fetch(mi, 7);
+    /* .NET Core 2.0 reports Environment.Version 4.0.30319.42000. */
+    const char *version = g_str_has_prefix(clr, "4.0.") ? "2.0.0" : clr;
+    JsonObject *rt = NULL;
+    for (gint64 id = 1; id <= 2; id++) {
+      JsonObject *o = itest_profile_runtime(doc, id);
+      if (g_str_equal(json_object_get_string_member(o, "version"), version))
+        rt = o;
+    }
+    g_assert_nonnull(rt);
+    g_assert_cmpstr(json_object_get_string_member(rt, "status"), ==, "profiling");
+    gint64 app_exceptions = v[2] + v[3] + v[4] + v[5];
+    g_assert_cmpint(app_exceptions, >, 0);
+    g_assert_cmpint(v[6], >, 0); /* bridge calls happened */
+    if (itest_runtime_counter(rt, "exceptions") != app_exceptions)
+      g_test_message("runtime %s: profile %" G_GINT64_FORMAT " exceptions, app %" G_GINT64_FORMAT, version,
+                     itest_runtime_counter(rt, "exceptions"), app_exceptions);
+    g_assert_cmpint(itest_runtime_counter(rt, "exceptions"), ==, app_exceptions);
+    g_assert_cmpint(itest_runtime_counter(rt, "gcs"), >=, v[1]);
+    g_assert_nonnull(itest_runtime_function(rt, "Sxs.Tests.SxsStress.Main"));
+    seen++;
+  }
+  if (seen != 2)
+    g_test_message("stdout:\n%s", run->out);
+  g_assert_cmpuint(seen, ==, 2);
+}
+
 int main(int argc, char **argv) {
   g_test_init(&argc, &argv, NULL);
 #define ADD(path, fn) g_test_add(path, Fixture, NULL, fixture_setup, fn, fixture_teardown)
@@ -268,6 +322,7 @@ int main(int argc, char **argv) {
   ADD("/sxs/profiler/pick-one/path/concurrent", test_pick_one_path_concurrent);
   ADD("/sxs/profiler/pick-first/st", test_pick_first_st);
   ADD("/sxs/profiler/pick-first/concurrent", test_pick_first_concurrent);
+  ADD("/sxs/profiler/stress/pick-all", test_stress_profiled);
 #undef ADD
   return g_test_run();
 }

@@ -15,6 +15,8 @@
 // Then it prints one line with exact counts and returns 0:
 //   stress ok seconds=S gcs=N exceptions=N nre=N nre_pool=N div0=N spins=N bridge=N
 // A wrong bridge result or an unexpected exception prints "stress FAILED ..." and returns 1.
+// When the runtime shuts down (also on SIGTERM) its ProcessExit handler prints
+// "stress process-exit clr=<Environment.Version>".
 using System;
 using System.Globalization;
 using System.Runtime.CompilerServices;
@@ -73,6 +75,13 @@ namespace Sxs.Tests
             double seconds = double.Parse(args[0], CultureInfo.InvariantCulture);
             int peer = args.Length == 2 ? int.Parse(args[1], CultureInfo.InvariantCulture) : 0;
 
+            // Shows whether this runtime's shutdown ran when the process was told to terminate.
+            AppDomain.CurrentDomain.ProcessExit += (sender, e) =>
+            {
+                Console.WriteLine("stress process-exit clr=" + Environment.Version.ToString());
+                Console.Out.Flush();
+            };
+
             var threads = new System.Collections.Generic.List<Thread>();
             threads.Add(Start(Collect, "collector"));
             threads.Add(Start(Spin, "spinner"));
@@ -130,8 +139,8 @@ namespace Sxs.Tests
                 return 1;
             }
             Console.WriteLine(string.Format(CultureInfo.InvariantCulture,
-                "stress ok seconds={0} gcs={1} exceptions={2} nre={3} nre_pool={4} div0={5} spins={6} bridge={7}",
-                args[0], s_gcs, s_exceptions, s_nre, s_nrePool, s_div0, s_spins, s_bridge));
+                "stress ok seconds={0} gcs={1} exceptions={2} nre={3} nre_pool={4} div0={5} spins={6} bridge={7} clr={8}",
+                args[0], s_gcs, s_exceptions, s_nre, s_nrePool, s_div0, s_spins, s_bridge, Environment.Version));
             Console.Out.Flush();
             return 0;
         }
