@@ -439,6 +439,84 @@ static char *cache_folder(void)
   return g_build_filename(cache_home, "sxsprof", "frameworks", NULL);
 }
 
+/* Makes parent (if needed) and a fresh staging folder parent/.tmp-<leaf>-XXXXXX in it. */
+static char *stage_folder(const char *parent, const char *leaf, GError **error)
+{
+  if (g_mkdir_with_parents(parent, 0755) != 0) {
+    g_set_error(error, G_FILE_ERROR, g_file_error_from_errno(errno), "cannot create %s: %s",
+                parent, g_strerror(errno));
+    return NULL;
+  }
+  char *tmp = g_strdup_printf("%s/.tmp-%s-XXXXXX", parent, leaf);
+  if (!g_mkdtemp_full(tmp, 0755)) {
+    g_set_error(error, G_FILE_ERROR, g_file_error_from_errno(errno), "cannot create %s: %s", tmp,
+                g_strerror(errno));
+    g_free(tmp);
+    return NULL;
+  }
+  return tmp;
+}
+
+typedef gboolean (*FolderIsCurrent)(const char *final, gconstpointer data);
+
+/* Puts the finished staging folder tmp in place as parent/leaf (= final). A stale or partial
+ * folder there is moved aside first; if another runsxs won the race and its folder is current,
+ * that one is used and tmp dropped. *ret_created says whether tmp became final. tmp is gone
+ * afterwards either way. */
+static gboolean publish_folder(const char *tmp, const char *parent, const char *leaf,
+                               const char *final, FolderIsCurrent is_current, gconstpointer data,
+                               gboolean *ret_created, GError **error)
+{
+  for (int attempt = 0; attempt < 3; attempt++) {
+    if (rename(tmp, final) == 0) {
+      *ret_created = TRUE;
+      return TRUE;
+    }
+    if (errno != EEXIST && errno != ENOTEMPTY) {
+      int e = errno;
+      remove_tree(tmp);
+      g_set_error(error, G_FILE_ERROR, g_file_error_from_errno(e), "cannot rename %s to %s: %s",
+                  tmp, final, g_strerror(e));
+      return FALSE;
+    }
+    if (is_current(final, data)) {
+      remove_tree(tmp);
+      *ret_created = FALSE;
+      return TRUE;
+    }
+    g_autofree char *trash = g_strdup_printf("%s/.old-%s-XXXXXX", parent, leaf);
+    if (g_mkdtemp_full(trash, 0755)) {
+      g_autofree char *aside = g_build_filename(trash, leaf, NULL);
+      if (rename(final, aside) == 0 || errno == ENOENT)
+        remove_tree(trash);
+      else
+        rmdir(trash);
+    }
+  }
+  remove_tree(tmp);
+  g_set_error(error, G_FILE_ERROR, G_FILE_ERROR_EXIST,
+              "cannot replace the stale folder %s (remove it by hand)", final);
+  return FALSE;
+}
+
+typedef struct {
+  const char *dir;
+  GPtrArray *targets;
+} AliasCheck;
+
+static gboolean aliases_are_current(const char *alias_dir, const char *dir, GPtrArray *targets);
+
+static gboolean alias_folder_current(const char *final, gconstpointer data)
+{
+  const AliasCheck *check = data;
+  return aliases_are_current(final, check->dir, check->targets);
+}
+
+static gboolean copy_folder_current(const char *final, gconstpointer data)
+{
+  return copy_is_current(final, data);
+}
+
 /* The file names in dir that need a "lib" alias: System.*.so without the prefix. */
 static GPtrArray *alias_targets(const char *dir)
 {
@@ -492,17 +570,9 @@ char *runsxs_framework_native_aliases(const char *dir, GError **error)
   if (aliases_are_current(final, dir, targets))
     return g_steal_pointer(&final);
 
-  if (g_mkdir_with_parents(parent, 0755) != 0) {
-    g_set_error(error, G_FILE_ERROR, g_file_error_from_errno(errno), "cannot create %s: %s",
-                parent, g_strerror(errno));
+  g_autofree char *tmp = stage_folder(parent, leaf, error);
+  if (!tmp)
     return NULL;
-  }
-  g_autofree char *tmp = g_strdup_printf("%s/.tmp-%s-XXXXXX", parent, leaf);
-  if (!g_mkdtemp_full(tmp, 0755)) {
-    g_set_error(error, G_FILE_ERROR, g_file_error_from_errno(errno), "cannot create %s: %s", tmp,
-                g_strerror(errno));
-    return NULL;
-  }
   for (guint i = 0; i < targets->len; i++) {
     g_autofree char *link_name = g_strconcat("lib", (char *)targets->pdata[i], NULL);
     g_autofree char *link = g_build_filename(tmp, link_name, NULL);
@@ -515,28 +585,12 @@ char *runsxs_framework_native_aliases(const char *dir, GError **error)
       return NULL;
     }
   }
-  /* Same dance as for copies: replace a wrong folder, accept a correct one another run made. */
-  for (int attempt = 0; attempt < 3; attempt++) {
-    if (rename(tmp, final) == 0)
-      return g_steal_pointer(&final);
-    if (errno != EEXIST && errno != ENOTEMPTY)
-      break;
-    if (aliases_are_current(final, dir, targets)) {
-      remove_tree(tmp);
-      return g_steal_pointer(&final);
-    }
-    g_autofree char *trash = g_strdup_printf("%s/.old-%s-XXXXXX", parent, leaf);
-    if (g_mkdtemp_full(trash, 0755)) {
-      g_autofree char *aside = g_build_filename(trash, leaf, NULL);
-      if (rename(final, aside) == 0 || errno == ENOENT)
-        remove_tree(trash);
-      else
-        rmdir(trash);
-    }
-  }
-  remove_tree(tmp);
-  g_set_error(error, G_FILE_ERROR, G_FILE_ERROR_EXIST, "cannot create %s", final);
-  return NULL;
+  /* Replace a wrong folder, accept a correct one another run made. */
+  AliasCheck check = {.dir = dir, .targets = targets};
+  gboolean created = FALSE;
+  if (!publish_folder(tmp, parent, leaf, final, alias_folder_current, &check, &created, error))
+    return NULL;
+  return g_steal_pointer(&final);
 }
 
 char *runsxs_framework_private_copy(const RunsxsFramework *fw, int copy, gboolean *ret_created,
@@ -558,17 +612,9 @@ char *runsxs_framework_private_copy(const RunsxsFramework *fw, int copy, gboolea
       *ret_created = FALSE;
     return g_steal_pointer(&final);
   }
-  if (g_mkdir_with_parents(parent, 0755) != 0) {
-    g_set_error(error, G_FILE_ERROR, g_file_error_from_errno(errno), "cannot create %s: %s",
-                parent, g_strerror(errno));
+  g_autofree char *tmp = stage_folder(parent, leaf, error);
+  if (!tmp)
     return NULL;
-  }
-  g_autofree char *tmp = g_strdup_printf("%s/.tmp-%s-XXXXXX", parent, leaf);
-  if (!g_mkdtemp_full(tmp, 0755)) {
-    g_set_error(error, G_FILE_ERROR, g_file_error_from_errno(errno), "cannot create %s: %s", tmp,
-                g_strerror(errno));
-    return NULL;
-  }
   g_autofree char *marker_file = g_build_filename(tmp, RUNSXS_COPY_MARKER, NULL);
   if (!copy_tree(fw->dir, tmp, error) ||
       !g_file_set_contents(marker_file, marker, -1, error)) {
@@ -577,38 +623,10 @@ char *runsxs_framework_private_copy(const RunsxsFramework *fw, int copy, gboolea
     return NULL;
   }
 
-  /* Put the new copy in place. A stale or partial copy is moved aside first; if another runsxs
-   * won the race and its copy is current, use that one and drop ours. */
-  for (int attempt = 0; attempt < 3; attempt++) {
-    if (rename(tmp, final) == 0) {
-      if (ret_created)
-        *ret_created = TRUE;
-      return g_steal_pointer(&final);
-    }
-    if (errno != EEXIST && errno != ENOTEMPTY) {
-      int e = errno;
-      remove_tree(tmp);
-      g_set_error(error, G_FILE_ERROR, g_file_error_from_errno(e), "cannot rename %s to %s: %s",
-                  tmp, final, g_strerror(e));
-      return NULL;
-    }
-    if (copy_is_current(final, marker)) {
-      remove_tree(tmp);
-      if (ret_created)
-        *ret_created = FALSE;
-      return g_steal_pointer(&final);
-    }
-    g_autofree char *trash = g_strdup_printf("%s/.old-%s-XXXXXX", parent, leaf);
-    if (g_mkdtemp_full(trash, 0755)) {
-      g_autofree char *aside = g_build_filename(trash, leaf, NULL);
-      if (rename(final, aside) == 0 || errno == ENOENT)
-        remove_tree(trash);
-      else
-        rmdir(trash);
-    }
-  }
-  remove_tree(tmp);
-  g_set_error(error, G_FILE_ERROR, G_FILE_ERROR_EXIST,
-              "cannot replace the stale framework copy %s (remove it by hand)", final);
-  return NULL;
+  gboolean created = FALSE;
+  if (!publish_folder(tmp, parent, leaf, final, copy_folder_current, marker, &created, error))
+    return NULL;
+  if (ret_created)
+    *ret_created = created;
+  return g_steal_pointer(&final);
 }
