@@ -209,6 +209,23 @@ void itest_rmtree(const char *path)
   nftw(path, itest_remove_entry, 16, FTW_DEPTH | FTW_PHYS);
 }
 
+void itest_scratch_setup(ItestScratch *s, gconstpointer data)
+{
+  (void)data;
+  s->dir = itest_tmpdir();
+  s->output = g_build_filename(s->dir, "prof", NULL);
+  s->profile = g_strconcat(s->output, ".json", NULL);
+}
+
+void itest_scratch_teardown(ItestScratch *s, gconstpointer data)
+{
+  (void)data;
+  itest_rmtree(s->dir);
+  g_free(s->dir);
+  g_free(s->output);
+  g_free(s->profile);
+}
+
 char *itest_write_file(const char *dir, const char *name, const char *text)
 {
   char *path = g_build_filename(dir, name, NULL);

@@ -33,6 +33,16 @@ char **itest_profiler_env(const char *config);
 char *itest_tmpdir(void);
 void itest_rmtree(const char *path);
 
+/* A scratch folder for one g_test case, and the profile prefix inside it: use as a g_test fixture
+ * (g_test_add(path, ItestScratch, data, itest_scratch_setup, fn, itest_scratch_teardown)). */
+typedef struct {
+  char *dir;     /* removed at teardown */
+  char *output;  /* dir/prof: the output= prefix */
+  char *profile; /* dir/prof.json */
+} ItestScratch;
+void itest_scratch_setup(ItestScratch *s, gconstpointer data);
+void itest_scratch_teardown(ItestScratch *s, gconstpointer data);
+
 /* Writes `text` to dir/name and returns the full path. */
 char *itest_write_file(const char *dir, const char *name, const char *text);
 

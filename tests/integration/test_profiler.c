@@ -12,26 +12,7 @@
 
 #define TIMEOUT 120
 
-typedef struct {
-  char *dir;     /* scratch folder, removed afterwards */
-  char *output;  /* dir/prof: the profile is dir/prof.json */
-  char *profile; /* dir/prof.json */
-} Fixture;
-
-static void fixture_setup(Fixture *f, gconstpointer data) {
-  (void)data;
-  f->dir = itest_tmpdir();
-  f->output = g_build_filename(f->dir, "prof", NULL);
-  f->profile = g_strconcat(f->output, ".json", NULL);
-}
-
-static void fixture_teardown(Fixture *f, gconstpointer data) {
-  (void)data;
-  itest_rmtree(f->dir);
-  g_free(f->dir);
-  g_free(f->output);
-  g_free(f->profile);
-}
+typedef ItestScratch Fixture;
 
 /* The SDK runtime's version and folder, from `dotnet --list-runtimes`. */
 static void sdk_runtime(char **ret_version, char **ret_folder) {
@@ -430,7 +411,7 @@ static void test_launcher(Fixture *f, gconstpointer data) {
 
 int main(int argc, char **argv) {
   g_test_init(&argc, &argv, NULL);
-#define ADD(path, fn) g_test_add(path, Fixture, NULL, fixture_setup, fn, fixture_teardown)
+#define ADD(path, fn) g_test_add(path, Fixture, NULL, itest_scratch_setup, fn, itest_scratch_teardown)
   ADD("/profiler/counts/exact", test_counts_exact);
   ADD("/profiler/counts/other-numbers", test_counts_other_numbers);
   ADD("/profiler/counts/core20", test_counts_core20);
@@ -445,7 +426,7 @@ int main(int argc, char **argv) {
 #undef ADD
   for (guint i = 0; i < G_N_ELEMENTS(bad_configs); i++) {
     g_autofree char *path = g_strdup_printf("/profiler/config/bad/%s", bad_configs[i].name);
-    g_test_add(path, Fixture, &bad_configs[i], fixture_setup, test_bad_config, fixture_teardown);
+    g_test_add(path, Fixture, &bad_configs[i], itest_scratch_setup, test_bad_config, itest_scratch_teardown);
   }
   return g_test_run();
 }

@@ -16,26 +16,7 @@
 #define TIMEOUT 240
 #define N_RUNTIMES 3
 
-typedef struct {
-  char *dir;
-  char *output;
-  char *profile;
-} Fixture;
-
-static void fixture_setup(Fixture *f, gconstpointer data) {
-  (void)data;
-  f->dir = itest_tmpdir();
-  f->output = g_build_filename(f->dir, "prof", NULL);
-  f->profile = g_strconcat(f->output, ".json", NULL);
-}
-
-static void fixture_teardown(Fixture *f, gconstpointer data) {
-  (void)data;
-  itest_rmtree(f->dir);
-  g_free(f->dir);
-  g_free(f->output);
-  g_free(f->profile);
-}
+typedef ItestScratch Fixture;
 
 typedef struct {
   char *folder[N_RUNTIMES + 1];  /* framework folder of runsxs index i (1-based), canonical */
@@ -313,7 +294,7 @@ static void test_stress_profiled(Fixture *f, gconstpointer d) {
 
 int main(int argc, char **argv) {
   g_test_init(&argc, &argv, NULL);
-#define ADD(path, fn) g_test_add(path, Fixture, NULL, fixture_setup, fn, fixture_teardown)
+#define ADD(path, fn) g_test_add(path, Fixture, NULL, itest_scratch_setup, fn, itest_scratch_teardown)
   ADD("/sxs/profiler/pick-all/st", test_pick_all_st);
   ADD("/sxs/profiler/pick-all/concurrent", test_pick_all_concurrent);
   ADD("/sxs/profiler/pick-one/version/st", test_pick_one_version_st);
