@@ -50,7 +50,7 @@ typedef struct {
   GHashTable *runtimes; /* int id -> SxsRuntime* ; owned, freed only by reset_for_tests */
   int next_id;
   GHashTable *threads;  /* SxsThreadKey* -> SxsThreadRecord* ; both owned */
-  gboolean wrote_once;
+  char *last_written;   /* the document last written, guarded by write_lock */
 } SxsManager;
 
 static SxsManager manager;
@@ -562,11 +562,19 @@ int sxs__manager_write_profile(void) {
   g_mutex_lock(&manager.write_lock);
   gsize len = 0;
   g_autofree char *text = sxs__manager_render_profile(&len);
-  int r = sxs__file_write_atomic(manager.profile_path, text, len);
-  if (r < 0)
-    sxs__manager_log("cannot write the profile to %s: %s", manager.profile_path, g_strerror(-r));
-  else
-    manager.wrote_once = TRUE;
+  int r = 0;
+  /* The exit-time write usually follows a Shutdown write of the same document: the file is
+   * already right, and a second replace (with its fsync) would only cost the process time. */
+  if (!manager.last_written || !g_str_equal(manager.last_written, text) ||
+      !g_file_test(manager.profile_path, G_FILE_TEST_EXISTS)) {
+    r = sxs__file_write_atomic(manager.profile_path, text, len);
+    if (r < 0) {
+      sxs__manager_log("cannot write the profile to %s: %s", manager.profile_path, g_strerror(-r));
+    } else {
+      g_free(manager.last_written);
+      manager.last_written = g_steal_pointer(&text);
+    }
+  }
   g_mutex_unlock(&manager.write_lock);
   return r;
 }
@@ -596,6 +604,9 @@ void sxs__manager_reset_for_tests(void) {
   g_free(manager.config_error);
   manager.config_error = NULL;
   g_clear_pointer(&manager.profile_path, g_free);
+  g_mutex_lock(&manager.write_lock);
+  g_clear_pointer(&manager.last_written, g_free);
+  g_mutex_unlock(&manager.write_lock);
   if (manager.log_owned)
     fclose(manager.log);
   manager.log = stderr;
