@@ -235,6 +235,21 @@ static void test_write_profile(Fixture *f, gconstpointer data) {
   g_assert_cmpint(json_object_get_int_member(c, "exceptions"), ==, 2);
   g_assert_cmpint(json_object_get_int_member(c, "gcs"), ==, 1);
   g_assert_cmpint(json_object_get_int_member(c, "threads_created"), ==, 0);
+
+  /* The same document again leaves the file alone; a changed one replaces it (new inode). */
+  GStatBuf before, after;
+  g_assert_cmpint(g_stat(path, &before), ==, 0);
+  g_assert_cmpint(sxs__manager_write_profile(), ==, 0);
+  g_assert_cmpint(g_stat(path, &after), ==, 0);
+  g_assert_cmpuint(before.st_ino, ==, after.st_ino);
+  sxs__counter_add(&a->counters.gcs);
+  g_assert_cmpint(sxs__manager_write_profile(), ==, 0);
+  g_assert_cmpint(g_stat(path, &after), ==, 0);
+  g_assert_cmpuint(before.st_ino, !=, after.st_ino);
+  /* A file removed behind the profiler's back is written again. */
+  g_assert_cmpint(g_unlink(path), ==, 0);
+  g_assert_cmpint(sxs__manager_write_profile(), ==, 0);
+  g_assert_true(g_file_test(path, G_FILE_TEST_IS_REGULAR));
 }
 
 typedef struct {
