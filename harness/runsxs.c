@@ -151,6 +151,29 @@ static char *unfinished_list_locked(const RunsxsSlot *except)
   return g_string_free(s, FALSE);
 }
 
+/* SIGTERM or SIGINT reached the runtimes: each is about to run its ProcessExit and shut down,
+ * and a runtime that has begun to shut down aborts the process when a foreign thread enters it.
+ * From here on the bridge refuses calls. Context: a signal handler; atomics only. */
+static void on_termination_signal(void)
+{
+  sxs_bridge_close(0);
+}
+
+/* The exit() every runtime's import binds to (runsxs is linked -rdynamic). When one runtime ends
+ * the process (Environment.Exit, or its own SIGTERM handling), its shutdown runs inside exit()
+ * while the other runtimes' threads keep running; a thread that then calls into the runtime
+ * being shut down through the bridge makes that runtime abort the whole process. So the bridge
+ * is closed, and calls already inside a runtime are given a moment to return, before the real
+ * exit() starts tearing runtimes down. Context: the thread that called exit(). */
+__attribute__((visibility("default"), noreturn)) void exit(int status)
+{
+  sxs_bridge_close(2000);
+  void (*real_exit)(int) = (void (*)(int))dlsym(RTLD_NEXT, "exit");
+  if (real_exit)
+    real_exit(status);
+  _exit(status);
+}
+
 /* Runs inside exit(), which a runtime calls for Environment.Exit (and after an unhandled
  * exception on some versions): the process ends with `status` whatever runsxs would have
  * chosen, so at least report what each runtime did. Also runs after main's own exit(), when the
@@ -664,6 +687,7 @@ int main(int argc, char **argv)
   pthread_cond_init(&run.changed, &attr);
   pthread_condattr_destroy(&attr);
   on_exit(on_process_exit, NULL);
+  runsxs_signals_set_termination_hook(on_termination_signal);
   install_abort_report();
   /* Our own lines must not sit in a stdio buffer when a runtime ends the process. */
   fflush(stdout);

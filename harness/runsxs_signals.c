@@ -29,7 +29,7 @@
  *                  All other signals pass straight through, chains intact.
  *
  * With repairs off (runsxs --no-signal-fixes) both exports call libc directly;
- * RUNSXS_SIGNAL_FIXES=altstack,activation,termination selects repairs one by one. */
+ * RUNSXS_SIGNAL_FIXES=altstack,activation,termination,faults selects repairs one by one. */
 #include "runsxs_signals.h"
 
 #include <dlfcn.h>
@@ -133,6 +133,7 @@ static int nroutes;
 static RouteRecord route_records[ROUTE_RECORDS];
 static atomic_int route_nrecords;
 static atomic_flag route_lock = ATOMIC_FLAG_INIT;
+static _Atomic(void (*)(void)) termination_hook;
 
 /* ---- small async-signal-safe output (debug only) ---- */
 
@@ -458,6 +459,11 @@ static void route_dispatch(int signo, siginfo_t *info, void *uc)
    * handler reads its thread-local data, and the first read on a thread allocates it with
    * malloc(), which deadlocks when the signal interrupted malloc(). */
   gboolean own_activation = signo == SIGRTMIN && info && info->si_pid == getpid();
+  if (signo == SIGTERM || signo == SIGINT) {
+    void (*hook)(void) = atomic_load_explicit(&termination_hook, memory_order_acquire);
+    if (hook)
+      hook();
+  }
   int n = atomic_load_explicit(&r->nslots, memory_order_acquire);
   for (int i = n - 1; i >= 0; i--) {
     RouteRecord *rec = atomic_load_explicit(&r->slots[i].current, memory_order_acquire);
@@ -600,8 +606,94 @@ out:
   return 0;
 }
 
-/* The exported sigaction(). Routed signals (SIGRTMIN, SIGTERM, SIGINT) go to their slots when
- * the repairs are on; everything else reaches libc unchanged.
+/* ---- fault-signal chains (repair 4) ----
+ *
+ * Each runtime's PAL installs handlers for the hardware-fault signals and, when its runtime ends
+ * (at exit, while other runtimes still run), puts back the handler it found. A runtime that
+ * started first found SIG_DFL; if it ends while a later runtime is still running, it resets the
+ * process-wide handler to SIG_DFL under the later runtime's feet, and that runtime's next
+ * NullReferenceException or divide-by-zero kills the process. So runsxs keeps the installers of
+ * each fault signal as a stack: only the library on top of it changes what the kernel sees; a
+ * library lower down that changes its handler (its teardown) changes only its own layer, which
+ * the layers above still chain to. */
+
+#define FAULT_LAYERS 16
+
+typedef struct {
+  uintptr_t owner;
+  struct sigaction act;
+} FaultLayer;
+
+typedef struct {
+  int signo;
+  int depth;
+  FaultLayer layers[FAULT_LAYERS];
+} FaultChain;
+
+static FaultChain fault_chains[] = {
+    { .signo = SIGSEGV }, { .signo = SIGFPE }, { .signo = SIGILL },
+    { .signo = SIGBUS },  { .signo = SIGTRAP }, { .signo = SIGQUIT },
+};
+static atomic_bool faults_enabled;   /* repair 4 */
+static atomic_flag fault_lock = ATOMIC_FLAG_INIT;
+
+static FaultChain *fault_find(int signo)
+{
+  for (size_t i = 0; i < G_N_ELEMENTS(fault_chains); i++)
+    if (fault_chains[i].signo == signo)
+      return &fault_chains[i];
+  return NULL;
+}
+
+static gboolean same_handler(const struct sigaction *a, const struct sigaction *b)
+{
+  return (void *)a->sa_handler == (void *)b->sa_handler;
+}
+
+/* sigaction() for a fault signal with the repair on. Context: any thread; signals blocked while
+ * the chain is changed; never from a handler on the fault path. */
+static int fault_sigaction(FaultChain *c, uintptr_t owner, const struct sigaction *act,
+                           struct sigaction *old)
+{
+  if (!act)
+    return real_sigaction(c->signo, NULL, old);
+  sigset_t all, saved;
+  sigfillset(&all);
+  pthread_sigmask(SIG_BLOCK, &all, &saved);
+  while (atomic_flag_test_and_set_explicit(&fault_lock, memory_order_acquire))
+    ;
+  int mine = -1;
+  for (int i = 0; i < c->depth; i++)
+    if (c->layers[i].owner == owner)
+      mine = i;
+  int rc = 0;
+  if (mine >= 0 && mine < c->depth - 1) {
+    /* Covered by a later runtime's handler: the kernel's handler stays; this layer changes. */
+    if (old)
+      *old = c->layers[mine].act;
+    c->layers[mine].act = *act;
+  } else {
+    struct sigaction prev;
+    rc = real_sigaction(c->signo, act, &prev);
+    if (rc == 0) {
+      if (old)
+        *old = prev;
+      if (mine > 0 && same_handler(act, &c->layers[mine - 1].act))
+        c->depth--;                            /* the top put back the handler below it */
+      else if (mine >= 0)
+        c->layers[mine].act = *act;
+      else if (c->depth < FAULT_LAYERS)
+        c->layers[c->depth++] = (FaultLayer){ .owner = owner, .act = *act };
+    }
+  }
+  atomic_flag_clear_explicit(&fault_lock, memory_order_release);
+  pthread_sigmask(SIG_SETMASK, &saved, NULL);
+  return rc;
+}
+
+/* The exported sigaction(). Routed signals (SIGRTMIN, SIGTERM, SIGINT) go to their slots and
+ * fault signals through their chains when those repairs are on; everything else reaches libc
+ * unchanged.
  * Context: any thread; see route_sigaction. */
 RUNSXS_EXPORT int sigaction(int signo, const struct sigaction *restrict act,
                             struct sigaction *restrict old)
@@ -614,6 +706,11 @@ RUNSXS_EXPORT int sigaction(int signo, const struct sigaction *restrict act,
     Route *r = route_find(signo);
     if (r)
       return route_sigaction(r, caller_owner(__builtin_return_address(0)), act, old);
+  }
+  if (act && atomic_load_explicit(&faults_enabled, memory_order_acquire)) {
+    FaultChain *c = fault_find(signo);
+    if (c)
+      return fault_sigaction(c, caller_owner(__builtin_return_address(0)), act, old);
   }
   return real_sigaction(signo, act, old);
 }
@@ -632,17 +729,18 @@ static size_t compute_altstack_size(void)
 }
 
 /* Which repairs RUNSXS_SIGNAL_FIXES selects: a comma-separated subset of "altstack",
- * "activation" and "termination" (unset: all three), so each fault can be shown on its own. */
+ * "activation", "termination" and "faults" (unset: all four), so each fault can be shown on its
+ * own. */
 static void parse_fix_selection(gboolean *ret_altstack, gboolean *ret_activation,
-                                gboolean *ret_termination)
+                                gboolean *ret_termination, gboolean *ret_faults)
 {
   const char *sel = getenv("RUNSXS_SIGNAL_FIXES");
   if (!sel) {
-    *ret_altstack = *ret_activation = *ret_termination = TRUE;
+    *ret_altstack = *ret_activation = *ret_termination = *ret_faults = TRUE;
     return;
   }
   g_auto(GStrv) parts = g_strsplit(sel, ",", -1);
-  *ret_altstack = *ret_activation = *ret_termination = FALSE;
+  *ret_altstack = *ret_activation = *ret_termination = *ret_faults = FALSE;
   for (char **p = parts; *p; p++) {
     const char *w = g_strstrip(*p);
     if (strcmp(w, "altstack") == 0)
@@ -651,9 +749,11 @@ static void parse_fix_selection(gboolean *ret_altstack, gboolean *ret_activation
       *ret_activation = TRUE;
     else if (strcmp(w, "termination") == 0)
       *ret_termination = TRUE;
+    else if (strcmp(w, "faults") == 0)
+      *ret_faults = TRUE;
     else if (*w)
       g_printerr("runsxs: RUNSXS_SIGNAL_FIXES: unknown repair '%s' (known: altstack, "
-                 "activation, termination)\n", w);
+                 "activation, termination, faults)\n", w);
   }
 }
 
@@ -665,8 +765,9 @@ int runsxs_signals_setup(gboolean enable_fixes)
   if (!enable_fixes)
     return 0;
 
-  gboolean fix_altstack, fix_activation, fix_termination;
-  parse_fix_selection(&fix_altstack, &fix_activation, &fix_termination);
+  gboolean fix_altstack, fix_activation, fix_termination, fix_faults;
+  parse_fix_selection(&fix_altstack, &fix_activation, &fix_termination, &fix_faults);
+  atomic_store_explicit(&faults_enabled, fix_faults, memory_order_release);
   const char *dbg = getenv("RUNSXS_SIGNALS_DEBUG");
   debug_enabled = dbg && *dbg && strcmp(dbg, "0") != 0;
 
@@ -755,4 +856,9 @@ void runsxs_signals_runtime_loaded(int index, const char *coreclr_path)
 gsize runsxs_signals_altstack_size(void)
 {
   return atomic_load_explicit(&altstack_enabled, memory_order_acquire) ? altstack_size : 0;
+}
+
+void runsxs_signals_set_termination_hook(void (*hook)(void))
+{
+  atomic_store_explicit(&termination_hook, hook, memory_order_release);
 }

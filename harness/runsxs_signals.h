@@ -35,3 +35,8 @@ void runsxs_signals_runtime_loaded(int index, const char *coreclr_path);
 /* The size in bytes of the alternate signal stack each thread gets (guard page excluded), or 0
  * without repairs. */
 gsize runsxs_signals_altstack_size(void);
+
+/* A function the dispatcher calls, first thing, when SIGTERM or SIGINT arrives with the
+ * termination repair on: the host's chance to note that every runtime is about to shut down.
+ * It runs in a signal handler: it must be async-signal-safe (atomics only). */
+void runsxs_signals_set_termination_hook(void (*hook)(void));

@@ -12,6 +12,8 @@
 
 #include <errno.h>
 #include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -40,6 +42,13 @@ typedef struct {
  * is never held across a call into a runtime (creating a delegate can run managed code that
  * calls back into the bridge). */
 static pthread_mutex_t bridge_lock = PTHREAD_MUTEX_INITIALIZER;
+/* Calls inside a runtime right now, process-wide and on this thread; and whether the bridge is
+ * closed. Updated without the lock: a call counts itself in before it looks at `closed`, so
+ * sxs_bridge_close() never misses one that got past the check. */
+static atomic_int bridge_in_flight;
+static _Thread_local int bridge_depth;
+static atomic_bool bridge_closed;
+static atomic_flag bridge_closed_reported = ATOMIC_FLAG_INIT;
 static pthread_cond_t bridge_registered = PTHREAD_COND_INITIALIZER; /* signalled on register */
 static SxsBridgeRuntime bridge_runtimes[SXS_BRIDGE_MAX_RUNTIMES + 1];
 
@@ -123,6 +132,17 @@ void sxs_bridge_unregister(int index)
   rt->delegates = NULL;
   pthread_mutex_unlock(&bridge_lock);
   bridge_delegates_free(old);
+}
+
+void sxs_bridge_close(int timeout_ms)
+{
+  atomic_store(&bridge_closed, true);
+  struct timespec step = { .tv_sec = 0, .tv_nsec = 1000000 };
+  for (int waited = 0; atomic_load(&bridge_in_flight) > bridge_depth; waited++) {
+    if (timeout_ms >= 0 && waited >= timeout_ms)
+      break;
+    nanosleep(&step, NULL);
+  }
 }
 
 /* The simple assembly name of a path: its file name without a ".dll" or ".exe" suffix. Returns a
@@ -215,5 +235,16 @@ int sxs_bridge_call(int runtime_index, const char *assembly_path, const char *ty
     bridge_delegate_free(d);
   }
   free(assembly_name);
-  return fn(arg);
+  atomic_fetch_add(&bridge_in_flight, 1);
+  if (atomic_load(&bridge_closed)) {
+    atomic_fetch_sub(&bridge_in_flight, 1);
+    if (!atomic_flag_test_and_set(&bridge_closed_reported))
+      fprintf(stderr, "sxs_bridge_call: the process is exiting; calls into runtimes are refused\n");
+    return INT32_MIN;
+  }
+  bridge_depth++;
+  int result = fn(arg);
+  bridge_depth--;
+  atomic_fetch_sub(&bridge_in_flight, 1);
+  return result;
 }

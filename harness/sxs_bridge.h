@@ -28,6 +28,13 @@ SXS_BRIDGE_API int sxs_bridge_register(int index, void *create_delegate_fn, void
  * the runtime shuts down. Context: any thread. */
 SXS_BRIDGE_API void sxs_bridge_unregister(int index);
 
+/* Closes the bridge for good: later calls return INT32_MIN without entering any runtime. Then
+ * waits, at most timeout_ms milliseconds, until calls already inside a runtime have returned
+ * (the calling thread's own calls excepted). The host calls it when the process starts to exit:
+ * a runtime that is shutting down aborts the process when a foreign thread calls into it.
+ * Context: any thread. */
+SXS_BRIDGE_API void sxs_bridge_close(int timeout_ms);
+
 /* Waits until runtime `index` is registered, at most timeout_ms milliseconds (negative: no
  * limit). Returns 0 when it is, -ETIMEDOUT or -EINVAL otherwise. Lets managed code that was
  * started together with other runtimes wait for them instead of racing their start-up.

@@ -46,7 +46,8 @@ static void itest_drain(int *fd, GString *buf)
   }
 }
 
-ItestRun *itest_run(const char *const *argv, const char *const *env, const char *cwd, int timeout_sec)
+ItestRun *itest_run_signal(const char *const *argv, const char *const *env, const char *cwd,
+                           int timeout_sec, int signal_after_ms, int signo)
 {
   ItestRun *run = g_new0(ItestRun, 1);
   g_auto(GStrv) envp = g_get_environ();
@@ -80,6 +81,7 @@ ItestRun *itest_run(const char *const *argv, const char *const *env, const char 
   GString *out = g_string_new(NULL), *err = g_string_new(NULL);
   gint64 deadline = timeout_sec > 0 ? itest_now_ms() + (gint64)timeout_sec * 1000 : G_MAXINT64;
   gint64 drain_deadline = G_MAXINT64; /* set once the child has exited */
+  gint64 signal_at = signal_after_ms > 0 ? itest_now_ms() + signal_after_ms : G_MAXINT64;
   gboolean exited = FALSE;
   int status = 0;
   while (out_fd >= 0 || err_fd >= 0 || !exited) {
@@ -91,6 +93,10 @@ ItestRun *itest_run(const char *const *argv, const char *const *env, const char 
       }
     }
     gint64 now = itest_now_ms();
+    if (!exited && now >= signal_at) {
+      kill(pid, signo);
+      signal_at = G_MAXINT64;
+    }
     if (!run->timed_out && now >= deadline) {
       run->timed_out = TRUE;
       kill(-pid, SIGKILL);
@@ -140,6 +146,11 @@ ItestRun *itest_run(const char *const *argv, const char *const *env, const char 
   run->out = g_string_free(out, FALSE);
   run->err = g_string_free(err, FALSE);
   return run;
+}
+
+ItestRun *itest_run(const char *const *argv, const char *const *env, const char *cwd, int timeout_sec)
+{
+  return itest_run_signal(argv, env, cwd, timeout_sec, 0, 0);
 }
 
 void itest_run_free(ItestRun *run)

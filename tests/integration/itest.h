@@ -16,6 +16,10 @@ typedef struct {
  * "K" alone removes K), in `cwd` (NULL: the current folder), stdin from /dev/null. Kills the whole
  * process group after timeout_sec. Never returns NULL. */
 ItestRun *itest_run(const char *const *argv, const char *const *env, const char *cwd, int timeout_sec);
+/* Like itest_run, and sends signal `signo` to the child (not its group) signal_after_ms after
+ * the start, if it is still running then. */
+ItestRun *itest_run_signal(const char *const *argv, const char *const *env, const char *cwd,
+                           int timeout_sec, int signal_after_ms, int signo);
 void itest_run_free(ItestRun *run);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(ItestRun, itest_run_free)
 

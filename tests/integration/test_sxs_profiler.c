@@ -8,6 +8,7 @@
  *   [3] 10.0 (a private copy)         ExitCode "0"     no exceptions
  * Profile entries are matched to runsxs indexes by the folder of their libcoreclr.so. */
 #include <glib/gstdio.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -292,6 +293,40 @@ static void test_stress_profiled(Fixture *f, gconstpointer d) {
   g_assert_cmpuint(seen, ==, 2);
 }
 
+/* SIGTERM while 10 and 2.0 run the stress mix and call into each other, with the profiler in
+ * both: the process ends in order (no crash signal, no hang), the runtimes' ProcessExit ran as
+ * far as the runtimes allow (2.0's does; 10.0 does not handle SIGTERM itself), and the profile
+ * holds both runtimes. Repeated, because what it guards against were races. */
+static void test_sigterm_profiled(Fixture *f, gconstpointer d) {
+  (void)d;
+  g_autofree char *cfg_text = g_strdup_printf("[profiler]\nmode=pick-all\noutput=%s\n", f->output);
+  g_autofree char *cfg = itest_write_file(f->dir, "sxsprof.conf", cfg_text);
+  g_autofree char *app = itest_app("SxsStress");
+  const char *argv[] = {itest_env("SXS_RUNSXS"), "10.0", app, "30 2", "2.0.0", app, "30 1", NULL};
+  g_auto(GStrv) env = itest_profiler_env(cfg);
+  for (int attempt = 0; attempt < 3; attempt++) {
+    g_unlink(f->profile);
+    g_autoptr(ItestRun) run =
+        itest_run_signal(argv, (const char *const *)env, f->dir, 60, 3000 + 700 * attempt, SIGTERM);
+    if (run->timed_out || run->exit_code >= 128)
+      g_test_message("attempt %d: exit %d\nstdout tail:\n%s\nstderr:\n%s", attempt, run->exit_code,
+                     run->out + (strlen(run->out) > 2000 ? strlen(run->out) - 2000 : 0), run->err);
+    g_assert_false(run->timed_out);
+    g_assert_cmpint(run->exit_code, <, 128);
+    g_assert_nonnull(strstr(run->out, "stress process-exit clr=4.0."));
+    g_autoptr(JsonNode) doc = itest_load_json(f->profile);
+    g_assert_cmpuint(itest_profile_runtime_count(doc), ==, 2);
+    for (gint64 id = 1; id <= 2; id++) {
+      JsonObject *rt = itest_profile_runtime(doc, id);
+      g_assert_cmpstr(json_object_get_string_member(rt, "status"), ==, "profiling");
+      g_assert_cmpint(itest_runtime_counter(rt, "exceptions"), >, 0);
+      g_assert_nonnull(itest_runtime_function(rt, "Sxs.Tests.SxsStress.Main"));
+      if (g_str_equal(json_object_get_string_member(rt, "version"), "2.0.0"))
+        g_assert_true(json_object_get_boolean_member(rt, "shutdown_seen"));
+    }
+  }
+}
+
 int main(int argc, char **argv) {
   g_test_init(&argc, &argv, NULL);
 #define ADD(path, fn) g_test_add(path, Fixture, NULL, itest_scratch_setup, fn, itest_scratch_teardown)
@@ -304,6 +339,7 @@ int main(int argc, char **argv) {
   ADD("/sxs/profiler/pick-first/st", test_pick_first_st);
   ADD("/sxs/profiler/pick-first/concurrent", test_pick_first_concurrent);
   ADD("/sxs/profiler/stress/pick-all", test_stress_profiled);
+  ADD("/sxs/profiler/stress/sigterm", test_sigterm_profiled);
 #undef ADD
   return g_test_run();
 }
