@@ -650,13 +650,12 @@ static gboolean same_handler(const struct sigaction *a, const struct sigaction *
   return (void *)a->sa_handler == (void *)b->sa_handler;
 }
 
-/* sigaction() for a fault signal with the repair on. Context: any thread; signals blocked while
- * the chain is changed; never from a handler on the fault path. */
+/* sigaction() that sets (act non-NULL) a fault signal's handler with the repair on.
+ * Context: any thread; signals blocked while the chain is changed; never from a handler on the
+ * fault path. */
 static int fault_sigaction(FaultChain *c, uintptr_t owner, const struct sigaction *act,
                            struct sigaction *old)
 {
-  if (!act)
-    return real_sigaction(c->signo, NULL, old);
   sigset_t all, saved;
   sigfillset(&all);
   pthread_sigmask(SIG_BLOCK, &all, &saved);

@@ -260,11 +260,8 @@ static int cmd_run(int argc, char **argv) {
   int code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
   if (WIFEXITED(status) && WEXITSTATUS(status) == 127)
     return 127;
-  g_autofree char *profile = g_strdup_printf("%s.json", output_abs ? output_abs : "");
-  if (!output_abs) {
-    g_free(profile);
-    profile = g_strdup_printf("%s/sxsprof-%d.json", cwd, (int)child);
-  }
+  g_autofree char *profile = output_abs ? g_strconcat(output_abs, ".json", NULL)
+                                         : g_strdup_printf("%s/sxsprof-%d.json", cwd, (int)child);
   fflush(stdout);
   if (g_file_test(profile, G_FILE_TEST_EXISTS)) {
     /* The summary goes to stderr so the command's own stdout stays exactly as it was. */

@@ -202,11 +202,6 @@ gboolean sxs__manager_config_failed(void) {
   return manager.config == NULL;
 }
 
-const SxsConfig *sxs__manager_config(void) {
-  sxs__manager_ensure();
-  return manager.config;
-}
-
 static int compare_runtime_ids(gconstpointer a, gconstpointer b) {
   const SxsRuntime *x = *(SxsRuntime *const *)a, *y = *(SxsRuntime *const *)b;
   return (x->id > y->id) - (x->id < y->id);

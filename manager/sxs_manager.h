@@ -80,7 +80,6 @@ void sxs__manager_ensure(void);
 
 /* TRUE when the config could not be used: every runtime is declined. */
 gboolean sxs__manager_config_failed(void);
-const SxsConfig *sxs__manager_config(void);
 
 /* Registers a runtime arriving at CreateInstance. `path` and `version` may be NULL when they
  * could not be found yet. Applies the CreateInstance stage of the policy; returns the new entry
