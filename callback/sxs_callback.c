@@ -11,8 +11,8 @@
 
 /* Events every profiled runtime delivers; GCs are added per capability at Initialize. */
 #define SXS_EVENTS_LOW                                                                             \
-  (COR_PRF_MONITOR_JIT_COMPILATION | COR_PRF_MONITOR_MODULE_LOADS | COR_PRF_MONITOR_EXCEPTIONS |  \
-   COR_PRF_MONITOR_THREADS)
+  (COR_PRF_MONITOR_JIT_COMPILATION | COR_PRF_MONITOR_CACHE_SEARCHES | COR_PRF_MONITOR_MODULE_LOADS |  \
+   COR_PRF_MONITOR_EXCEPTIONS | COR_PRF_MONITOR_THREADS)
 
 static inline SxsCallback *impl_from_ICorProfilerCallback11(ICorProfilerCallback11 *iface) {
   return (SxsCallback *)((char *)iface - offsetof(SxsCallback, iface));
@@ -57,6 +57,7 @@ static ULONG callback_Release(ICorProfilerCallback11 *This) {
   gint old = g_atomic_int_add(&self->refcount, -1);
   if (old == 1) {
     sxs__manager_bind(self->runtime, NULL, NULL);
+    sxs__importer_cache_fini(&self->importers);
     if (self->info)
       self->info->lpVtbl->Release(self->info);
     g_free(self);
@@ -163,6 +164,7 @@ static HRESULT callback_Shutdown(ICorProfilerCallback11 *This) {
   sxs__manager_runtime_shutdown(self->runtime);
   ICorProfilerInfo15 *info = g_atomic_pointer_exchange(&self->info, NULL);
   sxs__manager_bind(self->runtime, self, NULL);
+  sxs__importer_cache_clear(&self->importers);
   if (info)
     info->lpVtbl->Release(info);
   return S_OK;
@@ -186,22 +188,31 @@ static HRESULT callback_ModuleLoadFinished(ICorProfilerCallback11 *This, ModuleI
   return S_OK;
 }
 
-static HRESULT callback_JITCompilationFinished(ICorProfilerCallback11 *This, FunctionID functionId,
-                                               HRESULT hrStatus, BOOL fIsSafeToBlock) {
-  SxsCallback *self = impl_from_ICorProfilerCallback11(This);
-  (void)fIsSafeToBlock;
-  if (hrStatus < 0 || !self->info)
-    return S_OK;
-  if (sxs__manager_function_known(self->runtime, functionId)) {
-    sxs__manager_record_jit(self->runtime, functionId, NULL, NULL);
-    return S_OK;
+/* Records a function whose code was made or taken, naming it through the metadata the first
+ * time it is seen. The Info is read once: Shutdown may clear it on another thread. Context: a
+ * runtime thread in a JIT or loader callback (may allocate, may block). */
+static void record_function(SxsCallback *self, FunctionID function_id, SxsCodeKind kind) {
+  ICorProfilerInfo15 *info = g_atomic_pointer_get(&self->info);
+  if (!info)
+    return;
+  if (sxs__manager_function_known(self->runtime, function_id)) {
+    sxs__manager_record_function(self->runtime, function_id, kind, NULL, NULL);
+    return;
   }
   g_autofree char *name = NULL;
   g_autofree char *module = NULL;
   ModuleID module_id = 0;
-  if (sxs__callback_function_name(self->info, functionId, &name, &module_id) == 0)
+  if (sxs__callback_function_name(info, &self->importers, function_id, &name, &module_id) == 0)
     module = sxs__manager_module_name(self->runtime, module_id);
-  sxs__manager_record_jit(self->runtime, functionId, name, module);
+  sxs__manager_record_function(self->runtime, function_id, kind, name, module);
+}
+
+static HRESULT callback_JITCompilationFinished(ICorProfilerCallback11 *This, FunctionID functionId,
+                                               HRESULT hrStatus, BOOL fIsSafeToBlock) {
+  SxsCallback *self = impl_from_ICorProfilerCallback11(This);
+  (void)fIsSafeToBlock;
+  if (hrStatus >= 0)
+    record_function(self, functionId, SXS_CODE_JIT);
   return S_OK;
 }
 
@@ -329,9 +340,10 @@ static HRESULT callback_ModuleLoadStarted(ICorProfilerCallback11 *This, ModuleID
   return S_OK;
 }
 
+/* A module's importer is let go before the module is: its ModuleID may be reused. */
 static HRESULT callback_ModuleUnloadStarted(ICorProfilerCallback11 *This, ModuleID moduleId) {
-  (void)This;
-  (void)moduleId;
+  SxsCallback *self = impl_from_ICorProfilerCallback11(This);
+  sxs__importer_cache_forget(&self->importers, moduleId);
   return S_OK;
 }
 
@@ -388,17 +400,21 @@ static HRESULT callback_JITCompilationStarted(ICorProfilerCallback11 *This, Func
   return S_OK;
 }
 
+/* The runtime asks whether to use a function's precompiled (ReadyToRun) code: always yes. */
 static HRESULT callback_JITCachedFunctionSearchStarted(ICorProfilerCallback11 *This, FunctionID functionId, BOOL *pbUseCachedFunction) {
   (void)This;
   (void)functionId;
-  (void)pbUseCachedFunction;
+  if (pbUseCachedFunction)
+    *pbUseCachedFunction = TRUE;
   return S_OK;
 }
 
+/* A precompiled function is about to run for the first time: most of the framework (Kestrel,
+ * the compiler) runs such code and is never JIT-compiled, so this is how the profile names it.
+ * Context: the calling thread, in the loader. */
 static HRESULT callback_JITCachedFunctionSearchFinished(ICorProfilerCallback11 *This, FunctionID functionId, COR_PRF_JIT_CACHE result) {
-  (void)This;
-  (void)functionId;
-  (void)result;
+  if (result == COR_PRF_CACHED_FUNCTION_FOUND)
+    record_function(impl_from_ICorProfilerCallback11(This), functionId, SXS_CODE_PRECOMPILED);
   return S_OK;
 }
 
@@ -408,11 +424,12 @@ static HRESULT callback_JITFunctionPitched(ICorProfilerCallback11 *This, Functio
   return S_OK;
 }
 
+/* A function whose code only ever exists inlined into its callers (a small lambda, a property)
+ * is still named in the profile. The JIT's decision is left as it is. Context: a JIT thread. */
 static HRESULT callback_JITInlining(ICorProfilerCallback11 *This, FunctionID callerId, FunctionID calleeId, BOOL *pfShouldInline) {
-  (void)This;
   (void)callerId;
-  (void)calleeId;
   (void)pfShouldInline;
+  record_function(impl_from_ICorProfilerCallback11(This), calleeId, SXS_CODE_INLINED);
   return S_OK;
 }
 
@@ -937,6 +954,7 @@ SxsCallback *sxs__callback_new(SxsRuntime *rt) {
   self->iface.lpVtbl = &callback_vtbl;
   self->refcount = 1;
   self->runtime = rt;
+  sxs__importer_cache_init(&self->importers);
   sxs__manager_bind(rt, self, NULL);
   return self;
 }

@@ -36,17 +36,73 @@ static char *type_name(IMetaDataImport *md, mdTypeDef td) {
   return g_strjoinv(".", (char **)parts->pdata);
 }
 
-int sxs__callback_function_name(ICorProfilerInfo15 *info, FunctionID function_id, char **ret_name,
-                                ModuleID *ret_module) {
+static void importer_release(gpointer p) {
+  IMetaDataImport *md = p;
+  md->lpVtbl->Release(md);
+}
+
+void sxs__importer_cache_init(SxsImporterCache *cache) {
+  g_mutex_init(&cache->lock);
+  cache->by_module = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, importer_release);
+}
+
+void sxs__importer_cache_clear(SxsImporterCache *cache) {
+  g_mutex_lock(&cache->lock);
+  GHashTable *old = cache->by_module;
+  cache->by_module = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, importer_release);
+  g_mutex_unlock(&cache->lock);
+  g_hash_table_unref(old); /* Releases outside the lock */
+}
+
+void sxs__importer_cache_fini(SxsImporterCache *cache) {
+  g_hash_table_unref(cache->by_module);
+  g_mutex_clear(&cache->lock);
+}
+
+void sxs__importer_cache_forget(SxsImporterCache *cache, ModuleID module_id) {
+  g_mutex_lock(&cache->lock);
+  IMetaDataImport *md = g_hash_table_lookup(cache->by_module, GSIZE_TO_POINTER(module_id));
+  if (md)
+    g_hash_table_steal(cache->by_module, GSIZE_TO_POINTER(module_id));
+  g_mutex_unlock(&cache->lock);
+  if (md)
+    md->lpVtbl->Release(md);
+}
+
+/* The module's importer with one reference for the caller, or NULL. The runtime is asked
+ * outside the lock; when two threads race, the first importer stored wins. */
+static IMetaDataImport *importer_get(ICorProfilerInfo15 *info, SxsImporterCache *cache, ModuleID module_id) {
+  g_mutex_lock(&cache->lock);
+  IMetaDataImport *md = g_hash_table_lookup(cache->by_module, GSIZE_TO_POINTER(module_id));
+  if (md)
+    md->lpVtbl->AddRef(md);
+  g_mutex_unlock(&cache->lock);
+  if (md)
+    return md;
+  IUnknown *unk = NULL;
+  if (info->lpVtbl->GetModuleMetaData(info, module_id, ofRead, &IID_IMetaDataImport, &unk) < 0 || !unk)
+    return NULL;
+  md = (IMetaDataImport *)unk;
+  g_mutex_lock(&cache->lock);
+  IMetaDataImport *stored = g_hash_table_lookup(cache->by_module, GSIZE_TO_POINTER(module_id));
+  if (!stored) {
+    md->lpVtbl->AddRef(md); /* the cache's reference */
+    g_hash_table_insert(cache->by_module, GSIZE_TO_POINTER(module_id), md);
+  }
+  g_mutex_unlock(&cache->lock);
+  return md;
+}
+
+int sxs__callback_function_name(ICorProfilerInfo15 *info, SxsImporterCache *cache, FunctionID function_id,
+                                char **ret_name, ModuleID *ret_module) {
   ClassID class_id = 0;
   ModuleID module_id = 0;
   mdToken token = 0;
   if (info->lpVtbl->GetFunctionInfo(info, function_id, &class_id, &module_id, &token) < 0)
     return -ENOENT;
-  IUnknown *unk = NULL;
-  if (info->lpVtbl->GetModuleMetaData(info, module_id, ofRead, &IID_IMetaDataImport, &unk) < 0 || !unk)
+  IMetaDataImport *md = importer_get(info, cache, module_id);
+  if (!md)
     return -ENOENT;
-  IMetaDataImport *md = (IMetaDataImport *)unk;
 
   WCHAR method[SXS_NAME_CAPACITY];
   ULONG len = 0;

@@ -32,10 +32,17 @@ G_DEFINE_QUARK(sxs-config-error-quark, sxs__config_error)
 #define CONFIG_VERSION_MAX_DIGITS 5
 #define CONFIG_QUOTE_MAX_CHARS 60
 
-enum { KEY_MODE, KEY_RUNTIME, KEY_OUTPUT, KEY_LOG, N_KEYS };
+enum { KEY_MODE, KEY_RUNTIME, KEY_OUTPUT, KEY_LOG, KEY_FLUSH, N_KEYS };
 
-static const char *const config_keys[N_KEYS] = {"mode", "runtime", "output", "log"};
-#define CONFIG_KEY_LIST "mode, runtime, output, log"
+static const char *const config_keys[N_KEYS] = {"mode", "runtime", "output", "log", "flush"};
+#define CONFIG_KEY_LIST "mode, runtime, output, log, flush"
+
+#define CONFIG_OUTPUT_EXPECTED                                                                     \
+  "a path prefix such as /tmp/myapp (the profile goes to <prefix>.json) or a folder ending in / "  \
+  "(profiles go to <folder>/<program>-<pid>.json)"
+#define CONFIG_LOG_EXPECTED "a file path such as /tmp/sxsprof.log, or stderr"
+#define CONFIG_FLUSH_EXPECTED                                                                      \
+  "a whole number of seconds from 0 to 86400 (0: write only at shutdown and exit)"
 
 static const char *const config_modes[] = {
     [SXS_MODE_PICK_FIRST] = "pick-first",
@@ -485,28 +492,84 @@ static gboolean config_parse_runtime(const SxsConfigScan *scan, const char *valu
   return TRUE;
 }
 
-/* Checks output= or log= and makes it absolute against the current folder. */
+/* What is wrong with an output= or log= value before it is made absolute, or NULL: empty, or
+ * starting with '~' (not expanded). */
+static char *config_path_problem(const char *value) {
+  if (*value == '\0')
+    return g_strdup("is empty");
+  if (value[0] == '~')
+    return g_strdup("starts with ~, which is not expanded");
+  return NULL;
+}
+
+/* Does a path name a folder by its spelling: a final '/', "/." or "/..", or "." or "..". */
+static gboolean config_names_folder(const char *value) {
+  g_autofree char *base = g_path_get_basename(value);
+  return g_str_has_suffix(value, "/") || strcmp(base, ".") == 0 || strcmp(base, "..") == 0;
+}
+
+/* Checks output= or log= and makes it absolute against the current folder. A log path that
+ * names a folder is refused; an output that names one selects folder output. */
 static gboolean config_parse_file_path(const SxsConfigScan *scan, int k, const char *value, const char *expected,
-                                       char **ret_path, GError **error) {
+                                       char **ret_path, gboolean *ret_is_folder, GError **error) {
   const char *source = scan->source, *key = config_keys[k];
   int line = scan->key_line[k];
-  if (*value == '\0') {
-    config_fail(error, SXS_CONFIG_ERROR_VALUE, source, line, "%s= is empty; expected %s", key, expected);
+  g_autofree char *quoted = config_quote(value);
+  g_autofree char *problem = config_path_problem(value);
+  if (problem) {
+    if (*value == '\0')
+      config_fail(error, SXS_CONFIG_ERROR_VALUE, source, line, "%s= %s; expected %s", key, problem, expected);
+    else
+      config_fail(error, SXS_CONFIG_ERROR_VALUE, source, line, "%s=%s %s; expected %s", key, quoted, problem,
+                  expected);
     return FALSE;
   }
-  g_autofree char *quoted = config_quote(value);
-  g_autofree char *base = g_path_get_basename(value);
-  if (g_str_has_suffix(value, "/") || strcmp(base, ".") == 0 || strcmp(base, "..") == 0) {
+  gboolean is_folder = config_names_folder(value);
+  if (is_folder && !ret_is_folder) {
     config_fail(error, SXS_CONFIG_ERROR_VALUE, source, line, "%s=%s names a folder; expected %s", key, quoted,
                 expected);
     return FALSE;
   }
-  if (value[0] == '~') {
-    config_fail(error, SXS_CONFIG_ERROR_VALUE, source, line,
-                "%s=%s starts with ~, which is not expanded; expected %s", key, quoted, expected);
+  *ret_path = g_canonicalize_filename(value, NULL);
+  if (ret_is_folder)
+    *ret_is_folder = is_folder;
+  return TRUE;
+}
+
+gboolean sxs__config_set_output(SxsConfig *cfg, const char *value, const char *what, GError **error) {
+  g_autofree char *problem = config_path_problem(value ? value : "");
+  if (problem) {
+    g_autofree char *quoted = config_quote(value ? value : "");
+    g_set_error(error, SXS_CONFIG_ERROR, SXS_CONFIG_ERROR_VALUE, "%s=%s %s; expected %s", what, quoted, problem,
+                CONFIG_OUTPUT_EXPECTED);
     return FALSE;
   }
-  *ret_path = g_canonicalize_filename(value, NULL);
+  g_free(cfg->output);
+  cfg->output = g_canonicalize_filename(value, NULL);
+  cfg->output_is_folder = config_names_folder(value);
+  return TRUE;
+}
+
+/* flush=: a whole number of seconds, 0 to SXS_CONFIG_FLUSH_MAX. */
+static gboolean config_parse_flush(const SxsConfigScan *scan, const char *value, int *ret_seconds, GError **error) {
+  int line = scan->key_line[KEY_FLUSH];
+  g_autofree char *quoted = config_quote(value);
+  if (*value == '\0') {
+    config_fail(error, SXS_CONFIG_ERROR_VALUE, scan->source, line, "flush= is empty; expected " CONFIG_FLUSH_EXPECTED);
+    return FALSE;
+  }
+  size_t digits = strspn(value, "0123456789");
+  if (value[digits] != '\0') {
+    config_fail(error, SXS_CONFIG_ERROR_VALUE, scan->source, line,
+                "flush=%s is not a whole number of seconds; expected " CONFIG_FLUSH_EXPECTED, quoted);
+    return FALSE;
+  }
+  if (digits > 6 || g_ascii_strtoull(value, NULL, 10) > SXS_CONFIG_FLUSH_MAX) {
+    config_fail(error, SXS_CONFIG_ERROR_VALUE, scan->source, line, "flush=%s is too large; expected " CONFIG_FLUSH_EXPECTED,
+                quoted);
+    return FALSE;
+  }
+  *ret_seconds = (int)g_ascii_strtoull(value, NULL, 10);
   return TRUE;
 }
 
@@ -553,17 +616,24 @@ static gboolean config_apply(const SxsConfigScan *scan, char *values[N_KEYS], Sx
 
   if (values[KEY_OUTPUT]) {
     char *output = NULL;
-    if (!config_parse_file_path(scan, KEY_OUTPUT, values[KEY_OUTPUT],
-                                "a path prefix such as /tmp/myapp (the profile goes to <prefix>.json)", &output,
+    gboolean is_folder = FALSE;
+    if (!config_parse_file_path(scan, KEY_OUTPUT, values[KEY_OUTPUT], CONFIG_OUTPUT_EXPECTED, &output, &is_folder,
                                 error))
       return FALSE;
     g_free(cfg->output);
     cfg->output = output;
+    cfg->output_is_folder = is_folder;
   }
-  if (values[KEY_LOG] &&
-      !config_parse_file_path(scan, KEY_LOG, values[KEY_LOG],
-                              "a file path such as /tmp/sxsprof.log, or no log= line to log to stderr",
-                              &cfg->log_path, error))
+  if (values[KEY_LOG]) {
+    if (strcmp(values[KEY_LOG], "stderr") == 0) {
+      cfg->log_kind = SXS_LOG_STDERR;
+    } else {
+      if (!config_parse_file_path(scan, KEY_LOG, values[KEY_LOG], CONFIG_LOG_EXPECTED, &cfg->log_path, NULL, error))
+        return FALSE;
+      cfg->log_kind = SXS_LOG_FILE;
+    }
+  }
+  if (values[KEY_FLUSH] && !config_parse_flush(scan, values[KEY_FLUSH], &cfg->flush_seconds, error))
     return FALSE;
   return TRUE;
 }
@@ -575,6 +645,8 @@ SxsConfig *sxs__config_new_default(void) {
   g_autofree char *cwd = g_get_current_dir();
   g_autofree char *name = g_strdup_printf("sxsprof-%ld", (long)getpid());
   cfg->output = g_build_filename(cwd, name, NULL);
+  cfg->log_kind = SXS_LOG_DEFAULT;
+  cfg->flush_seconds = SXS_CONFIG_FLUSH_DEFAULT;
   return cfg;
 }
 
@@ -634,16 +706,16 @@ const char *sxs__config_mode_name(SxsMode mode) {
 }
 
 /* The check behind sxs__config_check_output: r is 0 or -errno, *ret_message set when r < 0. */
-static int config_check_output(const char *output_prefix, char **ret_message) {
-  if (!output_prefix || !*output_prefix) {
-    *ret_message = g_strdup("The output prefix is empty");
+static int config_check_output(const char *output, gboolean is_folder, char **ret_message) {
+  if (!output || !*output) {
+    *ret_message = g_strdup("The output path is empty");
     return -EINVAL;
   }
-  if (g_str_has_suffix(output_prefix, "/")) {
-    *ret_message = g_strdup_printf("The output prefix %s names a folder, not a file prefix", output_prefix);
+  if (!is_folder && g_str_has_suffix(output, "/")) {
+    *ret_message = g_strdup_printf("The output prefix %s names a folder, not a file prefix", output);
     return -EISDIR;
   }
-  g_autofree char *folder = g_path_get_dirname(output_prefix);
+  g_autofree char *folder = is_folder ? g_strdup(output) : g_path_get_dirname(output);
   struct stat st;
   if (stat(folder, &st) < 0) {
     int r = -errno;
@@ -662,7 +734,9 @@ static int config_check_output(const char *output_prefix, char **ret_message) {
     *ret_message = g_strdup_printf("The output folder %s is not writable (%s)", folder, g_strerror(-r));
     return r;
   }
-  g_autofree char *json = g_strconcat(output_prefix, ".json", NULL);
+  if (is_folder)
+    return 0;
+  g_autofree char *json = g_strconcat(output, ".json", NULL);
   if (stat(json, &st) == 0 && S_ISDIR(st.st_mode)) {
     *ret_message = g_strdup_printf("The output file %s is a folder", json);
     return -EISDIR;
@@ -670,9 +744,9 @@ static int config_check_output(const char *output_prefix, char **ret_message) {
   return 0;
 }
 
-int sxs__config_check_output(const char *output_prefix, char **ret_message) {
+int sxs__config_check_output(const char *output, gboolean is_folder, char **ret_message) {
   g_autofree char *message = NULL;
-  int r = config_check_output(output_prefix, &message);
+  int r = config_check_output(output, is_folder, &message);
   if (r < 0 && ret_message)
     *ret_message = g_steal_pointer(&message);
   return r;

@@ -8,13 +8,29 @@ typedef enum { SXS_MODE_PICK_FIRST, SXS_MODE_PICK_ONE, SXS_MODE_PICK_ALL } SxsMo
 
 typedef enum { SXS_SELECTOR_NONE, SXS_SELECTOR_VERSION, SXS_SELECTOR_PATH } SxsSelectorKind;
 
+/* Where the profiler's messages go. */
+typedef enum {
+  SXS_LOG_DEFAULT, /* beside the profile: <prefix>.log, or <folder>/sxsprof.log */
+  SXS_LOG_STDERR,  /* log=stderr: the profiled process's own stderr */
+  SXS_LOG_FILE,    /* log=<path> */
+} SxsLogKind;
+
+/* Default of flush=, in seconds. */
+#define SXS_CONFIG_FLUSH_DEFAULT 60
+/* Largest flush= accepted: one day. */
+#define SXS_CONFIG_FLUSH_MAX 86400
+
 typedef struct {
   SxsMode mode;
   SxsSelectorKind selector_kind;
-  char *selector; /* as written (version prefix) or canonical path (realpath, no trailing '/'); NULL when none */
-  char *output;   /* absolute prefix, never NULL; the profile goes to <output>.json */
-  char *log_path; /* absolute; NULL: stderr */
-  char *source;   /* the config file's path as given, NULL for built-in defaults */
+  char *selector;           /* as written (version prefix) or canonical path (realpath, no trailing '/'); NULL when none */
+  char *output;             /* absolute, never NULL: a prefix (profile <output>.json), or a folder when
+                             * output_is_folder (profiles <output>/<program>-<pid>.json), without trailing '/' */
+  gboolean output_is_folder;
+  SxsLogKind log_kind;
+  char *log_path;           /* absolute with SXS_LOG_FILE; NULL otherwise */
+  int flush_seconds;        /* periodic rewrite of the profile; 0: only at shutdown and exit */
+  char *source;             /* the config file's path as given, NULL for built-in defaults */
 } SxsConfig;
 
 /* Codes of SXS_CONFIG_ERROR. Every message is one line: "<file>[:<line>]: <problem>; expected <what>". */
@@ -36,7 +52,7 @@ GQuark sxs__config_error_quark(void);
 #define SXS_CONFIG_ENV "SXSPROF_CONFIG"
 
 /* Built-in defaults: pick-all, output ./sxsprof-<pid> made absolute against the current folder,
- * log to stderr. Never NULL. */
+ * log beside the profile, flush every 60 s. Never NULL. */
 SxsConfig *sxs__config_new_default(void);
 
 /* Reads and checks the key file at path. Returns NULL and sets error on any problem. */
@@ -52,11 +68,19 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC(SxsConfig, sxs__config_free)
 /* "pick-first", "pick-one", "pick-all"; "unknown" for anything else. */
 const char *sxs__config_mode_name(SxsMode mode);
 
-/* Checks that the folder of output_prefix exists, is a folder and is writable (access W_OK|X_OK),
- * and that <output_prefix>.json is not itself a folder. Returns 0, or -errno with *ret_message set
- * (g_free) to one sentence naming the folder and the problem, without a final period so that the
- * caller can append what it does about it; ret_message may be NULL. */
-int sxs__config_check_output(const char *output_prefix, char **ret_message);
+/* Sets cfg's output from a value with the grammar of output= (used for SXSPROF_OUTPUT too): a
+ * value ending in '/', "/." or "/.." (or "." or "..") names a folder, anything else a prefix;
+ * relative values are made absolute against the current folder. `what` names the value's origin
+ * in the message ("SXSPROF_OUTPUT"). Returns FALSE with error set, cfg untouched, when the value
+ * is empty or starts with '~'. */
+gboolean sxs__config_set_output(SxsConfig *cfg, const char *value, const char *what, GError **error);
+
+/* Checks that an output can be written: for a prefix, that its folder exists, is a folder and is
+ * writable (access W_OK|X_OK) and that <prefix>.json is not itself a folder; for a folder
+ * (is_folder), the same of the folder itself. Returns 0, or -errno with *ret_message set (g_free)
+ * to one sentence naming the folder and the problem, without a final period so that the caller
+ * can append what it does about it; ret_message may be NULL. */
+int sxs__config_check_output(const char *output, gboolean is_folder, char **ret_message);
 
 /* Does a runtime with this product version and libcoreclr.so path match the pick-one selector?
  * A version selector matches component-wise ("10" matches 10.0.12, "1" does not); a path selector

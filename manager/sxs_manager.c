@@ -16,13 +16,21 @@
  *
  * Every callback object holds a pointer to its own SxsRuntime and only ever records into it, so
  * an ID handed out by one runtime never reaches another. The registry never forgets a runtime:
- * declined ones are reported too. The profile is written at each runtime's Shutdown and again at
- * process exit (a destructor), because not every runtime gets a Shutdown. Nothing here runs on a
- * hot or signal path. */
+ * declined ones are reported too. The profile is written at each runtime's Shutdown, every
+ * flush= seconds from a thread of its own (so a process killed by SIGKILL or abort() keeps what
+ * the last flush saw), and again at process exit (a destructor), because not every runtime gets a
+ * Shutdown. Each write copies the registry under its locks and renders outside them.
+ *
+ * Lock order: manager.lock, then a runtime's lock. write_lock is taken before either (a write
+ * snapshots under them) and never inside them; flush_lock and log_lock are leaves. Nothing here
+ * runs on a hot or signal path. */
 #include "sxs_manager.h"
 
 #include <dlfcn.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -37,20 +45,30 @@ typedef struct {
 } SxsThreadKey;
 
 /* The singleton. `lock` guards runtimes, next_id and threads; `write_lock` serializes profile
- * writes; `log_lock` serializes log lines. Each SxsRuntime has its own lock for its tables. */
+ * writes and guards last_written; `log_lock` guards log_fd and log_path; `flush_lock` guards
+ * flush_stop. Each SxsRuntime has its own lock for its tables. config, config_error, process,
+ * profile_path and library_path are written once at creation (and by reset_for_tests, which runs
+ * with no runtime active) and read without a lock afterwards. */
 typedef struct {
   GMutex lock;
   GMutex write_lock;
   GMutex log_lock;
-  SxsConfig *config;    /* NULL when the config failed; then config_error says why */
+  GMutex flush_lock;
+  GCond flush_cond;
+  SxsConfig *config;       /* NULL when the config failed; then config_error says why */
   char *config_error;
-  char *profile_path;   /* <output>.json, after any fallback */
-  FILE *log;            /* not owned when it is stderr */
-  gboolean log_owned;
-  GHashTable *runtimes; /* int id -> SxsRuntime* ; owned, freed only by reset_for_tests */
+  SxsProcessInfo *process; /* this process: pid, parent, command line */
+  char *library_path;      /* this library's file, NULL when linked into a test program */
+  char *profile_path;      /* where this process's profile goes, after any fallback */
+  int log_fd;              /* -1: no log; STDERR_FILENO with log=stderr (not owned) */
+  char *log_path;          /* the log file, or "stderr", or NULL */
+  GHashTable *runtimes;    /* int id -> SxsRuntime* ; owned, freed only by reset_for_tests */
   int next_id;
-  GHashTable *threads;  /* SxsThreadKey* -> SxsThreadRecord* ; both owned */
-  char *last_written;   /* the document last written, guarded by write_lock */
+  GHashTable *threads;     /* SxsThreadKey* -> SxsThreadRecord* ; both owned */
+  char *last_written;      /* the document last written */
+  pthread_t flush_thread;
+  gboolean flush_running;  /* flush_thread was started and not yet joined */
+  gboolean flush_stop;
 } SxsManager;
 
 static SxsManager manager;
@@ -64,19 +82,6 @@ static guint thread_key_hash(gconstpointer p) {
 static gboolean thread_key_equal(gconstpointer a, gconstpointer b) {
   const SxsThreadKey *x = a, *y = b;
   return x->runtime_id == y->runtime_id && x->thread_id == y->thread_id;
-}
-
-static void thread_record_free(gpointer p) {
-  SxsThreadRecord *t = p;
-  g_free(t->name);
-  g_free(t);
-}
-
-static void function_record_free(gpointer p) {
-  SxsFunctionRecord *f = p;
-  g_free(f->name);
-  g_free(f->module);
-  g_free(f);
 }
 
 static void runtime_free(gpointer p) {
@@ -96,102 +101,190 @@ void sxs__manager_log(const char *fmt, ...) {
   va_start(ap, fmt);
   g_autofree char *msg = g_strdup_vprintf(fmt, ap);
   va_end(ap);
+  g_autofree char *line = g_strdup_printf("sxsprof[%d]: %s\n", (int)getpid(), msg);
+  size_t len = strlen(line);
   g_mutex_lock(&manager.log_lock);
-  FILE *out = manager.log ? manager.log : stderr;
-  fprintf(out, "sxsprof[%d]: %s\n", (int)getpid(), msg);
-  fflush(out);
+  if (manager.log_fd >= 0) {
+    /* One write per line: with O_APPEND, lines of processes sharing the log stay whole. */
+    ssize_t n;
+    do
+      n = write(manager.log_fd, line, len);
+    while (n < 0 && errno == EINTR);
+  }
   g_mutex_unlock(&manager.log_lock);
 }
 
-/* Keeps the library mapped until the process ends. Each runtime's loader may dlclose it (after a
- * decline, or at its own teardown) while another runtime still uses it, and the exit-time writer
- * must still be there when the process exits. */
-static void pin_library(void) {
+/* Keeps the library mapped until the process ends, and returns its path (NULL when linked
+ * statically into a test program). Each runtime's loader may dlclose it (after a decline, or at
+ * its own teardown) while another runtime still uses it, and the exit-time writer must still be
+ * there when the process exits. */
+static char *pin_library(void) {
   Dl_info info;
   if (dladdr((void *)pin_library, &info) == 0 || !info.dli_fname)
-    return;
+    return NULL;
   if (!g_str_has_suffix(info.dli_fname, ".so"))
-    return; /* linked statically into a test program */
+    return NULL;
   void *h = dlopen(info.dli_fname, RTLD_LAZY | RTLD_NOLOAD | RTLD_NODELETE);
   (void)h; /* the handle is deliberately kept: NODELETE pins the object */
+  char *resolved = realpath(info.dli_fname, NULL);
+  char *path = g_strdup(resolved ? resolved : info.dli_fname);
+  free(resolved);
+  return path;
 }
 
-static void open_log(void) {
-  manager.log = stderr;
-  manager.log_owned = FALSE;
-  if (!manager.config || !manager.config->log_path)
-    return;
-  FILE *f = fopen(manager.config->log_path, "a");
-  if (!f) {
-    int e = errno;
-    sxs__manager_log("cannot open log file %s: %s; logging to stderr instead",
-                     manager.config->log_path, g_strerror(e));
-    return;
+/* Opens the log named by the config (or, when the config failed, the default one beside the
+ * default profile). A log that cannot be opened leaves the profiler silent: it never falls back
+ * to the process's stderr. Called with no runtime active yet. */
+static void open_log(SxsLogKind kind, const char *path) {
+  g_mutex_lock(&manager.log_lock);
+  if (manager.log_fd > STDERR_FILENO)
+    close(manager.log_fd);
+  manager.log_fd = -1;
+  g_clear_pointer(&manager.log_path, g_free);
+  if (kind == SXS_LOG_STDERR) {
+    manager.log_fd = STDERR_FILENO;
+    manager.log_path = g_strdup("stderr");
+  } else if (path) {
+    manager.log_fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
+    if (manager.log_fd >= 0)
+      manager.log_path = g_strdup(path);
   }
-  setvbuf(f, NULL, _IOLBF, 0);
-  manager.log = f;
-  manager.log_owned = TRUE;
+  g_mutex_unlock(&manager.log_lock);
 }
 
-/* Picks the profile path: the configured prefix, else ./sxsprof-<pid>, else /tmp/sxsprof-<pid>. */
-static void choose_profile_path(void) {
-  g_autofree char *msg = NULL;
-  const char *configured = manager.config->output;
-  if (sxs__config_check_output(configured, &msg) == 0) {
-    manager.profile_path = g_strconcat(configured, ".json", NULL);
-    return;
+/* SXSPROF_OUTPUT (set by the sxsprof launcher, which must know where profiles go) wins over the
+ * config file's output=. A bad value is logged and ignored. Returns TRUE when an output was given
+ * explicitly (by the variable or the config). */
+static gboolean apply_env_output(SxsConfig *cfg, char **ret_problem) {
+  const char *output = g_getenv(SXS_OUTPUT_ENV);
+  if (output && *output) {
+    g_autoptr(GError) error = NULL;
+    if (sxs__config_set_output(cfg, output, SXS_OUTPUT_ENV, &error))
+      return TRUE;
+    *ret_problem = g_strdup(error->message);
   }
-  g_autofree char *cwd = g_get_current_dir();
-  g_autofree char *here = g_strdup_printf("%s/sxsprof-%d", cwd, (int)getpid());
-  g_autofree char *tmp = g_strdup_printf("%s/sxsprof-%d", g_get_tmp_dir(), (int)getpid());
-  const char *fallback = NULL;
-  g_autofree char *msg2 = NULL;
-  if (sxs__config_check_output(here, &msg2) == 0)
-    fallback = here;
-  else
-    fallback = tmp;
-  manager.profile_path = g_strconcat(fallback, ".json", NULL);
-  sxs__manager_log("%s; the profile goes to %s instead", msg, manager.profile_path);
+  g_autoptr(SxsConfig) defaults = sxs__config_new_default();
+  return cfg->output_is_folder || !g_str_equal(cfg->output, defaults->output);
 }
 
-/* SXSPROF_OUTPUT (set by the sxsprof launcher, which must know where the profile goes) wins
- * over the config file's output=. */
-static void apply_env_overrides(void) {
-  const char *output = g_getenv("SXSPROF_OUTPUT");
-  if (!manager.config || !output || !*output)
-    return;
-  g_free(manager.config->output);
-  if (g_path_is_absolute(output)) {
-    manager.config->output = g_strdup(output);
-  } else {
+/* Picks this process's profile and log files (see sxs_process.h) and falls back to
+ * ./sxsprof-<pid>.json, then /tmp/sxsprof-<pid>.json, when the output cannot be written. */
+static void choose_paths(SxsConfig *cfg, gboolean explicit_output) {
+  gboolean owner = !explicit_output || cfg->output_is_folder ||
+                   sxs__process_owns_prefix(manager.process->pid, g_getenv(SXS_OWNER_PID_ENV), manager.library_path);
+  g_autofree char *program = sxs__process_program_name(manager.process->executable,
+                                                       (const char *const *)manager.process->argv);
+  g_autofree char *profile = NULL, *log = NULL;
+  sxs__process_output_paths(cfg->output, cfg->output_is_folder, owner, manager.process->pid, program, &profile, &log);
+  g_autofree char *problem = NULL;
+  if (sxs__config_check_output(cfg->output, cfg->output_is_folder, &problem) < 0) {
     g_autofree char *cwd = g_get_current_dir();
-    manager.config->output = g_build_filename(cwd, output, NULL);
+    g_autofree char *here = g_strdup_printf("%s/sxsprof-%d", cwd, manager.process->pid);
+    g_autofree char *tmp = g_strdup_printf("%s/sxsprof-%d", g_get_tmp_dir(), manager.process->pid);
+    const char *fallback = sxs__config_check_output(here, FALSE, NULL) == 0 ? here : tmp;
+    g_free(profile);
+    g_free(log);
+    sxs__process_output_paths(fallback, FALSE, TRUE, manager.process->pid, program, &profile, &log);
   }
+  manager.profile_path = g_strdup(profile);
+  open_log(cfg->log_kind, cfg->log_kind == SXS_LOG_FILE ? cfg->log_path : log);
+  if (problem)
+    sxs__manager_log("%s; the profile goes to %s instead", problem, manager.profile_path);
+}
+
+/* The periodic writer: every flush= seconds, the profile is rewritten atomically (an unchanged
+ * document is not rewritten). It calls nothing in any runtime and holds no registry lock while it
+ * formats or writes. Context: its own thread, every signal blocked. */
+static void *flush_main(void *arg) {
+  gint64 period = (gint64)GPOINTER_TO_INT(arg) * G_TIME_SPAN_SECOND;
+  g_mutex_lock(&manager.flush_lock);
+  while (!manager.flush_stop) {
+    gint64 deadline = g_get_monotonic_time() + period;
+    while (!manager.flush_stop && g_cond_wait_until(&manager.flush_cond, &manager.flush_lock, deadline))
+      ;
+    if (manager.flush_stop)
+      break;
+    g_mutex_unlock(&manager.flush_lock);
+    sxs__manager_write_profile();
+    g_mutex_lock(&manager.flush_lock);
+  }
+  g_mutex_unlock(&manager.flush_lock);
+  return NULL;
+}
+
+static void start_flush_thread(int seconds) {
+  if (seconds <= 0 || manager.flush_running)
+    return;
+  manager.flush_stop = FALSE;
+  /* Signals meant for the program (SIGTERM, SIGINT, the runtimes' own) must never be handled on
+   * this thread: it starts with all of them blocked. */
+  sigset_t all, old;
+  sigfillset(&all);
+  pthread_sigmask(SIG_BLOCK, &all, &old);
+  int r = pthread_create(&manager.flush_thread, NULL, flush_main, GINT_TO_POINTER(seconds));
+  pthread_sigmask(SIG_SETMASK, &old, NULL);
+  if (r != 0) {
+    sxs__manager_log("cannot start the flush thread (%s); the profile is written at shutdown and exit only",
+                     g_strerror(r));
+    return;
+  }
+  pthread_setname_np(manager.flush_thread, "sxsprof-flush");
+  manager.flush_running = TRUE;
+}
+
+static void stop_flush_thread(void) {
+  if (!manager.flush_running)
+    return;
+  g_mutex_lock(&manager.flush_lock);
+  manager.flush_stop = TRUE;
+  g_cond_broadcast(&manager.flush_cond);
+  g_mutex_unlock(&manager.flush_lock);
+  if (!pthread_equal(pthread_self(), manager.flush_thread))
+    pthread_join(manager.flush_thread, NULL);
+  manager.flush_running = FALSE;
+}
+
+/* Loads the config and decides where this process's profile and log go. Called at creation and
+ * by reset_for_tests, with no runtime active. */
+static void load_config(void) {
+  g_autoptr(GError) error = NULL;
+  manager.config = sxs__config_load_env(&error);
+  g_autofree char *env_problem = NULL;
+  if (!manager.config) {
+    manager.config_error = g_strdup(error ? error->message : "unknown config error");
+    /* The error is logged where the default log would be, never on the program's stderr. */
+    g_autoptr(SxsConfig) fallback = sxs__config_new_default();
+    gboolean explicit_output = apply_env_output(fallback, &env_problem);
+    choose_paths(fallback, explicit_output);
+    g_clear_pointer(&manager.profile_path, g_free);
+    sxs__manager_log("%s; profiling is off for this process", manager.config_error);
+    return;
+  }
+  gboolean explicit_output = apply_env_output(manager.config, &env_problem);
+  choose_paths(manager.config, explicit_output);
+  if (env_problem)
+    sxs__manager_log("%s; using %s", env_problem, manager.profile_path);
 }
 
 static void manager_init(void) {
   g_mutex_init(&manager.lock);
   g_mutex_init(&manager.write_lock);
   g_mutex_init(&manager.log_lock);
+  g_mutex_init(&manager.flush_lock);
+  g_cond_init(&manager.flush_cond);
+  manager.log_fd = -1;
   manager.runtimes = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, runtime_free);
-  manager.threads = g_hash_table_new_full(thread_key_hash, thread_key_equal, g_free, thread_record_free);
+  manager.threads = g_hash_table_new_full(thread_key_hash, thread_key_equal, g_free, sxs__thread_record_free);
   manager.next_id = 1;
-
-  g_autoptr(GError) error = NULL;
-  manager.config = sxs__config_load_env(&error);
-  if (!manager.config) {
-    manager.config_error = g_strdup(error ? error->message : "unknown config error");
-    sxs__manager_log("%s; profiling is off for this process", manager.config_error);
-    return;
-  }
-  apply_env_overrides();
-  open_log();
-  choose_profile_path();
+  manager.process = sxs__process_info_self();
+  load_config();
+  if (manager.config)
+    start_flush_thread(manager.config->flush_seconds);
 }
 
 void sxs__manager_ensure(void) {
   if (g_once_init_enter(&manager_ready)) {
-    pin_library();
+    manager.library_path = pin_library();
     manager_init();
     g_once_init_leave(&manager_ready, 1);
   }
@@ -256,7 +349,7 @@ SxsRuntime *sxs__manager_admit(const char *path, const char *version) {
   sxs__manager_ensure();
   SxsRuntime *rt = g_new0(SxsRuntime, 1);
   g_mutex_init(&rt->lock);
-  rt->functions = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, function_record_free);
+  rt->functions = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, sxs__function_record_free);
   rt->modules = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, g_free);
   rt->path = g_strdup(path);
   rt->version = g_strdup(version);
@@ -346,9 +439,9 @@ void sxs__manager_decline(SxsRuntime *rt, const char *reason) {
   sxs__manager_log("%s declined: %s", who, reason);
 }
 
-void sxs__manager_record_jit(SxsRuntime *rt, uint64_t function_id, const char *name, const char *module) {
-  sxs__counter_add(&rt->counters.jit_compiled);
-  g_mutex_lock(&rt->lock);
+/* The record of a function, created on first sight. Called with rt->lock held. */
+static SxsFunctionRecord *function_record_locked(SxsRuntime *rt, uint64_t function_id, const char *name,
+                                                 const char *module) {
   SxsFunctionRecord *f = g_hash_table_lookup(rt->functions, &function_id);
   if (!f) {
     f = g_new0(SxsFunctionRecord, 1);
@@ -358,7 +451,20 @@ void sxs__manager_record_jit(SxsRuntime *rt, uint64_t function_id, const char *n
     *key = function_id;
     g_hash_table_insert(rt->functions, key, f);
   }
-  f->jit_compiled++;
+  return f;
+}
+
+void sxs__manager_record_function(SxsRuntime *rt, uint64_t function_id, SxsCodeKind kind, const char *name,
+                                  const char *module) {
+  if (kind == SXS_CODE_JIT)
+    sxs__counter_add(&rt->counters.jit_compiled);
+  g_mutex_lock(&rt->lock);
+  SxsFunctionRecord *f = function_record_locked(rt, function_id, name, module);
+  switch (kind) {
+  case SXS_CODE_JIT: f->jit_compiled++; break;
+  case SXS_CODE_INLINED: f->inlined++; break;
+  case SXS_CODE_PRECOMPILED: f->precompiled++; break;
+  }
   g_mutex_unlock(&rt->lock);
 }
 
@@ -436,118 +542,72 @@ void sxs__manager_runtime_shutdown(SxsRuntime *rt) {
   sxs__manager_write_profile();
 }
 
-static const char *status_name(SxsRuntimeStatus s) {
-  switch (s) {
-  case SXS_RUNTIME_PROFILING: return "profiling";
-  case SXS_RUNTIME_DECLINED: return "declined";
-  case SXS_RUNTIME_PENDING: break;
-  }
-  return "pending";
-}
-
-static int compare_functions(gconstpointer a, gconstpointer b) {
-  const SxsFunctionRecord *x = *(SxsFunctionRecord *const *)a, *y = *(SxsFunctionRecord *const *)b;
-  int c = strcmp(x->name, y->name);
-  return c ? c : strcmp(x->module, y->module);
-}
-
-static int compare_threads(gconstpointer a, gconstpointer b) {
-  const SxsThreadRecord *x = *(SxsThreadRecord *const *)a, *y = *(SxsThreadRecord *const *)b;
-  if (x->os_tid != y->os_tid)
-    return (x->os_tid > y->os_tid) - (x->os_tid < y->os_tid);
-  return (x->thread_id > y->thread_id) - (x->thread_id < y->thread_id);
-}
-
-/* Writes one runtime object. Called with manager.lock held; takes rt->lock. */
-static void render_runtime_locked(SxsJsonWriter *w, SxsRuntime *rt) {
+/* Copies one runtime for the profile. Called with manager.lock held; takes rt->lock. */
+static SxsRuntimeModel *snapshot_runtime_locked(SxsRuntime *rt) {
+  SxsRuntimeModel *r = sxs__runtime_model_new();
   g_mutex_lock(&rt->lock);
-  sxs__json_begin_object(w);
-  sxs__json_member_int(w, "id", rt->id);
-  sxs__json_member_string(w, "version", rt->version);
-  sxs__json_member_string(w, "clr_version", rt->clr_version);
-  sxs__json_member_string(w, "path", rt->path);
-  sxs__json_member_string(w, "status", status_name(rt->status));
-  sxs__json_member_string(w, "reason", rt->reason);
-  sxs__json_member_int(w, "info_version", rt->caps.info_version);
-  sxs__json_key(w, "capabilities");
-  sxs__json_begin_object(w);
-  sxs__json_member_bool(w, "event_mask2", rt->caps.event_mask2);
-  sxs__json_member_bool(w, "basic_gc", rt->caps.basic_gc);
-  sxs__json_end_object(w);
-  sxs__json_member_bool(w, "shutdown_seen", rt->shut_down);
-
-  sxs__json_key(w, "counters");
-  sxs__json_begin_object(w);
-  sxs__json_member_int(w, "jit_compiled", sxs__counter_get(&rt->counters.jit_compiled));
-  sxs__json_member_int(w, "modules_loaded", sxs__counter_get(&rt->counters.modules_loaded));
-  sxs__json_member_int(w, "exceptions", sxs__counter_get(&rt->counters.exceptions));
-  sxs__json_member_int(w, "gcs", sxs__counter_get(&rt->counters.gcs));
-  sxs__json_member_int(w, "threads_created", sxs__counter_get(&rt->counters.threads_created));
-  sxs__json_end_object(w);
-
-  g_autoptr(GPtrArray) fns = g_ptr_array_sized_new(g_hash_table_size(rt->functions));
-  GHashTableIter fit;
-  gpointer fvalue;
-  g_hash_table_iter_init(&fit, rt->functions);
-  while (g_hash_table_iter_next(&fit, NULL, &fvalue))
-    g_ptr_array_add(fns, fvalue);
-  g_ptr_array_sort(fns, compare_functions);
-  sxs__json_key(w, "functions");
-  sxs__json_begin_array(w);
-  for (guint i = 0; i < fns->len; i++) {
-    SxsFunctionRecord *f = fns->pdata[i];
-    sxs__json_begin_object(w);
-    sxs__json_member_string(w, "name", f->name);
-    sxs__json_member_string(w, "module", f->module);
-    sxs__json_member_int(w, "jit_compiled", f->jit_compiled);
-    sxs__json_end_object(w);
-  }
-  sxs__json_end_array(w);
-  g_mutex_unlock(&rt->lock);
-
-  g_autoptr(GPtrArray) threads = g_ptr_array_new();
+  r->id = rt->id;
+  r->status = rt->status;
+  r->reason = g_strdup(rt->reason);
+  r->version = g_strdup(rt->version);
+  r->clr_version = g_strdup(rt->clr_version);
+  r->path = g_strdup(rt->path);
+  r->caps = rt->caps;
+  r->shut_down = rt->shut_down;
+  r->counters.jit_compiled = sxs__counter_get(&rt->counters.jit_compiled);
+  r->counters.modules_loaded = sxs__counter_get(&rt->counters.modules_loaded);
+  r->counters.exceptions = sxs__counter_get(&rt->counters.exceptions);
+  r->counters.gcs = sxs__counter_get(&rt->counters.gcs);
+  r->counters.threads_created = sxs__counter_get(&rt->counters.threads_created);
   GHashTableIter it;
   gpointer value;
+  g_hash_table_iter_init(&it, rt->functions);
+  while (g_hash_table_iter_next(&it, NULL, &value))
+    g_ptr_array_add(r->functions, sxs__function_record_copy(value));
+  g_mutex_unlock(&rt->lock);
+
   g_hash_table_iter_init(&it, manager.threads);
   while (g_hash_table_iter_next(&it, NULL, &value)) {
     SxsThreadRecord *t = value;
     if (t->runtime_id == rt->id)
-      g_ptr_array_add(threads, t);
+      g_ptr_array_add(r->threads, sxs__thread_record_copy(t));
   }
-  g_ptr_array_sort(threads, compare_threads);
-  sxs__json_key(w, "threads");
-  sxs__json_begin_array(w);
-  for (guint i = 0; i < threads->len; i++) {
-    SxsThreadRecord *t = threads->pdata[i];
-    sxs__json_begin_object(w);
-    sxs__json_member_int(w, "os_tid", t->os_tid);
-    sxs__json_member_string(w, "name", t->name);
-    sxs__json_member_bool(w, "destroyed", t->destroyed);
-    sxs__json_end_object(w);
-  }
-  sxs__json_end_array(w);
-  sxs__json_end_object(w);
+  return r;
 }
 
-char *sxs__manager_render_profile(gsize *ret_len) {
+SxsProfileModel *sxs__manager_snapshot(void) {
   sxs__manager_ensure();
-  g_autoptr(SxsJsonWriter) w = sxs__json_writer_new(TRUE);
-  sxs__json_begin_object(w);
-  sxs__json_member_string(w, "format", "sxsprof");
-  sxs__json_member_int(w, "version", 1);
-  sxs__json_member_int(w, "pid", getpid());
-  sxs__json_member_string(w, "mode", manager.config ? sxs__config_mode_name(manager.config->mode) : NULL);
-  sxs__json_member_string(w, "config", manager.config ? manager.config->source : NULL);
-  sxs__json_key(w, "runtimes");
-  sxs__json_begin_array(w);
+  SxsProfileModel *m = sxs__profile_model_new();
+  m->process = sxs__process_info_copy(manager.process);
+  m->mode = manager.config ? g_strdup(sxs__config_mode_name(manager.config->mode)) : NULL;
+  m->config = manager.config ? g_strdup(manager.config->source) : NULL;
+  g_mutex_lock(&manager.log_lock);
+  m->log = g_strdup(manager.log_path);
+  g_mutex_unlock(&manager.log_lock);
   g_mutex_lock(&manager.lock);
   g_autoptr(GPtrArray) all = runtimes_sorted_locked();
   for (guint i = 0; i < all->len; i++)
-    render_runtime_locked(w, all->pdata[i]);
+    g_ptr_array_add(m->runtimes, snapshot_runtime_locked(all->pdata[i]));
   g_mutex_unlock(&manager.lock);
-  sxs__json_end_array(w);
-  sxs__json_end_object(w);
-  return sxs__json_writer_steal(w, ret_len);
+  /* Sorting thousands of names is the slow part of a copy: done outside the locks. */
+  for (guint i = 0; i < m->runtimes->len; i++)
+    sxs__runtime_model_sort(m->runtimes->pdata[i]);
+  return m;
+}
+
+char *sxs__manager_render_profile(gsize *ret_len) {
+  g_autoptr(SxsProfileModel) m = sxs__manager_snapshot();
+  return sxs__profile_render_json(m, ret_len);
+}
+
+const char *sxs__manager_profile_path(void) {
+  sxs__manager_ensure();
+  return manager.profile_path;
+}
+
+const char *sxs__manager_log_path(void) {
+  sxs__manager_ensure();
+  return manager.log_path;
 }
 
 int sxs__manager_write_profile(void) {
@@ -558,8 +618,9 @@ int sxs__manager_write_profile(void) {
   gsize len = 0;
   g_autofree char *text = sxs__manager_render_profile(&len);
   int r = 0;
-  /* The exit-time write usually follows a Shutdown write of the same document: the file is
-   * already right, and a second replace (with its fsync) would only cost the process time. */
+  /* The exit-time write usually follows a Shutdown write of the same document, and a quiet
+   * service flushes the same document again and again: the file is already right, and another
+   * replace (with its fsync) would only cost the process time. */
   if (!manager.last_written || !g_str_equal(manager.last_written, text) ||
       !g_file_test(manager.profile_path, G_FILE_TEST_EXISTS)) {
     r = sxs__file_write_atomic(manager.profile_path, text, len);
@@ -580,6 +641,10 @@ int sxs__manager_write_profile(void) {
 __attribute__((destructor)) static void manager_at_exit(void) {
   if (!g_atomic_pointer_get(&manager_ready) || !manager.config)
     return;
+  /* A child forked without exec is not the process this profile describes. */
+  if (manager.process && manager.process->pid != (int)getpid())
+    return;
+  stop_flush_thread();
   g_mutex_lock(&manager.lock);
   guint n = g_hash_table_size(manager.runtimes);
   g_mutex_unlock(&manager.lock);
@@ -591,29 +656,22 @@ __attribute__((destructor)) static void manager_at_exit(void) {
 
 void sxs__manager_reset_for_tests(void) {
   sxs__manager_ensure();
+  stop_flush_thread();
   g_mutex_lock(&manager.lock);
   g_hash_table_remove_all(manager.runtimes);
   g_hash_table_remove_all(manager.threads);
   manager.next_id = 1;
   sxs__config_free(manager.config);
-  g_free(manager.config_error);
-  manager.config_error = NULL;
+  manager.config = NULL;
+  g_clear_pointer(&manager.config_error, g_free);
   g_clear_pointer(&manager.profile_path, g_free);
+  g_mutex_unlock(&manager.lock);
   g_mutex_lock(&manager.write_lock);
   g_clear_pointer(&manager.last_written, g_free);
   g_mutex_unlock(&manager.write_lock);
-  if (manager.log_owned)
-    fclose(manager.log);
-  manager.log = stderr;
-  manager.log_owned = FALSE;
-  g_autoptr(GError) error = NULL;
-  manager.config = sxs__config_load_env(&error);
-  if (!manager.config)
-    manager.config_error = g_strdup(error ? error->message : "unknown config error");
-  g_mutex_unlock(&manager.lock);
-  if (manager.config) {
-    apply_env_overrides();
-    open_log();
-    choose_profile_path();
-  }
+  sxs__process_info_free(manager.process);
+  manager.process = sxs__process_info_self();
+  load_config();
+  if (manager.config)
+    start_flush_thread(manager.config->flush_seconds);
 }

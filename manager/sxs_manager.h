@@ -10,49 +10,11 @@
 #include <stdint.h>
 
 #include "sxs_config.h"
-
-typedef enum {
-  SXS_RUNTIME_PENDING = 0, /* CreateInstance accepted it, Initialize has not decided yet */
-  SXS_RUNTIME_PROFILING,
-  SXS_RUNTIME_DECLINED,
-} SxsRuntimeStatus;
-
-/* Counters of what one runtime did; updated with atomics from any of its threads. */
-typedef struct {
-  gint64 jit_compiled;
-  gint64 modules_loaded;
-  gint64 exceptions;
-  gint64 gcs;
-  gint64 threads_created;
-} SxsCounters;
-
-/* What one runtime can do, decided once at Initialize from what it answers; nothing else looks
- * at runtime versions. */
-typedef struct {
-  int info_version;     /* highest ICorProfilerInfoN answered (3..15) */
-  gboolean event_mask2; /* SetEventMask2 (Info5) */
-  gboolean basic_gc;    /* COR_PRF_HIGH_BASIC_GC: GC start/finish without heap walks (Info10, 3.0+) */
-} SxsCapabilities;
+#include "sxs_profile.h"
 
 /* Counter updates: relaxed atomics, lock-free. Context: any thread. */
 static inline void sxs__counter_add(gint64 *counter) { __atomic_fetch_add(counter, 1, __ATOMIC_RELAXED); }
 static inline gint64 sxs__counter_get(const gint64 *counter) { return __atomic_load_n(counter, __ATOMIC_RELAXED); }
-
-/* One JIT-compiled function of one runtime. */
-typedef struct {
-  char *name;   /* Namespace.Type.Method, nested types joined by '.' */
-  char *module; /* file name of the module, e.g. app.dll */
-  guint jit_compiled;
-} SxsFunctionRecord;
-
-/* One managed thread of one runtime, keyed in the manager by (runtime id, ThreadID). */
-typedef struct {
-  int runtime_id;
-  uint64_t thread_id; /* the runtime's ThreadID: only ever passed back to that runtime */
-  uint32_t os_tid;
-  char *name;
-  gboolean destroyed;
-} SxsThreadRecord;
 
 /* A runtime that loaded the library. Owned by the manager's registry and kept until the process
  * ends, so a declined runtime can still be reported after its callback object is gone.
@@ -98,8 +60,11 @@ void sxs__manager_bind(SxsRuntime *rt, gpointer instance, gpointer info);
 /* Declines a runtime for a reason found outside the policy (a failed call at Initialize). */
 void sxs__manager_decline(SxsRuntime *rt, const char *reason);
 
-/* Records a finished JIT compilation; name and module are copied. */
-void sxs__manager_record_jit(SxsRuntime *rt, uint64_t function_id, const char *name, const char *module);
+/* Records that a function's code was made or taken (see SxsCodeKind); name and module are copied
+ * (NULL when the function is already known). SXS_CODE_JIT also counts in the runtime's
+ * jit_compiled counter. */
+void sxs__manager_record_function(SxsRuntime *rt, uint64_t function_id, SxsCodeKind kind, const char *name,
+                                  const char *module);
 /* TRUE when the function is already named (saves a metadata lookup on re-JIT). */
 gboolean sxs__manager_function_known(SxsRuntime *rt, uint64_t function_id);
 void sxs__manager_record_module(SxsRuntime *rt, uint64_t module_id, const char *file_name);
@@ -115,15 +80,25 @@ void sxs__manager_thread_destroyed(SxsRuntime *rt, uint64_t thread_id);
 /* The runtime's Shutdown: marks it and writes the profile. */
 void sxs__manager_runtime_shutdown(SxsRuntime *rt);
 
-/* Writes <output>.json atomically with every runtime. Safe from any thread and at exit.
- * Returns 0 or -errno. */
+/* Writes the profile atomically with every runtime: a snapshot is copied under the registry's
+ * locks, rendered and written outside them. Safe from any thread and at exit. Returns 0 or -errno. */
 int sxs__manager_write_profile(void);
 
-/* One line to the log, prefixed "sxsprof: ". */
+/* One line to the log (by default <prefix>.log, never the process's stdout or stderr unless
+ * log=stderr), prefixed "sxsprof[<pid>]: " and written with one write(2) so that the lines of the
+ * processes sharing a log never interleave. */
 void sxs__manager_log(const char *fmt, ...) G_GNUC_PRINTF(1, 2);
+
+/* A copy of everything the profile reports. Caller frees. */
+SxsProfileModel *sxs__manager_snapshot(void);
 
 /* Renders the profile document (used by the writer and by tests). Caller frees. */
 char *sxs__manager_render_profile(gsize *ret_len);
+
+/* Where this process's profile and log go (NULL when the config failed / when not logging to
+ * a file). */
+const char *sxs__manager_profile_path(void);
+const char *sxs__manager_log_path(void);
 
 /* Test support: forget every runtime and reload the config from the environment. */
 void sxs__manager_reset_for_tests(void);

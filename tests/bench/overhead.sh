@@ -24,9 +24,9 @@ median() { sort -n | awk '{a[NR]=$1} END {if (NR%2) print a[(NR+1)/2]; else prin
 # one run: prints "<seconds> <maxrss_kb>"
 measure() {
     local profiled=$1; shift
-    local envs=(env -u CORECLR_ENABLE_PROFILING -u SXSPROF_CONFIG)
+    local envs=(env -u CORECLR_ENABLE_PROFILING -u SXSPROF_CONFIG DOTNET_CLI_TELEMETRY_OPTOUT=1 DOTNET_NOLOGO=1)
     if [[ $profiled == 1 ]]; then
-        envs=(env -u SXSPROF_CONFIG CORECLR_ENABLE_PROFILING=1
+        envs=(env -u SXSPROF_CONFIG DOTNET_CLI_TELEMETRY_OPTOUT=1 DOTNET_NOLOGO=1 CORECLR_ENABLE_PROFILING=1
               "CORECLR_PROFILER={0560F28C-910E-4FDA-94A2-5FACD8966E48}"
               "CORECLR_PROFILER_PATH=$lib" "SXSPROF_OUTPUT=$tmp/prof")
     fi
@@ -62,6 +62,12 @@ bench "Demo (10.0, ~0.5 s of work)" dotnet $apps/Demo/Demo.dll
 bench "Counts: 200000 exceptions, 20 GCs, 8 threads (10.0)" dotnet $apps/Counts/Counts.dll 200000 20 8
 bench "ExitCode (10.0, startup only)" dotnet $apps/ExitCode/ExitCode.dll 0
 bench "Demo (2.0.0)" "$runtimes/dotnet" $apps/Demo/Demo.dll
+if [[ -f build/real/hello/hello.csproj ]]; then
+    # Startup-heavy: the build host and the compiler each load the profiler and name every
+    # function they JIT-compile or take precompiled (tens of thousands).
+    bench "dotnet build of a console project (build host + compiler)" dotnet build build/real/hello/hello.csproj \
+        --no-restore --no-incremental -nodeReuse:false -p:UseSharedCompilation=false
+fi
 if [[ -x build/bin/runsxs ]]; then
     bench "runsxs: Demo on 10.0 + Demo on 2.0.0, concurrent" build/bin/runsxs 10.0 $apps/Demo/Demo.dll "" 2.0.0 $apps/Demo/Demo.dll ""
 fi

@@ -347,3 +347,124 @@ guint itest_runtime_count_functions(JsonObject *runtime, const char *prefix)
   }
   return count;
 }
+
+/* Environment for a child: the current one with `env` applied ("K=V" sets, "K" removes). */
+static char **itest_environ(const char *const *env)
+{
+  char **envp = g_get_environ();
+  for (const char *const *e = env; e && *e; e++) {
+    const char *eq = strchr(*e, '=');
+    if (eq) {
+      g_autofree char *key = g_strndup(*e, eq - *e);
+      envp = g_environ_setenv(envp, key, eq + 1, TRUE);
+    } else {
+      envp = g_environ_unsetenv(envp, *e);
+    }
+  }
+  return envp;
+}
+
+ItestProc *itest_spawn(const char *const *argv, const char *const *env, const char *cwd, const char *out_path,
+                       const char *err_path, gboolean with_stdin_pipe)
+{
+  g_auto(GStrv) envp = itest_environ(env);
+  int in_pipe[2] = {-1, -1};
+  if (with_stdin_pipe)
+    g_assert_cmpint(pipe2(in_pipe, O_CLOEXEC), ==, 0);
+  int out_fd = open(out_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  int err_fd = open(err_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  g_assert_cmpint(out_fd, >=, 0);
+  g_assert_cmpint(err_fd, >=, 0);
+  pid_t pid = fork();
+  g_assert_cmpint(pid, >=, 0);
+  if (pid == 0) {
+    setpgid(0, 0);
+    int in_fd = with_stdin_pipe ? in_pipe[0] : open("/dev/null", O_RDONLY);
+    dup2(in_fd, STDIN_FILENO);
+    dup2(out_fd, STDOUT_FILENO);
+    dup2(err_fd, STDERR_FILENO);
+    if (cwd && chdir(cwd) != 0)
+      _exit(126);
+    execvpe(argv[0], (char *const *)argv, envp);
+    _exit(127);
+  }
+  setpgid(pid, pid);
+  close(out_fd);
+  close(err_fd);
+  ItestProc *p = g_new0(ItestProc, 1);
+  p->pid = pid;
+  p->out_path = g_strdup(out_path);
+  p->err_path = g_strdup(err_path);
+  p->stdin_fd = -1;
+  if (with_stdin_pipe) {
+    close(in_pipe[0]);
+    p->stdin_fd = in_pipe[1];
+  }
+  return p;
+}
+
+void itest_proc_close_stdin(ItestProc *p)
+{
+  if (p->stdin_fd >= 0)
+    close(p->stdin_fd);
+  p->stdin_fd = -1;
+}
+
+int itest_proc_wait(ItestProc *p, int timeout_sec)
+{
+  gint64 deadline = itest_now_ms() + (gint64)timeout_sec * 1000;
+  int status = 0;
+  for (;;) {
+    pid_t r = waitpid(p->pid, &status, WNOHANG);
+    if (r == p->pid)
+      break;
+    if (itest_now_ms() >= deadline) {
+      kill(-p->pid, SIGKILL);
+      kill(p->pid, SIGKILL);
+      waitpid(p->pid, &status, 0);
+      p->pid = 0;
+      return -1;
+    }
+    g_usleep(20 * 1000);
+  }
+  p->pid = 0;
+  if (WIFEXITED(status))
+    return WEXITSTATUS(status);
+  return WIFSIGNALED(status) ? 128 + WTERMSIG(status) : -1;
+}
+
+void itest_proc_free(ItestProc *p)
+{
+  if (!p)
+    return;
+  itest_proc_close_stdin(p);
+  if (p->pid > 0) {
+    kill(-p->pid, SIGKILL);
+    kill(p->pid, SIGKILL);
+    waitpid(p->pid, NULL, 0);
+  }
+  g_free(p->out_path);
+  g_free(p->err_path);
+  g_free(p);
+}
+
+char *itest_read_file(const char *path)
+{
+  char *text = NULL;
+  if (!g_file_get_contents(path, &text, NULL, NULL))
+    return g_strdup("");
+  return text;
+}
+
+gboolean itest_wait_for_text(const char *path, const char *needle, int timeout_sec)
+{
+  gint64 deadline = itest_now_ms() + (gint64)timeout_sec * 1000;
+  for (;;) {
+    g_autofree char *text = itest_read_file(path);
+    if (strstr(text, needle))
+      return TRUE;
+    if (itest_now_ms() >= deadline)
+      return FALSE;
+    g_usleep(50 * 1000);
+  }
+}

@@ -72,3 +72,30 @@ guint itest_runtime_count_functions(JsonObject *runtime, const char *prefix);
     g_assert_false((run)->timed_out);                                                          \
     g_assert_cmpint((run)->exit_code, ==, (code));                                             \
   } while (0)
+
+/* A process left running in the background, its stdout and stderr going to files, stdin from
+ * /dev/null (or a pipe the test holds: stdin_fd), in a process group of its own. */
+typedef struct {
+  GPid pid;
+  char *out_path;
+  char *err_path;
+  int stdin_fd; /* write end of the child's stdin when started with a pipe; -1 otherwise */
+} ItestProc;
+
+/* Starts argv like itest_run (env and cwd alike), stdout to out_path and stderr to err_path;
+ * with_stdin_pipe gives the child a pipe as stdin that stays open until itest_proc_close_stdin.
+ * Fails the test when it cannot start. */
+ItestProc *itest_spawn(const char *const *argv, const char *const *env, const char *cwd, const char *out_path,
+                       const char *err_path, gboolean with_stdin_pipe);
+void itest_proc_close_stdin(ItestProc *p);
+/* Waits up to timeout_sec for the process; returns its exit status (128+signal when killed), or
+ * -1 when it timed out (it is then killed with its group). */
+int itest_proc_wait(ItestProc *p, int timeout_sec);
+/* Kills the group if the process still runs. Accepts NULL. */
+void itest_proc_free(ItestProc *p);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(ItestProc, itest_proc_free)
+
+/* The whole content of a file, "" when it does not exist. */
+char *itest_read_file(const char *path);
+/* Waits up to timeout_sec until `path` contains `needle`; TRUE when it does. */
+gboolean itest_wait_for_text(const char *path, const char *needle, int timeout_sec);

@@ -73,8 +73,36 @@ static ItestRun *run_both(const char *host, const char *app, const char *const *
   g_auto(GStrv) env = profiled_env(config, extra_env);
   ItestRun *profiled = itest_run((const char *const *)argv->pdata, (const char *const *)env, cwd, TIMEOUT);
   itest_assert_exit(profiled, code);
+  /* The profiler writes nothing on the program's stdout or stderr, whatever happens. */
   g_assert_cmpstr(profiled->out, ==, plain->out);
+  g_assert_cmpstr(profiled->err, ==, plain->err);
   return profiled;
+}
+
+/* The log a profile prefix gets by default: <prefix>.log. "" when it was never written. */
+static char *prefix_log(const char *output) {
+  g_autofree char *path = g_strconcat(output, ".log", NULL);
+  char *text = NULL;
+  if (!g_file_get_contents(path, &text, NULL, NULL))
+    return g_strdup("");
+  return text;
+}
+
+/* The log of a process that fell back to its default output, ./sxsprof-<pid>.log in dir; its
+ * path in *ret_path. "" when there is none. */
+static char *fallback_log(const char *dir, char **ret_path) {
+  g_autoptr(GDir) d = g_dir_open(dir, 0, NULL);
+  for (const char *n; d && (n = g_dir_read_name(d));) {
+    if (g_str_has_prefix(n, "sxsprof-") && g_str_has_suffix(n, ".log")) {
+      g_autofree char *path = g_build_filename(dir, n, NULL);
+      char *text = NULL;
+      g_assert_true(g_file_get_contents(path, &text, NULL, NULL));
+      if (ret_path)
+        *ret_path = g_steal_pointer(&path);
+      return text;
+    }
+  }
+  return g_strdup("");
 }
 
 static char *config_text(const char *mode, const char *runtime, const char *output, const char *log) {
@@ -144,8 +172,15 @@ static void assert_counts_functions(JsonObject *rt, gboolean threw, gboolean thr
   g_assert_null(itest_runtime_function(rt, "Sxs.Demo.Primes.Sieve"));
 }
 
+/* Starts a scenario's log afresh: every process appends to <prefix>.log. */
+static void clear_log(Fixture *f) {
+  g_autofree char *path = g_strconcat(f->output, ".log", NULL);
+  g_unlink(path);
+}
+
 static void check_counts(Fixture *f, const char *host, const char *const *extra_env, const char *exceptions,
                          const char *gcs, const char *threads, const char *expect_version) {
+  clear_log(f);
   g_autofree char *cfg_text = config_text("pick-all", NULL, f->output, NULL);
   g_autofree char *cfg = itest_write_file(f->dir, "sxsprof.conf", cfg_text);
   const char *args[] = {exceptions, gcs, threads, NULL};
@@ -168,9 +203,12 @@ static void check_counts(Fixture *f, const char *host, const char *const *extra_
   g_assert_cmpint(itest_runtime_counter(rt, "modules_loaded"), >=, 2);
   g_assert_cmpint(itest_runtime_counter(rt, "jit_compiled"), >=, 5);
   assert_counts_functions(rt, !g_str_equal(exceptions, "0"), !g_str_equal(threads, "0"));
-  /* The profiler says where the profile went, and nothing else, on stderr. */
-  g_assert_cmpuint(count_lines(run->err, "sxsprof["), ==, 1);
-  g_assert_nonnull(strstr(run->err, f->profile));
+  /* The profiler says where the profile went, and nothing else, in its log beside the profile;
+   * every line names the process. */
+  g_assert_cmpstr(run->err, ==, "");
+  g_autofree char *log = prefix_log(f->output);
+  g_assert_cmpuint(count_lines(log, "sxsprof["), ==, 1);
+  g_assert_nonnull(strstr(log, f->profile));
 }
 
 static void test_counts_exact(Fixture *f, gconstpointer data) {
@@ -220,6 +258,7 @@ static void test_exit_codes(Fixture *f, gconstpointer data) {
 /* pick-one over the one runtime there is: a selector that does not match declines it, the app
  * runs unprofiled, and the profile says why in one line. */
 static void check_pick_one(Fixture *f, const char *selector, gboolean expect_profiled) {
+  clear_log(f);
   g_autofree char *cfg_text = config_text("pick-one", selector, f->output, NULL);
   g_autofree char *cfg = itest_write_file(f->dir, "sxsprof.conf", cfg_text);
   const char *args[] = {"3", "1", "1", NULL};
@@ -231,7 +270,8 @@ static void check_pick_one(Fixture *f, const char *selector, gboolean expect_pro
     g_assert_cmpstr(member_string(rt, "status"), ==, "profiling");
     g_assert_null(member_string(rt, "reason"));
     g_assert_cmpint(itest_runtime_counter(rt, "exceptions"), ==, 3);
-    g_assert_cmpuint(count_lines(run->err, "declined"), ==, 0);
+    g_autofree char *log = prefix_log(f->output);
+    g_assert_cmpuint(count_lines(log, "declined"), ==, 0);
   } else {
     g_assert_cmpstr(member_string(rt, "status"), ==, "declined");
     const char *reason = member_string(rt, "reason");
@@ -240,8 +280,9 @@ static void check_pick_one(Fixture *f, const char *selector, gboolean expect_pro
     g_assert_nonnull(strstr(reason, "does not match"));
     g_assert_cmpint(itest_runtime_counter(rt, "exceptions"), ==, 0);
     g_assert_cmpint(itest_runtime_counter(rt, "jit_compiled"), ==, 0);
-    g_assert_cmpuint(count_lines(run->err, "declined"), ==, 1);
-    g_assert_nonnull(strstr(run->err, reason));
+    g_autofree char *log = prefix_log(f->output);
+    g_assert_cmpuint(count_lines(log, "declined"), ==, 1);
+    g_assert_nonnull(strstr(log, reason));
   }
 }
 
@@ -287,7 +328,8 @@ static void test_pick_first(Fixture *f, gconstpointer data) {
   g_assert_cmpint(itest_runtime_counter(rt, "exceptions"), ==, 2);
 }
 
-/* A bad config: one precise line on stderr, the app unchanged, and no profile written. */
+/* A bad config: one precise line in the log (never on the program's stderr), the app unchanged,
+ * and no profile written. */
 typedef struct {
   const char *name;
   const char *text;     /* written to dir/bad.conf; NULL: see `path` */
@@ -318,11 +360,13 @@ static void test_bad_config(Fixture *f, gconstpointer data) {
   const char *args[] = {"4", "1", "1", NULL};
   g_autoptr(ItestRun) run = run_both(itest_env("SXS_DOTNET"), "Counts", args, path, f->dir, NULL, 0);
   g_assert_cmpstr(run->out, ==, "counts exceptions=4 gcs=1 threads=1\n");
-  g_assert_cmpuint(count_lines(run->err, "sxsprof["), ==, 1);
-  if (!strstr(run->err, bc->expect))
-    g_test_message("stderr: %s", run->err);
-  g_assert_nonnull(strstr(run->err, bc->expect));
-  g_assert_nonnull(strstr(run->err, "profiling is off"));
+  g_assert_cmpstr(run->err, ==, "");
+  g_autofree char *log = fallback_log(f->dir, NULL);
+  g_assert_cmpuint(count_lines(log, "sxsprof["), ==, 1);
+  if (!strstr(log, bc->expect))
+    g_test_message("log: %s", log);
+  g_assert_nonnull(strstr(log, bc->expect));
+  g_assert_nonnull(strstr(log, "profiling is off"));
   /* Nothing written anywhere the run could have put a profile. */
   g_autoptr(GDir) d = g_dir_open(f->dir, 0, NULL);
   for (const char *n; (n = g_dir_read_name(d));)
@@ -337,9 +381,10 @@ static void test_huge_config(Fixture *f, gconstpointer data) {
   g_autofree char *path = itest_write_file(f->dir, "huge.conf", big->str);
   const char *args[] = {"1", "0", "0", NULL};
   g_autoptr(ItestRun) run = run_both(itest_env("SXS_DOTNET"), "Counts", args, path, f->dir, NULL, 0);
-  g_assert_cmpuint(count_lines(run->err, "sxsprof["), ==, 1);
-  g_assert_nonnull(strstr(run->err, "huge.conf"));
-  g_assert_nonnull(strstr(run->err, "profiling is off"));
+  g_autofree char *log = fallback_log(f->dir, NULL);
+  g_assert_cmpuint(count_lines(log, "sxsprof["), ==, 1);
+  g_assert_nonnull(strstr(log, "huge.conf"));
+  g_assert_nonnull(strstr(log, "profiling is off"));
 }
 
 /* An output folder that does not exist: the profile goes to the current folder instead. */
@@ -349,14 +394,15 @@ static void test_output_fallback(Fixture *f, gconstpointer data) {
   g_autofree char *cfg = itest_write_file(f->dir, "sxsprof.conf", cfg_text);
   const char *args[] = {"5", "0", "0", NULL};
   g_autoptr(ItestRun) run = run_both(itest_env("SXS_DOTNET"), "Counts", args, cfg, f->dir, NULL, 0);
-  g_assert_nonnull(strstr(run->err, "/nonexistent-sxsprof/out"));
+  g_autofree char *log = fallback_log(f->dir, NULL);
+  g_assert_nonnull(strstr(log, "/nonexistent-sxsprof/out"));
   g_autofree char *found = NULL;
   g_autoptr(GDir) d = g_dir_open(f->dir, 0, NULL);
   for (const char *n; (n = g_dir_read_name(d));)
     if (g_str_has_prefix(n, "sxsprof-") && g_str_has_suffix(n, ".json"))
       found = g_build_filename(f->dir, n, NULL);
   g_assert_nonnull(found);
-  g_assert_nonnull(strstr(run->err, found));
+  g_assert_nonnull(strstr(log, found));
   g_autoptr(JsonNode) doc = itest_load_json(found);
   g_assert_cmpint(itest_runtime_counter(itest_profile_runtime(doc, 1), "exceptions"), ==, 5);
 }

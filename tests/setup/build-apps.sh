@@ -13,6 +13,15 @@
 # its sources (and than this script) is skipped. On a compile error the compiler's output is
 # printed and the script exits non-zero after trying the other apps.
 #
+# It also makes the real-program fixtures in BUILD_DIR/real/, projects the SDK's own templates
+# create (nothing of them is kept in the repository), with the SDK's target framework:
+#   real/hello  `dotnet new console`, restored only (tests build it with --no-restore)
+#   real/web    `dotnet new web`, restored and built in Release:
+#               real/web/bin/Release/net<N>.0/web.dll, started as
+#               `dotnet web.dll --urls http://127.0.0.1:<port>`
+# Both need nothing beyond the SDK and its packs, so they work offline. A fixture is done when
+# its .sxs-ready stamp is newer than this script; otherwise its folder is made afresh.
+#
 # Environment: SXS_RUNTIMES_DIR (default ~/.local/share/sxsprof/dotnet) holds the 2.0.0
 # framework; SXS_DOTNET (default: dotnet on PATH) is the SDK's dotnet.
 set -euo pipefail
@@ -33,6 +42,53 @@ fx_dir="$runtimes_dir/shared/Microsoft.NETCore.App/2.0.0"
 dotnet=${SXS_DOTNET:-dotnet}
 
 die() { echo "build-apps: $*" >&2; exit 1; }
+
+real_out="$build_dir/real"
+
+# The SDK commands of the fixtures: no telemetry, banner or first-run work, no MSBuild nodes
+# or compiler servers left running afterwards, and never under a profiler the caller set up.
+sdk() {
+    env -u CORECLR_ENABLE_PROFILING -u CORECLR_PROFILER -u CORECLR_PROFILER_PATH \
+        DOTNET_CLI_TELEMETRY_OPTOUT=1 DOTNET_NOLOGO=1 DOTNET_SKIP_FIRST_TIME_EXPERIENCE=1 \
+        MSBUILDDISABLENODEREUSE=1 DOTNET_CLI_USE_MSBUILD_SERVER=0 "$dotnet" "$@"
+}
+
+# Makes one fixture, real/<name>, from the template <template>: created, then restored, and
+# built too when <build> is 1. Prints one line; on failure prints the SDK's output and returns 1.
+make_fixture() {
+    local name=$1 template=$2 build=$3
+    local dir="$real_out/$name"
+    local log="$real_out/$name.log"
+    if [[ -f "$dir/.sxs-ready" && ! "${BASH_SOURCE[0]}" -nt "$dir/.sxs-ready" ]]; then
+        echo "build-apps: fixture $name up to date in $dir"
+        return 0
+    fi
+    rm -rf "$dir"
+    mkdir -p "$real_out"
+    if sdk new "$template" --name "$name" --output "$dir" --no-restore >"$log" 2>&1 &&
+        sdk restore "$dir/$name.csproj" >>"$log" 2>&1 &&
+        { [[ $build -eq 0 ]] ||
+          sdk build "$dir/$name.csproj" -c Release --no-restore -nodeReuse:false \
+              -p:UseSharedCompilation=false >>"$log" 2>&1; }; then
+        touch "$dir/.sxs-ready"
+        if [[ $build -eq 1 ]]; then
+            echo "build-apps: made fixture $name (dotnet new $template, restored, built Release) in $dir"
+        else
+            echo "build-apps: made fixture $name (dotnet new $template, restored) in $dir"
+        fi
+        return 0
+    fi
+    echo "build-apps: FAILED fixture $name:" >&2
+    cat "$log" >&2
+    return 1
+}
+
+make_fixtures() {
+    local bad=0
+    make_fixture hello console 0 || bad=1
+    make_fixture web web 1 || bad=1
+    [[ $bad -eq 0 ]] || die "some fixtures failed"
+}
 
 [[ -d "$apps_src" ]] || { echo "build-apps: no $apps_src, nothing to build"; exit 0; }
 [[ -f "$fx_dir/System.Private.CoreLib.dll" ]] ||
@@ -67,6 +123,7 @@ done
 
 if [[ ${#stale[@]} -eq 0 ]]; then
     echo "build-apps: ${#apps[@]} apps up to date in $apps_out"
+    make_fixtures
     exit 0
 fi
 
@@ -162,6 +219,8 @@ for name in "${running[@]}"; do
 done
 
 if [[ $failed -ne 0 ]]; then
+    make_fixtures
     die "some apps failed to compile"
 fi
 echo "build-apps: ${#stale[@]} of ${#apps[@]} apps rebuilt in $apps_out"
+make_fixtures

@@ -17,9 +17,12 @@
 #define SELECTOR_EXPECTED                                                                          \
   "expected a version prefix of 1 to 4 dot-separated numbers such as 10, 10.0 or 2.0.0, or an "  \
   "absolute path of a runtime folder or of a libcoreclr.so"
-#define OUTPUT_EXPECTED "expected a path prefix such as /tmp/myapp (the profile goes to <prefix>.json)"
-#define LOG_EXPECTED "expected a file path such as /tmp/sxsprof.log, or no log= line to log to stderr"
-#define KEYS_EXPECTED "expected one of mode, runtime, output, log"
+#define OUTPUT_EXPECTED                                                                            \
+  "expected a path prefix such as /tmp/myapp (the profile goes to <prefix>.json) or a folder ending in / "  \
+  "(profiles go to <folder>/<program>-<pid>.json)"
+#define LOG_EXPECTED "expected a file path such as /tmp/sxsprof.log, or stderr"
+#define FLUSH_EXPECTED "expected a whole number of seconds from 0 to 86400 (0: write only at shutdown and exit)"
+#define KEYS_EXPECTED "expected one of mode, runtime, output, log, flush"
 #define MODES_EXPECTED "expected pick-first, pick-one or pick-all"
 
 typedef struct {
@@ -212,10 +215,21 @@ static const BadCase bad_cases[] = {
      ":3: runtime path \"@DIR@/notes.txt\" is neither a folder containing libcoreclr.so nor a file named "
      "libcoreclr.so; " RUNTIME_EXPECTED},
     {"empty-output", "[profiler]\noutput=\n", 0, NULL, SXS_CONFIG_ERROR_VALUE, ":2: output= is empty; " OUTPUT_EXPECTED},
-    {"output-folder", "[profiler]\noutput=/tmp/profiles/\n", 0, NULL, SXS_CONFIG_ERROR_VALUE,
-     ":2: output=\"/tmp/profiles/\" names a folder; " OUTPUT_EXPECTED},
-    {"output-dot-dot", "[profiler]\noutput=/tmp/profiles/..\n", 0, NULL, SXS_CONFIG_ERROR_VALUE,
-     ":2: output=\"/tmp/profiles/..\" names a folder; " OUTPUT_EXPECTED},
+    {"log-tilde", "[profiler]\nlog=~/sxsprof.log\n", 0, NULL, SXS_CONFIG_ERROR_VALUE,
+     ":2: log=\"~/sxsprof.log\" starts with ~, which is not expanded; " LOG_EXPECTED},
+    {"empty-flush", "[profiler]\nflush=\n", 0, NULL, SXS_CONFIG_ERROR_VALUE, ":2: flush= is empty; " FLUSH_EXPECTED},
+    {"flush-negative", "[profiler]\nflush=-1\n", 0, NULL, SXS_CONFIG_ERROR_VALUE,
+     ":2: flush=\"-1\" is not a whole number of seconds; " FLUSH_EXPECTED},
+    {"flush-unit", "[profiler]\nmode=pick-all\nflush=10s\n", 0, NULL, SXS_CONFIG_ERROR_VALUE,
+     ":3: flush=\"10s\" is not a whole number of seconds; " FLUSH_EXPECTED},
+    {"flush-fraction", "[profiler]\nflush=0.5\n", 0, NULL, SXS_CONFIG_ERROR_VALUE,
+     ":2: flush=\"0.5\" is not a whole number of seconds; " FLUSH_EXPECTED},
+    {"flush-too-large", "[profiler]\nflush=86401\n", 0, NULL, SXS_CONFIG_ERROR_VALUE,
+     ":2: flush=\"86401\" is too large; " FLUSH_EXPECTED},
+    {"flush-huge", "[profiler]\nflush=99999999999999999999999\n", 0, NULL, SXS_CONFIG_ERROR_VALUE,
+     ":2: flush=\"99999999999999999999999\" is too large; " FLUSH_EXPECTED},
+    {"flush-duplicate", "[profiler]\nflush=1\nflush=2\n", 0, NULL, SXS_CONFIG_ERROR_DUPLICATE,
+     ":3: duplicate key \"flush\" (first on line 2); expected each key at most once"},
     {"output-tilde", "[profiler]\noutput=~/profile\n", 0, NULL, SXS_CONFIG_ERROR_VALUE,
      ":2: output=\"~/profile\" starts with ~, which is not expanded; " OUTPUT_EXPECTED},
     {"empty-log", "[profiler]\nlog=\n", 0, NULL, SXS_CONFIG_ERROR_VALUE, ":2: log= is empty; " LOG_EXPECTED},
@@ -368,7 +382,10 @@ static void test_defaults(void) {
   g_assert_null(cfg->selector);
   g_assert_cmpstr(cfg->output, ==, output);
   g_assert_true(g_path_is_absolute(cfg->output));
+  g_assert_false(cfg->output_is_folder);
+  g_assert_cmpint(cfg->log_kind, ==, SXS_LOG_DEFAULT);
   g_assert_null(cfg->log_path);
+  g_assert_cmpint(cfg->flush_seconds, ==, 60);
   g_assert_null(cfg->source);
 }
 
@@ -426,7 +443,50 @@ static void test_full(Fixture *f, gconstpointer data) {
   g_assert_cmpint(cfg->selector_kind, ==, SXS_SELECTOR_VERSION);
   g_assert_cmpstr(cfg->selector, ==, "10.0");
   g_assert_cmpstr(cfg->output, ==, "/tmp/profiles/app");
+  g_assert_false(cfg->output_is_folder);
+  g_assert_cmpint(cfg->log_kind, ==, SXS_LOG_FILE);
   g_assert_cmpstr(cfg->log_path, ==, "/tmp/profiles/sxsprof.log");
+}
+
+/* output= ending in / (or /. or /..) names a folder: profiles go there, one per process. */
+static void test_output_folder(Fixture *f, gconstpointer data) {
+  (void)data;
+  g_autoptr(SxsConfig) slash = load_text_ok(f, "[profiler]\noutput=/tmp/profiles/\n");
+  g_assert_cmpstr(slash->output, ==, "/tmp/profiles");
+  g_assert_true(slash->output_is_folder);
+  g_autoptr(SxsConfig) dotdot = load_text_ok(f, "[profiler]\noutput=/tmp/profiles/a/..\n");
+  g_assert_cmpstr(dotdot->output, ==, "/tmp/profiles");
+  g_assert_true(dotdot->output_is_folder);
+  g_autoptr(SxsConfig) prefix = load_text_ok(f, "[profiler]\noutput=/tmp/profiles/app\n");
+  g_assert_false(prefix->output_is_folder);
+}
+
+static void test_log_and_flush(Fixture *f, gconstpointer data) {
+  (void)data;
+  g_autoptr(SxsConfig) to_stderr = load_text_ok(f, "[profiler]\nlog=stderr\nflush=0\n");
+  g_assert_cmpint(to_stderr->log_kind, ==, SXS_LOG_STDERR);
+  g_assert_null(to_stderr->log_path);
+  g_assert_cmpint(to_stderr->flush_seconds, ==, 0);
+  g_autoptr(SxsConfig) most = load_text_ok(f, "[profiler]\nflush=86400\n");
+  g_assert_cmpint(most->flush_seconds, ==, 86400);
+  g_autoptr(SxsConfig) padded = load_text_ok(f, "[profiler]\nflush = 007\n");
+  g_assert_cmpint(padded->flush_seconds, ==, 7);
+}
+
+/* The launcher's SXSPROF_OUTPUT has the grammar of output=. */
+static void test_set_output(void) {
+  g_autoptr(SxsConfig) cfg = sxs__config_new_default();
+  g_autoptr(GError) error = NULL;
+  g_assert_true(sxs__config_set_output(cfg, "/tmp/runs/", "SXSPROF_OUTPUT", &error));
+  g_assert_cmpstr(cfg->output, ==, "/tmp/runs");
+  g_assert_true(cfg->output_is_folder);
+  g_assert_true(sxs__config_set_output(cfg, "/tmp/runs/app", "SXSPROF_OUTPUT", &error));
+  g_assert_cmpstr(cfg->output, ==, "/tmp/runs/app");
+  g_assert_false(cfg->output_is_folder);
+  g_assert_false(sxs__config_set_output(cfg, "~/x", "SXSPROF_OUTPUT", &error));
+  g_assert_cmpstr(error->message, ==,
+                  "SXSPROF_OUTPUT=\"~/x\" starts with ~, which is not expanded; " OUTPUT_EXPECTED);
+  g_assert_cmpstr(cfg->output, ==, "/tmp/runs/app");
 }
 
 static void test_modes(Fixture *f, gconstpointer data) {
@@ -601,7 +661,7 @@ static void test_selector_path(Fixture *f, gconstpointer data) {
 
 static void assert_output(const char *prefix, int expected_r, const char *expected_message) {
   char *message = (char *)"untouched";
-  int r = sxs__config_check_output(prefix, &message);
+  int r = sxs__config_check_output(prefix, FALSE, &message);
   g_assert_cmpint(r, ==, expected_r);
   if (expected_message) {
     g_assert_cmpstr(message, ==, expected_message);
@@ -615,10 +675,10 @@ static void test_output_ok(Fixture *f, gconstpointer data) {
   (void)data;
   g_autofree char *prefix = g_build_filename(f->dir, "app", NULL);
   assert_output(prefix, 0, NULL);
-  g_assert_cmpint(sxs__config_check_output(prefix, NULL), ==, 0);
+  g_assert_cmpint(sxs__config_check_output(prefix, FALSE, NULL), ==, 0);
   g_autoptr(SxsConfig) defaults = sxs__config_new_default();
   char *message = NULL;
-  int r = sxs__config_check_output(defaults->output, &message);
+  int r = sxs__config_check_output(defaults->output, FALSE, &message);
   if (r < 0) /* the current folder may legitimately be read-only; then the message says so */
     g_assert_nonnull(message);
   g_free(message);
@@ -631,7 +691,7 @@ static void test_output_missing(Fixture *f, gconstpointer data) {
   g_autofree char *expected = g_strdup_printf("The output folder %s does not exist", folder);
   assert_output(prefix, -ENOENT, expected);
   assert_output("/proc/sxsprof-x/out", -ENOENT, "The output folder /proc/sxsprof-x does not exist");
-  g_assert_cmpint(sxs__config_check_output(prefix, NULL), ==, -ENOENT);
+  g_assert_cmpint(sxs__config_check_output(prefix, FALSE, NULL), ==, -ENOENT);
 }
 
 static void test_output_file_as_folder(Fixture *f, gconstpointer data) {
@@ -675,9 +735,23 @@ static void test_output_json_is_folder(Fixture *f, gconstpointer data) {
 }
 
 static void test_output_bad_prefix(void) {
-  assert_output("", -EINVAL, "The output prefix is empty");
-  assert_output(NULL, -EINVAL, "The output prefix is empty");
+  assert_output("", -EINVAL, "The output path is empty");
+  assert_output(NULL, -EINVAL, "The output path is empty");
   assert_output("/tmp/", -EISDIR, "The output prefix /tmp/ names a folder, not a file prefix");
+}
+
+static void test_output_folder_check(Fixture *f, gconstpointer data) {
+  (void)data;
+  char *message = NULL;
+  g_assert_cmpint(sxs__config_check_output(f->dir, TRUE, &message), ==, 0);
+  g_assert_null(message);
+  g_autofree char *missing = g_build_filename(f->dir, "none", NULL);
+  g_assert_cmpint(sxs__config_check_output(missing, TRUE, &message), ==, -ENOENT);
+  g_autofree char *expected = g_strdup_printf("The output folder %s does not exist", missing);
+  g_assert_cmpstr(message, ==, expected);
+  g_free(message);
+  g_autofree char *plain = write_file(f, "plain", "x", -1);
+  g_assert_cmpint(sxs__config_check_output(plain, TRUE, NULL), ==, -ENOTDIR);
 }
 
 #define ADD(path, fn) g_test_add(path, Fixture, NULL, fixture_setup, fn, fixture_teardown)
@@ -726,6 +800,10 @@ int main(int argc, char **argv) {
   ADD("/manager/config/output/not-writable", test_output_not_writable);
   ADD("/manager/config/output/json-is-folder", test_output_json_is_folder);
   g_test_add_func("/manager/config/output/bad-prefix", test_output_bad_prefix);
+  ADD("/manager/config/output/folder-check", test_output_folder_check);
+  ADD("/manager/config/load/output-folder", test_output_folder);
+  ADD("/manager/config/load/log-and-flush", test_log_and_flush);
+  g_test_add_func("/manager/config/load/set-output", test_set_output);
 
   return g_test_run();
 }

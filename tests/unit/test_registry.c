@@ -160,9 +160,9 @@ static void test_ids_stay_per_runtime(Fixture *f, gconstpointer data) {
   g_autofree char *mb = sxs__manager_module_name(b, 0x10);
   g_assert_cmpstr(ma, ==, "A.dll");
   g_assert_cmpstr(mb, ==, "B.dll");
-  sxs__manager_record_jit(a, same_id, "Ns.A.Run", "A.dll");
-  sxs__manager_record_jit(a, same_id, NULL, NULL); /* tier-1 recompilation of the same function */
-  sxs__manager_record_jit(b, same_id, "Ns.B.Run", "B.dll");
+  sxs__manager_record_function(a, same_id, SXS_CODE_JIT, "Ns.A.Run", "A.dll");
+  sxs__manager_record_function(a, same_id, SXS_CODE_JIT, NULL, NULL); /* tier-1 recompilation of the same function */
+  sxs__manager_record_function(b, same_id, SXS_CODE_JIT, "Ns.B.Run", "B.dll");
   g_assert_true(sxs__manager_function_known(a, same_id));
   g_assert_false(sxs__manager_function_known(a, same_id + 8));
   sxs__manager_thread_created(a, same_id);
@@ -202,9 +202,9 @@ static void test_functions_sorted_and_escaped(Fixture *f, gconstpointer data) {
   use_config(f, NULL);
   SxsRuntime *a = sxs__manager_admit("/a/libcoreclr.so", "10.0.12");
   sxs__manager_initialize(a, NULL, NULL, "10.0.12", NULL);
-  sxs__manager_record_jit(a, 3, "Z.Last", "a.dll");
-  sxs__manager_record_jit(a, 1, "A.\"Quoted\"\\Name\n", "a.dll");
-  sxs__manager_record_jit(a, 2, "M.List`1.<Main>b__0_0", "a.dll");
+  sxs__manager_record_function(a, 3, SXS_CODE_JIT, "Z.Last", "a.dll");
+  sxs__manager_record_function(a, 1, SXS_CODE_JIT, "A.\"Quoted\"\\Name\n", "a.dll");
+  sxs__manager_record_function(a, 2, SXS_CODE_JIT, "M.List`1.<Main>b__0_0", "a.dll");
   g_autoptr(JsonNode) doc = render();
   JsonArray *fa = json_object_get_array_member(runtime_at(doc, 0), "functions");
   g_assert_cmpuint(json_array_get_length(fa), ==, 3);
@@ -261,7 +261,7 @@ static gpointer jit_worker(gpointer p) {
   Worker *w = p;
   for (int i = 0; i < 2000; i++) {
     g_autofree char *name = g_strdup_printf("Ns.T%d.M", w->base + i);
-    sxs__manager_record_jit(w->rt, (uint64_t)(w->base + i), name, "x.dll");
+    sxs__manager_record_function(w->rt, (uint64_t)(w->base + i), SXS_CODE_JIT, name, "x.dll");
     sxs__counter_add(&w->rt->counters.exceptions);
   }
   return NULL;
