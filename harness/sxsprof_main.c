@@ -711,9 +711,19 @@ static int cmd_run(int argc, char **argv) {
     if (profile_pid(profiles->pdata[i]) == child)
       main_profile = profiles->pdata[i];
   report_one(main_profile, stderr, 10);
-  if (profiles->len > 1)
-    fprintf(stderr, "sxsprof: all %u together: sxsprof report %s%s\n", profiles->len,
-            cfg->output_is_folder ? cfg->output : main_profile->path, cfg->output_is_folder ? "" : " ...");
+  if (profiles->len > 1) {
+    /* How to see them all together: the folder, the files themselves, or a pattern. */
+    g_autoptr(GString) how = g_string_new(NULL);
+    if (cfg->output_is_folder) {
+      g_string_append(how, cfg->output);
+    } else if (profiles->len <= 4) {
+      for (guint i = 0; i < profiles->len; i++)
+        g_string_append_printf(how, "%s%s", i ? " " : "", ((const Profile *)profiles->pdata[i])->path);
+    } else {
+      g_string_append_printf(how, "%s.json %s.*.json", cfg->output, cfg->output);
+    }
+    fprintf(stderr, "sxsprof: all %u together: sxsprof report %s\n", profiles->len, how->str);
+  }
   return code;
 }
 
