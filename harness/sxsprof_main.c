@@ -622,10 +622,16 @@ static int cmd_run(int argc, char **argv) {
     sigaddset(&forwarded, forwarded_signals[s]);
   sigprocmask(SIG_BLOCK, &forwarded, &old_mask);
 
-  /* With a fixed prefix, the log's current end is where this run's lines begin. */
+  /* Where this run's log lines will go, when that is known before the program's pid is: its
+   * current end is where they begin. The default log (<cwd>/sxsprof-<pid>.log) is new. */
   g_autofree char *log_path = NULL;
-  if (cfg->log_kind == SXS_LOG_FILE)
+  if (cfg->log_kind == SXS_LOG_FILE) {
     log_path = g_strdup(cfg->log_path);
+  } else if (cfg->log_kind == SXS_LOG_DEFAULT && explicit_output) {
+    g_autofree char *unused = NULL;
+    sxs__process_output_paths(cfg->output, cfg->output_is_folder, TRUE, 0, "x", &unused, &log_path);
+  }
+  gint64 log_offset = file_size(log_path);
 
   fflush(stdout);
   fflush(stderr);
@@ -674,12 +680,11 @@ static int cmd_run(int argc, char **argv) {
     g_free(cfg->output);
     cfg->output = g_strdup_printf("%s/sxsprof-%d", cwd, (int)child);
   }
-  if (cfg->log_kind == SXS_LOG_DEFAULT) {
+  if (cfg->log_kind == SXS_LOG_DEFAULT && !log_path) {
     g_autofree char *unused = NULL;
     sxs__process_output_paths(cfg->output, cfg->output_is_folder, TRUE, (int)child, "x", &unused, &log_path);
+    log_offset = 0;
   }
-  /* The program has not loaded the profiler yet: nothing of this run is in the log so far. */
-  gint64 log_offset = cfg->log_kind == SXS_LOG_STDERR ? 0 : file_size(log_path);
   sigprocmask(SIG_SETMASK, &old_mask, NULL);
 
   int status = 0;

@@ -45,7 +45,7 @@ typedef struct {
 } SxsThreadKey;
 
 /* The singleton. `lock` guards runtimes, next_id and threads; `write_lock` serializes profile
- * writes and guards last_written; `log_lock` guards log_fd and log_path; `flush_lock` guards
+ * writes and guards last_digest; `log_lock` guards log_fd and log_path; `flush_lock` guards
  * flush_stop. Each SxsRuntime has its own lock for its tables. config, config_error, process,
  * profile_path and library_path are written once at creation (and by reset_for_tests, which runs
  * with no runtime active) and read without a lock afterwards. */
@@ -65,7 +65,7 @@ typedef struct {
   GHashTable *runtimes;    /* int id -> SxsRuntime* ; owned, freed only by reset_for_tests */
   int next_id;
   GHashTable *threads;     /* SxsThreadKey* -> SxsThreadRecord* ; both owned */
-  char *last_written;      /* the document last written */
+  char *last_digest;       /* SHA-256 of the document last written */
   pthread_t flush_thread;
   gboolean flush_running;  /* flush_thread was started and not yet joined */
   gboolean flush_stop;
@@ -617,18 +617,19 @@ int sxs__manager_write_profile(void) {
   g_mutex_lock(&manager.write_lock);
   gsize len = 0;
   g_autofree char *text = sxs__manager_render_profile(&len);
+  g_autofree char *digest = g_compute_checksum_for_data(G_CHECKSUM_SHA256, (const guchar *)text, len);
   int r = 0;
   /* The exit-time write usually follows a Shutdown write of the same document, and a quiet
    * service flushes the same document again and again: the file is already right, and another
    * replace (with its fsync) would only cost the process time. */
-  if (!manager.last_written || !g_str_equal(manager.last_written, text) ||
+  if (!manager.last_digest || !g_str_equal(manager.last_digest, digest) ||
       !g_file_test(manager.profile_path, G_FILE_TEST_EXISTS)) {
     r = sxs__file_write_atomic(manager.profile_path, text, len);
     if (r < 0) {
       sxs__manager_log("cannot write the profile to %s: %s", manager.profile_path, g_strerror(-r));
     } else {
-      g_free(manager.last_written);
-      manager.last_written = g_steal_pointer(&text);
+      g_free(manager.last_digest);
+      manager.last_digest = g_steal_pointer(&digest);
     }
   }
   g_mutex_unlock(&manager.write_lock);
@@ -667,7 +668,7 @@ void sxs__manager_reset_for_tests(void) {
   g_clear_pointer(&manager.profile_path, g_free);
   g_mutex_unlock(&manager.lock);
   g_mutex_lock(&manager.write_lock);
-  g_clear_pointer(&manager.last_written, g_free);
+  g_clear_pointer(&manager.last_digest, g_free);
   g_mutex_unlock(&manager.write_lock);
   sxs__process_info_free(manager.process);
   manager.process = sxs__process_info_self();
