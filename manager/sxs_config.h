@@ -20,6 +20,29 @@ typedef enum {
 /* Largest flush= accepted: one day. */
 #define SXS_CONFIG_FLUSH_MAX 86400
 
+/* [tracing] routing=: how a hook finds its runtime. */
+typedef enum {
+  SXS_ROUTING_MAPPER2, /* SetFunctionIDMapper2 with the callback instance as clientData (default) */
+  SXS_ROUTING_CLOSURE, /* SetFunctionIDMapper with a libffi closure per runtime */
+} SxsRouting;
+
+/* [tracing] hooks=: what the hooks do. */
+typedef enum {
+  SXS_HOOKS_FULL,  /* count, time, call tree (default) */
+  SXS_HOOKS_EMPTY, /* return at once: measures the runtime's own probe cost */
+} SxsHooksMode;
+
+/* The [tracing] group: exact call tracing through Enter/Leave/Tailcall hooks. */
+typedef struct {
+  gboolean enabled;          /* enabled=true|false, default false */
+  gboolean inlining_allowed; /* inlining=allowed|disabled, default disabled (exact counts need it) */
+  SxsRouting routing;        /* routing=mapper2|closure */
+  SxsHooksMode hooks;        /* hooks=full|empty */
+  char **include;            /* include= patterns, NULL-terminated; NULL: every function */
+  char **exclude;            /* exclude= patterns, NULL-terminated; NULL: none */
+  gpointer matcher;          /* compiled include/exclude (owned, opaque); NULL when neither given */
+} SxsTracingConfig;
+
 typedef struct {
   SxsMode mode;
   SxsSelectorKind selector_kind;
@@ -31,6 +54,7 @@ typedef struct {
   char *log_path;           /* absolute with SXS_LOG_FILE; NULL otherwise */
   int flush_seconds;        /* periodic rewrite of the profile; 0: only at shutdown and exit */
   char *source;             /* the config file's path as given, NULL for built-in defaults */
+  SxsTracingConfig tracing;
 } SxsConfig;
 
 /* Codes of SXS_CONFIG_ERROR. Every message is one line: "<file>[:<line>]: <problem>; expected <what>". */
@@ -64,6 +88,11 @@ SxsConfig *sxs__config_load_env(GError **error);
 /* Accepts NULL. */
 void sxs__config_free(SxsConfig *cfg);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(SxsConfig, sxs__config_free)
+
+/* Is the function named `name` ("Namespace.Type.Method", nested types joined by '.') traced under
+ * [tracing] include=/exclude=? TRUE when it matches an include pattern (or there is none) and
+ * no exclude pattern. Thread-safe; allocates nothing. */
+gboolean sxs__config_traces(const SxsConfig *cfg, const char *name);
 
 /* "pick-first", "pick-one", "pick-all"; "unknown" for anything else. */
 const char *sxs__config_mode_name(SxsMode mode);
