@@ -8,11 +8,11 @@
 #include "sxs_callback.h"
 
 #include "sxs_modules.h"
+#include "sxs_trace.h"
 
-/* Events every profiled runtime delivers; GCs are added per capability at Initialize. */
-#define SXS_EVENTS_LOW                                                                             \
-  (COR_PRF_MONITOR_JIT_COMPILATION | COR_PRF_MONITOR_CACHE_SEARCHES | COR_PRF_MONITOR_MODULE_LOADS |  \
-   COR_PRF_MONITOR_EXCEPTIONS | COR_PRF_MONITOR_THREADS)
+#include <errno.h>
+#include <stdlib.h>
+#include <unistd.h>
 
 static inline SxsCallback *impl_from_ICorProfilerCallback11(ICorProfilerCallback11 *iface) {
   return (SxsCallback *)((char *)iface - offsetof(SxsCallback, iface));
@@ -52,11 +52,60 @@ static ULONG callback_AddRef(ICorProfilerCallback11 *This) {
   return (ULONG)g_atomic_int_add(&self->refcount, 1) + 1;
 }
 
+ICorProfilerInfo15 *sxs__callback_info_enter(SxsCallback *self) {
+  __atomic_add_fetch(&self->info_inflight, 1, __ATOMIC_SEQ_CST);
+  ICorProfilerInfo15 *info = __atomic_load_n(&self->info, __ATOMIC_SEQ_CST);
+  if (!info || __atomic_load_n(&self->info_closed, __ATOMIC_SEQ_CST)) {
+    __atomic_sub_fetch(&self->info_inflight, 1, __ATOMIC_SEQ_CST);
+    return NULL;
+  }
+  return info;
+}
+
+void sxs__callback_info_leave(SxsCallback *self) {
+  __atomic_sub_fetch(&self->info_inflight, 1, __ATOMIC_SEQ_CST);
+}
+
+/* With sequentially consistent operations on both sides, a use that saw the guard open was
+ * counted before the close, so the wait below sees it. */
+gboolean sxs__callback_info_close(SxsCallback *self, int timeout_ms) {
+  __atomic_store_n(&self->info_closed, 1, __ATOMIC_SEQ_CST);
+  gint64 deadline = g_get_monotonic_time() + (gint64)timeout_ms * 1000;
+  while (__atomic_load_n(&self->info_inflight, __ATOMIC_SEQ_CST) > 0) {
+    if (g_get_monotonic_time() >= deadline)
+      return FALSE;
+    g_usleep(100);
+  }
+  return TRUE;
+}
+
+/* SxsRuntimeOps.function_name: names a function through the guarded Info. */
+static int ops_function_name(gpointer instance, uint64_t function_id, char **ret_name, char **ret_module) {
+  SxsCallback *self = instance;
+  ICorProfilerInfo15 *info = sxs__callback_info_enter(self);
+  if (!info)
+    return -ESHUTDOWN;
+  g_autofree char *name = NULL;
+  ModuleID module_id = 0;
+  int r = sxs__callback_function_name(info, &self->importers, function_id, &name, &module_id);
+  sxs__callback_info_leave(self);
+  if (r < 0)
+    return r;
+  if (ret_module)
+    *ret_module = sxs__manager_module_name(self->runtime, module_id);
+  *ret_name = g_steal_pointer(&name);
+  return 0;
+}
+
+static const SxsRuntimeOps callback_ops = {
+    .function_name = ops_function_name,
+};
+
 static ULONG callback_Release(ICorProfilerCallback11 *This) {
   SxsCallback *self = impl_from_ICorProfilerCallback11(This);
   gint old = g_atomic_int_add(&self->refcount, -1);
   if (old == 1) {
-    sxs__manager_bind(self->runtime, NULL, NULL);
+    sxs__manager_attach_ops(self->runtime, NULL, NULL);
     sxs__importer_cache_fini(&self->importers);
     if (self->info)
       self->info->lpVtbl->Release(self->info);
@@ -104,6 +153,97 @@ static char *clr_version_of(ICorProfilerInfo15 *info) {
   return g_strdup_printf("%u.%u.%u", major, minor, build);
 }
 
+/* Counters: modules, exceptions, threads, GCs (without heap walks where the runtime can). */
+static void counters_mask(const SxsCapabilities *caps, const SxsConfig *cfg, DWORD *low, DWORD *high) {
+  (void)cfg;
+  *low |= COR_PRF_MONITOR_MODULE_LOADS | COR_PRF_MONITOR_EXCEPTIONS | COR_PRF_MONITOR_THREADS;
+  if (caps->basic_gc && caps->event_mask2)
+    *high |= COR_PRF_HIGH_BASIC_GC;
+  else
+    *low |= COR_PRF_MONITOR_GC;
+}
+
+/* Names: every function JIT-compiled, inlined or taken precompiled. */
+static void names_mask(const SxsCapabilities *caps, const SxsConfig *cfg, DWORD *low, DWORD *high) {
+  (void)caps;
+  (void)cfg;
+  (void)high;
+  *low |= COR_PRF_MONITOR_JIT_COMPILATION | COR_PRF_MONITOR_CACHE_SEARCHES;
+}
+
+static const SxsFeature counters_feature = {.name = "counters", .mask = counters_mask};
+static const SxsFeature names_feature = {.name = "names", .mask = names_mask};
+
+/* In order: a setup may rely on the mask bits of the features before it. */
+static const SxsFeature *const features[] = {&counters_feature, &names_feature, &sxs__tracing_feature};
+
+/* Sets the runtime's event mask from its low and high halves: the classic call when no high bit
+ * is needed, SetEventMask2 (Info5) when one is. */
+static HRESULT set_mask(ICorProfilerInfo15 *info, const SxsCapabilities *caps, DWORD low, DWORD high) {
+  if (!high)
+    return info->lpVtbl->SetEventMask(info, low);
+  return caps->event_mask2 ? info->lpVtbl->SetEventMask2(info, low, high) : E_INVALIDARG;
+}
+
+/* Runs the features for a runtime that is profiled: mask first (some setups need their bits set
+ * before them), then each setup in order. Returns the failing HRESULT when the mask itself could
+ * not be set. */
+static HRESULT run_features(SxsCallback *self, ICorProfilerInfo15 *info, const SxsCapabilities *caps) {
+  const SxsConfig *cfg = sxs__manager_config();
+  gboolean on[G_N_ELEMENTS(features)];
+  DWORD feature_low[G_N_ELEMENTS(features)], feature_high[G_N_ELEMENTS(features)];
+  DWORD low = 0, high = 0;
+  for (size_t i = 0; i < G_N_ELEMENTS(features); i++) {
+    const SxsFeature *f = features[i];
+    feature_low[i] = feature_high[i] = 0;
+    on[i] = !f->wanted || f->wanted(cfg);
+    if (!on[i])
+      continue;
+    const char *why = f->unsupported ? f->unsupported(caps) : NULL;
+    if (why) {
+      on[i] = FALSE;
+      sxs__manager_feature_off(self->runtime, f->name, why);
+      continue;
+    }
+    f->mask(caps, cfg, &feature_low[i], &feature_high[i]);
+    low |= feature_low[i];
+    high |= feature_high[i];
+  }
+  HRESULT hr = set_mask(info, caps, low, high);
+  if (hr < 0)
+    return hr;
+  for (size_t i = 0; i < G_N_ELEMENTS(features); i++) {
+    if (!on[i] || !features[i]->setup)
+      continue;
+    g_autofree char *why = NULL;
+    if (features[i]->setup(self, info, cfg, &why) < 0) {
+      sxs__manager_feature_off(self->runtime, features[i]->name, why ? why : "its setup failed");
+      /* Bits no other feature needs go out of the mask again. */
+      DWORD keep_low = 0, keep_high = 0;
+      for (size_t j = 0; j < G_N_ELEMENTS(features); j++)
+        if (j != i && on[j]) {
+          keep_low |= feature_low[j];
+          keep_high |= feature_high[j];
+        }
+      low &= ~(feature_low[i] & ~keep_low);
+      high &= ~(feature_high[i] & ~keep_high);
+      on[i] = FALSE;
+      set_mask(info, caps, low, high);
+    }
+  }
+  return S_OK;
+}
+
+/* Is the product version ("2.0.0", "10.0.12") at least major.minor? Unknown versions are not. */
+static gboolean version_at_least(const char *version, int major, int minor) {
+  if (!version)
+    return FALSE;
+  char *end = NULL;
+  long ma = strtol(version, &end, 10);
+  long mi = (end && *end == '.') ? strtol(end + 1, NULL, 10) : 0;
+  return ma > major || (ma == major && mi >= minor);
+}
+
 static HRESULT callback_Initialize(ICorProfilerCallback11 *This, IUnknown *pICorProfilerInfoUnk) {
   SxsCallback *self = impl_from_ICorProfilerCallback11(This);
   if (!pICorProfilerInfoUnk)
@@ -127,30 +267,29 @@ static HRESULT callback_Initialize(ICorProfilerCallback11 *This, IUnknown *pICor
 
   /* The capability record: the one place that decides what this runtime can do. BASIC_GC came
    * with the runtimes that have Info10 (3.0 and later); older ones ignore unknown high bits
-   * silently, so it is not probed by trial. */
+   * silently, so it is not probed by trial. ELT probes exist on Linux x64 from 2.1 on: 2.0
+   * accepts the hooks but its JIT emits no probes (it falls back to code without them), so only
+   * the version can tell. */
   SxsCapabilities caps = {
       .info_version = info_version,
       .event_mask2 = info_version >= 5,
       .basic_gc = info_version >= 10,
+      .elt3 = info_version >= 3 && version_at_least(version, 2, 1),
   };
   if (!sxs__manager_initialize(self->runtime, path, version, clr_version, &caps)) {
     info->lpVtbl->Release(info);
     return CORPROF_E_PROFILER_CANCEL_ACTIVATION;
   }
 
-  self->info = info;
-  sxs__manager_bind(self->runtime, self, info);
+  __atomic_store_n(&self->info, info, __ATOMIC_SEQ_CST);
+  sxs__manager_attach_ops(self->runtime, &callback_ops, self);
 
-  HRESULT hr;
-  if (caps.basic_gc && caps.event_mask2)
-    hr = info->lpVtbl->SetEventMask2(info, SXS_EVENTS_LOW, COR_PRF_HIGH_BASIC_GC);
-  else
-    hr = info->lpVtbl->SetEventMask(info, SXS_EVENTS_LOW | COR_PRF_MONITOR_GC);
+  HRESULT hr = run_features(self, info, &caps);
   if (hr < 0) {
     g_autofree char *why = g_strdup_printf("SetEventMask failed with 0x%08X", (unsigned)hr);
     sxs__manager_decline(self->runtime, why);
-    self->info = NULL;
-    sxs__manager_bind(self->runtime, self, NULL);
+    sxs__manager_attach_ops(self->runtime, NULL, NULL);
+    __atomic_store_n(&self->info, NULL, __ATOMIC_SEQ_CST);
     info->lpVtbl->Release(info);
     return CORPROF_E_PROFILER_CANCEL_ACTIVATION;
   }
@@ -158,13 +297,21 @@ static HRESULT callback_Initialize(ICorProfilerCallback11 *This, IUnknown *pICor
 }
 
 /* The runtime is going away: write the profile now, and let go of its Info, which must not be
- * touched once the runtime has shut down (not even by a late Release of this object). */
+ * touched once the runtime has shut down (not even by a late Release of this object). JIT and
+ * module events may still be running on other threads: the guard waits for them. */
 static HRESULT callback_Shutdown(ICorProfilerCallback11 *This) {
   SxsCallback *self = impl_from_ICorProfilerCallback11(This);
+  gboolean drained = sxs__callback_info_close(self, 2000);
   sxs__manager_runtime_shutdown(self->runtime);
-  ICorProfilerInfo15 *info = g_atomic_pointer_exchange(&self->info, NULL);
-  sxs__manager_bind(self->runtime, self, NULL);
   sxs__importer_cache_clear(&self->importers);
+  if (!drained) {
+    /* A use that did not finish in 2 s: better keep the reference than release it under it. */
+    sxs__manager_log("runtime %d: a use of its profiling interface was still running 2 s into Shutdown; "
+                     "its reference is kept",
+                     self->runtime->id);
+    return S_OK;
+  }
+  ICorProfilerInfo15 *info = __atomic_exchange_n(&self->info, NULL, __ATOMIC_SEQ_CST);
   if (info)
     info->lpVtbl->Release(info);
   return S_OK;
@@ -172,38 +319,38 @@ static HRESULT callback_Shutdown(ICorProfilerCallback11 *This) {
 
 static HRESULT callback_ModuleLoadFinished(ICorProfilerCallback11 *This, ModuleID moduleId, HRESULT hrStatus) {
   SxsCallback *self = impl_from_ICorProfilerCallback11(This);
-  if (hrStatus < 0 || !self->info)
+  if (hrStatus < 0)
+    return S_OK;
+  ICorProfilerInfo15 *info = sxs__callback_info_enter(self);
+  if (!info)
     return S_OK;
   WCHAR path[1024];
   ULONG len = 0;
   LPCBYTE base = NULL;
   AssemblyID assembly = 0;
   g_autofree char *name = NULL;
-  if (self->info->lpVtbl->GetModuleInfo(self->info, moduleId, &base, G_N_ELEMENTS(path), &len, path, &assembly) >= 0) {
+  if (info->lpVtbl->GetModuleInfo(info, moduleId, &base, G_N_ELEMENTS(path), &len, path, &assembly) >= 0) {
     g_autofree char *utf8 = sxs__callback_utf8(path, -1);
     if (utf8 && *utf8)
       name = g_path_get_basename(utf8);
   }
+  sxs__callback_info_leave(self);
   sxs__manager_record_module(self->runtime, moduleId, name);
   return S_OK;
 }
 
 /* Records a function whose code was made or taken, naming it through the metadata the first
- * time it is seen. The Info is read once: Shutdown may clear it on another thread. Context: a
- * runtime thread in a JIT or loader callback (may allocate, may block). */
+ * time it is seen. Events that arrive after Shutdown began are dropped: the Info guard answers
+ * no. Context: a runtime thread in a JIT or loader callback (may allocate, may block). */
 static void record_function(SxsCallback *self, FunctionID function_id, SxsCodeKind kind) {
-  ICorProfilerInfo15 *info = g_atomic_pointer_get(&self->info);
-  if (!info)
-    return;
   if (sxs__manager_function_known(self->runtime, function_id)) {
     sxs__manager_record_function(self->runtime, function_id, kind, NULL, NULL);
     return;
   }
   g_autofree char *name = NULL;
   g_autofree char *module = NULL;
-  ModuleID module_id = 0;
-  if (sxs__callback_function_name(info, &self->importers, function_id, &name, &module_id) == 0)
-    module = sxs__manager_module_name(self->runtime, module_id);
+  if (ops_function_name(self, function_id, &name, &module) == -ESHUTDOWN)
+    return;
   sxs__manager_record_function(self->runtime, function_id, kind, name, module);
 }
 
@@ -613,14 +760,19 @@ static HRESULT callback_ExceptionOSHandlerLeave(ICorProfilerCallback11 *This, UI
   return S_OK;
 }
 
+/* An exception unwinds a frame: no Leave hook comes for it, so its shadow-stack frame is popped
+ * here. Context: the throwing thread. */
 static HRESULT callback_ExceptionUnwindFunctionEnter(ICorProfilerCallback11 *This, FunctionID functionId) {
-  (void)This;
-  (void)functionId;
+  SxsCallback *self = impl_from_ICorProfilerCallback11(This);
+  if (self->trace)
+    sxs__trace_unwind_enter(self->trace, functionId);
   return S_OK;
 }
 
 static HRESULT callback_ExceptionUnwindFunctionLeave(ICorProfilerCallback11 *This) {
-  (void)This;
+  SxsCallback *self = impl_from_ICorProfilerCallback11(This);
+  if (self->trace)
+    sxs__trace_unwind_leave(self->trace);
   return S_OK;
 }
 
@@ -955,6 +1107,5 @@ SxsCallback *sxs__callback_new(SxsRuntime *rt) {
   self->refcount = 1;
   self->runtime = rt;
   sxs__importer_cache_init(&self->importers);
-  sxs__manager_bind(rt, self, NULL);
   return self;
 }

@@ -20,16 +20,51 @@ void sxs__importer_cache_clear(SxsImporterCache *cache);
 void sxs__importer_cache_fini(SxsImporterCache *cache);
 void sxs__importer_cache_forget(SxsImporterCache *cache, ModuleID module_id);
 
-/* The callback object a runtime holds. Everything it records goes to `runtime`, the registry
- * entry of the runtime that created it, so IDs never cross runtimes. */
+/* The callback object a runtime holds: that runtime's live state. Everything it records goes to
+ * `runtime`, the registry entry of the runtime that created it, so IDs never cross runtimes.
+ *
+ * The Info guard: the Info is used outside Initialize only between sxs__callback_info_enter()
+ * and sxs__callback_info_leave(). Shutdown closes the guard, waits for the uses in flight (JIT
+ * and module events keep arriving on background threads after Shutdown has begun), and only then
+ * lets the Info go. */
 typedef struct {
   ICorProfilerCallback11 iface; /* first: the runtime's pointer is a pointer to this struct */
   gint refcount;
   SxsRuntime *runtime;          /* owned by the manager */
   ICorProfilerInfo15 *info;     /* this runtime's Info; one reference held, dropped at Shutdown.
                                  * Its capabilities are in runtime->caps. */
+  gint info_inflight;           /* uses of `info` under way (atomic) */
+  gint info_closed;             /* set once Shutdown began (atomic) */
   SxsImporterCache importers;   /* emptied at Shutdown */
+  struct SxsTraceRuntime *trace; /* call tracing state of this runtime (manager/sxs_trace.h), or NULL */
 } SxsCallback;
+
+/* One thing the profiler does for a runtime, as data: the event-mask bits it needs, whether the
+ * runtime can do it (from the capability record alone), and the setup step that runs once the mask
+ * is set. Initialize runs the list; a runtime that cannot do a feature gets it off with one log
+ * line naming the runtime and the reason, and the rest runs on. */
+typedef struct {
+  const char *name;
+  /* Is the feature asked for? NULL: always. */
+  gboolean (*wanted)(const SxsConfig *cfg);
+  /* Its mask bits for this runtime. */
+  void (*mask)(const SxsCapabilities *caps, const SxsConfig *cfg, DWORD *low, DWORD *high);
+  /* Why this runtime cannot do it (a static sentence), or NULL. NULL: it always can. */
+  const char *(*unsupported)(const SxsCapabilities *caps);
+  /* After the mask is set: 0, or a negative value with *ret_why (g_free) when the feature could not
+   * be set up; the feature's bits are then taken out of the mask again. NULL: nothing to do. */
+  int (*setup)(SxsCallback *self, ICorProfilerInfo15 *info, const SxsConfig *cfg, char **ret_why);
+} SxsFeature;
+
+/* Exact call tracing (sxs_tracing.c). */
+extern const SxsFeature sxs__tracing_feature;
+
+/* The Info for one use, or NULL once Shutdown has begun (or before Initialize). A non-NULL
+ * answer must be paired with sxs__callback_info_leave(). Context: any thread; lock-free. */
+ICorProfilerInfo15 *sxs__callback_info_enter(SxsCallback *self);
+void sxs__callback_info_leave(SxsCallback *self);
+/* Closes the guard and waits up to `timeout_ms` for the uses in flight. TRUE when none is left. */
+gboolean sxs__callback_info_close(SxsCallback *self, int timeout_ms);
 
 /* A new callback object with one reference, for the runtime `rt`. NULL when out of memory. */
 SxsCallback *sxs__callback_new(SxsRuntime *rt);

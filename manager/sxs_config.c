@@ -8,9 +8,13 @@
  *                  (before reading all)                          (structure,   (escapes    (meaning,
  *                                                                 line numbers) only)       cross-key)
  *
- * The line scan keeps, for each known key, the line it came from and its raw value; GKeyFile is
- * then given a clean, rebuilt "[profiler]" group and is used only to undo escapes (\s, \n, ...),
- * so both readers can never disagree about what the file says.
+ * Two groups exist: [profiler] (required) and [tracing] (optional), in either order, each at most
+ * once. Every key belongs to exactly one group, so the scan keeps, for each known key, the line it
+ * came from and its raw value; GKeyFile is then given clean, rebuilt groups and is used only to
+ * undo escapes (\s, \n, ...), so both readers can never disagree about what the file says.
+ *
+ * include= and exclude= are compiled into a ConfigMatcher that sxs__config_traces() reads from
+ * JIT threads: immutable once built, no allocation and no lock when matching.
  */
 #include "sxs_config.h"
 
@@ -26,16 +30,35 @@
 
 G_DEFINE_QUARK(sxs-config-error-quark, sxs__config_error)
 
-#define CONFIG_GROUP "profiler"
 #define CONFIG_CORECLR "libcoreclr.so"
 #define CONFIG_VERSION_MAX_COMPONENTS 4
 #define CONFIG_VERSION_MAX_DIGITS 5
 #define CONFIG_QUOTE_MAX_CHARS 60
 
-enum { KEY_MODE, KEY_RUNTIME, KEY_OUTPUT, KEY_LOG, KEY_FLUSH, N_KEYS };
+enum { GROUP_PROFILER, GROUP_TRACING, N_GROUPS };
 
-static const char *const config_keys[N_KEYS] = {"mode", "runtime", "output", "log", "flush"};
-#define CONFIG_KEY_LIST "mode, runtime, output, log, flush"
+static const char *const config_groups[N_GROUPS] = {"profiler", "tracing"};
+static const char *const config_group_labels[N_GROUPS] = {"[profiler]", "[tracing]"};
+#define CONFIG_GROUP_LIST "[profiler] or [tracing]"
+
+enum {
+  KEY_MODE, KEY_RUNTIME, KEY_OUTPUT, KEY_LOG, KEY_FLUSH,                        /* [profiler] */
+  KEY_ENABLED, KEY_INLINING, KEY_ROUTING, KEY_HOOKS, KEY_INCLUDE, KEY_EXCLUDE, /* [tracing] */
+  N_KEYS
+};
+
+static const char *const config_keys[N_KEYS] = {
+    "mode", "runtime", "output", "log", "flush", "enabled", "inlining", "routing", "hooks", "include", "exclude",
+};
+
+/* The keys of each group: a run of config_keys, and the list the messages name. */
+static const struct {
+  int first, count;
+  const char *list;
+} config_group_keys[N_GROUPS] = {
+    [GROUP_PROFILER] = {KEY_MODE, KEY_ENABLED - KEY_MODE, "mode, runtime, output, log, flush"},
+    [GROUP_TRACING] = {KEY_ENABLED, N_KEYS - KEY_ENABLED, "enabled, inlining, routing, hooks, include, exclude"},
+};
 
 #define CONFIG_OUTPUT_EXPECTED                                                                     \
   "a path prefix such as /tmp/myapp (the profile goes to <prefix>.json) or a folder ending in / "  \
@@ -51,16 +74,44 @@ static const char *const config_modes[] = {
 };
 #define CONFIG_MODE_LIST "pick-first, pick-one or pick-all"
 
+static const char *const config_inlinings[] = {"allowed", "disabled"};
+#define CONFIG_INLINING_LIST "allowed or disabled"
+
+static const char *const config_routings[] = {
+    [SXS_ROUTING_MAPPER2] = "mapper2",
+    [SXS_ROUTING_CLOSURE] = "closure",
+};
+#define CONFIG_ROUTING_LIST "mapper2 or closure"
+
+static const char *const config_hooks[] = {
+    [SXS_HOOKS_FULL] = "full",
+    [SXS_HOOKS_EMPTY] = "empty",
+};
+#define CONFIG_HOOKS_LIST "full or empty"
+
+static const char *const config_booleans[] = {"true", "false"};
+#define CONFIG_BOOLEAN_LIST "true or false"
+
+/* include= and exclude=: limits, separators and the characters a pattern may not hold. */
+#define CONFIG_PATTERN_MAX_BYTES 512
+#define CONFIG_PATTERNS_MAX 256
+#define CONFIG_PATTERN_SEPARATORS ", \t\n\r"
+#define CONFIG_PATTERN_RESERVED "[]{}()|\\\"'"
+#define CONFIG_PATTERN_EXPECTED                                                                    \
+  "expected function name patterns such as MyApp.* or Ns.Type.Method, separated by commas or "    \
+  "spaces, using * and ? as wildcards and none of [ ] { } ( ) | \\ \" ' or control characters"
+
 #define CONFIG_SELECTOR_EXPECTED                                                                   \
   "expected a version prefix of 1 to 4 dot-separated numbers such as 10, 10.0 or 2.0.0, or an "  \
   "absolute path of a runtime folder or of a libcoreclr.so"
 #define CONFIG_RUNTIME_PATH_EXPECTED                                                               \
   "expected an absolute path of a runtime folder containing libcoreclr.so or of a libcoreclr.so"
 
-/* What the line scan found: where each key was and its raw (still escaped) value. */
+/* What the line scan found: where each group and key was and each key's raw (still escaped) value. */
 typedef struct {
   const char *source;
-  int group_line;           /* line of "[profiler]", 0 when absent */
+  int group_line[N_GROUPS]; /* line of "[profiler]" and "[tracing]", 0 when absent */
+  int group;                /* group of the lines being read; -1 before the first group line */
   int key_line[N_KEYS];     /* 0: key not given */
   char *raw_value[N_KEYS];  /* leading and trailing white space removed, escapes intact */
 } SxsConfigScan;
@@ -83,8 +134,8 @@ static void config_fail(GError **error, int code, const char *source, int line, 
     g_set_error(error, SXS_CONFIG_ERROR, code, "%s: %s", source, what);
 }
 
-/* A user-written string in double quotes, control characters escaped so that a message stays on
- * one line, cut after CONFIG_QUOTE_MAX_CHARS characters. s must be valid UTF-8. */
+/* A user-written string in double quotes, control characters (C0, DEL and C1) escaped so that a
+ * message stays on one line, cut after CONFIG_QUOTE_MAX_CHARS characters. s must be valid UTF-8. */
 static char *config_quote(const char *s) {
   GString *out = g_string_new("\"");
   int n_chars = 0;
@@ -103,6 +154,8 @@ static char *config_quote(const char *s) {
     default:
       if (c < 0x20 || c == 0x7f)
         g_string_append_printf(out, "\\x%02x", c);
+      else if (c >= 0x80 && g_unichar_iscntrl(g_utf8_get_char(p)))
+        g_string_append_printf(out, "\\u%04x", (unsigned)g_utf8_get_char(p));
       else
         g_string_append_len(out, p, g_utf8_next_char(p) - p);
     }
@@ -254,8 +307,64 @@ static void config_chomp_space(char *s) {
     s[--n] = '\0';
 }
 
+/* The group named exactly name[0..len), or -1. */
+static int config_group_of(const char *name, size_t len) {
+  for (int g = 0; g < N_GROUPS; g++)
+    if (strlen(config_groups[g]) == len && strncmp(name, config_groups[g], len) == 0)
+      return g;
+  return -1;
+}
+
+/* The key named key in any group, or -1. */
+static int config_key_of(const char *key) {
+  for (int k = 0; k < N_KEYS; k++)
+    if (strcmp(key, config_keys[k]) == 0)
+      return k;
+  return -1;
+}
+
+static int config_group_of_key(int k) {
+  return k >= config_group_keys[GROUP_TRACING].first ? GROUP_TRACING : GROUP_PROFILER;
+}
+
+/* A "[group]" line (start points at '['; trailing blanks already removed). */
+static gboolean config_scan_group_line(SxsConfigScan *scan, int line_no, char *start, GError **error) {
+  const char *source = scan->source;
+  char *close = strchr(start, ']');
+  if (!close || close[1] != '\0') {
+    /* Name the group the line was meant to open when its text is one, else both. */
+    const char *name = start + 1;
+    int g = config_group_of(name, close ? (size_t)(close - name) : strlen(name));
+    g_autofree char *quoted = config_quote(start);
+    config_fail(error, SXS_CONFIG_ERROR_SYNTAX, source, line_no,
+                "malformed group line %s; expected %s alone on its line", quoted,
+                g >= 0 ? config_group_labels[g] : CONFIG_GROUP_LIST);
+    return FALSE;
+  }
+  *close = '\0';
+  const char *name = start + 1;
+  int g = config_group_of(name, strlen(name));
+  if (g < 0) {
+    g_autofree char *hint = config_suggest(name, config_groups, N_GROUPS);
+    g_autofree char *quoted = config_quote(name);
+    config_fail(error, SXS_CONFIG_ERROR_UNKNOWN, source, line_no, "unknown group %s%s; expected " CONFIG_GROUP_LIST,
+                quoted, hint);
+    return FALSE;
+  }
+  if (scan->group_line[g]) {
+    config_fail(error, SXS_CONFIG_ERROR_DUPLICATE, source, line_no,
+                "duplicate group %s (first on line %d); expected one %s group", config_group_labels[g],
+                scan->group_line[g], config_group_labels[g]);
+    return FALSE;
+  }
+  scan->group_line[g] = line_no;
+  scan->group = g;
+  return TRUE;
+}
+
 /* Classifies one line (its '\n' and a '\r' before it removed) the way GKeyFile does: blank or
- * '#' comment, "[group]" with only blanks after ']', or "key=value" with a non-empty key. */
+ * '#' comment, "[group]" with only blanks after ']', or "key=value" with a non-empty key. A key
+ * belongs to the group of the last group line; a key of the other group is unknown there. */
 static gboolean config_scan_line(SxsConfigScan *scan, int line_no, char *line, GError **error) {
   const char *source = scan->source;
   char *start = line;
@@ -264,35 +373,8 @@ static gboolean config_scan_line(SxsConfigScan *scan, int line_no, char *line, G
   config_chomp_space(start);
   if (*start == '\0' || *start == '#')
     return TRUE;
-
-  if (*start == '[') {
-    char *close = strchr(start, ']');
-    if (!close || close[1] != '\0') {
-      g_autofree char *quoted = config_quote(start);
-      config_fail(error, SXS_CONFIG_ERROR_SYNTAX, source, line_no,
-                  "malformed group line %s; expected [" CONFIG_GROUP "] alone on its line", quoted);
-      return FALSE;
-    }
-    *close = '\0';
-    const char *name = start + 1;
-    if (strcmp(name, CONFIG_GROUP) != 0) {
-      static const char *const groups[] = {CONFIG_GROUP};
-      g_autofree char *hint = config_suggest(name, groups, 1);
-      g_autofree char *quoted = config_quote(name);
-      config_fail(error, SXS_CONFIG_ERROR_UNKNOWN, source, line_no,
-                  "unknown group %s%s; expected [" CONFIG_GROUP "]", quoted, hint);
-      return FALSE;
-    }
-    if (scan->group_line) {
-      config_fail(error, SXS_CONFIG_ERROR_DUPLICATE, source, line_no,
-                  "duplicate group [" CONFIG_GROUP "] (first on line %d); expected one [" CONFIG_GROUP
-                  "] group",
-                  scan->group_line);
-      return FALSE;
-    }
-    scan->group_line = line_no;
-    return TRUE;
-  }
+  if (*start == '[')
+    return config_scan_group_line(scan, line_no, start, error);
 
   char *equals = strchr(start, '=');
   if (!equals || equals == start) {
@@ -308,18 +390,23 @@ static gboolean config_scan_line(SxsConfigScan *scan, int line_no, char *line, G
     value++;
 
   g_autofree char *quoted_key = config_quote(key);
-  if (!scan->group_line) {
+  int k = config_key_of(key);
+  if (scan->group < 0) {
     config_fail(error, SXS_CONFIG_ERROR_SYNTAX, source, line_no,
-                "key %s is outside any group; expected a [" CONFIG_GROUP "] line before it", quoted_key);
+                "key %s is outside any group; expected a %s line before it", quoted_key,
+                k >= 0 ? config_group_labels[config_group_of_key(k)] : CONFIG_GROUP_LIST);
     return FALSE;
   }
-  int k = 0;
-  while (k < N_KEYS && strcmp(key, config_keys[k]) != 0)
-    k++;
-  if (k == N_KEYS) {
-    g_autofree char *hint = config_suggest(key, config_keys, N_KEYS);
-    config_fail(error, SXS_CONFIG_ERROR_UNKNOWN, source, line_no,
-                "unknown key %s%s; expected one of " CONFIG_KEY_LIST, quoted_key, hint);
+  int g = scan->group;
+  if (k < 0 || config_group_of_key(k) != g) {
+    g_autofree char *hint = NULL;
+    if (k >= 0)
+      hint = g_strdup_printf(" (it belongs in %s, not %s)", config_group_labels[config_group_of_key(k)],
+                             config_group_labels[g]);
+    else
+      hint = config_suggest(key, config_keys + config_group_keys[g].first, (size_t)config_group_keys[g].count);
+    config_fail(error, SXS_CONFIG_ERROR_UNKNOWN, source, line_no, "unknown key %s%s; expected one of %s", quoted_key,
+                hint, config_group_keys[g].list);
     return FALSE;
   }
   if (scan->key_line[k]) {
@@ -348,22 +435,24 @@ static gboolean config_scan_text(SxsConfigScan *scan, const char *text, gsize le
     line_no++;
     p = nl ? nl + 1 : end;
   }
-  if (!scan->group_line) {
+  if (!scan->group_line[GROUP_PROFILER]) {
     config_fail(error, SXS_CONFIG_ERROR_UNKNOWN, scan->source, 0,
-                "no [" CONFIG_GROUP "] group; expected a [" CONFIG_GROUP "] line followed by key=value "
-                "settings");
+                "no [profiler] group; expected a [profiler] line followed by key=value settings");
     return FALSE;
   }
   return TRUE;
 }
 
-/* Undoes GKeyFile escapes in the raw values, through a rebuilt group GKeyFile cannot misread.
+/* Undoes GKeyFile escapes in the raw values, through rebuilt groups GKeyFile cannot misread.
  * ret_values[k] is NULL for keys not given. */
 static gboolean config_unescape(const SxsConfigScan *scan, char *ret_values[N_KEYS], GError **error) {
-  g_autoptr(GString) text = g_string_new("[" CONFIG_GROUP "]\n");
-  for (int k = 0; k < N_KEYS; k++)
-    if (scan->key_line[k])
-      g_string_append_printf(text, "%s=%s\n", config_keys[k], scan->raw_value[k]);
+  g_autoptr(GString) text = g_string_new(NULL);
+  for (int g = 0; g < N_GROUPS; g++) {
+    g_string_append_printf(text, "[%s]\n", config_groups[g]);
+    for (int k = config_group_keys[g].first; k < config_group_keys[g].first + config_group_keys[g].count; k++)
+      if (scan->key_line[k])
+        g_string_append_printf(text, "%s=%s\n", config_keys[k], scan->raw_value[k]);
+  }
 
   g_autoptr(GKeyFile) key_file = g_key_file_new();
   g_autoptr(GError) local = NULL;
@@ -375,7 +464,7 @@ static gboolean config_unescape(const SxsConfigScan *scan, char *ret_values[N_KE
   for (int k = 0; k < N_KEYS; k++) {
     if (!scan->key_line[k])
       continue;
-    values[k] = g_key_file_get_string(key_file, CONFIG_GROUP, config_keys[k], &local);
+    values[k] = g_key_file_get_string(key_file, config_groups[config_group_of_key(k)], config_keys[k], &local);
     if (local) {
       config_fail(error, SXS_CONFIG_ERROR_SYNTAX, scan->source, scan->key_line[k],
                   "invalid escape sequence in the value of %s=; expected \\s, \\n, \\t, \\r or \\\\ after "
@@ -573,27 +662,255 @@ static gboolean config_parse_flush(const SxsConfigScan *scan, const char *value,
   return TRUE;
 }
 
-static gboolean config_parse_mode(const SxsConfigScan *scan, const char *value, SxsMode *ret_mode, GError **error) {
-  int line = scan->key_line[KEY_MODE];
+/* A value that must be one of a few words (mode=, inlining=, routing=, hooks=): returns the
+ * index of the word, or -1 with error set, hinting at the nearest word when it is close. */
+static int config_parse_word(const SxsConfigScan *scan, int k, const char *value, const char *const *words,
+                             size_t n_words, const char *list, GError **error) {
+  int line = scan->key_line[k];
   if (*value == '\0') {
-    config_fail(error, SXS_CONFIG_ERROR_VALUE, scan->source, line, "mode= is empty; expected " CONFIG_MODE_LIST);
+    config_fail(error, SXS_CONFIG_ERROR_VALUE, scan->source, line, "%s= is empty; expected %s", config_keys[k], list);
+    return -1;
+  }
+  for (size_t i = 0; i < n_words; i++)
+    if (strcmp(value, words[i]) == 0)
+      return (int)i;
+  g_autofree char *quoted = config_quote(value);
+  g_autofree char *hint = config_suggest(value, words, n_words);
+  config_fail(error, SXS_CONFIG_ERROR_VALUE, scan->source, line, "unknown %s %s%s; expected %s", config_keys[k],
+              quoted, hint, list);
+  return -1;
+}
+
+static gboolean config_parse_mode(const SxsConfigScan *scan, const char *value, SxsMode *ret_mode, GError **error) {
+  int m = config_parse_word(scan, KEY_MODE, value, config_modes, G_N_ELEMENTS(config_modes), CONFIG_MODE_LIST, error);
+  if (m < 0)
+    return FALSE;
+  *ret_mode = (SxsMode)m;
+  return TRUE;
+}
+
+/* enabled=: exactly true or false (not GKeyFile's 1 and 0, nor yes or on). */
+static gboolean config_parse_boolean(const SxsConfigScan *scan, int k, const char *value, gboolean *ret_value,
+                                     GError **error) {
+  int line = scan->key_line[k];
+  if (*value == '\0') {
+    config_fail(error, SXS_CONFIG_ERROR_VALUE, scan->source, line,
+                "%s= is empty; expected " CONFIG_BOOLEAN_LIST, config_keys[k]);
     return FALSE;
   }
-  for (size_t m = 0; m < G_N_ELEMENTS(config_modes); m++) {
-    if (strcmp(value, config_modes[m]) == 0) {
-      *ret_mode = (SxsMode)m;
-      return TRUE;
-    }
+  if (strcmp(value, "true") == 0 || strcmp(value, "false") == 0) {
+    *ret_value = strcmp(value, "true") == 0;
+    return TRUE;
   }
   g_autofree char *quoted = config_quote(value);
-  g_autofree char *hint = config_suggest(value, config_modes, G_N_ELEMENTS(config_modes));
-  config_fail(error, SXS_CONFIG_ERROR_VALUE, scan->source, line, "unknown mode %s%s; expected " CONFIG_MODE_LIST,
-              quoted, hint);
+  g_autofree char *hint = config_suggest(value, config_booleans, G_N_ELEMENTS(config_booleans));
+  config_fail(error, SXS_CONFIG_ERROR_VALUE, scan->source, line,
+              "%s=%s is not true or false%s; expected " CONFIG_BOOLEAN_LIST, config_keys[k], quoted, hint);
   return FALSE;
 }
 
-/* Turns the scanned keys into cfg (which holds the defaults), checking each value and then how
- * mode and runtime fit together. */
+/* What is wrong with one include= or exclude= pattern, or NULL: a control character (C0, DEL or
+ * C1) or a reserved character (the first one is named), else more than CONFIG_PATTERN_MAX_BYTES
+ * bytes. *ret_expected is set to what the message should say is expected. pattern is valid
+ * UTF-8 and holds no separator. */
+static char *config_pattern_problem(const char *pattern, const char **ret_expected) {
+  *ret_expected = CONFIG_PATTERN_EXPECTED;
+  for (const char *p = pattern; *p; p = g_utf8_next_char(p)) {
+    gunichar c = g_utf8_get_char(p);
+    if (g_unichar_iscntrl(c))
+      return c < 0x80 ? g_strdup_printf("contains the control character 0x%02x", (unsigned)c)
+                      : g_strdup_printf("contains the control character U+%04X", (unsigned)c);
+    if (c < 0x80 && strchr(CONFIG_PATTERN_RESERVED, (int)c))
+      return g_strdup_printf("contains '%c', which is reserved", (char)c);
+  }
+  size_t len = strlen(pattern);
+  if (len > CONFIG_PATTERN_MAX_BYTES) {
+    *ret_expected = "expected patterns of at most " G_STRINGIFY(CONFIG_PATTERN_MAX_BYTES) " bytes";
+    return g_strdup_printf("is %zu bytes long", len);
+  }
+  return NULL;
+}
+
+/* include= or exclude=: patterns separated by any run of commas and white space. Returns the
+ * patterns (NULL-terminated, at least one) or NULL with error set. */
+static char **config_parse_patterns(const SxsConfigScan *scan, int k, const char *value, GError **error) {
+  const char *source = scan->source, *key = config_keys[k];
+  int line = scan->key_line[k];
+  g_autoptr(GPtrArray) patterns = g_ptr_array_new_with_free_func(g_free);
+  for (const char *p = value; *p;) {
+    p += strspn(p, CONFIG_PATTERN_SEPARATORS);
+    size_t len = strcspn(p, CONFIG_PATTERN_SEPARATORS);
+    if (len > 0)
+      g_ptr_array_add(patterns, g_strndup(p, len));
+    p += len;
+  }
+  if (patterns->len == 0) {
+    if (*value == '\0') {
+      config_fail(error, SXS_CONFIG_ERROR_VALUE, source, line, "%s= is empty; " CONFIG_PATTERN_EXPECTED, key);
+    } else {
+      g_autofree char *quoted = config_quote(value);
+      config_fail(error, SXS_CONFIG_ERROR_VALUE, source, line, "%s=%s holds no pattern; " CONFIG_PATTERN_EXPECTED,
+                  key, quoted);
+    }
+    return NULL;
+  }
+  if (patterns->len > CONFIG_PATTERNS_MAX) {
+    config_fail(error, SXS_CONFIG_ERROR_VALUE, source, line, "%s= holds %u patterns; expected at most %d patterns",
+                key, patterns->len, CONFIG_PATTERNS_MAX);
+    return NULL;
+  }
+  for (guint i = 0; i < patterns->len; i++) {
+    const char *pattern = g_ptr_array_index(patterns, i), *expected = NULL;
+    g_autofree char *problem = config_pattern_problem(pattern, &expected);
+    if (!problem)
+      continue;
+    g_autofree char *quoted = config_quote(pattern);
+    config_fail(error, SXS_CONFIG_ERROR_VALUE, source, line, "%s pattern %s %s; %s", key, quoted, problem, expected);
+    return NULL;
+  }
+  g_ptr_array_add(patterns, NULL);
+  return (char **)g_ptr_array_free(g_steal_pointer(&patterns), FALSE);
+}
+
+/* One compiled pattern: its text and length, so that matching needs no strlen of the pattern. */
+typedef struct {
+  char *text;
+  size_t len;
+} ConfigPattern;
+
+/* SxsTracingConfig.matcher: the include patterns, then the exclude patterns, each an owned copy.
+ * Built once while the config is read and never changed after, so any thread may match against
+ * it without a lock. */
+typedef struct {
+  size_t n_include, n_exclude;
+  ConfigPattern patterns[];
+} ConfigMatcher;
+
+static ConfigMatcher *config_matcher_new(char **include, char **exclude) {
+  size_t n_include = include ? g_strv_length(include) : 0, n_exclude = exclude ? g_strv_length(exclude) : 0;
+  ConfigMatcher *m = g_malloc(sizeof *m + (n_include + n_exclude) * sizeof m->patterns[0]);
+  m->n_include = n_include;
+  m->n_exclude = n_exclude;
+  for (size_t i = 0; i < n_include + n_exclude; i++) {
+    const char *text = i < n_include ? include[i] : exclude[i - n_include];
+    m->patterns[i].text = g_strdup(text);
+    m->patterns[i].len = strlen(text);
+  }
+  return m;
+}
+
+static void config_matcher_free(ConfigMatcher *m) {
+  if (!m)
+    return;
+  for (size_t i = 0; i < m->n_include + m->n_exclude; i++)
+    g_free(m->patterns[i].text);
+  g_free(m);
+}
+
+/* Length of the UTF-8 character that starts at s[0], at most n (s may be cut mid-character). */
+static size_t config_utf8_char_len(const char *s, size_t n) {
+  size_t i = 1;
+  while (i < n && ((unsigned char)s[i] & 0xc0) == 0x80)
+    i++;
+  return i;
+}
+
+/* Does the whole of s[0..n) match the pattern? '*' matches any run of characters ('.' included),
+ * '?' exactly one character, anything else itself. Greedy with one backtrack point, the last
+ * '*': on a mismatch that '*' takes one more character and matching resumes after it, which is
+ * enough for these two wildcards. At worst O(len * n); no allocation, no recursion, and always
+ * moving by whole UTF-8 characters. Context: any thread. */
+static gboolean config_pattern_match(const ConfigPattern *pattern, const char *s, size_t n) {
+  const char *p = pattern->text;
+  size_t len = pattern->len, pi = 0, si = 0;
+  size_t star_pi = SIZE_MAX, star_si = 0;
+  while (si < n) {
+    if (pi < len && p[pi] == '*') {
+      star_pi = ++pi;
+      star_si = si;
+    } else if (pi < len && p[pi] == '?') {
+      pi++;
+      si += config_utf8_char_len(s + si, n - si);
+    } else if (pi < len && p[pi] == s[si]) {
+      pi++;
+      si++;
+    } else if (star_pi != SIZE_MAX) {
+      star_si += config_utf8_char_len(s + star_si, n - star_si);
+      pi = star_pi;
+      si = star_si;
+    } else {
+      return FALSE;
+    }
+  }
+  while (pi < len && p[pi] == '*')
+    pi++;
+  return pi == len;
+}
+
+/* A name is traced when it matches an include pattern (or there is none) and no exclude
+ * pattern. A NULL name is taken as "". Neither [tracing] enabled= nor anything else is looked
+ * at: this answers only which functions the patterns select.
+ * Context: any thread, notably the runtime's JIT threads inside the function-ID mapper; reads
+ * immutable data, takes no lock and allocates nothing. */
+gboolean sxs__config_traces(const SxsConfig *cfg, const char *name) {
+  if (!cfg || !cfg->tracing.matcher)
+    return TRUE;
+  const ConfigMatcher *m = cfg->tracing.matcher;
+  if (!name)
+    name = "";
+  size_t n = strlen(name);
+  gboolean included = m->n_include == 0;
+  for (size_t i = 0; i < m->n_include && !included; i++)
+    included = config_pattern_match(&m->patterns[i], name, n);
+  if (!included)
+    return FALSE;
+  for (size_t i = m->n_include; i < m->n_include + m->n_exclude; i++)
+    if (config_pattern_match(&m->patterns[i], name, n))
+      return FALSE;
+  return TRUE;
+}
+
+/* The [tracing] keys into tracing (which holds the defaults). Every value is checked whether or
+ * not enabled=true, so that one enabled=false line switches tracing off and leaves the rest. */
+static gboolean config_apply_tracing(const SxsConfigScan *scan, char *values[N_KEYS], SxsTracingConfig *tracing,
+                                     GError **error) {
+  if (values[KEY_ENABLED] && !config_parse_boolean(scan, KEY_ENABLED, values[KEY_ENABLED], &tracing->enabled, error))
+    return FALSE;
+  if (values[KEY_INLINING]) {
+    int i = config_parse_word(scan, KEY_INLINING, values[KEY_INLINING], config_inlinings,
+                              G_N_ELEMENTS(config_inlinings), CONFIG_INLINING_LIST, error);
+    if (i < 0)
+      return FALSE;
+    tracing->inlining_allowed = i == 0;
+  }
+  if (values[KEY_ROUTING]) {
+    int r = config_parse_word(scan, KEY_ROUTING, values[KEY_ROUTING], config_routings, G_N_ELEMENTS(config_routings),
+                              CONFIG_ROUTING_LIST, error);
+    if (r < 0)
+      return FALSE;
+    tracing->routing = (SxsRouting)r;
+  }
+  if (values[KEY_HOOKS]) {
+    int h = config_parse_word(scan, KEY_HOOKS, values[KEY_HOOKS], config_hooks, G_N_ELEMENTS(config_hooks),
+                              CONFIG_HOOKS_LIST, error);
+    if (h < 0)
+      return FALSE;
+    tracing->hooks = (SxsHooksMode)h;
+  }
+  g_auto(GStrv) include = NULL, exclude = NULL;
+  if (values[KEY_INCLUDE] && !(include = config_parse_patterns(scan, KEY_INCLUDE, values[KEY_INCLUDE], error)))
+    return FALSE;
+  if (values[KEY_EXCLUDE] && !(exclude = config_parse_patterns(scan, KEY_EXCLUDE, values[KEY_EXCLUDE], error)))
+    return FALSE;
+  if (include || exclude)
+    tracing->matcher = config_matcher_new(include, exclude);
+  tracing->include = g_steal_pointer(&include);
+  tracing->exclude = g_steal_pointer(&exclude);
+  return TRUE;
+}
+
+/* Turns the scanned keys into cfg (which holds the defaults), checking each value and how mode
+ * and runtime fit together, then the [tracing] keys. */
 static gboolean config_apply(const SxsConfigScan *scan, char *values[N_KEYS], SxsConfig *cfg, GError **error) {
   if (values[KEY_MODE] && !config_parse_mode(scan, values[KEY_MODE], &cfg->mode, error))
     return FALSE;
@@ -635,7 +952,7 @@ static gboolean config_apply(const SxsConfigScan *scan, char *values[N_KEYS], Sx
   }
   if (values[KEY_FLUSH] && !config_parse_flush(scan, values[KEY_FLUSH], &cfg->flush_seconds, error))
     return FALSE;
-  return TRUE;
+  return config_apply_tracing(scan, values, &cfg->tracing, error);
 }
 
 SxsConfig *sxs__config_new_default(void) {
@@ -647,6 +964,10 @@ SxsConfig *sxs__config_new_default(void) {
   cfg->output = g_build_filename(cwd, name, NULL);
   cfg->log_kind = SXS_LOG_DEFAULT;
   cfg->flush_seconds = SXS_CONFIG_FLUSH_DEFAULT;
+  cfg->tracing.enabled = FALSE;
+  cfg->tracing.inlining_allowed = FALSE;
+  cfg->tracing.routing = SXS_ROUTING_MAPPER2;
+  cfg->tracing.hooks = SXS_HOOKS_FULL;
   return cfg;
 }
 
@@ -668,7 +989,7 @@ SxsConfig *sxs__config_load(const char *path, GError **error) {
   if (!config_check_text(path, text, len, error))
     return NULL;
 
-  SxsConfigScan scan = {.source = path};
+  SxsConfigScan scan = {.source = path, .group = -1};
   char *values[N_KEYS] = {NULL};
   g_autoptr(SxsConfig) cfg = sxs__config_new_default();
   gboolean ok = config_scan_text(&scan, text, len, error) && config_unescape(&scan, values, error) &&
@@ -696,6 +1017,9 @@ void sxs__config_free(SxsConfig *cfg) {
   g_free(cfg->output);
   g_free(cfg->log_path);
   g_free(cfg->source);
+  g_strfreev(cfg->tracing.include);
+  g_strfreev(cfg->tracing.exclude);
+  config_matcher_free(cfg->tracing.matcher);
   g_free(cfg);
 }
 

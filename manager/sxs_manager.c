@@ -38,6 +38,7 @@
 
 #include "sxs_json.h"
 #include "sxs_policy.h"
+#include "sxs_trace.h"
 
 typedef struct {
   int runtime_id;
@@ -60,8 +61,9 @@ typedef struct {
   SxsProcessInfo *process; /* this process: pid, parent, command line */
   char *library_path;      /* this library's file, NULL when linked into a test program */
   char *profile_path;      /* where this process's profile goes, after any fallback */
-  int log_fd;              /* -1: no log; STDERR_FILENO with log=stderr (not owned) */
+  int log_fd;              /* -1: no log (yet); STDERR_FILENO with log=stderr (not owned) */
   char *log_path;          /* the log file, or "stderr", or NULL */
+  gboolean log_pending;    /* log_path is to be opened at the first line */
   GHashTable *runtimes;    /* int id -> SxsRuntime* ; owned, freed only by reset_for_tests */
   int next_id;
   GHashTable *threads;     /* SxsThreadKey* -> SxsThreadRecord* ; both owned */
@@ -88,6 +90,7 @@ static void runtime_free(gpointer p) {
   SxsRuntime *rt = p;
   g_hash_table_unref(rt->functions);
   g_hash_table_unref(rt->modules);
+  g_hash_table_unref(rt->features_off);
   g_mutex_clear(&rt->lock);
   g_free(rt->reason);
   g_free(rt->version);
@@ -104,6 +107,13 @@ void sxs__manager_log(const char *fmt, ...) {
   g_autofree char *line = g_strdup_printf("sxsprof[%d]: %s\n", (int)getpid(), msg);
   size_t len = strlen(line);
   g_mutex_lock(&manager.log_lock);
+  if (manager.log_fd < 0 && manager.log_pending) {
+    /* Opened on the first line, so a process with nothing to say leaves no empty log behind. */
+    manager.log_fd = open(manager.log_path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
+    manager.log_pending = FALSE;
+    if (manager.log_fd < 0)
+      g_clear_pointer(&manager.log_path, g_free);
+  }
   if (manager.log_fd >= 0) {
     /* One write per line: with O_APPEND, lines of processes sharing the log stay whole. */
     ssize_t n;
@@ -140,14 +150,14 @@ static void open_log(SxsLogKind kind, const char *path) {
   if (manager.log_fd > STDERR_FILENO)
     close(manager.log_fd);
   manager.log_fd = -1;
+  manager.log_pending = FALSE;
   g_clear_pointer(&manager.log_path, g_free);
   if (kind == SXS_LOG_STDERR) {
     manager.log_fd = STDERR_FILENO;
     manager.log_path = g_strdup("stderr");
   } else if (path) {
-    manager.log_fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
-    if (manager.log_fd >= 0)
-      manager.log_path = g_strdup(path);
+    manager.log_path = g_strdup(path);
+    manager.log_pending = TRUE;
   }
   g_mutex_unlock(&manager.log_lock);
 }
@@ -340,6 +350,7 @@ static GPtrArray *identities_locked(const SxsRuntime *except, gboolean profiled_
     ident->id = o->id;
     ident->version = o->version;
     ident->path = o->path;
+    ident->selector_match = o->selector_match;
     g_ptr_array_add(out, ident);
   }
   return out;
@@ -351,6 +362,7 @@ SxsRuntime *sxs__manager_admit(const char *path, const char *version) {
   g_mutex_init(&rt->lock);
   rt->functions = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, sxs__function_record_free);
   rt->modules = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, g_free);
+  rt->features_off = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
   rt->path = g_strdup(path);
   rt->version = g_strdup(version);
   rt->status = SXS_RUNTIME_PENDING;
@@ -386,8 +398,16 @@ SxsRuntime *sxs__manager_admit(const char *path, const char *version) {
 gboolean sxs__manager_initialize(SxsRuntime *rt, const char *path, const char *version,
                                  const char *clr_version, const SxsCapabilities *caps) {
   g_autofree char *reason = NULL;
+  /* Matching the selector resolves paths: done before any lock is taken. Only this runtime's
+   * own thread writes its identity, so reading it here is safe. */
+  int match = SXS_MATCH_UNKNOWN;
+  if (manager.config && manager.config->mode == SXS_MODE_PICK_ONE)
+    match = sxs__config_selector_matches(manager.config, version ? version : rt->version, path ? path : rt->path)
+                ? SXS_MATCH_YES
+                : SXS_MATCH_NO;
   g_mutex_lock(&manager.lock);
   g_mutex_lock(&rt->lock);
+  rt->selector_match = match;
   if (path) {
     g_free(rt->path);
     rt->path = g_strdup(path);
@@ -406,15 +426,18 @@ gboolean sxs__manager_initialize(SxsRuntime *rt, const char *path, const char *v
     reason = g_strdup_printf("config error: %s", manager.config_error);
   } else {
     g_autoptr(GPtrArray) profiled = identities_locked(rt, TRUE);
-    SxsRuntimeIdentity me = {.id = rt->id, .version = rt->version, .path = rt->path};
+    SxsRuntimeIdentity me = {.id = rt->id, .version = rt->version, .path = rt->path, .selector_match = match};
     if (sxs__policy_at_initialize(manager.config, &me, (const SxsRuntimeIdentity *const *)profiled->pdata,
                                   profiled->len, &reason) == SXS_DECISION_PROFILE)
       g_clear_pointer(&reason, g_free);
   }
-  if (reason)
+  if (reason) {
     decline_locked(rt, reason);
-  else
+  } else {
+    g_mutex_lock(&rt->lock);
     rt->status = SXS_RUNTIME_PROFILING;
+    g_mutex_unlock(&rt->lock);
+  }
   g_mutex_unlock(&manager.lock);
 
   if (reason && manager.config) {
@@ -424,11 +447,42 @@ gboolean sxs__manager_initialize(SxsRuntime *rt, const char *path, const char *v
   return reason == NULL;
 }
 
-void sxs__manager_bind(SxsRuntime *rt, gpointer instance, gpointer info) {
+void sxs__manager_attach_ops(SxsRuntime *rt, const SxsRuntimeOps *ops, gpointer instance) {
   g_mutex_lock(&rt->lock);
-  rt->instance = instance;
-  rt->info = info;
+  rt->ops = ops;
+  rt->ops_instance = ops ? instance : NULL;
   g_mutex_unlock(&rt->lock);
+}
+
+/* The instance stays alive while the runtime can call the profiler, and the operation guards
+ * itself against Shutdown; the lock is not held across the call into the runtime. */
+int sxs__manager_function_name(SxsRuntime *rt, uint64_t function_id, char **ret_name, char **ret_module) {
+  g_mutex_lock(&rt->lock);
+  const SxsRuntimeOps *ops = rt->ops;
+  gpointer instance = rt->ops_instance;
+  g_mutex_unlock(&rt->lock);
+  if (!ops || !ops->function_name)
+    return -ESHUTDOWN;
+  return ops->function_name(instance, function_id, ret_name, ret_module);
+}
+
+void sxs__manager_capabilities(SxsRuntime *rt, SxsCapabilities *ret_caps) {
+  g_mutex_lock(&rt->lock);
+  *ret_caps = rt->caps;
+  g_mutex_unlock(&rt->lock);
+}
+
+const SxsConfig *sxs__manager_config(void) {
+  sxs__manager_ensure();
+  return manager.config;
+}
+
+void sxs__manager_feature_off(SxsRuntime *rt, const char *feature, const char *why) {
+  g_mutex_lock(&rt->lock);
+  g_hash_table_replace(rt->features_off, g_strdup(feature), g_strdup(why));
+  g_mutex_unlock(&rt->lock);
+  g_autofree char *who = describe(rt);
+  sxs__manager_log("%s: %s is off: %s", who, feature, why);
 }
 
 void sxs__manager_decline(SxsRuntime *rt, const char *reason) {
@@ -447,6 +501,7 @@ static SxsFunctionRecord *function_record_locked(SxsRuntime *rt, uint64_t functi
     f = g_new0(SxsFunctionRecord, 1);
     f->name = g_strdup(name ? name : "?");
     f->module = g_strdup(module ? module : "?");
+    f->function_id = function_id;
     guint64 *key = g_new(guint64, 1);
     *key = function_id;
     g_hash_table_insert(rt->functions, key, f);
@@ -464,6 +519,7 @@ void sxs__manager_record_function(SxsRuntime *rt, uint64_t function_id, SxsCodeK
   case SXS_CODE_JIT: f->jit_compiled++; break;
   case SXS_CODE_INLINED: f->inlined++; break;
   case SXS_CODE_PRECOMPILED: f->precompiled++; break;
+  case SXS_CODE_NAMED: break;
   }
   g_mutex_unlock(&rt->lock);
 }
@@ -560,10 +616,13 @@ static SxsRuntimeModel *snapshot_runtime_locked(SxsRuntime *rt) {
   r->counters.gcs = sxs__counter_get(&rt->counters.gcs);
   r->counters.threads_created = sxs__counter_get(&rt->counters.threads_created);
   GHashTableIter it;
-  gpointer value;
+  gpointer key, value;
   g_hash_table_iter_init(&it, rt->functions);
   while (g_hash_table_iter_next(&it, NULL, &value))
     g_ptr_array_add(r->functions, sxs__function_record_copy(value));
+  g_hash_table_iter_init(&it, rt->features_off);
+  while (g_hash_table_iter_next(&it, &key, &value))
+    g_hash_table_insert(r->features_off, g_strdup(key), g_strdup(value));
   g_mutex_unlock(&rt->lock);
 
   g_hash_table_iter_init(&it, manager.threads);
@@ -589,9 +648,12 @@ SxsProfileModel *sxs__manager_snapshot(void) {
   for (guint i = 0; i < all->len; i++)
     g_ptr_array_add(m->runtimes, snapshot_runtime_locked(all->pdata[i]));
   g_mutex_unlock(&manager.lock);
-  /* Sorting thousands of names is the slow part of a copy: done outside the locks. */
-  for (guint i = 0; i < m->runtimes->len; i++)
-    sxs__runtime_model_sort(m->runtimes->pdata[i]);
+  /* Sorting thousands of names, and reading the hooks' counters, happen outside the locks. */
+  for (guint i = 0; i < m->runtimes->len; i++) {
+    SxsRuntimeModel *r = m->runtimes->pdata[i];
+    sxs__runtime_model_sort(r);
+    sxs__trace_fill(r->id, r);
+  }
   return m;
 }
 

@@ -16,10 +16,22 @@
 static inline void sxs__counter_add(gint64 *counter) { __atomic_fetch_add(counter, 1, __ATOMIC_RELAXED); }
 static inline gint64 sxs__counter_get(const gint64 *counter) { return __atomic_load_n(counter, __ATOMIC_RELAXED); }
 
+/* What the manager may ask of a runtime's live side: its callback instance (callback/) registers
+ * these at Initialize. Every operation goes through the instance's Info guard and answers -ESHUTDOWN
+ * once the runtime has begun to shut down, so the manager never speaks COM and never races Shutdown.
+ * Operations may call into the runtime: the manager holds no lock while it calls them. */
+typedef struct {
+  /* Namespace.Type.Method and module file name of one of the runtime's functions. 0 or -errno;
+   * the out-parameters are untouched on failure. */
+  int (*function_name)(gpointer instance, uint64_t function_id, char **ret_name, char **ret_module);
+} SxsRuntimeOps;
+
 /* A runtime that loaded the library. Owned by the manager's registry and kept until the process
  * ends, so a declined runtime can still be reported after its callback object is gone.
- * `lock` guards functions, modules, status, reason and the identity strings after registration. */
-typedef struct {
+ * `lock` guards functions, modules, caps, selector_match, ops and ops_instance, shut_down, and the
+ * identity strings after registration. status and reason are written with manager.lock and `lock`
+ * both held (in that order), so either lock suffices to read them. */
+typedef struct SxsRuntime {
   int id;                 /* 1, 2, ... in CreateInstance order */
   SxsRuntimeStatus status;
   char *reason;           /* why it was declined; NULL while profiled */
@@ -27,8 +39,10 @@ typedef struct {
   char *clr_version;      /* what GetRuntimeInformation says: 10.0.12, 4.0.22220.0 */
   char *path;             /* canonical path of the libcoreclr.so that owns it */
   SxsCapabilities caps;   /* recorded once at Initialize */
-  gpointer instance;      /* its callback object (callback/), borrowed; NULL once released */
-  gpointer info;          /* its ICorProfilerInfo, borrowed from the instance; NULL after Shutdown */
+  int selector_match;     /* SXS_MATCH_*: does pick-one's runtime= match it (worked out at Initialize) */
+  GHashTable *features_off; /* feature name -> why it is off for this runtime (char*, owned) */
+  const SxsRuntimeOps *ops; /* the live side's operations; NULL before Initialize and once released */
+  gpointer ops_instance;    /* what ops are called with: the callback instance, borrowed */
   gboolean shut_down;     /* Shutdown was delivered */
   SxsCounters counters;
   GMutex lock;
@@ -53,9 +67,22 @@ SxsRuntime *sxs__manager_admit(const char *path, const char *version);
 gboolean sxs__manager_initialize(SxsRuntime *rt, const char *path, const char *version,
                                  const char *clr_version, const SxsCapabilities *caps);
 
-/* The registry's view of a runtime's COM objects: its callback instance and its Info. Either may
- * be NULL (released, shut down). */
-void sxs__manager_bind(SxsRuntime *rt, gpointer instance, gpointer info);
+/* Registers (ops non-NULL) or withdraws (NULL) the live side of a runtime. The instance withdraws
+ * before it is freed. */
+void sxs__manager_attach_ops(SxsRuntime *rt, const SxsRuntimeOps *ops, gpointer instance);
+
+/* Names one of a runtime's functions through its live side: 0, or -ESHUTDOWN / -ENOENT. */
+int sxs__manager_function_name(SxsRuntime *rt, uint64_t function_id, char **ret_name, char **ret_module);
+
+/* A copy of the runtime's capability record. */
+void sxs__manager_capabilities(SxsRuntime *rt, SxsCapabilities *ret_caps);
+
+/* The config in force (immutable once loaded), NULL when it failed. */
+const SxsConfig *sxs__manager_config(void);
+
+/* A feature (tracing, ...) is off for this runtime: logs one line naming the runtime and why, and
+ * records it for the profile. */
+void sxs__manager_feature_off(SxsRuntime *rt, const char *feature, const char *why);
 
 /* Declines a runtime for a reason found outside the policy (a failed call at Initialize). */
 void sxs__manager_decline(SxsRuntime *rt, const char *reason);

@@ -39,6 +39,12 @@ static SxsDecision policy_decline(char **ret_reason, char *reason) {
   return SXS_DECISION_DECLINE;
 }
 
+static gboolean policy_matches(const SxsConfig *cfg, const SxsRuntimeIdentity *identity) {
+  if (identity && identity->selector_match != SXS_MATCH_UNKNOWN)
+    return identity->selector_match == SXS_MATCH_YES;
+  return sxs__config_selector_matches(cfg, identity ? identity->version : NULL, identity ? identity->path : NULL);
+}
+
 static SxsMode policy_mode(const SxsConfig *cfg) {
   return cfg ? cfg->mode : SXS_MODE_PICK_ALL;
 }
@@ -63,9 +69,7 @@ SxsDecision sxs__policy_at_initialize(const SxsConfig *cfg, const SxsRuntimeIden
   if (policy_mode(cfg) != SXS_MODE_PICK_ONE)
     return SXS_DECISION_PROFILE;
   const char *selector = cfg->selector ? cfg->selector : "";
-  const char *version = candidate ? candidate->version : NULL;
-  const char *path = candidate ? candidate->path : NULL;
-  if (!sxs__config_selector_matches(cfg, version, path)) {
+  if (!policy_matches(cfg, candidate)) {
     g_autofree char *described = sxs__policy_describe(candidate);
     return policy_decline(ret_reason,
                           g_strdup_printf("pick-one: runtime=%s does not match %s", selector, described));
@@ -74,7 +78,7 @@ SxsDecision sxs__policy_at_initialize(const SxsConfig *cfg, const SxsRuntimeIden
     const SxsRuntimeIdentity *earlier = profiled[i];
     if (!earlier || policy_same_runtime(earlier, candidate))
       continue;
-    if (!sxs__config_selector_matches(cfg, earlier->version, earlier->path))
+    if (!policy_matches(cfg, earlier))
       continue;
     g_autofree char *name = policy_name(earlier);
     return policy_decline(ret_reason,

@@ -15,7 +15,13 @@ typedef struct {
   int id;
   const char *version;
   const char *path;
+  /* Whether the pick-one selector matches this runtime, when the caller worked it out beforehand
+   * (matching resolves paths, which a caller holding a lock must not do):
+   * SXS_MATCH_UNKNOWN (the policy works it out), SXS_MATCH_YES or SXS_MATCH_NO. */
+  int selector_match;
 } SxsRuntimeIdentity;
+
+enum { SXS_MATCH_UNKNOWN = 0, SXS_MATCH_YES = 1, SXS_MATCH_NO = 2 };
 
 typedef enum { SXS_DECISION_PROFILE, SXS_DECISION_DECLINE } SxsDecision;
 

@@ -16,6 +16,11 @@ SxsFunctionRecord *sxs__function_record_copy(const SxsFunctionRecord *f) {
   c->jit_compiled = f->jit_compiled;
   c->inlined = f->inlined;
   c->precompiled = f->precompiled;
+  c->function_id = f->function_id;
+  c->traced = f->traced;
+  c->calls = f->calls;
+  c->inclusive_ns = f->inclusive_ns;
+  c->exclusive_ns = f->exclusive_ns;
   return c;
 }
 
@@ -49,10 +54,18 @@ SxsProfileModel *sxs__profile_model_new(void) {
   return m;
 }
 
+static void call_node_free(gpointer p) {
+  SxsCallNode *n = p;
+  g_free(n->name);
+  g_free(n);
+}
+
 SxsRuntimeModel *sxs__runtime_model_new(void) {
   SxsRuntimeModel *r = g_new0(SxsRuntimeModel, 1);
   r->functions = g_ptr_array_new_with_free_func(sxs__function_record_free);
   r->threads = g_ptr_array_new_with_free_func(sxs__thread_record_free);
+  r->features_off = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
+  r->call_tree = g_ptr_array_new_with_free_func(call_node_free);
   return r;
 }
 
@@ -66,6 +79,12 @@ void sxs__runtime_model_free(gpointer p) {
   g_free(r->path);
   g_ptr_array_unref(r->functions);
   g_ptr_array_unref(r->threads);
+  g_hash_table_unref(r->features_off);
+  g_ptr_array_unref(r->call_tree);
+  g_free(r->tracing.path);
+  g_free(r->tracing.routing);
+  g_free(r->tracing.hooks);
+  g_free(r->tracing.reason);
   g_free(r);
 }
 
@@ -135,6 +154,58 @@ static void render_process(SxsJsonWriter *w, const SxsProcessInfo *p) {
   sxs__json_end_object(w);
 }
 
+static int compare_strings(gconstpointer a, gconstpointer b) {
+  return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* "features_off", "tracing" and "call_tree" of a runtime. */
+static void render_tracing(SxsJsonWriter *w, const SxsRuntimeModel *r) {
+  sxs__json_key(w, "features_off");
+  sxs__json_begin_object(w);
+  g_autoptr(GPtrArray) names = g_ptr_array_new();
+  GHashTableIter it;
+  gpointer key;
+  g_hash_table_iter_init(&it, r->features_off);
+  while (g_hash_table_iter_next(&it, &key, NULL))
+    g_ptr_array_add(names, key);
+  g_ptr_array_sort(names, compare_strings);
+  for (guint i = 0; i < names->len; i++)
+    sxs__json_member_string(w, names->pdata[i], g_hash_table_lookup(r->features_off, names->pdata[i]));
+  sxs__json_end_object(w);
+
+  const SxsTracingModel *t = &r->tracing;
+  sxs__json_key(w, "tracing");
+  sxs__json_begin_object(w);
+  sxs__json_member_bool(w, "enabled", t->enabled);
+  sxs__json_member_string(w, "path", t->path);
+  sxs__json_member_string(w, "routing", t->routing);
+  sxs__json_member_string(w, "hooks", t->hooks);
+  sxs__json_member_string(w, "reason", t->reason);
+  sxs__json_member_uint(w, "functions_mapped", t->functions_mapped);
+  sxs__json_member_uint(w, "functions_hooked", t->functions_hooked);
+  sxs__json_member_uint(w, "tailcalls", t->tailcalls);
+  sxs__json_member_uint(w, "unwound", t->unwound);
+  sxs__json_member_uint(w, "open_frames", t->open_frames);
+  sxs__json_member_uint(w, "depth_overflows", t->depth_overflows);
+  sxs__json_member_uint(w, "tree_overflows", t->tree_overflows);
+  sxs__json_end_object(w);
+
+  sxs__json_key(w, "call_tree");
+  sxs__json_begin_array(w);
+  for (guint i = 0; i < r->call_tree->len; i++) {
+    const SxsCallNode *n = r->call_tree->pdata[i];
+    sxs__json_begin_object(w);
+    sxs__json_member_uint(w, "id", n->id);
+    sxs__json_member_uint(w, "parent", n->parent);
+    sxs__json_member_string(w, "name", n->name);
+    sxs__json_member_uint(w, "calls", n->calls);
+    sxs__json_member_uint(w, "inclusive_ns", n->inclusive_ns);
+    sxs__json_member_uint(w, "exclusive_ns", n->exclusive_ns);
+    sxs__json_end_object(w);
+  }
+  sxs__json_end_array(w);
+}
+
 static void render_runtime(SxsJsonWriter *w, const SxsRuntimeModel *r) {
   sxs__json_begin_object(w);
   sxs__json_member_int(w, "id", r->id);
@@ -148,6 +219,7 @@ static void render_runtime(SxsJsonWriter *w, const SxsRuntimeModel *r) {
   sxs__json_begin_object(w);
   sxs__json_member_bool(w, "event_mask2", r->caps.event_mask2);
   sxs__json_member_bool(w, "basic_gc", r->caps.basic_gc);
+  sxs__json_member_bool(w, "elt3", r->caps.elt3);
   sxs__json_end_object(w);
   sxs__json_member_bool(w, "shutdown_seen", r->shut_down);
 
@@ -170,9 +242,16 @@ static void render_runtime(SxsJsonWriter *w, const SxsRuntimeModel *r) {
     sxs__json_member_int(w, "jit_compiled", f->jit_compiled);
     sxs__json_member_int(w, "inlined", f->inlined);
     sxs__json_member_int(w, "precompiled", f->precompiled);
+    if (f->traced) {
+      sxs__json_member_uint(w, "calls", f->calls);
+      sxs__json_member_uint(w, "inclusive_ns", f->inclusive_ns);
+      sxs__json_member_uint(w, "exclusive_ns", f->exclusive_ns);
+    }
     sxs__json_end_object(w);
   }
   sxs__json_end_array(w);
+
+  render_tracing(w, r);
 
   sxs__json_key(w, "threads");
   sxs__json_begin_array(w);

@@ -30,6 +30,8 @@ typedef struct {
   int info_version;     /* highest ICorProfilerInfoN answered (3..15) */
   gboolean event_mask2; /* SetEventMask2 (Info5) */
   gboolean basic_gc;    /* COR_PRF_HIGH_BASIC_GC: GC start/finish without heap walks (Info10, 3.0+) */
+  gboolean elt3;        /* Enter/Leave/Tailcall3 probes: Info3 and a runtime of 2.1 or later (2.0's
+                         * Linux JIT emits none) */
 } SxsCapabilities;
 
 /* How the code of a function came to run. */
@@ -37,17 +39,49 @@ typedef enum {
   SXS_CODE_JIT,         /* the JIT compiled it (again at each tier or re-JIT) */
   SXS_CODE_INLINED,     /* the JIT inlined it into a caller it compiled */
   SXS_CODE_PRECOMPILED, /* its ReadyToRun code was used the first time it was called */
+  SXS_CODE_NAMED,       /* only named (by call tracing's mapper, before the JIT compiles it) */
 } SxsCodeKind;
 
 /* One function of one runtime whose code ran or was generated: JIT-compiled, inlined into another
  * function (then it may never have been compiled by itself), or precompiled. */
 typedef struct {
+  uint64_t function_id; /* the runtime's FunctionID: only ever passed back to that runtime */
   char *name;   /* Namespace.Type.Method, nested types joined by '.' */
   char *module; /* file name of the module, e.g. app.dll */
   guint jit_compiled;
   guint inlined;     /* times the JIT inlined it into a caller it compiled */
   guint precompiled; /* times its ReadyToRun code was taken (once per load) */
+  gboolean traced;   /* call tracing counted it: the three below are meaningful */
+  guint64 calls;
+  guint64 inclusive_ns; /* time with the function on the stack, outermost calls only */
+  guint64 exclusive_ns; /* time in the function itself, callees excluded */
 } SxsFunctionRecord;
+
+/* One node of a runtime's call tree, merged over its threads: one call path. */
+typedef struct {
+  guint id;     /* 1, 2, ... */
+  guint parent; /* 0: a thread's root */
+  char *name;
+  guint64 calls;
+  guint64 inclusive_ns;
+  guint64 exclusive_ns;
+} SxsCallNode;
+
+/* What the profile says of a runtime's call tracing. */
+typedef struct {
+  gboolean enabled;
+  char *path;    /* "fast", "slow", NULL when off */
+  char *routing; /* "mapper2", "closure", NULL when off */
+  char *hooks;   /* "full", "empty" */
+  char *reason;  /* why it is off, NULL when on or not asked for */
+  guint64 functions_mapped; /* client IDs handed out */
+  guint64 functions_hooked; /* of those, with probes */
+  guint64 tailcalls;        /* Tailcall hooks seen */
+  guint64 unwound;          /* frames popped by exception unwinding */
+  guint64 open_frames;      /* frames still on shadow stacks when the profile was taken */
+  guint64 depth_overflows;  /* calls deeper than a shadow stack holds */
+  guint64 tree_overflows;   /* calls on paths beyond a thread's call-tree capacity */
+} SxsTracingModel;
 
 /* One managed thread of one runtime. */
 typedef struct {
@@ -76,6 +110,9 @@ typedef struct {
   SxsCounters counters;
   GPtrArray *functions; /* SxsFunctionRecord*, sorted by name then module; owned */
   GPtrArray *threads;   /* SxsThreadRecord*, sorted by OS thread id; owned */
+  GHashTable *features_off; /* feature -> why it is off; owned, may be empty */
+  SxsTracingModel tracing;
+  GPtrArray *call_tree; /* SxsCallNode*, by id; owned */
 } SxsRuntimeModel;
 
 /* The whole profile of one process. */

@@ -1,5 +1,6 @@
 /* Unit tests of the config file parser: every rejected config with its exact one-line message,
- * accepted configs (CRLF, BOM, escapes, paths made absolute), selector matching, output checks. */
+ * accepted configs (CRLF, BOM, escapes, paths made absolute, [tracing]), selector matching,
+ * include=/exclude= matching, output checks. */
 #include <errno.h>
 #include <fcntl.h>
 #include <string.h>
@@ -24,6 +25,10 @@
 #define FLUSH_EXPECTED "expected a whole number of seconds from 0 to 86400 (0: write only at shutdown and exit)"
 #define KEYS_EXPECTED "expected one of mode, runtime, output, log, flush"
 #define MODES_EXPECTED "expected pick-first, pick-one or pick-all"
+#define TRACING_KEYS_EXPECTED "expected one of enabled, inlining, routing, hooks, include, exclude"
+#define PATTERNS_EXPECTED                                                                          \
+  "expected function name patterns such as MyApp.* or Ns.Type.Method, separated by commas or "    \
+  "spaces, using * and ? as wildcards and none of [ ] { } ( ) | \\ \" ' or control characters"
 
 typedef struct {
   char *dir; /* fresh folder per test, removed afterwards */
@@ -143,9 +148,9 @@ static const BadCase bad_cases[] = {
     {"key-outside-group", "# settings\nmode=pick-all\n[profiler]\n", 0, NULL, SXS_CONFIG_ERROR_SYNTAX,
      ":2: key \"mode\" is outside any group; expected a [profiler] line before it"},
     {"unknown-group", "[profiler]\nmode=pick-all\n\n[output]\nlog=/tmp/x.log\n", 0, NULL, SXS_CONFIG_ERROR_UNKNOWN,
-     ":4: unknown group \"output\"; expected [profiler]"},
+     ":4: unknown group \"output\"; expected [profiler] or [tracing]"},
     {"unknown-group-near", "[Profiler]\nmode=pick-all\n", 0, NULL, SXS_CONFIG_ERROR_UNKNOWN,
-     ":1: unknown group \"Profiler\" (did you mean profiler?); expected [profiler]"},
+     ":1: unknown group \"Profiler\" (did you mean profiler?); expected [profiler] or [tracing]"},
     {"unknown-key-near", "[profiler]\nmdoe=pick-all\n", 0, NULL, SXS_CONFIG_ERROR_UNKNOWN,
      ":2: unknown key \"mdoe\" (did you mean mode?); " KEYS_EXPECTED},
     {"unknown-key-near-runtime", "[profiler]\nmode=pick-one\nruntim=10.0\n", 0, NULL, SXS_CONFIG_ERROR_UNKNOWN,
@@ -239,6 +244,108 @@ static const BadCase bad_cases[] = {
      ":2: invalid escape sequence in the value of output=; expected \\s, \\n, \\t, \\r or \\\\ after a backslash"},
     {"first-error-wins", "[profiler]\nmode=pick-all\nrntime=10\nmode=bad\n", 0, NULL, SXS_CONFIG_ERROR_UNKNOWN,
      ":3: unknown key \"rntime\" (did you mean runtime?); " KEYS_EXPECTED},
+
+    /* [tracing]: structure */
+    {"tracing-duplicate-group", "[profiler]\n[tracing]\nenabled=true\n[tracing]\n", 0, NULL,
+     SXS_CONFIG_ERROR_DUPLICATE, ":4: duplicate group [tracing] (first on line 2); expected one [tracing] group"},
+    {"tracing-duplicate-group-around-profiler", "[tracing]\nhooks=full\n[profiler]\n[tracing]\n", 0, NULL,
+     SXS_CONFIG_ERROR_DUPLICATE, ":4: duplicate group [tracing] (first on line 1); expected one [tracing] group"},
+    {"profiler-duplicate-group-after-tracing", "[profiler]\n[tracing]\n[profiler]\n", 0, NULL,
+     SXS_CONFIG_ERROR_DUPLICATE, ":3: duplicate group [profiler] (first on line 1); expected one [profiler] group"},
+    {"tracing-duplicate-key", "[tracing]\nhooks=full\nhooks = empty\n[profiler]\n", 0, NULL,
+     SXS_CONFIG_ERROR_DUPLICATE, ":3: duplicate key \"hooks\" (first on line 2); expected each key at most once"},
+    {"tracing-unknown-key-near", "[profiler]\n[tracing]\nenabeld=true\n", 0, NULL, SXS_CONFIG_ERROR_UNKNOWN,
+     ":3: unknown key \"enabeld\" (did you mean enabled?); " TRACING_KEYS_EXPECTED},
+    {"tracing-unknown-key-near-exclude", "[profiler]\n[tracing]\nexlcude=System.*\n", 0, NULL,
+     SXS_CONFIG_ERROR_UNKNOWN, ":3: unknown key \"exlcude\" (did you mean exclude?); " TRACING_KEYS_EXPECTED},
+    {"tracing-unknown-key-far", "[profiler]\n[tracing]\nsampling=10\n", 0, NULL, SXS_CONFIG_ERROR_UNKNOWN,
+     ":3: unknown key \"sampling\"; " TRACING_KEYS_EXPECTED},
+    {"tracing-profiler-key", "[profiler]\n[tracing]\nmode=pick-all\n", 0, NULL, SXS_CONFIG_ERROR_UNKNOWN,
+     ":3: unknown key \"mode\" (it belongs in [profiler], not [tracing]); " TRACING_KEYS_EXPECTED},
+    {"profiler-tracing-key", "[tracing]\n[profiler]\nenabled=true\n", 0, NULL, SXS_CONFIG_ERROR_UNKNOWN,
+     ":3: unknown key \"enabled\" (it belongs in [tracing], not [profiler]); " KEYS_EXPECTED},
+    {"profiler-near-tracing-key", "[profiler]\nenable=true\n", 0, NULL, SXS_CONFIG_ERROR_UNKNOWN,
+     ":2: unknown key \"enable\"; " KEYS_EXPECTED},
+    {"tracing-key-outside-group", "# tracing\nenabled=true\n[tracing]\n", 0, NULL, SXS_CONFIG_ERROR_SYNTAX,
+     ":2: key \"enabled\" is outside any group; expected a [tracing] line before it"},
+    {"unknown-key-outside-group", "colour=blue\n[profiler]\n", 0, NULL, SXS_CONFIG_ERROR_SYNTAX,
+     ":1: key \"colour\" is outside any group; expected a [profiler] or [tracing] line before it"},
+    {"tracing-unclosed-group", "[profiler]\n[tracing\n", 0, NULL, SXS_CONFIG_ERROR_SYNTAX,
+     ":2: malformed group line \"[tracing\"; expected [tracing] alone on its line"},
+    {"other-unclosed-group", "[profiler]\n[trace\n", 0, NULL, SXS_CONFIG_ERROR_SYNTAX,
+     ":2: malformed group line \"[trace\"; expected [profiler] or [tracing] alone on its line"},
+    {"unknown-group-near-tracing", "[profiler]\n[Tracing]\n", 0, NULL, SXS_CONFIG_ERROR_UNKNOWN,
+     ":2: unknown group \"Tracing\" (did you mean tracing?); expected [profiler] or [tracing]"},
+    {"tracing-without-profiler", "[tracing]\nenabled=true\n", 0, NULL, SXS_CONFIG_ERROR_UNKNOWN,
+     ": no [profiler] group; expected a [profiler] line followed by key=value settings"},
+
+    /* [tracing]: words */
+    {"enabled-yes", "[profiler]\n[tracing]\nenabled=yes\n", 0, NULL, SXS_CONFIG_ERROR_VALUE,
+     ":3: enabled=\"yes\" is not true or false; expected true or false"},
+    {"enabled-one", "[profiler]\n[tracing]\nenabled=1\n", 0, NULL, SXS_CONFIG_ERROR_VALUE,
+     ":3: enabled=\"1\" is not true or false; expected true or false"},
+    {"enabled-capital", "[tracing]\nenabled=True\n[profiler]\n", 0, NULL, SXS_CONFIG_ERROR_VALUE,
+     ":2: enabled=\"True\" is not true or false (did you mean true?); expected true or false"},
+    {"enabled-typo", "[profiler]\n[tracing]\nenabled=flase\n", 0, NULL, SXS_CONFIG_ERROR_VALUE,
+     ":3: enabled=\"flase\" is not true or false (did you mean false?); expected true or false"},
+    {"enabled-empty", "[profiler]\n[tracing]\nenabled=\n", 0, NULL, SXS_CONFIG_ERROR_VALUE,
+     ":3: enabled= is empty; expected true or false"},
+    {"inlining-near", "[profiler]\n[tracing]\ninlining=allow\n", 0, NULL, SXS_CONFIG_ERROR_VALUE,
+     ":3: unknown inlining \"allow\" (did you mean allowed?); expected allowed or disabled"},
+    {"inlining-far", "[profiler]\n[tracing]\ninlining=off\n", 0, NULL, SXS_CONFIG_ERROR_VALUE,
+     ":3: unknown inlining \"off\"; expected allowed or disabled"},
+    {"inlining-empty", "[profiler]\n[tracing]\ninlining=\n", 0, NULL, SXS_CONFIG_ERROR_VALUE,
+     ":3: inlining= is empty; expected allowed or disabled"},
+    {"routing-near", "[tracing]\nrouting=mapper\n[profiler]\n", 0, NULL, SXS_CONFIG_ERROR_VALUE,
+     ":2: unknown routing \"mapper\" (did you mean mapper2?); expected mapper2 or closure"},
+    {"routing-near-closure", "[profiler]\n[tracing]\nrouting=closures\n", 0, NULL, SXS_CONFIG_ERROR_VALUE,
+     ":3: unknown routing \"closures\" (did you mean closure?); expected mapper2 or closure"},
+    {"routing-far", "[profiler]\n[tracing]\nrouting=libffi\n", 0, NULL, SXS_CONFIG_ERROR_VALUE,
+     ":3: unknown routing \"libffi\"; expected mapper2 or closure"},
+    {"routing-empty", "[profiler]\n[tracing]\nrouting=\n", 0, NULL, SXS_CONFIG_ERROR_VALUE,
+     ":3: routing= is empty; expected mapper2 or closure"},
+    {"hooks-near", "[profiler]\n[tracing]\nhooks=emtpy\n", 0, NULL, SXS_CONFIG_ERROR_VALUE,
+     ":3: unknown hooks \"emtpy\" (did you mean empty?); expected full or empty"},
+    {"hooks-far", "[profiler]\n[tracing]\nhooks=none\n", 0, NULL, SXS_CONFIG_ERROR_VALUE,
+     ":3: unknown hooks \"none\"; expected full or empty"},
+    {"hooks-empty", "[profiler]\n[tracing]\nhooks=\n", 0, NULL, SXS_CONFIG_ERROR_VALUE,
+     ":3: hooks= is empty; expected full or empty"},
+    {"disabled-still-checked", "[profiler]\n[tracing]\nenabled=false\nhooks=none\n", 0, NULL, SXS_CONFIG_ERROR_VALUE,
+     ":4: unknown hooks \"none\"; expected full or empty"},
+
+    /* [tracing]: include= and exclude= */
+    {"include-empty", "[profiler]\n[tracing]\ninclude=\n", 0, NULL, SXS_CONFIG_ERROR_VALUE,
+     ":3: include= is empty; " PATTERNS_EXPECTED},
+    {"exclude-empty", "[profiler]\n[tracing]\nexclude =  \n", 0, NULL, SXS_CONFIG_ERROR_VALUE,
+     ":3: exclude= is empty; " PATTERNS_EXPECTED},
+    {"include-separators-only", "[profiler]\n[tracing]\ninclude = , ,\n", 0, NULL, SXS_CONFIG_ERROR_VALUE,
+     ":3: include=\", ,\" holds no pattern; " PATTERNS_EXPECTED},
+    {"include-bracket", "[profiler]\n\n[tracing]\nenabled=true\n\n\ninclude = MyApp.*, Foo[\n", 0, NULL,
+     SXS_CONFIG_ERROR_VALUE, ":7: include pattern \"Foo[\" contains '[', which is reserved; " PATTERNS_EXPECTED},
+    {"exclude-parenthesis", "[profiler]\n[tracing]\nexclude=MyApp.Program.Main(string[])\n", 0, NULL,
+     SXS_CONFIG_ERROR_VALUE,
+     ":3: exclude pattern \"MyApp.Program.Main(string[])\" contains '(', which is reserved; " PATTERNS_EXPECTED},
+    {"include-brace", "[profiler]\n[tracing]\ninclude=MyApp.{A,B}.*\n", 0, NULL, SXS_CONFIG_ERROR_VALUE,
+     ":3: include pattern \"MyApp.{A\" contains '{', which is reserved; " PATTERNS_EXPECTED},
+    {"include-pipe", "[profiler]\n[tracing]\ninclude=Program.<Main>g__Local|0_0\n", 0, NULL, SXS_CONFIG_ERROR_VALUE,
+     ":3: include pattern \"Program.<Main>g__Local|0_0\" contains '|', which is reserved; " PATTERNS_EXPECTED},
+    {"include-double-quote", "[profiler]\n[tracing]\ninclude=\"MyApp.*\"\n", 0, NULL, SXS_CONFIG_ERROR_VALUE,
+     ":3: include pattern \"\\\"MyApp.*\\\"\" contains '\"', which is reserved; " PATTERNS_EXPECTED},
+    {"include-single-quote", "[profiler]\n[tracing]\ninclude='MyApp.*'\n", 0, NULL, SXS_CONFIG_ERROR_VALUE,
+     ":3: include pattern \"'MyApp.*'\" contains ''', which is reserved; " PATTERNS_EXPECTED},
+    {"include-backslash", "[profiler]\n[tracing]\ninclude=MyApp\\\\*\n", 0, NULL, SXS_CONFIG_ERROR_VALUE,
+     ":3: include pattern \"MyApp\\\\*\" contains '\\', which is reserved; " PATTERNS_EXPECTED},
+    {"include-control-char", "[profiler]\n[tracing]\ninclude=MyApp.*, Foo\x01" "Bar\n", 0, NULL,
+     SXS_CONFIG_ERROR_VALUE,
+     ":3: include pattern \"Foo\\x01Bar\" contains the control character 0x01; " PATTERNS_EXPECTED},
+    {"exclude-delete-char", "[profiler]\n[tracing]\nexclude=Foo\x7f\n", 0, NULL, SXS_CONFIG_ERROR_VALUE,
+     ":3: exclude pattern \"Foo\\x7f\" contains the control character 0x7f; " PATTERNS_EXPECTED},
+    {"include-c1-control", "[profiler]\n[tracing]\ninclude=Foo\xc2\x85" "Bar\n", 0, NULL, SXS_CONFIG_ERROR_VALUE,
+     ":3: include pattern \"Foo\\u0085Bar\" contains the control character U+0085; " PATTERNS_EXPECTED},
+    {"include-vertical-tab", "[profiler]\n[tracing]\ninclude=A.*\vB.*\n", 0, NULL, SXS_CONFIG_ERROR_VALUE,
+     ":3: include pattern \"A.*\\x0bB.*\" contains the control character 0x0b; " PATTERNS_EXPECTED},
+    {"include-bad-escape", "[profiler]\n[tracing]\ninclude=MyApp\\.*\n", 0, NULL, SXS_CONFIG_ERROR_SYNTAX,
+     ":3: invalid escape sequence in the value of include=; expected \\s, \\n, \\t, \\r or \\\\ after a backslash"},
 };
 
 static void test_bad_case(Fixture *f, gconstpointer data) {
@@ -754,6 +861,296 @@ static void test_output_folder_check(Fixture *f, gconstpointer data) {
   g_assert_cmpint(sxs__config_check_output(plain, TRUE, NULL), ==, -ENOTDIR);
 }
 
+/* ---- [tracing] ---- */
+
+static void assert_tracing_defaults(const SxsTracingConfig *t) {
+  g_assert_false(t->enabled);
+  g_assert_false(t->inlining_allowed);
+  g_assert_cmpint(t->routing, ==, SXS_ROUTING_MAPPER2);
+  g_assert_cmpint(t->hooks, ==, SXS_HOOKS_FULL);
+  g_assert_null(t->include);
+  g_assert_null(t->exclude);
+  g_assert_null(t->matcher);
+}
+
+static void test_tracing_defaults(Fixture *f, gconstpointer data) {
+  (void)data;
+  g_autoptr(SxsConfig) defaults = sxs__config_new_default();
+  assert_tracing_defaults(&defaults->tracing);
+  g_autoptr(SxsConfig) absent = load_text_ok(f, "[profiler]\nmode=pick-first\n");
+  assert_tracing_defaults(&absent->tracing);
+  g_autoptr(SxsConfig) empty = load_text_ok(f, "[tracing]\n[profiler]\n");
+  assert_tracing_defaults(&empty->tracing);
+  g_assert_true(sxs__config_traces(absent, "MyApp.Program.Main"));
+}
+
+static void test_tracing_all_keys(Fixture *f, gconstpointer data) {
+  (void)data;
+  g_autoptr(SxsConfig) cfg = load_text_ok(f,
+                                          "[profiler]\n"
+                                          "mode = pick-one\n"
+                                          "runtime = 8.0\n"
+                                          "\n"
+                                          "# exact call counts of the app's own code\n"
+                                          "  [tracing]  \n"
+                                          "enabled = true\n"
+                                          "inlining = allowed\n"
+                                          "routing = closure\n"
+                                          "hooks = empty\n"
+                                          "include = MyApp.*, Other.Type.Method\n"
+                                          "exclude = *..ctor\n");
+  g_assert_cmpint(cfg->mode, ==, SXS_MODE_PICK_ONE);
+  g_assert_cmpstr(cfg->selector, ==, "8.0");
+  g_assert_true(cfg->tracing.enabled);
+  g_assert_true(cfg->tracing.inlining_allowed);
+  g_assert_cmpint(cfg->tracing.routing, ==, SXS_ROUTING_CLOSURE);
+  g_assert_cmpint(cfg->tracing.hooks, ==, SXS_HOOKS_EMPTY);
+  const char *const include[] = {"MyApp.*", "Other.Type.Method", NULL};
+  const char *const exclude[] = {"*..ctor", NULL};
+  g_assert_true(g_strv_equal((const char *const *)cfg->tracing.include, include));
+  g_assert_true(g_strv_equal((const char *const *)cfg->tracing.exclude, exclude));
+  g_assert_nonnull(cfg->tracing.matcher);
+}
+
+/* [tracing] first, then [profiler]: each key still lands in its own group. */
+static void test_tracing_first(Fixture *f, gconstpointer data) {
+  (void)data;
+  g_autoptr(SxsConfig) cfg = load_text_ok(f,
+                                          "[tracing]\n"
+                                          "enabled=true\n"
+                                          "inlining=disabled\n"
+                                          "routing=mapper2\n"
+                                          "hooks=full\n"
+                                          "[profiler]\n"
+                                          "mode=pick-first\n"
+                                          "flush=5\n");
+  g_assert_cmpint(cfg->mode, ==, SXS_MODE_PICK_FIRST);
+  g_assert_cmpint(cfg->flush_seconds, ==, 5);
+  g_assert_true(cfg->tracing.enabled);
+  g_assert_false(cfg->tracing.inlining_allowed);
+  g_assert_cmpint(cfg->tracing.routing, ==, SXS_ROUTING_MAPPER2);
+  g_assert_cmpint(cfg->tracing.hooks, ==, SXS_HOOKS_FULL);
+  g_assert_null(cfg->tracing.include);
+  g_assert_null(cfg->tracing.matcher);
+}
+
+static void test_tracing_crlf(Fixture *f, gconstpointer data) {
+  (void)data;
+  g_autoptr(SxsConfig) cfg = load_text_ok(
+      f, "\xef\xbb\xbf[tracing]\r\nenabled=true\r\nexclude=System.*, Microsoft.*\r\n[profiler]\r\nmode=pick-all\r\n");
+  g_assert_true(cfg->tracing.enabled);
+  const char *const exclude[] = {"System.*", "Microsoft.*", NULL};
+  g_assert_true(g_strv_equal((const char *const *)cfg->tracing.exclude, exclude));
+  g_assert_null(cfg->tracing.include);
+  g_assert_false(sxs__config_traces(cfg, "System.String.Concat"));
+  g_assert_true(sxs__config_traces(cfg, "MyApp.Program.Main"));
+
+  g_autofree char *path = write_file(f, "sxsprof.ini", "[profiler]\r\n[tracing]\r\n\r\nhooks=nope\r\n", -1);
+  g_autofree char *expected = g_strconcat(path, ":4: unknown hooks \"nope\"; expected full or empty", NULL);
+  assert_load_error(path, SXS_CONFIG_ERROR_VALUE, expected);
+}
+
+/* enabled=false switches tracing off and leaves every other [tracing] key as it is. */
+static void test_tracing_disabled_keeps_keys(Fixture *f, gconstpointer data) {
+  (void)data;
+  g_autoptr(SxsConfig) cfg = load_text_ok(f,
+                                          "[profiler]\n[tracing]\nenabled=false\ninlining=allowed\nrouting=closure\n"
+                                          "hooks=empty\ninclude=MyApp.*\nexclude=MyApp.Generated.*\n");
+  g_assert_false(cfg->tracing.enabled);
+  g_assert_true(cfg->tracing.inlining_allowed);
+  g_assert_cmpint(cfg->tracing.routing, ==, SXS_ROUTING_CLOSURE);
+  g_assert_cmpint(cfg->tracing.hooks, ==, SXS_HOOKS_EMPTY);
+  g_assert_cmpstr(cfg->tracing.include[0], ==, "MyApp.*");
+  g_assert_false(sxs__config_traces(cfg, "MyApp.Generated.Code.M"));
+  g_assert_true(sxs__config_traces(cfg, "MyApp.Program.Main"));
+}
+
+/* Patterns are separated by any run of commas and white space, escaped white space included;
+ * names from the metadata (generic arity, compiler-generated names, UTF-8 letters) pass as is. */
+static void test_tracing_pattern_list(Fixture *f, gconstpointer data) {
+  (void)data;
+  g_autoptr(SxsConfig) cfg = load_text_ok(f,
+                                          "[profiler]\n[tracing]\n"
+                                          "include = MyApp.* ,Other.Type.Method\tThird.*,,, Ns.List`1.Add  "
+                                          "Program.<Main>$\\sCaf\xc3\xa9.*\\tA.B..ctor,Ns.Outer.Inner.M?,\n");
+  const char *const include[] = {"MyApp.*", "Other.Type.Method", "Third.*",   "Ns.List`1.Add", "Program.<Main>$",
+                                 "Caf\xc3\xa9.*", "A.B..ctor",   "Ns.Outer.Inner.M?", NULL};
+  g_assert_true(g_strv_equal((const char *const *)cfg->tracing.include, include));
+  g_assert_null(cfg->tracing.exclude);
+}
+
+/* 512 bytes per pattern and 256 patterns per key are accepted; one more is refused. */
+static void test_tracing_pattern_limits(Fixture *f, gconstpointer data) {
+  (void)data;
+  g_autofree char *longest = g_strnfill(511, 'A');
+  g_autofree char *ok_text = g_strdup_printf("[profiler]\n[tracing]\ninclude=%s*\n", longest);
+  g_autoptr(SxsConfig) ok = load_text_ok(f, ok_text);
+  g_assert_cmpuint(strlen(ok->tracing.include[0]), ==, 512);
+  g_autofree char *name = g_strconcat(longest, ".Type.M", NULL);
+  g_assert_true(sxs__config_traces(ok, name));
+
+  g_autofree char *too_long = g_strnfill(513, 'A');
+  g_autofree char *long_text = g_strdup_printf("[profiler]\n[tracing]\nenabled=true\nexclude=Ok.*, %s\n", too_long);
+  g_autofree char *long_path = write_file(f, "long.ini", long_text, -1);
+  g_autofree char *quoted_head = g_strnfill(60, 'A'); /* quotes are cut after 60 characters */
+  g_autofree char *long_expected = g_strconcat(long_path, ":4: exclude pattern \"", quoted_head,
+                                               "...\" is 513 bytes long; expected patterns of at most 512 bytes", NULL);
+  assert_load_error(long_path, SXS_CONFIG_ERROR_VALUE, long_expected);
+
+  for (int n = 256; n <= 257; n++) {
+    g_autoptr(GString) text = g_string_new("[profiler]\n[tracing]\ninclude =");
+    for (int i = 0; i < n; i++)
+      g_string_append_printf(text, " Ns.Type%d.*,", i);
+    g_string_append_c(text, '\n');
+    g_autofree char *path = write_file(f, "many.ini", text->str, -1);
+    if (n == 256) {
+      g_autoptr(SxsConfig) cfg = load_ok(path);
+      g_assert_cmpuint(g_strv_length(cfg->tracing.include), ==, 256);
+      g_assert_true(sxs__config_traces(cfg, "Ns.Type255.M"));
+      g_assert_false(sxs__config_traces(cfg, "Ns.Type256.M"));
+    } else {
+      g_autofree char *expected =
+          g_strconcat(path, ":3: include= holds 257 patterns; expected at most 256 patterns", NULL);
+      assert_load_error(path, SXS_CONFIG_ERROR_VALUE, expected);
+    }
+  }
+}
+
+/* ---- sxs__config_traces ---- */
+
+typedef struct {
+  const char *include, *exclude; /* the values of include= and exclude=, NULL: no such line */
+  const char *name;
+  gboolean traced;
+} TraceCase;
+
+static const TraceCase trace_cases[] = {
+    /* include only; '*' spans dots */
+    {"MyApp.*", NULL, "MyApp.Program.Main", TRUE},
+    {"MyApp.*", NULL, "MyApp.Deep.Nested.Type.M", TRUE},
+    {"MyApp.*", NULL, "MyApp.", TRUE},
+    {"MyApp.*", NULL, "MyApp", FALSE},
+    {"MyApp.*", NULL, "MyAppX.Program.Main", FALSE},
+    {"MyApp.*", NULL, "System.String.Concat", FALSE},
+    {"MyApp.*", NULL, "Other.MyApp.M", FALSE},
+    {"*.Main", NULL, "A.B.Main", TRUE},
+    {"*.Main", NULL, "A.Main.X", FALSE},
+    {"MyApp.*, Other.Type.Method", NULL, "Other.Type.Method", TRUE},
+    {"MyApp.*, Other.Type.Method", NULL, "Other.Type.Method2", FALSE},
+    {"A.B", NULL, "AxB", FALSE}, /* '.' is literal */
+    {"*", NULL, "", TRUE},
+    {"*", NULL, "Anything.At.All", TRUE},
+    /* exclude only */
+    {NULL, "System.*", "System.String.Concat", FALSE},
+    {NULL, "System.*", "MyApp.Program.Main", TRUE},
+    {NULL, "System.*", "SystemX.Y.Z", TRUE},
+    /* both: exclude wins */
+    {"MyApp.*", "*.get_*, *..ctor", "MyApp.Program.Main", TRUE},
+    {"MyApp.*", "*.get_*, *..ctor", "MyApp.Person.get_Name", FALSE},
+    {"MyApp.*", "*.get_*, *..ctor", "MyApp.Person..ctor", FALSE},
+    {"MyApp.*", "*.get_*, *..ctor", "MyApp.Person..cctor", TRUE},
+    {"MyApp.*", "*.get_*, *..ctor", "Other.Person.get_Name", FALSE},
+    {"MyApp.*", "MyApp.*", "MyApp.Program.Main", FALSE},
+    /* '?': exactly one character, a whole UTF-8 character */
+    {"MyApp.Program.M?in", NULL, "MyApp.Program.Main", TRUE},
+    {"MyApp.Program.M?in", NULL, "MyApp.Program.Mein", TRUE},
+    {"MyApp.Program.M?in", NULL, "MyApp.Program.Min", FALSE},
+    {"MyApp.Program.M?in", NULL, "MyApp.Program.Maain", FALSE},
+    {"MyApp.Program.M?in", NULL, "MyApp.Program.M.in", TRUE},
+    {"Ns.Caf?.M", NULL, "Ns.Caf\xc3\xa9.M", TRUE},
+    {"Ns.Caf?.M", NULL, "Ns.Cafe.M", TRUE},
+    {"Ns.Caf?.M", NULL, "Ns.Caf.M", FALSE},
+    {"*?\xc3\xa9", NULL, "\xc3\xa9\xc3\xa9", TRUE},
+    {"*??\xc3\xa9", NULL, "\xc3\xa9\xc3\xa9", FALSE},
+    /* constructors */
+    {"*..ctor", NULL, "Ns.Type..ctor", TRUE},
+    {"*..ctor", NULL, "Ns.Type..cctor", FALSE},
+    {"*..ctor", NULL, "Ns.Type.ctor", FALSE},
+    {"Ns.Type..?ctor", NULL, "Ns.Type..cctor", TRUE},
+    {"Ns.Type..?ctor", NULL, "Ns.Type..ctor", FALSE},
+    /* nested types */
+    {"Ns.Outer.Inner.M", NULL, "Ns.Outer.Inner.M", TRUE},
+    {"Ns.Outer.Inner.M", NULL, "Ns.Outer.Inner.M2", FALSE},
+    {"Ns.Outer.Inner.M", NULL, "Ns.Outer.M", FALSE},
+    {"Ns.Outer.*.M", NULL, "Ns.Outer.Inner.M", TRUE},
+    {"Ns.Outer.*.M", NULL, "Ns.Outer.A.B.M", TRUE},
+    /* generic arity */
+    {"Ns.List`1.Add", NULL, "Ns.List`1.Add", TRUE},
+    {"Ns.List`1.Add", NULL, "Ns.List`2.Add", FALSE},
+    {"Ns.List`1.Add", NULL, "Ns.List.Add", FALSE},
+    {"Ns.List`?.*", NULL, "Ns.List`2.Add", TRUE},
+    {"*`1.*", NULL, "System.Collections.Generic.List`1.Add", TRUE},
+    /* compiler-generated names */
+    {"Program.<Main>$", NULL, "Program.<Main>$", TRUE},
+    {"*.<>c.*", NULL, "MyApp.Program.<>c.<Main>b__0_0", TRUE},
+    /* backtracking over several stars */
+    {"*a*b*c", NULL, "xaxbxc", TRUE},
+    {"*a*b*c", NULL, "aXbYcZc", TRUE},
+    {"*a*b*c", NULL, "abcab", FALSE},
+    {"a**b", NULL, "ab", TRUE},
+    {"*A.*.B*", NULL, "A.A.x.B", TRUE},
+    /* no patterns at all */
+    {NULL, NULL, "Anything", TRUE},
+    {NULL, NULL, "", TRUE},
+};
+
+static void test_traces_cases(Fixture *f, gconstpointer data) {
+  (void)data;
+  for (size_t i = 0; i < G_N_ELEMENTS(trace_cases); i++) {
+    const TraceCase *c = &trace_cases[i];
+    g_autoptr(GString) text = g_string_new("[profiler]\n[tracing]\nenabled=true\n");
+    if (c->include)
+      g_string_append_printf(text, "include=%s\n", c->include);
+    if (c->exclude)
+      g_string_append_printf(text, "exclude=%s\n", c->exclude);
+    g_autoptr(SxsConfig) cfg = load_text_ok(f, text->str);
+    g_test_message("include=%s exclude=%s name %s", c->include, c->exclude, c->name);
+    g_assert_cmpint(sxs__config_traces(cfg, c->name), ==, c->traced);
+  }
+}
+
+static void test_traces_null(Fixture *f, gconstpointer data) {
+  (void)data;
+  g_assert_true(sxs__config_traces(NULL, "MyApp.Program.Main"));
+  g_assert_true(sxs__config_traces(NULL, NULL));
+  g_autoptr(SxsConfig) defaults = sxs__config_new_default();
+  g_assert_true(sxs__config_traces(defaults, NULL));
+  /* A NULL name is taken as "": only patterns that match the empty string match it. */
+  g_autoptr(SxsConfig) star = load_text_ok(f, "[profiler]\n[tracing]\ninclude=*\n");
+  g_assert_true(sxs__config_traces(star, NULL));
+  g_autoptr(SxsConfig) app = load_text_ok(f, "[profiler]\n[tracing]\ninclude=MyApp.*\n");
+  g_assert_false(sxs__config_traces(app, NULL));
+}
+
+typedef struct {
+  const SxsConfig *cfg;
+  gint mismatches;
+} TraceThreads;
+
+static gpointer traces_thread(gpointer data) {
+  TraceThreads *t = data;
+  for (int i = 0; i < 20000; i++) {
+    gboolean want = i % 3 != 0;
+    const char *name = i % 3 == 0 ? "MyApp.Person..ctor" : i % 3 == 1 ? "MyApp.Program.Main" : "MyApp.A.B.C.Run";
+    if (sxs__config_traces(t->cfg, name) != want)
+      g_atomic_int_inc(&t->mismatches);
+  }
+  return NULL;
+}
+
+/* JIT threads ask at the same time: the matcher is shared, read-only. */
+static void test_traces_threads(Fixture *f, gconstpointer data) {
+  (void)data;
+  g_autoptr(SxsConfig) cfg = load_text_ok(f, "[profiler]\n[tracing]\ninclude=MyApp.*\nexclude=*..ctor\n");
+  TraceThreads t = {.cfg = cfg};
+  GThread *threads[4];
+  for (size_t i = 0; i < G_N_ELEMENTS(threads); i++)
+    threads[i] = g_thread_new("traces", traces_thread, &t);
+  for (size_t i = 0; i < G_N_ELEMENTS(threads); i++)
+    g_thread_join(threads[i]);
+  g_assert_cmpint(g_atomic_int_get(&t.mismatches), ==, 0);
+}
+
 #define ADD(path, fn) g_test_add(path, Fixture, NULL, fixture_setup, fn, fixture_teardown)
 
 int main(int argc, char **argv) {
@@ -804,6 +1201,17 @@ int main(int argc, char **argv) {
   ADD("/manager/config/load/output-folder", test_output_folder);
   ADD("/manager/config/load/log-and-flush", test_log_and_flush);
   g_test_add_func("/manager/config/load/set-output", test_set_output);
+
+  ADD("/manager/config/tracing/defaults", test_tracing_defaults);
+  ADD("/manager/config/tracing/all-keys", test_tracing_all_keys);
+  ADD("/manager/config/tracing/before-profiler", test_tracing_first);
+  ADD("/manager/config/tracing/crlf", test_tracing_crlf);
+  ADD("/manager/config/tracing/disabled-keeps-keys", test_tracing_disabled_keeps_keys);
+  ADD("/manager/config/tracing/pattern-list", test_tracing_pattern_list);
+  ADD("/manager/config/tracing/pattern-limits", test_tracing_pattern_limits);
+  ADD("/manager/config/traces/cases", test_traces_cases);
+  ADD("/manager/config/traces/null", test_traces_null);
+  ADD("/manager/config/traces/threads", test_traces_threads);
 
   return g_test_run();
 }

@@ -11,9 +11,9 @@
 #define SHARED "/usr/share/dotnet/shared/Microsoft.NETCore.App"
 #define EXTRA "/root/.local/share/sxsprof/dotnet/shared/Microsoft.NETCore.App"
 
-static const SxsRuntimeIdentity rt_10 = {1, "10.0.12", SHARED "/10.0.12/libcoreclr.so"};
-static const SxsRuntimeIdentity rt_8 = {2, "8.0.33", EXTRA "/8.0.33/libcoreclr.so"};
-static const SxsRuntimeIdentity rt_2 = {3, "2.0.0", EXTRA "/2.0.0/libcoreclr.so"};
+static const SxsRuntimeIdentity rt_10 = {1, "10.0.12", SHARED "/10.0.12/libcoreclr.so", SXS_MATCH_UNKNOWN};
+static const SxsRuntimeIdentity rt_8 = {2, "8.0.33", EXTRA "/8.0.33/libcoreclr.so", SXS_MATCH_UNKNOWN};
+static const SxsRuntimeIdentity rt_2 = {3, "2.0.0", EXTRA "/2.0.0/libcoreclr.so", SXS_MATCH_UNKNOWN};
 
 /* ---- A caller that keeps the lists, as the manager does ---- */
 
@@ -42,7 +42,7 @@ static void policy_run(PolicyRun *run, const SxsConfig *cfg, const SxsRuntimeIde
   g_assert_cmpuint(n, <=, MAX_RUNTIMES);
   for (size_t i = 0; i < n; i++) {
     /* At CreateInstance the identity may not be known yet. */
-    SxsRuntimeIdentity early = {runtimes[i]->id, NULL, NULL};
+    SxsRuntimeIdentity early = {runtimes[i]->id, NULL, NULL, SXS_MATCH_UNKNOWN};
     char *reason = NULL;
     if (sxs__policy_at_create(cfg, &early, run->admitted, run->n_admitted, &reason) == SXS_DECISION_DECLINE) {
       g_assert_nonnull(reason);
@@ -111,7 +111,7 @@ static void test_pick_first_three(void) {
 
 static void test_pick_first_unknown_identity(void) {
   g_autoptr(SxsConfig) cfg = config_with(SXS_MODE_PICK_FIRST, SXS_SELECTOR_NONE, NULL);
-  SxsRuntimeIdentity first = {1, NULL, NULL}, second = {2, NULL, NULL};
+  SxsRuntimeIdentity first = {1, NULL, NULL, SXS_MATCH_UNKNOWN}, second = {2, NULL, NULL, SXS_MATCH_UNKNOWN};
   const SxsRuntimeIdentity *admitted[] = {&first};
   g_autofree char *reason = NULL;
   g_assert_cmpint(sxs__policy_at_create(cfg, &second, admitted, 1, &reason), ==, SXS_DECISION_DECLINE);
@@ -173,6 +173,24 @@ static void test_pick_one_version_reasons(void) {
   policy_run_clear(&run);
 }
 
+/* A match the caller worked out beforehand (outside its lock) is what decides, for the candidate
+ * and for the runtimes profiled before it. */
+static void test_pick_one_precomputed_match(void) {
+  g_autoptr(SxsConfig) cfg = config_with(SXS_MODE_PICK_ONE, SXS_SELECTOR_VERSION, "10.0");
+  SxsRuntimeIdentity said_no = rt_10, said_yes = rt_2;
+  said_no.selector_match = SXS_MATCH_NO;
+  said_yes.selector_match = SXS_MATCH_YES;
+  g_autofree char *reason = NULL;
+  g_assert_cmpint(sxs__policy_at_initialize(cfg, &said_no, NULL, 0, &reason), ==, SXS_DECISION_DECLINE);
+  g_assert_cmpstr(reason, ==, "pick-one: runtime=10.0 does not match 10.0.12 at " SHARED "/10.0.12/libcoreclr.so");
+  g_assert_cmpint(sxs__policy_at_initialize(cfg, &said_yes, NULL, 0, NULL), ==, SXS_DECISION_PROFILE);
+  /* An earlier runtime that matched: the candidate, which also matches, is declined. */
+  const SxsRuntimeIdentity *profiled[] = {&said_yes};
+  g_autofree char *second = NULL;
+  g_assert_cmpint(sxs__policy_at_initialize(cfg, &rt_10, profiled, 1, &second), ==, SXS_DECISION_DECLINE);
+  g_assert_cmpstr(second, ==, "pick-one: runtime 3 (2.0.0 at " EXTRA "/2.0.0/libcoreclr.so) already matched runtime=10.0");
+}
+
 /* "1" is a component, not a string prefix: it does not pick 10.0.12. */
 static void test_pick_one_version_component(void) {
   g_autoptr(SxsConfig) cfg = config_with(SXS_MODE_PICK_ONE, SXS_SELECTOR_VERSION, "1");
@@ -183,7 +201,7 @@ static void test_pick_one_version_component(void) {
 
 static void test_pick_one_version_unknown(void) {
   g_autoptr(SxsConfig) cfg = config_with(SXS_MODE_PICK_ONE, SXS_SELECTOR_VERSION, "10.0");
-  SxsRuntimeIdentity unknown = {4, NULL, "/opt/x/libcoreclr.so"};
+  SxsRuntimeIdentity unknown = {4, NULL, "/opt/x/libcoreclr.so", SXS_MATCH_UNKNOWN};
   g_autofree char *reason = NULL;
   g_assert_cmpint(sxs__policy_at_initialize(cfg, &unknown, NULL, 0, &reason), ==, SXS_DECISION_DECLINE);
   g_assert_cmpstr(reason, ==, "pick-one: runtime=10.0 does not match version unknown at /opt/x/libcoreclr.so");
@@ -191,11 +209,11 @@ static void test_pick_one_version_unknown(void) {
 
 /* Two copies of 10.0.12 both match runtime=10.0: the first one profiled wins. */
 static void test_pick_one_version_two_copies(void) {
-  SxsRuntimeIdentity copy_a = {1, "10.0.12", "/opt/a/10.0.12/libcoreclr.so"};
-  SxsRuntimeIdentity copy_b = {2, "10.0.12", "/opt/b/10.0.12/libcoreclr.so"};
+  SxsRuntimeIdentity copy_a = {1, "10.0.12", "/opt/a/10.0.12/libcoreclr.so", SXS_MATCH_UNKNOWN};
+  SxsRuntimeIdentity copy_b = {2, "10.0.12", "/opt/b/10.0.12/libcoreclr.so", SXS_MATCH_UNKNOWN};
   g_autoptr(SxsConfig) cfg = config_with(SXS_MODE_PICK_ONE, SXS_SELECTOR_VERSION, "10.0");
 
-  const SxsRuntimeIdentity *a_first[] = {&rt_2, &copy_a, &copy_b};
+  const SxsRuntimeIdentity *a_first[] = {&rt_2, &copy_a, &copy_b, SXS_MATCH_UNKNOWN};
   PolicyRun run;
   policy_run(&run, cfg, a_first, 3);
   g_assert_cmpstr(run.outcome->str, ==, "iPi");
@@ -255,8 +273,8 @@ static void copies_setup(CopiesFixture *f, gconstpointer data) {
   make_copy(f->folder_b);
   f->lib_a = g_build_filename(f->folder_a, "libcoreclr.so", NULL);
   f->lib_b = g_build_filename(f->folder_b, "libcoreclr.so", NULL);
-  f->copy_a = (SxsRuntimeIdentity){1, "10.0.12", f->lib_a};
-  f->copy_b = (SxsRuntimeIdentity){2, "10.0.12", f->lib_b};
+  f->copy_a = (SxsRuntimeIdentity){1, "10.0.12", f->lib_a, SXS_MATCH_UNKNOWN};
+  f->copy_b = (SxsRuntimeIdentity){2, "10.0.12", f->lib_b, SXS_MATCH_UNKNOWN};
 }
 
 static void copies_teardown(CopiesFixture *f, gconstpointer data) {
@@ -334,7 +352,7 @@ static void test_pick_one_folder_symlink(CopiesFixture *f, gconstpointer data) {
   g_assert_cmpint(symlink(f->folder_b, link), ==, 0);
   g_autoptr(SxsConfig) cfg = load_pick_one(f, f->folder_b);
   g_autofree char *lib_via_link = g_build_filename(link, "libcoreclr.so", NULL);
-  SxsRuntimeIdentity via_link = {3, "10.0.12", lib_via_link};
+  SxsRuntimeIdentity via_link = {3, "10.0.12", lib_via_link, SXS_MATCH_UNKNOWN};
   g_assert_cmpint(sxs__policy_at_initialize(cfg, &via_link, NULL, 0, NULL), ==, SXS_DECISION_PROFILE);
   g_unlink(link);
 }
@@ -343,7 +361,7 @@ static void test_pick_one_folder_symlink(CopiesFixture *f, gconstpointer data) {
 
 static void test_pick_all(void) {
   g_autoptr(SxsConfig) cfg = config_with(SXS_MODE_PICK_ALL, SXS_SELECTOR_NONE, NULL);
-  SxsRuntimeIdentity copy = {4, "10.0.12", "/opt/copy/10.0.12/libcoreclr.so"};
+  SxsRuntimeIdentity copy = {4, "10.0.12", "/opt/copy/10.0.12/libcoreclr.so", SXS_MATCH_UNKNOWN};
   const SxsRuntimeIdentity *runtimes[] = {&rt_2, &rt_8, &rt_10, &copy};
   PolicyRun run;
   policy_run(&run, cfg, runtimes, 4);
@@ -367,8 +385,8 @@ static void test_pick_all_default_config(void) {
 }
 
 static void test_describe(void) {
-  SxsRuntimeIdentity both = {1, "10.0.12", "/x/libcoreclr.so"}, path_only = {2, NULL, "/x/libcoreclr.so"},
-                     version_only = {3, "8.0.33", NULL}, neither = {4, NULL, NULL};
+  SxsRuntimeIdentity both = {1, "10.0.12", "/x/libcoreclr.so", SXS_MATCH_UNKNOWN}, path_only = {2, NULL, "/x/libcoreclr.so", SXS_MATCH_UNKNOWN},
+                     version_only = {3, "8.0.33", NULL, SXS_MATCH_UNKNOWN}, neither = {4, NULL, NULL, SXS_MATCH_UNKNOWN};
   const struct {
     const SxsRuntimeIdentity *identity;
     const char *expected;
@@ -412,6 +430,7 @@ int main(int argc, char **argv) {
   g_test_add_func("/manager/policy/pick-all/admits-all", test_pick_all);
   g_test_add_func("/manager/policy/pick-all/default-config", test_pick_all_default_config);
   g_test_add_func("/manager/policy/describe", test_describe);
+  g_test_add_func("/manager/policy/pick-one/precomputed-match", test_pick_one_precomputed_match);
 
   return g_test_run();
 }
