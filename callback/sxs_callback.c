@@ -302,6 +302,8 @@ static HRESULT callback_Initialize(ICorProfilerCallback11 *This, IUnknown *pICor
 static HRESULT callback_Shutdown(ICorProfilerCallback11 *This) {
   SxsCallback *self = impl_from_ICorProfilerCallback11(This);
   gboolean drained = sxs__callback_info_close(self, 2000);
+  if (self->trace)
+    sxs__trace_runtime_shutdown(self->trace);
   sxs__manager_runtime_shutdown(self->runtime);
   sxs__importer_cache_clear(&self->importers);
   if (!drained) {

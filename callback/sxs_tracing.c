@@ -33,7 +33,7 @@ static void tracing_mask(const SxsCapabilities *caps, const SxsConfig *cfg, DWOR
 
 static const char *tracing_unsupported(const SxsCapabilities *caps) {
   if (!caps->elt3)
-    return "the runtime has no ELT3 hooks (ICorProfilerInfo3)";
+    return "the runtime has no ELT3 probes (ICorProfilerInfo3 and .NET Core 2.1 or later are needed; 2.0's Linux JIT emits none)";
   return NULL;
 }
 

@@ -847,6 +847,11 @@ static gboolean config_pattern_match(const ConfigPattern *pattern, const char *s
   return pi == len;
 }
 
+gboolean sxs__config_pattern_matches(const char *pattern, const char *name) {
+  ConfigPattern p = {.text = (char *)pattern, .len = strlen(pattern)};
+  return config_pattern_match(&p, name ? name : "", name ? strlen(name) : 0);
+}
+
 /* A name is traced when it matches an include pattern (or there is none) and no exclude
  * pattern. A NULL name is taken as "". Neither [tracing] enabled= nor anything else is looked
  * at: this answers only which functions the patterns select.

@@ -94,6 +94,9 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC(SxsConfig, sxs__config_free)
  * no exclude pattern. Thread-safe; allocates nothing. */
 gboolean sxs__config_traces(const SxsConfig *cfg, const char *name);
 
+/* Does one include=/exclude= pattern match the whole name? Context: any thread; no allocation. */
+gboolean sxs__config_pattern_matches(const char *pattern, const char *name);
+
 /* "pick-first", "pick-one", "pick-all"; "unknown" for anything else. */
 const char *sxs__config_mode_name(SxsMode mode);
 

@@ -524,6 +524,14 @@ void sxs__manager_record_function(SxsRuntime *rt, uint64_t function_id, SxsCodeK
   g_mutex_unlock(&rt->lock);
 }
 
+char *sxs__manager_recorded_name(SxsRuntime *rt, uint64_t function_id) {
+  g_mutex_lock(&rt->lock);
+  SxsFunctionRecord *f = g_hash_table_lookup(rt->functions, &function_id);
+  char *name = f ? g_strdup(f->name) : NULL;
+  g_mutex_unlock(&rt->lock);
+  return name;
+}
+
 gboolean sxs__manager_function_known(SxsRuntime *rt, uint64_t function_id) {
   g_mutex_lock(&rt->lock);
   gboolean known = g_hash_table_contains(rt->functions, &function_id);

@@ -92,6 +92,8 @@ void sxs__manager_decline(SxsRuntime *rt, const char *reason);
  * jit_compiled counter. */
 void sxs__manager_record_function(SxsRuntime *rt, uint64_t function_id, SxsCodeKind kind, const char *name,
                                   const char *module);
+/* The name recorded for a function, or NULL. Caller frees. */
+char *sxs__manager_recorded_name(SxsRuntime *rt, uint64_t function_id);
 /* TRUE when the function is already named (saves a metadata lookup on re-JIT). */
 gboolean sxs__manager_function_known(SxsRuntime *rt, uint64_t function_id);
 void sxs__manager_record_module(SxsRuntime *rt, uint64_t module_id, const char *file_name);

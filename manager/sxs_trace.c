@@ -189,6 +189,42 @@ SxsThreadTrace *sxs__trace_thread_create(uint32_t slot) {
   return t;
 }
 
+/* Logs the patterns of one list that matched none of `names`. */
+static void report_unmatched(SxsTraceRuntime *tr, const char *key, char **patterns, GPtrArray *names) {
+  for (char **p = patterns; p && *p; p++) {
+    gboolean matched = FALSE;
+    for (guint i = 0; i < names->len && !matched; i++)
+      matched = sxs__config_pattern_matches(*p, names->pdata[i]);
+    if (!matched)
+      sxs__manager_log("runtime %d: [tracing] %s pattern \"%s\" matched none of the %u functions it compiled",
+                       tr->runtime_id, key, *p, names->len);
+  }
+}
+
+void sxs__trace_runtime_shutdown(SxsTraceRuntime *tr) {
+  if (!tr->cfg.include && !tr->cfg.exclude)
+    return;
+  g_mutex_lock(&trace.lock);
+  g_autoptr(GPtrArray) fids = g_ptr_array_new();
+  GHashTableIter it;
+  gpointer key;
+  g_hash_table_iter_init(&it, tr->ids);
+  while (g_hash_table_iter_next(&it, &key, NULL))
+    g_ptr_array_add(fids, key);
+  g_autoptr(GArray) ids = g_array_sized_new(FALSE, FALSE, sizeof(guint64), fids->len);
+  for (guint i = 0; i < fids->len; i++)
+    g_array_append_val(ids, *(guint64 *)fids->pdata[i]);
+  g_mutex_unlock(&trace.lock);
+  g_autoptr(GPtrArray) names = g_ptr_array_new_with_free_func(g_free);
+  for (guint i = 0; i < ids->len; i++) {
+    char *name = sxs__manager_recorded_name(tr->rt, g_array_index(ids, guint64, i));
+    if (name)
+      g_ptr_array_add(names, name);
+  }
+  report_unmatched(tr, "include", tr->cfg.include, names);
+  report_unmatched(tr, "exclude", tr->cfg.exclude, names);
+}
+
 void sxs__trace_unwind_enter(SxsTraceRuntime *tr, uint64_t function_id) {
   SxsThreadTrace *t = sxs__trace_tls[tr->slot];
   if (t)

@@ -42,6 +42,10 @@ void sxs__trace_enter(uintptr_t client_id);
 void sxs__trace_leave(uintptr_t client_id);
 void sxs__trace_tailcall(uintptr_t client_id);
 
+/* The runtime shuts down: logs, once, every include= or exclude= pattern that matched none of
+ * the functions it mapped (a misspelt pattern is otherwise silent). Context: Shutdown. */
+void sxs__trace_runtime_shutdown(SxsTraceRuntime *tr);
+
 /* An exception unwinds through a frame of runtime tr on this thread: ExceptionUnwindFunctionEnter
  * names the function, ExceptionUnwindFunctionLeave pops its frame if it is the top one (the
  * runtime calls no Leave hook for it). Context: the throwing thread, in a runtime callback. */

@@ -16,6 +16,8 @@ typedef struct {
   gint refcount;
   DWORD mask_low, mask_high;
   int set_mask_calls, set_mask2_calls;
+  gint uses;               /* GetFunctionInfo / GetModuleInfo calls */
+  gint uses_after_release; /* the same, after the profiler let its reference go */
 } MockInfo;
 
 static ICorProfilerInfo15Vtbl mock_vtbl;
@@ -83,6 +85,36 @@ static HRESULT mock_GetRuntimeInformation(ICorProfilerInfo15 *This, USHORT *id, 
   return S_OK;
 }
 
+/* A use of the Info: counted, and counted as a fault once the profiler gave its reference back.
+ * It takes 5 ms, longer than Shutdown's own work before it lets the Info go, so that an unguarded
+ * release would land in the middle of one. */
+static HRESULT mock_use(MockInfo *m) {
+  g_atomic_int_inc(&m->uses);
+  g_usleep(5000);
+  if (g_atomic_int_get(&m->refcount) <= 1)
+    g_atomic_int_inc(&m->uses_after_release);
+  return E_FAIL;
+}
+
+static HRESULT mock_GetFunctionInfo(ICorProfilerInfo15 *This, FunctionID f, ClassID *c, ModuleID *mod, mdToken *t) {
+  (void)f;
+  (void)c;
+  (void)mod;
+  (void)t;
+  return mock_use((MockInfo *)This);
+}
+
+static HRESULT mock_GetModuleInfo(ICorProfilerInfo15 *This, ModuleID module, LPCBYTE *base, ULONG cch, ULONG *pcch,
+                                  WCHAR name[], AssemblyID *assembly) {
+  (void)module;
+  (void)base;
+  (void)cch;
+  (void)pcch;
+  (void)name;
+  (void)assembly;
+  return mock_use((MockInfo *)This);
+}
+
 static void mock_init(MockInfo *m, int max_version) {
   memset(m, 0, sizeof *m);
   mock_vtbl.QueryInterface = mock_QueryInterface;
@@ -91,6 +123,8 @@ static void mock_init(MockInfo *m, int max_version) {
   mock_vtbl.SetEventMask = mock_SetEventMask;
   mock_vtbl.SetEventMask2 = mock_SetEventMask2;
   mock_vtbl.GetRuntimeInformation = mock_GetRuntimeInformation;
+  mock_vtbl.GetFunctionInfo = mock_GetFunctionInfo;
+  mock_vtbl.GetModuleInfo = mock_GetModuleInfo;
   m->iface.lpVtbl = &mock_vtbl;
   m->max_version = max_version;
   m->refcount = 1;
@@ -314,9 +348,66 @@ static void test_initialize_declines(Fixture *f, gconstpointer data) {
   factory->lpVtbl->Release(factory);
 }
 
+typedef struct {
+  ICorProfilerCallback11 *cb;
+  gint *stop;
+  int calls;
+} EventPump;
+
+/* JIT, inlining, precompiled-code and module events, as background JIT threads deliver them. */
+static gpointer pump_events(gpointer data) {
+  EventPump *p = data;
+  ICorProfilerCallback11 *cb = p->cb;
+  for (FunctionID id = 0x1000; !g_atomic_int_get(p->stop); id += 8) {
+    cb->lpVtbl->JITCompilationFinished(cb, id, S_OK, TRUE);
+    cb->lpVtbl->JITInlining(cb, id, id + 4, NULL);
+    cb->lpVtbl->JITCachedFunctionSearchFinished(cb, id + 2, COR_PRF_CACHED_FUNCTION_FOUND);
+    cb->lpVtbl->ModuleLoadFinished(cb, id, S_OK);
+    p->calls++;
+  }
+  return NULL;
+}
+
+/* Shutdown while four threads keep delivering events that read the Info: no read may happen
+ * once the reference is given back, and the reference is given back. */
+static void test_shutdown_race(Fixture *f, gconstpointer data) {
+  (void)f;
+  (void)data;
+  IClassFactory *factory = get_factory();
+  ICorProfilerCallback11 *cb = create(factory, &IID_ICorProfilerCallback11);
+  MockInfo m;
+  mock_init(&m, 15);
+  g_assert_cmphex((unsigned)cb->lpVtbl->Initialize(cb, (IUnknown *)&m.iface), ==, S_OK);
+  gint stop = 0;
+  EventPump pumps[4];
+  GThread *threads[4];
+  for (int i = 0; i < 4; i++) {
+    pumps[i] = (EventPump){.cb = cb, .stop = &stop};
+    threads[i] = g_thread_new("jit", pump_events, &pumps[i]);
+  }
+  while (g_atomic_int_get(&m.uses) < 20)
+    g_usleep(100);
+  g_assert_cmphex((unsigned)cb->lpVtbl->Shutdown(cb), ==, S_OK);
+  g_assert_cmpint(g_atomic_int_get(&m.refcount), ==, 1);
+  int uses_at_shutdown = g_atomic_int_get(&m.uses);
+  g_usleep(20 * 1000); /* events keep arriving after Shutdown */
+  g_atomic_int_set(&stop, 1);
+  int calls = 0;
+  for (int i = 0; i < 4; i++) {
+    g_thread_join(threads[i]);
+    calls += pumps[i].calls;
+  }
+  g_assert_cmpint(g_atomic_int_get(&m.uses_after_release), ==, 0);
+  g_assert_cmpint(g_atomic_int_get(&m.uses), ==, uses_at_shutdown); /* none at all after it */
+  g_assert_cmpint(calls, >, 4);
+  g_assert_cmpuint(cb->lpVtbl->Release(cb), ==, 0);
+  factory->lpVtbl->Release(factory);
+}
+
 int main(int argc, char **argv) {
   g_test_init(&argc, &argv, NULL);
 #define ADD(path, fn) g_test_add(path, Fixture, NULL, fixture_setup, fn, fixture_teardown)
+  ADD("/callback/shutdown-race", test_shutdown_race);
   ADD("/callback/factory/class-object", test_class_object);
   ADD("/callback/object/query-interface", test_query_interface);
   ADD("/callback/factory/concurrent-create", test_concurrent_create);
