@@ -7,9 +7,8 @@
  *   Leave:    client ID in RDI; the return registers (RAX, RDX, XMM0, XMM1) are live.
  *   Tailcall: client ID in RDI; conservatively, every argument register is treated as live.
  *
- * Each trampoline saves every caller-saved general-purpose register, aligns the stack to 16
- * bytes (the JIT does not promise it), and calls the C side with the client ID as its one
- * argument. The C side (manager/sxs_trace_hot.c) is compiled with -mgeneral-regs-only, so it
+ * Each trampoline saves the general-purpose registers the JIT expects to survive the call and
+ * calls the C side with the client ID as its one argument. The C side (manager/sxs_trace_hot.c) is compiled with -mgeneral-regs-only, so it
  * never touches a vector register; the only path that may (a thread's first hook, which maps its
  * state) goes through sxs_elt_thread_init (manager/sxs_trace_amd64.S), which saves XMM0-15.
  *
@@ -18,79 +17,80 @@
     .text
     .intel_syntax noprefix
 
-/* SAVE_GPRS / RESTORE_GPRS: RBP frame, aligned stack, the nine caller-saved GPRs plus one slot of
- * padding (ten pushes keep the alignment). */
-.macro SAVE_GPRS
-    push    rbp
-    .cfi_adjust_cfa_offset 8
-    .cfi_rel_offset rbp, 0
-    mov     rbp, rsp
-    .cfi_def_cfa_register rbp
-    and     rsp, -16
-    push    rax
-    push    rcx
-    push    rdx
-    push    rsi
-    push    rdi
-    push    r8
-    push    r9
-    push    r10
-    push    r11
-    push    r11
-.endm
-
-.macro RESTORE_GPRS
-    pop     r11
-    pop     r11
-    pop     r10
-    pop     r9
-    pop     r8
-    pop     rdi
-    pop     rsi
-    pop     rdx
-    pop     rcx
-    pop     rax
-    mov     rsp, rbp
-    pop     rbp
-    .cfi_def_cfa rsp, 8
-.endm
+/* What each hook must keep, from the JIT's own trash sets for these helper calls (and never less
+ * than older runtimes assumed):
+ *   Enter:           RDI, RSI, RDX, RCX, R8, R9 (the method's integer arguments; RAX, R10, R11 are
+ *                    trashed by the JIT's rules, XMM registers are never touched by the C side)
+ *   Leave, Tailcall: RAX, RDX (the integer return registers; XMM0/XMM1 likewise untouched)
+ * The JIT keeps RSP % 16 == 8 at the call, as for any call; each trampoline pushes an odd number of
+ * slots so the C side runs on an aligned stack. */
 
     .globl  sxs_elt_enter3
     .hidden sxs_elt_enter3
     .type   sxs_elt_enter3, @function
 sxs_elt_enter3:
     .cfi_startproc
-    SAVE_GPRS
+    push    rdi
+    .cfi_adjust_cfa_offset 8
+    push    rsi
+    .cfi_adjust_cfa_offset 8
+    push    rdx
+    .cfi_adjust_cfa_offset 8
+    push    rcx
+    .cfi_adjust_cfa_offset 8
+    push    r8
+    .cfi_adjust_cfa_offset 8
+    push    r9
+    .cfi_adjust_cfa_offset 8
+    sub     rsp, 8
+    .cfi_adjust_cfa_offset 8
     mov     rdi, r14
     call    sxs__trace_enter
-    RESTORE_GPRS
+    add     rsp, 8
+    .cfi_adjust_cfa_offset -8
+    pop     r9
+    .cfi_adjust_cfa_offset -8
+    pop     r8
+    .cfi_adjust_cfa_offset -8
+    pop     rcx
+    .cfi_adjust_cfa_offset -8
+    pop     rdx
+    .cfi_adjust_cfa_offset -8
+    pop     rsi
+    .cfi_adjust_cfa_offset -8
+    pop     rdi
+    .cfi_adjust_cfa_offset -8
     ret
     .cfi_endproc
     .size   sxs_elt_enter3, .-sxs_elt_enter3
 
-    .globl  sxs_elt_leave3
-    .hidden sxs_elt_leave3
-    .type   sxs_elt_leave3, @function
-sxs_elt_leave3:
+/* LEAVE_LIKE name, target: a hook whose client ID is already in RDI. */
+.macro LEAVE_LIKE name, target
+    .globl  \name
+    .hidden \name
+    .type   \name, @function
+\name:
     .cfi_startproc
-    SAVE_GPRS
-    call    sxs__trace_leave
-    RESTORE_GPRS
+    push    rax
+    .cfi_adjust_cfa_offset 8
+    push    rdx
+    .cfi_adjust_cfa_offset 8
+    sub     rsp, 8
+    .cfi_adjust_cfa_offset 8
+    call    \target
+    add     rsp, 8
+    .cfi_adjust_cfa_offset -8
+    pop     rdx
+    .cfi_adjust_cfa_offset -8
+    pop     rax
+    .cfi_adjust_cfa_offset -8
     ret
     .cfi_endproc
-    .size   sxs_elt_leave3, .-sxs_elt_leave3
+    .size   \name, .-\name
+.endm
 
-    .globl  sxs_elt_tailcall3
-    .hidden sxs_elt_tailcall3
-    .type   sxs_elt_tailcall3, @function
-sxs_elt_tailcall3:
-    .cfi_startproc
-    SAVE_GPRS
-    call    sxs__trace_tailcall
-    RESTORE_GPRS
-    ret
-    .cfi_endproc
-    .size   sxs_elt_tailcall3, .-sxs_elt_tailcall3
+    LEAVE_LIKE sxs_elt_leave3, sxs__trace_leave
+    LEAVE_LIKE sxs_elt_tailcall3, sxs__trace_tailcall
 
 /* hooks=empty: the probes' own cost, with no routing or bookkeeping. */
     .globl  sxs_elt_empty3

@@ -38,6 +38,8 @@ typedef struct {
   gboolean inlining_allowed; /* inlining=allowed|disabled, default disabled (exact counts need it) */
   SxsRouting routing;        /* routing=mapper2|closure */
   SxsHooksMode hooks;        /* hooks=full|empty */
+  gboolean timing_off;       /* timing=off: counts and call tree without times (two clock reads a
+                              * call are most of the hooks' cost) */
   char **include;            /* include= patterns, NULL-terminated; NULL: every function */
   char **exclude;            /* exclude= patterns, NULL-terminated; NULL: none */
   gpointer matcher;          /* compiled include/exclude (owned, opaque); NULL when neither given */

@@ -180,6 +180,7 @@ static void render_tracing(SxsJsonWriter *w, const SxsRuntimeModel *r) {
   sxs__json_member_string(w, "path", t->path);
   sxs__json_member_string(w, "routing", t->routing);
   sxs__json_member_string(w, "hooks", t->hooks);
+  sxs__json_member_bool(w, "timing", t->timing);
   sxs__json_member_string(w, "reason", t->reason);
   sxs__json_member_uint(w, "functions_mapped", t->functions_mapped);
   sxs__json_member_uint(w, "functions_hooked", t->functions_hooked);
@@ -199,8 +200,10 @@ static void render_tracing(SxsJsonWriter *w, const SxsRuntimeModel *r) {
     sxs__json_member_uint(w, "parent", n->parent);
     sxs__json_member_string(w, "name", n->name);
     sxs__json_member_uint(w, "calls", n->calls);
-    sxs__json_member_uint(w, "inclusive_ns", n->inclusive_ns);
-    sxs__json_member_uint(w, "exclusive_ns", n->exclusive_ns);
+    if (t->timing) {
+      sxs__json_member_uint(w, "inclusive_ns", n->inclusive_ns);
+      sxs__json_member_uint(w, "exclusive_ns", n->exclusive_ns);
+    }
     sxs__json_end_object(w);
   }
   sxs__json_end_array(w);
@@ -244,8 +247,10 @@ static void render_runtime(SxsJsonWriter *w, const SxsRuntimeModel *r) {
     sxs__json_member_int(w, "precompiled", f->precompiled);
     if (f->traced) {
       sxs__json_member_uint(w, "calls", f->calls);
-      sxs__json_member_uint(w, "inclusive_ns", f->inclusive_ns);
-      sxs__json_member_uint(w, "exclusive_ns", f->exclusive_ns);
+      if (r->tracing.timing) {
+        sxs__json_member_uint(w, "inclusive_ns", f->inclusive_ns);
+        sxs__json_member_uint(w, "exclusive_ns", f->exclusive_ns);
+      }
     }
     sxs__json_end_object(w);
   }

@@ -73,6 +73,7 @@ typedef struct {
   char *path;    /* "fast", "slow", NULL when off */
   char *routing; /* "mapper2", "closure", NULL when off */
   char *hooks;   /* "full", "empty" */
+  gboolean timing; /* calls were timed: inclusive and exclusive times are meaningful */
   char *reason;  /* why it is off, NULL when on or not asked for */
   guint64 functions_mapped; /* client IDs handed out */
   guint64 functions_hooked; /* of those, with probes */

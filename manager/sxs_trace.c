@@ -21,6 +21,7 @@
 SxsFtEntry *sxs__ft_chunks[SXS_FT_MAX_CHUNKS];
 __thread SxsThreadTrace *sxs__trace_tls[SXS_TRACE_MAX_RUNTIMES] __attribute__((tls_model("initial-exec")));
 int sxs__trace_use_tsc;
+int sxs__trace_timing = 1;
 
 struct SxsTraceRuntime {
   uint32_t slot;
@@ -91,6 +92,8 @@ SxsTraceRuntime *sxs__trace_runtime_new(SxsRuntime *rt, const SxsTracingConfig *
     tr->runtime_id = rt->id;
     tr->rt = rt;
     tr->cfg = *cfg;
+    /* One process, one config: the first traced runtime sets it for all. */
+    sxs__trace_timing = !cfg->timing_off;
     tr->ids = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, NULL);
     /* Published last: fill reads runtimes below n_runtimes under the lock. */
     __atomic_store_n(&trace.n_runtimes, trace.n_runtimes + 1, __ATOMIC_RELEASE);
@@ -126,7 +129,7 @@ static uintptr_t append_locked(SxsTraceRuntime *tr, uint64_t function_id, gboole
   /* The JIT embeds the ID only after the mapper returns; the release makes the entry visible to
    * any thread that later runs the probe. */
   __atomic_store_n(&trace.count, index + 1, __ATOMIC_RELEASE);
-  return (uintptr_t)index + 1;
+  return ((uintptr_t)tr->slot << SXS_ID_SLOT_SHIFT) | ((uintptr_t)index + 1);
 }
 
 uintptr_t sxs__trace_map(SxsTraceRuntime *tr, uint64_t function_id, int *ret_hook) {
@@ -240,7 +243,7 @@ void sxs__trace_unwind_leave(SxsTraceRuntime *tr) {
   SxsFtEntry *e = sxs__ft_entry(t->frames[t->depth - 1].fn);
   if (!e || e->function_id != fid || e->slot != tr->slot)
     return; /* an unwound frame the hooks never saw (not traced) */
-  sxs__trace_leave(t->frames[t->depth - 1].fn);
+  sxs__trace_leave(((uintptr_t)tr->slot << SXS_ID_SLOT_SHIFT) | t->frames[t->depth - 1].fn);
   __atomic_store_n(&t->unwound, __atomic_load_n(&t->unwound, __ATOMIC_RELAXED) + 1, __ATOMIC_RELAXED);
 }
 
@@ -329,6 +332,7 @@ void sxs__trace_fill(int runtime_id, SxsRuntimeModel *r) {
   uint32_t count = trace.count;
   if (tr) {
     t->enabled = tr->path != NULL;
+    t->timing = !tr->cfg.timing_off;
     t->path = g_strdup(tr->path);
     t->routing = g_strdup(tr->routing);
     t->functions_mapped = tr->mapped;
@@ -376,8 +380,8 @@ void sxs__trace_fill(int runtime_id, SxsRuntimeModel *r) {
       tot->inclusive += m->inclusive;
   }
   /* Calls that did not fit a tree were counted on their entries. */
-  for (uint32_t id = 1; id <= count; id++) {
-    SxsFtEntry *e = sxs__ft_entry(id);
+  for (uint32_t low = 1; low <= count; low++) {
+    SxsFtEntry *e = sxs__ft_entry(low);
     if (!e || e->slot != slot)
       continue;
     guint64 calls = __atomic_load_n(&e->overflow_calls, __ATOMIC_RELAXED);

@@ -3,9 +3,8 @@
  * path that may touch vector registers (a thread's first hook, which maps its state) goes through
  * an assembly wrapper that saves them.
  *
- *   JIT'd prolog --call--> sxs_elt_enter3 (asm: save GPRs, R14 -> RDI) --> sxs__trace_enter(id)
- *                                 entry = table[id - 1]        (two loads, no lock)
- *                                 state = tls[entry->slot]     (initial-exec TLS, no call)
+ *   JIT'd prolog --call--> sxs_elt_enter3 (asm: save args, R14 -> RDI) --> sxs__trace_enter(id)
+ *                                 state = tls[id >> 40]        (initial-exec TLS, no call, no table)
  *                                 node  = child of top frame's node with fn == id (list walk)
  *                                 push frame {node, id, now}; node->calls++
  *
@@ -24,6 +23,8 @@
 #define RESYNC_DEPTH 64
 
 static inline uint64_t now_ticks(void) {
+  if (__builtin_expect(!sxs__trace_timing, 0))
+    return 0;
   if (__builtin_expect(sxs__trace_use_tsc, 1)) {
     uint32_t lo, hi;
     __asm__ volatile("rdtsc" : "=a"(lo), "=d"(hi));
@@ -61,24 +62,27 @@ static inline uint32_t child_node(SxsThreadTrace *t, uint32_t parent, uint32_t f
 }
 
 void sxs__trace_enter(uintptr_t client_id) {
-  SxsFtEntry *e = sxs__ft_entry(client_id);
-  if (!e)
+  uintptr_t slot = client_id >> SXS_ID_SLOT_SHIFT;
+  if (__builtin_expect(slot >= SXS_TRACE_MAX_RUNTIMES, 0))
     return;
-  SxsThreadTrace *t = thread_state(e->slot);
+  SxsThreadTrace *t = thread_state((uint32_t)slot);
   if (!t)
     return;
+  uint32_t fn = (uint32_t)(client_id & SXS_ID_INDEX_MASK);
   uint64_t now = now_ticks();
   if (__builtin_expect(t->depth >= SXS_TRACE_MAX_DEPTH, 0)) {
     t->overflow++;
     BUMP(&t->depth_overflows, 1);
-    __atomic_fetch_add(&e->overflow_calls, 1, __ATOMIC_RELAXED);
+    SxsFtEntry *e = sxs__ft_entry(client_id);
+    if (e)
+      __atomic_fetch_add(&e->overflow_calls, 1, __ATOMIC_RELAXED);
     return;
   }
   uint32_t parent = t->depth ? t->frames[t->depth - 1].node : 0;
-  uint32_t node = parent == SXS_NODE_NONE ? SXS_NODE_NONE : child_node(t, parent, (uint32_t)client_id);
+  uint32_t node = parent == SXS_NODE_NONE ? SXS_NODE_NONE : child_node(t, parent, fn);
   SxsTraceFrame *f = &t->frames[t->depth];
   f->node = node;
-  f->fn = (uint32_t)client_id;
+  f->fn = fn;
   f->start = now;
   f->children = 0;
   __atomic_store_n(&t->depth, t->depth + 1, __ATOMIC_RELAXED);
@@ -86,15 +90,21 @@ void sxs__trace_enter(uintptr_t client_id) {
     BUMP(&t->nodes[node].calls, 1);
   } else {
     BUMP(&t->tree_overflows, 1);
-    __atomic_fetch_add(&e->overflow_calls, 1, __ATOMIC_RELAXED);
+    SxsFtEntry *e = sxs__ft_entry(client_id);
+    if (e)
+      __atomic_fetch_add(&e->overflow_calls, 1, __ATOMIC_RELAXED);
   }
 }
 
 /* Pops the top frame at time `now`: its time goes to its node (or, off the tree, to its
  * function's entry) and to its caller's callee time. */
-static inline void pop_frame(SxsThreadTrace *t, uint64_t now) {
+static inline __attribute__((always_inline)) void pop_frame(SxsThreadTrace *t, uint64_t now) {
   uint32_t depth = t->depth - 1;
   SxsTraceFrame *f = &t->frames[depth];
+  if (__builtin_expect(!sxs__trace_timing, 0)) {
+    __atomic_store_n(&t->depth, depth, __ATOMIC_RELAXED);
+    return;
+  }
   uint64_t spent = now - f->start;
   uint64_t own = spent > f->children ? spent - f->children : 0;
   if (f->node != SXS_NODE_NONE) {
@@ -115,7 +125,7 @@ static inline void pop_frame(SxsThreadTrace *t, uint64_t now) {
 /* The frame of `client_id` ends: normally the top one. A Leave that finds another function on
  * top pops down to its own frame if it is near (the frames above missed their Leave), and is
  * ignored otherwise. */
-static inline void leave_frame(SxsThreadTrace *t, uint32_t client_id) {
+static inline __attribute__((always_inline)) void leave_frame(SxsThreadTrace *t, uint32_t client_id) {
   uint64_t now = now_ticks();
   if (__builtin_expect(t->overflow > 0, 0)) {
     t->overflow--;
@@ -136,24 +146,24 @@ static inline void leave_frame(SxsThreadTrace *t, uint32_t client_id) {
   }
 }
 
+/* This thread's state for the runtime a client ID names, or NULL (never made: no Enter came). */
+static inline SxsThreadTrace *state_of(uintptr_t client_id) {
+  uintptr_t slot = client_id >> SXS_ID_SLOT_SHIFT;
+  return slot < SXS_TRACE_MAX_RUNTIMES ? sxs__trace_tls[slot] : NULL;
+}
+
 void sxs__trace_leave(uintptr_t client_id) {
-  SxsFtEntry *e = sxs__ft_entry(client_id);
-  if (!e)
-    return;
-  SxsThreadTrace *t = sxs__trace_tls[e->slot];
+  SxsThreadTrace *t = state_of(client_id);
   if (t)
-    leave_frame(t, (uint32_t)client_id);
+    leave_frame(t, (uint32_t)(client_id & SXS_ID_INDEX_MASK));
 }
 
 /* A tail call replaces the caller's frame: the caller is done now, and the callee's Enter that
  * follows pushes at the same depth. */
 void sxs__trace_tailcall(uintptr_t client_id) {
-  SxsFtEntry *e = sxs__ft_entry(client_id);
-  if (!e)
-    return;
-  SxsThreadTrace *t = sxs__trace_tls[e->slot];
+  SxsThreadTrace *t = state_of(client_id);
   if (!t)
     return;
   BUMP(&t->tailcalls, 1);
-  leave_frame(t, (uint32_t)client_id);
+  leave_frame(t, (uint32_t)(client_id & SXS_ID_INDEX_MASK));
 }

@@ -7,7 +7,12 @@
 
 #include "sxs_trace.h"
 
-/* The function table: client ID n is entry n - 1, in chunks that never move. */
+/* A client ID: the runtime's trace slot in the high bits, so that a hook finds its thread state
+ * without reading the table, and entry index + 1 in the low bits (never 0). */
+#define SXS_ID_SLOT_SHIFT 40
+#define SXS_ID_INDEX_MASK ((UINT64_C(1) << SXS_ID_SLOT_SHIFT) - 1)
+
+/* The function table: client ID n (low bits) is entry n - 1, in chunks that never move. */
 #define SXS_FT_CHUNK_BITS 12
 #define SXS_FT_CHUNK_SIZE (1u << SXS_FT_CHUNK_BITS)
 #define SXS_FT_MAX_CHUNKS 4096 /* 16 Mi functions */
@@ -66,6 +71,8 @@ extern __thread SxsThreadTrace *sxs__trace_tls[SXS_TRACE_MAX_RUNTIMES] __attribu
 
 /* Whether the hooks time with the TSC (constant rate) or the monotonic clock. */
 extern int sxs__trace_use_tsc;
+/* Whether the hooks time calls at all ([tracing] timing=on). */
+extern int sxs__trace_timing;
 
 /* Maps and registers this thread's state for `slot`. NULL when it cannot (the hooks then skip
  * this thread). Called by the hot side through sxs_elt_thread_init (callback/sxs_elt_amd64.S),
@@ -75,10 +82,12 @@ SxsThreadTrace *sxs__trace_thread_create(uint32_t slot);
 /* The assembly wrapper of sxs__trace_thread_create that preserves every caller-saved register. */
 SxsThreadTrace *sxs_elt_thread_init(uint32_t slot);
 
-/* The entry of a client ID, or NULL when it is out of range. Context: any; lock-free. */
+/* The entry of a client ID (with or without its slot bits), or NULL when it is out of range.
+ * Context: any; lock-free. */
 static inline SxsFtEntry *sxs__ft_entry(uintptr_t client_id) {
-  uintptr_t index = client_id - 1;
-  if (client_id == 0 || index >= (uintptr_t)SXS_FT_MAX_CHUNKS * SXS_FT_CHUNK_SIZE)
+  uintptr_t low = client_id & SXS_ID_INDEX_MASK;
+  uintptr_t index = low - 1;
+  if (low == 0 || index >= (uintptr_t)SXS_FT_MAX_CHUNKS * SXS_FT_CHUNK_SIZE)
     return NULL;
   SxsFtEntry *chunk = __atomic_load_n(&sxs__ft_chunks[index >> SXS_FT_CHUNK_BITS], __ATOMIC_ACQUIRE);
   return chunk ? &chunk[index & (SXS_FT_CHUNK_SIZE - 1)] : NULL;

@@ -255,6 +255,20 @@ static void test_hooks_empty(Fixture *f, gconstpointer data) {
   g_assert_cmpuint(json_array_get_length(json_object_get_array_member(rt, "call_tree")), ==, 0);
 }
 
+/* timing=off: exact counts and the call tree, no times (and no clock reads). */
+static void test_timing_off(Fixture *f, gconstpointer data) {
+  (void)data;
+  const char *args[] = {"fib", NULL};
+  g_autoptr(JsonNode) doc = run_traced(f, itest_env("SXS_DOTNET"), args, "enabled=true\ntiming=off\n", NULL);
+  JsonObject *rt = itest_profile_runtime(doc, 1);
+  g_assert_false(json_object_get_boolean_member(tracing_of(rt), "timing"));
+  g_assert_cmpint(calls(rt, "Sxs.Tests.Tracing.Fib"), ==, 21891);
+  g_assert_false(json_object_has_member(itest_runtime_function(rt, "Sxs.Tests.Tracing.Fib"), "inclusive_ns"));
+  JsonArray *tree = json_object_get_array_member(rt, "call_tree");
+  g_assert_cmpuint(json_array_get_length(tree), >, 20);
+  g_assert_false(json_object_has_member(json_array_get_object_element(tree, 0), "inclusive_ns"));
+}
+
 /* .NET Core 2.0 accepts the hooks but its Linux JIT emits no probes: tracing is off for it, with
  * the reason, and the app runs as it does without the profiler. */
 static void test_core20(Fixture *f, gconstpointer data) {
@@ -282,6 +296,7 @@ int main(int argc, char **argv) {
   ADD("/tracing/include-exclude", test_include_exclude);
   ADD("/tracing/invalid-pattern", test_invalid_pattern);
   ADD("/tracing/hooks-empty", test_hooks_empty);
+  ADD("/tracing/timing-off", test_timing_off);
   ADD("/tracing/core20-off", test_core20);
 #undef ADD
   return g_test_run();
