@@ -148,13 +148,16 @@ static int tracing_setup(SxsCallback *self, ICorProfilerInfo15 *info, const SxsC
   FunctionEnter3 *enter = empty ? (FunctionEnter3 *)sxs_elt_empty3 : (FunctionEnter3 *)sxs_elt_enter3;
   FunctionLeave3 *leave = empty ? (FunctionLeave3 *)sxs_elt_empty3 : (FunctionLeave3 *)sxs_elt_leave3;
   FunctionTailcall3 *tail = empty ? (FunctionTailcall3 *)sxs_elt_empty3 : (FunctionTailcall3 *)sxs_elt_tailcall3;
-  HRESULT hr = info->lpVtbl->SetEnterLeaveFunctionHooks3(info, enter, leave, tail);
-  if (hr >= 0) {
-    sxs__trace_runtime_set_path(self->trace, "fast", routing);
-    return 0;
+  HRESULT hr = E_FAIL;
+  if (!tc->slow_path) {
+    hr = info->lpVtbl->SetEnterLeaveFunctionHooks3(info, enter, leave, tail);
+    if (hr >= 0) {
+      sxs__trace_runtime_set_path(self->trace, "fast", routing);
+      return 0;
+    }
+    sxs__manager_log("runtime %d: the fast-path hooks were refused (0x%08X); using the slow path",
+                     self->runtime->id, (unsigned)hr);
   }
-  sxs__manager_log("runtime %d: the fast-path hooks were refused (0x%08X); using the slow path", self->runtime->id,
-                   (unsigned)hr);
   SxsCapabilities caps = {0};
   sxs__manager_capabilities(self->runtime, &caps);
   hr = set_slow_hooks(info, &caps, empty);

@@ -43,13 +43,13 @@ static const char *const config_group_labels[N_GROUPS] = {"[profiler]", "[tracin
 
 enum {
   KEY_MODE, KEY_RUNTIME, KEY_OUTPUT, KEY_LOG, KEY_FLUSH,                        /* [profiler] */
-  KEY_ENABLED, KEY_INLINING, KEY_ROUTING, KEY_HOOKS, KEY_TIMING, KEY_INCLUDE, KEY_EXCLUDE, /* [tracing] */
+  KEY_ENABLED, KEY_INLINING, KEY_ROUTING, KEY_HOOKS, KEY_TIMING, KEY_PATH, KEY_INCLUDE, KEY_EXCLUDE, /* [tracing] */
   N_KEYS
 };
 
 static const char *const config_keys[N_KEYS] = {
-    "mode", "runtime", "output", "log", "flush", "enabled", "inlining", "routing", "hooks", "timing", "include",
-    "exclude",
+    "mode", "runtime", "output", "log", "flush", "enabled", "inlining", "routing", "hooks", "timing", "path",
+    "include", "exclude",
 };
 
 /* The keys of each group: a run of config_keys, and the list the messages name. */
@@ -58,7 +58,7 @@ static const struct {
   const char *list;
 } config_group_keys[N_GROUPS] = {
     [GROUP_PROFILER] = {KEY_MODE, KEY_ENABLED - KEY_MODE, "mode, runtime, output, log, flush"},
-    [GROUP_TRACING] = {KEY_ENABLED, N_KEYS - KEY_ENABLED, "enabled, inlining, routing, hooks, timing, include, exclude"},
+    [GROUP_TRACING] = {KEY_ENABLED, N_KEYS - KEY_ENABLED, "enabled, inlining, routing, hooks, timing, path, include, exclude"},
 };
 
 #define CONFIG_OUTPUT_EXPECTED                                                                     \
@@ -89,6 +89,9 @@ static const char *const config_hooks[] = {
     [SXS_HOOKS_EMPTY] = "empty",
 };
 #define CONFIG_HOOKS_LIST "full or empty"
+
+static const char *const config_paths[] = {"fast", "slow"};
+#define CONFIG_PATH_LIST "fast or slow"
 
 static const char *const config_timings[] = {"on", "off"};
 #define CONFIG_TIMING_LIST "on or off"
@@ -912,6 +915,13 @@ static gboolean config_apply_tracing(const SxsConfigScan *scan, char *values[N_K
     if (t < 0)
       return FALSE;
     tracing->timing_off = t == 1;
+  }
+  if (values[KEY_PATH]) {
+    int p = config_parse_word(scan, KEY_PATH, values[KEY_PATH], config_paths, G_N_ELEMENTS(config_paths),
+                              CONFIG_PATH_LIST, error);
+    if (p < 0)
+      return FALSE;
+    tracing->slow_path = p == 1;
   }
   g_auto(GStrv) include = NULL, exclude = NULL;
   if (values[KEY_INCLUDE] && !(include = config_parse_patterns(scan, KEY_INCLUDE, values[KEY_INCLUDE], error)))

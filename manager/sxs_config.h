@@ -40,6 +40,8 @@ typedef struct {
   SxsHooksMode hooks;        /* hooks=full|empty */
   gboolean timing_off;       /* timing=off: counts and call tree without times (two clock reads a
                               * call are most of the hooks' cost) */
+  gboolean slow_path;        /* path=slow: the runtime's own stubs call plain C hooks (WithInfo),
+                              * as when a runtime refuses the fast path */
   char **include;            /* include= patterns, NULL-terminated; NULL: every function */
   char **exclude;            /* exclude= patterns, NULL-terminated; NULL: none */
   gpointer matcher;          /* compiled include/exclude (owned, opaque); NULL when neither given */

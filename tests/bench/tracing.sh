@@ -29,6 +29,7 @@ config empty $'[tracing]\nenabled=true\nhooks=empty\n'
 config notiming $'[tracing]\nenabled=true\ntiming=off\n'
 config mapper2 $'[tracing]\nenabled=true\n'
 config closure $'[tracing]\nenabled=true\nrouting=closure\n'
+config slow $'[tracing]\nenabled=true\npath=slow\n'
 
 profiled() {
     local name=$1; shift
@@ -40,15 +41,16 @@ plain() { env -u CORECLR_ENABLE_PROFILING "$@"; }
 # ns per call that CallBench printed (runtime 1's when several ran)
 ns_of() { grep -o 'ns_per_call=[0-9.]*' | head -n 1 | cut -d= -f2; }
 
-configs=(plain loaded empty notiming mapper2 closure runsxs1 runsxs2)
+configs=(plain loaded empty notiming mapper2 closure slow runsxs1 runsxs2)
 labels=("no profiler" "sxsprof loaded, tracing off" "hooks=empty (probes only)" \
         "tracing, timing=off (counts and call tree)" "full tracing, routing=mapper2" \
-        "full tracing, routing=closure" "full tracing, 1 runtime under runsxs" \
+        "full tracing, routing=closure" "full tracing, path=slow (the runtime's stubs)" \
+        "full tracing, 1 runtime under runsxs" \
         "full tracing, 2 runtimes in the process (runsxs 10.0 + 10.0 copy)")
 run_one() {
     case $1 in
         plain) plain dotnet "$bench" ;;
-        loaded|empty|notiming|mapper2|closure) profiled "$1" dotnet "$bench" ;;
+        loaded|empty|notiming|mapper2|closure|slow) profiled "$1" dotnet "$bench" ;;
         runsxs1) profiled mapper2 build/bin/runsxs 10.0 "$bench" "" ;;
         runsxs2) profiled mapper2 build/bin/runsxs 10.0 "$bench" "" 10.0 "$exitcode" "0" ;;
     esac

@@ -182,6 +182,16 @@ static void test_mapper2(Fixture *f, gconstpointer data) {
   check_routing(f, "mapper2");
 }
 
+/* The slow path: the runtime's stubs call plain C hooks; the counts are the same. */
+static void test_slow_path(Fixture *f, gconstpointer data) {
+  (void)data;
+  const char *all[] = {"all", NULL};
+  g_autoptr(JsonNode) doc = run_traced(f, itest_env("SXS_DOTNET"), all, "enabled=true\npath=slow\n", NULL);
+  JsonObject *rt = itest_profile_runtime(doc, 1);
+  g_assert_cmpstr(json_object_get_string_member(tracing_of(rt), "path"), ==, "slow");
+  assert_exact_counts(rt);
+}
+
 static void test_closure(Fixture *f, gconstpointer data) {
   (void)data;
   check_routing(f, "closure");
@@ -293,6 +303,7 @@ int main(int argc, char **argv) {
 #define ADD(path, fn) g_test_add(path, Fixture, NULL, itest_scratch_setup, fn, itest_scratch_teardown)
   ADD("/tracing/exact/mapper2", test_mapper2);
   ADD("/tracing/exact/closure", test_closure);
+  ADD("/tracing/exact/slow-path", test_slow_path);
   ADD("/tracing/include-exclude", test_include_exclude);
   ADD("/tracing/invalid-pattern", test_invalid_pattern);
   ADD("/tracing/hooks-empty", test_hooks_empty);

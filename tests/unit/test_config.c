@@ -25,7 +25,7 @@
 #define FLUSH_EXPECTED "expected a whole number of seconds from 0 to 86400 (0: write only at shutdown and exit)"
 #define KEYS_EXPECTED "expected one of mode, runtime, output, log, flush"
 #define MODES_EXPECTED "expected pick-first, pick-one or pick-all"
-#define TRACING_KEYS_EXPECTED "expected one of enabled, inlining, routing, hooks, timing, include, exclude"
+#define TRACING_KEYS_EXPECTED "expected one of enabled, inlining, routing, hooks, timing, path, include, exclude"
 #define PATTERNS_EXPECTED                                                                          \
   "expected function name patterns such as MyApp.* or Ns.Type.Method, separated by commas or "    \
   "spaces, using * and ? as wildcards and none of [ ] { } ( ) | \\ \" ' or control characters"
@@ -310,12 +310,16 @@ static const BadCase bad_cases[] = {
      ":3: unknown hooks \"none\"; expected full or empty"},
     {"hooks-empty", "[profiler]\n[tracing]\nhooks=\n", 0, NULL, SXS_CONFIG_ERROR_VALUE,
      ":3: hooks= is empty; expected full or empty"},
-    {"timing-near", "[profiler]\n[tracing]\ntiming=of\n", 0, NULL, SXS_CONFIG_ERROR_VALUE,
-     ":3: unknown timing \"of\" (did you mean off?); expected on or off"},
+    {"timing-near", "[profiler]\n[tracing]\ntiming=offf\n", 0, NULL, SXS_CONFIG_ERROR_VALUE,
+     ":3: unknown timing \"offf\" (did you mean off?); expected on or off"},
     {"timing-far", "[profiler]\n[tracing]\ntiming=sometimes\n", 0, NULL, SXS_CONFIG_ERROR_VALUE,
      ":3: unknown timing \"sometimes\"; expected on or off"},
     {"timing-empty", "[profiler]\n[tracing]\ntiming=\n", 0, NULL, SXS_CONFIG_ERROR_VALUE,
      ":3: timing= is empty; expected on or off"},
+    {"path-near", "[profiler]\n[tracing]\npath=slwo\n", 0, NULL, SXS_CONFIG_ERROR_VALUE,
+     ":3: unknown path \"slwo\" (did you mean slow?); expected fast or slow"},
+    {"path-empty", "[profiler]\n[tracing]\npath=\n", 0, NULL, SXS_CONFIG_ERROR_VALUE,
+     ":3: path= is empty; expected fast or slow"},
     {"disabled-still-checked", "[profiler]\n[tracing]\nenabled=false\nhooks=none\n", 0, NULL, SXS_CONFIG_ERROR_VALUE,
      ":4: unknown hooks \"none\"; expected full or empty"},
 
@@ -875,6 +879,7 @@ static void assert_tracing_defaults(const SxsTracingConfig *t) {
   g_assert_cmpint(t->routing, ==, SXS_ROUTING_MAPPER2);
   g_assert_cmpint(t->hooks, ==, SXS_HOOKS_FULL);
   g_assert_false(t->timing_off);
+  g_assert_false(t->slow_path);
   g_assert_null(t->include);
   g_assert_null(t->exclude);
   g_assert_null(t->matcher);
@@ -962,9 +967,10 @@ static void test_tracing_disabled_keeps_keys(Fixture *f, gconstpointer data) {
   (void)data;
   g_autoptr(SxsConfig) cfg = load_text_ok(f,
                                           "[profiler]\n[tracing]\nenabled=false\ninlining=allowed\nrouting=closure\n"
-                                          "hooks=empty\ntiming=off\ninclude=MyApp.*\nexclude=MyApp.Generated.*\n");
+                                          "hooks=empty\ntiming=off\npath=slow\ninclude=MyApp.*\nexclude=MyApp.Generated.*\n");
   g_assert_false(cfg->tracing.enabled);
   g_assert_true(cfg->tracing.timing_off);
+  g_assert_true(cfg->tracing.slow_path);
   g_assert_true(cfg->tracing.inlining_allowed);
   g_assert_cmpint(cfg->tracing.routing, ==, SXS_ROUTING_CLOSURE);
   g_assert_cmpint(cfg->tracing.hooks, ==, SXS_HOOKS_EMPTY);
