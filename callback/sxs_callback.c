@@ -101,18 +101,41 @@ static const SxsRuntimeOps callback_ops = {
     .function_name = ops_function_name,
 };
 
+/* Instances of profiled runtimes, kept after their last Release (see callback_Release). Guarded
+ * by kept_lock; reachable, so leak checkers do not count them. */
+static GMutex kept_lock;
+static GPtrArray *kept;
+
+/* The last reference is gone. An instance whose runtime was profiled is never freed: the runtime
+ * may still call its mapper on a JIT thread, deliver an event, or the manager may be inside one of
+ * its operations, after Shutdown (a host that calls coreclr_shutdown() and keeps running). It lets
+ * its Info go if Shutdown did not, and stays, inert, until the process ends. A declined instance
+ * was never reachable from anywhere else and is freed. */
 static ULONG callback_Release(ICorProfilerCallback11 *This) {
   SxsCallback *self = impl_from_ICorProfilerCallback11(This);
   gint old = g_atomic_int_add(&self->refcount, -1);
-  if (old == 1) {
-    sxs__manager_attach_ops(self->runtime, NULL, NULL);
+  if (old != 1)
+    return (ULONG)(old - 1);
+  if (!self->profiled) {
     sxs__importer_cache_fini(&self->importers);
     if (self->info)
       self->info->lpVtbl->Release(self->info);
     g_free(self);
     return 0;
   }
-  return (ULONG)(old - 1);
+  if (sxs__callback_info_close(self, 2000)) {
+    ICorProfilerInfo15 *info = __atomic_exchange_n(&self->info, NULL, __ATOMIC_SEQ_CST);
+    if (info) {
+      sxs__importer_cache_clear(&self->importers);
+      info->lpVtbl->Release(info);
+    }
+  }
+  g_mutex_lock(&kept_lock);
+  if (!kept)
+    kept = g_ptr_array_new();
+  g_ptr_array_add(kept, self);
+  g_mutex_unlock(&kept_lock);
+  return 0;
 }
 
 /* The highest ICorProfilerInfoN this runtime answers, from 15 down to 3 (Callback3+ profilers
@@ -225,8 +248,14 @@ static HRESULT run_features(SxsCallback *self, ICorProfilerInfo15 *info, const S
           keep_low |= feature_low[j];
           keep_high |= feature_high[j];
         }
-      low &= ~(feature_low[i] & ~keep_low);
-      high &= ~(feature_high[i] & ~keep_high);
+      /* The mask as it is now: an earlier setup may have added bits of its own. */
+      DWORD now_low = low, now_high = high;
+      if (caps->event_mask2)
+        info->lpVtbl->GetEventMask2(info, &now_low, &now_high);
+      else
+        info->lpVtbl->GetEventMask(info, &now_low);
+      low = now_low & ~(feature_low[i] & ~keep_low);
+      high = now_high & ~(feature_high[i] & ~keep_high);
       on[i] = FALSE;
       set_mask(info, caps, low, high);
     }
@@ -282,6 +311,7 @@ static HRESULT callback_Initialize(ICorProfilerCallback11 *This, IUnknown *pICor
   }
 
   __atomic_store_n(&self->info, info, __ATOMIC_SEQ_CST);
+  self->profiled = TRUE;
   sxs__manager_attach_ops(self->runtime, &callback_ops, self);
 
   HRESULT hr = run_features(self, info, &caps);
@@ -305,15 +335,16 @@ static HRESULT callback_Shutdown(ICorProfilerCallback11 *This) {
   if (self->trace)
     sxs__trace_runtime_shutdown(self->trace);
   sxs__manager_runtime_shutdown(self->runtime);
-  sxs__importer_cache_clear(&self->importers);
+  ICorProfilerInfo15 *info = __atomic_exchange_n(&self->info, NULL, __ATOMIC_SEQ_CST);
   if (!drained) {
-    /* A use that did not finish in 2 s: better keep the reference than release it under it. */
+    /* A use that did not finish in 2 s: better keep the reference (and the importers it may be
+     * using) than release them under it. */
     sxs__manager_log("runtime %d: a use of its profiling interface was still running 2 s into Shutdown; "
                      "its reference is kept",
                      self->runtime->id);
     return S_OK;
   }
-  ICorProfilerInfo15 *info = __atomic_exchange_n(&self->info, NULL, __ATOMIC_SEQ_CST);
+  sxs__importer_cache_clear(&self->importers);
   if (info)
     info->lpVtbl->Release(info);
   return S_OK;

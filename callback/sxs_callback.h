@@ -35,6 +35,7 @@ typedef struct {
                                  * Its capabilities are in runtime->caps. */
   gint info_inflight;           /* uses of `info` under way (atomic) */
   gint info_closed;             /* set once Shutdown began (atomic) */
+  gboolean profiled;            /* Initialize accepted the runtime: the object is never freed */
   SxsImporterCache importers;   /* emptied at Shutdown */
   struct SxsTraceRuntime *trace; /* call tracing state of this runtime (manager/sxs_trace.h), or NULL */
 } SxsCallback;

@@ -5,7 +5,8 @@
  *   Enter:    client ID in R14 (the caller's SP in R15); the method's argument registers
  *             (RDI, RSI, RDX, RCX, R8, R9, XMM0-7) are live and must survive.
  *   Leave:    client ID in RDI; the return registers (RAX, RDX, XMM0, XMM1) are live.
- *   Tailcall: client ID in RDI; conservatively, every argument register is treated as live.
+ *   Tailcall: client ID in RDI; the JIT calls it before it sets up the outgoing arguments, with
+ *             the same registers to keep as Leave.
  *
  * Each trampoline saves the general-purpose registers the JIT expects to survive the call and
  * calls the C side with the client ID as its one argument. The C side (manager/sxs_trace_hot.c) is compiled with -mgeneral-regs-only, so it

@@ -11,6 +11,7 @@
 #include "sxs_trace.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <time.h>
@@ -43,7 +44,20 @@ static struct {
   uint32_t count;               /* entries in the table */
   SxsThreadTrace *threads;      /* every thread state, pushed with compare-and-swap */
   uint64_t tsc0, mono0;         /* calibration: a TSC reading and the monotonic time with it */
+  pthread_key_t retire_key[SXS_TRACE_MAX_RUNTIMES]; /* per slot: marks a thread's state retired */
+  gboolean have_retire_key[SXS_TRACE_MAX_RUNTIMES];
 } trace;
+
+/* A thread ends: its state may serve the next new thread of the same runtime. What it counted
+ * stays in its call tree (trees are merged by call path, so the next thread's calls add to the
+ * same nodes); its open frames, if it died inside calls, are dropped. */
+static void retire_state(void *p) {
+  SxsThreadTrace *t = p;
+  t->depth = 0;
+  t->overflow = 0;
+  t->unwinding = 0;
+  __atomic_store_n(&t->retired, 1, __ATOMIC_RELEASE);
+}
 
 static uint64_t mono_ns(void) {
   struct timespec ts;
@@ -95,6 +109,7 @@ SxsTraceRuntime *sxs__trace_runtime_new(SxsRuntime *rt, const SxsTracingConfig *
     /* One process, one config: the first traced runtime sets it for all. */
     sxs__trace_timing = !cfg->timing_off;
     tr->ids = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, NULL);
+    trace.have_retire_key[tr->slot] = pthread_key_create(&trace.retire_key[tr->slot], retire_state) == 0;
     /* Published last: fill reads runtimes below n_runtimes under the lock. */
     __atomic_store_n(&trace.n_runtimes, trace.n_runtimes + 1, __ATOMIC_RELEASE);
   }
@@ -176,6 +191,16 @@ uintptr_t sxs__trace_map(SxsTraceRuntime *tr, uint64_t function_id, int *ret_hoo
 SxsThreadTrace *sxs__trace_thread_create(uint32_t slot) {
   if (slot >= SXS_TRACE_MAX_RUNTIMES)
     return NULL;
+  /* A state an ended thread left behind first: a thread pool that comes and goes reuses them. */
+  for (SxsThreadTrace *t = __atomic_load_n(&trace.threads, __ATOMIC_ACQUIRE); t; t = t->next) {
+    uint32_t one = 1;
+    if (t->slot == slot && __atomic_compare_exchange_n(&t->retired, &one, 0, FALSE, __ATOMIC_ACQ_REL, __ATOMIC_RELAXED)) {
+      if (trace.have_retire_key[slot])
+        pthread_setspecific(trace.retire_key[slot], t);
+      sxs__trace_tls[slot] = t;
+      return t;
+    }
+  }
   /* Untouched pages cost nothing: a thread that makes few distinct calls touches a few pages. */
   void *p = mmap(NULL, sizeof(SxsThreadTrace), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
                  -1, 0);
@@ -188,8 +213,19 @@ SxsThreadTrace *sxs__trace_thread_create(uint32_t slot) {
   do
     t->next = head;
   while (!__atomic_compare_exchange_n(&trace.threads, &head, t, TRUE, __ATOMIC_RELEASE, __ATOMIC_RELAXED));
+  if (trace.have_retire_key[slot])
+    pthread_setspecific(trace.retire_key[slot], t);
   sxs__trace_tls[slot] = t;
   return t;
+}
+
+/* Is a FunctionID of this runtime hooked (does it have probes)? Called on exception paths only. */
+static gboolean hooked_function(SxsTraceRuntime *tr, uint64_t function_id) {
+  g_mutex_lock(&trace.lock);
+  uintptr_t id = GPOINTER_TO_SIZE(g_hash_table_lookup(tr->ids, &function_id));
+  g_mutex_unlock(&trace.lock);
+  SxsFtEntry *e = id ? sxs__ft_entry(id) : NULL;
+  return e && e->hooked;
 }
 
 /* Logs the patterns of one list that matched none of `names`. */
@@ -240,6 +276,14 @@ void sxs__trace_unwind_leave(SxsTraceRuntime *tr) {
     return;
   uint64_t fid = t->unwinding;
   t->unwinding = 0;
+  if (t->overflow > 0) {
+    /* Above the shadow stack's capacity, the unwound frame was one of the frames only counted. */
+    if (hooked_function(tr, fid)) {
+      t->overflow--;
+      __atomic_store_n(&t->unwound, __atomic_load_n(&t->unwound, __ATOMIC_RELAXED) + 1, __ATOMIC_RELAXED);
+    }
+    return;
+  }
   SxsFtEntry *e = sxs__ft_entry(t->frames[t->depth - 1].fn);
   if (!e || e->function_id != fid || e->slot != tr->slot)
     return; /* an unwound frame the hooks never saw (not traced) */
@@ -302,6 +346,17 @@ static void merge_threads(uint32_t slot, GArray *nodes, SxsTracingModel *summary
   }
 }
 
+guint sxs__trace_thread_states(int runtime_id) {
+  g_mutex_lock(&trace.lock);
+  SxsTraceRuntime *tr = runtime_of(runtime_id);
+  uint32_t slot = tr ? tr->slot : UINT32_MAX;
+  g_mutex_unlock(&trace.lock);
+  guint n = 0;
+  for (SxsThreadTrace *t = __atomic_load_n(&trace.threads, __ATOMIC_ACQUIRE); t && tr; t = t->next)
+    n += t->slot == slot;
+  return n;
+}
+
 guint64 sxs__trace_open_frames(int runtime_id) {
   g_mutex_lock(&trace.lock);
   SxsTraceRuntime *tr = runtime_of(runtime_id);
@@ -354,30 +409,52 @@ void sxs__trace_fill(int runtime_id, SxsRuntimeModel *r) {
   }
 
   /* Per function: calls and exclusive time of every node, inclusive time of the outermost nodes
-   * only (a node with an ancestor of the same function is inside a recursion already counted). */
+   * only (a node with an ancestor of the same function is inside a recursion already counted).
+   * One depth-first walk, keeping how many nodes of each function are open on the current path;
+   * a child always comes after its parent in `nodes`. */
   g_autoptr(GHashTable) totals = g_hash_table_new_full(g_int64_hash, g_int64_equal, NULL, g_free);
-  for (guint i = 1; i < nodes->len; i++) {
-    const MergedNode *m = &g_array_index(nodes, MergedNode, i);
-    SxsFtEntry *e = sxs__ft_entry(m->fn);
-    if (!e)
+  g_autofree uint32_t *first_child = g_new0(uint32_t, nodes->len);
+  g_autofree uint32_t *next_sibling = g_new0(uint32_t, nodes->len);
+  for (guint i = nodes->len - 1; i >= 1; i--) {
+    uint32_t p = g_array_index(nodes, MergedNode, i).parent;
+    next_sibling[i] = first_child[p];
+    first_child[p] = i;
+  }
+  g_autoptr(GHashTable) open_on_path = g_hash_table_new(g_int64_hash, g_int64_equal); /* fid -> count */
+  g_autoptr(GArray) stack = g_array_new(FALSE, FALSE, sizeof(uint32_t));
+  uint32_t root = 0;
+  g_array_append_val(stack, root);
+  while (stack->len) {
+    uint32_t top = g_array_index(stack, uint32_t, stack->len - 1);
+    if (top & 0x80000000u) { /* leaving a node */
+      g_array_set_size(stack, stack->len - 1);
+      SxsFtEntry *e = sxs__ft_entry(g_array_index(nodes, MergedNode, top & 0x7fffffffu).fn);
+      if (e) {
+        guint n = GPOINTER_TO_UINT(g_hash_table_lookup(open_on_path, &e->function_id));
+        g_hash_table_insert(open_on_path, &e->function_id, GUINT_TO_POINTER(n - 1));
+      }
       continue;
-    FnTotals *tot = g_hash_table_lookup(totals, &e->function_id);
-    if (!tot) {
-      tot = g_new0(FnTotals, 1);
-      g_hash_table_insert(totals, &e->function_id, tot);
     }
-    tot->calls += m->calls;
-    tot->exclusive += m->exclusive;
-    gboolean outermost = TRUE;
-    for (uint32_t a = m->parent; a != 0; a = g_array_index(nodes, MergedNode, a).parent) {
-      SxsFtEntry *ae = sxs__ft_entry(g_array_index(nodes, MergedNode, a).fn);
-      if (ae && ae->function_id == e->function_id) {
-        outermost = FALSE;
-        break;
+    g_array_index(stack, uint32_t, stack->len - 1) = top | 0x80000000u;
+    if (top != 0) {
+      const MergedNode *m = &g_array_index(nodes, MergedNode, top);
+      SxsFtEntry *e = sxs__ft_entry(m->fn);
+      if (e) {
+        FnTotals *tot = g_hash_table_lookup(totals, &e->function_id);
+        if (!tot) {
+          tot = g_new0(FnTotals, 1);
+          g_hash_table_insert(totals, &e->function_id, tot);
+        }
+        tot->calls += m->calls;
+        tot->exclusive += m->exclusive;
+        guint n = GPOINTER_TO_UINT(g_hash_table_lookup(open_on_path, &e->function_id));
+        if (n == 0)
+          tot->inclusive += m->inclusive;
+        g_hash_table_insert(open_on_path, &e->function_id, GUINT_TO_POINTER(n + 1));
       }
     }
-    if (outermost)
-      tot->inclusive += m->inclusive;
+    for (uint32_t c = first_child[top]; c; c = next_sibling[c])
+      g_array_append_val(stack, c);
   }
   /* Calls that did not fit a tree were counted on their entries. */
   for (uint32_t low = 1; low <= count; low++) {

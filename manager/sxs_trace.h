@@ -57,6 +57,9 @@ void sxs__trace_unwind_leave(SxsTraceRuntime *tr);
  * Reads the hooks' counters without stopping them. Context: a profile writer, no lock held. */
 void sxs__trace_fill(int runtime_id, SxsRuntimeModel *r);
 
+/* Thread states mapped for a runtime (ended threads' states are reused, not added). For tests. */
+guint sxs__trace_thread_states(int runtime_id);
+
 /* Shadow stacks that are not empty, summed over the runtime's threads (0 when every call that
  * entered has left). For tests and the profile. */
 guint64 sxs__trace_open_frames(int runtime_id);

@@ -105,7 +105,8 @@ static inline __attribute__((always_inline)) void pop_frame(SxsThreadTrace *t, u
     __atomic_store_n(&t->depth, depth, __ATOMIC_RELAXED);
     return;
   }
-  uint64_t spent = now - f->start;
+  /* A thread moved to a CPU whose counter is a little behind: no negative time. */
+  uint64_t spent = (int64_t)(now - f->start) > 0 ? now - f->start : 0;
   uint64_t own = spent > f->children ? spent - f->children : 0;
   if (f->node != SXS_NODE_NONE) {
     BUMP(&t->nodes[f->node].inclusive, spent);

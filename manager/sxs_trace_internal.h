@@ -61,6 +61,7 @@ typedef struct SxsThreadTrace {
   uint32_t overflow;  /* calls deeper than SXS_TRACE_MAX_DEPTH still open */
   uint32_t n_nodes;   /* nodes in use, published with release stores */
   uint64_t unwinding; /* FunctionID named by ExceptionUnwindFunctionEnter, 0 when none */
+  uint32_t retired;   /* its thread has ended; a new thread of the same slot may take it over */
   uint64_t tailcalls, unwound, depth_overflows, tree_overflows; /* written by the owner only */
   SxsTraceFrame frames[SXS_TRACE_MAX_DEPTH];
   SxsTraceNode nodes[SXS_TRACE_MAX_NODES];

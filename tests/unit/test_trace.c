@@ -271,6 +271,35 @@ static void test_depth_overflow(Fixture *f, gconstpointer data) {
   }
 }
 
+/* An exception unwinds a recursion deeper than the shadow stack: the frames above its capacity
+ * (only counted) and those below (on the stack) are all popped, and the stack is usable again. */
+static void test_unwind_overflow(Fixture *f, gconstpointer data) {
+  (void)f;
+  (void)data;
+  TracedRuntime t = traced_runtime("10.0.12");
+  uintptr_t d = map(&t, 0x100, "T.Deep");
+  uintptr_t after = map(&t, 0x200, "T.After");
+  const int frames = SXS_TRACE_MAX_DEPTH + 10;
+  for (int i = 0; i < frames; i++)
+    sxs__trace_enter(d);
+  for (int i = 0; i < frames; i++) {
+    sxs__trace_unwind_enter(t.tr, 0x100);
+    sxs__trace_unwind_leave(t.tr);
+  }
+  sxs__trace_enter(after);
+  sxs__trace_leave(after);
+  g_autoptr(SxsProfileModel) m = sxs__manager_snapshot();
+  SxsRuntimeModel *r = model_of(m, t.rt->id);
+  g_assert_cmpuint(r->tracing.unwound, ==, (guint64)frames);
+  g_assert_cmpuint(r->tracing.open_frames, ==, 0);
+  g_assert_cmpuint(calls_of(r, "T.Deep"), ==, (guint64)frames);
+  for (guint i = 0; i < r->call_tree->len; i++) {
+    const SxsCallNode *n = r->call_tree->pdata[i];
+    if (g_str_equal(n->name, "T.After"))
+      g_assert_cmpuint(n->parent, ==, 0);
+  }
+}
+
 typedef struct {
   uintptr_t id;
   int calls;
@@ -283,6 +312,21 @@ static gpointer thread_calls(gpointer data) {
     sxs__trace_leave(w->id);
   }
   return NULL;
+}
+
+/* Threads that come and go (a thread pool) reuse the states of the ended ones: 40 threads one
+ * after the other map one state, and every call is still counted. */
+static void test_thread_reuse(Fixture *f, gconstpointer data) {
+  (void)f;
+  (void)data;
+  TracedRuntime t = traced_runtime("10.0.12");
+  uintptr_t id = map(&t, 0x100, "T.Work");
+  ThreadWork w = {id, 1000};
+  for (int i = 0; i < 40; i++)
+    g_thread_join(g_thread_new("pool", thread_calls, &w));
+  g_assert_cmpuint(sxs__trace_thread_states(t.rt->id), ==, 1);
+  g_autoptr(SxsProfileModel) m = sxs__manager_snapshot();
+  g_assert_cmpuint(calls_of(model_of(m, t.rt->id), "T.Work"), ==, 40000);
 }
 
 /* Two runtimes, one of them called from eight threads at once: each runtime's counts are its
@@ -315,6 +359,8 @@ int main(int argc, char **argv) {
   ADD("/manager/trace/resync", test_resync);
   ADD("/manager/trace/depth-overflow", test_depth_overflow);
   ADD("/manager/trace/runtimes-and-threads", test_runtimes_and_threads);
+  ADD("/manager/trace/unwind-overflow", test_unwind_overflow);
+  ADD("/manager/trace/thread-reuse", test_thread_reuse);
 #undef ADD
   return g_test_run();
 }
