@@ -8,6 +8,7 @@
 #include "sxs_callback.h"
 
 #include "sxs_modules.h"
+#include "sxs_version.h"
 #include "sxs_trace.h"
 
 #include <errno.h>
@@ -263,16 +264,6 @@ static HRESULT run_features(SxsCallback *self, ICorProfilerInfo15 *info, const S
   return S_OK;
 }
 
-/* Is the product version ("2.0.0", "10.0.12") at least major.minor? Unknown versions are not. */
-static gboolean version_at_least(const char *version, int major, int minor) {
-  if (!version)
-    return FALSE;
-  char *end = NULL;
-  long ma = strtol(version, &end, 10);
-  long mi = (end && *end == '.') ? strtol(end + 1, NULL, 10) : 0;
-  return ma > major || (ma == major && mi >= minor);
-}
-
 static HRESULT callback_Initialize(ICorProfilerCallback11 *This, IUnknown *pICorProfilerInfoUnk) {
   SxsCallback *self = impl_from_ICorProfilerCallback11(This);
   if (!pICorProfilerInfoUnk)
@@ -303,7 +294,7 @@ static HRESULT callback_Initialize(ICorProfilerCallback11 *This, IUnknown *pICor
       .info_version = info_version,
       .event_mask2 = info_version >= 5,
       .basic_gc = info_version >= 10,
-      .elt3 = info_version >= 3 && version_at_least(version, 2, 1),
+      .elt3 = info_version >= 3 && sxs__version_at_least(version, 2, 1),
   };
   if (!sxs__manager_initialize(self->runtime, path, version, clr_version, &caps)) {
     info->lpVtbl->Release(info);

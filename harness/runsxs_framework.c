@@ -11,6 +11,7 @@
  *
  * This file does not load anything; it only finds and copies folders. */
 #include "runsxs_framework.h"
+#include "sxs_version.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -42,64 +43,31 @@ void runsxs_framework_free(RunsxsFramework *fw)
   g_free(fw);
 }
 
-/* Splits "10.0.12-rc.1" into numeric components (at most 8) and the suffix after '-'. Returns
- * the number of components, 0 if the string does not start with a number. */
-static int version_parse(const char *text, long *ret_parts, const char **ret_suffix)
+/* A version, or all zeros (sorting first) when the text is not one. */
+static SxsVersion version_or_zero(const char *text)
 {
-  int n = 0;
-  const char *p = text;
-  *ret_suffix = NULL;
-  while (n < 8 && g_ascii_isdigit(*p)) {
-    char *end = NULL;
-    ret_parts[n++] = strtol(p, &end, 10);
-    p = end;
-    if (*p == '.' && g_ascii_isdigit(p[1])) {
-      p++;
-      continue;
-    }
-    break;
-  }
-  if (n > 0 && *p == '-')
-    *ret_suffix = p + 1;
-  else if (n > 0 && *p != '\0')
-    return 0;
-  return n;
+  SxsVersion v = {0};
+  if (!sxs__version_parse(text, &v))
+    memset(&v, 0, sizeof v);
+  return v;
 }
 
 int runsxs_version_compare(const char *a, const char *b)
 {
-  long pa[8] = {0}, pb[8] = {0};
-  const char *sa = NULL, *sb = NULL;
-  int na = version_parse(a, pa, &sa), nb = version_parse(b, pb, &sb);
-  for (int i = 0; i < MAX(na, nb); i++) {
-    if (pa[i] != pb[i])
-      return pa[i] < pb[i] ? -1 : 1;
-  }
-  if (!sa && !sb)
-    return 0;
-  if (!sa)
-    return 1;
-  if (!sb)
-    return -1;
-  return strcmp(sa, sb);
+  SxsVersion va = version_or_zero(a), vb = version_or_zero(b);
+  return sxs__version_compare(&va, &vb);
 }
 
 /* TRUE when `version` starts with the components of `prefix`: "10.0" matches "10.0.12" and
- * "10.0.0-rc.1", not "10.01.0"; an exact string match always counts. */
+ * "10.0.0-rc.1", not "10.01.0"; a prefix with a suffix matches only itself. */
 static gboolean version_matches(const char *prefix, const char *version)
 {
   if (g_strcmp0(prefix, version) == 0)
     return TRUE;
-  long pp[8] = {0}, pv[8] = {0};
-  const char *sp = NULL, *sv = NULL;
-  int np = version_parse(prefix, pp, &sp), nv = version_parse(version, pv, &sv);
-  if (np == 0 || sp || np > nv)
+  SxsVersion p, v;
+  if (!sxs__version_parse(prefix, &p) || p.pre || p.build || !sxs__version_parse(version, &v))
     return FALSE;
-  for (int i = 0; i < np; i++) {
-    if (pp[i] != pv[i])
-      return FALSE;
-  }
-  return TRUE;
+  return sxs__version_starts_with(&v, &p);
 }
 
 char *runsxs_framework_read_version(const char *dir)
@@ -110,17 +78,15 @@ char *runsxs_framework_read_version(const char *dir)
     g_auto(GStrv) lines = g_strsplit(text, "\n", 3);
     if (lines[0] && lines[1]) {
       char *v = g_strstrip(g_strdup(lines[1]));
-      long parts[8];
-      const char *suffix;
-      if (version_parse(v, parts, &suffix) > 0)
+      SxsVersion parsed;
+      if (sxs__version_parse(v, &parsed))
         return v;
       g_free(v);
     }
   }
   g_autofree char *base = g_path_get_basename(dir);
-  long parts[8];
-  const char *suffix;
-  if (version_parse(base, parts, &suffix) > 0)
+  SxsVersion parsed;
+  if (sxs__version_parse(base, &parsed))
     return g_steal_pointer(&base);
   return g_strdup("unknown");
 }
@@ -182,9 +148,8 @@ GPtrArray *runsxs_framework_list_installed(void)
     g_ptr_array_sort(names, compare_names);
     for (guint i = 0; i < names->len; i++) {
       const char *n = names->pdata[i];
-      long parts[8];
-      const char *suffix;
-      if (version_parse(n, parts, &suffix) == 0)
+      SxsVersion parsed;
+      if (!sxs__version_parse(n, &parsed))
         continue;
       g_autofree char *path = g_build_filename(*d, n, NULL);
       g_autofree char *lib = g_build_filename(path, "libcoreclr.so", NULL);

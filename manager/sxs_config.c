@@ -17,6 +17,7 @@
  * JIT threads: immutable once built, no allocation and no lock when matching.
  */
 #include "sxs_config.h"
+#include "sxs_version.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -1102,35 +1103,12 @@ int sxs__config_check_output(const char *output, gboolean is_folder, char **ret_
   return r;
 }
 
-/* Splits a product version such as "10.0.12", "8.0.0-rc.1" or "2.0.0+abc" into its numeric
- * components (the prerelease or build suffix is ignored). Returns the count, or -1 when a
- * component is not a number. */
-static int config_version_components(const char *version, guint64 *components, int max) {
-  g_autofree char *head = g_strndup(version, strcspn(version, "-+"));
-  g_auto(GStrv) parts = g_strsplit(head, ".", -1);
-  int n = 0;
-  for (; parts[n] && n < max; n++) {
-    const char *c = parts[n];
-    if (!*c)
-      return -1;
-    for (const char *q = c; *q; q++)
-      if (!g_ascii_isdigit(*q))
-        return -1;
-    components[n] = g_ascii_strtoull(c, NULL, 10);
-  }
-  return n;
-}
-
+/* Does the runtime's product version begin with the selector's components? The selector was
+ * checked when the config was read; the version's prerelease or build suffix is ignored. */
 static gboolean config_version_matches(const char *prefix, const char *version) {
-  guint64 want[CONFIG_VERSION_MAX_COMPONENTS], have[CONFIG_VERSION_MAX_COMPONENTS];
-  int n_want = config_version_components(prefix, want, CONFIG_VERSION_MAX_COMPONENTS);
-  int n_have = config_version_components(version, have, CONFIG_VERSION_MAX_COMPONENTS);
-  if (n_want <= 0 || n_have < n_want)
-    return FALSE;
-  for (int i = 0; i < n_want; i++)
-    if (want[i] != have[i])
-      return FALSE;
-  return TRUE;
+  SxsVersion want, have;
+  return sxs__version_parse(prefix, &want) && sxs__version_parse(version, &have) &&
+         sxs__version_starts_with(&have, &want);
 }
 
 /* The selector is a resolved folder or libcoreclr.so. The runtime's path may be written through

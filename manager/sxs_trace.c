@@ -374,6 +374,16 @@ typedef struct {
   guint64 calls, inclusive, exclusive;
 } FnTotals;
 
+/* The totals of a FunctionID (borrowed key: it lives in the function table), created at zero. */
+static FnTotals *totals_of(GHashTable *totals, uint64_t *function_id) {
+  FnTotals *tot = g_hash_table_lookup(totals, function_id);
+  if (!tot) {
+    tot = g_new0(FnTotals, 1);
+    g_hash_table_insert(totals, function_id, tot);
+  }
+  return tot;
+}
+
 void sxs__trace_fill(int runtime_id, SxsRuntimeModel *r) {
   const SxsConfig *cfg = sxs__manager_config();
   SxsTracingModel *t = &r->tracing;
@@ -440,11 +450,7 @@ void sxs__trace_fill(int runtime_id, SxsRuntimeModel *r) {
       const MergedNode *m = &g_array_index(nodes, MergedNode, top);
       SxsFtEntry *e = sxs__ft_entry(m->fn);
       if (e) {
-        FnTotals *tot = g_hash_table_lookup(totals, &e->function_id);
-        if (!tot) {
-          tot = g_new0(FnTotals, 1);
-          g_hash_table_insert(totals, &e->function_id, tot);
-        }
+        FnTotals *tot = totals_of(totals, &e->function_id);
         tot->calls += m->calls;
         tot->exclusive += m->exclusive;
         guint n = GPOINTER_TO_UINT(g_hash_table_lookup(open_on_path, &e->function_id));
@@ -464,11 +470,7 @@ void sxs__trace_fill(int runtime_id, SxsRuntimeModel *r) {
     guint64 calls = __atomic_load_n(&e->overflow_calls, __ATOMIC_RELAXED);
     if (!calls)
       continue;
-    FnTotals *tot = g_hash_table_lookup(totals, &e->function_id);
-    if (!tot) {
-      tot = g_new0(FnTotals, 1);
-      g_hash_table_insert(totals, &e->function_id, tot);
-    }
+    FnTotals *tot = totals_of(totals, &e->function_id);
     tot->calls += calls;
     tot->inclusive += __atomic_load_n(&e->overflow_inclusive, __ATOMIC_RELAXED);
     tot->exclusive += __atomic_load_n(&e->overflow_exclusive, __ATOMIC_RELAXED);

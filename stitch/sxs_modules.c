@@ -1,5 +1,6 @@
 /* Module lookup for code addresses (dladdr + realpath) and runtime product versions; no unwinding. */
 #include "sxs_modules.h"
+#include "sxs_version.h"
 
 #include <dlfcn.h>
 #include <errno.h>
@@ -37,34 +38,10 @@ int sxs__modules_path_of(const void *addr, char **ret_path) {
   return 0;
 }
 
-/* Digits and dots, starting and ending with a digit, at least one dot and no empty component,
- * optionally followed by '-' and a non-empty suffix of letters, digits, '.', '-' and '+'. */
+/* A product version with at least two components ("2.0.0", "10.0.0-rc.1"), not too long. */
 static gboolean looks_like_version(const char *s) {
-  gsize len = strlen(s);
-  if (len == 0 || len > SXS_MODULES_VERSION_MAX || !g_ascii_isdigit(s[0]))
-    return FALSE;
-
-  const char *p = s;
-  guint dots = 0;
-  while (g_ascii_isdigit(*p) || *p == '.') {
-    if (*p == '.') {
-      if (!g_ascii_isdigit(p[1]))
-        return FALSE;
-      dots++;
-    }
-    p++;
-  }
-  if (dots == 0)
-    return FALSE;
-  if (*p == '\0')
-    return TRUE;
-  if (*p != '-' || p[1] == '\0')
-    return FALSE;
-  for (p++; *p != '\0'; p++) {
-    if (!g_ascii_isalnum(*p) && *p != '.' && *p != '-' && *p != '+')
-      return FALSE;
-  }
-  return TRUE;
+  SxsVersion v;
+  return strlen(s) <= SXS_MODULES_VERSION_MAX && sxs__version_parse(s, &v) && v.n >= 2;
 }
 
 /* Line 2 of folder/.version when line 1 is a single non-empty token and line 2 a version. */

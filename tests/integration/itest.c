@@ -46,11 +46,10 @@ static void itest_drain(int *fd, GString *buf)
   }
 }
 
-ItestRun *itest_run_signal(const char *const *argv, const char *const *env, const char *cwd,
-                           int timeout_sec, int signal_after_ms, int signo)
+/* Environment for a child: the current one with `env` applied ("K=V" sets, "K" removes). */
+static char **itest_environ(const char *const *env)
 {
-  ItestRun *run = g_new0(ItestRun, 1);
-  g_auto(GStrv) envp = g_get_environ();
+  char **envp = g_get_environ();
   for (const char *const *e = env; e && *e; e++) {
     const char *eq = strchr(*e, '=');
     if (eq) {
@@ -60,6 +59,14 @@ ItestRun *itest_run_signal(const char *const *argv, const char *const *env, cons
       envp = g_environ_unsetenv(envp, *e);
     }
   }
+  return envp;
+}
+
+ItestRun *itest_run_signal(const char *const *argv, const char *const *env, const char *cwd,
+                           int timeout_sec, int signal_after_ms, int signo)
+{
+  ItestRun *run = g_new0(ItestRun, 1);
+  g_auto(GStrv) envp = itest_environ(env);
 
   GPid pid = 0;
   int out_fd = -1, err_fd = -1;
@@ -346,22 +353,6 @@ guint itest_runtime_count_functions(JsonObject *runtime, const char *prefix)
       count++;
   }
   return count;
-}
-
-/* Environment for a child: the current one with `env` applied ("K=V" sets, "K" removes). */
-static char **itest_environ(const char *const *env)
-{
-  char **envp = g_get_environ();
-  for (const char *const *e = env; e && *e; e++) {
-    const char *eq = strchr(*e, '=');
-    if (eq) {
-      g_autofree char *key = g_strndup(*e, eq - *e);
-      envp = g_environ_setenv(envp, key, eq + 1, TRUE);
-    } else {
-      envp = g_environ_unsetenv(envp, *e);
-    }
-  }
-  return envp;
 }
 
 ItestProc *itest_spawn(const char *const *argv, const char *const *env, const char *cwd, const char *out_path,
