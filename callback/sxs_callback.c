@@ -378,8 +378,8 @@ static void record_function(SxsCallback *self, FunctionID function_id, SxsCodeKi
   sxs__manager_record_function(self->runtime, function_id, kind, name, module);
 }
 
-static HRESULT callback_JITCompilationFinished(ICorProfilerCallback11 *This, FunctionID functionId,
-                                               HRESULT hrStatus, BOOL fIsSafeToBlock) {
+static HRESULT callback_JITCompilationFinished(ICorProfilerCallback11 *This, FunctionID functionId, HRESULT hrStatus,
+                                               BOOL fIsSafeToBlock) {
   SxsCallback *self = impl_from_ICorProfilerCallback11(This);
   (void)fIsSafeToBlock;
   if (hrStatus >= 0)
@@ -459,7 +459,8 @@ static HRESULT callback_AppDomainCreationStarted(ICorProfilerCallback11 *This, A
   return S_OK;
 }
 
-static HRESULT callback_AppDomainCreationFinished(ICorProfilerCallback11 *This, AppDomainID appDomainId, HRESULT hrStatus) {
+static HRESULT callback_AppDomainCreationFinished(ICorProfilerCallback11 *This, AppDomainID appDomainId,
+                                                  HRESULT hrStatus) {
   (void)This;
   (void)appDomainId;
   (void)hrStatus;
@@ -472,7 +473,8 @@ static HRESULT callback_AppDomainShutdownStarted(ICorProfilerCallback11 *This, A
   return S_OK;
 }
 
-static HRESULT callback_AppDomainShutdownFinished(ICorProfilerCallback11 *This, AppDomainID appDomainId, HRESULT hrStatus) {
+static HRESULT callback_AppDomainShutdownFinished(ICorProfilerCallback11 *This, AppDomainID appDomainId,
+                                                  HRESULT hrStatus) {
   (void)This;
   (void)appDomainId;
   (void)hrStatus;
@@ -525,7 +527,8 @@ static HRESULT callback_ModuleUnloadFinished(ICorProfilerCallback11 *This, Modul
   return S_OK;
 }
 
-static HRESULT callback_ModuleAttachedToAssembly(ICorProfilerCallback11 *This, ModuleID moduleId, AssemblyID AssemblyId) {
+static HRESULT callback_ModuleAttachedToAssembly(ICorProfilerCallback11 *This, ModuleID moduleId,
+                                                 AssemblyID AssemblyId) {
   (void)This;
   (void)moduleId;
   (void)AssemblyId;
@@ -564,7 +567,8 @@ static HRESULT callback_FunctionUnloadStarted(ICorProfilerCallback11 *This, Func
   return S_OK;
 }
 
-static HRESULT callback_JITCompilationStarted(ICorProfilerCallback11 *This, FunctionID functionId, BOOL fIsSafeToBlock) {
+static HRESULT callback_JITCompilationStarted(ICorProfilerCallback11 *This, FunctionID functionId,
+                                              BOOL fIsSafeToBlock) {
   (void)This;
   (void)functionId;
   (void)fIsSafeToBlock;
@@ -572,7 +576,8 @@ static HRESULT callback_JITCompilationStarted(ICorProfilerCallback11 *This, Func
 }
 
 /* The runtime asks whether to use a function's precompiled (ReadyToRun) code: always yes. */
-static HRESULT callback_JITCachedFunctionSearchStarted(ICorProfilerCallback11 *This, FunctionID functionId, BOOL *pbUseCachedFunction) {
+static HRESULT callback_JITCachedFunctionSearchStarted(ICorProfilerCallback11 *This, FunctionID functionId,
+                                                       BOOL *pbUseCachedFunction) {
   (void)This;
   (void)functionId;
   if (pbUseCachedFunction)
@@ -583,7 +588,8 @@ static HRESULT callback_JITCachedFunctionSearchStarted(ICorProfilerCallback11 *T
 /* A precompiled function is about to run for the first time: most of the framework (Kestrel,
  * the compiler) runs such code and is never JIT-compiled, so this is how the profile names it.
  * Context: the calling thread, in the loader. */
-static HRESULT callback_JITCachedFunctionSearchFinished(ICorProfilerCallback11 *This, FunctionID functionId, COR_PRF_JIT_CACHE result) {
+static HRESULT callback_JITCachedFunctionSearchFinished(ICorProfilerCallback11 *This, FunctionID functionId,
+                                                        COR_PRF_JIT_CACHE result) {
   if (result == COR_PRF_CACHED_FUNCTION_FOUND)
     record_function(impl_from_ICorProfilerCallback11(This), functionId, SXS_CODE_PRECOMPILED);
   return S_OK;
@@ -597,7 +603,8 @@ static HRESULT callback_JITFunctionPitched(ICorProfilerCallback11 *This, Functio
 
 /* A function whose code only ever exists inlined into its callers (a small lambda, a property)
  * is still named in the profile. The JIT's decision is left as it is. Context: a JIT thread. */
-static HRESULT callback_JITInlining(ICorProfilerCallback11 *This, FunctionID callerId, FunctionID calleeId, BOOL *pfShouldInline) {
+static HRESULT callback_JITInlining(ICorProfilerCallback11 *This, FunctionID callerId, FunctionID calleeId,
+                                    BOOL *pfShouldInline) {
   (void)callerId;
   (void)pfShouldInline;
   record_function(impl_from_ICorProfilerCallback11(This), calleeId, SXS_CODE_INLINED);
@@ -652,14 +659,16 @@ static HRESULT callback_RemotingServerSendingReply(ICorProfilerCallback11 *This,
   return S_OK;
 }
 
-static HRESULT callback_UnmanagedToManagedTransition(ICorProfilerCallback11 *This, FunctionID functionId, COR_PRF_TRANSITION_REASON reason) {
+static HRESULT callback_UnmanagedToManagedTransition(ICorProfilerCallback11 *This, FunctionID functionId,
+                                                     COR_PRF_TRANSITION_REASON reason) {
   (void)This;
   (void)functionId;
   (void)reason;
   return S_OK;
 }
 
-static HRESULT callback_ManagedToUnmanagedTransition(ICorProfilerCallback11 *This, FunctionID functionId, COR_PRF_TRANSITION_REASON reason) {
+static HRESULT callback_ManagedToUnmanagedTransition(ICorProfilerCallback11 *This, FunctionID functionId,
+                                                     COR_PRF_TRANSITION_REASON reason) {
   (void)This;
   (void)functionId;
   (void)reason;
@@ -704,7 +713,9 @@ static HRESULT callback_RuntimeThreadResumed(ICorProfilerCallback11 *This, Threa
   return S_OK;
 }
 
-static HRESULT callback_MovedReferences(ICorProfilerCallback11 *This, ULONG cMovedObjectIDRanges, ObjectID oldObjectIDRangeStart[], ObjectID newObjectIDRangeStart[], ULONG cObjectIDRangeLength[]) {
+static HRESULT callback_MovedReferences(ICorProfilerCallback11 *This, ULONG cMovedObjectIDRanges,
+                                        ObjectID oldObjectIDRangeStart[], ObjectID newObjectIDRangeStart[],
+                                        ULONG cObjectIDRangeLength[]) {
   (void)This;
   (void)cMovedObjectIDRanges;
   (void)oldObjectIDRangeStart;
@@ -720,7 +731,8 @@ static HRESULT callback_ObjectAllocated(ICorProfilerCallback11 *This, ObjectID o
   return S_OK;
 }
 
-static HRESULT callback_ObjectsAllocatedByClass(ICorProfilerCallback11 *This, ULONG cClassCount, ClassID classIds[], ULONG cObjects[]) {
+static HRESULT callback_ObjectsAllocatedByClass(ICorProfilerCallback11 *This, ULONG cClassCount, ClassID classIds[],
+                                                ULONG cObjects[]) {
   (void)This;
   (void)cClassCount;
   (void)classIds;
@@ -728,7 +740,8 @@ static HRESULT callback_ObjectsAllocatedByClass(ICorProfilerCallback11 *This, UL
   return S_OK;
 }
 
-static HRESULT callback_ObjectReferences(ICorProfilerCallback11 *This, ObjectID objectId, ClassID classId, ULONG cObjectRefs, ObjectID objectRefIds[]) {
+static HRESULT callback_ObjectReferences(ICorProfilerCallback11 *This, ObjectID objectId, ClassID classId,
+                                         ULONG cObjectRefs, ObjectID objectRefIds[]) {
   (void)This;
   (void)objectId;
   (void)classId;
@@ -823,7 +836,8 @@ static HRESULT callback_ExceptionCatcherLeave(ICorProfilerCallback11 *This) {
   return S_OK;
 }
 
-static HRESULT callback_COMClassicVTableCreated(ICorProfilerCallback11 *This, ClassID wrappedClassId, REFGUID implementedIID, void *pVTable, ULONG cSlots) {
+static HRESULT callback_COMClassicVTableCreated(ICorProfilerCallback11 *This, ClassID wrappedClassId,
+                                                REFGUID implementedIID, void *pVTable, ULONG cSlots) {
   (void)This;
   (void)wrappedClassId;
   (void)implementedIID;
@@ -832,7 +846,8 @@ static HRESULT callback_COMClassicVTableCreated(ICorProfilerCallback11 *This, Cl
   return S_OK;
 }
 
-static HRESULT callback_COMClassicVTableDestroyed(ICorProfilerCallback11 *This, ClassID wrappedClassId, REFGUID implementedIID, void *pVTable) {
+static HRESULT callback_COMClassicVTableDestroyed(ICorProfilerCallback11 *This, ClassID wrappedClassId,
+                                                  REFGUID implementedIID, void *pVTable) {
   (void)This;
   (void)wrappedClassId;
   (void)implementedIID;
@@ -850,7 +865,8 @@ static HRESULT callback_ExceptionCLRCatcherExecute(ICorProfilerCallback11 *This)
   return S_OK;
 }
 
-static HRESULT callback_SurvivingReferences(ICorProfilerCallback11 *This, ULONG cSurvivingObjectIDRanges, ObjectID objectIDRangeStart[], ULONG cObjectIDRangeLength[]) {
+static HRESULT callback_SurvivingReferences(ICorProfilerCallback11 *This, ULONG cSurvivingObjectIDRanges,
+                                            ObjectID objectIDRangeStart[], ULONG cObjectIDRangeLength[]) {
   (void)This;
   (void)cSurvivingObjectIDRanges;
   (void)objectIDRangeStart;
@@ -863,14 +879,17 @@ static HRESULT callback_GarbageCollectionFinished(ICorProfilerCallback11 *This) 
   return S_OK;
 }
 
-static HRESULT callback_FinalizeableObjectQueued(ICorProfilerCallback11 *This, DWORD finalizerFlags, ObjectID objectID) {
+static HRESULT callback_FinalizeableObjectQueued(ICorProfilerCallback11 *This, DWORD finalizerFlags,
+                                                 ObjectID objectID) {
   (void)This;
   (void)finalizerFlags;
   (void)objectID;
   return S_OK;
 }
 
-static HRESULT callback_RootReferences2(ICorProfilerCallback11 *This, ULONG cRootRefs, ObjectID rootRefIds[], COR_PRF_GC_ROOT_KIND rootKinds[], COR_PRF_GC_ROOT_FLAGS rootFlags[], UINT_PTR rootIds[]) {
+static HRESULT callback_RootReferences2(ICorProfilerCallback11 *This, ULONG cRootRefs, ObjectID rootRefIds[],
+                                        COR_PRF_GC_ROOT_KIND rootKinds[], COR_PRF_GC_ROOT_FLAGS rootFlags[],
+                                        UINT_PTR rootIds[]) {
   (void)This;
   (void)cRootRefs;
   (void)rootRefIds;
@@ -903,7 +922,8 @@ static HRESULT callback_ProfilerDetachSucceeded(ICorProfilerCallback11 *This) {
   return S_OK;
 }
 
-static HRESULT callback_ReJITCompilationStarted(ICorProfilerCallback11 *This, FunctionID functionId, ReJITID rejitId, BOOL fIsSafeToBlock) {
+static HRESULT callback_ReJITCompilationStarted(ICorProfilerCallback11 *This, FunctionID functionId, ReJITID rejitId,
+                                                BOOL fIsSafeToBlock) {
   (void)This;
   (void)functionId;
   (void)rejitId;
@@ -911,7 +931,8 @@ static HRESULT callback_ReJITCompilationStarted(ICorProfilerCallback11 *This, Fu
   return S_OK;
 }
 
-static HRESULT callback_GetReJITParameters(ICorProfilerCallback11 *This, ModuleID moduleId, mdMethodDef methodId, ICorProfilerFunctionControl *pFunctionControl) {
+static HRESULT callback_GetReJITParameters(ICorProfilerCallback11 *This, ModuleID moduleId, mdMethodDef methodId,
+                                           ICorProfilerFunctionControl *pFunctionControl) {
   (void)This;
   (void)moduleId;
   (void)methodId;
@@ -919,7 +940,8 @@ static HRESULT callback_GetReJITParameters(ICorProfilerCallback11 *This, ModuleI
   return S_OK;
 }
 
-static HRESULT callback_ReJITCompilationFinished(ICorProfilerCallback11 *This, FunctionID functionId, ReJITID rejitId, HRESULT hrStatus, BOOL fIsSafeToBlock) {
+static HRESULT callback_ReJITCompilationFinished(ICorProfilerCallback11 *This, FunctionID functionId, ReJITID rejitId,
+                                                 HRESULT hrStatus, BOOL fIsSafeToBlock) {
   (void)This;
   (void)functionId;
   (void)rejitId;
@@ -928,7 +950,8 @@ static HRESULT callback_ReJITCompilationFinished(ICorProfilerCallback11 *This, F
   return S_OK;
 }
 
-static HRESULT callback_ReJITError(ICorProfilerCallback11 *This, ModuleID moduleId, mdMethodDef methodId, FunctionID functionId, HRESULT hrStatus) {
+static HRESULT callback_ReJITError(ICorProfilerCallback11 *This, ModuleID moduleId, mdMethodDef methodId,
+                                   FunctionID functionId, HRESULT hrStatus) {
   (void)This;
   (void)moduleId;
   (void)methodId;
@@ -937,7 +960,9 @@ static HRESULT callback_ReJITError(ICorProfilerCallback11 *This, ModuleID module
   return S_OK;
 }
 
-static HRESULT callback_MovedReferences2(ICorProfilerCallback11 *This, ULONG cMovedObjectIDRanges, ObjectID oldObjectIDRangeStart[], ObjectID newObjectIDRangeStart[], SIZE_T cObjectIDRangeLength[]) {
+static HRESULT callback_MovedReferences2(ICorProfilerCallback11 *This, ULONG cMovedObjectIDRanges,
+                                         ObjectID oldObjectIDRangeStart[], ObjectID newObjectIDRangeStart[],
+                                         SIZE_T cObjectIDRangeLength[]) {
   (void)This;
   (void)cMovedObjectIDRanges;
   (void)oldObjectIDRangeStart;
@@ -946,7 +971,8 @@ static HRESULT callback_MovedReferences2(ICorProfilerCallback11 *This, ULONG cMo
   return S_OK;
 }
 
-static HRESULT callback_SurvivingReferences2(ICorProfilerCallback11 *This, ULONG cSurvivingObjectIDRanges, ObjectID objectIDRangeStart[], SIZE_T cObjectIDRangeLength[]) {
+static HRESULT callback_SurvivingReferences2(ICorProfilerCallback11 *This, ULONG cSurvivingObjectIDRanges,
+                                             ObjectID objectIDRangeStart[], SIZE_T cObjectIDRangeLength[]) {
   (void)This;
   (void)cSurvivingObjectIDRanges;
   (void)objectIDRangeStart;
@@ -954,7 +980,9 @@ static HRESULT callback_SurvivingReferences2(ICorProfilerCallback11 *This, ULONG
   return S_OK;
 }
 
-static HRESULT callback_ConditionalWeakTableElementReferences(ICorProfilerCallback11 *This, ULONG cRootRefs, ObjectID keyRefIds[], ObjectID valueRefIds[], GCHandleID rootIds[]) {
+static HRESULT callback_ConditionalWeakTableElementReferences(ICorProfilerCallback11 *This, ULONG cRootRefs,
+                                                              ObjectID keyRefIds[], ObjectID valueRefIds[],
+                                                              GCHandleID rootIds[]) {
   (void)This;
   (void)cRootRefs;
   (void)keyRefIds;
@@ -963,7 +991,8 @@ static HRESULT callback_ConditionalWeakTableElementReferences(ICorProfilerCallba
   return S_OK;
 }
 
-static HRESULT callback_GetAssemblyReferences(ICorProfilerCallback11 *This, const WCHAR *wszAssemblyPath, ICorProfilerAssemblyReferenceProvider *pAsmRefProvider) {
+static HRESULT callback_GetAssemblyReferences(ICorProfilerCallback11 *This, const WCHAR *wszAssemblyPath,
+                                              ICorProfilerAssemblyReferenceProvider *pAsmRefProvider) {
   (void)This;
   (void)wszAssemblyPath;
   (void)pAsmRefProvider;
@@ -976,7 +1005,8 @@ static HRESULT callback_ModuleInMemorySymbolsUpdated(ICorProfilerCallback11 *Thi
   return S_OK;
 }
 
-static HRESULT callback_DynamicMethodJITCompilationStarted(ICorProfilerCallback11 *This, FunctionID functionId, BOOL fIsSafeToBlock, LPCBYTE pILHeader, ULONG cbILHeader) {
+static HRESULT callback_DynamicMethodJITCompilationStarted(ICorProfilerCallback11 *This, FunctionID functionId,
+                                                           BOOL fIsSafeToBlock, LPCBYTE pILHeader, ULONG cbILHeader) {
   (void)This;
   (void)functionId;
   (void)fIsSafeToBlock;
@@ -985,7 +1015,8 @@ static HRESULT callback_DynamicMethodJITCompilationStarted(ICorProfilerCallback1
   return S_OK;
 }
 
-static HRESULT callback_DynamicMethodJITCompilationFinished(ICorProfilerCallback11 *This, FunctionID functionId, HRESULT hrStatus, BOOL fIsSafeToBlock) {
+static HRESULT callback_DynamicMethodJITCompilationFinished(ICorProfilerCallback11 *This, FunctionID functionId,
+                                                            HRESULT hrStatus, BOOL fIsSafeToBlock) {
   (void)This;
   (void)functionId;
   (void)hrStatus;
@@ -999,7 +1030,11 @@ static HRESULT callback_DynamicMethodUnloaded(ICorProfilerCallback11 *This, Func
   return S_OK;
 }
 
-static HRESULT callback_EventPipeEventDelivered(ICorProfilerCallback11 *This, EVENTPIPE_PROVIDER provider, DWORD eventId, DWORD eventVersion, ULONG cbMetadataBlob, LPCBYTE metadataBlob, ULONG cbEventData, LPCBYTE eventData, LPCGUID pActivityId, LPCGUID pRelatedActivityId, ThreadID eventThread, ULONG numStackFrames, UINT_PTR stackFrames[]) {
+static HRESULT callback_EventPipeEventDelivered(ICorProfilerCallback11 *This, EVENTPIPE_PROVIDER provider,
+                                                DWORD eventId, DWORD eventVersion, ULONG cbMetadataBlob,
+                                                LPCBYTE metadataBlob, ULONG cbEventData, LPCBYTE eventData,
+                                                LPCGUID pActivityId, LPCGUID pRelatedActivityId, ThreadID eventThread,
+                                                ULONG numStackFrames, UINT_PTR stackFrames[]) {
   (void)This;
   (void)provider;
   (void)eventId;

@@ -21,6 +21,9 @@
  * This header declares; it does not implement anything except sxs_guid_equal(). The IID
  * definitions live in sxs_cor.c.
  */
+/* The vtables and constants below are tables aligned by hand, slot numbers in columns. */
+/* clang-format off */
+
 #ifndef SXS_COR_H
 #define SXS_COR_H
 
@@ -1973,3 +1976,4 @@ SXS_COR_SLOT(IMetaDataImportVtbl, GetNestedClassProps, 62);
 SXS_COR_SLOT(IMetaDataImportVtbl, IsGlobal, 64);
 
 #endif /* SXS_COR_H */
+/* clang-format on */

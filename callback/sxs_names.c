@@ -110,8 +110,8 @@ int sxs__callback_function_name(ICorProfilerInfo15 *info, SxsImporterCache *cach
   DWORD attr = 0, impl = 0;
   PCCOR_SIGNATURE sig = NULL;
   ULONG sig_len = 0, rva = 0;
-  HRESULT hr = md->lpVtbl->GetMethodProps(md, token, &owner, method, SXS_NAME_CAPACITY, &len, &attr, &sig,
-                                          &sig_len, &rva, &impl);
+  HRESULT hr = md->lpVtbl->GetMethodProps(md, token, &owner, method, SXS_NAME_CAPACITY, &len, &attr, &sig, &sig_len,
+                                          &rva, &impl);
   char *result = NULL;
   if (hr >= 0) {
     g_autofree char *method_utf8 = sxs__callback_utf8(method, -1);

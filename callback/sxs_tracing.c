@@ -33,7 +33,8 @@ static void tracing_mask(const SxsCapabilities *caps, const SxsConfig *cfg, DWOR
 
 static const char *tracing_unsupported(const SxsCapabilities *caps) {
   if (!caps->elt3)
-    return "the runtime has no ELT3 probes (ICorProfilerInfo3 and .NET Core 2.1 or later are needed; 2.0's Linux JIT emits none)";
+    return "the runtime has no ELT3 probes (ICorProfilerInfo3 and .NET Core 2.1 or later are needed; 2.0's Linux JIT "
+           "emits none)";
   return NULL;
 }
 
@@ -121,7 +122,8 @@ static int register_mapper(SxsCallback *self, ICorProfilerInfo15 *info, SxsRouti
 /* The slow path needs frame information in the mask before its hooks are set. */
 static HRESULT set_slow_hooks(ICorProfilerInfo15 *info, const SxsCapabilities *caps, gboolean empty) {
   DWORD low = 0, high = 0;
-  HRESULT hr = caps->event_mask2 ? info->lpVtbl->GetEventMask2(info, &low, &high) : info->lpVtbl->GetEventMask(info, &low);
+  HRESULT hr =
+      caps->event_mask2 ? info->lpVtbl->GetEventMask2(info, &low, &high) : info->lpVtbl->GetEventMask(info, &low);
   if (hr < 0)
     return hr;
   low |= COR_PRF_ENABLE_FRAME_INFO;
@@ -155,8 +157,8 @@ static int tracing_setup(SxsCallback *self, ICorProfilerInfo15 *info, const SxsC
       sxs__trace_runtime_set_path(self->trace, "fast", routing);
       return 0;
     }
-    sxs__manager_log("runtime %d: the fast-path hooks were refused (0x%08X); using the slow path",
-                     self->runtime->id, (unsigned)hr);
+    sxs__manager_log("runtime %d: the fast-path hooks were refused (0x%08X); using the slow path", self->runtime->id,
+                     (unsigned)hr);
   }
   SxsCapabilities caps = {0};
   sxs__manager_capabilities(self->runtime, &caps);

@@ -61,9 +61,9 @@ typedef struct {
   gboolean started;            /* coreclr_initialize succeeded */
   gboolean shutdown_requested; /* main asks the runtime's thread to shut it down */
   gboolean shutdown_done;
-  gboolean shares_lib;         /* loads the same libcoreclr.so as another slot (RUNSXS_NO_COPY) */
-  int lib_group;               /* index in run.slots of the first slot loading the same library */
-  char *abort_line;            /* "runsxs: [i] VERSION DIR exit=" for the SIGABRT report */
+  gboolean shares_lib; /* loads the same libcoreclr.so as another slot (RUNSXS_NO_COPY) */
+  int lib_group;       /* index in run.slots of the first slot loading the same library */
+  char *abort_line;    /* "runsxs: [i] VERSION DIR exit=" for the SIGABRT report */
 } RunsxsSlot;
 
 /* Process-wide state of the harness (a program, not a library). Owner: main(); `lock` guards
@@ -83,8 +83,7 @@ static struct {
  * called exit(). */
 static __thread RunsxsSlot *current_slot;
 
-static void usage(FILE *to)
-{
+static void usage(FILE *to) {
   fprintf(to,
           "Usage: runsxs [--st] [--timeout SEC] [--no-signal-fixes] RUNTIME APP \"ARGS\" "
           "[RUNTIME APP \"ARGS\" ...]\n"
@@ -117,8 +116,7 @@ static void usage(FILE *to)
 
 /* Prints the per-runtime lines. `exiting` (may be NULL) is the slot whose app called exit(),
  * with `exit_status` its status. Caller holds run.lock. */
-static void print_summary_locked(const RunsxsSlot *exiting, int exit_status)
-{
+static void print_summary_locked(const RunsxsSlot *exiting, int exit_status) {
   for (int i = 0; i < run.count; i++) {
     const RunsxsSlot *s = &run.slots[i];
     const RunsxsRuntime *rt = s->rt;
@@ -133,8 +131,7 @@ static void print_summary_locked(const RunsxsSlot *exiting, int exit_status)
 }
 
 /* Names the runtimes that have not finished, for the timeout and exit() messages. */
-static char *unfinished_list_locked(const RunsxsSlot *except)
-{
+static char *unfinished_list_locked(const RunsxsSlot *except) {
   GString *s = g_string_new(NULL);
   static const char *const what[] = {"not started", "initializing", "running its app", "finished"};
   for (int i = 0; i < run.count; i++) {
@@ -142,11 +139,11 @@ static char *unfinished_list_locked(const RunsxsSlot *except)
     if (slot == except)
       continue;
     if (slot->phase != SLOT_FINISHED)
-      g_string_append_printf(s, "%s[%d] %s (%s)", s->len ? ", " : "", slot->rt->index,
-                             slot->rt->fw->version, what[slot->phase]);
+      g_string_append_printf(s, "%s[%d] %s (%s)", s->len ? ", " : "", slot->rt->index, slot->rt->fw->version,
+                             what[slot->phase]);
     else if (slot->started && slot->shutdown_requested && !slot->shutdown_done)
-      g_string_append_printf(s, "%s[%d] %s (shutting down)", s->len ? ", " : "",
-                             slot->rt->index, slot->rt->fw->version);
+      g_string_append_printf(s, "%s[%d] %s (shutting down)", s->len ? ", " : "", slot->rt->index,
+                             slot->rt->fw->version);
   }
   return g_string_free(s, FALSE);
 }
@@ -154,8 +151,7 @@ static char *unfinished_list_locked(const RunsxsSlot *except)
 /* SIGTERM or SIGINT reached the runtimes: each is about to run its ProcessExit and shut down,
  * and a runtime that has begun to shut down aborts the process when a foreign thread enters it.
  * From here on the bridge refuses calls. Context: a signal handler; atomics only. */
-static void on_termination_signal(void)
-{
+static void on_termination_signal(void) {
   sxs_bridge_close(0);
 }
 
@@ -165,8 +161,7 @@ static void on_termination_signal(void)
  * being shut down through the bridge makes that runtime abort the whole process. So the bridge
  * is closed, and calls already inside a runtime are given a moment to return, before the real
  * exit() starts tearing runtimes down. Context: the thread that called exit(). */
-__attribute__((visibility("default"), noreturn)) void exit(int status)
-{
+__attribute__((visibility("default"), noreturn)) void exit(int status) {
   sxs_bridge_close(2000);
   void (*real_exit)(int) = (void (*)(int))dlsym(RTLD_NEXT, "exit");
   if (real_exit)
@@ -178,8 +173,7 @@ __attribute__((visibility("default"), noreturn)) void exit(int status)
  * exception on some versions): the process ends with `status` whatever runsxs would have
  * chosen, so at least report what each runtime did. Also runs after main's own exit(), when the
  * summary has already been printed. Context: the thread that called exit(). */
-static void on_process_exit(int status, void *arg)
-{
+static void on_process_exit(int status, void *arg) {
   (void)arg;
   if (atomic_exchange(&run.summary_printed, 1))
     return;
@@ -192,19 +186,17 @@ static void on_process_exit(int status, void *arg)
     fprintf(stderr,
             "runsxs: [%d] %s: the app called exit(%d) (Environment.Exit): the whole process ends "
             "now%s%s\n",
-            exiting->rt->index, exiting->rt->fw->version, status,
-            *others ? "; not finished: " : "", others);
+            exiting->rt->index, exiting->rt->fw->version, status, *others ? "; not finished: " : "", others);
   else
-    fprintf(stderr, "runsxs: exit(%d) called by a thread of a runtime: the whole process ends now%s%s\n",
-            status, *others ? "; not finished: " : "", others);
+    fprintf(stderr, "runsxs: exit(%d) called by a thread of a runtime: the whole process ends now%s%s\n", status,
+            *others ? "; not finished: " : "", others);
   fflush(stderr);
   print_summary_locked(exiting, status);
   pthread_mutex_unlock(&run.lock);
 }
 
 /* Writes all of text with write(2). Context: async-signal-safe. */
-static void write_all(int fd, const char *text, size_t len)
-{
+static void write_all(int fd, const char *text, size_t len) {
   while (len > 0) {
     ssize_t n = write(fd, text, len);
     if (n <= 0) {
@@ -217,14 +209,12 @@ static void write_all(int fd, const char *text, size_t len)
   }
 }
 
-static void write_str(int fd, const char *text)
-{
+static void write_str(int fd, const char *text) {
   write_all(fd, text, strlen(text));
 }
 
 /* Writes a non-negative decimal. Context: async-signal-safe. */
-static void write_uint(int fd, unsigned int value)
-{
+static void write_uint(int fd, unsigned int value) {
   char buf[16];
   int at = (int)sizeof buf;
   do {
@@ -240,8 +230,7 @@ static void write_uint(int fd, unsigned int value)
  * abort go on with the default action. The lines were formatted before the runtimes started;
  * progress fields are read without the lock, which at worst shows a slightly stale state.
  * Context: any thread; async-signal-safe. */
-static void on_abort_signal(int signo)
-{
+static void on_abort_signal(int signo) {
   if (!atomic_exchange(&run.summary_printed, 1)) {
     RunsxsSlot *aborting = current_slot;
     write_str(STDERR_FILENO, "runsxs: ");
@@ -279,12 +268,10 @@ static void on_abort_signal(int signo)
 }
 
 /* Installs on_abort_signal. The runtimes' own SIGABRT handlers, where they have one, chain to it. */
-static void install_abort_report(void)
-{
+static void install_abort_report(void) {
   for (int i = 0; i < run.count; i++) {
     const RunsxsRuntime *rt = run.slots[i].rt;
-    run.slots[i].abort_line =
-        g_strdup_printf("runsxs: [%d] %s %s exit=", rt->index, rt->fw->version, rt->dir);
+    run.slots[i].abort_line = g_strdup_printf("runsxs: [%d] %s %s exit=", rt->index, rt->fw->version, rt->dir);
   }
   struct sigaction act;
   memset(&act, 0, sizeof act);
@@ -296,16 +283,14 @@ static void install_abort_report(void)
 
 /* --- runtime threads ---------------------------------------------------------------------- */
 
-static void slot_set_phase(RunsxsSlot *s, SlotPhase phase)
-{
+static void slot_set_phase(RunsxsSlot *s, SlotPhase phase) {
   pthread_mutex_lock(&run.lock);
   s->phase = phase;
   pthread_cond_broadcast(&run.changed);
   pthread_mutex_unlock(&run.lock);
 }
 
-static void slot_finish(RunsxsSlot *s, int exit_code, gboolean started)
-{
+static void slot_finish(RunsxsSlot *s, int exit_code, gboolean started) {
   pthread_mutex_lock(&run.lock);
   s->exit_code = exit_code;
   s->started = started;
@@ -315,8 +300,7 @@ static void slot_finish(RunsxsSlot *s, int exit_code, gboolean started)
 }
 
 /* Initializes one runtime and runs its app, on the calling thread. */
-static void slot_run(RunsxsSlot *s)
-{
+static void slot_run(RunsxsSlot *s) {
   RunsxsRuntime *rt = s->rt;
   current_slot = s;
   slot_set_phase(s, SLOT_STARTING);
@@ -362,9 +346,8 @@ static void slot_run(RunsxsSlot *s)
   int exit_code = 0;
   hr = runsxs_host_execute(rt, &exit_code);
   if (hr < 0) {
-    fprintf(stderr, "runsxs: [%d] %s: coreclr_execute_assembly(%s) failed: 0x%08x (%s)\n",
-            rt->index, rt->fw->version, rt->app_path, (unsigned int)hr,
-            runsxs_hresult_describe((unsigned int)hr));
+    fprintf(stderr, "runsxs: [%d] %s: coreclr_execute_assembly(%s) failed: 0x%08x (%s)\n", rt->index, rt->fw->version,
+            rt->app_path, (unsigned int)hr, runsxs_hresult_describe((unsigned int)hr));
     fflush(stderr);
     exit_code = RUNSXS_EXIT_EXEC_FAILED;
   }
@@ -372,8 +355,7 @@ static void slot_run(RunsxsSlot *s)
 }
 
 /* Waits until main asks for this runtime's shutdown, then shuts it down on this thread. */
-static void slot_shutdown(RunsxsSlot *s)
-{
+static void slot_shutdown(RunsxsSlot *s) {
   pthread_mutex_lock(&run.lock);
   while (!s->shutdown_requested)
     pthread_cond_wait(&run.changed, &run.lock);
@@ -385,8 +367,8 @@ static void slot_shutdown(RunsxsSlot *s)
     sxs_bridge_unregister(s->rt->index);
     int hr = runsxs_host_shutdown(s->rt);
     if (hr < 0)
-      fprintf(stderr, "runsxs: [%d] %s: coreclr_shutdown_2 failed: 0x%08x (%s)\n", s->rt->index,
-              s->rt->fw->version, (unsigned int)hr, runsxs_hresult_describe((unsigned int)hr));
+      fprintf(stderr, "runsxs: [%d] %s: coreclr_shutdown_2 failed: 0x%08x (%s)\n", s->rt->index, s->rt->fw->version,
+              (unsigned int)hr, runsxs_hresult_describe((unsigned int)hr));
   }
   pthread_mutex_lock(&run.lock);
   s->shutdown_done = TRUE;
@@ -395,8 +377,7 @@ static void slot_shutdown(RunsxsSlot *s)
 }
 
 /* Concurrent mode: one thread per runtime, all released together by the barrier. */
-static void *runtime_thread(void *arg)
-{
+static void *runtime_thread(void *arg) {
   RunsxsSlot *s = arg;
   runsxs_signals_thread_start();
   pthread_barrier_wait(&run.start_barrier);
@@ -406,8 +387,7 @@ static void *runtime_thread(void *arg)
 }
 
 /* --st: one thread starts the runtimes one after another and later shuts them down, last first. */
-static void *sequential_thread(void *arg)
-{
+static void *sequential_thread(void *arg) {
   (void)arg;
   runsxs_signals_thread_start();
   for (int i = 0; i < run.count; i++)
@@ -421,8 +401,7 @@ static void *sequential_thread(void *arg)
 
 /* Waits until pred(slot) holds for every slot, or the deadline (CLOCK_MONOTONIC, NULL: none)
  * passes. Returns FALSE on timeout. Caller holds run.lock. */
-static gboolean wait_all_locked(gboolean (*pred)(const RunsxsSlot *), const struct timespec *deadline)
-{
+static gboolean wait_all_locked(gboolean (*pred)(const RunsxsSlot *), const struct timespec *deadline) {
   for (;;) {
     gboolean all = TRUE;
     for (int i = 0; i < run.count && all; i++)
@@ -436,15 +415,13 @@ static gboolean wait_all_locked(gboolean (*pred)(const RunsxsSlot *), const stru
   }
 }
 
-static gboolean slot_is_finished(const RunsxsSlot *s)
-{
+static gboolean slot_is_finished(const RunsxsSlot *s) {
   return s->phase == SLOT_FINISHED;
 }
 
 /* Reports a timeout and ends the process at once: a runtime stuck in managed code can be neither
  * joined nor shut down. Caller holds run.lock. */
-static G_NORETURN void timeout_exit_locked(int timeout_sec)
-{
+static G_NORETURN void timeout_exit_locked(int timeout_sec) {
   atomic_store(&run.summary_printed, 1);
   g_autofree char *unfinished = unfinished_list_locked(NULL);
   fprintf(stderr, "runsxs: timed out after %d s; not finished: %s\n", timeout_sec, unfinished);
@@ -454,8 +431,7 @@ static G_NORETURN void timeout_exit_locked(int timeout_sec)
 }
 
 /* The folder of libsxsbridge.so as loaded by this process, so managed code loads the same file. */
-static char *bridge_folder(void)
-{
+static char *bridge_folder(void) {
   Dl_info info;
   if (!dladdr((void *)sxs_bridge_call, &info) || !info.dli_fname)
     return NULL;
@@ -466,8 +442,7 @@ static char *bridge_folder(void)
 }
 
 /* Splits the ARGS operand like a shell; "" or only blanks mean no arguments. */
-static char **parse_app_args(const char *text, GError **error)
-{
+static char **parse_app_args(const char *text, GError **error) {
   g_autofree char *trimmed = g_strstrip(g_strdup(text));
   if (!*trimmed)
     return g_new0(char *, 1);
@@ -483,8 +458,7 @@ typedef struct {
   ino_t ino;
 } LibId;
 
-static gboolean lib_id(const char *dir, LibId *ret_id)
-{
+static gboolean lib_id(const char *dir, LibId *ret_id) {
   g_autofree char *lib = g_build_filename(dir, "libcoreclr.so", NULL);
   struct stat st;
   if (stat(lib, &st) != 0)
@@ -495,8 +469,7 @@ static gboolean lib_id(const char *dir, LibId *ret_id)
 }
 
 /* TRUE when this process has already loaded dir/libcoreclr.so (or a file with its inode). */
-static gboolean lib_already_loaded(const char *dir)
-{
+static gboolean lib_already_loaded(const char *dir) {
   g_autofree char *lib = g_build_filename(dir, "libcoreclr.so", NULL);
   void *h = dlopen(lib, RTLD_NOW | RTLD_NOLOAD);
   if (!h)
@@ -508,8 +481,7 @@ static gboolean lib_already_loaded(const char *dir)
 /* Chooses the folder each runtime loads: the framework itself the first time it is used, a
  * private copy (1, 2, ...) every further time, since a loaded libcoreclr.so cannot start a
  * second runtime. RUNSXS_NO_COPY=1 turns copying off (to reproduce the failure). */
-static gboolean assign_folders(GError **error)
-{
+static gboolean assign_folders(GError **error) {
   gboolean no_copy = g_strcmp0(g_getenv("RUNSXS_NO_COPY"), "1") == 0;
   g_autoptr(GArray) used = g_array_new(FALSE, FALSE, sizeof(LibId));
   for (int i = 0; i < run.count; i++) {
@@ -524,8 +496,8 @@ static gboolean assign_folders(GError **error)
         if (!dir)
           return FALSE;
         if (created)
-          fprintf(stderr, "runsxs: [%d] %s: made a private copy of %s in %s\n", rt->index,
-                  rt->fw->version, rt->fw->dir, dir);
+          fprintf(stderr, "runsxs: [%d] %s: made a private copy of %s in %s\n", rt->index, rt->fw->version, rt->fw->dir,
+                  dir);
       }
       LibId id;
       if (!lib_id(dir, &id)) {
@@ -558,8 +530,7 @@ static gboolean assign_folders(GError **error)
         break;
       }
       if (copy >= 64) {
-        g_set_error(error, G_FILE_ERROR, G_FILE_ERROR_FAILED,
-                    "no usable private copy of %s (64 tried)", rt->fw->dir);
+        g_set_error(error, G_FILE_ERROR, G_FILE_ERROR_FAILED, "no usable private copy of %s (64 tried)", rt->fw->dir);
         return FALSE;
       }
     }
@@ -577,8 +548,7 @@ typedef struct {
 
 /* Parses options (only before the first operand; "--" ends them). Returns 0, 1 for --help,
  * or -1 after printing a message. */
-static int parse_options(int argc, char **argv, RunsxsOptions *opt)
-{
+static int parse_options(int argc, char **argv, RunsxsOptions *opt) {
   opt->single_thread = FALSE;
   opt->signal_fixes = TRUE;
   opt->timeout_sec = RUNSXS_DEFAULT_TIMEOUT;
@@ -613,8 +583,7 @@ static int parse_options(int argc, char **argv, RunsxsOptions *opt)
   opt->operands = argv + i;
   opt->operand_count = argc - i;
   if (opt->operand_count == 0 || opt->operand_count % 3 != 0) {
-    fprintf(stderr,
-            "runsxs: expected RUNTIME APP \"ARGS\" triples, got %d operand%s (see runsxs --help)\n",
+    fprintf(stderr, "runsxs: expected RUNTIME APP \"ARGS\" triples, got %d operand%s (see runsxs --help)\n",
             opt->operand_count, opt->operand_count == 1 ? "" : "s");
     return -1;
   }
@@ -622,13 +591,11 @@ static int parse_options(int argc, char **argv, RunsxsOptions *opt)
 }
 
 /* Resolves every triple into a slot; prints one message and returns FALSE on bad input. */
-static gboolean prepare_slots(const RunsxsOptions *opt)
-{
+static gboolean prepare_slots(const RunsxsOptions *opt) {
   run.count = opt->operand_count / 3;
   run.slots = g_new0(RunsxsSlot, run.count);
   for (int i = 0; i < run.count; i++) {
-    const char *spec = opt->operands[3 * i], *app = opt->operands[3 * i + 1],
-               *args = opt->operands[3 * i + 2];
+    const char *spec = opt->operands[3 * i], *app = opt->operands[3 * i + 1], *args = opt->operands[3 * i + 2];
     g_autoptr(GError) error = NULL;
     RunsxsFramework *fw = runsxs_framework_resolve(spec, &error);
     if (!fw) {
@@ -653,8 +620,7 @@ static gboolean prepare_slots(const RunsxsOptions *opt)
   return TRUE;
 }
 
-int main(int argc, char **argv)
-{
+int main(int argc, char **argv) {
   RunsxsOptions opt;
   int rc = parse_options(argc, argv, &opt);
   if (rc == 1) {

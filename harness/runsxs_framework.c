@@ -26,16 +26,14 @@
 #define RUNSXS_FRAMEWORK_SUBDIR "shared/Microsoft.NETCore.App"
 #define RUNSXS_COPY_MARKER ".runsxs-copy-complete"
 
-RunsxsFramework *runsxs_framework_new(const char *version, const char *dir)
-{
+RunsxsFramework *runsxs_framework_new(const char *version, const char *dir) {
   RunsxsFramework *fw = g_new0(RunsxsFramework, 1);
   fw->version = g_strdup(version);
   fw->dir = g_strdup(dir);
   return fw;
 }
 
-void runsxs_framework_free(RunsxsFramework *fw)
-{
+void runsxs_framework_free(RunsxsFramework *fw) {
   if (!fw)
     return;
   g_free(fw->version);
@@ -44,24 +42,21 @@ void runsxs_framework_free(RunsxsFramework *fw)
 }
 
 /* A version, or all zeros (sorting first) when the text is not one. */
-static SxsVersion version_or_zero(const char *text)
-{
+static SxsVersion version_or_zero(const char *text) {
   SxsVersion v = {0};
   if (!sxs__version_parse(text, &v))
     memset(&v, 0, sizeof v);
   return v;
 }
 
-int runsxs_version_compare(const char *a, const char *b)
-{
+int runsxs_version_compare(const char *a, const char *b) {
   SxsVersion va = version_or_zero(a), vb = version_or_zero(b);
   return sxs__version_compare(&va, &vb);
 }
 
 /* TRUE when `version` starts with the components of `prefix`: "10.0" matches "10.0.12" and
  * "10.0.0-rc.1", not "10.01.0"; a prefix with a suffix matches only itself. */
-static gboolean version_matches(const char *prefix, const char *version)
-{
+static gboolean version_matches(const char *prefix, const char *version) {
   if (g_strcmp0(prefix, version) == 0)
     return TRUE;
   SxsVersion p, v;
@@ -70,8 +65,7 @@ static gboolean version_matches(const char *prefix, const char *version)
   return sxs__version_starts_with(&v, &p);
 }
 
-char *runsxs_framework_read_version(const char *dir)
-{
+char *runsxs_framework_read_version(const char *dir) {
   g_autofree char *file = g_build_filename(dir, ".version", NULL);
   g_autofree char *text = NULL;
   if (g_file_get_contents(file, &text, NULL, NULL)) {
@@ -92,8 +86,7 @@ char *runsxs_framework_read_version(const char *dir)
 }
 
 /* Adds root/shared/Microsoft.NETCore.App to dirs unless already there (by real path). */
-static void search_dirs_add(GPtrArray *dirs, const char *root)
-{
+static void search_dirs_add(GPtrArray *dirs, const char *root) {
   if (!root || !*root)
     return;
   g_autofree char *dir = g_build_filename(root, RUNSXS_FRAMEWORK_SUBDIR, NULL);
@@ -107,8 +100,7 @@ static void search_dirs_add(GPtrArray *dirs, const char *root)
   g_ptr_array_add(dirs, g_strdup(real));
 }
 
-char **runsxs_framework_search_dirs(void)
-{
+char **runsxs_framework_search_dirs(void) {
   GPtrArray *dirs = g_ptr_array_new();
   g_autofree char *dotnet = g_find_program_in_path("dotnet");
   if (dotnet) {
@@ -128,13 +120,11 @@ char **runsxs_framework_search_dirs(void)
 }
 
 /* g_ptr_array_sort() comparator for an array of strings (it passes pointers to the elements). */
-static int compare_names(gconstpointer a, gconstpointer b)
-{
+static int compare_names(gconstpointer a, gconstpointer b) {
   return strcmp(*(const char *const *)a, *(const char *const *)b);
 }
 
-GPtrArray *runsxs_framework_list_installed(void)
-{
+GPtrArray *runsxs_framework_list_installed(void) {
   GPtrArray *list = g_ptr_array_new_with_free_func((GDestroyNotify)runsxs_framework_free);
   g_auto(GStrv) dirs = runsxs_framework_search_dirs();
   for (char **d = dirs; *d; d++) {
@@ -157,8 +147,7 @@ GPtrArray *runsxs_framework_list_installed(void)
         continue;
       /* Newest first; an equal version found in a later folder goes after the earlier one. */
       guint at = 0;
-      while (at < list->len &&
-             runsxs_version_compare(((RunsxsFramework *)list->pdata[at])->version, n) >= 0)
+      while (at < list->len && runsxs_version_compare(((RunsxsFramework *)list->pdata[at])->version, n) >= 0)
         at++;
       g_ptr_array_insert(list, (gint)at, runsxs_framework_new(n, path));
     }
@@ -167,8 +156,7 @@ GPtrArray *runsxs_framework_list_installed(void)
 }
 
 /* "10.0.12 (/usr/share/dotnet/...), 8.0.33 (...)" for an error message. */
-static char *framework_list_describe(GPtrArray *list)
-{
+static char *framework_list_describe(GPtrArray *list) {
   if (list->len == 0)
     return g_strdup("none");
   GString *s = g_string_new(NULL);
@@ -179,8 +167,7 @@ static char *framework_list_describe(GPtrArray *list)
   return g_string_free(s, FALSE);
 }
 
-RunsxsFramework *runsxs_framework_resolve(const char *spec, GError **error)
-{
+RunsxsFramework *runsxs_framework_resolve(const char *spec, GError **error) {
   if (!spec || !*spec) {
     g_set_error(error, G_FILE_ERROR, G_FILE_ERROR_INVAL, "empty RUNTIME");
     return NULL;
@@ -188,8 +175,7 @@ RunsxsFramework *runsxs_framework_resolve(const char *spec, GError **error)
   if (strchr(spec, '/') || g_file_test(spec, G_FILE_TEST_IS_DIR)) {
     char real[PATH_MAX];
     if (!realpath(spec, real) || !g_file_test(real, G_FILE_TEST_IS_DIR)) {
-      g_set_error(error, G_FILE_ERROR, G_FILE_ERROR_NOENT, "framework folder %s does not exist",
-                  spec);
+      g_set_error(error, G_FILE_ERROR, G_FILE_ERROR_NOENT, "framework folder %s does not exist", spec);
       return NULL;
     }
     g_autofree char *lib = g_build_filename(real, "libcoreclr.so", NULL);
@@ -214,8 +200,8 @@ RunsxsFramework *runsxs_framework_resolve(const char *spec, GError **error)
   g_auto(GStrv) dirs = runsxs_framework_search_dirs();
   g_autofree char *searched = g_strjoinv(", ", dirs);
   g_set_error(error, G_FILE_ERROR, G_FILE_ERROR_NOENT,
-              "no installed runtime matches version %s; installed: %s; searched: %s", spec,
-              installed, *searched ? searched : "(no folder found)");
+              "no installed runtime matches version %s; installed: %s; searched: %s", spec, installed,
+              *searched ? searched : "(no folder found)");
   return NULL;
 }
 
@@ -223,8 +209,7 @@ RunsxsFramework *runsxs_framework_resolve(const char *spec, GError **error)
 
 /* Appends "relpath size mtime mode" lines for every entry below dir to `listing`, sorted by
  * name, recursing into subfolders; also counts files. Returns FALSE when dir cannot be read. */
-static gboolean copy_listing(const char *root, const char *rel, GString *listing, guint *files)
-{
+static gboolean copy_listing(const char *root, const char *rel, GString *listing, guint *files) {
   g_autofree char *dir_path = rel ? g_build_filename(root, rel, NULL) : g_strdup(root);
   g_autoptr(GDir) dir = g_dir_open(dir_path, 0, NULL);
   if (!dir)
@@ -238,8 +223,7 @@ static gboolean copy_listing(const char *root, const char *rel, GString *listing
   }
   g_ptr_array_sort(names, compare_names);
   for (guint i = 0; i < names->len; i++) {
-    g_autofree char *sub = rel ? g_build_filename(rel, names->pdata[i], NULL)
-                               : g_strdup(names->pdata[i]);
+    g_autofree char *sub = rel ? g_build_filename(rel, names->pdata[i], NULL) : g_strdup(names->pdata[i]);
     g_autofree char *path = g_build_filename(root, sub, NULL);
     struct stat st;
     if (stat(path, &st) != 0)
@@ -250,8 +234,7 @@ static gboolean copy_listing(const char *root, const char *rel, GString *listing
         return FALSE;
     } else if (S_ISREG(st.st_mode)) {
       g_string_append_printf(listing, "%s %lld %lld.%09ld %o\n", sub, (long long)st.st_size,
-                             (long long)st.st_mtim.tv_sec, st.st_mtim.tv_nsec,
-                             (unsigned int)(st.st_mode & 07777));
+                             (long long)st.st_mtim.tv_sec, st.st_mtim.tv_nsec, (unsigned int)(st.st_mode & 07777));
       (*files)++;
     }
   }
@@ -260,20 +243,17 @@ static gboolean copy_listing(const char *root, const char *rel, GString *listing
 
 /* The completion marker's text for a source folder: format line, source, file count, and a
  * SHA-256 over the listing of names, sizes, mtimes and modes. NULL when it cannot be read. */
-static char *copy_marker_text(const char *source_dir)
-{
+static char *copy_marker_text(const char *source_dir) {
   g_autoptr(GString) listing = g_string_new(NULL);
   guint files = 0;
   if (!copy_listing(source_dir, NULL, listing, &files))
     return NULL;
   g_autofree char *digest = g_compute_checksum_for_string(G_CHECKSUM_SHA256, listing->str, -1);
-  return g_strdup_printf("runsxs framework copy 1\nsource=%s\nfiles=%u\ndigest=%s\n", source_dir,
-                         files, digest);
+  return g_strdup_printf("runsxs framework copy 1\nsource=%s\nfiles=%u\ndigest=%s\n", source_dir, files, digest);
 }
 
 /* Copies one regular file, keeping its permission bits. Returns 0 or -errno. */
-static int copy_file(const char *from, const char *to, mode_t mode)
-{
+static int copy_file(const char *from, const char *to, mode_t mode) {
   int in = open(from, O_RDONLY | O_CLOEXEC);
   if (in < 0)
     return -errno;
@@ -331,8 +311,7 @@ static int copy_file(const char *from, const char *to, mode_t mode)
 
 /* Copies the tree below from into the existing folder to (symlinks are followed: every file
  * becomes a real file of its own). */
-static gboolean copy_tree(const char *from, const char *to, GError **error)
-{
+static gboolean copy_tree(const char *from, const char *to, GError **error) {
   g_autoptr(GDir) dir = g_dir_open(from, 0, error);
   if (!dir)
     return FALSE;
@@ -344,14 +323,13 @@ static gboolean copy_tree(const char *from, const char *to, GError **error)
     g_autofree char *dst = g_build_filename(to, name, NULL);
     struct stat st;
     if (stat(src, &st) != 0) {
-      g_set_error(error, G_FILE_ERROR, g_file_error_from_errno(errno), "cannot stat %s: %s", src,
-                  g_strerror(errno));
+      g_set_error(error, G_FILE_ERROR, g_file_error_from_errno(errno), "cannot stat %s: %s", src, g_strerror(errno));
       return FALSE;
     }
     if (S_ISDIR(st.st_mode)) {
       if (mkdir(dst, 0755) != 0) {
-        g_set_error(error, G_FILE_ERROR, g_file_error_from_errno(errno), "cannot create %s: %s",
-                    dst, g_strerror(errno));
+        g_set_error(error, G_FILE_ERROR, g_file_error_from_errno(errno), "cannot create %s: %s", dst,
+                    g_strerror(errno));
         return FALSE;
       }
       if (!copy_tree(src, dst, error))
@@ -359,8 +337,8 @@ static gboolean copy_tree(const char *from, const char *to, GError **error)
     } else if (S_ISREG(st.st_mode)) {
       int rc = copy_file(src, dst, st.st_mode);
       if (rc < 0) {
-        g_set_error(error, G_FILE_ERROR, g_file_error_from_errno(-rc), "cannot copy %s to %s: %s",
-                    src, dst, g_strerror(-rc));
+        g_set_error(error, G_FILE_ERROR, g_file_error_from_errno(-rc), "cannot copy %s to %s: %s", src, dst,
+                    g_strerror(-rc));
         return FALSE;
       }
     }
@@ -368,8 +346,7 @@ static gboolean copy_tree(const char *from, const char *to, GError **error)
   return TRUE;
 }
 
-static int remove_tree_entry(const char *path, const struct stat *sb, int type, struct FTW *ftw)
-{
+static int remove_tree_entry(const char *path, const struct stat *sb, int type, struct FTW *ftw) {
   (void)sb;
   (void)ftw;
   if (type == FTW_DP)
@@ -379,14 +356,12 @@ static int remove_tree_entry(const char *path, const struct stat *sb, int type, 
   return 0;
 }
 
-static void remove_tree(const char *path)
-{
+static void remove_tree(const char *path) {
   nftw(path, remove_tree_entry, 16, FTW_DEPTH | FTW_PHYS);
 }
 
 /* TRUE when dir holds a complete copy whose marker equals `marker`. */
-static gboolean copy_is_current(const char *dir, const char *marker)
-{
+static gboolean copy_is_current(const char *dir, const char *marker) {
   g_autofree char *file = g_build_filename(dir, RUNSXS_COPY_MARKER, NULL);
   g_autofree char *text = NULL;
   if (!g_file_get_contents(file, &text, NULL, NULL))
@@ -395,8 +370,7 @@ static gboolean copy_is_current(const char *dir, const char *marker)
 }
 
 /* ${XDG_CACHE_HOME:-~/.cache}/sxsprof/frameworks */
-static char *cache_folder(void)
-{
+static char *cache_folder(void) {
   const char *cache = g_getenv("XDG_CACHE_HOME");
   g_autofree char *cache_home = cache && *cache && g_path_is_absolute(cache)
                                     ? g_strdup(cache)
@@ -405,17 +379,14 @@ static char *cache_folder(void)
 }
 
 /* Makes parent (if needed) and a fresh staging folder parent/.tmp-<leaf>-XXXXXX in it. */
-static char *stage_folder(const char *parent, const char *leaf, GError **error)
-{
+static char *stage_folder(const char *parent, const char *leaf, GError **error) {
   if (g_mkdir_with_parents(parent, 0755) != 0) {
-    g_set_error(error, G_FILE_ERROR, g_file_error_from_errno(errno), "cannot create %s: %s",
-                parent, g_strerror(errno));
+    g_set_error(error, G_FILE_ERROR, g_file_error_from_errno(errno), "cannot create %s: %s", parent, g_strerror(errno));
     return NULL;
   }
   char *tmp = g_strdup_printf("%s/.tmp-%s-XXXXXX", parent, leaf);
   if (!g_mkdtemp_full(tmp, 0755)) {
-    g_set_error(error, G_FILE_ERROR, g_file_error_from_errno(errno), "cannot create %s: %s", tmp,
-                g_strerror(errno));
+    g_set_error(error, G_FILE_ERROR, g_file_error_from_errno(errno), "cannot create %s: %s", tmp, g_strerror(errno));
     g_free(tmp);
     return NULL;
   }
@@ -428,10 +399,8 @@ typedef gboolean (*FolderIsCurrent)(const char *final, gconstpointer data);
  * folder there is moved aside first; if another runsxs won the race and its folder is current,
  * that one is used and tmp dropped. *ret_created says whether tmp became final. tmp is gone
  * afterwards either way. */
-static gboolean publish_folder(const char *tmp, const char *parent, const char *leaf,
-                               const char *final, FolderIsCurrent is_current, gconstpointer data,
-                               gboolean *ret_created, GError **error)
-{
+static gboolean publish_folder(const char *tmp, const char *parent, const char *leaf, const char *final,
+                               FolderIsCurrent is_current, gconstpointer data, gboolean *ret_created, GError **error) {
   for (int attempt = 0; attempt < 3; attempt++) {
     if (rename(tmp, final) == 0) {
       *ret_created = TRUE;
@@ -440,8 +409,8 @@ static gboolean publish_folder(const char *tmp, const char *parent, const char *
     if (errno != EEXIST && errno != ENOTEMPTY) {
       int e = errno;
       remove_tree(tmp);
-      g_set_error(error, G_FILE_ERROR, g_file_error_from_errno(e), "cannot rename %s to %s: %s",
-                  tmp, final, g_strerror(e));
+      g_set_error(error, G_FILE_ERROR, g_file_error_from_errno(e), "cannot rename %s to %s: %s", tmp, final,
+                  g_strerror(e));
       return FALSE;
     }
     if (is_current(final, data)) {
@@ -459,8 +428,7 @@ static gboolean publish_folder(const char *tmp, const char *parent, const char *
     }
   }
   remove_tree(tmp);
-  g_set_error(error, G_FILE_ERROR, G_FILE_ERROR_EXIST,
-              "cannot replace the stale folder %s (remove it by hand)", final);
+  g_set_error(error, G_FILE_ERROR, G_FILE_ERROR_EXIST, "cannot replace the stale folder %s (remove it by hand)", final);
   return FALSE;
 }
 
@@ -471,20 +439,17 @@ typedef struct {
 
 static gboolean aliases_are_current(const char *alias_dir, const char *dir, GPtrArray *targets);
 
-static gboolean alias_folder_current(const char *final, gconstpointer data)
-{
+static gboolean alias_folder_current(const char *final, gconstpointer data) {
   const AliasCheck *check = data;
   return aliases_are_current(final, check->dir, check->targets);
 }
 
-static gboolean copy_folder_current(const char *final, gconstpointer data)
-{
+static gboolean copy_folder_current(const char *final, gconstpointer data) {
   return copy_is_current(final, data);
 }
 
 /* The file names in dir that need a "lib" alias: System.*.so without the prefix. */
-static GPtrArray *alias_targets(const char *dir)
-{
+static GPtrArray *alias_targets(const char *dir) {
   GPtrArray *names = g_ptr_array_new_with_free_func(g_free);
   g_autoptr(GDir) d = g_dir_open(dir, 0, NULL);
   if (!d)
@@ -499,8 +464,7 @@ static GPtrArray *alias_targets(const char *dir)
 }
 
 /* TRUE when alias_dir holds exactly one correct symlink per target. */
-static gboolean aliases_are_current(const char *alias_dir, const char *dir, GPtrArray *targets)
-{
+static gboolean aliases_are_current(const char *alias_dir, const char *dir, GPtrArray *targets) {
   guint entries = 0;
   g_autoptr(GDir) d = g_dir_open(alias_dir, 0, NULL);
   if (!d)
@@ -520,8 +484,7 @@ static gboolean aliases_are_current(const char *alias_dir, const char *dir, GPtr
   return TRUE;
 }
 
-char *runsxs_framework_native_aliases(const char *dir, GError **error)
-{
+char *runsxs_framework_native_aliases(const char *dir, GError **error) {
   g_autoptr(GPtrArray) targets = alias_targets(dir);
   if (targets->len == 0)
     return NULL;
@@ -545,8 +508,7 @@ char *runsxs_framework_native_aliases(const char *dir, GError **error)
     if (symlink(want, link) != 0) {
       int e = errno;
       remove_tree(tmp);
-      g_set_error(error, G_FILE_ERROR, g_file_error_from_errno(e), "cannot create %s: %s", link,
-                  g_strerror(e));
+      g_set_error(error, G_FILE_ERROR, g_file_error_from_errno(e), "cannot create %s: %s", link, g_strerror(e));
       return NULL;
     }
   }
@@ -558,9 +520,7 @@ char *runsxs_framework_native_aliases(const char *dir, GError **error)
   return g_steal_pointer(&final);
 }
 
-char *runsxs_framework_private_copy(const RunsxsFramework *fw, int copy, gboolean *ret_created,
-                                    GError **error)
-{
+char *runsxs_framework_private_copy(const RunsxsFramework *fw, int copy, gboolean *ret_created, GError **error) {
   g_autofree char *marker = copy_marker_text(fw->dir);
   if (!marker) {
     g_set_error(error, G_FILE_ERROR, G_FILE_ERROR_IO, "cannot read framework folder %s", fw->dir);
@@ -581,8 +541,7 @@ char *runsxs_framework_private_copy(const RunsxsFramework *fw, int copy, gboolea
   if (!tmp)
     return NULL;
   g_autofree char *marker_file = g_build_filename(tmp, RUNSXS_COPY_MARKER, NULL);
-  if (!copy_tree(fw->dir, tmp, error) ||
-      !g_file_set_contents(marker_file, marker, -1, error)) {
+  if (!copy_tree(fw->dir, tmp, error) || !g_file_set_contents(marker_file, marker, -1, error)) {
     remove_tree(tmp);
     g_prefix_error(error, "copying framework %s: ", fw->dir);
     return NULL;

@@ -41,8 +41,7 @@ char *runsxs_framework_read_version(const char *dir);
  * The copy is built in a temporary folder next to it and renamed into place, with a completion
  * marker (a digest of the source's names, sizes and mtimes) written last, so concurrent runs
  * and interrupted copies are safe. Sets *ret_created when this call built it. */
-char *runsxs_framework_private_copy(const RunsxsFramework *fw, int copy, gboolean *ret_created,
-                                    GError **error);
+char *runsxs_framework_private_copy(const RunsxsFramework *fw, int copy, gboolean *ret_created, GError **error);
 
 /* Older frameworks (2.x) ship their native shims as "System.Native.so" while the runtime also
  * probes "libSystem.Native.so", finally by bare name, which glibc resolves to a newer runtime's

@@ -13,9 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-RunsxsRuntime *runsxs_runtime_new(int index, const char *spec, RunsxsFramework *fw,
-                                  const char *app_path, char **app_argv)
-{
+RunsxsRuntime *runsxs_runtime_new(int index, const char *spec, RunsxsFramework *fw, const char *app_path,
+                                  char **app_argv) {
   RunsxsRuntime *rt = g_new0(RunsxsRuntime, 1);
   rt->index = index;
   rt->spec = g_strdup(spec);
@@ -26,8 +25,7 @@ RunsxsRuntime *runsxs_runtime_new(int index, const char *spec, RunsxsFramework *
   return rt;
 }
 
-void runsxs_runtime_free(RunsxsRuntime *rt)
-{
+void runsxs_runtime_free(RunsxsRuntime *rt) {
   if (!rt)
     return;
   g_free(rt->spec);
@@ -41,21 +39,18 @@ void runsxs_runtime_free(RunsxsRuntime *rt)
 }
 
 /* The simple name of an assembly file: "System.Runtime.dll" -> "System.Runtime". */
-static char *assembly_simple_name(const char *file)
-{
+static char *assembly_simple_name(const char *file) {
   const char *dot = strrchr(file, '.');
   return dot ? g_strndup(file, dot - file) : g_strdup(file);
 }
 
 /* g_ptr_array_sort() comparator for an array of strings (it passes pointers to the elements). */
-static int compare_names(gconstpointer a, gconstpointer b)
-{
+static int compare_names(gconstpointer a, gconstpointer b) {
   return strcmp(*(const char *const *)a, *(const char *const *)b);
 }
 
 /* Sorted file names in dir ending in one of the suffixes. */
-static GPtrArray *list_files(const char *dir, const char *const *suffixes)
-{
+static GPtrArray *list_files(const char *dir, const char *const *suffixes) {
   GPtrArray *names = g_ptr_array_new_with_free_func(g_free);
   g_autoptr(GDir) d = g_dir_open(dir, 0, NULL);
   if (!d)
@@ -76,8 +71,7 @@ static GPtrArray *list_files(const char *dir, const char *const *suffixes)
 /* The TPA list: every assembly of the framework folder, then those of the app folder whose simple
  * name the framework does not have (the framework wins), then the app itself if it was not
  * included yet (e.g. a .exe). */
-static char *build_tpa(const char *fw_dir, const char *app_dir, const char *app_path)
-{
+static char *build_tpa(const char *fw_dir, const char *app_dir, const char *app_path) {
   static const char *const dll[] = {".dll", NULL};
   g_autoptr(GHashTable) seen = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
   g_autoptr(GString) tpa = g_string_new(NULL);
@@ -113,16 +107,13 @@ static char *build_tpa(const char *fw_dir, const char *app_dir, const char *app_
 /* CoreCLR before 5.0 probes libicuuc.so only up to a fixed version (70 for 2.0) and fails fast
  * when the system has a newer one, so such runtimes run with invariant globalization unless the
  * user chose an ICU version through CLR_ICU_VERSION_OVERRIDE. */
-static gboolean needs_invariant_globalization(const RunsxsRuntime *rt)
-{
+static gboolean needs_invariant_globalization(const RunsxsRuntime *rt) {
   if (g_getenv("CLR_ICU_VERSION_OVERRIDE"))
     return FALSE;
-  return runsxs_version_compare(rt->fw->version, "5") < 0 &&
-         g_strcmp0(rt->fw->version, "unknown") != 0;
+  return runsxs_version_compare(rt->fw->version, "5") < 0 && g_strcmp0(rt->fw->version, "unknown") != 0;
 }
 
-int runsxs_host_start(RunsxsRuntime *rt, const char *bridge_dir, char **ret_message)
-{
+int runsxs_host_start(RunsxsRuntime *rt, const char *bridge_dir, char **ret_message) {
   g_autofree char *lib_path = g_build_filename(rt->dir, "libcoreclr.so", NULL);
   rt->lib = dlopen(lib_path, RTLD_NOW | RTLD_LOCAL);
   if (!rt->lib) {
@@ -141,9 +132,8 @@ int runsxs_host_start(RunsxsRuntime *rt, const char *bridge_dir, char **ret_mess
   g_autofree char *app_dir = g_path_get_dirname(rt->app_path);
   g_autofree char *tpa = build_tpa(rt->dir, app_dir, rt->app_path);
   g_autofree char *base_dir = g_strconcat(app_dir, "/", NULL);
-  g_autofree char *native =
-      rt->native_aliases ? g_strjoin(":", app_dir, rt->dir, rt->native_aliases, bridge_dir, NULL)
-                         : g_strjoin(":", app_dir, rt->dir, bridge_dir, NULL);
+  g_autofree char *native = rt->native_aliases ? g_strjoin(":", app_dir, rt->dir, rt->native_aliases, bridge_dir, NULL)
+                                               : g_strjoin(":", app_dir, rt->dir, bridge_dir, NULL);
   g_autofree char *exe = g_file_read_link("/proc/self/exe", NULL);
   g_autofree char *domain = g_strdup_printf("runsxs-%d", rt->index);
 
@@ -157,33 +147,29 @@ int runsxs_host_start(RunsxsRuntime *rt, const char *bridge_dir, char **ret_mess
   if (needs_invariant_globalization(rt))
     keys[n] = "System.Globalization.Invariant", values[n++] = "true";
 
-  int hr = rt->initialize(exe ? exe : "runsxs", domain, n, keys, values, &rt->host_handle,
-                          &rt->domain_id);
+  int hr = rt->initialize(exe ? exe : "runsxs", domain, n, keys, values, &rt->host_handle, &rt->domain_id);
   if (hr < 0)
     *ret_message = g_strdup_printf("coreclr_initialize failed: 0x%08x (%s)", (unsigned int)hr,
                                    runsxs_hresult_describe((unsigned int)hr));
   return hr;
 }
 
-int runsxs_host_execute(RunsxsRuntime *rt, int *ret_exit_code)
-{
+int runsxs_host_execute(RunsxsRuntime *rt, int *ret_exit_code) {
   unsigned int exit_code = 0;
   int argc = (int)g_strv_length(rt->app_argv);
-  int hr = rt->execute_assembly(rt->host_handle, rt->domain_id, argc,
-                                (const char **)rt->app_argv, rt->app_path, &exit_code);
+  int hr =
+      rt->execute_assembly(rt->host_handle, rt->domain_id, argc, (const char **)rt->app_argv, rt->app_path, &exit_code);
   if (hr >= 0)
     *ret_exit_code = (int)exit_code;
   return hr;
 }
 
-int runsxs_host_shutdown(RunsxsRuntime *rt)
-{
+int runsxs_host_shutdown(RunsxsRuntime *rt) {
   int latched = 0;
   return rt->shutdown_2(rt->host_handle, rt->domain_id, &latched);
 }
 
-const char *runsxs_hresult_describe(unsigned int hr)
-{
+const char *runsxs_hresult_describe(unsigned int hr) {
   switch (hr) {
   case 0x80131022:
     return "HOST_E_INVALIDOPERATION: this libcoreclr.so already runs a runtime in this process; "
@@ -191,39 +177,22 @@ const char *runsxs_hresult_describe(unsigned int hr)
   case 0x80131023:
     return "HOST_E_CLRNOTAVAILABLE: the runtime is not available (not started, already shut down, "
            "or disabled by an earlier error)";
-  case 0x80131040:
-    return "FUSION_E_REF_DEF_MISMATCH: the assembly found has a different name than the one asked for";
-  case 0x80131524:
-    return "COR_E_DLLNOTFOUND: a native library was not found";
-  case 0x80004005:
-    return "E_FAIL: unspecified failure (the runtime usually printed the reason above)";
-  case 0x80070057:
-    return "E_INVALIDARG: an invalid argument or runtime property";
-  case 0x8007000e:
-    return "E_OUTOFMEMORY: out of memory";
-  case 0x80004003:
-    return "E_POINTER: a NULL pointer";
-  case 0x80070002:
-    return "COR_E_FILENOTFOUND: an assembly or file was not found";
-  case 0x80070003:
-    return "COR_E_DIRECTORYNOTFOUND: a folder was not found";
-  case 0x8007000b:
-    return "COR_E_BADIMAGEFORMAT: not a valid assembly for this runtime";
-  case 0x80131500:
-    return "COR_E_EXCEPTION: a managed exception";
-  case 0x80131506:
-    return "COR_E_EXECUTIONENGINE: internal runtime error";
-  case 0x80131509:
-    return "COR_E_INVALIDOPERATION: invalid operation";
-  case 0x80131513:
-    return "COR_E_MISSINGMETHOD: the method was not found";
-  case 0x80131522:
-    return "COR_E_TYPELOAD: a type could not be loaded";
-  case 0x80131523:
-    return "COR_E_ENTRYPOINTNOTFOUND: the entry point was not found";
-  case 0x80131604:
-    return "COR_E_TARGETINVOCATION: the invoked method threw an exception";
-  default:
-    return "unknown HRESULT";
+  case 0x80131040: return "FUSION_E_REF_DEF_MISMATCH: the assembly found has a different name than the one asked for";
+  case 0x80131524: return "COR_E_DLLNOTFOUND: a native library was not found";
+  case 0x80004005: return "E_FAIL: unspecified failure (the runtime usually printed the reason above)";
+  case 0x80070057: return "E_INVALIDARG: an invalid argument or runtime property";
+  case 0x8007000e: return "E_OUTOFMEMORY: out of memory";
+  case 0x80004003: return "E_POINTER: a NULL pointer";
+  case 0x80070002: return "COR_E_FILENOTFOUND: an assembly or file was not found";
+  case 0x80070003: return "COR_E_DIRECTORYNOTFOUND: a folder was not found";
+  case 0x8007000b: return "COR_E_BADIMAGEFORMAT: not a valid assembly for this runtime";
+  case 0x80131500: return "COR_E_EXCEPTION: a managed exception";
+  case 0x80131506: return "COR_E_EXECUTIONENGINE: internal runtime error";
+  case 0x80131509: return "COR_E_INVALIDOPERATION: invalid operation";
+  case 0x80131513: return "COR_E_MISSINGMETHOD: the method was not found";
+  case 0x80131522: return "COR_E_TYPELOAD: a type could not be loaded";
+  case 0x80131523: return "COR_E_ENTRYPOINTNOTFOUND: the entry point was not found";
+  case 0x80131604: return "COR_E_TARGETINVOCATION: the invoked method threw an exception";
+  default: return "unknown HRESULT";
   }
 }

@@ -6,32 +6,28 @@
 #include "runsxs_framework.h"
 
 /* The hosting functions libcoreclr.so has exported since CoreCLR 2.0. */
-typedef int (*RunsxsCoreclrInitializeFn)(const char *exe_path, const char *app_domain_name,
-                                         int property_count, const char **keys,
-                                         const char **values, void **ret_host_handle,
+typedef int (*RunsxsCoreclrInitializeFn)(const char *exe_path, const char *app_domain_name, int property_count,
+                                         const char **keys, const char **values, void **ret_host_handle,
                                          unsigned int *ret_domain_id);
-typedef int (*RunsxsCoreclrExecuteAssemblyFn)(void *host_handle, unsigned int domain_id, int argc,
-                                              const char **argv, const char *assembly_path,
-                                              unsigned int *ret_exit_code);
-typedef int (*RunsxsCoreclrCreateDelegateFn)(void *host_handle, unsigned int domain_id,
-                                             const char *assembly_name, const char *type_name,
-                                             const char *method_name, void **ret_delegate);
-typedef int (*RunsxsCoreclrShutdown2Fn)(void *host_handle, unsigned int domain_id,
-                                        int *ret_latched_exit_code);
+typedef int (*RunsxsCoreclrExecuteAssemblyFn)(void *host_handle, unsigned int domain_id, int argc, const char **argv,
+                                              const char *assembly_path, unsigned int *ret_exit_code);
+typedef int (*RunsxsCoreclrCreateDelegateFn)(void *host_handle, unsigned int domain_id, const char *assembly_name,
+                                             const char *type_name, const char *method_name, void **ret_delegate);
+typedef int (*RunsxsCoreclrShutdown2Fn)(void *host_handle, unsigned int domain_id, int *ret_latched_exit_code);
 
 /* One runtime of the command line and, once started, its hosting state. Owned by runsxs.c;
  * after the runtime's thread has started, only that thread touches the hosting fields. */
 typedef struct {
-  int index;             /* 1-based, command-line order */
-  char *spec;            /* the RUNTIME operand as given */
-  RunsxsFramework *fw;   /* the framework it resolved to (the source of any copy) */
-  char *dir;             /* the folder actually loaded: fw->dir or a private copy of it */
-  int copy;              /* 0: fw->dir itself; N: private copy N */
-  char *native_aliases;  /* folder of "lib" aliases of dir's native shims, or NULL */
-  char *app_path;        /* absolute path of the managed assembly */
-  char **app_argv;       /* its arguments (g_strfreev) */
+  int index;            /* 1-based, command-line order */
+  char *spec;           /* the RUNTIME operand as given */
+  RunsxsFramework *fw;  /* the framework it resolved to (the source of any copy) */
+  char *dir;            /* the folder actually loaded: fw->dir or a private copy of it */
+  int copy;             /* 0: fw->dir itself; N: private copy N */
+  char *native_aliases; /* folder of "lib" aliases of dir's native shims, or NULL */
+  char *app_path;       /* absolute path of the managed assembly */
+  char **app_argv;      /* its arguments (g_strfreev) */
 
-  void *lib;             /* dlopen handle of dir/libcoreclr.so */
+  void *lib; /* dlopen handle of dir/libcoreclr.so */
   RunsxsCoreclrInitializeFn initialize;
   RunsxsCoreclrExecuteAssemblyFn execute_assembly;
   RunsxsCoreclrCreateDelegateFn create_delegate;
@@ -40,8 +36,8 @@ typedef struct {
   unsigned int domain_id;
 } RunsxsRuntime;
 
-RunsxsRuntime *runsxs_runtime_new(int index, const char *spec, RunsxsFramework *fw,
-                                  const char *app_path, char **app_argv);
+RunsxsRuntime *runsxs_runtime_new(int index, const char *spec, RunsxsFramework *fw, const char *app_path,
+                                  char **app_argv);
 void runsxs_runtime_free(RunsxsRuntime *rt);
 
 /* Loads rt->dir/libcoreclr.so (RTLD_NOW | RTLD_LOCAL), resolves the hosting functions and calls

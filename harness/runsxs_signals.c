@@ -84,9 +84,9 @@ typedef struct {
 
 /* The calling thread's state. Owner: that thread; only it reads or writes. */
 typedef struct {
-  void *map;         /* our mapping (guard page first), NULL when not installed by us */
+  void *map; /* our mapping (guard page first), NULL when not installed by us */
   size_t map_size;
-  gboolean foreign;  /* the thread had an alternate stack of its own: calls pass through */
+  gboolean foreign; /* the thread had an alternate stack of its own: calls pass through */
   AltstackView views[ALTSTACK_VIEWS];
   /* Every caller that ever asked about this thread's alternate stack: a PAL does so when it
    * first sees the thread, so these are the runtimes that can have a Thread on it. Appended in
@@ -112,17 +112,17 @@ typedef struct {
 /* A routed signal: the kernel sees only the dispatcher; callers' handlers live in slots. */
 typedef struct {
   int signo;
-  struct sigaction original;   /* what was installed before the dispatcher */
+  struct sigaction original; /* what was installed before the dispatcher */
   RouteSlot slots[ROUTE_SLOTS];
-  atomic_int nslots;           /* published slots, in install order */
+  atomic_int nslots; /* published slots, in install order */
 } Route;
 
 /* Process-wide state. Written by runsxs_signals_setup() before any other thread exists, then
  * read-only, except: route slots and records, which writers change under route_lock with all
  * signals blocked and readers (the dispatcher) read lock-free through acquire loads. */
-static atomic_bool altstack_enabled;  /* repair 1 */
-static atomic_bool routes_enabled;    /* repairs 2 and 3: at least one route */
-static size_t altstack_size;   /* usable bytes, guard page excluded */
+static atomic_bool altstack_enabled; /* repair 1 */
+static atomic_bool routes_enabled;   /* repairs 2 and 3: at least one route */
+static size_t altstack_size;         /* usable bytes, guard page excluded */
 static size_t page_size;
 static pthread_key_t altstack_key;
 static gboolean debug_enabled;
@@ -144,14 +144,12 @@ typedef struct {
   size_t len;
 } DebugLine;
 
-static void debug_str(DebugLine *l, const char *s)
-{
+static void debug_str(DebugLine *l, const char *s) {
   while (*s && l->len < sizeof l->buf - 1)
     l->buf[l->len++] = *s++;
 }
 
-static void debug_num(DebugLine *l, uintptr_t v, unsigned base)
-{
+static void debug_num(DebugLine *l, uintptr_t v, unsigned base) {
   char tmp[24];
   int i = 0;
   do {
@@ -164,8 +162,7 @@ static void debug_num(DebugLine *l, uintptr_t v, unsigned base)
     l->buf[l->len++] = tmp[--i];
 }
 
-static void debug_flush(DebugLine *l)
-{
+static void debug_flush(DebugLine *l) {
   debug_str(l, "\n");
   if (l->len < sizeof l->buf)
     l->buf[l->len] = '\0';
@@ -180,24 +177,21 @@ static void debug_flush(DebugLine *l)
  * (each runtime is its own copy of libcoreclr.so). 1 when unknown, never 0.
  * Context: any thread; takes the loader's lock, so not strictly async-signal-safe, but the
  * runtimes call sigaction()/sigaltstack() from handlers only while restoring a default. */
-static uintptr_t caller_owner(const void *pc)
-{
+static uintptr_t caller_owner(const void *pc) {
   Dl_info info;
   if (dladdr(pc, &info) && info.dli_fbase)
     return (uintptr_t)info.dli_fbase;
   return 1;
 }
 
-static const char *owner_name(uintptr_t owner)
-{
+static const char *owner_name(uintptr_t owner) {
   Dl_info info;
   if (owner > 1 && dladdr((void *)owner, &info) && info.dli_fname)
     return info.dli_fname;
   return "?";
 }
 
-static int resolve_real_sigaction(void)
-{
+static int resolve_real_sigaction(void) {
   if (real_sigaction)
     return 0;
   void *sym = dlsym(RTLD_NEXT, "sigaction");
@@ -207,8 +201,7 @@ static int resolve_real_sigaction(void)
   return 0;
 }
 
-static long real_sigaltstack(const stack_t *ss, stack_t *old)
-{
+static long real_sigaltstack(const stack_t *ss, stack_t *old) {
   return syscall(SYS_sigaltstack, ss, old);
 }
 
@@ -218,8 +211,7 @@ static long real_sigaltstack(const stack_t *ss, stack_t *old)
  * somebody else's). Returns 0, or -errno when the thread must go on without (calls then pass
  * through to the kernel).
  * Context: the calling thread, normal context (runtimes call sigaltstack() at thread start). */
-static int altstack_ensure(void)
-{
+static int altstack_ensure(void) {
   AltstackThread *t = &altstack_thread;
   if (t->map)
     return 0;
@@ -235,8 +227,7 @@ static int altstack_ensure(void)
   }
 
   size_t size = altstack_size + page_size;
-  void *map = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
-                   -1, 0);
+  void *map = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
   if (map == MAP_FAILED)
     return -errno;
   if (mprotect(map, page_size, PROT_NONE) != 0) {
@@ -244,7 +235,7 @@ static int altstack_ensure(void)
     munmap(map, size);
     return -err;
   }
-  stack_t ss = { .ss_sp = (char *)map + page_size, .ss_size = altstack_size, .ss_flags = 0 };
+  stack_t ss = {.ss_sp = (char *)map + page_size, .ss_size = altstack_size, .ss_flags = 0};
   if (real_sigaltstack(&ss, NULL) != 0) {
     int err = errno;
     munmap(map, size);
@@ -259,8 +250,7 @@ static int altstack_ensure(void)
 
 /* Bytes of our alternate stack the thread ever touched: fresh pages read as zero, so the lowest
  * non-zero byte marks the deepest point any handler reached. */
-static size_t altstack_peak(const AltstackThread *t)
-{
+static size_t altstack_peak(const AltstackThread *t) {
   const unsigned char *lo = (const unsigned char *)t->map + page_size;
   const unsigned char *hi = lo + altstack_size;
   const unsigned char *p = lo;
@@ -269,9 +259,8 @@ static size_t altstack_peak(const AltstackThread *t)
   return (size_t)(hi - p);
 }
 
-static void altstack_report(const AltstackThread *t)
-{
-  DebugLine l = { .len = 0 };
+static void altstack_report(const AltstackThread *t) {
+  DebugLine l = {.len = 0};
   debug_str(&l, "runsxs-signals: thread ");
   debug_num(&l, (uintptr_t)syscall(SYS_gettid), 10);
   debug_str(&l, " alternate stack peak ");
@@ -283,8 +272,7 @@ static void altstack_report(const AltstackThread *t)
 /* Thread exit: takes our stack off the thread and unmaps it. Runtimes that installed a buffer
  * free it from their own thread-exit hooks, through sigaltstack(), which still answers from the
  * views afterwards. */
-static void altstack_thread_exit(void *value)
-{
+static void altstack_thread_exit(void *value) {
   (void)value;
   AltstackThread *t = &altstack_thread;
   if (!t->map)
@@ -293,7 +281,7 @@ static void altstack_thread_exit(void *value)
     altstack_report(t);
   stack_t cur;
   if (real_sigaltstack(NULL, &cur) == 0 && cur.ss_sp == (char *)t->map + page_size) {
-    stack_t off = { .ss_sp = NULL, .ss_size = ALTSTACK_CALLER_MIN, .ss_flags = SS_DISABLE };
+    stack_t off = {.ss_sp = NULL, .ss_size = ALTSTACK_CALLER_MIN, .ss_flags = SS_DISABLE};
     if (real_sigaltstack(&off, NULL) != 0)
       return; /* still running on it: leak rather than unmap a live stack */
   }
@@ -301,14 +289,12 @@ static void altstack_thread_exit(void *value)
   t->map = NULL;
 }
 
-static void altstack_main_exit(void)
-{
+static void altstack_main_exit(void) {
   if (altstack_thread.map)
     altstack_report(&altstack_thread);
 }
 
-static AltstackView *altstack_view(uintptr_t owner)
-{
+static AltstackView *altstack_view(uintptr_t owner) {
   for (int i = 0; i < ALTSTACK_VIEWS; i++)
     if (altstack_thread.views[i].owner == owner)
       return &altstack_thread.views[i];
@@ -317,8 +303,7 @@ static AltstackView *altstack_view(uintptr_t owner)
 
 /* Notes that `owner` knows the calling thread (see AltstackThread.known).
  * Context: the calling thread, normal context. */
-static void thread_know(uintptr_t owner)
-{
+static void thread_know(uintptr_t owner) {
   AltstackThread *t = &altstack_thread;
   int n = t->nknown;
   for (int i = 0; i < n; i++)
@@ -332,8 +317,7 @@ static void thread_know(uintptr_t owner)
 }
 
 /* Whether `owner` has seen the calling thread. Context: async-signal-safe. */
-static gboolean thread_known_by(uintptr_t owner)
-{
+static gboolean thread_known_by(uintptr_t owner) {
   const AltstackThread *t = &altstack_thread;
   int n = t->nknown;
   atomic_signal_fence(memory_order_acquire);
@@ -347,8 +331,7 @@ static gboolean thread_known_by(uintptr_t owner)
  * sees the stack it installed itself (or none), so it decides to install exactly as if it were
  * alone and later frees its own buffer, never ours.
  * Context: any thread; async-signal-safe except for the caller lookup (see caller_owner). */
-RUNSXS_EXPORT int sigaltstack(const stack_t *restrict ss, stack_t *restrict old)
-{
+RUNSXS_EXPORT int sigaltstack(const stack_t *restrict ss, stack_t *restrict old) {
   if (atomic_load_explicit(&routes_enabled, memory_order_relaxed))
     thread_know(caller_owner(__builtin_return_address(0)));
   if (!atomic_load_explicit(&altstack_enabled, memory_order_relaxed))
@@ -371,7 +354,7 @@ RUNSXS_EXPORT int sigaltstack(const stack_t *restrict ss, stack_t *restrict old)
     return -1;
   gboolean onstack = (cur.ss_flags & SS_ONSTACK) != 0;
 
-  stack_t prev = { .ss_sp = NULL, .ss_size = 0, .ss_flags = SS_DISABLE };
+  stack_t prev = {.ss_sp = NULL, .ss_size = 0, .ss_flags = SS_DISABLE};
   if (view) {
     prev = view->ss;
     if (onstack)
@@ -413,24 +396,21 @@ RUNSXS_EXPORT int sigaltstack(const stack_t *restrict ss, stack_t *restrict old)
 
 /* ---- routed signals ---- */
 
-static Route *route_find(int signo)
-{
+static Route *route_find(int signo) {
   for (int i = 0; i < nroutes; i++)
     if (routes[i].signo == signo)
       return &routes[i];
   return NULL;
 }
 
-static gboolean action_is_function(const struct sigaction *act)
-{
+static gboolean action_is_function(const struct sigaction *act) {
   if (act->sa_flags & SA_SIGINFO)
     return act->sa_sigaction != NULL && (void *)act->sa_sigaction != (void *)SIG_IGN &&
            (void *)act->sa_sigaction != (void *)SIG_DFL;
   return act->sa_handler != SIG_DFL && act->sa_handler != SIG_IGN;
 }
 
-static void action_call(const struct sigaction *act, int signo, siginfo_t *info, void *uc)
-{
+static void action_call(const struct sigaction *act, int signo, siginfo_t *info, void *uc) {
   if (act->sa_flags & SA_SIGINFO)
     act->sa_sigaction(signo, info, uc);
   else
@@ -445,8 +425,7 @@ static void action_call(const struct sigaction *act, int signo, siginfo_t *info,
  * this handler returns). Activation signals from this process are never fatal: one can still be
  * in flight after the last runtime removed its handler.
  * Context: signal handler; async-signal-safe, lock-free. */
-static void route_dispatch(int signo, siginfo_t *info, void *uc)
-{
+static void route_dispatch(int signo, siginfo_t *info, void *uc) {
   int saved_errno = errno;
   Route *r = route_find(signo);
   if (!r) {
@@ -497,8 +476,7 @@ static void route_dispatch(int signo, siginfo_t *info, void *uc)
 /* (Re)installs the dispatcher for r, with the union of the recorded handlers' masks and their
  * SA_ONSTACK, so each handler runs with at least what it asked for. Called with route_lock held
  * and all signals blocked. */
-static int route_install(Route *r)
-{
+static int route_install(Route *r) {
   struct sigaction act;
   memset(&act, 0, sizeof act);
   act.sa_sigaction = route_dispatch;
@@ -515,8 +493,7 @@ static int route_install(Route *r)
   return real_sigaction(r->signo, &act, NULL);
 }
 
-static void route_lock_acquire(sigset_t *ret_saved)
-{
+static void route_lock_acquire(sigset_t *ret_saved) {
   sigset_t all;
   sigfillset(&all);
   pthread_sigmask(SIG_BLOCK, &all, ret_saved);
@@ -524,15 +501,13 @@ static void route_lock_acquire(sigset_t *ret_saved)
     ;
 }
 
-static void route_lock_release(const sigset_t *saved)
-{
+static void route_lock_release(const sigset_t *saved) {
   atomic_flag_clear_explicit(&route_lock, memory_order_release);
   pthread_sigmask(SIG_SETMASK, saved, NULL);
 }
 
-static void debug_record(const Route *r, int slot, const RouteRecord *rec)
-{
-  DebugLine l = { .len = 0 };
+static void debug_record(const Route *r, int slot, const RouteRecord *rec) {
+  DebugLine l = {.len = 0};
   debug_str(&l, "runsxs-signals: signal ");
   debug_num(&l, (uintptr_t)r->signo, 10);
   debug_str(&l, " slot ");
@@ -547,9 +522,7 @@ static void debug_record(const Route *r, int slot, const RouteRecord *rec)
 /* sigaction() for a routed signal: records act in the caller's slot and reports the caller's
  * own previous handler, or the original one when it has none yet.
  * Context: any thread, also inside a handler (a PAL restoring SIG_DFL before resending). */
-static int route_sigaction(Route *r, uintptr_t owner, const struct sigaction *act,
-                           struct sigaction *old)
-{
+static int route_sigaction(Route *r, uintptr_t owner, const struct sigaction *act, struct sigaction *old) {
   sigset_t saved;
   int rc = 0;
   route_lock_acquire(&saved);
@@ -631,31 +604,26 @@ typedef struct {
 } FaultChain;
 
 static FaultChain fault_chains[] = {
-    { .signo = SIGSEGV }, { .signo = SIGFPE }, { .signo = SIGILL },
-    { .signo = SIGBUS },  { .signo = SIGTRAP }, { .signo = SIGQUIT },
+    {.signo = SIGSEGV}, {.signo = SIGFPE}, {.signo = SIGILL}, {.signo = SIGBUS}, {.signo = SIGTRAP}, {.signo = SIGQUIT},
 };
-static atomic_bool faults_enabled;   /* repair 4 */
+static atomic_bool faults_enabled; /* repair 4 */
 static atomic_flag fault_lock = ATOMIC_FLAG_INIT;
 
-static FaultChain *fault_find(int signo)
-{
+static FaultChain *fault_find(int signo) {
   for (size_t i = 0; i < G_N_ELEMENTS(fault_chains); i++)
     if (fault_chains[i].signo == signo)
       return &fault_chains[i];
   return NULL;
 }
 
-static gboolean same_handler(const struct sigaction *a, const struct sigaction *b)
-{
+static gboolean same_handler(const struct sigaction *a, const struct sigaction *b) {
   return (void *)a->sa_handler == (void *)b->sa_handler;
 }
 
 /* sigaction() that sets (act non-NULL) a fault signal's handler with the repair on.
  * Context: any thread; signals blocked while the chain is changed; never from a handler on the
  * fault path. */
-static int fault_sigaction(FaultChain *c, uintptr_t owner, const struct sigaction *act,
-                           struct sigaction *old)
-{
+static int fault_sigaction(FaultChain *c, uintptr_t owner, const struct sigaction *act, struct sigaction *old) {
   sigset_t all, saved;
   sigfillset(&all);
   pthread_sigmask(SIG_BLOCK, &all, &saved);
@@ -678,11 +646,11 @@ static int fault_sigaction(FaultChain *c, uintptr_t owner, const struct sigactio
       if (old)
         *old = prev;
       if (mine > 0 && same_handler(act, &c->layers[mine - 1].act))
-        c->depth--;                            /* the top put back the handler below it */
+        c->depth--; /* the top put back the handler below it */
       else if (mine >= 0)
         c->layers[mine].act = *act;
       else if (c->depth < FAULT_LAYERS)
-        c->layers[c->depth++] = (FaultLayer){ .owner = owner, .act = *act };
+        c->layers[c->depth++] = (FaultLayer){.owner = owner, .act = *act};
     }
   }
   atomic_flag_clear_explicit(&fault_lock, memory_order_release);
@@ -694,9 +662,7 @@ static int fault_sigaction(FaultChain *c, uintptr_t owner, const struct sigactio
  * fault signals through their chains when those repairs are on; everything else reaches libc
  * unchanged.
  * Context: any thread; see route_sigaction. */
-RUNSXS_EXPORT int sigaction(int signo, const struct sigaction *restrict act,
-                            struct sigaction *restrict old)
-{
+RUNSXS_EXPORT int sigaction(int signo, const struct sigaction *restrict act, struct sigaction *restrict old) {
   if (!real_sigaction && resolve_real_sigaction() != 0) {
     errno = ENOSYS;
     return -1;
@@ -716,8 +682,7 @@ RUNSXS_EXPORT int sigaction(int signo, const struct sigaction *restrict act,
 
 /* ---- API ---- */
 
-static size_t compute_altstack_size(void)
-{
+static size_t compute_altstack_size(void) {
   size_t frame = (size_t)getauxval(AT_MINSIGSTKSZ);
   if (frame < ALTSTACK_CALLER_MIN)
     frame = ALTSTACK_CALLER_MIN;
@@ -730,9 +695,8 @@ static size_t compute_altstack_size(void)
 /* Which repairs RUNSXS_SIGNAL_FIXES selects: a comma-separated subset of "altstack",
  * "activation", "termination" and "faults" (unset: all four), so each fault can be shown on its
  * own. */
-static void parse_fix_selection(gboolean *ret_altstack, gboolean *ret_activation,
-                                gboolean *ret_termination, gboolean *ret_faults)
-{
+static void parse_fix_selection(gboolean *ret_altstack, gboolean *ret_activation, gboolean *ret_termination,
+                                gboolean *ret_faults) {
   const char *sel = getenv("RUNSXS_SIGNAL_FIXES");
   if (!sel) {
     *ret_altstack = *ret_activation = *ret_termination = *ret_faults = TRUE;
@@ -752,12 +716,12 @@ static void parse_fix_selection(gboolean *ret_altstack, gboolean *ret_activation
       *ret_faults = TRUE;
     else if (*w)
       g_printerr("runsxs: RUNSXS_SIGNAL_FIXES: unknown repair '%s' (known: altstack, "
-                 "activation, termination, faults)\n", w);
+                 "activation, termination, faults)\n",
+                 w);
   }
 }
 
-int runsxs_signals_setup(gboolean enable_fixes)
-{
+int runsxs_signals_setup(gboolean enable_fixes) {
   int rc = resolve_real_sigaction();
   if (rc < 0)
     return rc;
@@ -779,7 +743,7 @@ int runsxs_signals_setup(gboolean enable_fixes)
     atomic_store_explicit(&altstack_enabled, TRUE, memory_order_release);
     runsxs_signals_thread_start();
     if (debug_enabled) {
-      DebugLine l = { .len = 0 };
+      DebugLine l = {.len = 0};
       debug_str(&l, "runsxs-signals: alternate stack ");
       debug_num(&l, altstack_size, 10);
       debug_str(&l, " bytes per thread");
@@ -819,15 +783,13 @@ int runsxs_signals_setup(gboolean enable_fixes)
   return 0;
 }
 
-void runsxs_signals_thread_start(void)
-{
+void runsxs_signals_thread_start(void) {
   if (!atomic_load_explicit(&altstack_enabled, memory_order_acquire))
     return;
   altstack_ensure();
 }
 
-void runsxs_signals_runtime_loaded(int index, const char *coreclr_path)
-{
+void runsxs_signals_runtime_loaded(int index, const char *coreclr_path) {
   Route *r = route_find(SIGRTMIN);
   if (!atomic_load_explicit(&routes_enabled, memory_order_acquire) || !r || !coreclr_path)
     return;
@@ -846,18 +808,16 @@ void runsxs_signals_runtime_loaded(int index, const char *coreclr_path)
       found = TRUE;
   if (!found)
     g_printerr("runsxs: warning: runtime %d (%s) installed no activation handler through runsxs; "
-               "its GC may hang while other runtimes run\n", index, coreclr_path);
+               "its GC may hang while other runtimes run\n",
+               index, coreclr_path);
   else if (debug_enabled)
-    g_printerr("runsxs-signals: runtime %d activation handler captured (%s)\n", index,
-               coreclr_path);
+    g_printerr("runsxs-signals: runtime %d activation handler captured (%s)\n", index, coreclr_path);
 }
 
-gsize runsxs_signals_altstack_size(void)
-{
+gsize runsxs_signals_altstack_size(void) {
   return atomic_load_explicit(&altstack_enabled, memory_order_acquire) ? altstack_size : 0;
 }
 
-void runsxs_signals_set_termination_hook(void (*hook)(void))
-{
+void runsxs_signals_set_termination_hook(void (*hook)(void)) {
   atomic_store_explicit(&termination_hook, hook, memory_order_release);
 }

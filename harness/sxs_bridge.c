@@ -52,8 +52,7 @@ static atomic_flag bridge_closed_reported = ATOMIC_FLAG_INIT;
 static pthread_cond_t bridge_registered = PTHREAD_COND_INITIALIZER; /* signalled on register */
 static SxsBridgeRuntime bridge_runtimes[SXS_BRIDGE_MAX_RUNTIMES + 1];
 
-static void bridge_delegate_free(SxsBridgeDelegate *d)
-{
+static void bridge_delegate_free(SxsBridgeDelegate *d) {
   if (!d)
     return;
   free(d->assembly_name);
@@ -62,8 +61,7 @@ static void bridge_delegate_free(SxsBridgeDelegate *d)
   free(d);
 }
 
-static void bridge_delegates_free(SxsBridgeDelegate *d)
-{
+static void bridge_delegates_free(SxsBridgeDelegate *d) {
   while (d) {
     SxsBridgeDelegate *next = d->next;
     bridge_delegate_free(d);
@@ -71,9 +69,7 @@ static void bridge_delegates_free(SxsBridgeDelegate *d)
   }
 }
 
-int sxs_bridge_register(int index, void *create_delegate_fn, void *host_handle,
-                        unsigned int domain_id)
-{
+int sxs_bridge_register(int index, void *create_delegate_fn, void *host_handle, unsigned int domain_id) {
   if (index < 1 || index > SXS_BRIDGE_MAX_RUNTIMES || !create_delegate_fn)
     return -EINVAL;
   pthread_mutex_lock(&bridge_lock);
@@ -90,8 +86,7 @@ int sxs_bridge_register(int index, void *create_delegate_fn, void *host_handle,
   return 0;
 }
 
-int sxs_bridge_wait(int index, int timeout_ms)
-{
+int sxs_bridge_wait(int index, int timeout_ms) {
   if (index < 1 || index > SXS_BRIDGE_MAX_RUNTIMES)
     return -EINVAL;
   struct timespec deadline;
@@ -118,8 +113,7 @@ int sxs_bridge_wait(int index, int timeout_ms)
   return ret;
 }
 
-void sxs_bridge_unregister(int index)
-{
+void sxs_bridge_unregister(int index) {
   if (index < 1 || index > SXS_BRIDGE_MAX_RUNTIMES)
     return;
   pthread_mutex_lock(&bridge_lock);
@@ -134,10 +128,9 @@ void sxs_bridge_unregister(int index)
   bridge_delegates_free(old);
 }
 
-void sxs_bridge_close(int timeout_ms)
-{
+void sxs_bridge_close(int timeout_ms) {
   atomic_store(&bridge_closed, true);
-  struct timespec step = { .tv_sec = 0, .tv_nsec = 1000000 };
+  struct timespec step = {.tv_sec = 0, .tv_nsec = 1000000};
   for (int waited = 0; atomic_load(&bridge_in_flight) > bridge_depth; waited++) {
     if (timeout_ms >= 0 && waited >= timeout_ms)
       break;
@@ -147,8 +140,7 @@ void sxs_bridge_close(int timeout_ms)
 
 /* The simple assembly name of a path: its file name without a ".dll" or ".exe" suffix. Returns a
  * malloc'ed string or NULL when out of memory. */
-static char *bridge_assembly_name(const char *assembly_path)
-{
+static char *bridge_assembly_name(const char *assembly_path) {
   const char *base = strrchr(assembly_path, '/');
   base = base ? base + 1 : assembly_path;
   size_t len = strlen(base);
@@ -158,9 +150,8 @@ static char *bridge_assembly_name(const char *assembly_path)
 }
 
 /* Looks up a cached delegate. Caller holds bridge_lock. */
-static int (*bridge_find(const SxsBridgeRuntime *rt, const char *assembly_name,
-                         const char *type_name, const char *method_name))(int)
-{
+static int (*bridge_find(const SxsBridgeRuntime *rt, const char *assembly_name, const char *type_name,
+                         const char *method_name))(int) {
   for (const SxsBridgeDelegate *d = rt->delegates; d; d = d->next) {
     if (strcmp(d->assembly_name, assembly_name) == 0 && strcmp(d->type_name, type_name) == 0 &&
         strcmp(d->method_name, method_name) == 0)
@@ -169,16 +160,14 @@ static int (*bridge_find(const SxsBridgeRuntime *rt, const char *assembly_name,
   return NULL;
 }
 
-int sxs_bridge_call(int runtime_index, const char *assembly_path, const char *type_name,
-                    const char *method_name, int arg)
-{
+int sxs_bridge_call(int runtime_index, const char *assembly_path, const char *type_name, const char *method_name,
+                    int arg) {
   if (!assembly_path || !type_name || !method_name) {
     fprintf(stderr, "sxs_bridge_call: NULL assembly, type or method name\n");
     return INT32_MIN;
   }
   if (runtime_index < 1 || runtime_index > SXS_BRIDGE_MAX_RUNTIMES) {
-    fprintf(stderr, "sxs_bridge_call: no runtime %d (indexes are 1..%d)\n", runtime_index,
-            SXS_BRIDGE_MAX_RUNTIMES);
+    fprintf(stderr, "sxs_bridge_call: no runtime %d (indexes are 1..%d)\n", runtime_index, SXS_BRIDGE_MAX_RUNTIMES);
     return INT32_MIN;
   }
   char *assembly_name = bridge_assembly_name(assembly_path);
@@ -206,8 +195,7 @@ int sxs_bridge_call(int runtime_index, const char *assembly_path, const char *ty
     void *delegate = NULL;
     int hr = create(host_handle, domain_id, assembly_name, type_name, method_name, &delegate);
     if (hr < 0 || !delegate) {
-      fprintf(stderr,
-              "sxs_bridge_call: runtime %d: coreclr_create_delegate(%s, %s, %s) failed: 0x%08x\n",
+      fprintf(stderr, "sxs_bridge_call: runtime %d: coreclr_create_delegate(%s, %s, %s) failed: 0x%08x\n",
               runtime_index, assembly_name, type_name, method_name, (unsigned int)hr);
       free(assembly_name);
       return INT32_MIN;

@@ -13,16 +13,14 @@
 #define SXS_BRIDGE_MAX_RUNTIMES 64
 
 /* The signature of coreclr_create_delegate in every CoreCLR version since 2.0. */
-typedef int (*SxsBridgeCreateDelegateFn)(void *host_handle, unsigned int domain_id,
-                                         const char *assembly_name, const char *type_name,
-                                         const char *method_name, void **ret_delegate);
+typedef int (*SxsBridgeCreateDelegateFn)(void *host_handle, unsigned int domain_id, const char *assembly_name,
+                                         const char *type_name, const char *method_name, void **ret_delegate);
 
 /* Makes runtime `index` (1..SXS_BRIDGE_MAX_RUNTIMES) callable. create_delegate_fn is that
  * runtime's coreclr_create_delegate; host_handle and domain_id come from its coreclr_initialize.
  * Returns 0, or -EINVAL for a bad index or a NULL function.
  * Context: any thread; call before code that may call into this runtime starts. */
-SXS_BRIDGE_API int sxs_bridge_register(int index, void *create_delegate_fn, void *host_handle,
-                                       unsigned int domain_id);
+SXS_BRIDGE_API int sxs_bridge_register(int index, void *create_delegate_fn, void *host_handle, unsigned int domain_id);
 
 /* Forgets runtime `index` and its cached delegates; later calls to it fail cleanly. Call before
  * the runtime shuts down. Context: any thread. */
@@ -48,5 +46,5 @@ SXS_BRIDGE_API int sxs_bridge_wait(int index, int timeout_ms);
  * type, method). On an unknown index or a failure it prints one line to stderr and returns
  * INT32_MIN.
  * Context: any thread, including threads running managed code of another runtime. */
-SXS_BRIDGE_API int sxs_bridge_call(int runtime_index, const char *assembly_path,
-                                   const char *type_name, const char *method_name, int arg);
+SXS_BRIDGE_API int sxs_bridge_call(int runtime_index, const char *assembly_path, const char *type_name,
+                                   const char *method_name, int arg);

@@ -29,7 +29,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-G_DEFINE_QUARK(sxs-config-error-quark, sxs__config_error)
+G_DEFINE_QUARK(sxs - config - error - quark, sxs__config_error)
 
 #define CONFIG_CORECLR "libcoreclr.so"
 #define CONFIG_VERSION_MAX_COMPONENTS 4
@@ -43,14 +43,25 @@ static const char *const config_group_labels[N_GROUPS] = {"[profiler]", "[tracin
 #define CONFIG_GROUP_LIST "[profiler] or [tracing]"
 
 enum {
-  KEY_MODE, KEY_RUNTIME, KEY_OUTPUT, KEY_LOG, KEY_FLUSH,                        /* [profiler] */
-  KEY_ENABLED, KEY_INLINING, KEY_ROUTING, KEY_HOOKS, KEY_TIMING, KEY_PATH, KEY_INCLUDE, KEY_EXCLUDE, /* [tracing] */
+  KEY_MODE,
+  KEY_RUNTIME,
+  KEY_OUTPUT,
+  KEY_LOG,
+  KEY_FLUSH, /* [profiler] */
+  KEY_ENABLED,
+  KEY_INLINING,
+  KEY_ROUTING,
+  KEY_HOOKS,
+  KEY_TIMING,
+  KEY_PATH,
+  KEY_INCLUDE,
+  KEY_EXCLUDE, /* [tracing] */
   N_KEYS
 };
 
 static const char *const config_keys[N_KEYS] = {
-    "mode", "runtime", "output", "log", "flush", "enabled", "inlining", "routing", "hooks", "timing", "path",
-    "include", "exclude",
+    "mode",    "runtime", "output", "log",  "flush",   "enabled", "inlining",
+    "routing", "hooks",   "timing", "path", "include", "exclude",
 };
 
 /* The keys of each group: a run of config_keys, and the list the messages name. */
@@ -59,15 +70,15 @@ static const struct {
   const char *list;
 } config_group_keys[N_GROUPS] = {
     [GROUP_PROFILER] = {KEY_MODE, KEY_ENABLED - KEY_MODE, "mode, runtime, output, log, flush"},
-    [GROUP_TRACING] = {KEY_ENABLED, N_KEYS - KEY_ENABLED, "enabled, inlining, routing, hooks, timing, path, include, exclude"},
+    [GROUP_TRACING] = {KEY_ENABLED, N_KEYS - KEY_ENABLED,
+                       "enabled, inlining, routing, hooks, timing, path, include, exclude"},
 };
 
-#define CONFIG_OUTPUT_EXPECTED                                                                     \
-  "a path prefix such as /tmp/myapp (the profile goes to <prefix>.json) or a folder ending in / "  \
+#define CONFIG_OUTPUT_EXPECTED                                                                                         \
+  "a path prefix such as /tmp/myapp (the profile goes to <prefix>.json) or a folder ending in / "                      \
   "(profiles go to <folder>/<program>-<pid>.json)"
 #define CONFIG_LOG_EXPECTED "a file path such as /tmp/sxsprof.log, or stderr"
-#define CONFIG_FLUSH_EXPECTED                                                                      \
-  "a whole number of seconds from 0 to 86400 (0: write only at shutdown and exit)"
+#define CONFIG_FLUSH_EXPECTED "a whole number of seconds from 0 to 86400 (0: write only at shutdown and exit)"
 
 static const char *const config_modes[] = {
     [SXS_MODE_PICK_FIRST] = "pick-first",
@@ -105,14 +116,14 @@ static const char *const config_booleans[] = {"true", "false"};
 #define CONFIG_PATTERNS_MAX 256
 #define CONFIG_PATTERN_SEPARATORS ", \t\n\r"
 #define CONFIG_PATTERN_RESERVED "[]{}()|\\\"'"
-#define CONFIG_PATTERN_EXPECTED                                                                    \
-  "expected function name patterns such as MyApp.* or Ns.Type.Method, separated by commas or "    \
+#define CONFIG_PATTERN_EXPECTED                                                                                        \
+  "expected function name patterns such as MyApp.* or Ns.Type.Method, separated by commas or "                         \
   "spaces, using * and ? as wildcards and none of [ ] { } ( ) | \\ \" ' or control characters"
 
-#define CONFIG_SELECTOR_EXPECTED                                                                   \
-  "expected a version prefix of 1 to 4 dot-separated numbers such as 10, 10.0 or 2.0.0, or an "  \
+#define CONFIG_SELECTOR_EXPECTED                                                                                       \
+  "expected a version prefix of 1 to 4 dot-separated numbers such as 10, 10.0 or 2.0.0, or an "                        \
   "absolute path of a runtime folder or of a libcoreclr.so"
-#define CONFIG_RUNTIME_PATH_EXPECTED                                                               \
+#define CONFIG_RUNTIME_PATH_EXPECTED                                                                                   \
   "expected an absolute path of a runtime folder containing libcoreclr.so or of a libcoreclr.so"
 
 /* What the line scan found: where each group and key was and each key's raw (still escaped) value. */
@@ -284,8 +295,8 @@ static char *config_read(const char *path, gsize *ret_len, GError **error) {
   }
   close(fd);
   if (len > SXS_CONFIG_MAX_SIZE) {
-    config_fail(error, SXS_CONFIG_ERROR_FILE, path, 0,
-                "is more than %d bytes; expected a config file of at most 1 MiB", SXS_CONFIG_MAX_SIZE);
+    config_fail(error, SXS_CONFIG_ERROR_FILE, path, 0, "is more than %d bytes; expected a config file of at most 1 MiB",
+                SXS_CONFIG_MAX_SIZE);
     return NULL;
   }
   buffer[len] = '\0';
@@ -419,8 +430,7 @@ static gboolean config_scan_line(SxsConfigScan *scan, int line_no, char *line, G
   }
   if (scan->key_line[k]) {
     config_fail(error, SXS_CONFIG_ERROR_DUPLICATE, source, line_no,
-                "duplicate key %s (first on line %d); expected each key at most once", quoted_key,
-                scan->key_line[k]);
+                "duplicate key %s (first on line %d); expected each key at most once", quoted_key, scan->key_line[k]);
     return FALSE;
   }
   scan->key_line[k] = line_no;
@@ -560,8 +570,7 @@ static gboolean config_parse_runtime(const SxsConfigScan *scan, const char *valu
                   "runtime path %s does not exist; " CONFIG_RUNTIME_PATH_EXPECTED, quoted);
     else
       config_fail(error, SXS_CONFIG_ERROR_VALUE, source, line,
-                  "runtime path %s cannot be resolved (%s); " CONFIG_RUNTIME_PATH_EXPECTED, quoted,
-                  g_strerror(errno));
+                  "runtime path %s cannot be resolved (%s); " CONFIG_RUNTIME_PATH_EXPECTED, quoted, g_strerror(errno));
     return FALSE;
   }
   struct stat st;
@@ -617,8 +626,7 @@ static gboolean config_parse_file_path(const SxsConfigScan *scan, int k, const c
     if (*value == '\0')
       config_fail(error, SXS_CONFIG_ERROR_VALUE, source, line, "%s= %s; expected %s", key, problem, expected);
     else
-      config_fail(error, SXS_CONFIG_ERROR_VALUE, source, line, "%s=%s %s; expected %s", key, quoted, problem,
-                  expected);
+      config_fail(error, SXS_CONFIG_ERROR_VALUE, source, line, "%s=%s %s; expected %s", key, quoted, problem, expected);
     return FALSE;
   }
   gboolean is_folder = config_names_folder(value);
@@ -662,8 +670,8 @@ static gboolean config_parse_flush(const SxsConfigScan *scan, const char *value,
     return FALSE;
   }
   if (digits > 6 || g_ascii_strtoull(value, NULL, 10) > SXS_CONFIG_FLUSH_MAX) {
-    config_fail(error, SXS_CONFIG_ERROR_VALUE, scan->source, line, "flush=%s is too large; expected " CONFIG_FLUSH_EXPECTED,
-                quoted);
+    config_fail(error, SXS_CONFIG_ERROR_VALUE, scan->source, line,
+                "flush=%s is too large; expected " CONFIG_FLUSH_EXPECTED, quoted);
     return FALSE;
   }
   *ret_seconds = (int)g_ascii_strtoull(value, NULL, 10);
@@ -684,8 +692,8 @@ static int config_parse_word(const SxsConfigScan *scan, int k, const char *value
       return (int)i;
   g_autofree char *quoted = config_quote(value);
   g_autofree char *hint = config_suggest(value, words, n_words);
-  config_fail(error, SXS_CONFIG_ERROR_VALUE, scan->source, line, "unknown %s %s%s; expected %s", config_keys[k],
-              quoted, hint, list);
+  config_fail(error, SXS_CONFIG_ERROR_VALUE, scan->source, line, "unknown %s %s%s; expected %s", config_keys[k], quoted,
+              hint, list);
   return -1;
 }
 
@@ -702,8 +710,8 @@ static gboolean config_parse_boolean(const SxsConfigScan *scan, int k, const cha
                                      GError **error) {
   int line = scan->key_line[k];
   if (*value == '\0') {
-    config_fail(error, SXS_CONFIG_ERROR_VALUE, scan->source, line,
-                "%s= is empty; expected " CONFIG_BOOLEAN_LIST, config_keys[k]);
+    config_fail(error, SXS_CONFIG_ERROR_VALUE, scan->source, line, "%s= is empty; expected " CONFIG_BOOLEAN_LIST,
+                config_keys[k]);
     return FALSE;
   }
   if (strcmp(value, "true") == 0 || strcmp(value, "false") == 0) {
@@ -757,14 +765,14 @@ static char **config_parse_patterns(const SxsConfigScan *scan, int k, const char
       config_fail(error, SXS_CONFIG_ERROR_VALUE, source, line, "%s= is empty; " CONFIG_PATTERN_EXPECTED, key);
     } else {
       g_autofree char *quoted = config_quote(value);
-      config_fail(error, SXS_CONFIG_ERROR_VALUE, source, line, "%s=%s holds no pattern; " CONFIG_PATTERN_EXPECTED,
-                  key, quoted);
+      config_fail(error, SXS_CONFIG_ERROR_VALUE, source, line, "%s=%s holds no pattern; " CONFIG_PATTERN_EXPECTED, key,
+                  quoted);
     }
     return NULL;
   }
   if (patterns->len > CONFIG_PATTERNS_MAX) {
-    config_fail(error, SXS_CONFIG_ERROR_VALUE, source, line, "%s= holds %u patterns; expected at most %d patterns",
-                key, patterns->len, CONFIG_PATTERNS_MAX);
+    config_fail(error, SXS_CONFIG_ERROR_VALUE, source, line, "%s= holds %u patterns; expected at most %d patterns", key,
+                patterns->len, CONFIG_PATTERNS_MAX);
     return NULL;
   }
   for (guint i = 0; i < patterns->len; i++) {

@@ -50,14 +50,14 @@ typedef struct {
 typedef struct {
   SxsMode mode;
   SxsSelectorKind selector_kind;
-  char *selector;           /* as written (version prefix) or canonical path (realpath, no trailing '/'); NULL when none */
-  char *output;             /* absolute, never NULL: a prefix (profile <output>.json), or a folder when
+  char *selector; /* as written (version prefix) or canonical path (realpath, no trailing '/'); NULL when none */
+  char *output;   /* absolute, never NULL: a prefix (profile <output>.json), or a folder when
                              * output_is_folder (profiles <output>/<program>-<pid>.json), without trailing '/' */
   gboolean output_is_folder;
   SxsLogKind log_kind;
-  char *log_path;           /* absolute with SXS_LOG_FILE; NULL otherwise */
-  int flush_seconds;        /* periodic rewrite of the profile; 0: only at shutdown and exit */
-  char *source;             /* the config file's path as given, NULL for built-in defaults */
+  char *log_path;    /* absolute with SXS_LOG_FILE; NULL otherwise */
+  int flush_seconds; /* periodic rewrite of the profile; 0: only at shutdown and exit */
+  char *source;      /* the config file's path as given, NULL for built-in defaults */
   SxsTracingConfig tracing;
 } SxsConfig;
 

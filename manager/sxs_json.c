@@ -99,8 +99,7 @@ static void json_begin(SxsJsonWriter *w, SxsJsonFrameKind kind, char open) {
 static void json_end(SxsJsonWriter *w, SxsJsonFrameKind kind, char close) {
   if (w == NULL || w->failed)
     return;
-  if (w->depth == 0 || w->stack[w->depth - 1].kind != kind ||
-      w->stack[w->depth - 1].awaiting_value) {
+  if (w->depth == 0 || w->stack[w->depth - 1].kind != kind || w->stack[w->depth - 1].awaiting_value) {
     w->failed = TRUE;
     return;
   }

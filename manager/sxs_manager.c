@@ -56,7 +56,7 @@ typedef struct {
   GMutex log_lock;
   GMutex flush_lock;
   GCond flush_cond;
-  SxsConfig *config;       /* NULL when the config failed; then config_error says why */
+  SxsConfig *config; /* NULL when the config failed; then config_error says why */
   char *config_error;
   SxsProcessInfo *process; /* this process: pid, parent, command line */
   char *library_path;      /* this library's file, NULL when linked into a test program */
@@ -66,10 +66,10 @@ typedef struct {
   gboolean log_pending;    /* log_path is to be opened at the first line */
   GHashTable *runtimes;    /* int id -> SxsRuntime* ; owned, freed only by reset_for_tests */
   int next_id;
-  GHashTable *threads;     /* SxsThreadKey* -> SxsThreadRecord* ; both owned */
-  char *last_digest;       /* SHA-256 of the document last written */
+  GHashTable *threads; /* SxsThreadKey* -> SxsThreadRecord* ; both owned */
+  char *last_digest;   /* SHA-256 of the document last written */
   pthread_t flush_thread;
-  gboolean flush_running;  /* flush_thread was started and not yet joined */
+  gboolean flush_running; /* flush_thread was started and not yet joined */
   gboolean flush_stop;
 } SxsManager;
 
@@ -182,8 +182,8 @@ static gboolean apply_env_output(SxsConfig *cfg, char **ret_problem) {
 static void choose_paths(SxsConfig *cfg, gboolean explicit_output) {
   gboolean owner = !explicit_output || cfg->output_is_folder ||
                    sxs__process_owns_prefix(manager.process->pid, g_getenv(SXS_OWNER_PID_ENV), manager.library_path);
-  g_autofree char *program = sxs__process_program_name(manager.process->executable,
-                                                       (const char *const *)manager.process->argv);
+  g_autofree char *program =
+      sxs__process_program_name(manager.process->executable, (const char *const *)manager.process->argv);
   g_autofree char *profile = NULL, *log = NULL;
   sxs__process_output_paths(cfg->output, cfg->output_is_folder, owner, manager.process->pid, program, &profile, &log);
   g_autofree char *problem = NULL;
@@ -343,8 +343,7 @@ static GPtrArray *identities_locked(const SxsRuntime *except, gboolean profiled_
   GPtrArray *out = g_ptr_array_new_with_free_func(g_free);
   for (guint i = 0; i < all->len; i++) {
     SxsRuntime *o = all->pdata[i];
-    if (o == except || o->status == SXS_RUNTIME_DECLINED ||
-        (profiled_only && o->status != SXS_RUNTIME_PROFILING))
+    if (o == except || o->status == SXS_RUNTIME_DECLINED || (profiled_only && o->status != SXS_RUNTIME_PROFILING))
       continue;
     SxsRuntimeIdentity *ident = g_new0(SxsRuntimeIdentity, 1);
     ident->id = o->id;
@@ -375,8 +374,8 @@ SxsRuntime *sxs__manager_admit(const char *path, const char *version) {
   } else {
     g_autoptr(GPtrArray) admitted = identities_locked(rt, FALSE);
     SxsRuntimeIdentity me = {.id = rt->id, .version = rt->version, .path = rt->path};
-    if (sxs__policy_at_create(manager.config, &me, (const SxsRuntimeIdentity *const *)admitted->pdata,
-                              admitted->len, &reason) == SXS_DECISION_PROFILE) {
+    if (sxs__policy_at_create(manager.config, &me, (const SxsRuntimeIdentity *const *)admitted->pdata, admitted->len,
+                              &reason) == SXS_DECISION_PROFILE) {
       g_clear_pointer(&reason, g_free);
     }
   }
@@ -395,8 +394,8 @@ SxsRuntime *sxs__manager_admit(const char *path, const char *version) {
   return rt;
 }
 
-gboolean sxs__manager_initialize(SxsRuntime *rt, const char *path, const char *version,
-                                 const char *clr_version, const SxsCapabilities *caps) {
+gboolean sxs__manager_initialize(SxsRuntime *rt, const char *path, const char *version, const char *clr_version,
+                                 const SxsCapabilities *caps) {
   g_autofree char *reason = NULL;
   /* Matching the selector resolves paths: done before any lock is taken. Only this runtime's
    * own thread writes its identity, so reading it here is safe. */

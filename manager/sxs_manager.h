@@ -13,8 +13,12 @@
 #include "sxs_profile.h"
 
 /* Counter updates: relaxed atomics, lock-free. Context: any thread. */
-static inline void sxs__counter_add(gint64 *counter) { __atomic_fetch_add(counter, 1, __ATOMIC_RELAXED); }
-static inline gint64 sxs__counter_get(const gint64 *counter) { return __atomic_load_n(counter, __ATOMIC_RELAXED); }
+static inline void sxs__counter_add(gint64 *counter) {
+  __atomic_fetch_add(counter, 1, __ATOMIC_RELAXED);
+}
+static inline gint64 sxs__counter_get(const gint64 *counter) {
+  return __atomic_load_n(counter, __ATOMIC_RELAXED);
+}
 
 /* What the manager may ask of a runtime's live side: its callback instance (callback/) registers
  * these at Initialize. Every operation goes through the instance's Info guard and answers -ESHUTDOWN
@@ -32,22 +36,22 @@ typedef struct {
  * identity strings after registration. status and reason are written with manager.lock and `lock`
  * both held (in that order), so either lock suffices to read them. */
 typedef struct SxsRuntime {
-  int id;                 /* 1, 2, ... in CreateInstance order */
+  int id; /* 1, 2, ... in CreateInstance order */
   SxsRuntimeStatus status;
-  char *reason;           /* why it was declined; NULL while profiled */
-  char *version;          /* product version: 10.0.12, 2.0.0 */
-  char *clr_version;      /* what GetRuntimeInformation says: 10.0.12, 4.0.22220.0 */
-  char *path;             /* canonical path of the libcoreclr.so that owns it */
-  SxsCapabilities caps;   /* recorded once at Initialize */
-  int selector_match;     /* SXS_MATCH_*: does pick-one's runtime= match it (worked out at Initialize) */
+  char *reason;             /* why it was declined; NULL while profiled */
+  char *version;            /* product version: 10.0.12, 2.0.0 */
+  char *clr_version;        /* what GetRuntimeInformation says: 10.0.12, 4.0.22220.0 */
+  char *path;               /* canonical path of the libcoreclr.so that owns it */
+  SxsCapabilities caps;     /* recorded once at Initialize */
+  int selector_match;       /* SXS_MATCH_*: does pick-one's runtime= match it (worked out at Initialize) */
   GHashTable *features_off; /* feature name -> why it is off for this runtime (char*, owned) */
   const SxsRuntimeOps *ops; /* the live side's operations; NULL before Initialize and once released */
   gpointer ops_instance;    /* what ops are called with: the callback instance, borrowed */
-  gboolean shut_down;     /* Shutdown was delivered */
+  gboolean shut_down;       /* Shutdown was delivered */
   SxsCounters counters;
   GMutex lock;
-  GHashTable *functions;  /* FunctionID (guint64*) -> SxsFunctionRecord* ; owned */
-  GHashTable *modules;    /* ModuleID (guint64*) -> char* file name ; owned */
+  GHashTable *functions; /* FunctionID (guint64*) -> SxsFunctionRecord* ; owned */
+  GHashTable *modules;   /* ModuleID (guint64*) -> char* file name ; owned */
 } SxsRuntime;
 
 /* Returns the manager, creating it on first use (thread-safe). On creation it reads the config
@@ -64,8 +68,8 @@ SxsRuntime *sxs__manager_admit(const char *path, const char *version);
 
 /* Fills in the identity and capabilities found at Initialize and applies the Initialize stage
  * of the policy. Returns TRUE to profile; FALSE declines (reason recorded and logged). */
-gboolean sxs__manager_initialize(SxsRuntime *rt, const char *path, const char *version,
-                                 const char *clr_version, const SxsCapabilities *caps);
+gboolean sxs__manager_initialize(SxsRuntime *rt, const char *path, const char *version, const char *clr_version,
+                                 const SxsCapabilities *caps);
 
 /* Registers (ops non-NULL) or withdraws (NULL) the live side of a runtime. The instance withdraws
  * before it is freed. */

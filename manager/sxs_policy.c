@@ -64,15 +64,13 @@ SxsDecision sxs__policy_at_create(const SxsConfig *cfg, const SxsRuntimeIdentity
 }
 
 SxsDecision sxs__policy_at_initialize(const SxsConfig *cfg, const SxsRuntimeIdentity *candidate,
-                                      const SxsRuntimeIdentity *const *profiled, size_t n_profiled,
-                                      char **ret_reason) {
+                                      const SxsRuntimeIdentity *const *profiled, size_t n_profiled, char **ret_reason) {
   if (policy_mode(cfg) != SXS_MODE_PICK_ONE)
     return SXS_DECISION_PROFILE;
   const char *selector = cfg->selector ? cfg->selector : "";
   if (!policy_matches(cfg, candidate)) {
     g_autofree char *described = sxs__policy_describe(candidate);
-    return policy_decline(ret_reason,
-                          g_strdup_printf("pick-one: runtime=%s does not match %s", selector, described));
+    return policy_decline(ret_reason, g_strdup_printf("pick-one: runtime=%s does not match %s", selector, described));
   }
   for (size_t i = 0; i < n_profiled; i++) {
     const SxsRuntimeIdentity *earlier = profiled[i];
@@ -81,8 +79,7 @@ SxsDecision sxs__policy_at_initialize(const SxsConfig *cfg, const SxsRuntimeIden
     if (!policy_matches(cfg, earlier))
       continue;
     g_autofree char *name = policy_name(earlier);
-    return policy_decline(ret_reason,
-                          g_strdup_printf("pick-one: %s already matched runtime=%s", name, selector));
+    return policy_decline(ret_reason, g_strdup_printf("pick-one: %s already matched runtime=%s", name, selector));
   }
   return SXS_DECISION_PROFILE;
 }

@@ -40,8 +40,7 @@ SxsDecision sxs__policy_at_create(const SxsConfig *cfg, const SxsRuntimeIdentity
  * it too (the first match wins; two copies of one version are told apart by path).
  * pick-first and pick-all: PROFILE. ret_reason as for sxs__policy_at_create. */
 SxsDecision sxs__policy_at_initialize(const SxsConfig *cfg, const SxsRuntimeIdentity *candidate,
-                                      const SxsRuntimeIdentity *const *profiled, size_t n_profiled,
-                                      char **ret_reason);
+                                      const SxsRuntimeIdentity *const *profiled, size_t n_profiled, char **ret_reason);
 
 /* "10.0.12 at /x/libcoreclr.so", "version unknown at /x/libcoreclr.so", "10.0.12, path unknown",
  * "version and path unknown". g_free. */

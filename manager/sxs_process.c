@@ -178,8 +178,8 @@ gboolean sxs__process_owns_prefix(int pid, const char *owner_env, const char *li
   return TRUE;
 }
 
-void sxs__process_output_paths(const char *output, gboolean is_folder, gboolean owner, int pid,
-                               const char *program, char **ret_profile, char **ret_log) {
+void sxs__process_output_paths(const char *output, gboolean is_folder, gboolean owner, int pid, const char *program,
+                               char **ret_profile, char **ret_log) {
   if (is_folder) {
     g_autofree char *name = g_strdup_printf("%s-%d.json", program ? program : "process", pid);
     *ret_profile = g_build_filename(output, name, NULL);

@@ -46,5 +46,5 @@ gboolean sxs__process_owns_prefix(int pid, const char *owner_env, const char *li
  *   prefix, not owner:  <prefix>.<pid>.json        <prefix>.log
  *   folder:             <folder>/<program>-<pid>.json   <folder>/sxsprof.log
  * All processes of a run share the log; each line carries its pid. */
-void sxs__process_output_paths(const char *output, gboolean is_folder, gboolean owner, int pid,
-                               const char *program, char **ret_profile, char **ret_log);
+void sxs__process_output_paths(const char *output, gboolean is_folder, gboolean owner, int pid, const char *program,
+                               char **ret_profile, char **ret_log);

@@ -46,8 +46,8 @@ typedef enum {
  * function (then it may never have been compiled by itself), or precompiled. */
 typedef struct {
   uint64_t function_id; /* the runtime's FunctionID: only ever passed back to that runtime */
-  char *name;   /* Namespace.Type.Method, nested types joined by '.' */
-  char *module; /* file name of the module, e.g. app.dll */
+  char *name;           /* Namespace.Type.Method, nested types joined by '.' */
+  char *module;         /* file name of the module, e.g. app.dll */
   guint jit_compiled;
   guint inlined;     /* times the JIT inlined it into a caller it compiled */
   guint precompiled; /* times its ReadyToRun code was taken (once per load) */
@@ -70,11 +70,11 @@ typedef struct {
 /* What the profile says of a runtime's call tracing. */
 typedef struct {
   gboolean enabled;
-  char *path;    /* "fast", "slow", NULL when off */
-  char *routing; /* "mapper2", "closure", NULL when off */
-  char *hooks;   /* "full", "empty" */
-  gboolean timing; /* calls were timed: inclusive and exclusive times are meaningful */
-  char *reason;  /* why it is off, NULL when on or not asked for */
+  char *path;               /* "fast", "slow", NULL when off */
+  char *routing;            /* "mapper2", "closure", NULL when off */
+  char *hooks;              /* "full", "empty" */
+  gboolean timing;          /* calls were timed: inclusive and exclusive times are meaningful */
+  char *reason;             /* why it is off, NULL when on or not asked for */
   guint64 functions_mapped; /* client IDs handed out */
   guint64 functions_hooked; /* of those, with probes */
   guint64 tailcalls;        /* Tailcall hooks seen */
@@ -109,8 +109,8 @@ typedef struct {
   SxsCapabilities caps;
   gboolean shut_down;
   SxsCounters counters;
-  GPtrArray *functions; /* SxsFunctionRecord*, sorted by name then module; owned */
-  GPtrArray *threads;   /* SxsThreadRecord*, sorted by OS thread id; owned */
+  GPtrArray *functions;     /* SxsFunctionRecord*, sorted by name then module; owned */
+  GPtrArray *threads;       /* SxsThreadRecord*, sorted by OS thread id; owned */
   GHashTable *features_off; /* feature -> why it is off; owned, may be empty */
   SxsTracingModel tracing;
   GPtrArray *call_tree; /* SxsCallNode*, by id; owned */

@@ -41,9 +41,9 @@ static struct {
   GMutex lock;
   SxsTraceRuntime runtimes[SXS_TRACE_MAX_RUNTIMES];
   uint32_t n_runtimes;
-  uint32_t count;               /* entries in the table */
-  SxsThreadTrace *threads;      /* every thread state, pushed with compare-and-swap */
-  uint64_t tsc0, mono0;         /* calibration: a TSC reading and the monotonic time with it */
+  uint32_t count;                                   /* entries in the table */
+  SxsThreadTrace *threads;                          /* every thread state, pushed with compare-and-swap */
+  uint64_t tsc0, mono0;                             /* calibration: a TSC reading and the monotonic time with it */
   pthread_key_t retire_key[SXS_TRACE_MAX_RUNTIMES]; /* per slot: marks a thread's state retired */
   gboolean have_retire_key[SXS_TRACE_MAX_RUNTIMES];
 } trace;
@@ -194,7 +194,8 @@ SxsThreadTrace *sxs__trace_thread_create(uint32_t slot) {
   /* A state an ended thread left behind first: a thread pool that comes and goes reuses them. */
   for (SxsThreadTrace *t = __atomic_load_n(&trace.threads, __ATOMIC_ACQUIRE); t; t = t->next) {
     uint32_t one = 1;
-    if (t->slot == slot && __atomic_compare_exchange_n(&t->retired, &one, 0, FALSE, __ATOMIC_ACQ_REL, __ATOMIC_RELAXED)) {
+    if (t->slot == slot &&
+        __atomic_compare_exchange_n(&t->retired, &one, 0, FALSE, __ATOMIC_ACQ_REL, __ATOMIC_RELAXED)) {
       if (trace.have_retire_key[slot])
         pthread_setspecific(trace.retire_key[slot], t);
       sxs__trace_tls[slot] = t;
@@ -202,8 +203,8 @@ SxsThreadTrace *sxs__trace_thread_create(uint32_t slot) {
     }
   }
   /* Untouched pages cost nothing: a thread that makes few distinct calls touches a few pages. */
-  void *p = mmap(NULL, sizeof(SxsThreadTrace), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
-                 -1, 0);
+  void *p =
+      mmap(NULL, sizeof(SxsThreadTrace), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
   if (p == MAP_FAILED)
     return NULL;
   SxsThreadTrace *t = p;

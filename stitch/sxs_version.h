@@ -10,10 +10,10 @@
 
 /* A parsed version. pre and build point into the parsed text. */
 typedef struct {
-  int n;                              /* numeric components, 1..SXS_VERSION_MAX_PARTS */
+  int n;                               /* numeric components, 1..SXS_VERSION_MAX_PARTS */
   guint64 part[SXS_VERSION_MAX_PARTS]; /* the components; those past n are 0 */
-  const char *pre;                    /* after '-': a prerelease such as "rc.1", NULL when none */
-  const char *build;                  /* after '+': build metadata, NULL when none */
+  const char *pre;                     /* after '-': a prerelease such as "rc.1", NULL when none */
+  const char *build;                   /* after '+': build metadata, NULL when none */
 } SxsVersion;
 
 /* Parses numbers (at most 18 digits each) separated by single dots, optionally followed by

@@ -15,20 +15,17 @@
 
 /* Runs in the child between fork and exec: a process group of its own, so a timeout can kill the
  * child and everything it started. */
-static void itest_child_setup(gpointer user_data)
-{
+static void itest_child_setup(gpointer user_data) {
   (void)user_data;
   setpgid(0, 0);
 }
 
-static gint64 itest_now_ms(void)
-{
+static gint64 itest_now_ms(void) {
   return g_get_monotonic_time() / 1000;
 }
 
 /* Appends what is readable on *fd to buf; closes the descriptor and sets it to -1 at end of file. */
-static void itest_drain(int *fd, GString *buf)
-{
+static void itest_drain(int *fd, GString *buf) {
   char chunk[8192];
   for (;;) {
     ssize_t n = read(*fd, chunk, sizeof chunk);
@@ -47,8 +44,7 @@ static void itest_drain(int *fd, GString *buf)
 }
 
 /* Environment for a child: the current one with `env` applied ("K=V" sets, "K" removes). */
-static char **itest_environ(const char *const *env)
-{
+static char **itest_environ(const char *const *env) {
   char **envp = g_get_environ();
   for (const char *const *e = env; e && *e; e++) {
     const char *eq = strchr(*e, '=');
@@ -62,9 +58,8 @@ static char **itest_environ(const char *const *env)
   return envp;
 }
 
-ItestRun *itest_run_signal(const char *const *argv, const char *const *env, const char *cwd,
-                           int timeout_sec, int signal_after_ms, int signo)
-{
+ItestRun *itest_run_signal(const char *const *argv, const char *const *env, const char *cwd, int timeout_sec,
+                           int signal_after_ms, int signo) {
   ItestRun *run = g_new0(ItestRun, 1);
   g_auto(GStrv) envp = itest_environ(env);
 
@@ -72,8 +67,7 @@ ItestRun *itest_run_signal(const char *const *argv, const char *const *env, cons
   int out_fd = -1, err_fd = -1;
   g_autoptr(GError) error = NULL;
   if (!g_spawn_async_with_pipes(cwd, (char **)argv, envp,
-                                G_SPAWN_SEARCH_PATH | G_SPAWN_DO_NOT_REAP_CHILD |
-                                    G_SPAWN_STDIN_FROM_DEV_NULL,
+                                G_SPAWN_SEARCH_PATH | G_SPAWN_DO_NOT_REAP_CHILD | G_SPAWN_STDIN_FROM_DEV_NULL,
                                 itest_child_setup, NULL, &pid, NULL, &out_fd, &err_fd, &error)) {
     run->exit_code = 127;
     run->out = g_strdup("");
@@ -155,13 +149,11 @@ ItestRun *itest_run_signal(const char *const *argv, const char *const *env, cons
   return run;
 }
 
-ItestRun *itest_run(const char *const *argv, const char *const *env, const char *cwd, int timeout_sec)
-{
+ItestRun *itest_run(const char *const *argv, const char *const *env, const char *cwd, int timeout_sec) {
   return itest_run_signal(argv, env, cwd, timeout_sec, 0, 0);
 }
 
-void itest_run_free(ItestRun *run)
-{
+void itest_run_free(ItestRun *run) {
   if (!run)
     return;
   g_free(run->out);
@@ -169,8 +161,7 @@ void itest_run_free(ItestRun *run)
   g_free(run);
 }
 
-const char *itest_env(const char *name)
-{
+const char *itest_env(const char *name) {
   const char *value = g_getenv(name);
   if (!value || !*value)
     g_printerr("itest: %s is not set (run the test through ctest)\n", name);
@@ -179,8 +170,7 @@ const char *itest_env(const char *name)
   return value;
 }
 
-char *itest_app(const char *name)
-{
+char *itest_app(const char *name) {
   g_autofree char *file = g_strconcat(name, ".dll", NULL);
   char *path = g_build_filename(itest_env("SXS_APPS_DIR"), name, file, NULL);
   if (!g_file_test(path, G_FILE_TEST_IS_REGULAR))
@@ -189,8 +179,7 @@ char *itest_app(const char *name)
   return path;
 }
 
-char **itest_profiler_env(const char *config)
-{
+char **itest_profiler_env(const char *config) {
   GPtrArray *env = g_ptr_array_new();
   g_ptr_array_add(env, g_strdup("CORECLR_ENABLE_PROFILING=1"));
   g_ptr_array_add(env, g_strdup("CORECLR_PROFILER={0560F28C-910E-4FDA-94A2-5FACD8966E48}"));
@@ -203,16 +192,14 @@ char **itest_profiler_env(const char *config)
   return (char **)g_ptr_array_free(env, FALSE);
 }
 
-char *itest_tmpdir(void)
-{
+char *itest_tmpdir(void) {
   g_autoptr(GError) error = NULL;
   char *dir = g_dir_make_tmp("sxs-itest-XXXXXX", &error);
   g_assert_no_error(error);
   return dir;
 }
 
-static int itest_remove_entry(const char *path, const struct stat *sb, int type, struct FTW *ftw)
-{
+static int itest_remove_entry(const char *path, const struct stat *sb, int type, struct FTW *ftw) {
   (void)sb;
   (void)type;
   (void)ftw;
@@ -220,23 +207,20 @@ static int itest_remove_entry(const char *path, const struct stat *sb, int type,
   return 0;
 }
 
-void itest_rmtree(const char *path)
-{
+void itest_rmtree(const char *path) {
   if (!path || !*path || g_strcmp0(path, "/") == 0)
     return;
   nftw(path, itest_remove_entry, 16, FTW_DEPTH | FTW_PHYS);
 }
 
-void itest_scratch_setup(ItestScratch *s, gconstpointer data)
-{
+void itest_scratch_setup(ItestScratch *s, gconstpointer data) {
   (void)data;
   s->dir = itest_tmpdir();
   s->output = g_build_filename(s->dir, "prof", NULL);
   s->profile = g_strconcat(s->output, ".json", NULL);
 }
 
-void itest_scratch_teardown(ItestScratch *s, gconstpointer data)
-{
+void itest_scratch_teardown(ItestScratch *s, gconstpointer data) {
   (void)data;
   itest_rmtree(s->dir);
   g_free(s->dir);
@@ -244,8 +228,7 @@ void itest_scratch_teardown(ItestScratch *s, gconstpointer data)
   g_free(s->profile);
 }
 
-char *itest_write_file(const char *dir, const char *name, const char *text)
-{
+char *itest_write_file(const char *dir, const char *name, const char *text) {
   char *path = g_build_filename(dir, name, NULL);
   g_autoptr(GError) error = NULL;
   g_file_set_contents(path, text, -1, &error);
@@ -253,8 +236,7 @@ char *itest_write_file(const char *dir, const char *name, const char *text)
   return path;
 }
 
-JsonNode *itest_load_json(const char *path)
-{
+JsonNode *itest_load_json(const char *path) {
   g_autoptr(JsonParser) parser = json_parser_new();
   g_autoptr(GError) error = NULL;
   if (!json_parser_load_from_file(parser, path, &error))
@@ -266,8 +248,7 @@ JsonNode *itest_load_json(const char *path)
 }
 
 /* The "runtimes" array of a profile, or NULL. */
-static JsonArray *itest_profile_runtimes(JsonNode *profile)
-{
+static JsonArray *itest_profile_runtimes(JsonNode *profile) {
   if (!profile || !JSON_NODE_HOLDS_OBJECT(profile))
     return NULL;
   JsonObject *root = json_node_get_object(profile);
@@ -277,8 +258,7 @@ static JsonArray *itest_profile_runtimes(JsonNode *profile)
   return JSON_NODE_HOLDS_ARRAY(node) ? json_node_get_array(node) : NULL;
 }
 
-JsonObject *itest_profile_runtime(JsonNode *profile, gint64 id)
-{
+JsonObject *itest_profile_runtime(JsonNode *profile, gint64 id) {
   JsonArray *runtimes = itest_profile_runtimes(profile);
   if (!runtimes)
     return NULL;
@@ -293,18 +273,15 @@ JsonObject *itest_profile_runtime(JsonNode *profile, gint64 id)
   return NULL;
 }
 
-guint itest_profile_runtime_count(JsonNode *profile)
-{
+guint itest_profile_runtime_count(JsonNode *profile) {
   JsonArray *runtimes = itest_profile_runtimes(profile);
   return runtimes ? json_array_get_length(runtimes) : 0;
 }
 
-gint64 itest_runtime_counter(JsonObject *runtime, const char *name)
-{
+gint64 itest_runtime_counter(JsonObject *runtime, const char *name) {
   g_assert_nonnull(runtime);
-  JsonObject *counters = json_object_has_member(runtime, "counters")
-                             ? json_object_get_object_member(runtime, "counters")
-                             : NULL;
+  JsonObject *counters =
+      json_object_has_member(runtime, "counters") ? json_object_get_object_member(runtime, "counters") : NULL;
   if (!counters || !json_object_has_member(counters, name))
     g_printerr("itest: runtime has no counter %s\n", name);
   g_assert_nonnull(counters);
@@ -313,16 +290,14 @@ gint64 itest_runtime_counter(JsonObject *runtime, const char *name)
 }
 
 /* functions[] of a runtime object, or NULL. */
-static JsonArray *itest_runtime_functions(JsonObject *runtime)
-{
+static JsonArray *itest_runtime_functions(JsonObject *runtime) {
   if (!runtime || !json_object_has_member(runtime, "functions"))
     return NULL;
   JsonNode *node = json_object_get_member(runtime, "functions");
   return JSON_NODE_HOLDS_ARRAY(node) ? json_node_get_array(node) : NULL;
 }
 
-JsonObject *itest_runtime_function(JsonObject *runtime, const char *name)
-{
+JsonObject *itest_runtime_function(JsonObject *runtime, const char *name) {
   JsonArray *functions = itest_runtime_functions(runtime);
   if (!functions)
     return NULL;
@@ -337,8 +312,7 @@ JsonObject *itest_runtime_function(JsonObject *runtime, const char *name)
   return NULL;
 }
 
-guint itest_runtime_count_functions(JsonObject *runtime, const char *prefix)
-{
+guint itest_runtime_count_functions(JsonObject *runtime, const char *prefix) {
   JsonArray *functions = itest_runtime_functions(runtime);
   guint count = 0;
   if (!functions)
@@ -347,8 +321,7 @@ guint itest_runtime_count_functions(JsonObject *runtime, const char *prefix)
     JsonNode *node = json_array_get_element(functions, i);
     if (!JSON_NODE_HOLDS_OBJECT(node))
       continue;
-    const char *name =
-        json_object_get_string_member_with_default(json_node_get_object(node), "name", NULL);
+    const char *name = json_object_get_string_member_with_default(json_node_get_object(node), "name", NULL);
     if (name && g_str_has_prefix(name, prefix))
       count++;
   }
@@ -356,8 +329,7 @@ guint itest_runtime_count_functions(JsonObject *runtime, const char *prefix)
 }
 
 ItestProc *itest_spawn(const char *const *argv, const char *const *env, const char *cwd, const char *out_path,
-                       const char *err_path, gboolean with_stdin_pipe)
-{
+                       const char *err_path, gboolean with_stdin_pipe) {
   g_auto(GStrv) envp = itest_environ(env);
   int in_pipe[2] = {-1, -1};
   if (with_stdin_pipe)
@@ -394,15 +366,13 @@ ItestProc *itest_spawn(const char *const *argv, const char *const *env, const ch
   return p;
 }
 
-void itest_proc_close_stdin(ItestProc *p)
-{
+void itest_proc_close_stdin(ItestProc *p) {
   if (p->stdin_fd >= 0)
     close(p->stdin_fd);
   p->stdin_fd = -1;
 }
 
-int itest_proc_wait(ItestProc *p, int timeout_sec)
-{
+int itest_proc_wait(ItestProc *p, int timeout_sec) {
   gint64 deadline = itest_now_ms() + (gint64)timeout_sec * 1000;
   int status = 0;
   for (;;) {
@@ -424,8 +394,7 @@ int itest_proc_wait(ItestProc *p, int timeout_sec)
   return WIFSIGNALED(status) ? 128 + WTERMSIG(status) : -1;
 }
 
-void itest_proc_free(ItestProc *p)
-{
+void itest_proc_free(ItestProc *p) {
   if (!p)
     return;
   itest_proc_close_stdin(p);
@@ -439,16 +408,14 @@ void itest_proc_free(ItestProc *p)
   g_free(p);
 }
 
-char *itest_read_file(const char *path)
-{
+char *itest_read_file(const char *path) {
   char *text = NULL;
   if (!g_file_get_contents(path, &text, NULL, NULL))
     return g_strdup("");
   return text;
 }
 
-gboolean itest_wait_for_text(const char *path, const char *needle, int timeout_sec)
-{
+gboolean itest_wait_for_text(const char *path, const char *needle, int timeout_sec) {
   gint64 deadline = itest_now_ms() + (gint64)timeout_sec * 1000;
   for (;;) {
     g_autofree char *text = itest_read_file(path);

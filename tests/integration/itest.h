@@ -6,10 +6,10 @@
 
 /* The outcome of one child process. */
 typedef struct {
-  int exit_code;       /* exit status, or 128+signal when killed by a signal */
-  gboolean timed_out;  /* killed because it ran past its timeout */
-  char *out;           /* everything it wrote to stdout */
-  char *err;           /* everything it wrote to stderr */
+  int exit_code;      /* exit status, or 128+signal when killed by a signal */
+  gboolean timed_out; /* killed because it ran past its timeout */
+  char *out;          /* everything it wrote to stdout */
+  char *err;          /* everything it wrote to stderr */
 } ItestRun;
 
 /* Runs argv (argv[0] looked up in PATH) with the current environment plus `env` ("K=V" strings;
@@ -18,8 +18,8 @@ typedef struct {
 ItestRun *itest_run(const char *const *argv, const char *const *env, const char *cwd, int timeout_sec);
 /* Like itest_run, and sends signal `signo` to the child (not its group) signal_after_ms after
  * the start, if it is still running then. */
-ItestRun *itest_run_signal(const char *const *argv, const char *const *env, const char *cwd,
-                           int timeout_sec, int signal_after_ms, int signo);
+ItestRun *itest_run_signal(const char *const *argv, const char *const *env, const char *cwd, int timeout_sec,
+                           int signal_after_ms, int signo);
 void itest_run_free(ItestRun *run);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(ItestRun, itest_run_free)
 
@@ -65,12 +65,12 @@ JsonObject *itest_runtime_function(JsonObject *runtime, const char *name);
 guint itest_runtime_count_functions(JsonObject *runtime, const char *prefix);
 
 /* Asserts that the run exited with `code` and did not time out, printing its output otherwise. */
-#define itest_assert_exit(run, code)                                                           \
-  do {                                                                                         \
-    if ((run)->timed_out || (run)->exit_code != (code))                                        \
-      g_test_message("stdout:\n%s\nstderr:\n%s", (run)->out, (run)->err);                      \
-    g_assert_false((run)->timed_out);                                                          \
-    g_assert_cmpint((run)->exit_code, ==, (code));                                             \
+#define itest_assert_exit(run, code)                                                                                   \
+  do {                                                                                                                 \
+    if ((run)->timed_out || (run)->exit_code != (code))                                                                \
+      g_test_message("stdout:\n%s\nstderr:\n%s", (run)->out, (run)->err);                                              \
+    g_assert_false((run)->timed_out);                                                                                  \
+    g_assert_cmpint((run)->exit_code, ==, (code));                                                                     \
   } while (0)
 
 /* A process left running in the background, its stdout and stderr going to files, stdin from

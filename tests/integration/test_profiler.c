@@ -47,7 +47,7 @@ static char **profiled_env(const char *config, const char *const *extra) {
 }
 
 static const char *const plain_env[] = {"CORECLR_ENABLE_PROFILING", "CORECLR_PROFILER", "CORECLR_PROFILER_PATH",
-                                        "SXSPROF_CONFIG", "SXSPROF_OUTPUT", NULL};
+                                        "SXSPROF_CONFIG",           "SXSPROF_OUTPUT",   NULL};
 
 /* Runs app with args under `dotnet`, without and then with the profiler; asserts both runs have
  * the same stdout and exit code `code`; returns the profiled run. */
@@ -67,7 +67,8 @@ static ItestRun *run_both(const char *host, const char *app, const char *const *
   for (const char *const *e = extra_env; e && *e; e++)
     g_ptr_array_add(penv, (gpointer)*e);
   g_ptr_array_add(penv, NULL);
-  g_autoptr(ItestRun) plain = itest_run((const char *const *)argv->pdata, (const char *const *)penv->pdata, cwd, TIMEOUT);
+  g_autoptr(ItestRun) plain =
+      itest_run((const char *const *)argv->pdata, (const char *const *)penv->pdata, cwd, TIMEOUT);
   itest_assert_exit(plain, code);
 
   g_auto(GStrv) env = profiled_env(config, extra_env);
@@ -291,13 +292,13 @@ static void test_pick_one_version(Fixture *f, gconstpointer data) {
   g_autofree char *version = NULL, *folder = NULL;
   sdk_runtime(&version, &folder);
   g_auto(GStrv) parts = g_strsplit(version, ".", -1);
-  check_pick_one(f, parts[0], TRUE);        /* "10" */
+  check_pick_one(f, parts[0], TRUE); /* "10" */
   g_unlink(f->profile);
-  check_pick_one(f, version, TRUE);         /* "10.0.12" */
+  check_pick_one(f, version, TRUE); /* "10.0.12" */
   g_unlink(f->profile);
   check_pick_one(f, "2.0", FALSE);
   g_unlink(f->profile);
-  check_pick_one(f, "1", FALSE);            /* a prefix of "10" as text, not as a version */
+  check_pick_one(f, "1", FALSE); /* a prefix of "10" as text, not as a version */
 }
 
 static void test_pick_one_path(Fixture *f, gconstpointer data) {
@@ -309,8 +310,8 @@ static void test_pick_one_path(Fixture *f, gconstpointer data) {
   g_autofree char *lib = g_build_filename(folder, "libcoreclr.so", NULL);
   check_pick_one(f, lib, TRUE);
   g_unlink(f->profile);
-  g_autofree char *other = g_build_filename(itest_env("SXS_RUNTIMES_DIR"), "shared", "Microsoft.NETCore.App",
-                                            "2.0.0", NULL);
+  g_autofree char *other =
+      g_build_filename(itest_env("SXS_RUNTIMES_DIR"), "shared", "Microsoft.NETCore.App", "2.0.0", NULL);
   check_pick_one(f, other, FALSE);
 }
 
@@ -332,9 +333,9 @@ static void test_pick_first(Fixture *f, gconstpointer data) {
  * and no profile written. */
 typedef struct {
   const char *name;
-  const char *text;     /* written to dir/bad.conf; NULL: see `path` */
-  const char *path;     /* used instead of a written file ("DIR" = the scratch folder itself) */
-  const char *expect;   /* substring of the one message */
+  const char *text;   /* written to dir/bad.conf; NULL: see `path` */
+  const char *path;   /* used instead of a written file ("DIR" = the scratch folder itself) */
+  const char *expect; /* substring of the one message */
 } BadConfig;
 
 static const BadConfig bad_configs[] = {
@@ -429,7 +430,8 @@ static void test_launcher(Fixture *f, gconstpointer data) {
   const char *plain_argv[] = {itest_env("SXS_DOTNET"), dll, NULL};
   g_autoptr(ItestRun) plain = itest_run(plain_argv, plain_env, f->dir, TIMEOUT);
   itest_assert_exit(plain, 0);
-  const char *argv[] = {itest_env("SXS_SXSPROF"), "run", "--output", f->output, "--", itest_env("SXS_DOTNET"), dll, NULL};
+  const char *argv[] = {itest_env("SXS_SXSPROF"), "run", "--output", f->output, "--",
+                        itest_env("SXS_DOTNET"),  dll,   NULL};
   const char *env[] = {"SXSPROF_CONFIG", "SXSPROF_OUTPUT", NULL};
   g_autoptr(ItestRun) run = itest_run(argv, env, f->dir, TIMEOUT);
   itest_assert_exit(run, 0);

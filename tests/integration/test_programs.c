@@ -20,11 +20,19 @@
 typedef ItestScratch Fixture;
 
 /* Nothing of a profiler the test itself may run under, and no launcher variables. */
-static const char *const clean_env[] = {"CORECLR_ENABLE_PROFILING", "CORECLR_PROFILER", "CORECLR_PROFILER_PATH",
-                                        "SXSPROF_CONFIG", "SXSPROF_OUTPUT", "SXSPROF_OWNER_PID", "SXSPROF_RUN_ID",
-                                        "DOTNET_CLI_TELEMETRY_OPTOUT=1", "DOTNET_NOLOGO=1",
-                                        "DOTNET_SKIP_FIRST_TIME_EXPERIENCE=1", "MSBUILDDISABLENODEREUSE=1",
-                                        "DOTNET_CLI_USE_MSBUILD_SERVER=0", NULL};
+static const char *const clean_env[] = {"CORECLR_ENABLE_PROFILING",
+                                        "CORECLR_PROFILER",
+                                        "CORECLR_PROFILER_PATH",
+                                        "SXSPROF_CONFIG",
+                                        "SXSPROF_OUTPUT",
+                                        "SXSPROF_OWNER_PID",
+                                        "SXSPROF_RUN_ID",
+                                        "DOTNET_CLI_TELEMETRY_OPTOUT=1",
+                                        "DOTNET_NOLOGO=1",
+                                        "DOTNET_SKIP_FIRST_TIME_EXPERIENCE=1",
+                                        "MSBUILDDISABLENODEREUSE=1",
+                                        "DOTNET_CLI_USE_MSBUILD_SERVER=0",
+                                        NULL};
 
 static const char *member_str(JsonObject *o, const char *name) {
   if (!o || !json_object_has_member(o, name))
@@ -105,15 +113,25 @@ static void test_dotnet_build(Fixture *f, gconstpointer data) {
   g_autofree char *project = g_build_filename(itest_env("SXS_BUILD_DIR"), "real", "hello", NULL);
   g_assert_true(g_file_test(project, G_FILE_TEST_IS_DIR));
   const char *dotnet = itest_env("SXS_DOTNET");
-  const char *build[] = {dotnet, "build", "--no-restore", "--no-incremental", "-nodeReuse:false",
-                         "-p:UseSharedCompilation=false", NULL};
+  const char *build[] = {
+      dotnet, "build", "--no-restore", "--no-incremental", "-nodeReuse:false", "-p:UseSharedCompilation=false", NULL};
   g_autoptr(ItestRun) plain = itest_run(build, clean_env, project, TIMEOUT);
   itest_assert_exit(plain, 0);
   g_assert_nonnull(strstr(plain->out, "Build succeeded."));
 
-  const char *profiled_argv[] = {itest_env("SXS_SXSPROF"), "run", "--quiet", "-o", f->output, "--", dotnet,
-                                 "build", "--no-restore", "--no-incremental", "-nodeReuse:false",
-                                 "-p:UseSharedCompilation=false", NULL};
+  const char *profiled_argv[] = {itest_env("SXS_SXSPROF"),
+                                 "run",
+                                 "--quiet",
+                                 "-o",
+                                 f->output,
+                                 "--",
+                                 dotnet,
+                                 "build",
+                                 "--no-restore",
+                                 "--no-incremental",
+                                 "-nodeReuse:false",
+                                 "-p:UseSharedCompilation=false",
+                                 NULL};
   g_autoptr(ItestRun) run = itest_run(profiled_argv, clean_env, project, TIMEOUT);
   itest_assert_exit(run, 0);
   /* The build's output is the build's own, apart from how long it took. */
@@ -148,8 +166,8 @@ static void test_dotnet_build(Fixture *f, gconstpointer data) {
       compiler = value;
   }
   g_assert_nonnull(compiler);
-  g_assert_cmpuint(count_functions(compiler, "Microsoft.CodeAnalysis.CSharp.", "Microsoft.CodeAnalysis.CSharp.dll"),
-                   >=, 10);
+  g_assert_cmpuint(count_functions(compiler, "Microsoft.CodeAnalysis.CSharp.", "Microsoft.CodeAnalysis.CSharp.dll"), >=,
+                   10);
 
   /* One shared log, every line naming its process, one "written" line per profile. */
   g_autofree char *log_path = g_strconcat(f->output, ".log", NULL);
@@ -221,8 +239,8 @@ static void test_web_sigterm(Fixture *f, gconstpointer data) {
   g_autofree char *content_root = g_path_get_dirname(dll);
   g_autofree char *out = g_build_filename(f->dir, "web.out", NULL);
   g_autofree char *err = g_build_filename(f->dir, "web.err", NULL);
-  const char *argv[] = {itest_env("SXS_SXSPROF"), "run", "-o", f->output, "--", itest_env("SXS_DOTNET"), dll,
-                        "--urls", "http://127.0.0.1:0", NULL};
+  const char *argv[] = {itest_env("SXS_SXSPROF"), "run", "-o", f->output, "--", itest_env("SXS_DOTNET"), dll, "--urls",
+                        "http://127.0.0.1:0",     NULL};
   g_autoptr(ItestProc) launcher = itest_spawn(argv, clean_env, content_root, out, err, FALSE);
   static const char listening[] = "Now listening on: http://127.0.0.1:";
   if (!itest_wait_for_text(out, listening, 120)) {
@@ -296,8 +314,8 @@ static void test_unhandled_flush(Fixture *f, gconstpointer data) {
 
   /* Through the launcher: same status, same output; the program's stderr comes first. */
   gint64 started = g_get_real_time() / 1000;
-  const char *argv[] = {itest_env("SXS_SXSPROF"), "run", "--flush", "1", "-o", f->output, "--", dotnet, dll,
-                        "2500", NULL};
+  const char *argv[] = {
+      itest_env("SXS_SXSPROF"), "run", "--flush", "1", "-o", f->output, "--", dotnet, dll, "2500", NULL};
   g_autoptr(ItestRun) run = itest_run(argv, clean_env, f->dir, TIMEOUT);
   itest_assert_exit(run, 134);
   g_assert_cmpstr(run->out, ==, plain->out);
@@ -310,9 +328,15 @@ static void test_unhandled_flush(Fixture *f, gconstpointer data) {
   g_autofree char *cfg = itest_write_file(f->dir, "flush.conf", cfg_text);
   g_autofree char *config_var = g_strconcat("SXSPROF_CONFIG=", cfg, NULL);
   g_autofree char *path_var = g_strconcat("CORECLR_PROFILER_PATH=", itest_env("SXS_PROFILER"), NULL);
-  const char *env[] = {"SXSPROF_OUTPUT", "SXSPROF_OWNER_PID", "SXSPROF_RUN_ID", "CORECLR_ENABLE_PROFILING=1",
-                       "CORECLR_PROFILER={0560F28C-910E-4FDA-94A2-5FACD8966E48}", path_var, config_var,
-                       "DOTNET_CLI_TELEMETRY_OPTOUT=1", NULL};
+  const char *env[] = {"SXSPROF_OUTPUT",
+                       "SXSPROF_OWNER_PID",
+                       "SXSPROF_RUN_ID",
+                       "CORECLR_ENABLE_PROFILING=1",
+                       "CORECLR_PROFILER={0560F28C-910E-4FDA-94A2-5FACD8966E48}",
+                       path_var,
+                       config_var,
+                       "DOTNET_CLI_TELEMETRY_OPTOUT=1",
+                       NULL};
   started = g_get_real_time() / 1000;
   g_autoptr(ItestRun) direct = itest_run(plain_argv, env, f->dir, TIMEOUT);
   itest_assert_exit(direct, 134);
@@ -373,31 +397,32 @@ static void test_bad_config(Fixture *f, gconstpointer data) {
   (void)data;
   g_autofree char *dll = itest_app("Counts");
   g_autofree char *cfg = itest_write_file(f->dir, "bad.conf", "[profiler]\nmode=pick-some\n");
-  const char *argv[] = {itest_env("SXS_SXSPROF"), "run", "--config", cfg, "--", itest_env("SXS_DOTNET"), dll,
-                        "1", "0", "0", NULL};
+  const char *argv[] = {
+      itest_env("SXS_SXSPROF"), "run", "--config", cfg, "--", itest_env("SXS_DOTNET"), dll, "1", "0", "0", NULL};
   g_autoptr(ItestRun) run = itest_run(argv, clean_env, f->dir, TIMEOUT);
   itest_assert_exit(run, 2);
   g_assert_cmpstr(run->out, ==, "");
-  g_autofree char *expected = g_strdup_printf("sxsprof: %s:2: unknown mode \"pick-some\" (did you mean pick-one?); expected pick-first, "
-                                              "pick-one or pick-all; the program was not started\n",
-                                              cfg);
+  g_autofree char *expected =
+      g_strdup_printf("sxsprof: %s:2: unknown mode \"pick-some\" (did you mean pick-one?); expected pick-first, "
+                      "pick-one or pick-all; the program was not started\n",
+                      cfg);
   g_assert_cmpstr(run->err, ==, expected);
 
-  const char *opt_argv[] = {itest_env("SXS_SXSPROF"), "run", "--mode", "pick-one", "--", itest_env("SXS_DOTNET"),
-                            dll, NULL};
+  const char *opt_argv[] = {itest_env("SXS_SXSPROF"), "run", "--mode", "pick-one", "--",
+                            itest_env("SXS_DOTNET"),  dll,   NULL};
   g_autoptr(ItestRun) opt = itest_run(opt_argv, clean_env, f->dir, TIMEOUT);
   itest_assert_exit(opt, 2);
   g_assert_cmpuint(count_lines(opt->err, "sxsprof: "), ==, 1);
   g_assert_nonnull(strstr(opt->err, "bad --mode/--runtime/--flush: mode=pick-one needs a runtime= line"));
 
-  const char *flush_argv[] = {itest_env("SXS_SXSPROF"), "run", "--flush", "soon", "--", itest_env("SXS_DOTNET"),
-                              dll, NULL};
+  const char *flush_argv[] = {itest_env("SXS_SXSPROF"), "run", "--flush", "soon", "--",
+                              itest_env("SXS_DOTNET"),  dll,   NULL};
   g_autoptr(ItestRun) flush = itest_run(flush_argv, clean_env, f->dir, TIMEOUT);
   itest_assert_exit(flush, 2);
   g_assert_nonnull(strstr(flush->err, "flush=\"soon\" is not a whole number of seconds"));
 
   const char *missing_argv[] = {itest_env("SXS_SXSPROF"), "run", "-o", "/nonexistent-sxsprof/x", "--",
-                                itest_env("SXS_DOTNET"), dll, NULL};
+                                itest_env("SXS_DOTNET"),  dll,   NULL};
   g_autoptr(ItestRun) missing = itest_run(missing_argv, clean_env, f->dir, TIMEOUT);
   itest_assert_exit(missing, 2);
   g_assert_cmpstr(missing->err, ==,
@@ -414,8 +439,8 @@ static void test_output_folder(Fixture *f, gconstpointer data) {
   g_autofree char *folder = g_build_filename(f->dir, "profiles", NULL);
   g_assert_cmpint(g_mkdir(folder, 0755), ==, 0);
   g_autofree char *output = g_strconcat(folder, "/", NULL);
-  const char *argv[] = {itest_env("SXS_SXSPROF"), "run", "-o", output, "--", itest_env("SXS_DOTNET"), dll, "3",
-                        "0", "0", NULL};
+  const char *argv[] = {
+      itest_env("SXS_SXSPROF"), "run", "-o", output, "--", itest_env("SXS_DOTNET"), dll, "3", "0", "0", NULL};
   g_autoptr(ItestRun) run = itest_run(argv, clean_env, f->dir, TIMEOUT);
   itest_assert_exit(run, 0);
   g_assert_cmpstr(run->out, ==, "counts exceptions=3 gcs=0 threads=0\n");
@@ -431,8 +456,8 @@ static void test_output_folder(Fixture *f, gconstpointer data) {
   g_assert_cmpint(itest_runtime_counter(itest_profile_runtime(value, 1), "exceptions"), ==, 3);
   g_autofree char *log_path = g_build_filename(folder, "sxsprof.log", NULL);
   g_autofree char *log = itest_read_file(log_path);
-  g_autofree char *line = g_strdup_printf("sxsprof[%" G_GINT64_FORMAT "]: profile of 1 runtime written to %s/%s\n",
-                                          pid, folder, expected);
+  g_autofree char *line =
+      g_strdup_printf("sxsprof[%" G_GINT64_FORMAT "]: profile of 1 runtime written to %s/%s\n", pid, folder, expected);
   g_assert_cmpstr(log, ==, line);
   /* The launcher relayed the log and listed the profile. */
   g_assert_true(g_str_has_prefix(run->err, line));

@@ -20,7 +20,7 @@
 typedef ItestScratch Fixture;
 
 typedef struct {
-  char *folder[N_RUNTIMES + 1];  /* framework folder of runsxs index i (1-based), canonical */
+  char *folder[N_RUNTIMES + 1]; /* framework folder of runsxs index i (1-based), canonical */
   JsonNode *doc;
 } Outcome;
 
@@ -61,7 +61,8 @@ static void run_lineup(Fixture *f, gboolean sequential, const char *config_body,
   g_ptr_array_add(env, "SXSPROF_OUTPUT");
   g_ptr_array_add(env, NULL);
 
-  g_autoptr(ItestRun) run = itest_run((const char *const *)argv->pdata, (const char *const *)env->pdata, f->dir, TIMEOUT);
+  g_autoptr(ItestRun) run =
+      itest_run((const char *const *)argv->pdata, (const char *const *)env->pdata, f->dir, TIMEOUT);
   itest_assert_exit(run, 0);
   /* Each app's output, whatever the interleaving. */
   g_assert_nonnull(strstr(run->out, "counts exceptions=7 gcs=2 threads=1\n"));
@@ -122,7 +123,8 @@ static void assert_profiled_entry(Outcome *o, int index) {
   guint exit_fns = itest_runtime_count_functions(rt, "Sxs.Tests.ExitCode.");
   switch (index) {
   case 1:
-    g_assert_cmpstr(json_object_get_string_member(rt, "version"), ==, json_object_get_string_member(entry_of(o, 3), "version"));
+    g_assert_cmpstr(json_object_get_string_member(rt, "version"), ==,
+                    json_object_get_string_member(entry_of(o, 3), "version"));
     g_assert_cmpint(itest_runtime_counter(rt, "exceptions"), ==, 7);
     g_assert_cmpint(itest_runtime_counter(rt, "gcs"), ==, 2);
     g_assert_cmpint(itest_runtime_counter(rt, "threads_created"), >=, 2);
@@ -146,8 +148,7 @@ static void assert_profiled_entry(Outcome *o, int index) {
     g_assert_cmpuint(counts_fns, ==, 0);
     g_assert_cmpuint(demo_fns, ==, 0);
     break;
-  default:
-    g_assert_not_reached();
+  default: g_assert_not_reached();
   }
 }
 
@@ -175,8 +176,14 @@ static void pick_all(Fixture *f, gboolean sequential) {
   outcome_clear(&o);
 }
 
-static void test_pick_all_st(Fixture *f, gconstpointer d) { (void)d; pick_all(f, TRUE); }
-static void test_pick_all_concurrent(Fixture *f, gconstpointer d) { (void)d; pick_all(f, FALSE); }
+static void test_pick_all_st(Fixture *f, gconstpointer d) {
+  (void)d;
+  pick_all(f, TRUE);
+}
+static void test_pick_all_concurrent(Fixture *f, gconstpointer d) {
+  (void)d;
+  pick_all(f, FALSE);
+}
 
 static void pick_one_version(Fixture *f, gboolean sequential) {
   Outcome o;
@@ -187,8 +194,14 @@ static void pick_one_version(Fixture *f, gboolean sequential) {
   outcome_clear(&o);
 }
 
-static void test_pick_one_version_st(Fixture *f, gconstpointer d) { (void)d; pick_one_version(f, TRUE); }
-static void test_pick_one_version_concurrent(Fixture *f, gconstpointer d) { (void)d; pick_one_version(f, FALSE); }
+static void test_pick_one_version_st(Fixture *f, gconstpointer d) {
+  (void)d;
+  pick_one_version(f, TRUE);
+}
+static void test_pick_one_version_concurrent(Fixture *f, gconstpointer d) {
+  (void)d;
+  pick_one_version(f, FALSE);
+}
 
 /* By path: the private copy of 10.0 is picked, the original folder of the same version is not. */
 static void pick_one_path(Fixture *f, gboolean sequential) {
@@ -205,8 +218,14 @@ static void pick_one_path(Fixture *f, gboolean sequential) {
   outcome_clear(&o);
 }
 
-static void test_pick_one_path_st(Fixture *f, gconstpointer d) { (void)d; pick_one_path(f, TRUE); }
-static void test_pick_one_path_concurrent(Fixture *f, gconstpointer d) { (void)d; pick_one_path(f, FALSE); }
+static void test_pick_one_path_st(Fixture *f, gconstpointer d) {
+  (void)d;
+  pick_one_path(f, TRUE);
+}
+static void test_pick_one_path_concurrent(Fixture *f, gconstpointer d) {
+  (void)d;
+  pick_one_path(f, FALSE);
+}
 
 static void test_pick_first_st(Fixture *f, gconstpointer d) {
   (void)d;

@@ -16,8 +16,7 @@
 /* --- finding the frameworks a case expects ------------------------------------------------ */
 
 /* Numeric component-wise comparison of "a.b.c" versions. */
-static int version_cmp(const char *a, const char *b)
-{
+static int version_cmp(const char *a, const char *b) {
   while (*a || *b) {
     long x = strtol(a, (char **)&a, 10), y = strtol(b, (char **)&b, 10);
     if (x != y)
@@ -35,8 +34,7 @@ static int version_cmp(const char *a, const char *b)
 }
 
 /* The framework folders the tests know about: the SDK's and $SXS_RUNTIMES_DIR's. */
-static char **framework_roots(void)
-{
+static char **framework_roots(void) {
   char real[PATH_MAX];
   const char *dotnet = itest_env("SXS_DOTNET");
   g_autofree char *dotnet_dir = g_path_get_dirname(realpath(dotnet, real) ? real : dotnet);
@@ -48,8 +46,7 @@ static char **framework_roots(void)
 
 /* The newest installed framework whose version starts with the components of `prefix` ("10",
  * "8", "2.0"), as its real folder path and its version; NULL when none is installed. */
-static char *find_framework(const char *prefix, char **ret_version)
-{
+static char *find_framework(const char *prefix, char **ret_version) {
   g_auto(GStrv) roots = framework_roots();
   g_autofree char *best = NULL, *best_version = NULL;
   g_autofree char *dotted = g_strconcat(prefix, ".", NULL);
@@ -78,8 +75,7 @@ static char *find_framework(const char *prefix, char **ret_version)
 }
 
 /* Like find_framework, but skips the test case when the runtime is missing. */
-static gboolean need_framework(const char *prefix, char **ret_dir, char **ret_version)
-{
+static gboolean need_framework(const char *prefix, char **ret_dir, char **ret_version) {
   char *dir = find_framework(prefix, ret_version);
   if (!dir) {
     g_autofree char *msg = g_strdup_printf("no %s runtime installed (run tests/setup.sh)", prefix);
@@ -91,8 +87,7 @@ static gboolean need_framework(const char *prefix, char **ret_dir, char **ret_ve
 }
 
 /* Where runsxs keeps private copy `n` of the framework in `dir`. */
-static char *expected_copy(const char *dir, const char *version, int n)
-{
+static char *expected_copy(const char *dir, const char *version, int n) {
   const char *cache = g_getenv("XDG_CACHE_HOME");
   g_autofree char *home = cache && *cache && g_path_is_absolute(cache)
                               ? g_strdup(cache)
@@ -105,16 +100,14 @@ static char *expected_copy(const char *dir, const char *version, int n)
 
 /* What Environment.Version prints on a framework version: .NET Core 2.x reports the desktop
  * CLR's 4.0.30319.42000, later versions their own version. */
-static const char *environment_version(const char *version)
-{
+static const char *environment_version(const char *version) {
   return g_str_has_prefix(version, "2.") ? "4.0.30319.42000" : version;
 }
 
 /* --- running runsxs ------------------------------------------------------------------------- */
 
 /* Runs runsxs with --timeout and the given arguments (NULL-terminated), plus environment. */
-static ItestRun *runsxs_run_env(const char *const *env, const char *const *args)
-{
+static ItestRun *runsxs_run_env(const char *const *env, const char *const *args) {
   g_autoptr(GPtrArray) argv = g_ptr_array_new();
   g_ptr_array_add(argv, (char *)itest_env("SXS_RUNSXS"));
   g_ptr_array_add(argv, "--timeout");
@@ -131,8 +124,7 @@ static ItestRun *runsxs_run_env(const char *const *env, const char *const *args)
 #define runsxs_run_with(env, ...) runsxs_run_env(env, (const char *const[]){__VA_ARGS__, NULL})
 
 /* Number of lines of `text` equal to `line`. */
-static guint count_lines(const char *text, const char *line)
-{
+static guint count_lines(const char *text, const char *line) {
   g_auto(GStrv) lines = g_strsplit(text, "\n", -1);
   guint n = 0;
   for (char **l = lines; *l; l++)
@@ -141,8 +133,7 @@ static guint count_lines(const char *text, const char *line)
 }
 
 /* Lines of `text` starting with `prefix`, in order. */
-static GPtrArray *lines_with_prefix(const char *text, const char *prefix)
-{
+static GPtrArray *lines_with_prefix(const char *text, const char *prefix) {
   GPtrArray *out = g_ptr_array_new_with_free_func(g_free);
   g_auto(GStrv) lines = g_strsplit(text, "\n", -1);
   for (char **l = lines; *l; l++) {
@@ -152,15 +143,13 @@ static GPtrArray *lines_with_prefix(const char *text, const char *prefix)
   return out;
 }
 
-static void assert_has_line(const ItestRun *run, const char *line)
-{
+static void assert_has_line(const ItestRun *run, const char *line) {
   if (count_lines(run->out, line) != 1)
     g_test_message("expected exactly once on stdout: %s", line);
   g_assert_cmpuint(count_lines(run->out, line), ==, 1);
 }
 
-static void assert_stderr_contains(const ItestRun *run, const char *text)
-{
+static void assert_stderr_contains(const ItestRun *run, const char *text) {
   if (!strstr(run->err, text))
     g_test_message("expected on stderr: %s", text);
   g_assert_nonnull(strstr(run->err, text));
@@ -168,8 +157,7 @@ static void assert_stderr_contains(const ItestRun *run, const char *text)
 
 /* Asserts the summary: exactly `count` lines, line i equal to expected[i], and they are the last
  * lines of stdout. */
-static void assert_summary(const ItestRun *run, const char *const *expected, guint count)
-{
+static void assert_summary(const ItestRun *run, const char *const *expected, guint count) {
   g_autoptr(GPtrArray) got = lines_with_prefix(run->out, "runsxs: [");
   g_assert_cmpuint(got->len, ==, count);
   for (guint i = 0; i < count; i++)
@@ -191,8 +179,7 @@ typedef struct {
   Hello h[4];
 } HelloSet;
 
-static void hello_set_clear(HelloSet *set)
-{
+static void hello_set_clear(HelloSet *set) {
   for (guint i = 0; i < G_N_ELEMENTS(set->h); i++) {
     g_free(set->h[i].version);
     g_free(set->h[i].dir);
@@ -202,8 +189,7 @@ static void hello_set_clear(HelloSet *set)
 G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC(HelloSet, hello_set_clear)
 
 /* Checks every runtime's two SxsHello lines and the summary of a hello scenario. */
-static void assert_hello_run(const ItestRun *run, const Hello *hello, guint count)
-{
+static void assert_hello_run(const ItestRun *run, const Hello *hello, guint count) {
   g_autoptr(GPtrArray) summary = g_ptr_array_new_with_free_func(g_free);
   for (guint i = 0; i < count; i++) {
     const Hello *h = &hello[i];
@@ -213,8 +199,7 @@ static void assert_hello_run(const ItestRun *run, const Hello *hello, guint coun
     assert_has_line(run, hello_line);
     g_autofree char *marker = g_strdup_printf("runtime-marker=%s/System.Private.CoreLib.dll", h->dir);
     assert_has_line(run, marker);
-    g_ptr_array_add(summary, g_strdup_printf("runsxs: [%u] %s %s exit=%d", i + 1, h->version,
-                                             h->dir, h->exit_code));
+    g_ptr_array_add(summary, g_strdup_printf("runsxs: [%u] %s %s exit=%d", i + 1, h->version, h->dir, h->exit_code));
   }
   assert_summary(run, (const char *const *)summary->pdata, count);
 }
@@ -239,8 +224,7 @@ typedef struct {
   gboolean single_thread;
 } MixCase;
 
-static void test_mix(gconstpointer data)
-{
+static void test_mix(gconstpointer data) {
   const MixCase *mc = data;
   g_autofree char *app = itest_app("SxsHello");
   g_auto(HelloSet) set = {0};
@@ -274,8 +258,7 @@ static void test_mix(gconstpointer data)
 
 /* The process exits with the first non-zero app exit code in command-line order, not the
  * first one to finish. */
-static void test_exit_code_order(void)
-{
+static void test_exit_code_order(void) {
   g_autofree char *app = itest_app("SxsHello");
   g_auto(HelloSet) set = {0};
   Hello *hello = set.h;
@@ -295,8 +278,7 @@ static void test_exit_code_order(void)
 }
 
 /* A private copy is reused by the next run, and a damaged one is detected and rebuilt. */
-static void test_copy_cache(void)
-{
+static void test_copy_cache(void) {
   g_autofree char *app = itest_app("SxsHello");
   g_autofree char *dir = NULL, *version = NULL;
   if (!need_framework("2.0", &dir, &version))
@@ -356,16 +338,14 @@ static void test_copy_cache(void)
 /* --- the bridge ----------------------------------------------------------------------------- */
 
 /* Twice() computed in the other runtime, both directions, concurrent start. */
-static void test_bridge_twice(gconstpointer data)
-{
+static void test_bridge_twice(gconstpointer data) {
   gboolean single_thread = GPOINTER_TO_INT(data);
   g_autofree char *app = itest_app("SxsBridge");
   g_autofree char *d10 = NULL, *v10 = NULL, *d2 = NULL, *v2 = NULL;
   if (!need_framework("10", &d10, &v10) || !need_framework("2.0", &d2, &v2))
     return;
-  g_autoptr(ItestRun) run =
-      single_thread ? runsxs_run("--st", "10", app, "", "2.0", app, "twice 1 21")
-                    : runsxs_run("10", app, "twice 2 21", "2.0", app, "twice 1 5");
+  g_autoptr(ItestRun) run = single_thread ? runsxs_run("--st", "10", app, "", "2.0", app, "twice 1 21")
+                                          : runsxs_run("10", app, "twice 2 21", "2.0", app, "twice 1 5");
   itest_assert_exit(run, 0);
   if (single_thread) {
     /* Runtime 1 has finished its Main but is not shut down yet: runtime 2 can still call it. */
@@ -382,8 +362,7 @@ static void test_bridge_twice(gconstpointer data)
 
 /* Each runtime has its own statics: Count() called 3 times in runtime 1 from runtime 2 while
  * runtime 1's own Main never calls it. */
-static void test_bridge_count(void)
-{
+static void test_bridge_count(void) {
   g_autofree char *app = itest_app("SxsBridge");
   g_autofree char *d10 = NULL, *v10 = NULL;
   if (!need_framework("10", &d10, &v10))
@@ -395,8 +374,7 @@ static void test_bridge_count(void)
 
 /* managed A -> native -> managed B -> native -> managed A ...: every level runs in the runtime
  * it should, alternating, and the result counts the levels. */
-static void test_bridge_pingpong(gconstpointer data)
-{
+static void test_bridge_pingpong(gconstpointer data) {
   gboolean single_thread = GPOINTER_TO_INT(data);
   g_autofree char *app = itest_app("SxsBridge");
   g_autofree char *d10 = NULL, *v10 = NULL, *d2 = NULL, *v2 = NULL;
@@ -406,15 +384,15 @@ static void test_bridge_pingpong(gconstpointer data)
   /* With --st runtime 2 is not started before runtime 1 finished, so runtime 2 starts the game. */
   int first = single_thread ? 2 : 1, second = single_thread ? 1 : 2;
   g_autofree char *cmd = g_strdup_printf("pingpong %d %d %d", first, second, depth);
-  g_autoptr(ItestRun) run = single_thread ? runsxs_run("--st", "10", app, "", "2.0", app, cmd)
-                                          : runsxs_run("10", app, cmd, "2.0", app, "");
+  g_autoptr(ItestRun) run =
+      single_thread ? runsxs_run("--st", "10", app, "", "2.0", app, cmd) : runsxs_run("10", app, cmd, "2.0", app, "");
   itest_assert_exit(run, 0);
   g_autoptr(GPtrArray) pings = lines_with_prefix(run->out, "ping ");
   g_assert_cmpuint(pings->len, ==, depth + 1);
   for (int level = 0; level <= depth; level++) {
     int rt = level % 2 == 0 ? first : second;
-    g_autofree char *want = g_strdup_printf("ping depth=%d runtime=%d corelib=%s", depth - level,
-                                            rt, rt == 1 ? d10 : d2);
+    g_autofree char *want =
+        g_strdup_printf("ping depth=%d runtime=%d corelib=%s", depth - level, rt, rt == 1 ? d10 : d2);
     g_assert_cmpstr(pings->pdata[level], ==, want);
   }
   g_autofree char *result = g_strdup_printf("pingpong depth=%d result=%d", depth, depth + 1);
@@ -423,8 +401,7 @@ static void test_bridge_pingpong(gconstpointer data)
 
 /* A call to a missing method or an impossible runtime index returns INT32_MIN with one message
  * (an index above the registry's size fails at once instead of waiting for a start). */
-static void test_bridge_failures(void)
-{
+static void test_bridge_failures(void) {
   g_autofree char *app = itest_app("SxsBridge");
   g_autofree char *d10 = NULL, *v10 = NULL;
   if (!need_framework("10", &d10, &v10))
@@ -440,15 +417,13 @@ static void test_bridge_failures(void)
 
 /* --- bad input: nothing starts, exit 2 ------------------------------------------------------ */
 
-static void assert_usage_error(const ItestRun *run, const char *message)
-{
+static void assert_usage_error(const ItestRun *run, const char *message) {
   itest_assert_exit(run, 2);
   g_assert_null(strstr(run->out, "hello from"));
   assert_stderr_contains(run, message);
 }
 
-static void test_bad_unknown_version(void)
-{
+static void test_bad_unknown_version(void) {
   g_autofree char *app = itest_app("SxsHello");
   g_autofree char *d10 = NULL, *v10 = NULL;
   if (!need_framework("10", &d10, &v10))
@@ -460,15 +435,13 @@ static void test_bad_unknown_version(void)
   assert_stderr_contains(run, listed);
 }
 
-static void test_bad_missing_framework(void)
-{
+static void test_bad_missing_framework(void) {
   g_autofree char *app = itest_app("SxsHello");
   g_autoptr(ItestRun) run = runsxs_run("/nonexistent/Microsoft.NETCore.App/9.9.9", app, "");
   assert_usage_error(run, "runsxs: [1] framework folder /nonexistent/Microsoft.NETCore.App/9.9.9 does not exist");
 }
 
-static void test_bad_framework_without_coreclr(void)
-{
+static void test_bad_framework_without_coreclr(void) {
   g_autofree char *app = itest_app("SxsHello");
   g_autofree char *tmp = itest_tmpdir();
   g_autoptr(ItestRun) run = runsxs_run(tmp, app, "");
@@ -477,8 +450,7 @@ static void test_bad_framework_without_coreclr(void)
   itest_rmtree(tmp);
 }
 
-static void test_bad_missing_app(void)
-{
+static void test_bad_missing_app(void) {
   g_autofree char *d10 = NULL, *v10 = NULL;
   if (!need_framework("10", &d10, &v10))
     return;
@@ -486,8 +458,7 @@ static void test_bad_missing_app(void)
   assert_usage_error(run, "runsxs: [1] app /nonexistent/App.dll: no such file");
 }
 
-static void test_bad_operands(void)
-{
+static void test_bad_operands(void) {
   g_autofree char *app = itest_app("SxsHello");
   {
     g_autoptr(ItestRun) run = runsxs_run("10", app);
@@ -503,8 +474,7 @@ static void test_bad_operands(void)
   }
 }
 
-static void test_help(void)
-{
+static void test_help(void) {
   const char *argv[] = {itest_env("SXS_RUNSXS"), "--help", NULL};
   g_autoptr(ItestRun) run = itest_run(argv, NULL, NULL, 30);
   itest_assert_exit(run, 0);
@@ -515,8 +485,7 @@ static void test_help(void)
 
 /* An exception escaping Main makes the runtime print it and abort the whole process (10.0 and
  * 2.0 alike); runsxs reports who aborted and what the others had done. */
-static void test_app_throws(gconstpointer data)
-{
+static void test_app_throws(gconstpointer data) {
   const char *thrower = data; /* "10" or "2.0" */
   g_autofree char *app = itest_app("SxsHello");
   g_autofree char *d10 = NULL, *v10 = NULL, *d2 = NULL, *v2 = NULL;
@@ -529,20 +498,17 @@ static void test_app_throws(gconstpointer data)
   itest_assert_exit(run, 134);
   assert_stderr_contains(run, "SxsHelloException: sxs hello unhandled");
   assert_stderr_contains(run, ten_throws ? "Unhandled exception." : "Unhandled Exception:");
-  g_autofree char *who = g_strdup_printf("runsxs: [2] %s: the runtime aborted the process (SIGABRT",
-                                         ten_throws ? v10 : v2);
+  g_autofree char *who =
+      g_strdup_printf("runsxs: [2] %s: the runtime aborted the process (SIGABRT", ten_throws ? v10 : v2);
   assert_stderr_contains(run, who);
-  g_autofree char *l1 = g_strdup_printf("runsxs: [1] %s %s exit=3", ten_throws ? v2 : v10,
-                                        ten_throws ? d2 : d10);
-  g_autofree char *l2 = g_strdup_printf("runsxs: [2] %s %s exit=134", ten_throws ? v10 : v2,
-                                        ten_throws ? d10 : d2);
+  g_autofree char *l1 = g_strdup_printf("runsxs: [1] %s %s exit=3", ten_throws ? v2 : v10, ten_throws ? d2 : d10);
+  g_autofree char *l2 = g_strdup_printf("runsxs: [2] %s %s exit=134", ten_throws ? v10 : v2, ten_throws ? d10 : d2);
   assert_summary(run, (const char *const[]){l1, l2}, 2);
 }
 
 /* Environment.Exit(n) calls exit(n) for the whole process: the status is n, the summary marks
  * the exiting runtime with n and a runtime still running with "none". */
-static void test_app_environment_exit(void)
-{
+static void test_app_environment_exit(void) {
   g_autofree char *app = itest_app("SxsHello");
   g_autofree char *d10 = NULL, *v10 = NULL, *d2 = NULL, *v2 = NULL;
   if (!need_framework("10", &d10, &v10) || !need_framework("2.0", &d2, &v2))
@@ -561,8 +527,7 @@ static void test_app_environment_exit(void)
 /* Two runtimes from one libcoreclr.so (copying disabled): the second coreclr_initialize fails
  * with HOST_E_INVALIDOPERATION, the others still run, and the status is 125 unless an earlier
  * app failed. */
-static void test_init_failure(gconstpointer data)
-{
+static void test_init_failure(gconstpointer data) {
   gboolean single_thread = GPOINTER_TO_INT(data);
   g_autofree char *app = itest_app("SxsHello");
   g_auto(HelloSet) set = {0};
@@ -572,9 +537,9 @@ static void test_init_failure(gconstpointer data)
       !need_framework("10", &hello[2].dir, &hello[2].version))
     return;
   const char *env[] = {"RUNSXS_NO_COPY=1", NULL};
-  g_autoptr(ItestRun) run =
-      single_thread ? runsxs_run_with(env, "--st", "2.0", app, "0 a", "2.0", app, "0 b", "10", app, "0 c")
-                    : runsxs_run_with(env, "2.0", app, "0 a", "2.0", app, "0 b", "10", app, "0 c");
+  g_autoptr(ItestRun) run = single_thread
+                                ? runsxs_run_with(env, "--st", "2.0", app, "0 a", "2.0", app, "0 b", "10", app, "0 c")
+                                : runsxs_run_with(env, "2.0", app, "0 a", "2.0", app, "0 b", "10", app, "0 c");
   itest_assert_exit(run, 125);
   g_autofree char *msg = g_strdup_printf("runsxs: [2] %s: coreclr_initialize failed: 0x80131022 "
                                          "(HOST_E_INVALIDOPERATION: ",
@@ -592,14 +557,12 @@ static void test_init_failure(gconstpointer data)
 }
 
 /* --timeout: exit 124, the unfinished runtime named, the finished one reported. */
-static void test_timeout(void)
-{
+static void test_timeout(void) {
   g_autofree char *app = itest_app("SxsHello");
   g_autofree char *d10 = NULL, *v10 = NULL, *d2 = NULL, *v2 = NULL;
   if (!need_framework("10", &d10, &v10) || !need_framework("2.0", &d2, &v2))
     return;
-  const char *argv[] = {itest_env("SXS_RUNSXS"), "--timeout", "2", "10", app, "sleep 60000",
-                        "2.0", app, "4", NULL};
+  const char *argv[] = {itest_env("SXS_RUNSXS"), "--timeout", "2", "10", app, "sleep 60000", "2.0", app, "4", NULL};
   g_autoptr(ItestRun) run = itest_run(argv, NULL, NULL, 30);
   g_test_message("stdout:\n%s\nstderr:\n%s", run->out, run->err);
   itest_assert_exit(run, 124);
@@ -610,8 +573,7 @@ static void test_timeout(void)
   assert_summary(run, (const char *const[]){l1, l2}, 2);
 }
 
-int main(int argc, char **argv)
-{
+int main(int argc, char **argv) {
   g_test_init(&argc, &argv, NULL);
   static MixCase cases[2 * G_N_ELEMENTS(mixes)];
   for (guint i = 0; i < G_N_ELEMENTS(mixes); i++) {

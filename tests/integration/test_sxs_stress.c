@@ -17,8 +17,8 @@
 #include "itest.h"
 
 #define STRESS_SECONDS "3"
-#define RUN_TIMEOUT 60         /* a healthy run takes about 10 s on 2 cores */
-#define HANG_TIMEOUT 25        /* a 3 s stress run still going after this is hung */
+#define RUN_TIMEOUT 60  /* a healthy run takes about 10 s on 2 cores */
+#define HANG_TIMEOUT 25 /* a 3 s stress run still going after this is hung */
 #define REPEATS 3
 #define FAULT_TRIES 3
 #define FAULT_MIN 2
@@ -31,9 +31,8 @@ typedef struct {
 
 /* Runs runsxs with the stress app in every runtime. extra_env: NULL-terminated "K=V" entries or
  * NULL; extra_opt: one more runsxs option or NULL. */
-static ItestRun *stress_run(const StressRuntime *rts, guint n, const char *extra_opt,
-                            const char *const *extra_env, int timeout)
-{
+static ItestRun *stress_run(const StressRuntime *rts, guint n, const char *extra_opt, const char *const *extra_env,
+                            int timeout) {
   g_autofree char *app = itest_app("SxsStress");
   g_autoptr(GPtrArray) argv = g_ptr_array_new();
   g_ptr_array_add(argv, (gpointer)itest_env("SXS_RUNSXS"));
@@ -50,12 +49,10 @@ static ItestRun *stress_run(const StressRuntime *rts, guint n, const char *extra
 
 /* Asserts one "stress ok" line per runtime, each with every counter present and non-zero
  * (bridge only when the runtime had a peer). */
-static void assert_stress_lines(const ItestRun *run, guint expected, gboolean bridged)
-{
-  g_autoptr(GRegex) re = g_regex_new(
-      "^stress ok seconds=" STRESS_SECONDS " gcs=(\\d+) exceptions=(\\d+) nre=(\\d+) "
-      "nre_pool=(\\d+) div0=(\\d+) spins=(\\d+) bridge=(\\d+) clr=[0-9.]+$",
-      G_REGEX_MULTILINE, 0, NULL);
+static void assert_stress_lines(const ItestRun *run, guint expected, gboolean bridged) {
+  g_autoptr(GRegex) re = g_regex_new("^stress ok seconds=" STRESS_SECONDS " gcs=(\\d+) exceptions=(\\d+) nre=(\\d+) "
+                                     "nre_pool=(\\d+) div0=(\\d+) spins=(\\d+) bridge=(\\d+) clr=[0-9.]+$",
+                                     G_REGEX_MULTILINE, 0, NULL);
   g_autoptr(GMatchInfo) mi = NULL;
   guint lines = 0;
   g_regex_match(re, run->out, 0, &mi);
@@ -77,8 +74,7 @@ static void assert_stress_lines(const ItestRun *run, guint expected, gboolean br
   g_assert_null(strstr(run->out, "stress FAILED"));
 }
 
-static void stress_repeat(const StressRuntime *rts, guint n, gboolean bridged)
-{
+static void stress_repeat(const StressRuntime *rts, guint n, gboolean bridged) {
   for (int i = 0; i < REPEATS; i++) {
     g_autoptr(ItestRun) run = stress_run(rts, n, NULL, NULL, RUN_TIMEOUT);
     itest_assert_exit(run, 0);
@@ -87,40 +83,35 @@ static void stress_repeat(const StressRuntime *rts, guint n, gboolean bridged)
 }
 
 /* 10 and 2.0, each calling into the other. */
-static void test_stress_two(void)
-{
-  const StressRuntime rts[] = { { "10.0", STRESS_SECONDS " 2" }, { "2.0.0", STRESS_SECONDS " 1" } };
+static void test_stress_two(void) {
+  const StressRuntime rts[] = {{"10.0", STRESS_SECONDS " 2"}, {"2.0.0", STRESS_SECONDS " 1"}};
   stress_repeat(rts, G_N_ELEMENTS(rts), TRUE);
 }
 
 /* 10, a private copy of 10, and 2.0, calling around a ring 1 -> 3 -> 2 -> 1. */
-static void test_stress_three(void)
-{
-  const StressRuntime rts[] = { { "10.0", STRESS_SECONDS " 3" },
-                                { "10.0", STRESS_SECONDS " 1" },
-                                { "2.0.0", STRESS_SECONDS " 2" } };
+static void test_stress_three(void) {
+  const StressRuntime rts[] = {
+      {"10.0", STRESS_SECONDS " 3"}, {"10.0", STRESS_SECONDS " 1"}, {"2.0.0", STRESS_SECONDS " 2"}};
   stress_repeat(rts, G_N_ELEMENTS(rts), TRUE);
 }
 
 /* Whether a run shows a fault: killed by a signal (crash) or still running at its timeout. */
-static gboolean run_faulted(const ItestRun *run)
-{
+static gboolean run_faulted(const ItestRun *run) {
   return run->timed_out || run->exit_code > 128;
 }
 
 /* Runs the scenario without some repairs until FAULT_MIN faults were seen (at most FAULT_TRIES
  * runs) and asserts they were, then once with all repairs and asserts a clean pass. */
-static void fault_then_fixed(const StressRuntime *rts, guint n, const char *extra_opt,
-                             const char *const *extra_env, const char *fault)
-{
+static void fault_then_fixed(const StressRuntime *rts, guint n, const char *extra_opt, const char *const *extra_env,
+                             const char *fault) {
   int faults = 0, tries = 0;
   while (tries < FAULT_TRIES && faults < FAULT_MIN) {
     g_autoptr(ItestRun) run = stress_run(rts, n, extra_opt, extra_env, HANG_TIMEOUT);
     tries++;
     if (run_faulted(run)) {
       faults++;
-      g_test_message("%s: try %d faulted (%s, exit %d)", fault, tries,
-                     run->timed_out ? "hung" : "crashed", run->exit_code);
+      g_test_message("%s: try %d faulted (%s, exit %d)", fault, tries, run->timed_out ? "hung" : "crashed",
+                     run->exit_code);
     } else {
       g_test_message("%s: try %d did not fault (exit %d)", fault, tries, run->exit_code);
     }
@@ -135,24 +126,21 @@ static void fault_then_fixed(const StressRuntime *rts, guint n, const char *extr
 /* Fault 2 with every repair off (--no-signal-fixes): the runtime initialized first never gets
  * its activation signals, so its GC waits forever for its spinning thread. With only the stack
  * repair on (RUNSXS_SIGNAL_FIXES=altstack) it hangs the same way; docs/harness-signals.md. */
-static void test_fault_no_fixes(void)
-{
-  const StressRuntime rts[] = { { "10.0", STRESS_SECONDS }, { "2.0.0", STRESS_SECONDS } };
+static void test_fault_no_fixes(void) {
+  const StressRuntime rts[] = {{"10.0", STRESS_SECONDS}, {"2.0.0", STRESS_SECONDS}};
   fault_then_fixed(rts, G_N_ELEMENTS(rts), "--no-signal-fixes", NULL, "no signal fixes");
 }
 
 /* Fault 1: two 2.0 runtimes nest four SIGSEGV handlers (two PALs each) on the PAL's 13 KB
  * alternate stack, which overflows on a hardware NullReferenceException: the process dies of
  * SIGSEGV. The activation repair stays on so the crash is not hidden by a hang. */
-static void test_fault_altstack_crash(void)
-{
-  const StressRuntime rts[] = { { "2.0.0", STRESS_SECONDS }, { "2.0.0", STRESS_SECONDS } };
-  const char *const env[] = { "RUNSXS_SIGNAL_FIXES=activation", NULL };
+static void test_fault_altstack_crash(void) {
+  const StressRuntime rts[] = {{"2.0.0", STRESS_SECONDS}, {"2.0.0", STRESS_SECONDS}};
+  const char *const env[] = {"RUNSXS_SIGNAL_FIXES=activation", NULL};
   fault_then_fixed(rts, G_N_ELEMENTS(rts), NULL, env, "alternate stack overflow");
 }
 
-int main(int argc, char **argv)
-{
+int main(int argc, char **argv) {
   g_test_init(&argc, &argv, NULL);
   g_test_add_func("/sxs/stress/two-runtimes", test_stress_two);
   g_test_add_func("/sxs/stress/three-runtimes", test_stress_three);

@@ -75,8 +75,8 @@ static void run_lanes(Fixture *f, const char *routing, const Lane *lanes, int n)
   g_ptr_array_add(env, "SXSPROF_OWNER_PID");
   g_ptr_array_add(env, NULL);
   g_unlink(f->profile);
-  g_autoptr(ItestRun) run = itest_run((const char *const *)argv->pdata, (const char *const *)env->pdata, f->dir,
-                                      TIMEOUT);
+  g_autoptr(ItestRun) run =
+      itest_run((const char *const *)argv->pdata, (const char *const *)env->pdata, f->dir, TIMEOUT);
   itest_assert_exit(run, 0);
   for (int i = 0; i < n; i++)
     g_assert_nonnull(strstr(run->out, lanes[i].line));

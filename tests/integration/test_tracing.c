@@ -12,9 +12,9 @@
 
 typedef ItestScratch Fixture;
 
-static const char *const plain_env[] = {"CORECLR_ENABLE_PROFILING", "CORECLR_PROFILER", "CORECLR_PROFILER_PATH",
-                                        "SXSPROF_CONFIG", "SXSPROF_OUTPUT", "SXSPROF_OWNER_PID",
-                                        "SXSPROF_RUN_ID", NULL};
+static const char *const plain_env[] = {
+    "CORECLR_ENABLE_PROFILING", "CORECLR_PROFILER",  "CORECLR_PROFILER_PATH", "SXSPROF_CONFIG",
+    "SXSPROF_OUTPUT",           "SXSPROF_OWNER_PID", "SXSPROF_RUN_ID",        NULL};
 
 /* Runs Tracing with `args` under `host` without and with the profiler ([tracing] body given);
  * both must agree on stdout, stderr and exit code 0. Returns the profile. */
@@ -33,8 +33,8 @@ static JsonNode *run_traced(Fixture *f, const char *host, const char *const *arg
   for (const char *const *e = extra_env; e && *e; e++)
     g_ptr_array_add(penv, (gpointer)*e);
   g_ptr_array_add(penv, NULL);
-  g_autoptr(ItestRun) plain = itest_run((const char *const *)argv->pdata, (const char *const *)penv->pdata, f->dir,
-                                        TIMEOUT);
+  g_autoptr(ItestRun) plain =
+      itest_run((const char *const *)argv->pdata, (const char *const *)penv->pdata, f->dir, TIMEOUT);
   itest_assert_exit(plain, 0);
 
   g_autofree char *text = g_strdup_printf("[profiler]\noutput=%s\n[tracing]\n%s", f->output, tracing_body);
@@ -49,8 +49,8 @@ static JsonNode *run_traced(Fixture *f, const char *host, const char *const *arg
     g_ptr_array_add(env, (gpointer)*e);
   g_ptr_array_add(env, NULL);
   g_unlink(f->profile);
-  g_autoptr(ItestRun) run = itest_run((const char *const *)argv->pdata, (const char *const *)env->pdata, f->dir,
-                                      TIMEOUT);
+  g_autoptr(ItestRun) run =
+      itest_run((const char *const *)argv->pdata, (const char *const *)env->pdata, f->dir, TIMEOUT);
   itest_assert_exit(run, 0);
   g_assert_cmpstr(run->out, ==, plain->out);
   g_assert_cmpstr(run->err, ==, plain->err);

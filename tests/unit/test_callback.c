@@ -23,10 +23,22 @@ typedef struct {
 static ICorProfilerInfo15Vtbl mock_vtbl;
 
 static const GUID *const info_iids[] = {
-    NULL, NULL, NULL, &IID_ICorProfilerInfo3, &IID_ICorProfilerInfo4, &IID_ICorProfilerInfo5,
-    &IID_ICorProfilerInfo6, &IID_ICorProfilerInfo7, &IID_ICorProfilerInfo8, &IID_ICorProfilerInfo9,
-    &IID_ICorProfilerInfo10, &IID_ICorProfilerInfo11, &IID_ICorProfilerInfo12, &IID_ICorProfilerInfo13,
-    &IID_ICorProfilerInfo14, &IID_ICorProfilerInfo15,
+    NULL,
+    NULL,
+    NULL,
+    &IID_ICorProfilerInfo3,
+    &IID_ICorProfilerInfo4,
+    &IID_ICorProfilerInfo5,
+    &IID_ICorProfilerInfo6,
+    &IID_ICorProfilerInfo7,
+    &IID_ICorProfilerInfo8,
+    &IID_ICorProfilerInfo9,
+    &IID_ICorProfilerInfo10,
+    &IID_ICorProfilerInfo11,
+    &IID_ICorProfilerInfo12,
+    &IID_ICorProfilerInfo13,
+    &IID_ICorProfilerInfo14,
+    &IID_ICorProfilerInfo15,
 };
 
 static HRESULT mock_QueryInterface(ICorProfilerInfo15 *This, REFIID riid, void **ppv) {
@@ -165,7 +177,8 @@ static void fixture_teardown(Fixture *f, gconstpointer data) {
 
 static IClassFactory *get_factory(void) {
   IClassFactory *factory = NULL;
-  g_assert_cmphex((unsigned)sxs__callback_get_class_object(&CLSID_SxsProfiler, &IID_IClassFactory, (void **)&factory), ==, S_OK);
+  g_assert_cmphex((unsigned)sxs__callback_get_class_object(&CLSID_SxsProfiler, &IID_IClassFactory, (void **)&factory),
+                  ==, S_OK);
   g_assert_nonnull(factory);
   return factory;
 }
@@ -205,8 +218,12 @@ static void test_query_interface(Fixture *f, gconstpointer data) {
   (void)data;
   IClassFactory *factory = get_factory();
   ICorProfilerCallback11 *cb = create(factory, &IID_ICorProfilerCallback2);
-  const GUID *iids[] = {&IID_IUnknown, &IID_ICorProfilerCallback, &IID_ICorProfilerCallback3,
-                        &IID_ICorProfilerCallback7, &IID_ICorProfilerCallback10, &IID_ICorProfilerCallback11};
+  const GUID *iids[] = {&IID_IUnknown,
+                        &IID_ICorProfilerCallback,
+                        &IID_ICorProfilerCallback3,
+                        &IID_ICorProfilerCallback7,
+                        &IID_ICorProfilerCallback10,
+                        &IID_ICorProfilerCallback11};
   for (guint i = 0; i < G_N_ELEMENTS(iids); i++) {
     void *p = NULL;
     g_assert_cmphex((unsigned)cb->lpVtbl->QueryInterface(cb, iids[i], &p), ==, S_OK);

@@ -13,21 +13,20 @@
 
 #include "sxs_config.h"
 
-#define RUNTIME_EXPECTED                                                                           \
-  "expected an absolute path of a runtime folder containing libcoreclr.so or of a libcoreclr.so"
-#define SELECTOR_EXPECTED                                                                          \
-  "expected a version prefix of 1 to 4 dot-separated numbers such as 10, 10.0 or 2.0.0, or an "  \
+#define RUNTIME_EXPECTED "expected an absolute path of a runtime folder containing libcoreclr.so or of a libcoreclr.so"
+#define SELECTOR_EXPECTED                                                                                              \
+  "expected a version prefix of 1 to 4 dot-separated numbers such as 10, 10.0 or 2.0.0, or an "                        \
   "absolute path of a runtime folder or of a libcoreclr.so"
-#define OUTPUT_EXPECTED                                                                            \
-  "expected a path prefix such as /tmp/myapp (the profile goes to <prefix>.json) or a folder ending in / "  \
+#define OUTPUT_EXPECTED                                                                                                \
+  "expected a path prefix such as /tmp/myapp (the profile goes to <prefix>.json) or a folder ending in / "             \
   "(profiles go to <folder>/<program>-<pid>.json)"
 #define LOG_EXPECTED "expected a file path such as /tmp/sxsprof.log, or stderr"
 #define FLUSH_EXPECTED "expected a whole number of seconds from 0 to 86400 (0: write only at shutdown and exit)"
 #define KEYS_EXPECTED "expected one of mode, runtime, output, log, flush"
 #define MODES_EXPECTED "expected pick-first, pick-one or pick-all"
 #define TRACING_KEYS_EXPECTED "expected one of enabled, inlining, routing, hooks, timing, path, include, exclude"
-#define PATTERNS_EXPECTED                                                                          \
-  "expected function name patterns such as MyApp.* or Ns.Type.Method, separated by commas or "    \
+#define PATTERNS_EXPECTED                                                                                              \
+  "expected function name patterns such as MyApp.* or Ns.Type.Method, separated by commas or "                         \
   "spaces, using * and ? as wildcards and none of [ ] { } ( ) | \\ \" ' or control characters"
 
 typedef struct {
@@ -87,7 +86,10 @@ static void make_coreclr_folder(const char *folder) {
   g_assert_cmpint(g_mkdir_with_parents(folder, 0755), ==, 0);
   g_autofree char *lib = g_build_filename(folder, "libcoreclr.so", NULL);
   g_autoptr(GError) error = NULL;
-  g_file_set_contents(lib, "\x7f" "ELF", -1, &error);
+  g_file_set_contents(lib,
+                      "\x7f"
+                      "ELF",
+                      -1, &error);
   g_assert_no_error(error);
 }
 
@@ -122,8 +124,8 @@ static SxsConfig *load_text_ok(const Fixture *f, const char *text) {
 typedef struct {
   const char *name;
   const char *text;
-  gssize len;          /* 0: strlen(text) */
-  const char *touch;   /* a file to create in the fixture folder first, or NULL */
+  gssize len;        /* 0: strlen(text) */
+  const char *touch; /* a file to create in the fixture folder first, or NULL */
   int code;
   const char *message; /* after the file name; @DIR@ is replaced */
 } BadCase;
@@ -159,10 +161,10 @@ static const BadCase bad_cases[] = {
      ":2: unknown key \"colour\"; " KEYS_EXPECTED},
     {"unknown-key-locale", "[profiler]\nmode[de]=pick-all\n", 0, NULL, SXS_CONFIG_ERROR_UNKNOWN,
      ":2: unknown key \"mode[de]\"; " KEYS_EXPECTED},
-    {"duplicate-key", "[profiler]\nmode=pick-all\n# again\nmode = pick-first\n", 0, NULL,
-     SXS_CONFIG_ERROR_DUPLICATE, ":4: duplicate key \"mode\" (first on line 2); expected each key at most once"},
-    {"duplicate-group", "[profiler]\nmode=pick-all\n[profiler]\nlog=/tmp/x.log\n", 0, NULL,
-     SXS_CONFIG_ERROR_DUPLICATE, ":3: duplicate group [profiler] (first on line 1); expected one [profiler] group"},
+    {"duplicate-key", "[profiler]\nmode=pick-all\n# again\nmode = pick-first\n", 0, NULL, SXS_CONFIG_ERROR_DUPLICATE,
+     ":4: duplicate key \"mode\" (first on line 2); expected each key at most once"},
+    {"duplicate-group", "[profiler]\nmode=pick-all\n[profiler]\nlog=/tmp/x.log\n", 0, NULL, SXS_CONFIG_ERROR_DUPLICATE,
+     ":3: duplicate group [profiler] (first on line 1); expected one [profiler] group"},
     {"unknown-mode-near", "[profiler]\nmode=pick_all\n", 0, NULL, SXS_CONFIG_ERROR_VALUE,
      ":2: unknown mode \"pick_all\" (did you mean pick-all?); " MODES_EXPECTED},
     {"unknown-mode-far", "[profiler]\nmode=everything\n", 0, NULL, SXS_CONFIG_ERROR_VALUE,
@@ -170,8 +172,7 @@ static const BadCase bad_cases[] = {
     {"unknown-mode-control-char", "[profiler]\nmode=pick\\tall\n", 0, NULL, SXS_CONFIG_ERROR_VALUE,
      ":2: unknown mode \"pick\\tall\" (did you mean pick-all?); " MODES_EXPECTED},
     {"empty-mode", "[profiler]\nmode=\n", 0, NULL, SXS_CONFIG_ERROR_VALUE, ":2: mode= is empty; " MODES_EXPECTED},
-    {"blank-mode", "[profiler]\nmode =   \t\n", 0, NULL, SXS_CONFIG_ERROR_VALUE,
-     ":2: mode= is empty; " MODES_EXPECTED},
+    {"blank-mode", "[profiler]\nmode =   \t\n", 0, NULL, SXS_CONFIG_ERROR_VALUE, ":2: mode= is empty; " MODES_EXPECTED},
     {"pick-one-without-runtime", "[profiler]\n\nmode=pick-one\n", 0, NULL, SXS_CONFIG_ERROR_VALUE,
      ":3: mode=pick-one needs a runtime= line; expected runtime= with a version prefix such as 10.0 or an "
      "absolute path of a runtime folder or of a libcoreclr.so"},
@@ -198,8 +199,8 @@ static const BadCase bad_cases[] = {
     {"runtime-leading-dot", "[profiler]\nmode=pick-one\nruntime=.10\n", 0, NULL, SXS_CONFIG_ERROR_VALUE,
      ":3: runtime \".10\" is not a valid version prefix (empty component); " SELECTOR_EXPECTED},
     {"runtime-long-component", "[profiler]\nmode=pick-one\nruntime=10.123456\n", 0, NULL, SXS_CONFIG_ERROR_VALUE,
-     ":3: runtime \"10.123456\" is not a valid version prefix (component \"123456\" has more than 5 digits); "
-     SELECTOR_EXPECTED},
+     ":3: runtime \"10.123456\" is not a valid version prefix (component \"123456\" has more than 5 "
+     "digits); " SELECTOR_EXPECTED},
     {"runtime-prerelease", "[profiler]\nmode=pick-one\nruntime=10.0-preview.1\n", 0, NULL, SXS_CONFIG_ERROR_VALUE,
      ":3: runtime \"10.0-preview.1\" is not a valid version prefix (prerelease suffix \"-preview.1\" is not "
      "supported); " SELECTOR_EXPECTED},
@@ -210,8 +211,8 @@ static const BadCase bad_cases[] = {
      ":3: runtime path \"~/dotnet\" is relative; " RUNTIME_EXPECTED},
     {"runtime-missing-path", "[profiler]\nmode=pick-one\nruntime=@DIR@/no/such/runtime\n", 0, NULL,
      SXS_CONFIG_ERROR_VALUE, ":3: runtime path \"@DIR@/no/such/runtime\" does not exist; " RUNTIME_EXPECTED},
-    {"runtime-path-through-file", "[profiler]\nmode=pick-one\nruntime=@DIR@/notes.txt/libcoreclr.so\n", 0,
-     "notes.txt", SXS_CONFIG_ERROR_VALUE,
+    {"runtime-path-through-file", "[profiler]\nmode=pick-one\nruntime=@DIR@/notes.txt/libcoreclr.so\n", 0, "notes.txt",
+     SXS_CONFIG_ERROR_VALUE,
      ":3: runtime path \"@DIR@/notes.txt/libcoreclr.so\" cannot be resolved (Not a directory); " RUNTIME_EXPECTED},
     {"runtime-folder-without-coreclr", "[profiler]\nmode=pick-one\nruntime=@DIR@\n", 0, NULL, SXS_CONFIG_ERROR_VALUE,
      ":3: runtime path \"@DIR@\" is a folder without libcoreclr.so; " RUNTIME_EXPECTED},
@@ -219,7 +220,8 @@ static const BadCase bad_cases[] = {
      SXS_CONFIG_ERROR_VALUE,
      ":3: runtime path \"@DIR@/notes.txt\" is neither a folder containing libcoreclr.so nor a file named "
      "libcoreclr.so; " RUNTIME_EXPECTED},
-    {"empty-output", "[profiler]\noutput=\n", 0, NULL, SXS_CONFIG_ERROR_VALUE, ":2: output= is empty; " OUTPUT_EXPECTED},
+    {"empty-output", "[profiler]\noutput=\n", 0, NULL, SXS_CONFIG_ERROR_VALUE,
+     ":2: output= is empty; " OUTPUT_EXPECTED},
     {"log-tilde", "[profiler]\nlog=~/sxsprof.log\n", 0, NULL, SXS_CONFIG_ERROR_VALUE,
      ":2: log=\"~/sxsprof.log\" starts with ~, which is not expanded; " LOG_EXPECTED},
     {"empty-flush", "[profiler]\nflush=\n", 0, NULL, SXS_CONFIG_ERROR_VALUE, ":2: flush= is empty; " FLUSH_EXPECTED},
@@ -246,18 +248,18 @@ static const BadCase bad_cases[] = {
      ":3: unknown key \"rntime\" (did you mean runtime?); " KEYS_EXPECTED},
 
     /* [tracing]: structure */
-    {"tracing-duplicate-group", "[profiler]\n[tracing]\nenabled=true\n[tracing]\n", 0, NULL,
-     SXS_CONFIG_ERROR_DUPLICATE, ":4: duplicate group [tracing] (first on line 2); expected one [tracing] group"},
+    {"tracing-duplicate-group", "[profiler]\n[tracing]\nenabled=true\n[tracing]\n", 0, NULL, SXS_CONFIG_ERROR_DUPLICATE,
+     ":4: duplicate group [tracing] (first on line 2); expected one [tracing] group"},
     {"tracing-duplicate-group-around-profiler", "[tracing]\nhooks=full\n[profiler]\n[tracing]\n", 0, NULL,
      SXS_CONFIG_ERROR_DUPLICATE, ":4: duplicate group [tracing] (first on line 1); expected one [tracing] group"},
     {"profiler-duplicate-group-after-tracing", "[profiler]\n[tracing]\n[profiler]\n", 0, NULL,
      SXS_CONFIG_ERROR_DUPLICATE, ":3: duplicate group [profiler] (first on line 1); expected one [profiler] group"},
-    {"tracing-duplicate-key", "[tracing]\nhooks=full\nhooks = empty\n[profiler]\n", 0, NULL,
-     SXS_CONFIG_ERROR_DUPLICATE, ":3: duplicate key \"hooks\" (first on line 2); expected each key at most once"},
+    {"tracing-duplicate-key", "[tracing]\nhooks=full\nhooks = empty\n[profiler]\n", 0, NULL, SXS_CONFIG_ERROR_DUPLICATE,
+     ":3: duplicate key \"hooks\" (first on line 2); expected each key at most once"},
     {"tracing-unknown-key-near", "[profiler]\n[tracing]\nenabeld=true\n", 0, NULL, SXS_CONFIG_ERROR_UNKNOWN,
      ":3: unknown key \"enabeld\" (did you mean enabled?); " TRACING_KEYS_EXPECTED},
-    {"tracing-unknown-key-near-exclude", "[profiler]\n[tracing]\nexlcude=System.*\n", 0, NULL,
-     SXS_CONFIG_ERROR_UNKNOWN, ":3: unknown key \"exlcude\" (did you mean exclude?); " TRACING_KEYS_EXPECTED},
+    {"tracing-unknown-key-near-exclude", "[profiler]\n[tracing]\nexlcude=System.*\n", 0, NULL, SXS_CONFIG_ERROR_UNKNOWN,
+     ":3: unknown key \"exlcude\" (did you mean exclude?); " TRACING_KEYS_EXPECTED},
     {"tracing-unknown-key-far", "[profiler]\n[tracing]\nsampling=10\n", 0, NULL, SXS_CONFIG_ERROR_UNKNOWN,
      ":3: unknown key \"sampling\"; " TRACING_KEYS_EXPECTED},
     {"tracing-profiler-key", "[profiler]\n[tracing]\nmode=pick-all\n", 0, NULL, SXS_CONFIG_ERROR_UNKNOWN,
@@ -345,12 +347,17 @@ static const BadCase bad_cases[] = {
      ":3: include pattern \"'MyApp.*'\" contains ''', which is reserved; " PATTERNS_EXPECTED},
     {"include-backslash", "[profiler]\n[tracing]\ninclude=MyApp\\\\*\n", 0, NULL, SXS_CONFIG_ERROR_VALUE,
      ":3: include pattern \"MyApp\\\\*\" contains '\\', which is reserved; " PATTERNS_EXPECTED},
-    {"include-control-char", "[profiler]\n[tracing]\ninclude=MyApp.*, Foo\x01" "Bar\n", 0, NULL,
-     SXS_CONFIG_ERROR_VALUE,
+    {"include-control-char",
+     "[profiler]\n[tracing]\ninclude=MyApp.*, Foo\x01"
+     "Bar\n",
+     0, NULL, SXS_CONFIG_ERROR_VALUE,
      ":3: include pattern \"Foo\\x01Bar\" contains the control character 0x01; " PATTERNS_EXPECTED},
     {"exclude-delete-char", "[profiler]\n[tracing]\nexclude=Foo\x7f\n", 0, NULL, SXS_CONFIG_ERROR_VALUE,
      ":3: exclude pattern \"Foo\\x7f\" contains the control character 0x7f; " PATTERNS_EXPECTED},
-    {"include-c1-control", "[profiler]\n[tracing]\ninclude=Foo\xc2\x85" "Bar\n", 0, NULL, SXS_CONFIG_ERROR_VALUE,
+    {"include-c1-control",
+     "[profiler]\n[tracing]\ninclude=Foo\xc2\x85"
+     "Bar\n",
+     0, NULL, SXS_CONFIG_ERROR_VALUE,
      ":3: include pattern \"Foo\\u0085Bar\" contains the control character U+0085; " PATTERNS_EXPECTED},
     {"include-vertical-tab", "[profiler]\n[tracing]\ninclude=A.*\vB.*\n", 0, NULL, SXS_CONFIG_ERROR_VALUE,
      ":3: include pattern \"A.*\\x0bB.*\" contains the control character 0x0b; " PATTERNS_EXPECTED},
@@ -547,15 +554,14 @@ static void test_group_only(Fixture *f, gconstpointer data) {
 
 static void test_full(Fixture *f, gconstpointer data) {
   (void)data;
-  g_autoptr(SxsConfig) cfg = load_text_ok(f,
-                                          "# sxsprof settings\n"
-                                          "\n"
-                                          "  [profiler]  \n"
-                                          "  # which runtimes\n"
-                                          "mode = pick-one\n"
-                                          "runtime=\t10.0   \n"
-                                          "output=/tmp/profiles/app\n"
-                                          "log = /tmp/profiles/sxsprof.log\n");
+  g_autoptr(SxsConfig) cfg = load_text_ok(f, "# sxsprof settings\n"
+                                             "\n"
+                                             "  [profiler]  \n"
+                                             "  # which runtimes\n"
+                                             "mode = pick-one\n"
+                                             "runtime=\t10.0   \n"
+                                             "output=/tmp/profiles/app\n"
+                                             "log = /tmp/profiles/sxsprof.log\n");
   g_assert_cmpint(cfg->mode, ==, SXS_MODE_PICK_ONE);
   g_assert_cmpint(cfg->selector_kind, ==, SXS_SELECTOR_VERSION);
   g_assert_cmpstr(cfg->selector, ==, "10.0");
@@ -601,8 +607,7 @@ static void test_set_output(void) {
   g_assert_cmpstr(cfg->output, ==, "/tmp/runs/app");
   g_assert_false(cfg->output_is_folder);
   g_assert_false(sxs__config_set_output(cfg, "~/x", "SXSPROF_OUTPUT", &error));
-  g_assert_cmpstr(error->message, ==,
-                  "SXSPROF_OUTPUT=\"~/x\" starts with ~, which is not expanded; " OUTPUT_EXPECTED);
+  g_assert_cmpstr(error->message, ==, "SXSPROF_OUTPUT=\"~/x\" starts with ~, which is not expanded; " OUTPUT_EXPECTED);
   g_assert_cmpstr(cfg->output, ==, "/tmp/runs/app");
 }
 
@@ -640,11 +645,11 @@ static void test_crlf(Fixture *f, gconstpointer data) {
 static void test_crlf_line_numbers(Fixture *f, gconstpointer data) {
   (void)data;
   g_autofree char *path = write_file(f, "sxsprof.ini", "[profiler]\r\n\r\nmode=pick-one\r\n", -1);
-  g_autofree char *expected = g_strconcat(
-      path,
-      ":3: mode=pick-one needs a runtime= line; expected runtime= with a version prefix such as 10.0 or an "
-      "absolute path of a runtime folder or of a libcoreclr.so",
-      NULL);
+  g_autofree char *expected =
+      g_strconcat(path,
+                  ":3: mode=pick-one needs a runtime= line; expected runtime= with a version prefix such as 10.0 or an "
+                  "absolute path of a runtime folder or of a libcoreclr.so",
+                  NULL);
   assert_load_error(path, SXS_CONFIG_ERROR_VALUE, expected);
 }
 
@@ -662,7 +667,8 @@ static void test_no_final_newline(Fixture *f, gconstpointer data) {
 
 static void test_escapes(Fixture *f, gconstpointer data) {
   (void)data;
-  g_autoptr(SxsConfig) cfg = load_text_ok(f, "[profiler]\noutput=/tmp/my\\sprofiles/app\\s\nlog=/tmp/caf\xc3\xa9.log\n");
+  g_autoptr(SxsConfig) cfg =
+      load_text_ok(f, "[profiler]\noutput=/tmp/my\\sprofiles/app\\s\nlog=/tmp/caf\xc3\xa9.log\n");
   g_assert_cmpstr(cfg->output, ==, "/tmp/my profiles/app ");
   g_assert_cmpstr(cfg->log_path, ==, "/tmp/caf\xc3\xa9.log");
 }
@@ -721,17 +727,17 @@ typedef struct {
 
 static void test_selector_version(void) {
   static const VersionMatch cases[] = {
-      {"10", "10.0.12", TRUE},         {"10.0", "10.0.12", TRUE},     {"1", "10.0.12", FALSE},
-      {"2.0.0", "2.0.0", TRUE},        {"8.0", "8.0.33", TRUE},       {"2.0", "2.0.0", TRUE},
-      {"2", "2.0.0", TRUE},            {"8.0.3", "8.0.33", FALSE},    {"10.0.12", "10.0.12", TRUE},
-      {"10.0.1", "10.0.12", FALSE},    {"2.0.0.0", "2.0.0", FALSE},   {"10", "9.0.1", FALSE},
-      {"010", "10.0.1", TRUE},         {"10.0", "10.0.0-rc.1.2", TRUE}, {"10.0.0", "10.0.0+abcdef", TRUE},
-      {"8", "80.0.0", FALSE},          {"10.0", "garbage", FALSE},    {"10.0", "", FALSE},
+      {"10", "10.0.12", TRUE},      {"10.0", "10.0.12", TRUE},       {"1", "10.0.12", FALSE},
+      {"2.0.0", "2.0.0", TRUE},     {"8.0", "8.0.33", TRUE},         {"2.0", "2.0.0", TRUE},
+      {"2", "2.0.0", TRUE},         {"8.0.3", "8.0.33", FALSE},      {"10.0.12", "10.0.12", TRUE},
+      {"10.0.1", "10.0.12", FALSE}, {"2.0.0.0", "2.0.0", FALSE},     {"10", "9.0.1", FALSE},
+      {"010", "10.0.1", TRUE},      {"10.0", "10.0.0-rc.1.2", TRUE}, {"10.0.0", "10.0.0+abcdef", TRUE},
+      {"8", "80.0.0", FALSE},       {"10.0", "garbage", FALSE},      {"10.0", "", FALSE},
       {"10", "10..1", FALSE},
   };
   for (size_t i = 0; i < G_N_ELEMENTS(cases); i++) {
-    SxsConfig cfg = {.mode = SXS_MODE_PICK_ONE, .selector_kind = SXS_SELECTOR_VERSION,
-                     .selector = (char *)cases[i].selector};
+    SxsConfig cfg = {
+        .mode = SXS_MODE_PICK_ONE, .selector_kind = SXS_SELECTOR_VERSION, .selector = (char *)cases[i].selector};
     gboolean got = sxs__config_selector_matches(&cfg, cases[i].version, "/x/libcoreclr.so");
     g_test_message("selector %s against version %s", cases[i].selector, cases[i].version);
     g_assert_cmpint(got, ==, cases[i].matches);
@@ -898,19 +904,18 @@ static void test_tracing_defaults(Fixture *f, gconstpointer data) {
 
 static void test_tracing_all_keys(Fixture *f, gconstpointer data) {
   (void)data;
-  g_autoptr(SxsConfig) cfg = load_text_ok(f,
-                                          "[profiler]\n"
-                                          "mode = pick-one\n"
-                                          "runtime = 8.0\n"
-                                          "\n"
-                                          "# exact call counts of the app's own code\n"
-                                          "  [tracing]  \n"
-                                          "enabled = true\n"
-                                          "inlining = allowed\n"
-                                          "routing = closure\n"
-                                          "hooks = empty\n"
-                                          "include = MyApp.*, Other.Type.Method\n"
-                                          "exclude = *..ctor\n");
+  g_autoptr(SxsConfig) cfg = load_text_ok(f, "[profiler]\n"
+                                             "mode = pick-one\n"
+                                             "runtime = 8.0\n"
+                                             "\n"
+                                             "# exact call counts of the app's own code\n"
+                                             "  [tracing]  \n"
+                                             "enabled = true\n"
+                                             "inlining = allowed\n"
+                                             "routing = closure\n"
+                                             "hooks = empty\n"
+                                             "include = MyApp.*, Other.Type.Method\n"
+                                             "exclude = *..ctor\n");
   g_assert_cmpint(cfg->mode, ==, SXS_MODE_PICK_ONE);
   g_assert_cmpstr(cfg->selector, ==, "8.0");
   g_assert_true(cfg->tracing.enabled);
@@ -927,15 +932,14 @@ static void test_tracing_all_keys(Fixture *f, gconstpointer data) {
 /* [tracing] first, then [profiler]: each key still lands in its own group. */
 static void test_tracing_first(Fixture *f, gconstpointer data) {
   (void)data;
-  g_autoptr(SxsConfig) cfg = load_text_ok(f,
-                                          "[tracing]\n"
-                                          "enabled=true\n"
-                                          "inlining=disabled\n"
-                                          "routing=mapper2\n"
-                                          "hooks=full\n"
-                                          "[profiler]\n"
-                                          "mode=pick-first\n"
-                                          "flush=5\n");
+  g_autoptr(SxsConfig) cfg = load_text_ok(f, "[tracing]\n"
+                                             "enabled=true\n"
+                                             "inlining=disabled\n"
+                                             "routing=mapper2\n"
+                                             "hooks=full\n"
+                                             "[profiler]\n"
+                                             "mode=pick-first\n"
+                                             "flush=5\n");
   g_assert_cmpint(cfg->mode, ==, SXS_MODE_PICK_FIRST);
   g_assert_cmpint(cfg->flush_seconds, ==, 5);
   g_assert_true(cfg->tracing.enabled);
@@ -965,9 +969,9 @@ static void test_tracing_crlf(Fixture *f, gconstpointer data) {
 /* enabled=false switches tracing off and leaves every other [tracing] key as it is. */
 static void test_tracing_disabled_keeps_keys(Fixture *f, gconstpointer data) {
   (void)data;
-  g_autoptr(SxsConfig) cfg = load_text_ok(f,
-                                          "[profiler]\n[tracing]\nenabled=false\ninlining=allowed\nrouting=closure\n"
-                                          "hooks=empty\ntiming=off\npath=slow\ninclude=MyApp.*\nexclude=MyApp.Generated.*\n");
+  g_autoptr(SxsConfig) cfg =
+      load_text_ok(f, "[profiler]\n[tracing]\nenabled=false\ninlining=allowed\nrouting=closure\n"
+                      "hooks=empty\ntiming=off\npath=slow\ninclude=MyApp.*\nexclude=MyApp.Generated.*\n");
   g_assert_false(cfg->tracing.enabled);
   g_assert_true(cfg->tracing.timing_off);
   g_assert_true(cfg->tracing.slow_path);
@@ -983,12 +987,12 @@ static void test_tracing_disabled_keeps_keys(Fixture *f, gconstpointer data) {
  * names from the metadata (generic arity, compiler-generated names, UTF-8 letters) pass as is. */
 static void test_tracing_pattern_list(Fixture *f, gconstpointer data) {
   (void)data;
-  g_autoptr(SxsConfig) cfg = load_text_ok(f,
-                                          "[profiler]\n[tracing]\n"
-                                          "include = MyApp.* ,Other.Type.Method\tThird.*,,, Ns.List`1.Add  "
-                                          "Program.<Main>$\\sCaf\xc3\xa9.*\\tA.B..ctor,Ns.Outer.Inner.M?,\n");
-  const char *const include[] = {"MyApp.*", "Other.Type.Method", "Third.*",   "Ns.List`1.Add", "Program.<Main>$",
-                                 "Caf\xc3\xa9.*", "A.B..ctor",   "Ns.Outer.Inner.M?", NULL};
+  g_autoptr(SxsConfig) cfg = load_text_ok(f, "[profiler]\n[tracing]\n"
+                                             "include = MyApp.* ,Other.Type.Method\tThird.*,,, Ns.List`1.Add  "
+                                             "Program.<Main>$\\sCaf\xc3\xa9.*\\tA.B..ctor,Ns.Outer.Inner.M?,\n");
+  const char *const include[] = {"MyApp.*",       "Other.Type.Method", "Third.*",
+                                 "Ns.List`1.Add", "Program.<Main>$",   "Caf\xc3\xa9.*",
+                                 "A.B..ctor",     "Ns.Outer.Inner.M?", NULL};
   g_assert_true(g_strv_equal((const char *const *)cfg->tracing.include, include));
   g_assert_null(cfg->tracing.exclude);
 }

@@ -92,8 +92,8 @@ static void test_empty_containers(void) {
     gboolean pretty;
     const char *expected;
   } cases[] = {
-    {FALSE, "{\"o\":{},\"a\":[],\"n\":[[],{}]}"},
-    {TRUE, "{\n  \"o\": {},\n  \"a\": [],\n  \"n\": [\n    [],\n    {}\n  ]\n}"},
+      {FALSE, "{\"o\":{},\"a\":[],\"n\":[[],{}]}"},
+      {TRUE, "{\n  \"o\": {},\n  \"a\": [],\n  \"n\": [\n    [],\n    {}\n  ]\n}"},
   };
   for (gsize i = 0; i < G_N_ELEMENTS(cases); i++) {
     g_autoptr(SxsJsonWriter) w = sxs__json_writer_new(cases[i].pretty);
@@ -132,19 +132,19 @@ static void test_escape_table(void) {
   static const struct {
     const char *in, *literal;
   } cases[] = {
-    {"", "\"\""},
-    {"plain", "\"plain\""},
-    {"\"", "\"\\\"\""},
-    {"\\", "\"\\\\\""},
-    {"/", "\"/\""},
-    {"\b", "\"\\b\""},
-    {"\f", "\"\\f\""},
-    {"\n", "\"\\n\""},
-    {"\r", "\"\\r\""},
-    {"\t", "\"\\t\""},
-    {"\x7f", "\"\\u007f\""},
-    {"a\"b\\c\nd", "\"a\\\"b\\\\c\\nd\""},
-    {"C:\\Program Files\\\"x\"", "\"C:\\\\Program Files\\\\\\\"x\\\"\""},
+      {"", "\"\""},
+      {"plain", "\"plain\""},
+      {"\"", "\"\\\"\""},
+      {"\\", "\"\\\\\""},
+      {"/", "\"/\""},
+      {"\b", "\"\\b\""},
+      {"\f", "\"\\f\""},
+      {"\n", "\"\\n\""},
+      {"\r", "\"\\r\""},
+      {"\t", "\"\\t\""},
+      {"\x7f", "\"\\u007f\""},
+      {"a\"b\\c\nd", "\"a\\\"b\\\\c\\nd\""},
+      {"C:\\Program Files\\\"x\"", "\"C:\\\\Program Files\\\\\\\"x\\\"\""},
   };
   for (gsize i = 0; i < G_N_ELEMENTS(cases); i++)
     check_string(cases[i].in, -1, cases[i].literal, cases[i].in);
@@ -168,8 +168,8 @@ static void test_control_chars(void) {
     case '\r': short_form = "\\r"; break;
     case '\t': short_form = "\\t"; break;
     }
-    g_autofree char *literal = short_form != NULL ? g_strdup_printf("\"%s\"", short_form)
-                                                  : g_strdup_printf("\"\\u%04x\"", c);
+    g_autofree char *literal =
+        short_form != NULL ? g_strdup_printf("\"%s\"", short_form) : g_strdup_printf("\"\\u%04x\"", c);
     check_string(in, -1, literal, in);
   }
 
@@ -186,22 +186,24 @@ static void test_utf8_invalid(void) {
   static const struct {
     const char *in, *out;
   } cases[] = {
-    {"\xff", FFFD},
-    {"\xfe", FFFD},
-    {"\xf5\x80", FFFD FFFD},
-    {"a\x80" "b", "a" FFFD "b"},
-    {"\xc3", FFFD},                               /* truncated at the end */
-    {"\xc3(", FFFD "("},                          /* bad continuation */
-    {"\xe2\x82", FFFD},                           /* truncated 3-byte: one maximal subpart */
-    {"\xe2\x82(", FFFD "("},
-    {"\xf0\x9f\x98", FFFD},                       /* truncated 4-byte */
-    {"\xf0\x9f\x98x", FFFD "x"},
-    {"\xc0\xaf", FFFD FFFD},                      /* overlong '/' */
-    {"\xe0\x80\xaf", FFFD FFFD FFFD},             /* overlong 3-byte */
-    {"\xf0\x80\x80\xaf", FFFD FFFD FFFD FFFD},    /* overlong 4-byte */
-    {"\xed\xa0\x80", FFFD FFFD FFFD},             /* UTF-16 surrogate U+D800 */
-    {"\xf4\x90\x80\x80", FFFD FFFD FFFD FFFD},    /* above U+10FFFF */
-    {"ok\xc3\xa9\xff\xc3\xa9", "ok\xc3\xa9" FFFD "\xc3\xa9"},
+      {"\xff", FFFD},
+      {"\xfe", FFFD},
+      {"\xf5\x80", FFFD FFFD},
+      {"a\x80"
+       "b",
+       "a" FFFD "b"},
+      {"\xc3", FFFD},      /* truncated at the end */
+      {"\xc3(", FFFD "("}, /* bad continuation */
+      {"\xe2\x82", FFFD},  /* truncated 3-byte: one maximal subpart */
+      {"\xe2\x82(", FFFD "("},
+      {"\xf0\x9f\x98", FFFD}, /* truncated 4-byte */
+      {"\xf0\x9f\x98x", FFFD "x"},
+      {"\xc0\xaf", FFFD FFFD},                   /* overlong '/' */
+      {"\xe0\x80\xaf", FFFD FFFD FFFD},          /* overlong 3-byte */
+      {"\xf0\x80\x80\xaf", FFFD FFFD FFFD FFFD}, /* overlong 4-byte */
+      {"\xed\xa0\x80", FFFD FFFD FFFD},          /* UTF-16 surrogate U+D800 */
+      {"\xf4\x90\x80\x80", FFFD FFFD FFFD FFFD}, /* above U+10FFFF */
+      {"ok\xc3\xa9\xff\xc3\xa9", "ok\xc3\xa9" FFFD "\xc3\xa9"},
   };
   for (gsize i = 0; i < G_N_ELEMENTS(cases); i++) {
     g_autofree char *literal = g_strdup_printf("\"%s\"", cases[i].out);
@@ -218,18 +220,18 @@ static void test_utf8_invalid(void) {
 
 static void test_utf8_multibyte(void) {
   static const char *const cases[] = {
-    "\xc2\x80",                  /* U+0080 */
-    "caf\xc3\xa9",               /* é */
-    "\xe0\xa0\x80",              /* U+0800 */
-    "\xe2\x82\xac",              /* € */
-    "\xed\x9f\xbf",              /* U+D7FF */
-    "\xee\x80\x80",              /* U+E000 */
-    "\xef\xbf\xbf",              /* U+FFFF */
-    "\xf0\x90\x80\x80",          /* U+10000 */
-    "\xf0\x9f\x98\x80",          /* 😀 */
-    "\xf4\x8f\xbf\xbf",          /* U+10FFFF */
-    "\xe2\x80\xa8",              /* U+2028 is valid inside JSON strings */
-    "\xd0\x9f\xd1\x80\xd0\xb8\xd0\xb2\xd0\xb5\xd1\x82 \xe4\xb8\x96\xe7\x95\x8c",
+      "\xc2\x80",         /* U+0080 */
+      "caf\xc3\xa9",      /* é */
+      "\xe0\xa0\x80",     /* U+0800 */
+      "\xe2\x82\xac",     /* € */
+      "\xed\x9f\xbf",     /* U+D7FF */
+      "\xee\x80\x80",     /* U+E000 */
+      "\xef\xbf\xbf",     /* U+FFFF */
+      "\xf0\x90\x80\x80", /* U+10000 */
+      "\xf0\x9f\x98\x80", /* 😀 */
+      "\xf4\x8f\xbf\xbf", /* U+10FFFF */
+      "\xe2\x80\xa8",     /* U+2028 is valid inside JSON strings */
+      "\xd0\x9f\xd1\x80\xd0\xb8\xd0\xb2\xd0\xb5\xd1\x82 \xe4\xb8\x96\xe7\x95\x8c",
   };
   for (gsize i = 0; i < G_N_ELEMENTS(cases); i++) {
     g_autofree char *literal = g_strdup_printf("\"%s\"", cases[i]);
@@ -249,8 +251,7 @@ static void test_integers(void) {
   sxs__json_end_array(w);
   g_assert_true(sxs__json_writer_complete(w));
   const char *text = sxs__json_writer_get(w, NULL);
-  g_assert_cmpstr(text, ==,
-                  "[-9223372036854775808,9223372036854775807,0,-1,18446744073709551615,0]");
+  g_assert_cmpstr(text, ==, "[-9223372036854775808,9223372036854775807,0,-1,18446744073709551615,0]");
 
   g_autoptr(JsonNode) root = parse_json(text, strlen(text));
   JsonArray *a = json_node_get_array(root);
@@ -264,21 +265,21 @@ static void check_doubles(void) {
     double v;
     const char *text; /* NULL: only the round trip is checked */
   } cases[] = {
-    {0.0, "0.0"},
-    {-0.0, "-0.0"},
-    {1.0, "1.0"},
-    {-2.5, "-2.5"},
-    {0.1, "0.1"},
-    {1.0 / 3.0, "0.3333333333333333"},
-    {3.141592653589793, "3.141592653589793"},
-    {0.1 + 0.2, "0.30000000000000004"},
-    {1e300, "1e+300"},
-    {-1.5e-300, "-1.5e-300"},
-    {123456789.0, "123456789.0"},
-    {1e21, "1e+21"},
-    {DBL_MAX, "1.7976931348623157e+308"},
-    {DBL_MIN, NULL},
-    {5e-324, NULL},
+      {0.0, "0.0"},
+      {-0.0, "-0.0"},
+      {1.0, "1.0"},
+      {-2.5, "-2.5"},
+      {0.1, "0.1"},
+      {1.0 / 3.0, "0.3333333333333333"},
+      {3.141592653589793, "3.141592653589793"},
+      {0.1 + 0.2, "0.30000000000000004"},
+      {1e300, "1e+300"},
+      {-1.5e-300, "-1.5e-300"},
+      {123456789.0, "123456789.0"},
+      {1e21, "1e+21"},
+      {DBL_MAX, "1.7976931348623157e+308"},
+      {DBL_MIN, NULL},
+      {5e-324, NULL},
   };
   g_autoptr(SxsJsonWriter) w = sxs__json_writer_new(FALSE);
   sxs__json_begin_array(w);
@@ -380,21 +381,20 @@ static void test_pretty(void) {
   sxs__json_end_object(w);
 
   g_assert_true(sxs__json_writer_complete(w));
-  const char *expected =
-    "{\n"
-    "  \"format\": \"sxsprof\",\n"
-    "  \"version\": 1,\n"
-    "  \"list\": [\n"
-    "    true,\n"
-    "    null,\n"
-    "    {\n"
-    "      \"n\": 7,\n"
-    "      \"x\": 0.5\n"
-    "    },\n"
-    "    []\n"
-    "  ],\n"
-    "  \"empty\": {}\n"
-    "}";
+  const char *expected = "{\n"
+                         "  \"format\": \"sxsprof\",\n"
+                         "  \"version\": 1,\n"
+                         "  \"list\": [\n"
+                         "    true,\n"
+                         "    null,\n"
+                         "    {\n"
+                         "      \"n\": 7,\n"
+                         "      \"x\": 0.5\n"
+                         "    },\n"
+                         "    []\n"
+                         "  ],\n"
+                         "  \"empty\": {}\n"
+                         "}";
   g_assert_cmpstr(sxs__json_writer_get(w, NULL), ==, expected);
   g_autoptr(JsonNode) root = parse_json(expected, strlen(expected));
   g_assert_cmpstr(json_object_get_string_member(json_node_get_object(root), "format"), ==, "sxsprof");
@@ -459,11 +459,9 @@ static void misuse_nothing(SxsJsonWriter *w) {
 
 static void test_misuse(void) {
   static const MisuseFunc cases[] = {
-    misuse_value_for_key, misuse_key_in_array,        misuse_key_at_top,
-    misuse_null_key,      misuse_two_keys,            misuse_close_missing_value,
-    misuse_wrong_close,   misuse_extra_close,         misuse_close_nothing,
-    misuse_two_top_values, misuse_two_top_containers, misuse_unclosed,
-    misuse_nothing,
+      misuse_value_for_key,       misuse_key_in_array, misuse_key_at_top,  misuse_null_key,      misuse_two_keys,
+      misuse_close_missing_value, misuse_wrong_close,  misuse_extra_close, misuse_close_nothing, misuse_two_top_values,
+      misuse_two_top_containers,  misuse_unclosed,     misuse_nothing,
   };
   for (gsize i = 0; i < G_N_ELEMENTS(cases); i++) {
     for (int pretty = 0; pretty <= 1; pretty++) {
@@ -507,8 +505,7 @@ static void test_depth_limit(void) {
   for (int i = 0; i < SXS_JSON_MAX_DEPTH; i++)
     sxs__json_end_array(ok);
   g_assert_true(sxs__json_writer_complete(ok));
-  g_autoptr(JsonNode) root = parse_json(sxs__json_writer_get(ok, NULL),
-                                        strlen(sxs__json_writer_get(ok, NULL)));
+  g_autoptr(JsonNode) root = parse_json(sxs__json_writer_get(ok, NULL), strlen(sxs__json_writer_get(ok, NULL)));
   g_assert_nonnull(root);
 
   g_autoptr(SxsJsonWriter) deep = sxs__json_writer_new(TRUE);
@@ -555,8 +552,7 @@ typedef struct {
   gsize n_functions;
 } TestRuntime;
 
-static const char *const counter_names[] = {"jit_compiled", "modules_loaded", "exceptions", "gcs",
-                                            "threads_created"};
+static const char *const counter_names[] = {"jit_compiled", "modules_loaded", "exceptions", "gcs", "threads_created"};
 
 static void write_profile(SxsJsonWriter *w, const TestRuntime *rts, gsize n_rts) {
   sxs__json_begin_object(w);
@@ -599,19 +595,33 @@ static void write_profile(SxsJsonWriter *w, const TestRuntime *rts, gsize n_rts)
 
 static void test_profile_roundtrip(void) {
   static const TestFunction fns10[] = {
-    {"App.Program.Main", "App.dll", 1},
-    {"App.Program.<Main>b__0_0", "App.dll", 1},
-    {"System.Collections.Generic.List`1.Add", "System.Private.CoreLib.dll", 3},
-    {"Odd\"Name\\With\nStuff\xff", "we\xc3\xafrd.dll", 2},
+      {"App.Program.Main", "App.dll", 1},
+      {"App.Program.<Main>b__0_0", "App.dll", 1},
+      {"System.Collections.Generic.List`1.Add", "System.Private.CoreLib.dll", 3},
+      {"Odd\"Name\\With\nStuff\xff", "we\xc3\xafrd.dll", 2},
   };
   static const TestFunction fns2[] = {
-    {"App.Worker.Run", "App.dll", 1},
+      {"App.Worker.Run", "App.dll", 1},
   };
   static const TestRuntime rts[] = {
-    {1, "10.0.12", "10.0.12", "/usr/share/dotnet/shared/Microsoft.NETCore.App/10.0.12/libcoreclr.so",
-     "profiling", NULL, {120, 14, 3, 2, 5}, fns10, G_N_ELEMENTS(fns10)},
-    {2, "2.0.0", "4.0.22220.0", "/root/.local/share/sxsprof/dotnet/shared/Microsoft.NETCore.App/2.0.0/libcoreclr.so",
-     "declined", "policy: version 2.0 not selected", {0, 0, 0, 0, 0}, fns2, 0},
+      {1,
+       "10.0.12",
+       "10.0.12",
+       "/usr/share/dotnet/shared/Microsoft.NETCore.App/10.0.12/libcoreclr.so",
+       "profiling",
+       NULL,
+       {120, 14, 3, 2, 5},
+       fns10,
+       G_N_ELEMENTS(fns10)},
+      {2,
+       "2.0.0",
+       "4.0.22220.0",
+       "/root/.local/share/sxsprof/dotnet/shared/Microsoft.NETCore.App/2.0.0/libcoreclr.so",
+       "declined",
+       "policy: version 2.0 not selected",
+       {0, 0, 0, 0, 0},
+       fns2,
+       0},
   };
 
   for (int pretty = 0; pretty <= 1; pretty++) {
@@ -646,8 +656,7 @@ static void test_profile_roundtrip(void) {
       JsonObject *counters = json_object_get_object_member(rt, "counters");
       g_assert_cmpuint(json_object_get_size(counters), ==, G_N_ELEMENTS(counter_names));
       for (gsize c = 0; c < G_N_ELEMENTS(counter_names); c++)
-        g_assert_cmpint(json_object_get_int_member(counters, counter_names[c]), ==,
-                        (gint64)rts[i].counters[c]);
+        g_assert_cmpint(json_object_get_int_member(counters, counter_names[c]), ==, (gint64)rts[i].counters[c]);
       JsonArray *functions = json_object_get_array_member(rt, "functions");
       g_assert_cmpuint(json_array_get_length(functions), ==, rts[i].n_functions);
       for (guint f = 0; f < rts[i].n_functions; f++) {
@@ -659,8 +668,7 @@ static void test_profile_roundtrip(void) {
           g_assert_cmpstr(name, ==, rts[i].functions[f].name);
         }
         g_assert_cmpstr(json_object_get_string_member(fn, "module"), ==, rts[i].functions[f].module);
-        g_assert_cmpint(json_object_get_int_member(fn, "jit_compiled"), ==,
-                        (gint64)rts[i].functions[f].jit_compiled);
+        g_assert_cmpint(json_object_get_int_member(fn, "jit_compiled"), ==, (gint64)rts[i].functions[f].jit_compiled);
       }
     }
   }
@@ -805,15 +813,15 @@ static void test_atomic_failed_rename(TmpDirFixture *fx, gconstpointer data) {
 typedef struct {
   const char *path;
   int writer;
-  int failures;   /* writer: failed writes */
-  gint *done;     /* writers finished (reader stops at 2) */
+  int failures; /* writer: failed writes */
+  gint *done;   /* writers finished (reader stops at 2) */
 } WriterArgs;
 
 typedef struct {
   const char *path;
   gint *done;
   guint reads;
-  guint bad;      /* unreadable, unparsable or inconsistent documents */
+  guint bad; /* unreadable, unparsable or inconsistent documents */
   char *first_bad;
 } ReaderArgs;
 
@@ -854,8 +862,8 @@ static gboolean document_ok(const char *text, gsize len) {
   if (root == NULL || !JSON_NODE_HOLDS_OBJECT(root))
     return FALSE;
   JsonObject *o = json_node_get_object(root);
-  if (!json_object_has_member(o, "writer") || !json_object_has_member(o, "seq") ||
-      !json_object_has_member(o, "len") || !json_object_has_member(o, "payload"))
+  if (!json_object_has_member(o, "writer") || !json_object_has_member(o, "seq") || !json_object_has_member(o, "len") ||
+      !json_object_has_member(o, "payload"))
     return FALSE;
   gint64 writer = json_object_get_int_member(o, "writer");
   gint64 seq = json_object_get_int_member(o, "seq");
@@ -894,8 +902,7 @@ static void test_atomic_concurrent(TmpDirFixture *fx, gconstpointer data) {
   g_assert_cmpint(sxs__file_write_atomic(path, initial, strlen(initial)), ==, 0);
 
   gint done = 0;
-  WriterArgs writers[2] = {{.path = path, .writer = 0, .done = &done},
-                           {.path = path, .writer = 1, .done = &done}};
+  WriterArgs writers[2] = {{.path = path, .writer = 0, .done = &done}, {.path = path, .writer = 1, .done = &done}};
   ReaderArgs reader = {.path = path, .done = &done};
 
   GThread *rt = g_thread_new("reader", reader_thread, &reader);
@@ -918,8 +925,7 @@ static void test_atomic_concurrent(TmpDirFixture *fx, gconstpointer data) {
   /* The last version on disk is the final document of one of the writers. */
   g_autofree char *last = read_file(path);
   g_autoptr(JsonNode) root = parse_json(last, strlen(last));
-  g_assert_cmpint(json_object_get_int_member(json_node_get_object(root), "seq"), ==,
-                  WRITES_PER_THREAD - 1);
+  g_assert_cmpint(json_object_get_int_member(json_node_get_object(root), "seq"), ==, WRITES_PER_THREAD - 1);
 
   g_autofree char *names = list_dir(fx->dir);
   g_assert_cmpstr(names, ==, "profile.json");
@@ -944,16 +950,14 @@ int main(int argc, char **argv) {
   g_test_add_func("/manager/json/steal", test_steal);
   g_test_add_func("/manager/json/profile-roundtrip", test_profile_roundtrip);
 
-  g_test_add("/manager/json/atomic/create", TmpDirFixture, NULL, tmpdir_setup, test_atomic_create,
+  g_test_add("/manager/json/atomic/create", TmpDirFixture, NULL, tmpdir_setup, test_atomic_create, tmpdir_teardown);
+  g_test_add("/manager/json/atomic/replace", TmpDirFixture, NULL, tmpdir_setup, test_atomic_replace, tmpdir_teardown);
+  g_test_add("/manager/json/atomic/missing-folder", TmpDirFixture, NULL, tmpdir_setup, test_atomic_missing_folder,
              tmpdir_teardown);
-  g_test_add("/manager/json/atomic/replace", TmpDirFixture, NULL, tmpdir_setup, test_atomic_replace,
+  g_test_add("/manager/json/atomic/failed-rename", TmpDirFixture, NULL, tmpdir_setup, test_atomic_failed_rename,
              tmpdir_teardown);
-  g_test_add("/manager/json/atomic/missing-folder", TmpDirFixture, NULL, tmpdir_setup,
-             test_atomic_missing_folder, tmpdir_teardown);
-  g_test_add("/manager/json/atomic/failed-rename", TmpDirFixture, NULL, tmpdir_setup,
-             test_atomic_failed_rename, tmpdir_teardown);
-  g_test_add("/manager/json/atomic/concurrent", TmpDirFixture, NULL, tmpdir_setup,
-             test_atomic_concurrent, tmpdir_teardown);
+  g_test_add("/manager/json/atomic/concurrent", TmpDirFixture, NULL, tmpdir_setup, test_atomic_concurrent,
+             tmpdir_teardown);
 
   return g_test_run();
 }

@@ -75,8 +75,12 @@ static void test_path_of_glib(void) {
 static void test_path_of_unknown(void) {
   int on_stack = 0;
   g_autofree int *on_heap = g_new0(int, 1);
-  const void *addrs[] = {NULL, (const void *)(uintptr_t)1, (const void *)(uintptr_t)0x1000,
-                         (const void *)(uintptr_t)UINTPTR_MAX, &on_stack, on_heap};
+  const void *addrs[] = {NULL,
+                         (const void *)(uintptr_t)1,
+                         (const void *)(uintptr_t)0x1000,
+                         (const void *)(uintptr_t)UINTPTR_MAX,
+                         &on_stack,
+                         on_heap};
   for (gsize i = 0; i < G_N_ELEMENTS(addrs); i++) {
     char *path = (char *)"untouched";
     g_assert_cmpint(sxs__modules_path_of(addrs[i], &path), ==, -ENOENT);
@@ -160,8 +164,7 @@ static void check_version(const char *coreclr, const char *expected) {
 static void test_version_file(FakeFixture *fx, gconstpointer data) {
   (void)data;
   /* The .version file wins over the folder name. */
-  g_autofree char *a = make_fake_runtime(fx, "copy-a",
-                                         "e8b8861ac7faf042c87a5c2f9f2d04c98b69f28d\n2.0.0\n");
+  g_autofree char *a = make_fake_runtime(fx, "copy-a", "e8b8861ac7faf042c87a5c2f9f2d04c98b69f28d\n2.0.0\n");
   check_version(a, "2.0.0");
   g_autofree char *b = make_fake_runtime(fx, "9.9.9", "unknown\n8.0.33\n");
   check_version(b, "8.0.33");
@@ -187,8 +190,8 @@ static void test_version_folder_name(FakeFixture *fx, gconstpointer data) {
 
 static void test_version_none(FakeFixture *fx, gconstpointer data) {
   (void)data;
-  static const char *const folders[] = {"foo", "10", "10.", ".10", "10..0", "v10.0.1", "10.0.1-",
-                                        "10.0.1 x", "10.0-a b"};
+  static const char *const folders[] = {"foo",     "10",      "10.",      ".10",     "10..0",
+                                        "v10.0.1", "10.0.1-", "10.0.1 x", "10.0-a b"};
   for (gsize i = 0; i < G_N_ELEMENTS(folders); i++) {
     g_autofree char *coreclr = make_fake_runtime(fx, folders[i], NULL);
     check_version(coreclr, NULL);
@@ -207,13 +210,13 @@ static void test_version_none(FakeFixture *fx, gconstpointer data) {
 static void test_version_malformed_file(FakeFixture *fx, gconstpointer data) {
   (void)data;
   static const char *const bad_files[] = {
-    "e8b8861ac7faf042c87a5c2f9f2d04c98b69f28d\n", /* one line */
-    "e8b8861ac7faf042c87a5c2f9f2d04c98b69f28d",   /* one line, no newline */
-    "",                                           /* empty */
-    "\n2.0.0\n",                                  /* no commit */
-    "abc\nnot a version\n",                       /* line 2 is not a version */
-    "abc\n\n",                                    /* empty line 2 */
-    "two words\n2.0.0\n",                         /* line 1 is not one token */
+      "e8b8861ac7faf042c87a5c2f9f2d04c98b69f28d\n", /* one line */
+      "e8b8861ac7faf042c87a5c2f9f2d04c98b69f28d",   /* one line, no newline */
+      "",                                           /* empty */
+      "\n2.0.0\n",                                  /* no commit */
+      "abc\nnot a version\n",                       /* line 2 is not a version */
+      "abc\n\n",                                    /* empty line 2 */
+      "two words\n2.0.0\n",                         /* line 1 is not one token */
   };
   for (gsize i = 0; i < G_N_ELEMENTS(bad_files); i++) {
     g_autofree char *folder = g_strdup_printf("case%zu/5.0.%zu", i, i);
@@ -239,8 +242,7 @@ static void test_version_malformed_file(FakeFixture *fx, gconstpointer data) {
 /* Checks every shared/Microsoft.NETCore.App/<version>/libcoreclr.so under base; returns how many
  * were found. */
 static guint check_installed_runtimes(const char *base) {
-  g_autofree char *pattern = g_build_filename(base, "shared", "Microsoft.NETCore.App", "*",
-                                              "libcoreclr.so", NULL);
+  g_autofree char *pattern = g_build_filename(base, "shared", "Microsoft.NETCore.App", "*", "libcoreclr.so", NULL);
   glob_t g;
   if (glob(pattern, 0, NULL, &g) != 0)
     return 0;
@@ -274,8 +276,7 @@ static char *runtimes_dir(void) {
 
 static void test_installed_extra_runtimes(void) {
   g_autofree char *base = runtimes_dir();
-  g_autofree char *coreclr = g_build_filename(base, "shared", "Microsoft.NETCore.App", "2.0.0",
-                                              "libcoreclr.so", NULL);
+  g_autofree char *coreclr = g_build_filename(base, "shared", "Microsoft.NETCore.App", "2.0.0", "libcoreclr.so", NULL);
   if (!g_file_test(coreclr, G_FILE_TEST_EXISTS)) {
     g_autofree char *why = g_strdup_printf("runtime 2.0.0 missing: %s (run tests/setup.sh)", coreclr);
     g_test_skip(why);
@@ -337,14 +338,12 @@ int main(int argc, char **argv) {
   g_test_add_func("/stitch/modules/path-of/glib", test_path_of_glib);
   g_test_add_func("/stitch/modules/path-of/unknown", test_path_of_unknown);
   g_test_add_func("/stitch/modules/is-coreclr", test_is_coreclr);
-  g_test_add("/stitch/modules/version/file", FakeFixture, NULL, fake_setup, test_version_file,
+  g_test_add("/stitch/modules/version/file", FakeFixture, NULL, fake_setup, test_version_file, fake_teardown);
+  g_test_add("/stitch/modules/version/folder-name", FakeFixture, NULL, fake_setup, test_version_folder_name,
              fake_teardown);
-  g_test_add("/stitch/modules/version/folder-name", FakeFixture, NULL, fake_setup,
-             test_version_folder_name, fake_teardown);
-  g_test_add("/stitch/modules/version/none", FakeFixture, NULL, fake_setup, test_version_none,
+  g_test_add("/stitch/modules/version/none", FakeFixture, NULL, fake_setup, test_version_none, fake_teardown);
+  g_test_add("/stitch/modules/version/malformed-file", FakeFixture, NULL, fake_setup, test_version_malformed_file,
              fake_teardown);
-  g_test_add("/stitch/modules/version/malformed-file", FakeFixture, NULL, fake_setup,
-             test_version_malformed_file, fake_teardown);
   g_test_add_func("/stitch/modules/version/installed-sdk", test_installed_sdk_runtime);
   g_test_add_func("/stitch/modules/version/installed-extra", test_installed_extra_runtimes);
   g_test_add_func("/stitch/modules/path-of/loaded-coreclr", test_loaded_coreclr);

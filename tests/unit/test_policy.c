@@ -52,8 +52,7 @@ static void policy_run(PolicyRun *run, const SxsConfig *cfg, const SxsRuntimeIde
     }
     g_assert_null(reason);
     run->admitted[run->n_admitted++] = runtimes[i];
-    if (sxs__policy_at_initialize(cfg, runtimes[i], run->profiled, run->n_profiled, &reason) ==
-        SXS_DECISION_DECLINE) {
+    if (sxs__policy_at_initialize(cfg, runtimes[i], run->profiled, run->n_profiled, &reason) == SXS_DECISION_DECLINE) {
       g_assert_nonnull(reason);
       run->reasons[i] = reason;
       g_string_append_c(run->outcome, 'i');
@@ -146,8 +145,8 @@ typedef struct {
 
 static void test_pick_one_version_mixed(void) {
   static const VersionPick picks[] = {
-      {"10.0", "iiP"}, {"10", "iiP"}, {"10.0.12", "iiP"}, {"8.0", "iPi"}, {"8", "iPi"},
-      {"2.0", "Pii"},  {"2.0.0", "Pii"}, {"2", "Pii"},     {"1", "iii"},   {"10.0.13", "iii"},
+      {"10.0", "iiP"}, {"10", "iiP"},    {"10.0.12", "iiP"}, {"8.0", "iPi"}, {"8", "iPi"},
+      {"2.0", "Pii"},  {"2.0.0", "Pii"}, {"2", "Pii"},       {"1", "iii"},   {"10.0.13", "iii"},
   };
   const SxsRuntimeIdentity *runtimes[] = {&rt_2, &rt_8, &rt_10};
   for (size_t i = 0; i < G_N_ELEMENTS(picks); i++) {
@@ -168,8 +167,7 @@ static void test_pick_one_version_reasons(void) {
   g_assert_cmpstr(run.outcome->str, ==, "Pii");
   g_assert_null(run.reasons[0]);
   g_assert_cmpstr(run.reasons[1], ==, "pick-one: runtime=10.0 does not match 2.0.0 at " EXTRA "/2.0.0/libcoreclr.so");
-  g_assert_cmpstr(run.reasons[2], ==,
-                  "pick-one: runtime=10.0 does not match 8.0.33 at " EXTRA "/8.0.33/libcoreclr.so");
+  g_assert_cmpstr(run.reasons[2], ==, "pick-one: runtime=10.0 does not match 8.0.33 at " EXTRA "/8.0.33/libcoreclr.so");
   policy_run_clear(&run);
 }
 
@@ -188,7 +186,8 @@ static void test_pick_one_precomputed_match(void) {
   const SxsRuntimeIdentity *profiled[] = {&said_yes};
   g_autofree char *second = NULL;
   g_assert_cmpint(sxs__policy_at_initialize(cfg, &rt_10, profiled, 1, &second), ==, SXS_DECISION_DECLINE);
-  g_assert_cmpstr(second, ==, "pick-one: runtime 3 (2.0.0 at " EXTRA "/2.0.0/libcoreclr.so) already matched runtime=10.0");
+  g_assert_cmpstr(second, ==,
+                  "pick-one: runtime 3 (2.0.0 at " EXTRA "/2.0.0/libcoreclr.so) already matched runtime=10.0");
 }
 
 /* "1" is a component, not a string prefix: it does not pick 10.0.12. */
@@ -259,7 +258,10 @@ typedef struct {
 static void make_copy(const char *folder) {
   g_assert_cmpint(g_mkdir_with_parents(folder, 0755), ==, 0);
   g_autofree char *lib = g_build_filename(folder, "libcoreclr.so", NULL);
-  g_assert_true(g_file_set_contents(lib, "\x7f" "ELF", -1, NULL));
+  g_assert_true(g_file_set_contents(lib,
+                                    "\x7f"
+                                    "ELF",
+                                    -1, NULL));
 }
 
 static void copies_setup(CopiesFixture *f, gconstpointer data) {
@@ -313,8 +315,8 @@ static SxsConfig *load_pick_one(const CopiesFixture *f, const char *runtime) {
 }
 
 static void assert_only_b(const CopiesFixture *f, const SxsConfig *cfg) {
-  g_autofree char *expected_a = g_strdup_printf("pick-one: runtime=%s does not match 10.0.12 at %s", cfg->selector,
-                                                f->lib_a);
+  g_autofree char *expected_a =
+      g_strdup_printf("pick-one: runtime=%s does not match 10.0.12 at %s", cfg->selector, f->lib_a);
   const SxsRuntimeIdentity *a_first[] = {&f->copy_a, &f->copy_b};
   PolicyRun run;
   policy_run(&run, cfg, a_first, 2);
@@ -385,16 +387,16 @@ static void test_pick_all_default_config(void) {
 }
 
 static void test_describe(void) {
-  SxsRuntimeIdentity both = {1, "10.0.12", "/x/libcoreclr.so", SXS_MATCH_UNKNOWN}, path_only = {2, NULL, "/x/libcoreclr.so", SXS_MATCH_UNKNOWN},
-                     version_only = {3, "8.0.33", NULL, SXS_MATCH_UNKNOWN}, neither = {4, NULL, NULL, SXS_MATCH_UNKNOWN};
+  SxsRuntimeIdentity both = {1, "10.0.12", "/x/libcoreclr.so", SXS_MATCH_UNKNOWN},
+                     path_only = {2, NULL, "/x/libcoreclr.so", SXS_MATCH_UNKNOWN},
+                     version_only = {3, "8.0.33", NULL, SXS_MATCH_UNKNOWN},
+                     neither = {4, NULL, NULL, SXS_MATCH_UNKNOWN};
   const struct {
     const SxsRuntimeIdentity *identity;
     const char *expected;
   } cases[] = {
-      {&both, "10.0.12 at /x/libcoreclr.so"},
-      {&path_only, "version unknown at /x/libcoreclr.so"},
-      {&version_only, "8.0.33, path unknown"},
-      {&neither, "version and path unknown"},
+      {&both, "10.0.12 at /x/libcoreclr.so"},  {&path_only, "version unknown at /x/libcoreclr.so"},
+      {&version_only, "8.0.33, path unknown"}, {&neither, "version and path unknown"},
       {NULL, "version and path unknown"},
   };
   for (size_t i = 0; i < G_N_ELEMENTS(cases); i++) {
@@ -424,8 +426,8 @@ int main(int argc, char **argv) {
              copies_teardown);
   g_test_add("/manager/policy/pick-one/coreclr-two-copies", CopiesFixture, NULL, copies_setup,
              test_pick_one_coreclr_file, copies_teardown);
-  g_test_add("/manager/policy/pick-one/folder-symlink", CopiesFixture, NULL, copies_setup,
-             test_pick_one_folder_symlink, copies_teardown);
+  g_test_add("/manager/policy/pick-one/folder-symlink", CopiesFixture, NULL, copies_setup, test_pick_one_folder_symlink,
+             copies_teardown);
 
   g_test_add_func("/manager/policy/pick-all/admits-all", test_pick_all);
   g_test_add_func("/manager/policy/pick-all/default-config", test_pick_all_default_config);

@@ -21,8 +21,20 @@ static void test_parse(void) {
   g_assert_cmpint(v.n, ==, 4);
   g_assert_true(sxs__version_parse("10", &v));
   g_assert_cmpint(v.n, ==, 1);
-  const char *bad[] = {"", "x", "10.", ".10", "10..0", "10.0-", "10.0+", "10.0-rc!", "10.0 ", "1.2.3.4.5.6.7.8.9",
-                       "1234567890123456789", "v10", "10.0.0-rc+", NULL};
+  const char *bad[] = {"",
+                       "x",
+                       "10.",
+                       ".10",
+                       "10..0",
+                       "10.0-",
+                       "10.0+",
+                       "10.0-rc!",
+                       "10.0 ",
+                       "1.2.3.4.5.6.7.8.9",
+                       "1234567890123456789",
+                       "v10",
+                       "10.0.0-rc+",
+                       NULL};
   for (const char **b = bad; *b; b++) {
     v.n = 42;
     g_assert_false(sxs__version_parse(*b, &v));
