@@ -1,0 +1,566 @@
+/* Native symbolization: which loaded module's code holds an address (a snapshot searched without
+ * locks), and which ELF function symbol of that module's file covers it. It does not unwind, does
+ * not know JIT-compiled code (the stitcher asks the runtimes for that), and reads no DWARF.
+ *
+ *   dl_iterate_phdr, only when the loader's         SxsSymbolCache (GMutex)
+ *   dlpi_adds/dlpi_subs moved since the last build    path -> SxsSymbolFile, read once:
+ *        |                                                .symtab, else .dynsym, functions only,
+ *        v                                                sorted by link-time start
+ *   SxsModuleMap (read without locks)                   +-----------------------------+
+ *     ranges[], PF_X PT_LOADs sorted by start            | 0x3fc80 +834  qsort_r       |
+ *     [0x55d1c000, 0x55d1e451) -> test_symbols           | 0x3ffd0 +8    qsort   <-----+-- addr - base
+ *     [0x7f3e5c426000, ...)    -> libc.so.6  ---+        | ...                         |
+ *     [0x7ffd3c3fb000, ...)    -> [vdso]        |        +-----------------------------+
+ *                                               |
+ *   find(addr): binary search -> SxsModule -----+--> lookup(module, addr) -> "qsort", +0x4
+ *   describe(addr): "libc.so.6!qsort+0x4" | "libc.so.6+0x26dd0" (no symbol) | "0x55d1e8a2c0" (no module)
+ *
+ * The map is what a signal handler may consult (a classification of the interrupted IP); the
+ * symbol cache is for the thread that turns recorded addresses into names later.
+ */
+#include "sxs_symbols.h"
+
+#include <elf.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <link.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/auxv.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* ---- the module map ---- */
+
+/* One executable PT_LOAD segment of a module, at run-time addresses. */
+typedef struct {
+  uintptr_t start; /* first byte */
+  uintptr_t end;   /* one past the last byte */
+  const SxsModule *module;
+} SxsCodeRange;
+
+struct SxsModuleMap {
+  SxsModule *modules; /* n_modules, in the loader's order */
+  guint n_modules;
+  SxsCodeRange *ranges; /* n_ranges, sorted by start; module points into modules */
+  guint n_ranges;
+  GStringChunk *strings; /* every module's path and name */
+  gboolean counted;      /* adds and subs hold the loader's counters at the last build */
+  unsigned long long adds;
+  unsigned long long subs;
+};
+
+/* What the dl_iterate_phdr callback copies out, so that the loader lock is held only for that. */
+typedef struct {
+  char *loader_name; /* dlpi_name (owned); NULL for the main program and the vdso */
+  gboolean is_main;
+  gboolean is_vdso;
+  uintptr_t base;
+} SxsRawModule;
+
+typedef struct {
+  uintptr_t start;
+  uintptr_t end;
+  guint module; /* index into SxsModuleScan.modules */
+} SxsRawRange;
+
+typedef struct {
+  const SxsModuleMap *map;
+  uintptr_t main_phdr; /* getauxval(AT_PHDR): the main program's program headers; 0 if unknown */
+  uintptr_t vdso_ehdr; /* getauxval(AT_SYSINFO_EHDR): the vdso's ELF header; 0 if none */
+  guint calls;
+  gboolean counted;
+  gboolean unchanged; /* the counters equal the map's: the scan stopped at the first object */
+  unsigned long long adds;
+  unsigned long long subs;
+  GArray *modules; /* SxsRawModule */
+  GArray *ranges;  /* SxsRawRange */
+} SxsModuleScan;
+
+/* dl_iterate_phdr callback, run under the loader lock: compares the counters on the first object,
+ * then copies each object's name, base and executable segments. Objects without a name (other
+ * than the main program and the vdso) or without code are left out. */
+static int modmap_scan_object(struct dl_phdr_info *info, size_t size, void *data) {
+  SxsModuleScan *scan = data;
+
+  if (scan->calls++ == 0 && size >= offsetof(struct dl_phdr_info, dlpi_subs) + sizeof(info->dlpi_subs)) {
+    scan->counted = TRUE;
+    scan->adds = info->dlpi_adds;
+    scan->subs = info->dlpi_subs;
+    if (scan->map->counted && scan->adds == scan->map->adds && scan->subs == scan->map->subs) {
+      scan->unchanged = TRUE;
+      return 1;
+    }
+  }
+
+  gboolean has_name = info->dlpi_name != NULL && info->dlpi_name[0] != '\0';
+  gboolean is_main;
+  if (scan->main_phdr != 0)
+    is_main = (uintptr_t)info->dlpi_phdr == scan->main_phdr;
+  else
+    is_main = scan->calls == 1 && !has_name;
+  gboolean is_vdso = FALSE;
+  guint first_range = scan->ranges->len;
+
+  for (ElfW(Half) i = 0; i < info->dlpi_phnum; i++) {
+    const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+    if (ph->p_type != PT_LOAD)
+      continue;
+    uintptr_t start = info->dlpi_addr + ph->p_vaddr;
+    if (scan->vdso_ehdr != 0 && scan->vdso_ehdr >= start && scan->vdso_ehdr - start < ph->p_memsz)
+      is_vdso = TRUE;
+    if ((ph->p_flags & PF_X) == 0 || ph->p_memsz == 0)
+      continue;
+    SxsRawRange range = {.start = start, .end = start + ph->p_memsz, .module = scan->modules->len};
+    g_array_append_val(scan->ranges, range);
+  }
+
+  if (scan->ranges->len == first_range || (!is_main && !is_vdso && !has_name)) {
+    g_array_set_size(scan->ranges, first_range);
+    return 0;
+  }
+  SxsRawModule raw = {
+      .loader_name = is_main || is_vdso ? NULL : g_strdup(info->dlpi_name),
+      .is_main = is_main && !is_vdso,
+      .is_vdso = is_vdso,
+      .base = info->dlpi_addr,
+  };
+  g_array_append_val(scan->modules, raw);
+  return 0;
+}
+
+static void raw_module_clear(gpointer data) {
+  SxsRawModule *raw = data;
+  g_free(raw->loader_name);
+}
+
+static int code_range_compare(const void *a, const void *b) {
+  const SxsCodeRange *x = a, *y = b;
+  return x->start < y->start ? -1 : x->start > y->start;
+}
+
+/* Fills module's path and name from what the scan saw; realpath runs here, outside the loader lock. */
+static void module_name_from_raw(SxsModule *module, const SxsRawModule *raw, GStringChunk *strings) {
+  if (raw->is_vdso) {
+    module->path = module->name = g_string_chunk_insert_const(strings, "[vdso]");
+    return;
+  }
+  /* The main program's own name is empty; /proc/self/exe does not depend on argv[0] or on the
+   * working directory. */
+  const char *loader_name = raw->is_main ? "/proc/self/exe" : raw->loader_name;
+  char *real = realpath(loader_name, NULL);
+  module->path = g_string_chunk_insert(strings, real != NULL ? real : loader_name);
+  free(real);
+
+  const char *shown = raw->is_main ? module->path : loader_name;
+  const char *slash = strrchr(shown, '/');
+  module->name = g_string_chunk_insert(strings, slash != NULL && slash[1] != '\0' ? slash + 1 : shown);
+}
+
+/* Replaces the map's snapshot with the scanned objects. */
+static void modmap_install(SxsModuleMap *map, const SxsModuleScan *scan) {
+  GStringChunk *strings = g_string_chunk_new(4096);
+  SxsModule *modules = g_new0(SxsModule, MAX(scan->modules->len, 1));
+  SxsCodeRange *ranges = g_new0(SxsCodeRange, MAX(scan->ranges->len, 1));
+
+  for (guint i = 0; i < scan->modules->len; i++) {
+    const SxsRawModule *raw = &g_array_index(scan->modules, SxsRawModule, i);
+    module_name_from_raw(&modules[i], raw, strings);
+    modules[i].base = raw->base;
+  }
+  for (guint i = 0; i < scan->ranges->len; i++) {
+    const SxsRawRange *raw = &g_array_index(scan->ranges, SxsRawRange, i);
+    ranges[i] = (SxsCodeRange){.start = raw->start, .end = raw->end, .module = &modules[raw->module]};
+  }
+  qsort(ranges, scan->ranges->len, sizeof(*ranges), code_range_compare);
+
+  g_free(map->modules);
+  g_free(map->ranges);
+  if (map->strings != NULL)
+    g_string_chunk_free(map->strings);
+  map->modules = modules;
+  map->n_modules = scan->modules->len;
+  map->ranges = ranges;
+  map->n_ranges = scan->ranges->len;
+  map->strings = strings;
+  map->counted = scan->counted;
+  map->adds = scan->adds;
+  map->subs = scan->subs;
+}
+
+SxsModuleMap *sxs__modmap_new(void) {
+  SxsModuleMap *map = g_new0(SxsModuleMap, 1);
+  sxs__modmap_refresh(map);
+  return map;
+}
+
+void sxs__modmap_free(SxsModuleMap *map) {
+  if (map == NULL)
+    return;
+  g_free(map->modules);
+  g_free(map->ranges);
+  if (map->strings != NULL)
+    g_string_chunk_free(map->strings);
+  g_free(map);
+}
+
+gboolean sxs__modmap_refresh(SxsModuleMap *map) {
+  if (map == NULL)
+    return FALSE;
+
+  SxsModuleScan scan = {
+      .map = map,
+      .main_phdr = getauxval(AT_PHDR),
+      .vdso_ehdr = getauxval(AT_SYSINFO_EHDR),
+      .modules = g_array_new(FALSE, TRUE, sizeof(SxsRawModule)),
+      .ranges = g_array_new(FALSE, TRUE, sizeof(SxsRawRange)),
+  };
+  g_array_set_clear_func(scan.modules, raw_module_clear);
+  dl_iterate_phdr(modmap_scan_object, &scan);
+
+  gboolean rebuilt = !scan.unchanged;
+  if (rebuilt)
+    modmap_install(map, &scan);
+  g_array_unref(scan.modules);
+  g_array_unref(scan.ranges);
+  return rebuilt;
+}
+
+const SxsModule *sxs__modmap_find(const SxsModuleMap *map, uintptr_t addr) {
+  if (map == NULL)
+    return NULL;
+  /* lo ends at the first range that starts above addr; the one before it is the only candidate. */
+  guint lo = 0, hi = map->n_ranges;
+  while (lo < hi) {
+    guint mid = lo + (hi - lo) / 2;
+    if (map->ranges[mid].start <= addr)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  if (lo == 0 || addr >= map->ranges[lo - 1].end)
+    return NULL;
+  return map->ranges[lo - 1].module;
+}
+
+/* ---- ELF function symbols ---- */
+
+/* One function symbol, at its link-time address. */
+typedef struct {
+  uint64_t start;
+  uint64_t size;
+  uint64_t reach; /* the largest start + size of this symbol and every one sorted before it, so a
+                   * search for a symbol nested in another knows when to stop looking back */
+  const char *name;
+} SxsSymbol;
+
+/* A module file's symbols, read once. */
+typedef struct {
+  int error;        /* 0, or why the file gave no symbols (-EINVAL, -ENOMEM, -errno of open) */
+  gboolean is_exec; /* ET_EXEC: the values are run-time addresses already */
+  SxsSymbol *symbols;
+  guint n_symbols;
+  GStringChunk *names; /* the symbols' names; NULL when there are none */
+} SxsSymbolFile;
+
+struct SxsSymbolCache {
+  GMutex lock;
+  GHashTable *files; /* file path (owned) -> SxsSymbolFile (owned); guarded by lock; entries are
+                      * never removed before the cache is freed, so names handed out stay valid */
+};
+
+static void symbol_file_free(gpointer data) {
+  SxsSymbolFile *file = data;
+  g_free(file->symbols);
+  if (file->names != NULL)
+    g_string_chunk_free(file->names);
+  g_free(file);
+}
+
+SxsSymbolCache *sxs__symbols_cache_new(void) {
+  SxsSymbolCache *cache = g_new0(SxsSymbolCache, 1);
+  g_mutex_init(&cache->lock);
+  cache->files = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, symbol_file_free);
+  return cache;
+}
+
+void sxs__symbols_cache_free(SxsSymbolCache *cache) {
+  if (cache == NULL)
+    return;
+  g_hash_table_destroy(cache->files);
+  g_mutex_clear(&cache->lock);
+  g_free(cache);
+}
+
+/* TRUE when [off, off + len) lies inside a file of file_size bytes (no overflow). */
+static gboolean elf_in_file(uint64_t off, uint64_t len, uint64_t file_size) {
+  return off <= file_size && len <= file_size - off;
+}
+
+/* Reads exactly len bytes at off; a short read (the file shrank) is an error. */
+static gboolean elf_pread(int fd, void *buf, size_t len, uint64_t off) {
+  char *p = buf;
+  while (len > 0) {
+    ssize_t n = pread(fd, p, len, (off_t)off);
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n <= 0)
+      return FALSE;
+    p += n;
+    off += (uint64_t)n;
+    len -= (size_t)n;
+  }
+  return TRUE;
+}
+
+/* A section's bytes in a new buffer (g_free), or NULL with *ret_error set. The caller has checked
+ * that the section lies inside the file, so the size is bounded by the file's. */
+static void *elf_read_section(int fd, const Elf64_Shdr *sh, int *ret_error) {
+  void *buf = g_try_malloc(MAX(sh->sh_size, 1));
+  if (buf == NULL) {
+    *ret_error = -ENOMEM;
+    return NULL;
+  }
+  if (!elf_pread(fd, buf, sh->sh_size, sh->sh_offset)) {
+    g_free(buf);
+    *ret_error = -EINVAL;
+    return NULL;
+  }
+  return buf;
+}
+
+/* A symbol table section and its string table, both inside the file and well-formed. */
+static gboolean elf_symtab_valid(const Elf64_Shdr *shdrs, uint64_t shnum, const Elf64_Shdr *symtab,
+                                 uint64_t file_size) {
+  if (symtab->sh_entsize != sizeof(Elf64_Sym) || symtab->sh_size % sizeof(Elf64_Sym) != 0 ||
+      !elf_in_file(symtab->sh_offset, symtab->sh_size, file_size) || symtab->sh_link >= shnum)
+    return FALSE;
+  const Elf64_Shdr *strtab = &shdrs[symtab->sh_link];
+  return strtab->sh_type == SHT_STRTAB && elf_in_file(strtab->sh_offset, strtab->sh_size, file_size);
+}
+
+/* Alias preference at one address, after the fewest leading underscores: global, then weak, then
+ * local. */
+static int symbol_binding_rank(unsigned char info) {
+  switch (ELF64_ST_BIND(info)) {
+  case STB_GLOBAL: return 0;
+  case STB_WEAK: return 1;
+  default: return 2;
+  }
+}
+
+/* A function symbol while the table is read: name still points into the string table. */
+typedef struct {
+  SxsSymbol symbol;
+  int rank;
+} SxsSymbolCandidate;
+
+static int symbol_candidate_compare(const void *a, const void *b) {
+  const SxsSymbolCandidate *x = a, *y = b;
+  if (x->symbol.start != y->symbol.start)
+    return x->symbol.start < y->symbol.start ? -1 : 1;
+  /* glibc's public names are often weak aliases of global __names (getpid of __getpid). */
+  size_t x_under = strspn(x->symbol.name, "_"), y_under = strspn(y->symbol.name, "_");
+  if (x_under != y_under)
+    return x_under < y_under ? -1 : 1;
+  if (x->rank != y->rank)
+    return x->rank - y->rank;
+  if (x->symbol.size != y->symbol.size)
+    return x->symbol.size > y->symbol.size ? -1 : 1;
+  return strcmp(x->symbol.name, y->symbol.name);
+}
+
+/* Collects the function symbols of a symbol table into file: sorted, one per address, names
+ * copied. Returns 0 or -EINVAL for a name outside the string table or a symbol past 2^64. */
+static int symbol_file_fill(SxsSymbolFile *file, const Elf64_Sym *syms, size_t n_syms, const char *strtab,
+                            uint64_t strtab_size) {
+  g_autoptr(GArray) found = g_array_new(FALSE, FALSE, sizeof(SxsSymbolCandidate));
+
+  for (size_t i = 0; i < n_syms; i++) {
+    const Elf64_Sym *sym = &syms[i];
+    unsigned char type = ELF64_ST_TYPE(sym->st_info);
+    if ((type != STT_FUNC && type != STT_GNU_IFUNC) || sym->st_size == 0 || sym->st_shndx == SHN_UNDEF)
+      continue;
+    if (sym->st_name >= strtab_size || memchr(strtab + sym->st_name, '\0', strtab_size - sym->st_name) == NULL)
+      return -EINVAL;
+    if (sym->st_value > UINT64_MAX - sym->st_size)
+      return -EINVAL;
+    if (strtab[sym->st_name] == '\0')
+      continue;
+    SxsSymbolCandidate c = {
+        .symbol = {.start = sym->st_value, .size = sym->st_size, .name = strtab + sym->st_name},
+        .rank = symbol_binding_rank(sym->st_info),
+    };
+    g_array_append_val(found, c);
+  }
+  if (found->len == 0)
+    return 0;
+  g_array_sort(found, symbol_candidate_compare);
+
+  file->names = g_string_chunk_new(4096);
+  file->symbols = g_new(SxsSymbol, found->len);
+  uint64_t reach = 0;
+  for (guint i = 0; i < found->len; i++) {
+    const SxsSymbol *s = &g_array_index(found, SxsSymbolCandidate, i).symbol;
+    if (file->n_symbols > 0 && file->symbols[file->n_symbols - 1].start == s->start)
+      continue; /* an alias the sort ranked lower */
+    reach = MAX(reach, s->start + s->size);
+    file->symbols[file->n_symbols++] = (SxsSymbol){
+        .start = s->start,
+        .size = s->size,
+        .reach = reach,
+        .name = g_string_chunk_insert(file->names, s->name),
+    };
+  }
+  return 0;
+}
+
+/* Reads the function symbols of the ELF file open at fd into file. Every offset and size read
+ * from the file is checked against its size before use. Returns 0 (also for a valid file without
+ * symbols), -EINVAL or -ENOMEM. */
+static int symbol_file_read(SxsSymbolFile *file, int fd) {
+  struct stat st;
+  if (fstat(fd, &st) < 0)
+    return -errno;
+  if (!S_ISREG(st.st_mode) || st.st_size < (off_t)sizeof(Elf64_Ehdr))
+    return -EINVAL;
+  uint64_t file_size = (uint64_t)st.st_size;
+
+  Elf64_Ehdr eh;
+  if (!elf_pread(fd, &eh, sizeof(eh), 0))
+    return -EINVAL;
+  if (memcmp(eh.e_ident, ELFMAG, SELFMAG) != 0 || eh.e_ident[EI_CLASS] != ELFCLASS64 ||
+      eh.e_ident[EI_DATA] != ELFDATA2LSB || eh.e_ident[EI_VERSION] != EV_CURRENT)
+    return -EINVAL;
+  if (eh.e_type != ET_EXEC && eh.e_type != ET_DYN)
+    return -EINVAL;
+  file->is_exec = eh.e_type == ET_EXEC;
+  if (eh.e_shoff == 0)
+    return 0; /* no section headers at all (sstrip): valid, no symbols */
+  if (eh.e_shentsize != sizeof(Elf64_Shdr) || !elf_in_file(eh.e_shoff, sizeof(Elf64_Shdr), file_size))
+    return -EINVAL;
+
+  /* With 0xff00 sections or more, e_shnum is 0 and section 0's sh_size holds the count. */
+  uint64_t shnum = eh.e_shnum;
+  if (shnum == 0) {
+    Elf64_Shdr first;
+    if (!elf_pread(fd, &first, sizeof(first), eh.e_shoff))
+      return -EINVAL;
+    shnum = first.sh_size;
+  }
+  if (shnum == 0 || shnum > file_size / sizeof(Elf64_Shdr) ||
+      !elf_in_file(eh.e_shoff, shnum * sizeof(Elf64_Shdr), file_size))
+    return -EINVAL;
+  g_autofree Elf64_Shdr *shdrs = g_try_new(Elf64_Shdr, shnum);
+  if (shdrs == NULL)
+    return -ENOMEM;
+  if (!elf_pread(fd, shdrs, shnum * sizeof(Elf64_Shdr), eh.e_shoff))
+    return -EINVAL;
+
+  /* The full table of an unstripped file, else the exported one every shared object keeps. */
+  const Elf64_Shdr *symtab = NULL;
+  for (uint64_t i = 0; i < shnum && symtab == NULL; i++)
+    if (shdrs[i].sh_type == SHT_SYMTAB)
+      symtab = &shdrs[i];
+  for (uint64_t i = 0; i < shnum && symtab == NULL; i++)
+    if (shdrs[i].sh_type == SHT_DYNSYM)
+      symtab = &shdrs[i];
+  if (symtab == NULL)
+    return 0;
+  if (!elf_symtab_valid(shdrs, shnum, symtab, file_size))
+    return -EINVAL;
+
+  int r = 0;
+  g_autofree Elf64_Sym *syms = elf_read_section(fd, symtab, &r);
+  if (syms == NULL)
+    return r;
+  const Elf64_Shdr *strtab_sh = &shdrs[symtab->sh_link];
+  g_autofree char *strtab = elf_read_section(fd, strtab_sh, &r);
+  if (strtab == NULL)
+    return r;
+  return symbol_file_fill(file, syms, symtab->sh_size / sizeof(Elf64_Sym), strtab, strtab_sh->sh_size);
+}
+
+/* The cached symbols of path, read now when first asked for. Called with cache->lock held. */
+static const SxsSymbolFile *symbol_cache_get(SxsSymbolCache *cache, const char *path) {
+  SxsSymbolFile *file = g_hash_table_lookup(cache->files, path);
+  if (file != NULL)
+    return file;
+
+  file = g_new0(SxsSymbolFile, 1);
+  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) {
+    file->error = -errno;
+  } else {
+    file->error = symbol_file_read(file, fd);
+    close(fd);
+  }
+  if (file->error != 0) {
+    /* Keep nothing half-filled: a bad file simply has no symbols. */
+    g_clear_pointer(&file->symbols, g_free);
+    g_clear_pointer(&file->names, g_string_chunk_free);
+    file->n_symbols = 0;
+  }
+  g_hash_table_insert(cache->files, g_strdup(path), file);
+  return file;
+}
+
+/* The symbol covering key (a link-time address), the innermost when symbols nest. */
+static const SxsSymbol *symbol_file_find(const SxsSymbolFile *file, uint64_t key) {
+  guint lo = 0, hi = file->n_symbols;
+  while (lo < hi) {
+    guint mid = lo + (hi - lo) / 2;
+    if (file->symbols[mid].start <= key)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  for (guint i = lo; i-- > 0;) {
+    const SxsSymbol *s = &file->symbols[i];
+    if (s->reach <= key)
+      break; /* neither this symbol nor any before it reaches key */
+    if (key - s->start < s->size)
+      return s;
+  }
+  return NULL;
+}
+
+int sxs__symbols_lookup(SxsSymbolCache *cache, const SxsModule *module, uintptr_t addr, const char **ret_symbol,
+                        uintptr_t *ret_offset) {
+  if (cache == NULL || module == NULL || module->path == NULL || ret_symbol == NULL || ret_offset == NULL)
+    return -EINVAL;
+  /* "[vdso]" and other names that are not files. */
+  if (module->path[0] != '/')
+    return -ENOENT;
+
+  int r = -ENOENT;
+  g_mutex_lock(&cache->lock);
+  const SxsSymbolFile *file = symbol_cache_get(cache, module->path);
+  if (file->error != 0) {
+    r = file->error;
+  } else {
+    uint64_t key = file->is_exec ? addr : addr - module->base;
+    const SxsSymbol *s = symbol_file_find(file, key);
+    if (s != NULL) {
+      *ret_symbol = s->name;
+      *ret_offset = (uintptr_t)(key - s->start);
+      r = 0;
+    }
+  }
+  g_mutex_unlock(&cache->lock);
+  return r;
+}
+
+char *sxs__symbols_describe(SxsSymbolCache *cache, const SxsModuleMap *map, uintptr_t addr) {
+  const SxsModule *module = sxs__modmap_find(map, addr);
+  if (module == NULL)
+    return g_strdup_printf("0x%" PRIxPTR, addr);
+
+  const char *symbol = NULL;
+  uintptr_t offset = 0;
+  if (cache != NULL && sxs__symbols_lookup(cache, module, addr, &symbol, &offset) == 0)
+    return g_strdup_printf("%s!%s+0x%" PRIxPTR, module->name, symbol, offset);
+  return g_strdup_printf("%s+0x%" PRIxPTR, module->name, addr - module->base);
+}

@@ -1,0 +1,104 @@
+/* Native code addresses to names: a lock-free snapshot of the loaded modules and their code ranges,
+ * and the ELF function symbols of each module file. No unwinding, no managed (JIT) code, no DWARF
+ * (no inlined frames, no source lines), no demangling. */
+#pragma once
+
+#include <stdint.h>
+
+#include <glib.h>
+
+/*
+ * One loaded object (the main program, a shared library, the vdso) as the snapshot saw it. The
+ * strings are owned by the map that returned the module; the struct stays valid until that map's
+ * next rebuild (sxs__modmap_refresh returning TRUE) or its free.
+ */
+typedef struct {
+  const char *path; /* canonical file path (realpath); the main program's comes from /proc/self/exe;
+                     * the loader's name when realpath fails (file deleted); "[vdso]" for the vdso */
+  const char *name; /* basename of the name the loader knows ("libc.so.6", "libz.so.1", not the
+                     * symlink target "libz.so.1.2.13"); the main program's is its file's basename */
+  uintptr_t base;   /* dlpi_addr: run-time address minus link-time address (0 for ET_EXEC) */
+} SxsModule;
+
+/*
+ * SxsModuleMap: every loaded object's executable PT_LOAD ranges, sorted, so that classifying a
+ * code address is a binary search with no loader lock. It is a snapshot: objects loaded after the
+ * last refresh are unknown to it and unloaded ones are still in it.
+ *
+ * Context: built, refreshed and freed outside signal handlers (they allocate and take the loader
+ * lock). sxs__modmap_find reads it without a lock, so the owner must never run a refresh while a
+ * find on the same map may be running (e.g. the sampler refreshes between samples, before it
+ * signals a thread, and never from the handler).
+ */
+typedef struct SxsModuleMap SxsModuleMap;
+
+/* A map filled from the modules loaded now. Never NULL. */
+SxsModuleMap *sxs__modmap_new(void);
+void sxs__modmap_free(SxsModuleMap *map);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(SxsModuleMap, sxs__modmap_free)
+
+/*
+ * Rebuilds the snapshot when the loader's load/unload counters (dlpi_adds, dlpi_subs) differ from
+ * those of the last build (always, on a libc that lacks them); otherwise it stops after the first
+ * dl_iterate_phdr callback. Returns
+ * TRUE when it rebuilt (every SxsModule from an earlier find is then invalid), FALSE when nothing
+ * changed or map is NULL.
+ *
+ * Context: any thread except a signal handler; takes the loader lock, allocates, and calls
+ * realpath on each module when it rebuilds. Not concurrently with find on the same map.
+ */
+gboolean sxs__modmap_refresh(SxsModuleMap *map);
+
+/*
+ * The module whose executable segments contain addr, or NULL (heap, stack, data, unmapped, a
+ * module loaded after the last refresh, map NULL). Pure reads of the snapshot and a binary search
+ * over its sorted code ranges: no allocation, no lock, no libc call.
+ *
+ * Context: any thread; async-signal-safe.
+ */
+const SxsModule *sxs__modmap_find(const SxsModuleMap *map, uintptr_t addr);
+
+/*
+ * SxsSymbolCache: the function symbols of module files, read once per file path and kept for the
+ * life of the cache, as link-time addresses (the same file loaded at two bases shares one entry).
+ *
+ * Context: any thread, concurrent calls allowed (one GMutex guards it; the first lookup in a file
+ * reads the file under that lock). Allocates and does file I/O: never from a signal handler or a
+ * hot path.
+ */
+typedef struct SxsSymbolCache SxsSymbolCache;
+
+SxsSymbolCache *sxs__symbols_cache_new(void);
+void sxs__symbols_cache_free(SxsSymbolCache *cache);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(SxsSymbolCache, sxs__symbols_cache_free)
+
+/*
+ * The function symbol of module that contains addr (a run-time address) and addr's offset from
+ * the symbol's start. The module's file is read on first use (64-bit little-endian ELF, every
+ * offset and size checked against the file size); .symtab when the file has one, else .dynsym;
+ * only STT_FUNC and STT_GNU_IFUNC symbols with a non-zero size count (no guess from size-0
+ * symbols: an address they would claim gets -ENOENT). Among aliases at one address the name
+ * with the fewest leading '_' wins (getpid over __getpid), then global over weak over local.
+ * Link-time values map to run time as st_value + base for ET_DYN and st_value for ET_EXEC.
+ *
+ * On success *ret_symbol receives the raw (mangled) name, owned by the cache and valid until it
+ * is freed, and *ret_offset the offset; both untouched on failure. Returns 0, -ENOENT when no
+ * symbol covers addr or the module has no file (the vdso), -EINVAL for a file that is not a
+ * readable 64-bit little-endian ELF (garbage, truncated, wrong class) or for NULL arguments, or
+ * the -errno of open(). A failure to read a file is remembered: the file is not read again.
+ *
+ * Context: see SxsSymbolCache; not async-signal-safe.
+ */
+int sxs__symbols_lookup(SxsSymbolCache *cache, const SxsModule *module, uintptr_t addr, const char **ret_symbol,
+                        uintptr_t *ret_offset);
+
+/*
+ * A printable name for addr: "libc.so.6!qsort+0x2a" (module name, symbol, offset from the
+ * symbol), "libc.so.6+0x28a3f" (offset from the module's base, i.e. the link-time address, for
+ * addr2line) when no symbol covers it or cache is NULL, or "0x7f12345678" when no module of map
+ * contains it. The address is taken as is: callers symbolizing a return address pass addr - 1.
+ * Returns a string to g_free; never NULL.
+ *
+ * Context: see SxsSymbolCache; the map must not be refreshed meanwhile.
+ */
+char *sxs__symbols_describe(SxsSymbolCache *cache, const SxsModuleMap *map, uintptr_t addr);

@@ -1,0 +1,707 @@
+/* Unit tests for the loaded-module snapshot and ELF function symbols (stitch/sxs_symbols.c). */
+#include <dlfcn.h>
+#include <elf.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <link.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/auxv.h>
+
+#include <glib.h>
+#include <glib/gstdio.h>
+
+#include "sxs_modules.h"
+#include "sxs_symbols.h"
+
+int main(int argc, char **argv);
+
+/* A function of this binary that is neither inlined nor dropped, so its address is its own. */
+static __attribute__((noinline, used)) int symbols_test_function(int x) {
+  return x * 3 + 1;
+}
+
+/* A symbol of libc itself: a handle-scoped dlsym skips the sanitizers' interceptors (ASan has its
+ * own qsort, which &qsort and RTLD_DEFAULT would give). */
+static uintptr_t libc_symbol(const char *name) {
+  void *libc = dlopen("libc.so.6", RTLD_NOW | RTLD_NOLOAD);
+  g_assert_nonnull(libc);
+  void *sym = dlsym(libc, name);
+  g_assert_nonnull(sym);
+  dlclose(libc);
+  return (uintptr_t)sym;
+}
+
+static char *self_exe(void) {
+  char *path = realpath("/proc/self/exe", NULL);
+  g_assert_nonnull(path);
+  char *copy = g_strdup(path);
+  free(path);
+  return copy;
+}
+
+/* The module found for addr agrees with the loader (link map base) and with sxs__modules_path_of. */
+static void check_module(const SxsModuleMap *map, uintptr_t addr, const char *expected_name) {
+  const SxsModule *m = sxs__modmap_find(map, addr);
+  g_assert_nonnull(m);
+  g_assert_cmpstr(m->name, ==, expected_name);
+  g_assert_true(g_path_is_absolute(m->path));
+
+  Dl_info info;
+  struct link_map *lm = NULL;
+  g_assert_cmpint(dladdr1((void *)addr, &info, (void **)&lm, RTLD_DL_LINKMAP), !=, 0);
+  g_assert_nonnull(lm);
+  g_assert_cmphex(m->base, ==, lm->l_addr);
+
+  g_autofree char *path = NULL;
+  g_assert_cmpint(sxs__modules_path_of((const void *)addr, &path), ==, 0);
+  g_assert_cmpstr(m->path, ==, path);
+}
+
+/* ---- the module map ---- */
+
+static void test_map_finds_code(void) {
+  g_autoptr(SxsModuleMap) map = sxs__modmap_new();
+  g_autofree char *exe = self_exe();
+  g_autofree char *exe_name = g_path_get_basename(exe);
+  g_assert_cmpstr(exe_name, ==, "test_symbols");
+
+  check_module(map, (uintptr_t)main, "test_symbols");
+  check_module(map, (uintptr_t)symbols_test_function, "test_symbols");
+  check_module(map, (uintptr_t)sxs__modmap_find, "test_symbols");
+  g_assert_cmpstr(sxs__modmap_find(map, (uintptr_t)main)->path, ==, exe);
+  /* The same module, not a copy: every range of one object points at one SxsModule. */
+  g_assert_true(sxs__modmap_find(map, (uintptr_t)main) == sxs__modmap_find(map, (uintptr_t)symbols_test_function));
+
+  uintptr_t qsort_addr = libc_symbol("qsort");
+  check_module(map, qsort_addr, "libc.so.6");
+  g_assert_true(g_str_has_suffix(sxs__modmap_find(map, qsort_addr)->path, "/libc.so.6"));
+
+  const SxsModule *glib = sxs__modmap_find(map, (uintptr_t)g_main_context_new);
+  g_assert_nonnull(glib);
+  g_assert_cmpstr(glib->name, ==, "libglib-2.0.so.0");
+  g_assert_cmpuint(symbols_test_function(1), ==, 4);
+
+  /* The vdso's code (its ELF header lies in its only, executable, segment) has no file. */
+  uintptr_t vdso = getauxval(AT_SYSINFO_EHDR);
+  if (vdso != 0) {
+    const SxsModule *m = sxs__modmap_find(map, vdso);
+    g_assert_nonnull(m);
+    g_assert_cmpstr(m->name, ==, "[vdso]");
+    g_assert_cmpstr(m->path, ==, "[vdso]");
+    g_autoptr(SxsSymbolCache) cache = sxs__symbols_cache_new();
+    const char *symbol = NULL;
+    uintptr_t offset = 0;
+    g_assert_cmpint(sxs__symbols_lookup(cache, m, vdso, &symbol, &offset), ==, -ENOENT);
+    g_autofree char *text = sxs__symbols_describe(cache, map, vdso);
+    g_autofree char *expected = g_strdup_printf("[vdso]+0x%" PRIxPTR, vdso - m->base);
+    g_assert_cmpstr(text, ==, expected);
+  }
+}
+
+static void test_map_rejects_data(void) {
+  g_autoptr(SxsModuleMap) map = sxs__modmap_new();
+  static int writable_data = 1;
+  int on_stack = 0;
+  g_autofree int *on_heap = g_new0(int, 1);
+  const uintptr_t addrs[] = {
+      0, 1, 0x1000, UINTPTR_MAX, (uintptr_t)&on_stack, (uintptr_t)on_heap, (uintptr_t)&writable_data,
+  };
+  for (gsize i = 0; i < G_N_ELEMENTS(addrs); i++)
+    g_assert_null(sxs__modmap_find(map, addrs[i]));
+  g_assert_null(sxs__modmap_find(NULL, (uintptr_t)main));
+  g_assert_false(sxs__modmap_refresh(NULL));
+  sxs__modmap_free(NULL);
+}
+
+/* Child side of test_map_refresh: a fresh process, so libresolv is surely not loaded yet. */
+static void check_refresh_after_dlopen(void) {
+  g_autoptr(SxsModuleMap) map = sxs__modmap_new();
+  g_assert_false(sxs__modmap_refresh(map));
+  g_assert_false(sxs__modmap_refresh(map));
+
+  g_assert_null(dlopen("libresolv.so.2", RTLD_LAZY | RTLD_NOLOAD));
+  void *handle = dlopen("libresolv.so.2", RTLD_NOW | RTLD_LOCAL);
+  g_assert_nonnull(handle);
+  uintptr_t fn = (uintptr_t)dlsym(handle, "__b64_ntop");
+  g_assert_cmphex(fn, !=, 0);
+
+  /* A snapshot: the new library is unknown until the next refresh. */
+  g_assert_null(sxs__modmap_find(map, fn));
+  g_assert_true(sxs__modmap_refresh(map));
+  check_module(map, fn, "libresolv.so.2");
+  g_assert_false(sxs__modmap_refresh(map));
+
+  g_autoptr(SxsSymbolCache) cache = sxs__symbols_cache_new();
+  g_autofree char *text = sxs__symbols_describe(cache, map, fn + 1);
+  g_assert_cmpstr(text, ==, "libresolv.so.2!__b64_ntop+0x1");
+
+  /* Unloading (nothing else holds libresolv) moves dlpi_subs: the library leaves the map. */
+  g_assert_cmpint(dlclose(handle), ==, 0);
+  g_assert_null(dlopen("libresolv.so.2", RTLD_LAZY | RTLD_NOLOAD));
+  g_assert_true(sxs__modmap_refresh(map));
+  g_assert_null(sxs__modmap_find(map, fn));
+  g_assert_false(sxs__modmap_refresh(map));
+  check_module(map, (uintptr_t)main, "test_symbols");
+}
+
+static void test_map_refresh(void) {
+  if (g_test_subprocess()) {
+    check_refresh_after_dlopen();
+    return;
+  }
+  g_test_trap_subprocess(NULL, 60 * G_USEC_PER_SEC, G_TEST_SUBPROCESS_INHERIT_STDERR);
+  g_test_trap_assert_passed();
+}
+
+/* ---- symbols of loaded modules ---- */
+
+static void test_describe_self(void) {
+  g_autoptr(SxsModuleMap) map = sxs__modmap_new();
+  g_autoptr(SxsSymbolCache) cache = sxs__symbols_cache_new();
+  uintptr_t fn = (uintptr_t)symbols_test_function;
+
+  g_autofree char *at_start = sxs__symbols_describe(cache, map, fn);
+  g_assert_cmpstr(at_start, ==, "test_symbols!symbols_test_function+0x0");
+  g_autofree char *inside = sxs__symbols_describe(cache, map, fn + 1);
+  g_assert_cmpstr(inside, ==, "test_symbols!symbols_test_function+0x1");
+  g_autofree char *at_main = sxs__symbols_describe(cache, map, (uintptr_t)main + 2);
+  g_assert_cmpstr(at_main, ==, "test_symbols!main+0x2");
+  g_autofree char *library_code = sxs__symbols_describe(cache, map, (uintptr_t)sxs__symbols_describe);
+  g_assert_cmpstr(library_code, ==, "test_symbols!sxs__symbols_describe+0x0");
+
+  const SxsModule *m = sxs__modmap_find(map, fn);
+  g_assert_nonnull(m);
+  const char *symbol = NULL;
+  uintptr_t offset = 0;
+  g_assert_cmpint(sxs__symbols_lookup(cache, m, fn + 1, &symbol, &offset), ==, 0);
+  g_assert_cmpstr(symbol, ==, "symbols_test_function");
+  g_assert_cmphex(offset, ==, (fn + 1) - (uintptr_t)symbols_test_function);
+
+  /* Without a cache: the offset from the module's base, which is main's link-time address. */
+  g_autofree char *no_cache = sxs__symbols_describe(NULL, map, (uintptr_t)main);
+  g_autofree char *expected = g_strdup_printf("test_symbols+0x%" PRIxPTR, (uintptr_t)main - m->base);
+  g_assert_cmpstr(no_cache, ==, expected);
+}
+
+static void test_describe_libc(void) {
+  g_autoptr(SxsModuleMap) map = sxs__modmap_new();
+  g_autoptr(SxsSymbolCache) cache = sxs__symbols_cache_new();
+  uintptr_t qsort_addr = libc_symbol("qsort");
+
+  g_autofree char *at_start = sxs__symbols_describe(cache, map, qsort_addr);
+  g_assert_cmpstr(at_start, ==, "libc.so.6!qsort+0x0");
+  g_autofree char *inside = sxs__symbols_describe(cache, map, qsort_addr + 1);
+  g_assert_cmpstr(inside, ==, "libc.so.6!qsort+0x1");
+
+  /* libc is stripped: its names come from .dynsym. */
+  uintptr_t getpid_addr = libc_symbol("getpid");
+  g_autofree char *getpid_text = sxs__symbols_describe(cache, map, getpid_addr);
+  g_assert_cmpstr(getpid_text, ==, "libc.so.6!getpid+0x0");
+}
+
+/* The address of section name of the running program, or 0 when it has none (or it is empty). */
+static uint64_t self_section_address(const char *name) {
+  g_autofree char *data = NULL;
+  gsize len = 0;
+  g_assert_true(g_file_get_contents("/proc/self/exe", &data, &len, NULL));
+  g_assert_cmpuint(len, >=, sizeof(Elf64_Ehdr));
+  Elf64_Ehdr eh;
+  memcpy(&eh, data, sizeof(eh));
+  g_assert_cmpuint(eh.e_shoff + (uint64_t)eh.e_shnum * sizeof(Elf64_Shdr), <=, len);
+  g_assert_cmpuint(eh.e_shstrndx, <, eh.e_shnum);
+  Elf64_Shdr names;
+  memcpy(&names, data + eh.e_shoff + eh.e_shstrndx * sizeof(Elf64_Shdr), sizeof(names));
+  for (guint i = 0; i < eh.e_shnum; i++) {
+    Elf64_Shdr sh;
+    memcpy(&sh, data + eh.e_shoff + i * sizeof(Elf64_Shdr), sizeof(sh));
+    g_assert_cmpuint(names.sh_offset + sh.sh_name, <, len);
+    if (strcmp(data + names.sh_offset + sh.sh_name, name) == 0)
+      return sh.sh_size > 0 ? sh.sh_addr : 0;
+  }
+  return 0;
+}
+
+static void test_describe_outside_symbols(void) {
+  g_autoptr(SxsModuleMap) map = sxs__modmap_new();
+  g_autoptr(SxsSymbolCache) cache = sxs__symbols_cache_new();
+  const SxsModule *self = sxs__modmap_find(map, (uintptr_t)main);
+  g_assert_nonnull(self);
+
+  /* The PLT is code of this binary that no function symbol covers. */
+  uint64_t plt = self_section_address(".plt");
+  if (plt != 0) {
+    uintptr_t addr = self->base + plt;
+    g_assert_true(sxs__modmap_find(map, addr) == self);
+    const char *symbol = "untouched";
+    uintptr_t offset = 42;
+    g_assert_cmpint(sxs__symbols_lookup(cache, self, addr, &symbol, &offset), ==, -ENOENT);
+    g_assert_cmpstr(symbol, ==, "untouched");
+    g_assert_cmpuint(offset, ==, 42);
+    g_autofree char *text = sxs__symbols_describe(cache, map, addr);
+    g_autofree char *expected = g_strdup_printf("test_symbols+0x%" PRIx64, plt);
+    g_assert_cmpstr(text, ==, expected);
+  } else {
+    g_test_message("this binary has no .plt: the module+offset case is not checked on it");
+  }
+
+  /* No module at all: the bare address. */
+  g_autofree int *on_heap = g_new0(int, 1);
+  g_autofree char *heap_text = sxs__symbols_describe(cache, map, (uintptr_t)on_heap);
+  g_autofree char *heap_expected = g_strdup_printf("0x%" PRIxPTR, (uintptr_t)on_heap);
+  g_assert_cmpstr(heap_text, ==, heap_expected);
+  g_autofree char *one = sxs__symbols_describe(cache, map, 1);
+  g_assert_cmpstr(one, ==, "0x1");
+  g_autofree char *no_map = sxs__symbols_describe(cache, NULL, (uintptr_t)main);
+  g_autofree char *no_map_expected = g_strdup_printf("0x%" PRIxPTR, (uintptr_t)main);
+  g_assert_cmpstr(no_map, ==, no_map_expected);
+}
+
+/* ---- synthetic and broken ELF files ---- */
+
+typedef struct {
+  char *root;
+  SxsSymbolCache *cache;
+} FileFixture;
+
+static void file_setup(FileFixture *fx, gconstpointer data) {
+  (void)data;
+  g_autoptr(GError) error = NULL;
+  fx->root = g_dir_make_tmp("sxs-symbols-XXXXXX", &error);
+  g_assert_no_error(error);
+  fx->cache = sxs__symbols_cache_new();
+}
+
+static void file_teardown(FileFixture *fx, gconstpointer data) {
+  (void)data;
+  GDir *dir = g_dir_open(fx->root, 0, NULL);
+  if (dir != NULL) {
+    const char *name;
+    while ((name = g_dir_read_name(dir)) != NULL) {
+      g_autofree char *child = g_build_filename(fx->root, name, NULL);
+      g_remove(child);
+    }
+    g_dir_close(dir);
+  }
+  g_rmdir(fx->root);
+  g_free(fx->root);
+  sxs__symbols_cache_free(fx->cache);
+}
+
+/* Writes bytes to root/name; returns the path. */
+static char *write_file(FileFixture *fx, const char *name, const void *bytes, gsize len) {
+  char *path = g_build_filename(fx->root, name, NULL);
+  g_autoptr(GError) error = NULL;
+  g_assert_true(g_file_set_contents(path, bytes, (gssize)len, &error));
+  g_assert_no_error(error);
+  return path;
+}
+
+/* Looks addr up in the file at path as if it were loaded at base. */
+static int lookup_in(SxsSymbolCache *cache, const char *path, uintptr_t base, uintptr_t addr, const char **ret_symbol,
+                     uintptr_t *ret_offset) {
+  SxsModule module = {.path = path, .name = "fake", .base = base};
+  return sxs__symbols_lookup(cache, &module, addr, ret_symbol, ret_offset);
+}
+
+/* Expects addr to resolve to symbol+offset, or to nothing when symbol is NULL. */
+static void check_symbol(SxsSymbolCache *cache, const char *path, uintptr_t base, uintptr_t addr, const char *symbol,
+                         uintptr_t offset) {
+  const char *got = NULL;
+  uintptr_t got_offset = 0;
+  int r = lookup_in(cache, path, base, addr, &got, &got_offset);
+  if (symbol == NULL) {
+    g_assert_cmpint(r, ==, -ENOENT);
+    return;
+  }
+  g_assert_cmpint(r, ==, 0);
+  g_assert_cmpstr(got, ==, symbol);
+  g_assert_cmphex(got_offset, ==, offset);
+}
+
+typedef struct {
+  const char *name;
+  uint64_t value;
+  uint64_t size;
+  unsigned char type;
+  unsigned char bind;
+  gboolean undefined;
+} FakeSym;
+
+/* Appends a symbol table (null symbol first) and its string table to out; returns their section
+ * headers (link filled by the caller). */
+static void append_symbols(GByteArray *out, const FakeSym *syms, gsize n, Elf64_Word type, Elf64_Shdr *ret_symtab,
+                           Elf64_Shdr *ret_strtab) {
+  g_autoptr(GByteArray) strtab = g_byte_array_new();
+  g_byte_array_append(strtab, (const guint8 *)"", 1);
+  g_autoptr(GByteArray) symtab = g_byte_array_new();
+  Elf64_Sym null_sym = {0};
+  g_byte_array_append(symtab, (const guint8 *)&null_sym, sizeof(null_sym));
+  for (gsize i = 0; i < n; i++) {
+    Elf64_Sym s = {
+        .st_name = strtab->len,
+        .st_info = ELF64_ST_INFO(syms[i].bind, syms[i].type),
+        .st_shndx = syms[i].undefined ? SHN_UNDEF : 1,
+        .st_value = syms[i].value,
+        .st_size = syms[i].size,
+    };
+    g_byte_array_append(strtab, (const guint8 *)syms[i].name, strlen(syms[i].name) + 1);
+    g_byte_array_append(symtab, (const guint8 *)&s, sizeof(s));
+  }
+  *ret_strtab = (Elf64_Shdr){.sh_type = SHT_STRTAB, .sh_offset = out->len, .sh_size = strtab->len};
+  g_byte_array_append(out, strtab->data, strtab->len);
+  while (out->len % 8 != 0)
+    g_byte_array_append(out, (const guint8 *)"", 1);
+  *ret_symtab =
+      (Elf64_Shdr){.sh_type = type, .sh_offset = out->len, .sh_size = symtab->len, .sh_entsize = sizeof(Elf64_Sym)};
+  g_byte_array_append(out, symtab->data, symtab->len);
+}
+
+/* A minimal 64-bit little-endian ELF file: header, then .symtab/.strtab and .dynsym/.dynstr
+ * (each when given), then the section headers. */
+static GByteArray *fake_elf(Elf64_Half e_type, const FakeSym *symtab, gsize n_symtab, const FakeSym *dynsym,
+                            gsize n_dynsym) {
+  GByteArray *out = g_byte_array_new();
+  Elf64_Ehdr eh = {
+      .e_ident = {ELFMAG0, ELFMAG1, ELFMAG2, ELFMAG3, ELFCLASS64, ELFDATA2LSB, EV_CURRENT},
+      .e_type = e_type,
+      .e_machine = EM_X86_64,
+      .e_version = EV_CURRENT,
+      .e_ehsize = sizeof(Elf64_Ehdr),
+      .e_shentsize = sizeof(Elf64_Shdr),
+  };
+  g_byte_array_append(out, (const guint8 *)&eh, sizeof(eh));
+
+  Elf64_Shdr shdrs[5] = {{0}};
+  guint n = 1;
+  if (symtab != NULL) {
+    append_symbols(out, symtab, n_symtab, SHT_SYMTAB, &shdrs[n], &shdrs[n + 1]);
+    shdrs[n].sh_link = n + 1;
+    n += 2;
+  }
+  if (dynsym != NULL) {
+    append_symbols(out, dynsym, n_dynsym, SHT_DYNSYM, &shdrs[n], &shdrs[n + 1]);
+    shdrs[n].sh_link = n + 1;
+    n += 2;
+  }
+  while (out->len % 8 != 0)
+    g_byte_array_append(out, (const guint8 *)"", 1);
+  eh.e_shoff = out->len;
+  eh.e_shnum = n;
+  g_byte_array_append(out, (const guint8 *)shdrs, n * sizeof(Elf64_Shdr));
+  memcpy(out->data, &eh, sizeof(eh));
+  return out;
+}
+
+static Elf64_Shdr *fake_shdr(GByteArray *elf, guint index) {
+  Elf64_Ehdr *eh = (Elf64_Ehdr *)elf->data;
+  return (Elf64_Shdr *)(elf->data + eh->e_shoff) + index;
+}
+
+static const FakeSym fake_functions[] = {
+    {"outer", 0x1000, 0x100, STT_FUNC, STB_GLOBAL, FALSE},
+    {"inner", 0x1040, 0x10, STT_FUNC, STB_LOCAL, FALSE},
+    {"alias_weak", 0x1200, 0x10, STT_FUNC, STB_WEAK, FALSE},
+    {"alias_global", 0x1200, 0x10, STT_FUNC, STB_GLOBAL, FALSE},
+    {"__underscored", 0x1300, 0x10, STT_FUNC, STB_GLOBAL, FALSE},
+    {"plain", 0x1300, 0x10, STT_FUNC, STB_GLOBAL, FALSE},
+    {"__impl", 0x1380, 0x10, STT_FUNC, STB_GLOBAL, FALSE},
+    {"public", 0x1380, 0x10, STT_FUNC, STB_WEAK, FALSE},
+    {"_one", 0x13c0, 0x10, STT_FUNC, STB_GLOBAL, FALSE},
+    {"__two", 0x13c0, 0x10, STT_FUNC, STB_GLOBAL, FALSE},
+    {"sized_zero", 0x1400, 0, STT_FUNC, STB_GLOBAL, FALSE},
+    {"data", 0x1500, 0x10, STT_OBJECT, STB_GLOBAL, FALSE},
+    {"resolver", 0x1600, 0x10, STT_GNU_IFUNC, STB_GLOBAL, FALSE},
+    {"imported", 0x1700, 0x10, STT_FUNC, STB_GLOBAL, TRUE},
+};
+
+static const FakeSym fake_exports[] = {
+    {"exported", 0x1000, 0x8, STT_FUNC, STB_GLOBAL, FALSE},
+};
+
+static void test_elf_synthetic(FileFixture *fx, gconstpointer data) {
+  (void)data;
+  g_autoptr(GByteArray) dyn =
+      fake_elf(ET_DYN, fake_functions, G_N_ELEMENTS(fake_functions), fake_exports, G_N_ELEMENTS(fake_exports));
+  g_autofree char *path = write_file(fx, "dyn.so", dyn->data, dyn->len);
+  const uintptr_t base = 0x7f0000000000;
+
+  /* .symtab wins over .dynsym; nested symbols give the innermost; the end is exclusive. */
+  check_symbol(fx->cache, path, base, base + 0x1000, "outer", 0);
+  check_symbol(fx->cache, path, base, base + 0x103f, "outer", 0x3f);
+  check_symbol(fx->cache, path, base, base + 0x1045, "inner", 0x5);
+  check_symbol(fx->cache, path, base, base + 0x1050, "outer", 0x50);
+  check_symbol(fx->cache, path, base, base + 0x10ff, "outer", 0xff);
+  check_symbol(fx->cache, path, base, base + 0x1100, NULL, 0);
+  check_symbol(fx->cache, path, base, base + 0xfff, NULL, 0);
+  /* Aliases: fewest leading underscores, then global over weak. */
+  check_symbol(fx->cache, path, base, base + 0x1205, "alias_global", 0x5);
+  check_symbol(fx->cache, path, base, base + 0x1300, "plain", 0);
+  check_symbol(fx->cache, path, base, base + 0x1381, "public", 1);
+  check_symbol(fx->cache, path, base, base + 0x13c2, "_one", 2);
+  /* Size 0, data, undefined: none of them names code; an ifunc does. */
+  check_symbol(fx->cache, path, base, base + 0x1400, NULL, 0);
+  check_symbol(fx->cache, path, base, base + 0x1505, NULL, 0);
+  check_symbol(fx->cache, path, base, base + 0x1605, "resolver", 0x5);
+  check_symbol(fx->cache, path, base, base + 0x1700, NULL, 0);
+  /* Below the base (the subtraction wraps) and far above. */
+  check_symbol(fx->cache, path, base, 0x1000, NULL, 0);
+  check_symbol(fx->cache, path, base, UINTPTR_MAX, NULL, 0);
+
+  /* The same file at another base shares the cache entry and its names. */
+  const char *first = NULL, *second = NULL;
+  uintptr_t offset = 0;
+  g_assert_cmpint(lookup_in(fx->cache, path, base, base + 0x1000, &first, &offset), ==, 0);
+  g_assert_cmpint(lookup_in(fx->cache, path, 0x10000, 0x11001, &second, &offset), ==, 0);
+  g_assert_true(first == second);
+  g_assert_cmphex(offset, ==, 1);
+
+  /* Stripped: .dynsym alone. */
+  g_autoptr(GByteArray) stripped = fake_elf(ET_DYN, NULL, 0, fake_exports, G_N_ELEMENTS(fake_exports));
+  g_autofree char *stripped_path = write_file(fx, "stripped.so", stripped->data, stripped->len);
+  check_symbol(fx->cache, stripped_path, base, base + 0x1007, "exported", 7);
+  check_symbol(fx->cache, stripped_path, base, base + 0x1008, NULL, 0);
+
+  /* ET_EXEC: symbol values are run-time addresses, whatever the base says. */
+  g_autoptr(GByteArray) exec = fake_elf(ET_EXEC, fake_functions, G_N_ELEMENTS(fake_functions), NULL, 0);
+  g_autofree char *exec_path = write_file(fx, "exec", exec->data, exec->len);
+  check_symbol(fx->cache, exec_path, base, 0x1045, "inner", 5);
+
+  /* Valid files without symbols: no symbol table at all, or no section headers at all. */
+  g_autoptr(GByteArray) bare = fake_elf(ET_DYN, NULL, 0, NULL, 0);
+  g_autofree char *bare_path = write_file(fx, "bare.so", bare->data, bare->len);
+  check_symbol(fx->cache, bare_path, base, base + 0x1000, NULL, 0);
+  ((Elf64_Ehdr *)bare->data)->e_shoff = 0;
+  g_autofree char *sstripped_path = write_file(fx, "sstripped.so", bare->data, sizeof(Elf64_Ehdr));
+  check_symbol(fx->cache, sstripped_path, base, base + 0x1000, NULL, 0);
+}
+
+/* Each broken variant of a good synthetic file gives -EINVAL and leaves the out-parameters alone. */
+static void check_invalid(FileFixture *fx, const char *name, const GByteArray *elf, gsize len) {
+  g_autofree char *path = write_file(fx, name, elf->data, len);
+  const char *symbol = "untouched";
+  uintptr_t offset = 42;
+  g_assert_cmpint(lookup_in(fx->cache, path, 0, 0x1000, &symbol, &offset), ==, -EINVAL);
+  g_assert_cmpstr(symbol, ==, "untouched");
+  g_assert_cmpuint(offset, ==, 42);
+}
+
+static void test_elf_invalid(FileFixture *fx, gconstpointer data) {
+  (void)data;
+  const FakeSym one[] = {{"outer", 0x1000, 0x100, STT_FUNC, STB_GLOBAL, FALSE}};
+  g_autoptr(GByteArray) good = fake_elf(ET_DYN, one, 1, NULL, 0);
+  g_autofree char *good_path = write_file(fx, "good.so", good->data, good->len);
+  check_symbol(fx->cache, good_path, 0, 0x1000, "outer", 0);
+
+  /* Every truncation: the section headers are last, so each one cuts into them. */
+  for (gsize len = 0; len < good->len; len++) {
+    g_autofree char *name = g_strdup_printf("truncated-%zu", len);
+    check_invalid(fx, name, good, len);
+  }
+
+  g_autoptr(GByteArray) bad = NULL;
+#define SXS_TEST_DAMAGE(label, statement)                                                                              \
+  do {                                                                                                                 \
+    g_clear_pointer(&bad, g_byte_array_unref);                                                                         \
+    bad = fake_elf(ET_DYN, one, 1, NULL, 0);                                                                           \
+    Elf64_Ehdr *eh = (Elf64_Ehdr *)bad->data;                                                                          \
+    Elf64_Shdr *symtab = fake_shdr(bad, 1);                                                                            \
+    Elf64_Shdr *strtab = fake_shdr(bad, 2);                                                                            \
+    Elf64_Sym *sym = (Elf64_Sym *)(bad->data + symtab->sh_offset) + 1;                                                 \
+    (void)eh, (void)symtab, (void)strtab, (void)sym;                                                                   \
+    statement;                                                                                                         \
+    check_invalid(fx, label, bad, bad->len);                                                                           \
+  } while (0)
+
+  SXS_TEST_DAMAGE("magic", bad->data[EI_MAG1] = 'X');
+  SXS_TEST_DAMAGE("class32", bad->data[EI_CLASS] = ELFCLASS32);
+  SXS_TEST_DAMAGE("big-endian", bad->data[EI_DATA] = ELFDATA2MSB);
+  SXS_TEST_DAMAGE("version", bad->data[EI_VERSION] = 0);
+  SXS_TEST_DAMAGE("relocatable", eh->e_type = ET_REL);
+  SXS_TEST_DAMAGE("shentsize", eh->e_shentsize = 32);
+  SXS_TEST_DAMAGE("shoff-past-end", eh->e_shoff = bad->len);
+  SXS_TEST_DAMAGE("shoff-huge", eh->e_shoff = UINT64_MAX - 8);
+  SXS_TEST_DAMAGE("shnum-past-end", eh->e_shnum = 4);
+  SXS_TEST_DAMAGE("extended-shnum-huge", (eh->e_shnum = 0, fake_shdr(bad, 0)->sh_size = UINT64_MAX / 8));
+  SXS_TEST_DAMAGE("symtab-entsize", symtab->sh_entsize = 16);
+  SXS_TEST_DAMAGE("symtab-size", symtab->sh_size += 1);
+  SXS_TEST_DAMAGE("symtab-offset", symtab->sh_offset = UINT64_MAX - 16);
+  SXS_TEST_DAMAGE("symtab-past-end", symtab->sh_size += 64 * sizeof(Elf64_Sym));
+  SXS_TEST_DAMAGE("link-out-of-range", symtab->sh_link = 99);
+  SXS_TEST_DAMAGE("link-not-strtab", symtab->sh_link = 1);
+  SXS_TEST_DAMAGE("strtab-past-end", strtab->sh_size = bad->len);
+  SXS_TEST_DAMAGE("name-outside-strtab", sym->st_name = strtab->sh_size);
+  SXS_TEST_DAMAGE("name-unterminated", bad->data[strtab->sh_offset + strtab->sh_size - 1] = 'x');
+  SXS_TEST_DAMAGE("symbol-wraps", sym->st_value = UINT64_MAX - 4);
+#undef SXS_TEST_DAMAGE
+
+  /* Random bytes, an empty file, a folder, a missing file, a name that is not a file. */
+  g_autoptr(GRand) rand = g_rand_new_with_seed(20240611);
+  guint8 noise[4096];
+  for (gsize i = 0; i < sizeof(noise); i++)
+    noise[i] = (guint8)g_rand_int_range(rand, 0, 256);
+  g_autofree char *noise_path = write_file(fx, "noise.so", noise, sizeof(noise));
+  const char *symbol = "untouched";
+  uintptr_t offset = 42;
+  g_assert_cmpint(lookup_in(fx->cache, noise_path, 0, 0x1000, &symbol, &offset), ==, -EINVAL);
+  g_autofree char *empty_path = write_file(fx, "empty.so", "", 0);
+  g_assert_cmpint(lookup_in(fx->cache, empty_path, 0, 0x1000, &symbol, &offset), ==, -EINVAL);
+  g_assert_cmpint(lookup_in(fx->cache, fx->root, 0, 0x1000, &symbol, &offset), ==, -EINVAL);
+  g_autofree char *missing = g_build_filename(fx->root, "missing.so", NULL);
+  g_assert_cmpint(lookup_in(fx->cache, missing, 0, 0x1000, &symbol, &offset), ==, -ENOENT);
+  g_assert_cmpint(lookup_in(fx->cache, "[vdso]", 0, 0x1000, &symbol, &offset), ==, -ENOENT);
+  g_assert_cmpstr(symbol, ==, "untouched");
+  g_assert_cmpuint(offset, ==, 42);
+
+  /* A failure is remembered: the file is not read again, even once it has become valid. */
+  g_assert_true(g_file_set_contents(noise_path, (const char *)good->data, good->len, NULL));
+  g_assert_cmpint(lookup_in(fx->cache, noise_path, 0, 0x1000, &symbol, &offset), ==, -EINVAL);
+
+  /* NULL arguments. */
+  SxsModule module = {.path = good_path, .name = "good.so", .base = 0};
+  g_assert_cmpint(sxs__symbols_lookup(NULL, &module, 0x1000, &symbol, &offset), ==, -EINVAL);
+  g_assert_cmpint(sxs__symbols_lookup(fx->cache, NULL, 0x1000, &symbol, &offset), ==, -EINVAL);
+  g_assert_cmpint(sxs__symbols_lookup(fx->cache, &module, 0x1000, NULL, &offset), ==, -EINVAL);
+  g_assert_cmpint(sxs__symbols_lookup(fx->cache, &module, 0x1000, &symbol, NULL), ==, -EINVAL);
+  g_assert_cmpstr(symbol, ==, "untouched");
+  sxs__symbols_cache_free(NULL);
+}
+
+/* Copies of a real library: truncated, and with random bytes written over its headers. */
+static void test_elf_damaged_library(FileFixture *fx, gconstpointer data) {
+  (void)data;
+  g_autoptr(SxsModuleMap) map = sxs__modmap_new();
+  uintptr_t qsort_addr = libc_symbol("qsort");
+  const SxsModule *libc = sxs__modmap_find(map, qsort_addr);
+  g_assert_nonnull(libc);
+
+  g_autofree char *bytes = NULL;
+  gsize len = 0;
+  g_assert_true(g_file_get_contents(libc->path, &bytes, &len, NULL));
+  g_autofree char *copy = write_file(fx, "libc-copy.so", bytes, len);
+  check_symbol(fx->cache, copy, libc->base, qsort_addr + 1, "qsort", 1);
+
+  /* The section headers are at the end of the file: any cut loses them. */
+  const gsize cuts[] = {1, 16, sizeof(Elf64_Ehdr), 4096, len / 2, len - sizeof(Elf64_Shdr), len - 1};
+  for (gsize i = 0; i < G_N_ELEMENTS(cuts); i++) {
+    g_autofree char *name = g_strdup_printf("libc-cut-%zu.so", cuts[i]);
+    g_autofree char *path = write_file(fx, name, bytes, cuts[i]);
+    const char *symbol = "untouched";
+    uintptr_t offset = 42;
+    g_assert_cmpint(lookup_in(fx->cache, path, libc->base, qsort_addr, &symbol, &offset), ==, -EINVAL);
+    g_assert_cmpstr(symbol, ==, "untouched");
+  }
+
+  /* Random damage to the ELF header and the section header table of a smaller library: whatever
+   * it hits, the answer is a symbol, none, or -EINVAL, and never a crash (ASan checks reads). */
+  g_autofree char *small = NULL;
+  gsize small_len = 0;
+  g_assert_true(g_file_get_contents("/lib/x86_64-linux-gnu/libresolv.so.2", &small, &small_len, NULL));
+  g_assert_cmpuint(small_len, >, sizeof(Elf64_Ehdr));
+  Elf64_Ehdr eh;
+  memcpy(&eh, small, sizeof(eh));
+  g_assert_cmpuint(eh.e_shoff + (guint64)eh.e_shnum * sizeof(Elf64_Shdr), <=, small_len);
+  g_autoptr(GRand) rand = g_rand_new_with_seed(7);
+  guint outcomes[3] = {0};
+  for (guint round = 0; round < 300; round++) {
+    g_autofree char *damaged = g_memdup2(small, small_len);
+    guint hits = g_rand_int_range(rand, 1, 5);
+    for (guint h = 0; h < hits; h++) {
+      gsize at = g_rand_boolean(rand) ? (gsize)g_rand_int_range(rand, 0, sizeof(Elf64_Ehdr))
+                                      : eh.e_shoff + g_rand_int_range(rand, 0, eh.e_shnum * sizeof(Elf64_Shdr));
+      damaged[at] = (char)g_rand_int_range(rand, 0, 256);
+    }
+    g_autofree char *name = g_strdup_printf("damaged-%u.so", round);
+    g_autofree char *path = write_file(fx, name, damaged, small_len);
+    const char *symbol = NULL;
+    uintptr_t offset = 0;
+    int r = lookup_in(fx->cache, path, 0, 0x3441, &symbol, &offset);
+    g_assert_true(r == 0 || r == -ENOENT || r == -EINVAL);
+    outcomes[r == 0 ? 0 : r == -ENOENT ? 1 : 2]++;
+    g_assert_cmpint(g_remove(path), ==, 0);
+  }
+  g_test_message("damaged libresolv: %u found, %u none, %u invalid", outcomes[0], outcomes[1], outcomes[2]);
+  g_assert_cmpuint(outcomes[2], >, 0);
+}
+
+/* ---- concurrency ---- */
+
+typedef struct {
+  SxsSymbolCache *cache;
+  const SxsModuleMap *map;
+  const uintptr_t *addrs;
+  char *const *expected;
+  gsize n;
+  gint mismatches;
+} DescribeJob;
+
+static gpointer describe_worker(gpointer data) {
+  DescribeJob *job = data;
+  for (guint round = 0; round < 200; round++) {
+    for (gsize i = 0; i < job->n; i++) {
+      /* Each thread walks the list from a different place, so first reads of a file collide. */
+      gsize k = (i + round) % job->n;
+      g_autofree char *text = sxs__symbols_describe(job->cache, job->map, job->addrs[k]);
+      if (g_strcmp0(text, job->expected[k]) != 0)
+        g_atomic_int_inc(&job->mismatches);
+    }
+  }
+  return NULL;
+}
+
+static void test_describe_threads(void) {
+  g_autoptr(SxsModuleMap) map = sxs__modmap_new();
+  g_autofree int *on_heap = g_new0(int, 1);
+  const uintptr_t addrs[] = {
+      (uintptr_t)main,
+      (uintptr_t)symbols_test_function + 1,
+      libc_symbol("qsort") + 1,
+      libc_symbol("getpid"),
+      (uintptr_t)g_main_context_new,
+      (uintptr_t)g_hash_table_insert + 3,
+      (uintptr_t)sxs__symbols_lookup,
+      (uintptr_t)on_heap,
+      1,
+  };
+  const gsize n = G_N_ELEMENTS(addrs);
+
+  /* The answers of one thread alone, with a cache of its own. */
+  g_auto(GStrv) expected = g_new0(char *, n + 1);
+  {
+    g_autoptr(SxsSymbolCache) alone = sxs__symbols_cache_new();
+    for (gsize i = 0; i < n; i++)
+      expected[i] = sxs__symbols_describe(alone, map, addrs[i]);
+  }
+  g_assert_cmpstr(expected[1], ==, "test_symbols!symbols_test_function+0x1");
+  g_assert_cmpstr(expected[2], ==, "libc.so.6!qsort+0x1");
+  g_assert_cmpstr(expected[4], ==, "libglib-2.0.so.0!g_main_context_new+0x0");
+  g_assert_cmpstr(expected[5], ==, "libglib-2.0.so.0!g_hash_table_insert+0x3");
+
+  g_autoptr(SxsSymbolCache) shared = sxs__symbols_cache_new();
+  DescribeJob job = {.cache = shared, .map = map, .addrs = addrs, .expected = expected, .n = n};
+  GThread *threads[4];
+  for (guint t = 0; t < G_N_ELEMENTS(threads); t++)
+    threads[t] = g_thread_new("describe", describe_worker, &job);
+  for (guint t = 0; t < G_N_ELEMENTS(threads); t++)
+    g_thread_join(threads[t]);
+  g_assert_cmpint(g_atomic_int_get(&job.mismatches), ==, 0);
+}
+
+int main(int argc, char **argv) {
+  g_test_init(&argc, &argv, NULL);
+
+  g_test_add_func("/stitch/symbols/map/finds-code", test_map_finds_code);
+  g_test_add_func("/stitch/symbols/map/rejects-data", test_map_rejects_data);
+  g_test_add_func("/stitch/symbols/map/refresh", test_map_refresh);
+  g_test_add_func("/stitch/symbols/describe/self", test_describe_self);
+  g_test_add_func("/stitch/symbols/describe/libc", test_describe_libc);
+  g_test_add_func("/stitch/symbols/describe/outside-symbols", test_describe_outside_symbols);
+  g_test_add("/stitch/symbols/elf/synthetic", FileFixture, NULL, file_setup, test_elf_synthetic, file_teardown);
+  g_test_add("/stitch/symbols/elf/invalid", FileFixture, NULL, file_setup, test_elf_invalid, file_teardown);
+  g_test_add("/stitch/symbols/elf/damaged-library", FileFixture, NULL, file_setup, test_elf_damaged_library,
+             file_teardown);
+  g_test_add_func("/stitch/symbols/describe/threads", test_describe_threads);
+
+  return g_test_run();
+}
