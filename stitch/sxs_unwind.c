@@ -1,0 +1,298 @@
+/* Native stack walks of the calling thread (frame pointers, libunwind, hybrid); no symbols, no managed frames. */
+#include "sxs_unwind.h"
+
+#define UNW_LOCAL_ONLY
+#include <errno.h>
+#include <libunwind.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stddef.h>
+#include <ucontext.h>
+
+/*
+ * Frames and their stack pointers
+ * -------------------------------
+ *
+ * With frame pointers, each function's prologue pushes the caller's RBP and points RBP at that slot, so the frames
+ * form a chain through the stack. A is interrupted (or captures its registers), B called A, C called B:
+ *
+ *             stack_hi
+ *   |   C's frame                |
+ *   +----------------------------+ <- frames[2].sp = B.fp + 16  (C's RSP at its call of B)
+ *   |   return address into C    | <- frames[2].ip = [B.fp + 8]
+ *   |   C's RBP                  | <- B.fp = [A.fp]
+ *   |   B's locals               |
+ *   +----------------------------+ <- frames[1].sp = A.fp + 16  (B's RSP at its call of A)
+ *   |   return address into B    | <- frames[1].ip = [A.fp + 8]
+ *   |   B's RBP                  | <- A.fp = regs.fp
+ *   |   A's locals               |
+ *   +----------------------------+ <- frames[0] = {regs.ip, regs.sp}
+ *             stack_lo
+ *
+ * A frame's sp is its RSP at its call, which is the CFA of the frame it called. libunwind reports the same value
+ * (UNW_REG_SP is the CFA), and so, by the x64 unwind convention, should the runtime for a managed frame: that is what
+ * lets the stitcher interleave native and managed frames by sp. Each step checks the frame pointer before it reads through it (fp_step), so
+ * every read is an aligned word inside [stack_lo, stack_hi) and above the starting RSP.
+ *
+ * libunwind 1.6.2 from a signal handler: what was checked
+ * --------------------------------------------------------
+ *
+ * Read in the v1.6.2 source (src/x86_64/G{init,init_local,step}.c, src/dwarf/G{parser,find_proc_info-lsb}.c,
+ * src/mi/Gset_caching_policy.c, include/libunwind_i.h) and, where marked, in Debian's libunwind8 1.6.2-3 binary:
+ *   - unw_set_caching_policy(PER_THREAD) stores GLOBAL: HAVE___THREAD is never defined by 1.6.2's configure
+ *     (binary: `cmp $2; cmove $1` before the store). The per-thread cache exists only with --enable-per-thread-cache
+ *     and Debian's libunwind has no TLS for it (its PT_TLS is 16 bytes). GLOBAL is also the default policy.
+ *   - The global register-state cache is looked up under a pthread mutex taken after sigprocmask() blocks every
+ *     signal (lock_acquire, CONFIG_BLOCK_SIGNALS is on by default; binary imports sigprocmask and the weak
+ *     pthread_mutex_lock). A thread holding it cannot be interrupted by our signal, so a handler never waits on a
+ *     lock its own thread holds; it may wait for another thread's lookup. Those are two system calls per unw_step,
+ *     cached or not (strace: 64 rt_sigprocmask per cached 32-frame walk), and they are most of its cost.
+ *   - A cache miss (an IP never seen, or after unw_flush_cache) calls dl_iterate_phdr with all signals blocked,
+ *     which takes glibc's recursive loader lock, then parses the FDE and CIE (CIE data from libunwind's mempool:
+ *     a static pool, then mmap, under a signal-blocking lock). Hits take neither. No malloc either way (.debug_frame
+ *     loading, which would allocate, is off on x86-64; a malloc interposer counted none in cold and cached walks).
+ *   - Memory reads during unw_step are validated (CONSERVATIVE_CHECKS on by default): a page not among the last
+ *     four good ones is checked with mincore() and a one-byte write() to a pipe, so a corrupt stack fails the step
+ *     instead of faulting. Those calls set errno, which the walks here restore.
+ *   - First use runs tdep_init (a mutex with signals blocked, pipe2, mincore): sxs__unwind_init() does it early.
+ *   - unw_init_local2(UNW_INIT_SIGNAL_FRAME) makes the first frame's IP exact (not a return address) and only reads
+ *     the ucontext; nothing here calls unw_set_reg, which would write into the stack.
+ *   - Missing unwind info (JIT code): unw_step guesses from RBP (frame type GUESSED), takes CFA = the frame's sp + 16
+ *     instead of RBP + 16, and returns 0 (the end) when RBP is more than 0x4000 above the frame's sp.
+ * The walks keep a per-thread busy flag: a handler that interrupts a walk on its own thread gets -EBUSY rather than
+ * reentering libunwind (with a real per-thread cache, that reentry would corrupt the cache).
+ */
+
+/* Set while this thread is inside a libunwind or hybrid walk. initial-exec: reading it from a signal handler in a
+ * dlopen'ed library must not call __tls_get_addr, which may allocate. */
+static __thread volatile sig_atomic_t unwind_busy __attribute__((tls_model("initial-exec")));
+
+void sxs__regs_from_ucontext(SxsRegs *ret, const void *ucontext) {
+  const ucontext_t *uc = ucontext;
+  ret->ip = (uintptr_t)uc->uc_mcontext.gregs[REG_RIP];
+  ret->sp = (uintptr_t)uc->uc_mcontext.gregs[REG_RSP];
+  ret->fp = (uintptr_t)uc->uc_mcontext.gregs[REG_RBP];
+}
+
+int sxs__unwind_stack_bounds(uintptr_t *ret_lo, uintptr_t *ret_hi) {
+  pthread_attr_t attr;
+  void *addr = NULL;
+  size_t size = 0;
+
+  if (ret_lo == NULL || ret_hi == NULL)
+    return -EINVAL;
+  int r = pthread_getattr_np(pthread_self(), &attr);
+  if (r != 0)
+    return -r;
+  r = pthread_attr_getstack(&attr, &addr, &size);
+  pthread_attr_destroy(&attr);
+  if (r != 0)
+    return -r;
+  *ret_lo = (uintptr_t)addr;
+  *ret_hi = (uintptr_t)addr + size;
+  return 0;
+}
+
+/*
+ * One frame-pointer step from the frame whose stack pointer is sp and frame pointer fp: the caller's frame into
+ * *ret_frame and the caller's frame pointer into *ret_fp, or false (nothing written) when fp is not a plausible frame
+ * pointer of that frame on this stack or the return address is 0. The checks come before the only two reads, [fp]
+ * and [fp + 8], so both are inside [lo, hi); hi - fp avoids the overflow of fp + 16.
+ *
+ * Not instrumented by AddressSanitizer: it reads stack words that belong to other frames, as a debugger would, and a
+ * foreign RBP may point into a poisoned redzone of an instrumented frame. The bounds checks are what keep it safe;
+ * the unit test puts the stack between inaccessible pages to prove it.
+ * Context: any thread; async-signal-safe.
+ */
+__attribute__((no_sanitize_address)) static inline bool fp_step(uintptr_t sp, uintptr_t fp, uintptr_t lo, uintptr_t hi,
+                                                                SxsNativeFrame *ret_frame, uintptr_t *ret_fp) {
+  if ((fp & 7) != 0 || fp < sp || fp < lo || fp >= hi || hi - fp < 16)
+    return false;
+  const uintptr_t *slot = (const uintptr_t *)fp;
+  uintptr_t ip = slot[1];
+  if (ip == 0)
+    return false;
+  ret_frame->ip = ip;
+  ret_frame->sp = fp + 16;
+  *ret_fp = slot[0];
+  return true;
+}
+
+__attribute__((no_sanitize_address)) int sxs__unwind_fp(const SxsRegs *regs, uintptr_t stack_lo, uintptr_t stack_hi,
+                                                        SxsNativeFrame *frames, int max) {
+  if (regs == NULL || max < 0 || (max > 0 && frames == NULL) || stack_lo >= stack_hi)
+    return -EINVAL;
+  if (max == 0)
+    return 0;
+
+  frames[0].ip = regs->ip;
+  frames[0].sp = regs->sp;
+  if (regs->sp < stack_lo || regs->sp > stack_hi)
+    return 1;
+
+  uintptr_t sp = regs->sp, fp = regs->fp;
+  int n = 1;
+  while (n < max && fp_step(sp, fp, stack_lo, stack_hi, &frames[n], &fp)) {
+    sp = frames[n].sp;
+    n++;
+  }
+  return n;
+}
+
+int sxs__unwind_init(void) {
+  return unw_set_caching_policy(unw_local_addr_space, UNW_CACHE_PER_THREAD) == 0 ? 0 : -EINVAL;
+}
+
+/* Marks this thread as walking; false when it already is (we are a signal handler that interrupted a walk). The
+ * check and the set need no atomicity: a handler that runs between them finishes before the walk goes on. */
+static bool busy_enter(void) {
+  if (unwind_busy)
+    return false;
+  unwind_busy = 1;
+  __atomic_signal_fence(__ATOMIC_SEQ_CST);
+  return true;
+}
+
+static void busy_leave(void) {
+  __atomic_signal_fence(__ATOMIC_SEQ_CST);
+  unwind_busy = 0;
+}
+
+/* The ip and sp of the cursor's frame, and its RBP when want_fp (0 when libunwind does not know where it is). */
+static bool cursor_regs(unw_cursor_t *cursor, SxsRegs *ret, bool want_fp) {
+  unw_word_t ip, sp, fp = 0;
+  if (unw_get_reg(cursor, UNW_REG_IP, &ip) < 0 || unw_get_reg(cursor, UNW_REG_SP, &sp) < 0)
+    return false;
+  if (want_fp && unw_get_reg(cursor, UNW_X86_64_RBP, &fp) < 0)
+    fp = 0;
+  ret->ip = ip;
+  ret->sp = sp;
+  ret->fp = fp;
+  return true;
+}
+
+/* Points the cursor at the frame {ip, sp, fp} found by a frame-pointer step, through a context that holds only those
+ * three registers: ip is a return address (flags 0: libunwind looks up ip - 1), and the rules of x86-64 unwind tables
+ * need no other register to find the caller. The cursor keeps pointing into *context. */
+static bool cursor_reseed(unw_cursor_t *cursor, unw_context_t *context, const SxsRegs *regs) {
+  for (size_t i = 0; i < sizeof context->uc_mcontext.gregs / sizeof context->uc_mcontext.gregs[0]; i++)
+    context->uc_mcontext.gregs[i] = 0;
+  context->uc_mcontext.gregs[REG_RIP] = (greg_t)regs->ip;
+  context->uc_mcontext.gregs[REG_RSP] = (greg_t)regs->sp;
+  context->uc_mcontext.gregs[REG_RBP] = (greg_t)regs->fp;
+  return unw_init_local(cursor, context) >= 0;
+}
+
+/* Fills frames from a cursor standing on the first frame. */
+static int walk_libunwind(unw_cursor_t *cursor, SxsNativeFrame *frames, int max) {
+  SxsRegs cur, next;
+  if (!cursor_regs(cursor, &cur, false))
+    return -EFAULT;
+  frames[0].ip = cur.ip;
+  frames[0].sp = cur.sp;
+  int n = 1;
+  while (n < max && unw_step(cursor) > 0 && cursor_regs(cursor, &next, false) && next.ip != 0 && next.sp > cur.sp) {
+    frames[n].ip = next.ip;
+    frames[n].sp = next.sp;
+    n++;
+    cur = next;
+  }
+  return n;
+}
+
+/* Fills frames from a cursor standing on the first frame, stepping each frame with libunwind or frame pointers as
+ * sxs__unwind_hybrid() describes. context is storage for the cursor when it restarts after a frame-pointer step. */
+static int walk_hybrid(unw_cursor_t *cursor, unw_context_t *context, uintptr_t lo, uintptr_t hi,
+                       SxsUnwindIsFpCode is_fp_code, void *user_data, SxsNativeFrame *frames, int max) {
+  SxsRegs cur, next;
+  if (!cursor_regs(cursor, &cur, true))
+    return -EFAULT;
+  frames[0].ip = cur.ip;
+  frames[0].sp = cur.sp;
+  if (cur.sp < lo || cur.sp > hi)
+    return 1;
+
+  /* Whether the cursor stands on cur (false after a frame-pointer step or a failed libunwind step). */
+  bool cursor_on_cur = true;
+  int n = 1;
+  while (n < max) {
+    bool stepped = false;
+    if (is_fp_code == NULL || !is_fp_code(cur.ip, user_data)) {
+      if (!cursor_on_cur)
+        cursor_on_cur = cursor_reseed(cursor, context, &cur);
+      stepped = cursor_on_cur && unw_step(cursor) > 0 && cursor_regs(cursor, &next, true) && next.ip != 0 &&
+                next.sp > cur.sp && next.sp <= hi;
+    }
+    if (!stepped) {
+      SxsNativeFrame frame;
+      uintptr_t fp;
+      if (!fp_step(cur.sp, cur.fp, lo, hi, &frame, &fp))
+        break;
+      next.ip = frame.ip;
+      next.sp = frame.sp;
+      next.fp = fp;
+    }
+    cursor_on_cur = stepped;
+    frames[n].ip = next.ip;
+    frames[n].sp = next.sp;
+    n++;
+    cur = next;
+  }
+  return n;
+}
+
+/* Both public libunwind walks capture their context in their own body and step once to reach the caller, so they
+ * must not be inlined into it. */
+__attribute__((noinline)) int sxs__unwind_libunwind(const void *ucontext_or_null, SxsNativeFrame *frames, int max) {
+  if (max < 0 || (max > 0 && frames == NULL))
+    return -EINVAL;
+  if (max == 0)
+    return 0;
+  if (!busy_enter())
+    return -EBUSY;
+
+  int saved_errno = errno;
+  unw_context_t context;
+  unw_cursor_t cursor;
+  int r;
+  if (ucontext_or_null != NULL) {
+    r = unw_init_local2(&cursor, (unw_context_t *)(uintptr_t)ucontext_or_null, UNW_INIT_SIGNAL_FRAME);
+  } else {
+    unw_getcontext(&context);
+    r = unw_init_local(&cursor, &context);
+    if (r >= 0 && unw_step(&cursor) <= 0)
+      r = -1;
+  }
+  int n = r < 0 ? -EFAULT : walk_libunwind(&cursor, frames, max);
+  errno = saved_errno;
+  busy_leave();
+  return n;
+}
+
+__attribute__((noinline)) int sxs__unwind_hybrid(const void *ucontext_or_null, uintptr_t stack_lo, uintptr_t stack_hi,
+                                                 SxsUnwindIsFpCode is_fp_code, void *user_data, SxsNativeFrame *frames,
+                                                 int max) {
+  if (max < 0 || (max > 0 && frames == NULL) || stack_lo >= stack_hi)
+    return -EINVAL;
+  if (max == 0)
+    return 0;
+  if (!busy_enter())
+    return -EBUSY;
+
+  int saved_errno = errno;
+  unw_context_t context;
+  unw_cursor_t cursor;
+  int r;
+  if (ucontext_or_null != NULL) {
+    r = unw_init_local2(&cursor, (unw_context_t *)(uintptr_t)ucontext_or_null, UNW_INIT_SIGNAL_FRAME);
+  } else {
+    unw_getcontext(&context);
+    r = unw_init_local(&cursor, &context);
+    if (r >= 0 && unw_step(&cursor) <= 0)
+      r = -1;
+  }
+  int n = r < 0 ? -EFAULT : walk_hybrid(&cursor, &context, stack_lo, stack_hi, is_fp_code, user_data, frames, max);
+  errno = saved_errno;
+  busy_leave();
+  return n;
+}

@@ -1,0 +1,159 @@
+/* Native stack walks on Linux x86-64: frame pointers, libunwind, and a hybrid of both, for the sampler and the
+ * stitcher. It walks only the calling thread's own stack (from its own registers or from the ucontext of a signal it
+ * is handling); it does not name frames, classify IPs by runtime, or merge managed frames in. */
+#pragma once
+
+#include <stdbool.h>
+#include <stdint.h>
+
+/* The registers a walk starts from: the instruction pointer, RSP and RBP of one frame. */
+typedef struct {
+  uintptr_t ip, sp, fp;
+} SxsRegs;
+
+/*
+ * One frame of a walk. ip is the frame's instruction pointer: for the first frame of a walk the exact address it
+ * stopped at, for every other frame a return address (the instruction after the call; look up ip - 1 to name it).
+ *
+ * sp is the value RSP had in that frame: for the first frame, RSP of the starting registers; for every other frame,
+ * the value RSP has when the call it made returns, which is RSP just before its call instruction pushed the return
+ * address, i.e. the canonical frame address (CFA) of the frame it called = the address of the slot the return
+ * address was read from, plus 8. This is libunwind's UNW_REG_SP after unw_step, so frames from every walker here can
+ * be merged by sp; it is also what the x64 unwind convention CoreCLR follows gives as a managed frame's Rsp (inferred
+ * from that convention, not yet checked against a runtime). Along one walk sp strictly increases.
+ */
+typedef struct {
+  uintptr_t ip, sp;
+} SxsNativeFrame;
+
+/*
+ * Captures the registers of the function this macro is written in, at that point: ip = the address right after the
+ * capture, sp = RSP, fp = RBP. RBP is read first, so the capture is right even where the compiler may use RBP as a
+ * scratch register (then fp is simply not a frame pointer and a frame-pointer walk stops at once).
+ * Context: any thread; async-signal-safe (three register moves).
+ */
+#define SXS_REGS_CAPTURE(ret)                                                                                          \
+  __asm__ volatile("movq %%rbp, %2\n\t"                                                                                \
+                   "movq %%rsp, %1\n\t"                                                                                \
+                   "leaq 0(%%rip), %0"                                                                                 \
+                   : "=r"((ret)->ip), "=r"((ret)->sp), "=r"((ret)->fp))
+
+/*
+ * The interrupted registers (RIP, RSP, RBP) from the ucontext_t a SA_SIGINFO signal handler receives as its third
+ * argument. Context: any thread; async-signal-safe.
+ */
+void sxs__regs_from_ucontext(SxsRegs *ret, const void *ucontext);
+
+/*
+ * The calling thread's stack: [*ret_lo, *ret_hi), from pthread_getattr_np (the guard page excluded; for the main
+ * thread, the largest extent the stack may grow to). Returns 0, -EINVAL for NULL arguments, or the negated error of
+ * pthread_getattr_np/pthread_attr_getstack; the out-parameters are untouched on failure.
+ *
+ * Context: the thread itself, normal context only: glibc allocates, and for the main thread reads /proc/self/maps.
+ * Never from a signal handler: call it once when a thread starts (or is first seen) and keep the bounds with the
+ * thread, so the signal handler can pass them to sxs__unwind_fp() and sxs__unwind_hybrid().
+ */
+int sxs__unwind_stack_bounds(uintptr_t *ret_lo, uintptr_t *ret_hi);
+
+/*
+ * A frame-pointer walk of the stack [stack_lo, stack_hi) from regs, for code that keeps RBP chains (JIT-compiled
+ * .NET code, ReadyToRun code, and this project's own code, built with -fno-omit-frame-pointer).
+ *
+ * frames[0] is {regs->ip, regs->sp}. Each further frame comes from the frame pointer fp of the frame before it (at
+ * first regs->fp): [fp] holds the caller's saved RBP, [fp + 8] the return address, and the caller's sp is fp + 16.
+ * A step is taken only when fp is 8-byte aligned, fp >= that frame's sp (so each frame pointer is strictly above
+ * the one before, by at least 16), stack_lo <= fp and fp + 16 <= stack_hi, and the return address is not 0; the
+ * walk stops at the first step that fails, and also at once when regs->sp is outside [stack_lo, stack_hi]. So it
+ * reads only aligned words inside [max(stack_lo, regs->sp), stack_hi), whatever regs holds: a corrupt or foreign
+ * RBP ends the walk, it never faults. It writes frames[0 .. n) and nothing else.
+ *
+ * Limits of any frame-pointer walk: a frame stopped in a prologue or epilogue (RBP not yet or no longer its own), or
+ * code that uses RBP as a general register, loses or repeats its caller, or ends the walk; the return address of a
+ * frame without a frame pointer is skipped. sxs__unwind_hybrid() uses unwind tables for such native code.
+ *
+ * Returns the number of frames written (0 when max is 0, else at least 1), or -EINVAL when regs or frames is NULL
+ * (with max > 0), max < 0, or stack_lo >= stack_hi.
+ * Context: any thread, its own stack (or a stack that does not change during the walk); async-signal-safe: no
+ * allocation, no locks, no libc calls, no errno.
+ */
+int sxs__unwind_fp(const SxsRegs *regs, uintptr_t stack_lo, uintptr_t stack_hi, SxsNativeFrame *frames, int max);
+
+/*
+ * Sets libunwind's caching policy for the local address space to UNW_CACHE_PER_THREAD, so walks after the first do
+ * not read unwind tables again for IPs they have seen, and initializes libunwind (it would otherwise initialize on the
+ * first walk, which may be in a signal handler). Idempotent. Returns 0 or -EINVAL.
+ *
+ * With libunwind 1.6.2 (Debian 12) the request is honoured as UNW_CACHE_GLOBAL: its unw_set_caching_policy turns
+ * PER_THREAD into GLOBAL because its configure never defines HAVE___THREAD (Gset_caching_policy.c; the Debian binary
+ * does the same), and GLOBAL is already its default. The global cache caches just as well; its cost is a mutex taken
+ * with all signals blocked around each lookup (sxs_unwind.c says more).
+ *
+ * Context: call once in a normal context before any thread may walk with libunwind (a policy change while another
+ * thread walks can leave libunwind's cache lock taken forever); not from a signal handler.
+ */
+int sxs__unwind_init(void);
+
+/*
+ * A walk with libunwind's local unwinder (unwind tables: .eh_frame), for native code without frame pointers.
+ *
+ * With a ucontext (the third argument of a SA_SIGINFO handler, on this thread) the walk starts at the interrupted
+ * instruction: frames[0] = {RIP, RSP} of the ucontext. With NULL it starts in the caller: frames[0] = {the return
+ * address of this call, the caller's RSP at the call}. Each further frame comes from unw_step; the walk stops when
+ * libunwind reaches the end or fails, when a step does not raise sp strictly, or when it yields ip 0. libunwind reads
+ * no bounds: it follows the unwind tables (validating addresses, see below). From a signal handler pass the ucontext:
+ * walking from NULL there goes through the signal trampoline's frame, and from an alternate signal stack the sp check
+ * stops the walk at the signal frame.
+ *
+ * Returns the number of frames written (0 when max is 0), -EINVAL for bad arguments, -EBUSY when this thread is
+ * already inside a libunwind or hybrid walk (a signal handler interrupted one: libunwind's caches are not reentered
+ * on one thread; walk with sxs__unwind_fp() instead), or -EFAULT when libunwind cannot start the walk.
+ *
+ * Context: any thread, its own stack. Meant to be usable from a signal handler, with these limits (verified in
+ * libunwind 1.6.2's source and Debian's binary, see sxs_unwind.c): no malloc on the walk path; the global unwind
+ * cache's mutex is taken with all signals blocked, so it is never held by a thread a signal interrupts; an IP not yet
+ * in the cache costs a dl_iterate_phdr (the loader lock, with signals blocked) and unwind-table parsing; memory reads
+ * are validated with mincore()/write() on a pipe, so a corrupt stack ends the walk instead of faulting. errno is
+ * preserved. Not async-signal-safe in the strict POSIX sense (pthread_mutex_lock, dl_iterate_phdr). Cost: two
+ * sigprocmask() system calls per frame even when cached (the cache lock), which dominates; about 4 KiB of stack for
+ * a cached walk, 6.5 KiB when unwind tables are parsed.
+ */
+int sxs__unwind_libunwind(const void *ucontext_or_null, SxsNativeFrame *frames, int max);
+
+/*
+ * Tells the hybrid walk that the frame at ip keeps a frame pointer and is to be stepped by it, not by libunwind:
+ * JIT-compiled and ReadyToRun .NET code, which has no unwind tables libunwind can read (it is in no ELF object's
+ * .eh_frame), and, if wanted, native modules known to be built with frame pointers (a frame-pointer step costs about
+ * a nanosecond, a libunwind step microseconds). Called once per frame, from whatever context the walk runs in (a
+ * signal handler), so it must be async-signal-safe: a lock-free lookup in code ranges the stitcher keeps. user_data
+ * is the hybrid walk's.
+ */
+typedef bool (*SxsUnwindIsFpCode)(uintptr_t ip, void *user_data);
+
+/*
+ * The walk the stitcher needs for mixed native and .NET stacks: libunwind for native frames, frame pointers for
+ * frames libunwind cannot step, with the validation of sxs__unwind_fp().
+ *
+ * The start is as for sxs__unwind_libunwind() (a ucontext: the interrupted instruction; NULL: the caller). For each
+ * frame, the next one comes from:
+ *   - a frame-pointer step (as in sxs__unwind_fp) when is_fp_code says the frame's ip is frame-pointer code (JIT);
+ *   - otherwise unw_step, kept when it succeeds with sp strictly above the frame's and inside [stack_lo, stack_hi]
+ *     and a non-zero ip;
+ *   - otherwise (libunwind has no unwind info for the frame, reached what it takes for the end, or produced an
+ *     invalid frame) a frame-pointer step from the frame's sp and RBP.
+ * After a frame-pointer step libunwind starts again from the caller's {ip, sp, fp}, so native frames above JIT code
+ * are unwound by tables again.
+ *
+ * is_fp_code may be NULL. Pass it whenever frames can be in JIT code: libunwind 1.6.2, lacking unwind info, guesses
+ * a frame from RBP by itself, gets the caller's ip right but reports its sp as the JIT frame's sp + 16, which is wrong
+ * whenever the JIT frame has locals, and it gives up on frames larger than 16 KiB. With is_fp_code such frames never
+ * reach libunwind.
+ *
+ * Every frame's sp is in [stack_lo, stack_hi] (the first one excepted: a first sp outside ends the walk after it).
+ * Frame-pointer steps read only inside [stack_lo, stack_hi). Returns the number of frames written (0 when max is 0),
+ * -EINVAL for bad arguments (as sxs__unwind_fp), -EBUSY or -EFAULT as sxs__unwind_libunwind().
+ *
+ * Context: as sxs__unwind_libunwind(); the stack bounds come from sxs__unwind_stack_bounds(), cached per thread.
+ * Stack use as sxs__unwind_libunwind() (its own part is a libunwind cursor and a context, 2 KiB).
+ */
+int sxs__unwind_hybrid(const void *ucontext_or_null, uintptr_t stack_lo, uintptr_t stack_hi,
+                       SxsUnwindIsFpCode is_fp_code, void *user_data, SxsNativeFrame *frames, int max);

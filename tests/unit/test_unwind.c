@@ -1,0 +1,950 @@
+/* Unit tests of the native stack walkers (stitch/sxs_unwind.c): frame pointers, libunwind and the hybrid walk over
+ * a known chain of six functions, from the chain itself and from a signal raised in it; frame-pointer code without
+ * unwind tables (a stub written at run time, as a JIT would); corrupt frame pointers on a stack fenced by
+ * inaccessible pages; max edge cases; stack bounds; and a benchmark of the walkers (reported, not asserted). */
+#include <errno.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdint.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <ucontext.h>
+#include <unistd.h>
+
+#include <glib.h>
+
+#define UNW_LOCAL_ONLY
+#include <libunwind.h>
+
+#include "sxs_unwind.h"
+
+/* Functions whose frames the tests look for: never inlined, cloned or turned into tail calls. */
+#define TEST_NOINLINE __attribute__((noinline, noclone))
+/* A generous upper bound on the size of every function above (larger under ASan). */
+#define FUNC_SIZE_MAX 4096
+#define MAX_FRAMES 128
+#define CHAIN_LEN 6
+
+/* The walks one probe takes. */
+typedef enum {
+  WALK_FP,           /* sxs__unwind_fp from the captured or interrupted registers */
+  WALK_LIBUNWIND,    /* sxs__unwind_libunwind: from the chain, NULL; from a signal, the ucontext */
+  WALK_HYBRID,       /* sxs__unwind_hybrid, with the stub classifier when there is a stub */
+  WALK_HYBRID_PLAIN, /* sxs__unwind_hybrid without a classifier */
+  WALK_HANDLER,      /* from a signal handler, sxs__unwind_libunwind(NULL): through the signal frame */
+  WALK_COUNT
+} WalkKind;
+
+typedef struct {
+  int n;
+  SxsNativeFrame frames[MAX_FRAMES];
+} Walk;
+
+typedef enum {
+  PROBE_WALK,   /* the innermost function walks its own stack */
+  PROBE_SIGNAL, /* it sends itself SIGUSR1 with a syscall instruction of its own; the handler walks */
+  PROBE_RAISE,  /* it calls raise(SIGUSR1): the signal arrives inside libc; the handler walks */
+} ProbeAction;
+
+/* A stub of frame-pointer machine code without unwind tables, written at run time: it calls fn(arg). */
+typedef int (*StubFunc)(int (*fn)(void *), void *arg);
+typedef struct {
+  uint8_t *code;
+  size_t len;
+  StubFunc call;
+} Stub;
+
+typedef struct {
+  ProbeAction action;
+  uintptr_t lo, hi;
+  const Stub *stub;
+  SxsRegs regs; /* where the walks start: captured, or from the ucontext */
+  Walk walk[WALK_COUNT];
+} Probe;
+
+static Probe *probe_new(ProbeAction action) {
+  Probe *p = g_new0(Probe, 1);
+  p->action = action;
+  g_assert_cmpint(sxs__unwind_stack_bounds(&p->lo, &p->hi), ==, 0);
+  for (int w = 0; w < WALK_COUNT; w++)
+    p->walk[w].n = -1000;
+  return p;
+}
+
+static bool is_stub_code(uintptr_t ip, void *user_data) {
+  const Stub *stub = user_data;
+  return ip >= (uintptr_t)stub->code && ip < (uintptr_t)stub->code + stub->len;
+}
+
+/* ---- the signal handler ---- */
+
+static Probe *signal_probe;
+
+static void on_probe_signal(int sig, siginfo_t *info, void *uc) {
+  (void)sig;
+  (void)info;
+  Probe *p = signal_probe;
+  sxs__regs_from_ucontext(&p->regs, uc);
+  p->walk[WALK_FP].n = sxs__unwind_fp(&p->regs, p->lo, p->hi, p->walk[WALK_FP].frames, MAX_FRAMES);
+  p->walk[WALK_LIBUNWIND].n = sxs__unwind_libunwind(uc, p->walk[WALK_LIBUNWIND].frames, MAX_FRAMES);
+  p->walk[WALK_HYBRID].n = sxs__unwind_hybrid(uc, p->lo, p->hi, NULL, NULL, p->walk[WALK_HYBRID].frames, MAX_FRAMES);
+  p->walk[WALK_HANDLER].n = sxs__unwind_libunwind(NULL, p->walk[WALK_HANDLER].frames, MAX_FRAMES);
+}
+
+static void probe_signal_install(Probe *p, struct sigaction *ret_old) {
+  struct sigaction sa;
+  memset(&sa, 0, sizeof sa);
+  sa.sa_sigaction = on_probe_signal;
+  sa.sa_flags = SA_SIGINFO;
+  sigemptyset(&sa.sa_mask);
+  signal_probe = p;
+  g_assert_cmpint(sigaction(SIGUSR1, &sa, ret_old), ==, 0);
+}
+
+static void probe_signal_restore(const struct sigaction *old) {
+  g_assert_cmpint(sigaction(SIGUSR1, old, NULL), ==, 0);
+  signal_probe = NULL;
+}
+
+/* tgkill(self, SIGUSR1) as a syscall instruction right here: the kernel delivers the signal on the way back, so the
+ * interrupted RIP is in the function this is inlined into, and RBP is that function's frame pointer. */
+__attribute__((always_inline)) static inline long raw_tgkill_self(int sig) {
+  long ret, tgid = getpid(), tid = gettid();
+  __asm__ volatile("syscall"
+                   : "=a"(ret)
+                   : "0"((long)SYS_tgkill), "D"(tgid), "S"(tid), "d"((long)sig)
+                   : "rcx", "r11", "memory");
+  return ret;
+}
+
+/* ---- the chain: chain_1 calls chain_2 ... calls chain_6, which probes ---- */
+
+static int chain_2(Probe *p);
+static int chain_3(Probe *p);
+static int chain_4(Probe *p);
+static int chain_5(Probe *p);
+static int chain_6(Probe *p);
+
+TEST_NOINLINE static int chain_1(Probe *p) {
+  int r = chain_2(p);
+  __asm__ volatile("" ::: "memory");
+  return r + 1;
+}
+
+TEST_NOINLINE static int chain_2(Probe *p) {
+  int r = chain_3(p);
+  __asm__ volatile("" ::: "memory");
+  return r + 1;
+}
+
+TEST_NOINLINE static int chain_3(Probe *p) {
+  int r = chain_4(p);
+  __asm__ volatile("" ::: "memory");
+  return r + 1;
+}
+
+TEST_NOINLINE static int chain_4(Probe *p) {
+  int r = chain_5(p);
+  __asm__ volatile("" ::: "memory");
+  return r + 1;
+}
+
+TEST_NOINLINE static int chain_5(Probe *p) {
+  int r = chain_6(p);
+  __asm__ volatile("" ::: "memory");
+  return r + 1;
+}
+
+TEST_NOINLINE static int chain_6(Probe *p) {
+  switch (p->action) {
+  case PROBE_WALK:
+    SXS_REGS_CAPTURE(&p->regs);
+    p->walk[WALK_FP].n = sxs__unwind_fp(&p->regs, p->lo, p->hi, p->walk[WALK_FP].frames, MAX_FRAMES);
+    p->walk[WALK_LIBUNWIND].n = sxs__unwind_libunwind(NULL, p->walk[WALK_LIBUNWIND].frames, MAX_FRAMES);
+    p->walk[WALK_HYBRID].n =
+        sxs__unwind_hybrid(NULL, p->lo, p->hi, NULL, NULL, p->walk[WALK_HYBRID].frames, MAX_FRAMES);
+    break;
+  case PROBE_SIGNAL: g_assert_cmpint(raw_tgkill_self(SIGUSR1), ==, 0); break;
+  case PROBE_RAISE: g_assert_cmpint(raise(SIGUSR1), ==, 0); break;
+  }
+  __asm__ volatile("" ::: "memory");
+  return 0;
+}
+
+/* ---- fake JIT code: jit_outer calls the stub, the stub calls jit_inner, which walks ---- */
+
+TEST_NOINLINE static int jit_inner(void *arg) {
+  Probe *p = arg;
+  SXS_REGS_CAPTURE(&p->regs);
+  p->walk[WALK_FP].n = sxs__unwind_fp(&p->regs, p->lo, p->hi, p->walk[WALK_FP].frames, MAX_FRAMES);
+  p->walk[WALK_LIBUNWIND].n = sxs__unwind_libunwind(NULL, p->walk[WALK_LIBUNWIND].frames, MAX_FRAMES);
+  p->walk[WALK_HYBRID].n =
+      sxs__unwind_hybrid(NULL, p->lo, p->hi, is_stub_code, (void *)p->stub, p->walk[WALK_HYBRID].frames, MAX_FRAMES);
+  p->walk[WALK_HYBRID_PLAIN].n =
+      sxs__unwind_hybrid(NULL, p->lo, p->hi, NULL, NULL, p->walk[WALK_HYBRID_PLAIN].frames, MAX_FRAMES);
+  __asm__ volatile("" ::: "memory");
+  return 7;
+}
+
+TEST_NOINLINE static int jit_outer(Probe *p) {
+  int r = p->stub->call(jit_inner, p);
+  __asm__ volatile("" ::: "memory");
+  return r + 1;
+}
+
+/* ---- naming frames ---- */
+
+static void test_walk_self(void);
+static void test_walk_signal(void);
+static void test_walk_raise(void);
+static void run_jit(uint32_t locals);
+static void test_max(void);
+static void test_busy(void);
+
+/* The test function whose code contains ip: the one with the highest start below ip, if ip is within FUNC_SIZE_MAX
+ * of it; "?" otherwise. ip is a return address or an interrupted instruction, so it is never a function's start. */
+static const char *func_name(uintptr_t ip) {
+  const struct {
+    const char *name;
+    uintptr_t start;
+  } funcs[] = {
+      {"chain_1", (uintptr_t)chain_1},
+      {"chain_2", (uintptr_t)chain_2},
+      {"chain_3", (uintptr_t)chain_3},
+      {"chain_4", (uintptr_t)chain_4},
+      {"chain_5", (uintptr_t)chain_5},
+      {"chain_6", (uintptr_t)chain_6},
+      {"jit_inner", (uintptr_t)jit_inner},
+      {"jit_outer", (uintptr_t)jit_outer},
+      {"on_probe_signal", (uintptr_t)on_probe_signal},
+      {"test_walk_self", (uintptr_t)test_walk_self},
+      {"test_walk_signal", (uintptr_t)test_walk_signal},
+      {"test_walk_raise", (uintptr_t)test_walk_raise},
+      {"run_jit", (uintptr_t)run_jit},
+      {"test_max", (uintptr_t)test_max},
+      {"test_busy", (uintptr_t)test_busy},
+  };
+  const char *best = "?";
+  uintptr_t best_start = 0;
+  for (gsize i = 0; i < G_N_ELEMENTS(funcs); i++) {
+    if (funcs[i].start < ip && funcs[i].start >= best_start && ip - funcs[i].start < FUNC_SIZE_MAX) {
+      best = funcs[i].name;
+      best_start = funcs[i].start;
+    }
+  }
+  return best;
+}
+
+/* The frames as text, for failure messages. */
+static char *walk_describe(const Walk *w) {
+  GString *s = g_string_new(NULL);
+  g_string_append_printf(s, "%d frames:", w->n);
+  for (int i = 0; i < w->n && i < 16; i++)
+    g_string_append_printf(s, " [%d] %s ip=%#" G_GINTPTR_MODIFIER "x sp=%#" G_GINTPTR_MODIFIER "x", i,
+                           func_name(w->frames[i].ip), w->frames[i].ip, w->frames[i].sp);
+  return g_string_free(s, FALSE);
+}
+
+/* Every frame's sp is strictly above the one before it, and inside [lo, hi] when hi is not 0. */
+static void assert_sp_increasing(const Walk *w, uintptr_t lo, uintptr_t hi) {
+  for (int i = 0; i < w->n; i++) {
+    if (i > 0)
+      g_assert_cmpuint(w->frames[i].sp, >, w->frames[i - 1].sp);
+    if (hi != 0) {
+      g_assert_cmpuint(w->frames[i].sp, >=, lo);
+      g_assert_cmpuint(w->frames[i].sp, <=, hi);
+    }
+  }
+}
+
+/* frames[first .. first + 6) are in chain_6 .. chain_1, and frames[first + 6] is in caller. */
+static void assert_chain_at(const Walk *w, int first, const char *caller) {
+  static const char *const names[CHAIN_LEN] = {"chain_6", "chain_5", "chain_4", "chain_3", "chain_2", "chain_1"};
+  g_autofree char *text = walk_describe(w);
+  g_test_message("walk: %s", text);
+  g_assert_cmpint(first, >=, 0);
+  g_assert_cmpint(w->n, >=, first + CHAIN_LEN + 1);
+  for (int i = 0; i < CHAIN_LEN; i++)
+    g_assert_cmpstr(func_name(w->frames[first + i].ip), ==, names[i]);
+  g_assert_cmpstr(func_name(w->frames[first + CHAIN_LEN].ip), ==, caller);
+}
+
+/* The index of the first frame in function name, or -1. */
+static int walk_find(const Walk *w, const char *name) {
+  for (int i = 0; i < w->n; i++)
+    if (strcmp(func_name(w->frames[i].ip), name) == 0)
+      return i;
+  return -1;
+}
+
+/* Frames a[ia ..] and b[ib ..] agree in ip and sp for count frames. */
+static void assert_same_frames(const Walk *a, int ia, const Walk *b, int ib, int count) {
+  g_assert_cmpint(a->n, >=, ia + count);
+  g_assert_cmpint(b->n, >=, ib + count);
+  for (int i = 0; i < count; i++) {
+    g_assert_cmpuint(a->frames[ia + i].ip, ==, b->frames[ib + i].ip);
+    g_assert_cmpuint(a->frames[ia + i].sp, ==, b->frames[ib + i].sp);
+  }
+}
+
+/* ---- tests ---- */
+
+static void test_regs(void) {
+  /* The capture: this function's own frame pointer, a stack pointer below it, an ip inside this function. */
+  SxsRegs regs;
+  SXS_REGS_CAPTURE(&regs);
+  g_assert_cmpuint(regs.fp, ==, (uintptr_t)__builtin_frame_address(0));
+  g_assert_cmpuint(regs.sp, <=, regs.fp);
+  g_assert_cmpuint(regs.ip, >, (uintptr_t)test_regs);
+  g_assert_cmpuint(regs.ip - (uintptr_t)test_regs, <, FUNC_SIZE_MAX);
+
+  /* From a ucontext: RIP, RSP, RBP and nothing else. */
+  ucontext_t uc;
+  memset(&uc, 0x5a, sizeof uc);
+  uc.uc_mcontext.gregs[REG_RIP] = 0x401234;
+  uc.uc_mcontext.gregs[REG_RSP] = 0x7ffd0000f000;
+  uc.uc_mcontext.gregs[REG_RBP] = 0x7ffd0000f040;
+  uc.uc_mcontext.gregs[REG_RSI] = 0x1111;
+  sxs__regs_from_ucontext(&regs, &uc);
+  g_assert_cmpuint(regs.ip, ==, 0x401234);
+  g_assert_cmpuint(regs.sp, ==, 0x7ffd0000f000);
+  g_assert_cmpuint(regs.fp, ==, 0x7ffd0000f040);
+}
+
+/* The innermost of six functions walks its own stack with each walker. */
+static void test_walk_self(void) {
+  Probe *p = probe_new(PROBE_WALK);
+  g_assert_cmpint(chain_1(p), ==, CHAIN_LEN - 1);
+
+  const Walk *fp = &p->walk[WALK_FP], *lu = &p->walk[WALK_LIBUNWIND], *hy = &p->walk[WALK_HYBRID];
+  for (int w = WALK_FP; w <= WALK_HYBRID; w++) {
+    assert_chain_at(&p->walk[w], 0, "test_walk_self");
+    assert_sp_increasing(&p->walk[w], p->lo, p->hi);
+  }
+  /* The frame-pointer walk starts exactly at the captured registers. */
+  g_assert_cmpuint(fp->frames[0].ip, ==, p->regs.ip);
+  g_assert_cmpuint(fp->frames[0].sp, ==, p->regs.sp);
+  /* Past the first frame (where each walker stands at a different instruction of chain_6), all three see the same
+   * return addresses and the same stack pointers: the caller's RSP at each call is the callee's CFA for both. */
+  assert_same_frames(fp, 1, lu, 1, CHAIN_LEN);
+  assert_same_frames(fp, 1, hy, 1, CHAIN_LEN);
+  /* libunwind and the hybrid start in chain_6 at their own call: sp is chain_6's RSP at that call (the hybrid's
+   * seventh argument is on the stack, so its sp is lower), below chain_6's CFA. */
+  g_assert_cmpuint(hy->frames[0].sp, <=, lu->frames[0].sp);
+  g_assert_cmpuint(hy->frames[0].sp, >=, fp->frames[0].sp - 64);
+  g_assert_cmpuint(lu->frames[0].sp, <, lu->frames[1].sp);
+  /* The frame-pointer walk stops, without error, somewhere above: at the latest at the top of the stack. */
+  g_assert_cmpint(fp->n, <, MAX_FRAMES);
+  g_free(p);
+}
+
+/* SIGUSR1 sent by a syscall instruction in chain_6: from the handler's ucontext every walker finds the whole chain
+ * starting at the interrupted instruction; libunwind started in the handler itself finds it below the signal frame. */
+static void test_walk_signal(void) {
+  Probe *p = probe_new(PROBE_SIGNAL);
+  struct sigaction old;
+  probe_signal_install(p, &old);
+  g_assert_cmpint(chain_1(p), ==, CHAIN_LEN - 1);
+  probe_signal_restore(&old);
+
+  g_assert_cmpstr(func_name(p->regs.ip), ==, "chain_6");
+  for (int w = WALK_FP; w <= WALK_HYBRID; w++) {
+    const Walk *walk = &p->walk[w];
+    assert_chain_at(walk, 0, "test_walk_signal");
+    assert_sp_increasing(walk, p->lo, p->hi);
+    g_assert_cmpuint(walk->frames[0].ip, ==, p->regs.ip);
+    g_assert_cmpuint(walk->frames[0].sp, ==, p->regs.sp);
+  }
+  assert_same_frames(&p->walk[WALK_FP], 0, &p->walk[WALK_LIBUNWIND], 0, CHAIN_LEN + 1);
+  assert_same_frames(&p->walk[WALK_FP], 0, &p->walk[WALK_HYBRID], 0, CHAIN_LEN + 1);
+
+  /* From inside the handler: the handler, the signal trampoline (libc's __restore_rt), then the interrupted chain
+   * with the same ip and sp as from the ucontext. */
+  const Walk *handler = &p->walk[WALK_HANDLER];
+  int k = walk_find(handler, "chain_6");
+  g_assert_cmpstr(func_name(handler->frames[0].ip), ==, "on_probe_signal");
+  g_assert_cmpint(k, >=, 2);
+  assert_chain_at(handler, k, "test_walk_signal");
+  assert_sp_increasing(handler, p->lo, p->hi);
+  assert_same_frames(handler, k, &p->walk[WALK_LIBUNWIND], 0, CHAIN_LEN + 1);
+  g_free(p);
+}
+
+/* raise(SIGUSR1) in chain_6: the signal arrives inside libc, which has unwind tables but no frame pointers.
+ * libunwind and the hybrid walk find libc's frames, then the chain; the frame-pointer walk stays inside the stack. */
+static void test_walk_raise(void) {
+  Probe *p = probe_new(PROBE_RAISE);
+  struct sigaction old;
+  probe_signal_install(p, &old);
+  g_assert_cmpint(chain_1(p), ==, CHAIN_LEN - 1);
+  probe_signal_restore(&old);
+
+  g_assert_cmpstr(func_name(p->regs.ip), ==, "?");
+  for (int w = WALK_LIBUNWIND; w <= WALK_HYBRID; w++) {
+    const Walk *walk = &p->walk[w];
+    int k = walk_find(walk, "chain_6");
+    g_assert_cmpint(k, >=, 1);
+    for (int i = 0; i < k; i++)
+      g_assert_cmpstr(func_name(walk->frames[i].ip), ==, "?");
+    assert_chain_at(walk, k, "test_walk_raise");
+    assert_sp_increasing(walk, p->lo, p->hi);
+    g_assert_cmpuint(walk->frames[0].ip, ==, p->regs.ip);
+    g_assert_cmpuint(walk->frames[0].sp, ==, p->regs.sp);
+  }
+  assert_same_frames(&p->walk[WALK_LIBUNWIND], 0, &p->walk[WALK_HYBRID], 0, p->walk[WALK_LIBUNWIND].n);
+
+  /* Frame pointers: whatever libc left in RBP, the walk starts at the interrupted registers, stays in the stack,
+   * and any chain frames it finds (libc frames have no frame pointers, so it may miss chain_6) come in order. */
+  const Walk *fp = &p->walk[WALK_FP];
+  g_autofree char *text = walk_describe(fp);
+  g_test_message("frame pointers from inside raise(): %s", text);
+  g_assert_cmpint(fp->n, >=, 1);
+  g_assert_cmpuint(fp->frames[0].ip, ==, p->regs.ip);
+  assert_sp_increasing(fp, p->lo, p->hi);
+  int k = walk_find(fp, "chain_5");
+  if (k >= 0) {
+    static const char *const above[] = {"chain_4", "chain_3", "chain_2", "chain_1", "test_walk_raise"};
+    g_assert_cmpint(fp->n, >=, k + 1 + (int)G_N_ELEMENTS(above));
+    for (gsize i = 0; i < G_N_ELEMENTS(above); i++)
+      g_assert_cmpstr(func_name(fp->frames[k + 1 + i].ip), ==, above[i]);
+  }
+  g_free(p);
+}
+
+/* Writes the stub: push %rbp; mov %rsp,%rbp; sub $locals,%rsp; call *%rdi with %rsi as its argument; leave; ret.
+ * It has a frame pointer, locals, and no unwind tables anywhere (anonymous executable memory, like JIT code). */
+static void stub_init(Stub *stub, uint32_t locals) {
+  const uint8_t code[] = {
+      0x55,                         /* push %rbp */
+      0x48, 0x89, 0xe5,             /* mov %rsp,%rbp */
+      0x48, 0x81, 0xec, 0, 0, 0, 0, /* sub $locals,%rsp */
+      0x48, 0x89, 0xf8,             /* mov %rdi,%rax */
+      0x48, 0x89, 0xf7,             /* mov %rsi,%rdi */
+      0xff, 0xd0,                   /* call *%rax */
+      0xc9,                         /* leave */
+      0xc3,                         /* ret */
+  };
+  g_assert_cmpuint(locals % 16, ==, 0);
+  long page = sysconf(_SC_PAGESIZE);
+  void *mem = mmap(NULL, page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  g_assert_true(mem != MAP_FAILED);
+  memcpy(mem, code, sizeof code);
+  memcpy((uint8_t *)mem + 7, &locals, sizeof locals);
+  g_assert_cmpint(mprotect(mem, page, PROT_READ | PROT_EXEC), ==, 0);
+  stub->code = mem;
+  stub->len = sizeof code;
+  /* Casting between object and function pointers goes through an integer. */
+  stub->call = (StubFunc)(uintptr_t)mem;
+}
+
+static void stub_fini(Stub *stub) {
+  g_assert_cmpint(munmap(stub->code, sysconf(_SC_PAGESIZE)), ==, 0);
+}
+
+/* The first four frames: jit_inner, the stub (at its return address), jit_outer, run_jit. */
+static void assert_jit_frames(const Walk *w, const Stub *stub) {
+  g_autofree char *text = walk_describe(w);
+  g_test_message("walk: %s", text);
+  g_assert_cmpint(w->n, >=, 4);
+  g_assert_cmpstr(func_name(w->frames[0].ip), ==, "jit_inner");
+  g_assert_true(is_stub_code(w->frames[1].ip, (void *)stub));
+  g_assert_cmpuint(w->frames[1].ip, ==, (uintptr_t)stub->code + stub->len - 2); /* after the call */
+  g_assert_cmpstr(func_name(w->frames[2].ip), ==, "jit_outer");
+  g_assert_cmpstr(func_name(w->frames[3].ip), ==, "run_jit");
+}
+
+TEST_NOINLINE static void run_jit(uint32_t locals) {
+  Stub stub;
+  stub_init(&stub, locals);
+  Probe *p = probe_new(PROBE_WALK);
+  p->stub = &stub;
+  g_assert_cmpint(jit_outer(p), ==, 8);
+
+  const Walk *fp = &p->walk[WALK_FP], *lu = &p->walk[WALK_LIBUNWIND];
+  const Walk *hy = &p->walk[WALK_HYBRID], *plain = &p->walk[WALK_HYBRID_PLAIN];
+  /* Frame pointers: the truth. The stub's frame is at jit_inner's CFA, its caller at the stub's RBP + 16, which is
+   * locals + 16 above the stub frame's sp. */
+  assert_jit_frames(fp, &stub);
+  assert_sp_increasing(fp, p->lo, p->hi);
+  g_assert_cmpuint(fp->frames[2].sp - fp->frames[1].sp, ==, locals + 16);
+
+  /* Hybrid with the classifier: the stub frame is stepped by frame pointer, everything else by libunwind, and every
+   * frame past the first agrees with the frame-pointer walk through our own code. */
+  assert_jit_frames(hy, &stub);
+  assert_sp_increasing(hy, p->lo, p->hi);
+  assert_same_frames(fp, 1, hy, 1, 3);
+
+  /* libunwind alone, and the hybrid without a classifier: libunwind has no unwind info for the stub. */
+  g_autofree char *lu_text = walk_describe(lu);
+  g_test_message("libunwind alone: %s", lu_text);
+  g_assert_cmpint(lu->n, >=, 2);
+  g_assert_cmpstr(func_name(lu->frames[0].ip), ==, "jit_inner");
+  g_assert_cmpuint(lu->frames[1].ip, ==, fp->frames[1].ip);
+  g_assert_cmpuint(lu->frames[1].sp, ==, fp->frames[1].sp);
+  assert_sp_increasing(lu, 0, 0);
+  assert_jit_frames(plain, &stub);
+  assert_sp_increasing(plain, p->lo, p->hi);
+  if (lu->n == 2) {
+    /* libunwind stopped at the stub, so the hybrid got past it by a frame-pointer step: exact sp, and libunwind
+     * takes over again above. */
+    g_test_message("libunwind stops at the stub; the hybrid's frame-pointer fallback steps it");
+    assert_same_frames(fp, 1, plain, 1, 3);
+  } else if (lu->n >= 3 && lu->frames[2].sp != fp->frames[2].sp) {
+    g_test_message("libunwind guesses the stub frame: caller sp %#" G_GINTPTR_MODIFIER
+                   "x instead of %#" G_GINTPTR_MODIFIER "x (why the hybrid takes a classifier)",
+                   lu->frames[2].sp, fp->frames[2].sp);
+  }
+  g_free(p);
+  stub_fini(&stub);
+}
+
+/* A JIT-like frame with 32 bytes of locals: libunwind 1.6.2 steps it by guessing, with the wrong caller sp. */
+static void test_jit_small(void) {
+  run_jit(0x20);
+}
+
+/* A JIT-like frame with 20 KiB of locals: libunwind 1.6.2 gives up on it, the hybrid falls back to frame pointers. */
+static void test_jit_large(void) {
+  run_jit(0x5000);
+}
+
+/* A fake stack: one read-write page between two inaccessible ones. Any read outside [lo, hi) faults. */
+typedef struct {
+  uint8_t *map;
+  uintptr_t lo, hi;
+} FencedStack;
+
+static void fenced_init(FencedStack *s) {
+  long page = sysconf(_SC_PAGESIZE);
+  s->map = mmap(NULL, 3 * page, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  g_assert_true(s->map != MAP_FAILED);
+  g_assert_cmpint(mprotect(s->map + page, page, PROT_READ | PROT_WRITE), ==, 0);
+  s->lo = (uintptr_t)s->map + page;
+  s->hi = s->lo + page;
+}
+
+static void fenced_fini(FencedStack *s) {
+  g_assert_cmpint(munmap(s->map, 3 * sysconf(_SC_PAGESIZE)), ==, 0);
+}
+
+/* Writes a frame record at fp: the saved frame pointer and the return address. */
+static void put_frame(uintptr_t fp, uintptr_t saved_fp, uintptr_t ret) {
+  ((uintptr_t *)fp)[0] = saved_fp;
+  ((uintptr_t *)fp)[1] = ret;
+}
+
+/* Runs the frame-pointer walk and checks that it wrote exactly the returned number of frames. */
+static int walk_fp_checked(const SxsRegs *regs, uintptr_t lo, uintptr_t hi, SxsNativeFrame *frames) {
+  for (int i = 0; i < 16; i++)
+    frames[i] = (SxsNativeFrame){0xdeadbeef, 0xdeadbeef};
+  int n = sxs__unwind_fp(regs, lo, hi, frames, 16);
+  g_assert_cmpint(n, >=, 1);
+  g_assert_cmpuint(frames[0].ip, ==, regs->ip);
+  g_assert_cmpuint(frames[0].sp, ==, regs->sp);
+  for (int i = n; i < 16; i++)
+    g_assert_cmpuint(frames[i].ip, ==, 0xdeadbeef);
+  return n;
+}
+
+/* Corrupt frame pointers end the walk: never a fault, never a read outside the bounds (the fenced stack would
+ * fault), the frames up to the bad one kept. */
+static void test_corrupt(void) {
+  FencedStack s;
+  fenced_init(&s);
+  SxsNativeFrame frames[16];
+  const uintptr_t ip = 0x401000;
+
+  /* A good chain of five records ending at the very top: 0x100 -> 0x200 -> ... -> hi - 16 -> hi (out of bounds). */
+  uintptr_t top = s.hi - 16;
+  put_frame(s.lo + 0x100, s.lo + 0x200, 0x1001);
+  put_frame(s.lo + 0x200, s.lo + 0x300, 0x1002);
+  put_frame(s.lo + 0x300, top, 0x1003);
+  put_frame(top, s.hi, 0x1004);
+  SxsRegs regs = {ip, s.lo + 0x80, s.lo + 0x100};
+  g_assert_cmpint(walk_fp_checked(&regs, s.lo, s.hi, frames), ==, 5);
+  const uintptr_t want_ip[] = {ip, 0x1001, 0x1002, 0x1003, 0x1004};
+  const uintptr_t want_sp[] = {s.lo + 0x80, s.lo + 0x110, s.lo + 0x210, s.lo + 0x310, s.hi};
+  for (int i = 0; i < 5; i++) {
+    g_assert_cmpuint(frames[i].ip, ==, want_ip[i]);
+    g_assert_cmpuint(frames[i].sp, ==, want_sp[i]);
+  }
+
+  /* The last record's saved frame pointer is the last word (hi - 8): reading its record would read hi. */
+  put_frame(top, s.hi - 8, 0x1004);
+  g_assert_cmpint(walk_fp_checked(&regs, s.lo, s.hi, frames), ==, 5);
+
+  /* Bad first frame pointers: 0, 1, misaligned, below the stack, at its top, past it, below sp, far away. */
+  const uintptr_t bad_fp[] = {0,
+                              1,
+                              s.lo + 0x104,
+                              s.lo - 16,
+                              s.lo - 4096,
+                              s.hi,
+                              s.hi - 8,
+                              s.hi + 4096,
+                              s.lo + 0x40 /* below regs.sp */,
+                              UINTPTR_MAX - 7,
+                              UINTPTR_MAX - 15};
+  for (gsize i = 0; i < G_N_ELEMENTS(bad_fp); i++) {
+    SxsRegs bad = {ip, s.lo + 0x80, bad_fp[i]};
+    g_assert_cmpint(walk_fp_checked(&bad, s.lo, s.hi, frames), ==, 1);
+  }
+  /* Bounds that reach the end of the address space: fp + 16 would wrap around to a small address. */
+  SxsRegs wrap = {ip, s.lo + 0x80, UINTPTR_MAX - 15};
+  g_assert_cmpint(walk_fp_checked(&wrap, s.lo, UINTPTR_MAX, frames), ==, 1);
+
+  /* The chain goes wrong in the middle: a loop (a record pointing at itself), a step down, a misaligned or
+   * out-of-bounds saved frame pointer, a zero return address. The good frames before it are kept. */
+  put_frame(s.lo + 0x200, s.lo + 0x200, 0x1002); /* loop */
+  g_assert_cmpint(walk_fp_checked(&regs, s.lo, s.hi, frames), ==, 3);
+  put_frame(s.lo + 0x200, s.lo + 0x180, 0x1002); /* down */
+  g_assert_cmpint(walk_fp_checked(&regs, s.lo, s.hi, frames), ==, 3);
+  put_frame(s.lo + 0x200, s.lo + 0x208, 0x1002); /* up by 8 only: overlaps the record just read */
+  g_assert_cmpint(walk_fp_checked(&regs, s.lo, s.hi, frames), ==, 3);
+  put_frame(s.lo + 0x200, s.lo + 0x303, 0x1002); /* misaligned */
+  g_assert_cmpint(walk_fp_checked(&regs, s.lo, s.hi, frames), ==, 3);
+  put_frame(s.lo + 0x200, s.hi + 64, 0x1002); /* into the upper fence */
+  g_assert_cmpint(walk_fp_checked(&regs, s.lo, s.hi, frames), ==, 3);
+  put_frame(s.lo + 0x200, s.lo + 0x300, 0); /* zero return address: the record is not a frame */
+  g_assert_cmpint(walk_fp_checked(&regs, s.lo, s.hi, frames), ==, 2);
+  put_frame(s.lo + 0x200, s.lo + 0x300, 0x1002);
+  g_assert_cmpint(walk_fp_checked(&regs, s.lo, s.hi, frames), ==, 5);
+
+  /* A stack pointer outside the bounds (another stack): only the first frame, even with a good frame pointer. */
+  SxsRegs foreign = {ip, s.lo - 64, s.lo + 0x100};
+  g_assert_cmpint(walk_fp_checked(&foreign, s.lo, s.hi, frames), ==, 1);
+
+  /* On the real stack: a frame pointer into the middle of an unrelated heap buffer, 0x1, and just below the
+   * stack's lowest address. */
+  uintptr_t lo, hi;
+  g_assert_cmpint(sxs__unwind_stack_bounds(&lo, &hi), ==, 0);
+  g_autofree uintptr_t *heap = g_new0(uintptr_t, 64);
+  for (int i = 0; i < 64; i++)
+    heap[i] = (uintptr_t)&heap[MIN(i + 2, 63)];
+  SxsRegs self;
+  SXS_REGS_CAPTURE(&self);
+  const uintptr_t real_bad[] = {(uintptr_t)&heap[32], 1, lo - 16, self.sp - 16, self.fp + 4};
+  for (gsize i = 0; i < G_N_ELEMENTS(real_bad); i++) {
+    SxsRegs bad = {self.ip, self.sp, real_bad[i]};
+    g_assert_cmpint(walk_fp_checked(&bad, lo, hi, frames), ==, 1);
+  }
+  /* A chain of records in a heap buffer, given as the stack: followed while it stays inside, stopped at its end. */
+  g_autofree uintptr_t *chain = g_new0(uintptr_t, 20);
+  for (int i = 0; i < 20; i += 2) {
+    chain[i] = (uintptr_t)&chain[i + 2];
+    chain[i + 1] = 0x2000 + i;
+  }
+  SxsRegs in_heap = {ip, (uintptr_t)&chain[0], (uintptr_t)&chain[0]};
+  g_assert_cmpint(walk_fp_checked(&in_heap, (uintptr_t)&chain[0], (uintptr_t)&chain[20], frames), ==, 11);
+  g_assert_cmpuint(frames[1].ip, ==, 0x2000);
+  g_assert_cmpuint(frames[1].sp, ==, (uintptr_t)&chain[2]);
+  g_assert_cmpuint(frames[10].ip, ==, 0x2012);
+  g_assert_cmpuint(frames[10].sp, ==, (uintptr_t)&chain[20]);
+  fenced_fini(&s);
+}
+
+/* max = 0 writes nothing, max = 1 the first frame only, a small max a prefix of the full walk; bad arguments are
+ * refused. For all three walkers. */
+static void test_max(void) {
+  uintptr_t lo, hi;
+  g_assert_cmpint(sxs__unwind_stack_bounds(&lo, &hi), ==, 0);
+  SxsNativeFrame frames[8], full[8];
+  const SxsNativeFrame poison = {0xdeadbeef, 0xdeadbeef};
+  SxsRegs regs;
+  SXS_REGS_CAPTURE(&regs);
+
+  for (int i = 0; i < 8; i++)
+    frames[i] = poison;
+  g_assert_cmpint(sxs__unwind_fp(&regs, lo, hi, frames, 0), ==, 0);
+  g_assert_cmpint(sxs__unwind_libunwind(NULL, frames, 0), ==, 0);
+  g_assert_cmpint(sxs__unwind_hybrid(NULL, lo, hi, NULL, NULL, frames, 0), ==, 0);
+  g_assert_cmpuint(frames[0].ip, ==, poison.ip);
+  g_assert_cmpint(sxs__unwind_fp(&regs, lo, hi, NULL, 0), ==, 0);
+  g_assert_cmpint(sxs__unwind_libunwind(NULL, NULL, 0), ==, 0);
+  g_assert_cmpint(sxs__unwind_hybrid(NULL, lo, hi, NULL, NULL, NULL, 0), ==, 0);
+
+  g_assert_cmpint(sxs__unwind_fp(&regs, lo, hi, frames, 1), ==, 1);
+  g_assert_cmpuint(frames[0].ip, ==, regs.ip);
+  g_assert_cmpuint(frames[1].ip, ==, poison.ip);
+  g_assert_cmpint(sxs__unwind_libunwind(NULL, frames, 1), ==, 1);
+  g_assert_cmpstr(func_name(frames[0].ip), ==, "test_max");
+  g_assert_cmpuint(frames[1].ip, ==, poison.ip);
+  frames[0] = poison;
+  g_assert_cmpint(sxs__unwind_hybrid(NULL, lo, hi, NULL, NULL, frames, 1), ==, 1);
+  g_assert_cmpstr(func_name(frames[0].ip), ==, "test_max");
+  g_assert_cmpuint(frames[1].ip, ==, poison.ip);
+
+  /* A prefix: max = 2 gives the first two frames of a longer walk (this function, then GLib's test runner). */
+  g_assert_cmpint(sxs__unwind_fp(&regs, lo, hi, full, 8), >=, 2);
+  g_assert_cmpint(sxs__unwind_fp(&regs, lo, hi, frames, 2), ==, 2);
+  g_assert_cmpmem(frames, 2 * sizeof frames[0], full, 2 * sizeof full[0]);
+  g_assert_cmpint(sxs__unwind_libunwind(NULL, full, 8), >=, 3);
+  g_assert_cmpint(sxs__unwind_libunwind(NULL, frames, 2), ==, 2);
+  g_assert_cmpuint(frames[1].ip, ==, full[1].ip);
+  g_assert_cmpuint(frames[1].sp, ==, full[1].sp);
+
+  g_assert_cmpint(sxs__unwind_fp(NULL, lo, hi, frames, 8), ==, -EINVAL);
+  g_assert_cmpint(sxs__unwind_fp(&regs, lo, hi, NULL, 8), ==, -EINVAL);
+  g_assert_cmpint(sxs__unwind_fp(&regs, lo, hi, frames, -1), ==, -EINVAL);
+  g_assert_cmpint(sxs__unwind_fp(&regs, hi, lo, frames, 8), ==, -EINVAL);
+  g_assert_cmpint(sxs__unwind_libunwind(NULL, NULL, 8), ==, -EINVAL);
+  g_assert_cmpint(sxs__unwind_libunwind(NULL, frames, -1), ==, -EINVAL);
+  g_assert_cmpint(sxs__unwind_hybrid(NULL, lo, hi, NULL, NULL, NULL, 8), ==, -EINVAL);
+  g_assert_cmpint(sxs__unwind_hybrid(NULL, lo, hi, NULL, NULL, frames, -1), ==, -EINVAL);
+  g_assert_cmpint(sxs__unwind_hybrid(NULL, hi, lo, NULL, NULL, frames, 8), ==, -EINVAL);
+  g_assert_cmpint(sxs__unwind_stack_bounds(NULL, &hi), ==, -EINVAL);
+}
+
+typedef struct {
+  uintptr_t lo, hi, sp;
+  int rc;
+  Walk walk;
+} BoundsResult;
+
+static void *bounds_thread(void *data) {
+  BoundsResult *r = data;
+  SxsRegs regs;
+  SXS_REGS_CAPTURE(&regs);
+  r->sp = regs.sp;
+  r->rc = sxs__unwind_stack_bounds(&r->lo, &r->hi);
+  if (r->rc == 0)
+    r->walk.n = sxs__unwind_fp(&regs, r->lo, r->hi, r->walk.frames, MAX_FRAMES);
+  return NULL;
+}
+
+/* The bounds hold the caller's stack pointer, on the main thread and on a thread with a 1 MiB stack; a full walk
+ * of that thread's stack stays inside them. */
+static void test_bounds(void) {
+  uintptr_t lo = 0, hi = 0;
+  SxsRegs regs;
+  SXS_REGS_CAPTURE(&regs);
+  g_assert_cmpint(sxs__unwind_stack_bounds(&lo, &hi), ==, 0);
+  g_assert_cmpuint(lo, <, regs.sp);
+  g_assert_cmpuint(regs.sp, <, hi);
+  g_assert_cmpuint(hi - lo, >=, 64 * 1024);
+
+  const size_t size = 1024 * 1024;
+  pthread_attr_t attr;
+  pthread_t thread;
+  BoundsResult *r = g_new0(BoundsResult, 1);
+  g_assert_cmpint(pthread_attr_init(&attr), ==, 0);
+  g_assert_cmpint(pthread_attr_setstacksize(&attr, size), ==, 0);
+  g_assert_cmpint(pthread_create(&thread, &attr, bounds_thread, r), ==, 0);
+  g_assert_cmpint(pthread_join(thread, NULL), ==, 0);
+  pthread_attr_destroy(&attr);
+  g_assert_cmpint(r->rc, ==, 0);
+  g_assert_cmpuint(r->lo, <, r->sp);
+  g_assert_cmpuint(r->sp, <, r->hi);
+  g_assert_cmpuint(r->hi - r->lo, <=, size);
+  g_assert_cmpuint(r->hi - r->lo, >=, size - 64 * 1024);
+  g_assert_true(r->hi <= lo || r->lo >= hi);
+  g_assert_cmpint(r->walk.n, >=, 1);
+  assert_sp_increasing(&r->walk, r->lo, r->hi);
+  g_free(r);
+}
+
+/* A classifier that walks again from inside the hybrid walk, the way a signal handler would interrupt one. */
+typedef struct {
+  int calls, nested_libunwind, nested_hybrid, nested_fp;
+} NestedResult;
+
+static bool walk_while_walking(uintptr_t ip, void *user_data) {
+  NestedResult *r = user_data;
+  (void)ip;
+  SxsNativeFrame frames[8];
+  SxsRegs regs;
+  uintptr_t lo, hi;
+  if (r->calls++ > 0)
+    return false;
+  r->nested_libunwind = sxs__unwind_libunwind(NULL, frames, 8);
+  g_assert_cmpint(sxs__unwind_stack_bounds(&lo, &hi), ==, 0);
+  r->nested_hybrid = sxs__unwind_hybrid(NULL, lo, hi, NULL, NULL, frames, 8);
+  SXS_REGS_CAPTURE(&regs);
+  r->nested_fp = sxs__unwind_fp(&regs, lo, hi, frames, 8);
+  return false;
+}
+
+/* A libunwind or hybrid walk started while this thread is already in one is refused with -EBUSY (libunwind's state
+ * is not reentered); the frame-pointer walk, which has no state, still works; and the guard is released after. */
+static void test_busy(void) {
+  uintptr_t lo, hi;
+  g_assert_cmpint(sxs__unwind_stack_bounds(&lo, &hi), ==, 0);
+  SxsNativeFrame frames[8];
+  NestedResult r = {0};
+  g_assert_cmpint(sxs__unwind_hybrid(NULL, lo, hi, walk_while_walking, &r, frames, 8), >=, 2);
+  g_assert_cmpint(r.calls, >=, 1);
+  g_assert_cmpint(r.nested_libunwind, ==, -EBUSY);
+  g_assert_cmpint(r.nested_hybrid, ==, -EBUSY);
+  g_assert_cmpint(r.nested_fp, >=, 2);
+  g_assert_cmpstr(func_name(frames[0].ip), ==, "test_busy");
+  g_assert_cmpint(sxs__unwind_libunwind(NULL, frames, 8), >=, 2);
+  g_assert_cmpint(sxs__unwind_hybrid(NULL, lo, hi, NULL, NULL, frames, 8), >=, 2);
+}
+
+/* A walk from a ucontext whose stack pointer is an inaccessible page, stopped at the entry of chain_6 (where the
+ * return address is at RSP): libunwind must validate that read, which fails, and the step with it. */
+static void test_bad_ucontext(void) {
+  FencedStack s;
+  fenced_init(&s);
+  const uintptr_t guard = s.hi + 64; /* inside the upper inaccessible page */
+  ucontext_t uc;
+  memset(&uc, 0, sizeof uc);
+  uc.uc_mcontext.gregs[REG_RIP] = (greg_t)(uintptr_t)chain_6;
+  uc.uc_mcontext.gregs[REG_RSP] = (greg_t)guard;
+  uc.uc_mcontext.gregs[REG_RBP] = (greg_t)guard;
+
+  /* libunwind alone sets errno on the way (the validation's failed write()); the walk does not. */
+  unw_cursor_t cursor;
+  errno = EDOM;
+  g_assert_cmpint(unw_init_local2(&cursor, &uc, UNW_INIT_SIGNAL_FRAME), ==, 0);
+  g_assert_cmpint(unw_step(&cursor), <=, 0);
+  g_test_message("a failed unw_step leaves errno %d (EDOM is %d)", errno, EDOM);
+
+  SxsNativeFrame frames[8];
+  errno = EDOM;
+  g_assert_cmpint(sxs__unwind_libunwind(&uc, frames, 8), ==, 1);
+  g_assert_cmpint(errno, ==, EDOM);
+  g_assert_cmpuint(frames[0].ip, ==, (uintptr_t)chain_6);
+  g_assert_cmpuint(frames[0].sp, ==, guard);
+
+  /* The hybrid walk with the fenced page as the stack: the first sp is outside, so it stops before any step. */
+  errno = EDOM;
+  g_assert_cmpint(sxs__unwind_hybrid(&uc, s.lo, s.hi, NULL, NULL, frames, 8), ==, 1);
+  g_assert_cmpint(errno, ==, EDOM);
+  /* With the whole mapping as its bounds, libunwind fails the step, and so does the frame-pointer fallback (RBP
+   * points past the bounds), without touching the inaccessible page. */
+  errno = EDOM;
+  g_assert_cmpint(sxs__unwind_hybrid(&uc, s.lo, guard + 8, NULL, NULL, frames, 8), ==, 1);
+  g_assert_cmpint(errno, ==, EDOM);
+  fenced_fini(&s);
+}
+
+/* ---- benchmark ---- */
+
+#define BENCH_DEPTH 40
+#define BENCH_FRAMES 32
+
+typedef struct {
+  uintptr_t lo, hi;
+} Bench;
+
+static double now_ns(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
+}
+
+static void bench_report(const char *what, double ns, int walks) {
+  double per_walk = ns / walks;
+  g_test_message("%-44s %9.0f ns/walk  %7.1f ns/frame", what, per_walk, per_walk / BENCH_FRAMES);
+}
+
+/* A classifier for the benchmark, whose frames all keep frame pointers. */
+static bool all_fp_code(uintptr_t ip, void *user_data) {
+  (void)ip;
+  (void)user_data;
+  return true;
+}
+
+/* Called 40 calls deep (four functions, so four distinct return addresses): each walk takes exactly 32 frames. */
+TEST_NOINLINE static int bench_run(Bench *b) {
+  SxsNativeFrame frames[BENCH_FRAMES];
+  SxsRegs regs;
+  SXS_REGS_CAPTURE(&regs);
+
+  const int fp_walks = 100000;
+  double t = now_ns();
+  for (int i = 0; i < fp_walks; i++)
+    g_assert_cmpint(sxs__unwind_fp(&regs, b->lo, b->hi, frames, BENCH_FRAMES), ==, BENCH_FRAMES);
+  bench_report("frame pointers", now_ns() - t, fp_walks);
+
+  /* The first libunwind walk ever to see these return addresses (libc's and GLib's are cached by earlier tests). */
+  t = now_ns();
+  g_assert_cmpint(sxs__unwind_libunwind(NULL, frames, BENCH_FRAMES), ==, BENCH_FRAMES);
+  bench_report("libunwind, first walk over new IPs", now_ns() - t, 1);
+
+  /* Every walk first: the cache flushed before each, so unwind tables are looked up and parsed again. */
+  const int cold_walks = 300;
+  double cold = 0;
+  for (int i = 0; i < cold_walks; i++) {
+    unw_flush_cache(unw_local_addr_space, 0, 0);
+    t = now_ns();
+    g_assert_cmpint(sxs__unwind_libunwind(NULL, frames, BENCH_FRAMES), ==, BENCH_FRAMES);
+    cold += now_ns() - t;
+  }
+  bench_report("libunwind, cache flushed before each walk", cold, cold_walks);
+
+  const int warm_walks = 5000;
+  t = now_ns();
+  for (int i = 0; i < warm_walks; i++)
+    g_assert_cmpint(sxs__unwind_libunwind(NULL, frames, BENCH_FRAMES), ==, BENCH_FRAMES);
+  bench_report("libunwind, repeated (cached)", now_ns() - t, warm_walks);
+
+  t = now_ns();
+  for (int i = 0; i < warm_walks; i++)
+    g_assert_cmpint(sxs__unwind_hybrid(NULL, b->lo, b->hi, NULL, NULL, frames, BENCH_FRAMES), ==, BENCH_FRAMES);
+  bench_report("hybrid, repeated (cached)", now_ns() - t, warm_walks);
+
+  t = now_ns();
+  for (int i = 0; i < warm_walks; i++)
+    g_assert_cmpint(sxs__unwind_hybrid(NULL, b->lo, b->hi, all_fp_code, NULL, frames, BENCH_FRAMES), ==, BENCH_FRAMES);
+  bench_report("hybrid, every frame classified frame-pointer", now_ns() - t, warm_walks);
+  __asm__ volatile("" ::: "memory");
+  return 0;
+}
+
+static int bench_b(Bench *b, int depth);
+static int bench_c(Bench *b, int depth);
+static int bench_d(Bench *b, int depth);
+
+TEST_NOINLINE static int bench_a(Bench *b, int depth) {
+  int r = depth == 0 ? bench_run(b) : bench_b(b, depth - 1);
+  __asm__ volatile("" ::: "memory");
+  return r + 1;
+}
+
+TEST_NOINLINE static int bench_b(Bench *b, int depth) {
+  int r = depth == 0 ? bench_run(b) : bench_c(b, depth - 1);
+  __asm__ volatile("" ::: "memory");
+  return r + 1;
+}
+
+TEST_NOINLINE static int bench_c(Bench *b, int depth) {
+  int r = depth == 0 ? bench_run(b) : bench_d(b, depth - 1);
+  __asm__ volatile("" ::: "memory");
+  return r + 1;
+}
+
+TEST_NOINLINE static int bench_d(Bench *b, int depth) {
+  int r = depth == 0 ? bench_run(b) : bench_a(b, depth - 1);
+  __asm__ volatile("" ::: "memory");
+  return r + 1;
+}
+
+/* Cost per walk of 32 frames, per walker; reported with g_test_message (run with --verbose), never asserted. */
+static void test_benchmark(void) {
+  Bench b;
+  g_assert_cmpint(sxs__unwind_stack_bounds(&b.lo, &b.hi), ==, 0);
+  g_assert_cmpint(bench_a(&b, BENCH_DEPTH), ==, BENCH_DEPTH + 1);
+}
+
+int main(int argc, char **argv) {
+  g_test_init(&argc, &argv, NULL);
+  g_assert_cmpint(sxs__unwind_init(), ==, 0);
+
+  g_test_add_func("/stitch/unwind/regs", test_regs);
+  g_test_add_func("/stitch/unwind/bounds", test_bounds);
+  g_test_add_func("/stitch/unwind/walk/self", test_walk_self);
+  g_test_add_func("/stitch/unwind/walk/signal", test_walk_signal);
+  g_test_add_func("/stitch/unwind/walk/raise", test_walk_raise);
+  g_test_add_func("/stitch/unwind/jit/small-frame", test_jit_small);
+  g_test_add_func("/stitch/unwind/jit/large-frame", test_jit_large);
+  g_test_add_func("/stitch/unwind/fp/corrupt", test_corrupt);
+  g_test_add_func("/stitch/unwind/max", test_max);
+  g_test_add_func("/stitch/unwind/busy", test_busy);
+  g_test_add_func("/stitch/unwind/bad-ucontext", test_bad_ucontext);
+  g_test_add_func("/stitch/unwind/benchmark", test_benchmark);
+  return g_test_run();
+}
