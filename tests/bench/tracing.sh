@@ -83,7 +83,7 @@ rss_empty=$(for i in 1 2 3; do rss empty; done | median)
 rss_full=$(for i in 1 2 3; do rss mapper2; done | median)
 mapped=$(grep -o '"functions_mapped": [0-9]*' "$tmp/prof-mapper2.json" | head -n 1 | grep -o '[0-9]*$')
 per_fn=$(awk -v a="$rss_loaded" -v b="$rss_full" -v n="$mapped" 'BEGIN { printf "%.0f", (b - a) * 1024 / n }')
-empty_mib=$(awk -v a="$rss_loaded" -v b="$rss_empty" 'BEGIN { printf "%.1f", (b - a) / 1024 }')
+empty_mib=$(awk -v a="$rss_loaded" -v b="$rss_empty" 'BEGIN { printf "%+.1f", (b - a) / 1024 }')
 full_mib=$(awk -v a="$rss_empty" -v b="$rss_full" 'BEGIN { printf "%.1f", (b - a) / 1024 }')
 paths=$(grep -c '"parent":' "$tmp/prof-mapper2.json")
 
@@ -117,7 +117,7 @@ end='<!-- end tracing results -->'
     echo "per distinct call path per thread, and a shadow stack per thread that calls traced code"
     echo "(mapped at 2.7 MiB with the tree, touched only as deep as the stack and as wide as the tree"
     echo "go). hooks=empty already includes the table and the runtime JIT-compiling what it would"
-    echo "otherwise take precompiled (ReadyToRun is off under ENTERLEAVE): +$empty_mib MiB. The further"
+    echo "otherwise take precompiled (ReadyToRun is off under ENTERLEAVE): $empty_mib MiB. The further"
     echo "+$full_mib MiB of full tracing are the threads' stacks and trees and, at exit, the profile's call"
     echo "tree ($paths call paths for this app) copied and rendered to JSON."
     echo
