@@ -669,16 +669,6 @@ char *sxs__manager_render_profile(gsize *ret_len) {
   return sxs__profile_render_json(m, ret_len);
 }
 
-const char *sxs__manager_profile_path(void) {
-  sxs__manager_ensure();
-  return manager.profile_path;
-}
-
-const char *sxs__manager_log_path(void) {
-  sxs__manager_ensure();
-  return manager.log_path;
-}
-
 int sxs__manager_write_profile(void) {
   sxs__manager_ensure();
   if (!manager.config || !manager.profile_path)

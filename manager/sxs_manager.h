@@ -128,10 +128,5 @@ SxsProfileModel *sxs__manager_snapshot(void);
 /* Renders the profile document (used by the writer and by tests). Caller frees. */
 char *sxs__manager_render_profile(gsize *ret_len);
 
-/* Where this process's profile and log go (NULL when the config failed / when not logging to
- * a file). */
-const char *sxs__manager_profile_path(void);
-const char *sxs__manager_log_path(void);
-
 /* Test support: forget every runtime and reload the config from the environment. */
 void sxs__manager_reset_for_tests(void);

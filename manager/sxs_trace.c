@@ -358,18 +358,6 @@ guint sxs__trace_thread_states(int runtime_id) {
   return n;
 }
 
-guint64 sxs__trace_open_frames(int runtime_id) {
-  g_mutex_lock(&trace.lock);
-  SxsTraceRuntime *tr = runtime_of(runtime_id);
-  uint32_t slot = tr ? tr->slot : UINT32_MAX;
-  g_mutex_unlock(&trace.lock);
-  guint64 open = 0;
-  for (SxsThreadTrace *t = __atomic_load_n(&trace.threads, __ATOMIC_ACQUIRE); t && tr; t = t->next)
-    if (t->slot == slot)
-      open += __atomic_load_n(&t->depth, __ATOMIC_RELAXED) + __atomic_load_n(&t->overflow, __ATOMIC_RELAXED);
-  return open;
-}
-
 /* Per-function totals being summed. */
 typedef struct {
   guint64 calls, inclusive, exclusive;

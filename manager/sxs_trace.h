@@ -59,7 +59,3 @@ void sxs__trace_fill(int runtime_id, SxsRuntimeModel *r);
 
 /* Thread states mapped for a runtime (ended threads' states are reused, not added). For tests. */
 guint sxs__trace_thread_states(int runtime_id);
-
-/* Shadow stacks that are not empty, summed over the runtime's threads (0 when every call that
- * entered has left). For tests and the profile. */
-guint64 sxs__trace_open_frames(int runtime_id);
