@@ -241,8 +241,22 @@ static int walk_hybrid(unw_cursor_t *cursor, unw_context_t *context, uintptr_t l
   return n;
 }
 
-/* Both public libunwind walks capture their context in their own body and step once to reach the caller, so they
- * must not be inlined into it. */
+/* The cursor on the interrupted instruction (from a ucontext), or on the caller of the public walk: the context is
+ * captured in the walk's own frame, which is then stepped over. Always inlined, so that unw_getcontext sees the
+ * public walk's frame and not a helper's. Returns 0, or a negative value when libunwind cannot start. */
+static inline __attribute__((always_inline)) int init_cursor(unw_cursor_t *cursor, unw_context_t *context,
+                                                             const void *ucontext_or_null) {
+  if (ucontext_or_null != NULL)
+    return unw_init_local2(cursor, (unw_context_t *)(uintptr_t)ucontext_or_null, UNW_INIT_SIGNAL_FRAME);
+  unw_getcontext(context);
+  int r = unw_init_local(cursor, context);
+  if (r >= 0 && unw_step(cursor) <= 0)
+    r = -1;
+  return r;
+}
+
+/* Both public libunwind walks capture their context in their own body (through init_cursor) and step once to reach
+ * the caller, so they must not be inlined into it. */
 __attribute__((noinline)) int sxs__unwind_libunwind(const void *ucontext_or_null, SxsNativeFrame *frames, int max) {
   if (max < 0 || (max > 0 && frames == NULL))
     return -EINVAL;
@@ -254,15 +268,7 @@ __attribute__((noinline)) int sxs__unwind_libunwind(const void *ucontext_or_null
   int saved_errno = errno;
   unw_context_t context;
   unw_cursor_t cursor;
-  int r;
-  if (ucontext_or_null != NULL) {
-    r = unw_init_local2(&cursor, (unw_context_t *)(uintptr_t)ucontext_or_null, UNW_INIT_SIGNAL_FRAME);
-  } else {
-    unw_getcontext(&context);
-    r = unw_init_local(&cursor, &context);
-    if (r >= 0 && unw_step(&cursor) <= 0)
-      r = -1;
-  }
+  int r = init_cursor(&cursor, &context, ucontext_or_null);
   int n = r < 0 ? -EFAULT : walk_libunwind(&cursor, frames, max);
   errno = saved_errno;
   busy_leave();
@@ -282,15 +288,7 @@ __attribute__((noinline)) int sxs__unwind_hybrid(const void *ucontext_or_null, u
   int saved_errno = errno;
   unw_context_t context;
   unw_cursor_t cursor;
-  int r;
-  if (ucontext_or_null != NULL) {
-    r = unw_init_local2(&cursor, (unw_context_t *)(uintptr_t)ucontext_or_null, UNW_INIT_SIGNAL_FRAME);
-  } else {
-    unw_getcontext(&context);
-    r = unw_init_local(&cursor, &context);
-    if (r >= 0 && unw_step(&cursor) <= 0)
-      r = -1;
-  }
+  int r = init_cursor(&cursor, &context, ucontext_or_null);
   int n = r < 0 ? -EFAULT : walk_hybrid(&cursor, &context, stack_lo, stack_hi, is_fp_code, user_data, frames, max);
   errno = saved_errno;
   busy_leave();

@@ -188,6 +188,10 @@ char **itest_profiler_env(const char *config) {
     g_ptr_array_add(env, g_strconcat("SXSPROF_CONFIG=", config, NULL));
   else
     g_ptr_array_add(env, g_strdup("SXSPROF_CONFIG"));
+  /* A launcher's variables would change where the profile goes and which process owns it. */
+  g_ptr_array_add(env, g_strdup("SXSPROF_OUTPUT"));
+  g_ptr_array_add(env, g_strdup("SXSPROF_OWNER_PID"));
+  g_ptr_array_add(env, g_strdup("SXSPROF_RUN_ID"));
   g_ptr_array_add(env, NULL);
   return (char **)g_ptr_array_free(env, FALSE);
 }

@@ -30,7 +30,8 @@ const char *itest_env(const char *name);
 char *itest_app(const char *name);
 
 /* Environment entries that load libsxsprof.so into a runtime, with SXSPROF_CONFIG=config (NULL:
- * variable removed). Returns a NULL-terminated array for g_strfreev. */
+ * variable removed) and the launcher's variables (SXSPROF_OUTPUT, SXSPROF_OWNER_PID,
+ * SXSPROF_RUN_ID) removed. Returns a NULL-terminated array for g_strfreev. */
 char **itest_profiler_env(const char *config);
 
 /* A fresh temporary folder for one scenario (removed by the caller with itest_rmtree). */

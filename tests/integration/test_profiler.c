@@ -32,14 +32,12 @@ static void sdk_runtime(char **ret_version, char **ret_folder) {
   g_assert_not_reached();
 }
 
-/* Environment for a profiled run: the profiler, the config, and nothing inherited that would
- * change where the profile goes. */
+/* Environment for a profiled run: the profiler, the config, and the extra entries. */
 static char **profiled_env(const char *config, const char *const *extra) {
   g_auto(GStrv) base = itest_profiler_env(config);
   GPtrArray *env = g_ptr_array_new();
   for (char **e = base; *e; e++)
     g_ptr_array_add(env, g_strdup(*e));
-  g_ptr_array_add(env, g_strdup("SXSPROF_OUTPUT"));
   for (const char *const *e = extra; e && *e; e++)
     g_ptr_array_add(env, g_strdup(*e));
   g_ptr_array_add(env, NULL);

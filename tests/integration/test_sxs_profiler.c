@@ -54,15 +54,9 @@ static void run_lineup(Fixture *f, gboolean sequential, const char *config_body,
   for (const char **a = rest; *a; a++)
     g_ptr_array_add(argv, (gpointer)*a);
   g_ptr_array_add(argv, NULL);
-  g_auto(GStrv) base = itest_profiler_env(cfg);
-  g_autoptr(GPtrArray) env = g_ptr_array_new();
-  for (char **e = base; *e; e++)
-    g_ptr_array_add(env, *e);
-  g_ptr_array_add(env, "SXSPROF_OUTPUT");
-  g_ptr_array_add(env, NULL);
+  g_auto(GStrv) env = itest_profiler_env(cfg);
 
-  g_autoptr(ItestRun) run =
-      itest_run((const char *const *)argv->pdata, (const char *const *)env->pdata, f->dir, TIMEOUT);
+  g_autoptr(ItestRun) run = itest_run((const char *const *)argv->pdata, (const char *const *)env, f->dir, TIMEOUT);
   itest_assert_exit(run, 0);
   /* Each app's output, whatever the interleaving. */
   g_assert_nonnull(strstr(run->out, "counts exceptions=7 gcs=2 threads=1\n"));

@@ -67,16 +67,9 @@ static void run_lanes(Fixture *f, const char *routing, const Lane *lanes, int n)
     g_ptr_array_add(argv, (gpointer)lanes[i].args);
   }
   g_ptr_array_add(argv, NULL);
-  g_auto(GStrv) base = itest_profiler_env(cfg);
-  g_autoptr(GPtrArray) env = g_ptr_array_new();
-  for (char **e = base; *e; e++)
-    g_ptr_array_add(env, *e);
-  g_ptr_array_add(env, "SXSPROF_OUTPUT");
-  g_ptr_array_add(env, "SXSPROF_OWNER_PID");
-  g_ptr_array_add(env, NULL);
+  g_auto(GStrv) env = itest_profiler_env(cfg);
   g_unlink(f->profile);
-  g_autoptr(ItestRun) run =
-      itest_run((const char *const *)argv->pdata, (const char *const *)env->pdata, f->dir, TIMEOUT);
+  g_autoptr(ItestRun) run = itest_run((const char *const *)argv->pdata, (const char *const *)env, f->dir, TIMEOUT);
   itest_assert_exit(run, 0);
   for (int i = 0; i < n; i++)
     g_assert_nonnull(strstr(run->out, lanes[i].line));

@@ -43,8 +43,6 @@ static JsonNode *run_traced(Fixture *f, const char *host, const char *const *arg
   g_autoptr(GPtrArray) env = g_ptr_array_new();
   for (char **e = base; *e; e++)
     g_ptr_array_add(env, *e);
-  g_ptr_array_add(env, "SXSPROF_OUTPUT");
-  g_ptr_array_add(env, "SXSPROF_OWNER_PID");
   for (const char *const *e = extra_env; e && *e; e++)
     g_ptr_array_add(env, (gpointer)*e);
   g_ptr_array_add(env, NULL);
