@@ -8,6 +8,8 @@
 #include "sxs_callback.h"
 
 #include "sxs_modules.h"
+#include "sxs_snapshot.h"
+#include "sxs_stacks.h"
 #include "sxs_version.h"
 #include "sxs_trace.h"
 
@@ -98,8 +100,41 @@ static int ops_function_name(gpointer instance, uint64_t function_id, char **ret
   return 0;
 }
 
+/* SxsRuntimeOps.owns_ip: GetFunctionFromIP through the guarded Info. E_FAIL is the runtime's "not
+ * mine" (a foreign or native ip, or code without metadata such as an IL stub); the other failures
+ * (CORPROF_E_ASYNCHRONOUS_UNSAFE, CORPROF_E_NOT_YET_AVAILABLE) mean it could not look now. */
+static int ops_owns_ip(gpointer instance, uintptr_t ip, uint64_t *ret_function_id) {
+  SxsCallback *self = instance;
+  ICorProfilerInfo15 *info = sxs__callback_info_enter(self);
+  if (!info)
+    return -ESHUTDOWN;
+  FunctionID function_id = 0;
+  HRESULT hr = info->lpVtbl->GetFunctionFromIP(info, (LPCBYTE)ip, &function_id);
+  sxs__callback_info_leave(self);
+  if (hr >= 0 && function_id != 0) {
+    *ret_function_id = function_id;
+    return 0;
+  }
+  return hr >= 0 || hr == E_FAIL ? -ENOENT : -EAGAIN;
+}
+
+/* SxsRuntimeOps.walk: this runtime's DoStackSnapshot of the calling thread. */
+static HRESULT ops_walk(gpointer instance, SxsStackFrame *frames, guint max, guint *ret_n) {
+  SxsCallback *self = instance;
+  ICorProfilerInfo15 *info = sxs__callback_info_enter(self);
+  if (!info) {
+    *ret_n = 0;
+    return SXS_E_RUNTIME_SHUT_DOWN;
+  }
+  HRESULT hr = sxs__snapshot_current_thread(info, self->runtime->id, frames, max, ret_n, NULL, NULL);
+  sxs__callback_info_leave(self);
+  return hr;
+}
+
 static const SxsRuntimeOps callback_ops = {
     .function_name = ops_function_name,
+    .owns_ip = ops_owns_ip,
+    .walk = ops_walk,
 };
 
 /* Instances of profiled runtimes, kept after their last Release (see callback_Release). Guarded
@@ -195,11 +230,38 @@ static void names_mask(const SxsCapabilities *caps, const SxsConfig *cfg, DWORD 
   *low |= COR_PRF_MONITOR_JIT_COMPILATION | COR_PRF_MONITOR_CACHE_SEARCHES;
 }
 
+/* Stacks on events ([stacks] on=): stack snapshots, and the events asked for. */
+static gboolean stacks_wanted(const SxsConfig *cfg) {
+  return cfg && cfg->stacks_on != 0;
+}
+
+static void stacks_mask(const SxsCapabilities *caps, const SxsConfig *cfg, DWORD *low, DWORD *high) {
+  *low |= COR_PRF_ENABLE_STACK_SNAPSHOT;
+  if (cfg->stacks_on & SXS_STACKS_EXCEPTION)
+    *low |= COR_PRF_MONITOR_EXCEPTIONS;
+  if (cfg->stacks_on & SXS_STACKS_JIT)
+    *low |= COR_PRF_MONITOR_JIT_COMPILATION;
+  if (cfg->stacks_on & SXS_STACKS_GC) {
+    if (caps->basic_gc && caps->event_mask2)
+      *high |= COR_PRF_HIGH_BASIC_GC;
+    else
+      *low |= COR_PRF_MONITOR_GC;
+  }
+}
+
 static const SxsFeature counters_feature = {.name = "counters", .mask = counters_mask};
 static const SxsFeature names_feature = {.name = "names", .mask = names_mask};
+static const SxsFeature stacks_feature = {.name = "stacks", .wanted = stacks_wanted, .mask = stacks_mask};
 
 /* In order: a setup may rely on the mask bits of the features before it. */
-static const SxsFeature *const features[] = {&counters_feature, &names_feature, &sxs__tracing_feature};
+static const SxsFeature *const features[] = {&counters_feature, &names_feature, &stacks_feature, &sxs__tracing_feature};
+
+/* Records the thread's stack for an event when [stacks] on= asks for that event. */
+static void maybe_record_stack(SxsCallback *self, SxsStackEvents event) {
+  const SxsConfig *cfg = sxs__manager_config();
+  if (cfg && (cfg->stacks_on & event) && !__atomic_load_n(&self->info_closed, __ATOMIC_ACQUIRE))
+    sxs__stacks_record(self->runtime, event);
+}
 
 /* Sets the runtime's event mask from its low and high halves: the classic call when no high bit
  * is needed, SetEventMask2 (Info5) when one is. */
@@ -419,6 +481,7 @@ static HRESULT callback_ExceptionThrown(ICorProfilerCallback11 *This, ObjectID t
   SxsCallback *self = impl_from_ICorProfilerCallback11(This);
   (void)thrownObjectId;
   sxs__counter_add(&self->runtime->counters.exceptions);
+  maybe_record_stack(self, SXS_STACKS_EXCEPTION);
   return S_OK;
 }
 
@@ -430,6 +493,7 @@ static HRESULT callback_GarbageCollectionStarted(ICorProfilerCallback11 *This, i
   (void)generationCollected;
   (void)reason;
   sxs__counter_add(&self->runtime->counters.gcs);
+  maybe_record_stack(self, SXS_STACKS_GC);
   return S_OK;
 }
 
@@ -569,9 +633,9 @@ static HRESULT callback_FunctionUnloadStarted(ICorProfilerCallback11 *This, Func
 
 static HRESULT callback_JITCompilationStarted(ICorProfilerCallback11 *This, FunctionID functionId,
                                               BOOL fIsSafeToBlock) {
-  (void)This;
   (void)functionId;
   (void)fIsSafeToBlock;
+  maybe_record_stack(impl_from_ICorProfilerCallback11(This), SXS_STACKS_JIT);
   return S_OK;
 }
 

@@ -8,10 +8,10 @@
  *                  (before reading all)                          (structure,   (escapes    (meaning,
  *                                                                 line numbers) only)       cross-key)
  *
- * Two groups exist: [profiler] (required) and [tracing] (optional), in either order, each at most
- * once. Every key belongs to exactly one group, so the scan keeps, for each known key, the line it
- * came from and its raw value; GKeyFile is then given clean, rebuilt groups and is used only to
- * undo escapes (\s, \n, ...), so both readers can never disagree about what the file says.
+ * Three groups exist: [profiler] (required), [tracing] and [stacks] (optional), in any order, each
+ * at most once. Every key belongs to exactly one group, so the scan keeps, for each known key, the
+ * line it came from and its raw value; GKeyFile is then given clean, rebuilt groups and is used
+ * only to undo escapes (\s, \n, ...), so both readers can never disagree about what the file says.
  *
  * include= and exclude= are compiled into a ConfigMatcher that sxs__config_traces() reads from
  * JIT threads: immutable once built, no allocation and no lock when matching.
@@ -36,11 +36,11 @@ G_DEFINE_QUARK(sxs - config - error - quark, sxs__config_error)
 #define CONFIG_VERSION_MAX_DIGITS 5
 #define CONFIG_QUOTE_MAX_CHARS 60
 
-enum { GROUP_PROFILER, GROUP_TRACING, N_GROUPS };
+enum { GROUP_PROFILER, GROUP_TRACING, GROUP_STACKS, N_GROUPS };
 
-static const char *const config_groups[N_GROUPS] = {"profiler", "tracing"};
-static const char *const config_group_labels[N_GROUPS] = {"[profiler]", "[tracing]"};
-#define CONFIG_GROUP_LIST "[profiler] or [tracing]"
+static const char *const config_groups[N_GROUPS] = {"profiler", "tracing", "stacks"};
+static const char *const config_group_labels[N_GROUPS] = {"[profiler]", "[tracing]", "[stacks]"};
+#define CONFIG_GROUP_LIST "[profiler], [tracing] or [stacks]"
 
 enum {
   KEY_MODE,
@@ -56,12 +56,13 @@ enum {
   KEY_PATH,
   KEY_INCLUDE,
   KEY_EXCLUDE, /* [tracing] */
+  KEY_ON,      /* [stacks] */
   N_KEYS
 };
 
 static const char *const config_keys[N_KEYS] = {
     "mode",    "runtime", "output", "log",  "flush",   "enabled", "inlining",
-    "routing", "hooks",   "timing", "path", "include", "exclude",
+    "routing", "hooks",   "timing", "path", "include", "exclude", "on",
 };
 
 /* The keys of each group: a run of config_keys, and the list the messages name. */
@@ -70,8 +71,9 @@ static const struct {
   const char *list;
 } config_group_keys[N_GROUPS] = {
     [GROUP_PROFILER] = {KEY_MODE, KEY_ENABLED - KEY_MODE, "mode, runtime, output, log, flush"},
-    [GROUP_TRACING] = {KEY_ENABLED, N_KEYS - KEY_ENABLED,
+    [GROUP_TRACING] = {KEY_ENABLED, KEY_ON - KEY_ENABLED,
                        "enabled, inlining, routing, hooks, timing, path, include, exclude"},
+    [GROUP_STACKS] = {KEY_ON, N_KEYS - KEY_ON, "on"},
 };
 
 #define CONFIG_OUTPUT_EXPECTED                                                                                         \
@@ -111,6 +113,14 @@ static const char *const config_timings[] = {"on", "off"};
 static const char *const config_booleans[] = {"true", "false"};
 #define CONFIG_BOOLEAN_LIST "true or false"
 
+/* [stacks] on=: the word of each SxsStackEvents bit (bit i is word i), then "none" for the empty
+ * set; the list is separated as include= is. */
+static const char *const config_stack_words[] = {"exception", "jit", "gc", "none"};
+#define CONFIG_STACK_NONE 3
+G_STATIC_ASSERT(SXS_STACKS_EXCEPTION == 1 << 0 && SXS_STACKS_JIT == 1 << 1 && SXS_STACKS_GC == 1 << 2);
+#define CONFIG_STACKS_SEPARATORS ", \t\n\r"
+#define CONFIG_STACKS_EXPECTED "expected events among exception, jit and gc, separated by commas or spaces, or none"
+
 /* include= and exclude=: limits, separators and the characters a pattern may not hold. */
 #define CONFIG_PATTERN_MAX_BYTES 512
 #define CONFIG_PATTERNS_MAX 256
@@ -129,7 +139,7 @@ static const char *const config_booleans[] = {"true", "false"};
 /* What the line scan found: where each group and key was and each key's raw (still escaped) value. */
 typedef struct {
   const char *source;
-  int group_line[N_GROUPS]; /* line of "[profiler]" and "[tracing]", 0 when absent */
+  int group_line[N_GROUPS]; /* line of "[profiler]", "[tracing]" and "[stacks]", 0 when absent */
   int group;                /* group of the lines being read; -1 before the first group line */
   int key_line[N_KEYS];     /* 0: key not given */
   char *raw_value[N_KEYS];  /* leading and trailing white space removed, escapes intact */
@@ -342,8 +352,12 @@ static int config_key_of(const char *key) {
   return -1;
 }
 
+/* The group whose run of config_keys holds key k (0 <= k < N_KEYS), or -1. */
 static int config_group_of_key(int k) {
-  return k >= config_group_keys[GROUP_TRACING].first ? GROUP_TRACING : GROUP_PROFILER;
+  for (int g = 0; g < N_GROUPS; g++)
+    if (k >= config_group_keys[g].first && k < config_group_keys[g].first + config_group_keys[g].count)
+      return g;
+  return -1;
 }
 
 /* A "[group]" line (start points at '['; trailing blanks already removed). */
@@ -351,7 +365,7 @@ static gboolean config_scan_group_line(SxsConfigScan *scan, int line_no, char *s
   const char *source = scan->source;
   char *close = strchr(start, ']');
   if (!close || close[1] != '\0') {
-    /* Name the group the line was meant to open when its text is one, else both. */
+    /* Name the group the line was meant to open when its text is one, else all of them. */
     const char *name = start + 1;
     int g = config_group_of(name, close ? (size_t)(close - name) : strlen(name));
     g_autofree char *quoted = config_quote(start);
@@ -383,7 +397,7 @@ static gboolean config_scan_group_line(SxsConfigScan *scan, int line_no, char *s
 
 /* Classifies one line (its '\n' and a '\r' before it removed) the way GKeyFile does: blank or
  * '#' comment, "[group]" with only blanks after ']', or "key=value" with a non-empty key. A key
- * belongs to the group of the last group line; a key of the other group is unknown there. */
+ * belongs to the group of the last group line; a key of another group is unknown there. */
 static gboolean config_scan_line(SxsConfigScan *scan, int line_no, char *line, GError **error) {
   const char *source = scan->source;
   char *start = line;
@@ -944,8 +958,59 @@ static gboolean config_apply_tracing(const SxsConfigScan *scan, char *values[N_K
   return TRUE;
 }
 
+/* [stacks] on=: words separated by any run of commas and white space, each of exception, jit
+ * and gc at most once, or none alone for the empty set. The first problem, left to right, is
+ * reported: an unknown word (with a hint when one is close), a word given twice, then none
+ * together with events. *ret_events is set only on success. */
+static gboolean config_parse_stacks(const SxsConfigScan *scan, const char *value, guint *ret_events, GError **error) {
+  const char *source = scan->source;
+  int line = scan->key_line[KEY_ON];
+  if (*value == '\0') {
+    config_fail(error, SXS_CONFIG_ERROR_VALUE, source, line, "on= is empty; " CONFIG_STACKS_EXPECTED);
+    return FALSE;
+  }
+  guint seen = 0; /* bit i: config_stack_words[i] given */
+  for (const char *p = value; *p;) {
+    p += strspn(p, CONFIG_STACKS_SEPARATORS);
+    size_t len = strcspn(p, CONFIG_STACKS_SEPARATORS);
+    if (len == 0)
+      break;
+    g_autofree char *word = g_strndup(p, len);
+    p += len;
+    size_t i = 0;
+    while (i < G_N_ELEMENTS(config_stack_words) && strcmp(word, config_stack_words[i]) != 0)
+      i++;
+    if (i == G_N_ELEMENTS(config_stack_words)) {
+      g_autofree char *quoted = config_quote(word);
+      g_autofree char *hint = config_suggest(word, config_stack_words, G_N_ELEMENTS(config_stack_words));
+      config_fail(error, SXS_CONFIG_ERROR_VALUE, source, line, "unknown stack event %s%s; " CONFIG_STACKS_EXPECTED,
+                  quoted, hint);
+      return FALSE;
+    }
+    if (seen & (1u << i)) {
+      g_autofree char *quoted = config_quote(word);
+      config_fail(error, SXS_CONFIG_ERROR_VALUE, source, line,
+                  "stack event %s given twice; expected each event at most once", quoted);
+      return FALSE;
+    }
+    seen |= 1u << i;
+  }
+  guint none = 1u << CONFIG_STACK_NONE;
+  if (seen == 0 || ((seen & none) && seen != none)) {
+    g_autofree char *quoted = config_quote(value);
+    if (seen == 0)
+      config_fail(error, SXS_CONFIG_ERROR_VALUE, source, line, "on=%s holds no event; " CONFIG_STACKS_EXPECTED, quoted);
+    else
+      config_fail(error, SXS_CONFIG_ERROR_VALUE, source, line,
+                  "on=%s combines none with other events; expected none alone, or events without none", quoted);
+    return FALSE;
+  }
+  *ret_events = seen & ~none;
+  return TRUE;
+}
+
 /* Turns the scanned keys into cfg (which holds the defaults), checking each value and how mode
- * and runtime fit together, then the [tracing] keys. */
+ * and runtime fit together, then the [tracing] keys, then the [stacks] keys. */
 static gboolean config_apply(const SxsConfigScan *scan, char *values[N_KEYS], SxsConfig *cfg, GError **error) {
   if (values[KEY_MODE] && !config_parse_mode(scan, values[KEY_MODE], &cfg->mode, error))
     return FALSE;
@@ -987,7 +1052,9 @@ static gboolean config_apply(const SxsConfigScan *scan, char *values[N_KEYS], Sx
   }
   if (values[KEY_FLUSH] && !config_parse_flush(scan, values[KEY_FLUSH], &cfg->flush_seconds, error))
     return FALSE;
-  return config_apply_tracing(scan, values, &cfg->tracing, error);
+  if (!config_apply_tracing(scan, values, &cfg->tracing, error))
+    return FALSE;
+  return !values[KEY_ON] || config_parse_stacks(scan, values[KEY_ON], &cfg->stacks_on, error);
 }
 
 SxsConfig *sxs__config_new_default(void) {
@@ -1003,6 +1070,7 @@ SxsConfig *sxs__config_new_default(void) {
   cfg->tracing.inlining_allowed = FALSE;
   cfg->tracing.routing = SXS_ROUTING_MAPPER2;
   cfg->tracing.hooks = SXS_HOOKS_FULL;
+  cfg->stacks_on = 0;
   return cfg;
 }
 
@@ -1062,6 +1130,13 @@ const char *sxs__config_mode_name(SxsMode mode) {
   if ((unsigned)mode < G_N_ELEMENTS(config_modes))
     return config_modes[mode];
   return "unknown";
+}
+
+const char *sxs__config_stack_event_name(SxsStackEvents one_bit) {
+  for (int i = 0; i < CONFIG_STACK_NONE; i++)
+    if ((guint)one_bit == 1u << i)
+      return config_stack_words[i];
+  return NULL;
 }
 
 /* The check behind sxs__config_check_output: r is 0 or -errno, *ret_message set when r < 0. */

@@ -47,6 +47,13 @@ typedef struct {
   gpointer matcher;          /* compiled include/exclude (owned, opaque); NULL when neither given */
 } SxsTracingConfig;
 
+/* [stacks] on=: the events whose thread's stack is recorded, as bits. */
+typedef enum {
+  SXS_STACKS_EXCEPTION = 1 << 0, /* ExceptionThrown */
+  SXS_STACKS_JIT = 1 << 1,       /* JITCompilationStarted */
+  SXS_STACKS_GC = 1 << 2,        /* GarbageCollectionStarted */
+} SxsStackEvents;
+
 typedef struct {
   SxsMode mode;
   SxsSelectorKind selector_kind;
@@ -59,6 +66,7 @@ typedef struct {
   int flush_seconds; /* periodic rewrite of the profile; 0: only at shutdown and exit */
   char *source;      /* the config file's path as given, NULL for built-in defaults */
   SxsTracingConfig tracing;
+  guint stacks_on; /* SxsStackEvents bits; 0: none (default) */
 } SxsConfig;
 
 /* Codes of SXS_CONFIG_ERROR. Every message is one line: "<file>[:<line>]: <problem>; expected <what>". */
@@ -103,6 +111,9 @@ gboolean sxs__config_pattern_matches(const char *pattern, const char *name);
 
 /* "pick-first", "pick-one", "pick-all"; "unknown" for anything else. */
 const char *sxs__config_mode_name(SxsMode mode);
+
+/* The on= word of one SxsStackEvents bit ("exception", "jit", "gc"); NULL for anything else. */
+const char *sxs__config_stack_event_name(SxsStackEvents one_bit);
 
 /* Sets cfg's output from a value with the grammar of output= (used for SXSPROF_OUTPUT too): a
  * value ending in '/', "/." or "/.." (or "." or "..") names a folder, anything else a prefix;

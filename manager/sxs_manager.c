@@ -38,6 +38,7 @@
 
 #include "sxs_json.h"
 #include "sxs_policy.h"
+#include "sxs_stacks.h"
 #include "sxs_trace.h"
 
 typedef struct {
@@ -465,6 +466,53 @@ int sxs__manager_function_name(SxsRuntime *rt, uint64_t function_id, char **ret_
   return ops->function_name(instance, function_id, ret_name, ret_module);
 }
 
+guint sxs__manager_stitch_targets(SxsStitchTarget *out, guint max, const char **skipped, guint max_skipped,
+                                  guint *ret_n_skipped) {
+  guint n = 0, n_skipped = 0;
+  g_mutex_lock(&manager.lock);
+  g_autoptr(GPtrArray) all = runtimes_sorted_locked();
+  for (guint i = 0; i < all->len; i++) {
+    SxsRuntime *rt = all->pdata[i];
+    const char *why = NULL;
+    g_mutex_lock(&rt->lock);
+    if (rt->status == SXS_RUNTIME_DECLINED)
+      why = "declined";
+    else if (rt->shut_down)
+      why = "shut down";
+    else if (rt->status != SXS_RUNTIME_PROFILING || !rt->ops || !rt->ops->owns_ip || !rt->ops->walk)
+      why = "starting";
+    else if (g_hash_table_contains(rt->features_off, "stacks"))
+      why = "stacks off";
+    else if (n == max)
+      why = "too many runtimes";
+    if (!why)
+      out[n++] = (SxsStitchTarget){
+          .runtime = rt,
+          .stitch = {.runtime_id = rt->id,
+                     .user = rt->ops_instance,
+                     .owns_ip = rt->ops->owns_ip,
+                     .walk = rt->ops->walk},
+      };
+    else if (n_skipped < max_skipped)
+      skipped[n_skipped++] = why;
+    g_mutex_unlock(&rt->lock);
+  }
+  g_mutex_unlock(&manager.lock);
+  *ret_n_skipped = n_skipped;
+  return n;
+}
+
+int sxs__manager_recorded_function(SxsRuntime *rt, uint64_t function_id, char **ret_name, char **ret_module) {
+  g_mutex_lock(&rt->lock);
+  SxsFunctionRecord *f = g_hash_table_lookup(rt->functions, &function_id);
+  if (f) {
+    *ret_name = g_strdup(f->name);
+    *ret_module = g_strdup(f->module);
+  }
+  g_mutex_unlock(&rt->lock);
+  return f ? 0 : -ENOENT;
+}
+
 void sxs__manager_capabilities(SxsRuntime *rt, SxsCapabilities *ret_caps) {
   g_mutex_lock(&rt->lock);
   *ret_caps = rt->caps;
@@ -661,6 +709,7 @@ SxsProfileModel *sxs__manager_snapshot(void) {
     sxs__runtime_model_sort(r);
     sxs__trace_fill(r->id, r);
   }
+  sxs__stacks_fill(m);
   return m;
 }
 
@@ -726,6 +775,7 @@ void sxs__manager_reset_for_tests(void) {
   g_clear_pointer(&manager.config_error, g_free);
   g_clear_pointer(&manager.profile_path, g_free);
   g_mutex_unlock(&manager.lock);
+  sxs__stacks_reset_for_tests();
   g_mutex_lock(&manager.write_lock);
   g_clear_pointer(&manager.last_digest, g_free);
   g_mutex_unlock(&manager.write_lock);

@@ -11,6 +11,7 @@
 
 #include "sxs_config.h"
 #include "sxs_profile.h"
+#include "sxs_stitch.h"
 
 /* Counter updates: relaxed atomics, lock-free. Context: any thread. */
 static inline void sxs__counter_add(gint64 *counter) {
@@ -28,7 +29,24 @@ typedef struct {
   /* Namespace.Type.Method and module file name of one of the runtime's functions. 0 or -errno;
    * the out-parameters are untouched on failure. */
   int (*function_name)(gpointer instance, uint64_t function_id, char **ret_name, char **ret_module);
+  /* Does the runtime own the code at ip (GetFunctionFromIP)? 0 with *ret_function_id, -ENOENT when
+   * not, -ESHUTDOWN, or -EAGAIN when the runtime could not answer now. Context: any thread. */
+  int (*owns_ip)(gpointer instance, uintptr_t ip, uint64_t *ret_function_id);
+  /* The runtime's walk of the calling thread (sxs__snapshot_current_thread): the HRESULT, frames
+   * leaf first in frames[0 .. *ret_n); SXS_E_RUNTIME_SHUT_DOWN once Shutdown has begun. Context:
+   * the walked thread, no profiler lock held. */
+  HRESULT (*walk)(gpointer instance, SxsStackFrame *frames, guint max, guint *ret_n);
 } SxsRuntimeOps;
+
+/* What SxsRuntimeOps.walk answers once the runtime has begun to shut down (no runtime returns it:
+ * facility 0x13 with a code the runtime's errors leave unused). */
+#define SXS_E_RUNTIME_SHUT_DOWN ((HRESULT)0x8013FFF0)
+
+/* A runtime a stack walk may ask, as sxs__manager_stitch_targets lists it. */
+typedef struct {
+  struct SxsRuntime *runtime;
+  SxsStitchRuntime stitch; /* user: the runtime's callback instance */
+} SxsStitchTarget;
 
 /* A runtime that loaded the library. Owned by the manager's registry and kept until the process
  * ends, so a declined runtime can still be reported after its callback object is gone.
@@ -77,6 +95,17 @@ void sxs__manager_attach_ops(SxsRuntime *rt, const SxsRuntimeOps *ops, gpointer 
 
 /* Names one of a runtime's functions through its live side: 0, or -ESHUTDOWN / -ENOENT. */
 int sxs__manager_function_name(SxsRuntime *rt, uint64_t function_id, char **ret_name, char **ret_module);
+
+/* The runtimes a stack walk may ask now, in id order, into out[0 .. returned) (at most max):
+ * profiled, with their live side attached, not shut down, and stacks not off for them. Each other
+ * runtime's reason is appended to skipped (static strings: "declined", "starting", "shut down",
+ * "stacks off", "too many runtimes"), at most max_skipped of them, *ret_n_skipped set.
+ * Context: any thread; takes the registry's locks, calls nothing. */
+guint sxs__manager_stitch_targets(SxsStitchTarget *out, guint max, const char **skipped, guint max_skipped,
+                                  guint *ret_n_skipped);
+
+/* The name and module recorded for a function: 0, or -ENOENT (out-parameters untouched). */
+int sxs__manager_recorded_function(SxsRuntime *rt, uint64_t function_id, char **ret_name, char **ret_module);
 
 /* A copy of the runtime's capability record. */
 void sxs__manager_capabilities(SxsRuntime *rt, SxsCapabilities *ret_caps);

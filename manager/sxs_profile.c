@@ -5,6 +5,7 @@
  */
 #include "sxs_profile.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #include "sxs_json.h"
@@ -48,9 +49,48 @@ void sxs__thread_record_free(gpointer p) {
   g_free(t);
 }
 
+static void stack_frame_clear(gpointer p) {
+  SxsStackFrameModel *f = p;
+  g_free(f->name);
+  g_free(f->module);
+}
+
+SxsStackModel *sxs__stack_model_new(const char *event, uint32_t thread) {
+  SxsStackModel *s = g_new0(SxsStackModel, 1);
+  s->event = g_strdup(event);
+  s->thread = thread;
+  s->frames = g_array_new(FALSE, TRUE, sizeof(SxsStackFrameModel));
+  g_array_set_clear_func(s->frames, stack_frame_clear);
+  return s;
+}
+
+void sxs__stack_model_free(gpointer p) {
+  SxsStackModel *s = p;
+  if (!s)
+    return;
+  g_free(s->event);
+  g_array_unref(s->frames);
+  g_free(s);
+}
+
+SxsStackModel *sxs__stack_model_copy(const SxsStackModel *s) {
+  SxsStackModel *c = sxs__stack_model_new(s->event, s->thread);
+  c->count = s->count;
+  for (guint i = 0; i < s->frames->len; i++) {
+    SxsStackFrameModel f = g_array_index(s->frames, SxsStackFrameModel, i);
+    f.name = g_strdup(f.name);
+    f.module = g_strdup(f.module);
+    g_array_append_val(c->frames, f);
+  }
+  return c;
+}
+
 SxsProfileModel *sxs__profile_model_new(void) {
   SxsProfileModel *m = g_new0(SxsProfileModel, 1);
   m->runtimes = g_ptr_array_new_with_free_func(sxs__runtime_model_free);
+  m->stacks = g_ptr_array_new_with_free_func(sxs__stack_model_free);
+  m->walks.failures = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
+  m->walks.skipped = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
   return m;
 }
 
@@ -96,6 +136,9 @@ void sxs__profile_model_free(SxsProfileModel *m) {
   g_free(m->config);
   g_free(m->log);
   g_ptr_array_unref(m->runtimes);
+  g_ptr_array_unref(m->stacks);
+  g_hash_table_unref(m->walks.failures);
+  g_hash_table_unref(m->walks.skipped);
   g_free(m);
 }
 
@@ -272,6 +315,65 @@ static void render_runtime(SxsJsonWriter *w, const SxsRuntimeModel *r) {
   sxs__json_end_object(w);
 }
 
+/* A string -> guint64* table as an object, keys sorted. */
+static void render_count_table(SxsJsonWriter *w, const char *key, GHashTable *table) {
+  sxs__json_key(w, key);
+  sxs__json_begin_object(w);
+  g_autofree gpointer *keys = g_hash_table_get_keys_as_array(table, NULL);
+  guint n = g_hash_table_size(table);
+  qsort(keys, n, sizeof *keys, compare_strings);
+  for (guint i = 0; i < n; i++)
+    sxs__json_member_uint(w, keys[i], *(const guint64 *)g_hash_table_lookup(table, keys[i]));
+  sxs__json_end_object(w);
+}
+
+static void render_address(SxsJsonWriter *w, const char *key, uintptr_t value) {
+  char text[2 + 16 + 1];
+  g_snprintf(text, sizeof text, "0x%" G_GINTPTR_MODIFIER "x", (guintptr)value);
+  sxs__json_member_string(w, key, text);
+}
+
+/* "stacks" and "stack_walks". */
+static void render_stacks(SxsJsonWriter *w, const SxsProfileModel *m) {
+  sxs__json_key(w, "stacks");
+  sxs__json_begin_array(w);
+  for (guint i = 0; i < m->stacks->len; i++) {
+    const SxsStackModel *s = m->stacks->pdata[i];
+    sxs__json_begin_object(w);
+    sxs__json_member_string(w, "event", s->event);
+    sxs__json_member_uint(w, "thread", s->thread);
+    sxs__json_member_uint(w, "count", s->count);
+    sxs__json_key(w, "frames");
+    sxs__json_begin_array(w);
+    for (guint j = 0; j < s->frames->len; j++) {
+      const SxsStackFrameModel *f = &g_array_index(s->frames, SxsStackFrameModel, j);
+      sxs__json_begin_object(w);
+      sxs__json_member_string(w, "kind", f->managed ? "managed" : "native");
+      if (f->managed)
+        sxs__json_member_int(w, "runtime", f->runtime_id);
+      sxs__json_member_string(w, "name", f->name);
+      sxs__json_member_string(w, "module", f->module);
+      render_address(w, "ip", f->ip);
+      render_address(w, "sp", f->sp);
+      sxs__json_end_object(w);
+    }
+    sxs__json_end_array(w);
+    sxs__json_end_object(w);
+  }
+  sxs__json_end_array(w);
+
+  sxs__json_key(w, "stack_walks");
+  sxs__json_begin_object(w);
+  sxs__json_member_uint(w, "made", m->walks.made);
+  sxs__json_member_uint(w, "failed", m->walks.failed);
+  sxs__json_member_uint(w, "runtime_walks", m->walks.runtime_walks);
+  sxs__json_member_uint(w, "unknown_frames", m->walks.unknown_frames);
+  sxs__json_member_uint(w, "stacks_dropped", m->walks.stacks_dropped);
+  render_count_table(w, "failures", m->walks.failures);
+  render_count_table(w, "skipped", m->walks.skipped);
+  sxs__json_end_object(w);
+}
+
 char *sxs__profile_render_json(const SxsProfileModel *m, gsize *ret_len) {
   g_autoptr(SxsJsonWriter) w = sxs__json_writer_new(TRUE);
   sxs__json_begin_object(w);
@@ -287,6 +389,7 @@ char *sxs__profile_render_json(const SxsProfileModel *m, gsize *ret_len) {
   for (guint i = 0; i < m->runtimes->len; i++)
     render_runtime(w, m->runtimes->pdata[i]);
   sxs__json_end_array(w);
+  render_stacks(w, m);
   sxs__json_end_object(w);
   return sxs__json_writer_steal(w, ret_len);
 }

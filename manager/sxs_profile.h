@@ -116,6 +116,38 @@ typedef struct {
   GPtrArray *call_tree; /* SxsCallNode*, by id; owned */
 } SxsRuntimeModel;
 
+/* One frame of a recorded stack, as the profile reports it. */
+typedef struct {
+  gboolean managed;
+  int runtime_id; /* managed frames: whose; 0 for native ones */
+  char *name;     /* Namespace.Type.Method, module!symbol+0xoff, module+0xoff or 0x... */
+  char *module;   /* app.dll, libc.so.6; "" when no module holds the code */
+  uintptr_t ip, sp;
+} SxsStackFrameModel;
+
+/* One aggregated stack: every event of one kind on one thread with these frames. */
+typedef struct {
+  char *event;     /* "exception", "jit", "gc" */
+  uint32_t thread; /* OS thread id */
+  guint64 count;
+  GArray *frames; /* SxsStackFrameModel, leaf first, ip and sp of the first occurrence; owned */
+} SxsStackModel;
+
+/* How the stack walks went (the profile's "stack_walks"). */
+typedef struct {
+  guint64 made;           /* stitched walks */
+  guint64 failed;         /* walks where the native walk or a runtime's walk did not complete */
+  guint64 runtime_walks;  /* DoStackSnapshot calls */
+  guint64 unknown_frames; /* frames no module and no runtime owns (stubs) */
+  guint64 stacks_dropped; /* events whose new stack found the table full */
+  GHashTable *failures;   /* why: HRESULT or errno name -> count (char*, guint64*); owned */
+  GHashTable *skipped;    /* runtimes not asked, or events not walked: reason -> count; owned */
+} SxsWalkCounters;
+
+SxsStackModel *sxs__stack_model_new(const char *event, uint32_t thread);
+void sxs__stack_model_free(gpointer s);
+SxsStackModel *sxs__stack_model_copy(const SxsStackModel *s);
+
 /* The whole profile of one process. */
 typedef struct {
   SxsProcessInfo *process; /* owned */
@@ -123,6 +155,8 @@ typedef struct {
   char *config;            /* the config file's path, NULL for the defaults */
   char *log;               /* where the profiler's messages went: a path, "stderr", or NULL */
   GPtrArray *runtimes;     /* SxsRuntimeModel*, by id; owned */
+  GPtrArray *stacks;       /* SxsStackModel*, by event, count (descending), thread; owned */
+  SxsWalkCounters walks;
 } SxsProfileModel;
 
 SxsProfileModel *sxs__profile_model_new(void);

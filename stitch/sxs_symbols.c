@@ -228,6 +228,25 @@ gboolean sxs__modmap_refresh(SxsModuleMap *map) {
   return rebuilt;
 }
 
+/* dl_iterate_phdr callback of sxs__modmap_is_current: the counters, from the first object only. */
+static int modmap_read_counters(struct dl_phdr_info *info, size_t size, void *data) {
+  unsigned long long *counters = data;
+  if (size >= offsetof(struct dl_phdr_info, dlpi_subs) + sizeof(info->dlpi_subs)) {
+    counters[0] = info->dlpi_adds;
+    counters[1] = info->dlpi_subs;
+    counters[2] = 1;
+  }
+  return 1;
+}
+
+gboolean sxs__modmap_is_current(const SxsModuleMap *map) {
+  if (map == NULL || !map->counted)
+    return FALSE;
+  unsigned long long counters[3] = {0, 0, 0};
+  dl_iterate_phdr(modmap_read_counters, counters);
+  return counters[2] && counters[0] == map->adds && counters[1] == map->subs;
+}
+
 const SxsModule *sxs__modmap_find(const SxsModuleMap *map, uintptr_t addr) {
   if (map == NULL)
     return NULL;

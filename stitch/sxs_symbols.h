@@ -50,6 +50,17 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC(SxsModuleMap, sxs__modmap_free)
 gboolean sxs__modmap_refresh(SxsModuleMap *map);
 
 /*
+ * TRUE when no object was loaded or unloaded since map was built (the loader's dlpi_adds and
+ * dlpi_subs are those of the build); FALSE when something was, on a libc without the counters, or
+ * for NULL. Reads the map without changing it, so a holder of an immutable map can decide to build
+ * a new one while others keep reading the old.
+ *
+ * Context: any thread except a signal handler; takes the loader lock for one dl_iterate_phdr
+ * callback.
+ */
+gboolean sxs__modmap_is_current(const SxsModuleMap *map);
+
+/*
  * The module whose executable segments contain addr, or NULL (heap, stack, data, unmapped, a
  * module loaded after the last refresh, map NULL). Pure reads of the snapshot and a binary search
  * over its sorted code ranges: no allocation, no lock, no libc call.

@@ -1,6 +1,6 @@
 /* Unit tests of the config file parser: every rejected config with its exact one-line message,
- * accepted configs (CRLF, BOM, escapes, paths made absolute, [tracing]), selector matching,
- * include=/exclude= matching, output checks. */
+ * accepted configs (CRLF, BOM, escapes, paths made absolute, [tracing], [stacks]), selector
+ * matching, include=/exclude= matching, output checks. */
 #include <errno.h>
 #include <fcntl.h>
 #include <string.h>
@@ -25,6 +25,8 @@
 #define KEYS_EXPECTED "expected one of mode, runtime, output, log, flush"
 #define MODES_EXPECTED "expected pick-first, pick-one or pick-all"
 #define TRACING_KEYS_EXPECTED "expected one of enabled, inlining, routing, hooks, timing, path, include, exclude"
+#define STACKS_EXPECTED "expected events among exception, jit and gc, separated by commas or spaces, or none"
+#define GROUPS_EXPECTED "[profiler], [tracing] or [stacks]"
 #define PATTERNS_EXPECTED                                                                                              \
   "expected function name patterns such as MyApp.* or Ns.Type.Method, separated by commas or "                         \
   "spaces, using * and ? as wildcards and none of [ ] { } ( ) | \\ \" ' or control characters"
@@ -150,9 +152,9 @@ static const BadCase bad_cases[] = {
     {"key-outside-group", "# settings\nmode=pick-all\n[profiler]\n", 0, NULL, SXS_CONFIG_ERROR_SYNTAX,
      ":2: key \"mode\" is outside any group; expected a [profiler] line before it"},
     {"unknown-group", "[profiler]\nmode=pick-all\n\n[output]\nlog=/tmp/x.log\n", 0, NULL, SXS_CONFIG_ERROR_UNKNOWN,
-     ":4: unknown group \"output\"; expected [profiler] or [tracing]"},
+     ":4: unknown group \"output\"; expected " GROUPS_EXPECTED},
     {"unknown-group-near", "[Profiler]\nmode=pick-all\n", 0, NULL, SXS_CONFIG_ERROR_UNKNOWN,
-     ":1: unknown group \"Profiler\" (did you mean profiler?); expected [profiler] or [tracing]"},
+     ":1: unknown group \"Profiler\" (did you mean profiler?); expected " GROUPS_EXPECTED},
     {"unknown-key-near", "[profiler]\nmdoe=pick-all\n", 0, NULL, SXS_CONFIG_ERROR_UNKNOWN,
      ":2: unknown key \"mdoe\" (did you mean mode?); " KEYS_EXPECTED},
     {"unknown-key-near-runtime", "[profiler]\nmode=pick-one\nruntim=10.0\n", 0, NULL, SXS_CONFIG_ERROR_UNKNOWN,
@@ -271,13 +273,13 @@ static const BadCase bad_cases[] = {
     {"tracing-key-outside-group", "# tracing\nenabled=true\n[tracing]\n", 0, NULL, SXS_CONFIG_ERROR_SYNTAX,
      ":2: key \"enabled\" is outside any group; expected a [tracing] line before it"},
     {"unknown-key-outside-group", "colour=blue\n[profiler]\n", 0, NULL, SXS_CONFIG_ERROR_SYNTAX,
-     ":1: key \"colour\" is outside any group; expected a [profiler] or [tracing] line before it"},
+     ":1: key \"colour\" is outside any group; expected a " GROUPS_EXPECTED " line before it"},
     {"tracing-unclosed-group", "[profiler]\n[tracing\n", 0, NULL, SXS_CONFIG_ERROR_SYNTAX,
      ":2: malformed group line \"[tracing\"; expected [tracing] alone on its line"},
     {"other-unclosed-group", "[profiler]\n[trace\n", 0, NULL, SXS_CONFIG_ERROR_SYNTAX,
-     ":2: malformed group line \"[trace\"; expected [profiler] or [tracing] alone on its line"},
+     ":2: malformed group line \"[trace\"; expected " GROUPS_EXPECTED " alone on its line"},
     {"unknown-group-near-tracing", "[profiler]\n[Tracing]\n", 0, NULL, SXS_CONFIG_ERROR_UNKNOWN,
-     ":2: unknown group \"Tracing\" (did you mean tracing?); expected [profiler] or [tracing]"},
+     ":2: unknown group \"Tracing\" (did you mean tracing?); expected " GROUPS_EXPECTED},
     {"tracing-without-profiler", "[tracing]\nenabled=true\n", 0, NULL, SXS_CONFIG_ERROR_UNKNOWN,
      ": no [profiler] group; expected a [profiler] line followed by key=value settings"},
 
@@ -363,6 +365,52 @@ static const BadCase bad_cases[] = {
      ":3: include pattern \"A.*\\x0bB.*\" contains the control character 0x0b; " PATTERNS_EXPECTED},
     {"include-bad-escape", "[profiler]\n[tracing]\ninclude=MyApp\\.*\n", 0, NULL, SXS_CONFIG_ERROR_SYNTAX,
      ":3: invalid escape sequence in the value of include=; expected \\s, \\n, \\t, \\r or \\\\ after a backslash"},
+
+    /* [stacks]: structure */
+    {"stacks-duplicate-group", "[profiler]\n[stacks]\non=jit\n[tracing]\n[stacks]\n", 0, NULL,
+     SXS_CONFIG_ERROR_DUPLICATE, ":5: duplicate group [stacks] (first on line 2); expected one [stacks] group"},
+    {"stacks-duplicate-key", "[stacks]\non=jit\non=gc\n[profiler]\n", 0, NULL, SXS_CONFIG_ERROR_DUPLICATE,
+     ":3: duplicate key \"on\" (first on line 2); expected each key at most once"},
+    {"stacks-unknown-key-far", "[profiler]\n[stacks]\nevents=jit\n", 0, NULL, SXS_CONFIG_ERROR_UNKNOWN,
+     ":3: unknown key \"events\"; expected one of on"},
+    {"stacks-unknown-key-near", "[profiler]\n[stacks]\nno=jit\n", 0, NULL, SXS_CONFIG_ERROR_UNKNOWN,
+     ":3: unknown key \"no\" (did you mean on?); expected one of on"},
+    {"stacks-tracing-key", "[profiler]\n[stacks]\nenabled=true\n", 0, NULL, SXS_CONFIG_ERROR_UNKNOWN,
+     ":3: unknown key \"enabled\" (it belongs in [tracing], not [stacks]); expected one of on"},
+    {"profiler-stacks-key", "[profiler]\non=exception\n", 0, NULL, SXS_CONFIG_ERROR_UNKNOWN,
+     ":2: unknown key \"on\" (it belongs in [stacks], not [profiler]); " KEYS_EXPECTED},
+    {"tracing-stacks-key", "[profiler]\n[tracing]\non=gc\n", 0, NULL, SXS_CONFIG_ERROR_UNKNOWN,
+     ":3: unknown key \"on\" (it belongs in [stacks], not [tracing]); " TRACING_KEYS_EXPECTED},
+    {"stacks-key-outside-group", "on=gc\n[stacks]\n[profiler]\n", 0, NULL, SXS_CONFIG_ERROR_SYNTAX,
+     ":1: key \"on\" is outside any group; expected a [stacks] line before it"},
+    {"stacks-unclosed-group", "[profiler]\n[stacks\n", 0, NULL, SXS_CONFIG_ERROR_SYNTAX,
+     ":2: malformed group line \"[stacks\"; expected [stacks] alone on its line"},
+    {"unknown-group-near-stacks", "[profiler]\n[stack]\n", 0, NULL, SXS_CONFIG_ERROR_UNKNOWN,
+     ":2: unknown group \"stack\" (did you mean stacks?); expected " GROUPS_EXPECTED},
+    {"stacks-without-profiler", "[stacks]\non=gc\n", 0, NULL, SXS_CONFIG_ERROR_UNKNOWN,
+     ": no [profiler] group; expected a [profiler] line followed by key=value settings"},
+
+    /* [stacks]: on= */
+    {"stacks-on-empty", "[profiler]\n[stacks]\non=\n", 0, NULL, SXS_CONFIG_ERROR_VALUE,
+     ":3: on= is empty; " STACKS_EXPECTED},
+    {"stacks-on-blank", "[profiler]\n[stacks]\non =  \t\n", 0, NULL, SXS_CONFIG_ERROR_VALUE,
+     ":3: on= is empty; " STACKS_EXPECTED},
+    {"stacks-on-separators-only", "[profiler]\n[stacks]\non = , ,\n", 0, NULL, SXS_CONFIG_ERROR_VALUE,
+     ":3: on=\", ,\" holds no event; " STACKS_EXPECTED},
+    {"stacks-on-unknown-near", "[profiler]\n[stacks]\non=exceptoin\n", 0, NULL, SXS_CONFIG_ERROR_VALUE,
+     ":3: unknown stack event \"exceptoin\" (did you mean exception?); " STACKS_EXPECTED},
+    {"stacks-on-unknown-capital", "[profiler]\n[stacks]\non=jit, GC\n", 0, NULL, SXS_CONFIG_ERROR_VALUE,
+     ":3: unknown stack event \"GC\" (did you mean gc?); " STACKS_EXPECTED},
+    {"stacks-on-unknown-far", "[profiler]\n[stacks]\non = gc, allocations\n", 0, NULL, SXS_CONFIG_ERROR_VALUE,
+     ":3: unknown stack event \"allocations\"; " STACKS_EXPECTED},
+    {"stacks-on-duplicate", "[profiler]\n[stacks]\non=jit, gc jit\n", 0, NULL, SXS_CONFIG_ERROR_VALUE,
+     ":3: stack event \"jit\" given twice; expected each event at most once"},
+    {"stacks-on-duplicate-none", "[profiler]\n[stacks]\non=none none\n", 0, NULL, SXS_CONFIG_ERROR_VALUE,
+     ":3: stack event \"none\" given twice; expected each event at most once"},
+    {"stacks-on-none-and-event", "[profiler]\n[stacks]\non=none,jit\n", 0, NULL, SXS_CONFIG_ERROR_VALUE,
+     ":3: on=\"none,jit\" combines none with other events; expected none alone, or events without none"},
+    {"stacks-on-event-and-none", "[stacks]\non = gc none\n[profiler]\n", 0, NULL, SXS_CONFIG_ERROR_VALUE,
+     ":2: on=\"gc none\" combines none with other events; expected none alone, or events without none"},
 };
 
 static void test_bad_case(Fixture *f, gconstpointer data) {
@@ -510,6 +558,7 @@ static void test_defaults(void) {
   g_assert_cmpint(cfg->log_kind, ==, SXS_LOG_DEFAULT);
   g_assert_null(cfg->log_path);
   g_assert_cmpint(cfg->flush_seconds, ==, 60);
+  g_assert_cmpuint(cfg->stacks_on, ==, 0);
   g_assert_null(cfg->source);
 }
 
@@ -1034,6 +1083,71 @@ static void test_tracing_pattern_limits(Fixture *f, gconstpointer data) {
   }
 }
 
+/* ---- [stacks] ---- */
+
+static void test_stacks_defaults(Fixture *f, gconstpointer data) {
+  (void)data;
+  g_autoptr(SxsConfig) defaults = sxs__config_new_default();
+  g_assert_cmpuint(defaults->stacks_on, ==, 0);
+  g_autoptr(SxsConfig) absent = load_text_ok(f, "[profiler]\n[tracing]\nenabled=true\n");
+  g_assert_cmpuint(absent->stacks_on, ==, 0);
+  g_autoptr(SxsConfig) empty = load_text_ok(f, "[stacks]\n[profiler]\n");
+  g_assert_cmpuint(empty->stacks_on, ==, 0);
+}
+
+typedef struct {
+  const char *value; /* of on= */
+  guint events;
+} StacksCase;
+
+static void test_stacks_on(Fixture *f, gconstpointer data) {
+  (void)data;
+  static const StacksCase cases[] = {
+      {"exception", SXS_STACKS_EXCEPTION},
+      {"jit", SXS_STACKS_JIT},
+      {"gc", SXS_STACKS_GC},
+      {"jit, gc", SXS_STACKS_JIT | SXS_STACKS_GC},
+      {"gc jit", SXS_STACKS_JIT | SXS_STACKS_GC},
+      {"exception,jit,gc", SXS_STACKS_EXCEPTION | SXS_STACKS_JIT | SXS_STACKS_GC},
+      {" ,gc ,, exception\tjit, ", SXS_STACKS_EXCEPTION | SXS_STACKS_JIT | SXS_STACKS_GC},
+      {"exception\\sgc", SXS_STACKS_EXCEPTION | SXS_STACKS_GC}, /* an escaped space separates too */
+      {"none", 0},
+      {" none ,", 0},
+  };
+  for (size_t i = 0; i < G_N_ELEMENTS(cases); i++) {
+    g_autofree char *text = g_strdup_printf("[profiler]\n[stacks]\non = %s\n", cases[i].value);
+    g_test_message("on = %s", cases[i].value);
+    g_autoptr(SxsConfig) cfg = load_text_ok(f, text);
+    g_assert_cmpuint(cfg->stacks_on, ==, cases[i].events);
+  }
+}
+
+/* All three groups, in any order, each key landing in its own group. */
+static void test_stacks_with_other_groups(Fixture *f, gconstpointer data) {
+  (void)data;
+  g_autoptr(SxsConfig) cfg = load_text_ok(f, "[stacks]\n"
+                                             "on = exception, gc\n"
+                                             "[tracing]\n"
+                                             "enabled = true\n"
+                                             "[profiler]\n"
+                                             "mode = pick-first\n");
+  g_assert_cmpuint(cfg->stacks_on, ==, SXS_STACKS_EXCEPTION | SXS_STACKS_GC);
+  g_assert_true(cfg->tracing.enabled);
+  g_assert_cmpint(cfg->mode, ==, SXS_MODE_PICK_FIRST);
+  g_autoptr(SxsConfig) crlf = load_text_ok(f, "[profiler]\r\nflush=0\r\n[stacks]\r\non=jit\r\n");
+  g_assert_cmpuint(crlf->stacks_on, ==, SXS_STACKS_JIT);
+  g_assert_cmpint(crlf->flush_seconds, ==, 0);
+}
+
+static void test_stack_event_names(void) {
+  g_assert_cmpstr(sxs__config_stack_event_name(SXS_STACKS_EXCEPTION), ==, "exception");
+  g_assert_cmpstr(sxs__config_stack_event_name(SXS_STACKS_JIT), ==, "jit");
+  g_assert_cmpstr(sxs__config_stack_event_name(SXS_STACKS_GC), ==, "gc");
+  g_assert_null(sxs__config_stack_event_name((SxsStackEvents)0));
+  g_assert_null(sxs__config_stack_event_name((SxsStackEvents)(SXS_STACKS_JIT | SXS_STACKS_GC)));
+  g_assert_null(sxs__config_stack_event_name((SxsStackEvents)(1 << 3)));
+}
+
 /* ---- sxs__config_traces ---- */
 
 typedef struct {
@@ -1227,6 +1341,10 @@ int main(int argc, char **argv) {
   ADD("/manager/config/tracing/disabled-keeps-keys", test_tracing_disabled_keeps_keys);
   ADD("/manager/config/tracing/pattern-list", test_tracing_pattern_list);
   ADD("/manager/config/tracing/pattern-limits", test_tracing_pattern_limits);
+  ADD("/manager/config/stacks/defaults", test_stacks_defaults);
+  ADD("/manager/config/stacks/on", test_stacks_on);
+  ADD("/manager/config/stacks/with-other-groups", test_stacks_with_other_groups);
+  g_test_add_func("/manager/config/stacks/event-names", test_stack_event_names);
   ADD("/manager/config/traces/cases", test_traces_cases);
   ADD("/manager/config/traces/null", test_traces_null);
   ADD("/manager/config/traces/threads", test_traces_threads);

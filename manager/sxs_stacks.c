@@ -1,0 +1,389 @@
+/* sxs_stacks: stacks recorded at runtime events, aggregated per (event, thread, frames).
+ *
+ *   event callback ──> sxs__stacks_record ──> stitch/ walk (no lock held) ──> key of the frames
+ *                                                                             │
+ *        stacks_lock: known? count it ◄───────────────────────────────────────┘
+ *                     new? name its frames outside the lock (metadata, ELF symbols), then insert
+ *
+ * Frames are the same when they are the same function of the same runtime (managed; its code may
+ * move when the JIT recompiles it at a higher tier) or the same return address (native). The
+ * module map the walks classify code with is immutable once built: when the loader's counters
+ * move, a new one replaces it and the old one is kept (never freed), since another thread may
+ * still be walking with it.
+ *
+ * Lock order: stacks_lock and map_lock are leaves; the registry's locks are taken with neither held,
+ * except by sxs__stacks_fill, which takes them inside stacks_lock (nothing takes stacks_lock inside
+ * them). */
+#include "sxs_stacks.h"
+
+#include <errno.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "sxs_snapshot.h"
+#include "sxs_unwind.h"
+
+/* Most frames of one stitched stack: the native walk's and every runtime's walk may all land. */
+#define STACKS_MAX_FRAMES (2 * SXS_STITCH_MAX_FRAMES)
+
+/* One frame's identity in an aggregated stack. */
+typedef struct {
+  int runtime_id; /* 0: native */
+  uint64_t id;    /* managed: FunctionID; native: the return address */
+  SxsRuntime *rt; /* managed: whose function (the registry keeps runtimes), for naming later */
+} StackFrameId;
+
+typedef struct {
+  guint hash;
+  SxsStackEvents event;
+  uint32_t thread;
+  guint n;
+  StackFrameId *ids;
+  SxsStackModel *model; /* names, first occurrence's ip and sp, count */
+} StackEntry;
+
+/* What one thread keeps between its walks; freed when the thread ends. */
+typedef struct {
+  SxsStitchScratch *scratch;
+  uintptr_t stack_lo, stack_hi;
+  int bounds; /* 0: not read yet; 1: read; -1: could not be read */
+  gboolean busy;
+  SxsStackFrame out[STACKS_MAX_FRAMES];
+} StacksThread;
+
+static void stacks_thread_free(gpointer p) {
+  StacksThread *t = p;
+  if (!t)
+    return;
+  sxs__stitch_scratch_free(t->scratch);
+  g_free(t);
+}
+
+static GPrivate stacks_thread = G_PRIVATE_INIT(stacks_thread_free);
+
+/* map_lock guards replacing current_map and retired_maps; current_map is read with an atomic load. */
+static GMutex map_lock;
+static SxsModuleMap *current_map;
+static GPtrArray *retired_maps;
+static SxsSymbolCache *symbols; /* created once under map_lock; has its own lock */
+
+/* stacks_lock guards stacks and every counter below. */
+static GMutex stacks_lock;
+static GHashTable *stacks; /* StackEntry* (key and value) */
+static guint64 walks_made, walks_failed, runtime_walks, unknown_frames, stacks_dropped;
+static GHashTable *failures; /* name -> guint64* */
+static GHashTable *skipped;  /* reason -> guint64* */
+
+static guint entry_hash(gconstpointer p) {
+  return ((const StackEntry *)p)->hash;
+}
+
+static gboolean entry_equal(gconstpointer a, gconstpointer b) {
+  const StackEntry *x = a, *y = b;
+  if (x->hash != y->hash || x->event != y->event || x->thread != y->thread || x->n != y->n)
+    return FALSE;
+  for (guint i = 0; i < x->n; i++)
+    if (x->ids[i].runtime_id != y->ids[i].runtime_id || x->ids[i].id != y->ids[i].id)
+      return FALSE;
+  return TRUE;
+}
+
+static void entry_free(gpointer p) {
+  StackEntry *e = p;
+  g_free(e->ids);
+  sxs__stack_model_free(e->model);
+  g_free(e);
+}
+
+/* Called with stacks_lock held. */
+static void ensure_tables_locked(void) {
+  if (stacks)
+    return;
+  stacks = g_hash_table_new_full(entry_hash, entry_equal, entry_free, NULL);
+  failures = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
+  skipped = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
+}
+
+static void count_in(GHashTable *table, const char *key, guint64 by) {
+  guint64 *v = g_hash_table_lookup(table, key);
+  if (!v) {
+    v = g_new0(guint64, 1);
+    g_hash_table_insert(table, g_strdup(key), v);
+  }
+  *v += by;
+}
+
+static void count_skipped(const char *reason) {
+  g_mutex_lock(&stacks_lock);
+  ensure_tables_locked();
+  count_in(skipped, reason, 1);
+  g_mutex_unlock(&stacks_lock);
+}
+
+/* The module map to classify with now: rebuilt when the loader's counters moved. */
+static const SxsModuleMap *module_map(void) {
+  SxsModuleMap *map = g_atomic_pointer_get(&current_map);
+  if (map && sxs__modmap_is_current(map))
+    return map;
+  g_mutex_lock(&map_lock);
+  map = current_map;
+  if (!map || !sxs__modmap_is_current(map)) {
+    SxsModuleMap *fresh = sxs__modmap_new();
+    if (map) {
+      if (!retired_maps)
+        retired_maps = g_ptr_array_new();
+      g_ptr_array_add(retired_maps, map);
+    }
+    g_atomic_pointer_set(&current_map, fresh);
+    map = fresh;
+  }
+  if (!symbols)
+    symbols = sxs__symbols_cache_new();
+  g_mutex_unlock(&map_lock);
+  return map;
+}
+
+static StacksThread *thread_state(void) {
+  StacksThread *t = g_private_get(&stacks_thread);
+  if (!t) {
+    t = g_new0(StacksThread, 1);
+    t->scratch = sxs__stitch_scratch_new();
+    g_private_set(&stacks_thread, t);
+  }
+  if (t->bounds == 0)
+    t->bounds = sxs__unwind_stack_bounds(&t->stack_lo, &t->stack_hi) == 0 ? 1 : -1;
+  return t;
+}
+
+static const char *failure_name(HRESULT hr, char *buf, gsize size) {
+  if (hr == SXS_E_RUNTIME_SHUT_DOWN)
+    return "runtime shut down";
+  const char *name = sxs__snapshot_hresult_name(hr);
+  if (name)
+    return name;
+  g_snprintf(buf, size, "0x%08X", (unsigned)hr);
+  return buf;
+}
+
+/* The walk's counters, under stacks_lock. */
+static void count_walk(const SxsStitchReport *report, const char *const *skips, guint n_skips) {
+  g_mutex_lock(&stacks_lock);
+  ensure_tables_locked();
+  walks_made++;
+  gboolean failed = report->native_n < 0;
+  if (report->native_n < 0) {
+    g_autofree char *what = g_strdup_printf("native walk: %s", g_strerror(-report->native_n));
+    count_in(failures, what, 1);
+  }
+  for (guint i = 0; i < report->n_walks; i++) {
+    runtime_walks++;
+    if (report->walks[i].hr != S_OK) {
+      char buf[16];
+      failed = TRUE;
+      count_in(failures, failure_name(report->walks[i].hr, buf, sizeof buf), 1);
+    }
+  }
+  if (report->owns_failed)
+    count_in(failures, "GetFunctionFromIP could not answer", report->owns_failed);
+  if (failed)
+    walks_failed++;
+  unknown_frames += report->unknown_code;
+  for (guint i = 0; i < n_skips; i++)
+    count_in(skipped, skips[i], 1);
+  g_mutex_unlock(&stacks_lock);
+}
+
+static SxsRuntime *target_runtime(const SxsStitchTarget *targets, guint n, int runtime_id) {
+  for (guint i = 0; i < n; i++)
+    if (targets[i].stitch.runtime_id == runtime_id)
+      return targets[i].runtime;
+  return NULL;
+}
+
+static const char *event_name(SxsStackEvents event) {
+  const char *name = sxs__config_stack_event_name(event);
+  return name ? name : "?";
+}
+
+/* A managed frame's name and module: recorded ones first; else, when allowed, asked of its
+ * runtime (and recorded, so the next stack has it). Leaves both NULL when neither works. */
+static void name_managed(SxsRuntime *rt, uint64_t function_id, gboolean may_ask, char **ret_name, char **ret_module) {
+  if (!rt || sxs__manager_recorded_function(rt, function_id, ret_name, ret_module) == 0)
+    return;
+  if (!may_ask)
+    return;
+  g_autofree char *name = NULL, *module = NULL;
+  if (sxs__manager_function_name(rt, function_id, &name, &module) < 0)
+    return;
+  sxs__manager_record_function(rt, function_id, SXS_CODE_NAMED, name, module);
+  *ret_name = g_steal_pointer(&name);
+  *ret_module = g_steal_pointer(&module);
+}
+
+/* A new entry for the stitched frames: identities, names, first ip and sp. */
+static StackEntry *entry_new(const StackEntry *key, const SxsStackFrame *frames, const SxsModuleMap *map,
+                             const SxsStitchTarget *targets, guint n_targets) {
+  StackEntry *e = g_new0(StackEntry, 1);
+  *e = *key;
+  e->ids = g_memdup2(key->ids, sizeof *key->ids * key->n);
+  e->model = sxs__stack_model_new(event_name(key->event), key->thread);
+  /* Metadata is not read on a thread that holds the runtime suspended for a GC. */
+  gboolean may_ask = key->event != SXS_STACKS_GC;
+  for (guint i = 0; i < key->n; i++) {
+    const SxsStackFrame *f = &frames[i];
+    SxsStackFrameModel m = {.ip = f->ip, .sp = f->sp};
+    if (f->kind == SXS_FRAME_MANAGED) {
+      m.managed = TRUE;
+      m.runtime_id = f->runtime_id;
+      e->ids[i].rt = target_runtime(targets, n_targets, f->runtime_id);
+      name_managed(e->ids[i].rt, f->function_id, may_ask, &m.name, &m.module);
+    } else {
+      /* A native frame of a stitched stack is never the walk's first: ip is a return address. */
+      m.name = sxs__symbols_describe(symbols, map, f->ip - 1);
+      const SxsModule *mod = sxs__modmap_find(map, f->ip - 1);
+      m.module = g_strdup(mod ? mod->name : "");
+    }
+    g_array_append_val(e->model->frames, m);
+  }
+  return e;
+}
+
+void sxs__stacks_record(SxsRuntime *rt, SxsStackEvents event) {
+  (void)rt;
+  StacksThread *t = thread_state();
+  if (t->busy) {
+    count_skipped("event during a walk");
+    return;
+  }
+  if (t->bounds < 0) {
+    count_skipped("stack bounds unknown");
+    return;
+  }
+  t->busy = TRUE;
+
+  const SxsModuleMap *map = module_map();
+  SxsStitchTarget targets[SXS_STITCH_MAX_RUNTIMES];
+  SxsStitchRuntime runtimes[SXS_STITCH_MAX_RUNTIMES];
+  const char *skips[16];
+  guint n_skips = 0;
+  guint n_targets = sxs__manager_stitch_targets(targets, G_N_ELEMENTS(targets), skips, G_N_ELEMENTS(skips), &n_skips);
+  for (guint i = 0; i < n_targets; i++)
+    runtimes[i] = targets[i].stitch;
+
+  SxsStitchReport report;
+  guint n = sxs__stitch_current_thread(runtimes, n_targets, map, t->stack_lo, t->stack_hi, t->scratch, t->out,
+                                       STACKS_MAX_FRAMES, &report);
+  count_walk(&report, skips, n_skips);
+  if (n == 0) {
+    t->busy = FALSE;
+    return;
+  }
+
+  StackFrameId ids[STACKS_MAX_FRAMES];
+  StackEntry key = {.event = event, .thread = (uint32_t)syscall(SYS_gettid), .n = n, .ids = ids};
+  guint h = 2166136261u ^ (guint)event ^ (key.thread * 16777619u);
+  for (guint i = 0; i < n; i++) {
+    const SxsStackFrame *f = &t->out[i];
+    gboolean managed = f->kind == SXS_FRAME_MANAGED && f->function_id != 0;
+    ids[i] = (StackFrameId){.runtime_id = managed ? f->runtime_id : 0, .id = managed ? f->function_id : f->ip};
+    h = (h ^ (guint)ids[i].runtime_id) * 16777619u;
+    h = (h ^ (guint)(ids[i].id ^ (ids[i].id >> 32))) * 16777619u;
+  }
+  key.hash = h;
+
+  g_mutex_lock(&stacks_lock);
+  ensure_tables_locked();
+  StackEntry *known = g_hash_table_lookup(stacks, &key);
+  if (known)
+    known->model->count++;
+  g_mutex_unlock(&stacks_lock);
+  if (!known) {
+    StackEntry *fresh = entry_new(&key, t->out, map, targets, n_targets);
+    g_mutex_lock(&stacks_lock);
+    known = g_hash_table_lookup(stacks, &key);
+    if (known) {
+      known->model->count++;
+    } else if (g_hash_table_size(stacks) >= SXS_STACKS_MAX_DISTINCT) {
+      stacks_dropped++;
+    } else {
+      fresh->model->count = 1;
+      g_hash_table_add(stacks, fresh);
+      fresh = NULL;
+    }
+    g_mutex_unlock(&stacks_lock);
+    if (fresh)
+      entry_free(fresh);
+  }
+  t->busy = FALSE;
+}
+
+static int compare_stacks(gconstpointer a, gconstpointer b) {
+  const SxsStackModel *x = *(SxsStackModel *const *)a, *y = *(SxsStackModel *const *)b;
+  int c = strcmp(x->event, y->event);
+  if (c)
+    return c;
+  if (x->count != y->count)
+    return x->count > y->count ? -1 : 1;
+  if (x->thread != y->thread)
+    return x->thread < y->thread ? -1 : 1;
+  return 0;
+}
+
+static void copy_counts(GHashTable *to, GHashTable *from) {
+  if (!from)
+    return;
+  GHashTableIter it;
+  gpointer key, value;
+  g_hash_table_iter_init(&it, from);
+  while (g_hash_table_iter_next(&it, &key, &value))
+    count_in(to, key, *(guint64 *)value);
+}
+
+void sxs__stacks_fill(SxsProfileModel *m) {
+  g_mutex_lock(&stacks_lock);
+  m->walks.made = walks_made;
+  m->walks.failed = walks_failed;
+  m->walks.runtime_walks = runtime_walks;
+  m->walks.unknown_frames = unknown_frames;
+  m->walks.stacks_dropped = stacks_dropped;
+  copy_counts(m->walks.failures, failures);
+  copy_counts(m->walks.skipped, skipped);
+  if (stacks) {
+    GHashTableIter it;
+    gpointer key;
+    g_hash_table_iter_init(&it, stacks);
+    while (g_hash_table_iter_next(&it, &key, NULL)) {
+      StackEntry *e = key;
+      /* Frames recorded unnamed (at a GC) get the name their function has been given since. */
+      for (guint i = 0; i < e->n; i++) {
+        SxsStackFrameModel *f = &g_array_index(e->model->frames, SxsStackFrameModel, i);
+        if (f->managed && !f->name && e->ids[i].rt)
+          sxs__manager_recorded_function(e->ids[i].rt, e->ids[i].id, &f->name, &f->module);
+      }
+      g_ptr_array_add(m->stacks, sxs__stack_model_copy(e->model));
+    }
+  }
+  g_mutex_unlock(&stacks_lock);
+  /* What still has no name is reported by its identity. */
+  for (guint i = 0; i < m->stacks->len; i++) {
+    SxsStackModel *s = m->stacks->pdata[i];
+    for (guint j = 0; j < s->frames->len; j++) {
+      SxsStackFrameModel *f = &g_array_index(s->frames, SxsStackFrameModel, j);
+      if (!f->name)
+        f->name = g_strdup_printf("[runtime %d code at 0x%" G_GINTPTR_MODIFIER "x]", f->runtime_id, (guintptr)f->ip);
+      if (!f->module)
+        f->module = g_strdup("");
+    }
+  }
+  g_ptr_array_sort(m->stacks, compare_stacks);
+}
+
+void sxs__stacks_reset_for_tests(void) {
+  g_mutex_lock(&stacks_lock);
+  g_clear_pointer(&stacks, g_hash_table_unref);
+  g_clear_pointer(&failures, g_hash_table_unref);
+  g_clear_pointer(&skipped, g_hash_table_unref);
+  walks_made = walks_failed = runtime_walks = unknown_frames = stacks_dropped = 0;
+  g_mutex_unlock(&stacks_lock);
+}

@@ -1,0 +1,31 @@
+/* sxs_stacks: the stitched stacks recorded at runtime events ([stacks] on=), aggregated, and how
+ * the walks went. The walking is stitch/'s; this keeps what the profile reports. */
+#pragma once
+
+#include <glib.h>
+
+#include "sxs_config.h"
+#include "sxs_manager.h"
+#include "sxs_profile.h"
+
+/* Most distinct stacks kept; events whose stack is new beyond that are counted as dropped. */
+#define SXS_STACKS_MAX_DISTINCT 65536
+
+/*
+ * Records the stitched stack of the calling thread for one event of `rt`: walks it (every runtime's
+ * frames and the native ones), names its frames the first time that stack is seen, and counts it.
+ * A walk started while this thread is already walking (an event raised by the walk itself) is not
+ * made, only counted. Never fails the caller: problems end up in the profile's counters.
+ *
+ * Context: a runtime's callback on the thread the event happened on (ExceptionThrown,
+ * JITCompilationStarted, GarbageCollectionStarted); normal context, no profiler lock held.
+ * Allocates (per thread once; per new stack).
+ */
+void sxs__stacks_record(SxsRuntime *rt, SxsStackEvents event);
+
+/* Copies the recorded stacks and the walk counters into m (which must have none yet). Context: any
+ * thread; takes the stacks lock, then registry locks (to name frames recorded unnamed). */
+void sxs__stacks_fill(SxsProfileModel *m);
+
+/* Test support: forget every stack and counter. No walk may be under way. */
+void sxs__stacks_reset_for_tests(void);

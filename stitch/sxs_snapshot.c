@@ -1,0 +1,85 @@
+/* The DoStackSnapshot adapter: frames with stack pointers out of one runtime's walk of the calling
+ * thread. */
+#include "sxs_snapshot.h"
+
+#include <string.h>
+
+/* What the walk callback fills: the caller's buffer and what did not fit or made no sense. */
+typedef struct {
+  int runtime_id;
+  SxsStackFrame *frames;
+  guint max;
+  guint n;
+  guint dropped;
+  gboolean truncated;
+} SnapshotState;
+
+/* The runtime's StackSnapshotCallback. Context: inside DoStackSnapshot on the walked thread; no
+ * allocation, no lock, no libc call beyond memcpy. */
+static HRESULT snapshot_frame(FunctionID funcId, UINT_PTR ip, COR_PRF_FRAME_INFO frameInfo, ULONG32 contextSize,
+                              BYTE context[], void *clientData) {
+  SnapshotState *state = clientData;
+  (void)frameInfo;
+  if (funcId == 0)
+    return S_OK; /* a native marker: the native walk has those frames */
+  if (!context || contextSize < SXS_CONTEXT_RIP_OFFSET + sizeof(uint64_t)) {
+    state->dropped++;
+    return S_OK;
+  }
+  uint64_t rsp;
+  memcpy(&rsp, context + SXS_CONTEXT_RSP_OFFSET, sizeof rsp);
+  if (rsp == 0 || (state->n > 0 && rsp <= state->frames[state->n - 1].sp)) {
+    state->dropped++;
+    return S_OK;
+  }
+  if (state->n == state->max) {
+    state->truncated = TRUE;
+    return E_FAIL; /* stops the walk: ABORTED */
+  }
+  state->frames[state->n++] = (SxsStackFrame){
+      .sp = (uintptr_t)rsp,
+      .ip = (uintptr_t)ip,
+      .kind = SXS_FRAME_MANAGED,
+      .runtime_id = state->runtime_id,
+      .function_id = funcId,
+  };
+  return S_OK;
+}
+
+HRESULT sxs__snapshot_current_thread(ICorProfilerInfo15 *info, int runtime_id, SxsStackFrame *frames, guint max,
+                                     guint *ret_n, gboolean *ret_truncated, guint *ret_dropped) {
+  SnapshotState state = {.runtime_id = runtime_id, .frames = frames, .max = frames ? max : 0};
+  HRESULT hr = E_INVALIDARG;
+  if (info)
+    hr = info->lpVtbl->DoStackSnapshot(info, 0, snapshot_frame, COR_PRF_SNAPSHOT_REGISTER_CONTEXT, &state, NULL, 0);
+  *ret_n = state.n;
+  if (ret_truncated)
+    *ret_truncated = state.truncated;
+  if (ret_dropped)
+    *ret_dropped = state.dropped;
+  return hr;
+}
+
+const char *sxs__snapshot_hresult_name(HRESULT hr) {
+  switch (hr) {
+  case S_OK: return "S_OK";
+  case S_FALSE: return "S_FALSE";
+  case E_FAIL: return "E_FAIL";
+  case E_NOTIMPL: return "E_NOTIMPL";
+  case E_INVALIDARG: return "E_INVALIDARG";
+  case E_UNEXPECTED: return "E_UNEXPECTED";
+  case E_OUTOFMEMORY: return "E_OUTOFMEMORY";
+  case CORPROF_E_NOT_MANAGED_THREAD: return "CORPROF_E_NOT_MANAGED_THREAD";
+  case CORPROF_E_NOT_YET_AVAILABLE: return "CORPROF_E_NOT_YET_AVAILABLE";
+  case CORPROF_E_STACKSNAPSHOT_INVALID_TGT_THREAD: return "CORPROF_E_STACKSNAPSHOT_INVALID_TGT_THREAD";
+  case CORPROF_E_STACKSNAPSHOT_UNMANAGED_CTX: return "CORPROF_E_STACKSNAPSHOT_UNMANAGED_CTX";
+  case CORPROF_E_STACKSNAPSHOT_UNSAFE: return "CORPROF_E_STACKSNAPSHOT_UNSAFE";
+  case CORPROF_E_STACKSNAPSHOT_ABORTED: return "CORPROF_E_STACKSNAPSHOT_ABORTED";
+  case CORPROF_E_UNSUPPORTED_CALL_SEQUENCE: return "CORPROF_E_UNSUPPORTED_CALL_SEQUENCE";
+  case CORPROF_E_ASYNCHRONOUS_UNSAFE: return "CORPROF_E_ASYNCHRONOUS_UNSAFE";
+  case CORPROF_E_PROFILER_DETACHING: return "CORPROF_E_PROFILER_DETACHING";
+  case CORPROF_E_RUNTIME_UNINITIALIZED: return "CORPROF_E_RUNTIME_UNINITIALIZED";
+  case CORPROF_E_INCONSISTENT_WITH_FLAGS: return "CORPROF_E_INCONSISTENT_WITH_FLAGS";
+  default: return NULL;
+  }
+}

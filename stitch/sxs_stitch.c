@@ -1,0 +1,159 @@
+/* sxs_stitch: the mixed-mode stack of the calling thread, every runtime's frames and the native
+ * ones between them, in one list ordered by stack pointer.
+ *
+ * Code one runtime manages looks like native code to every other runtime, so no runtime alone can
+ * name a thread that went A -> native -> B -> native -> A. A profiler loaded into all of them can:
+ *
+ *   thread stack (grows down)   1. native walk      2. who owns ip?   3. runtime walks       4. stitched
+ *   ------------------------    (fp + libunwind)    (GetFunctionFromIP (DoStackSnapshot,     (by sp,
+ *                                                    of each runtime)  REGISTER_CONTEXT)      leaf first)
+ *   sp 0x..f000  libsxsprof     ip 0x7f..libsxsprof  module: native   -                      (left out)
+ *   sp 0x..f100  libcoreclr     ip 0x7f..libcoreclr  module: native   -                      libcoreclr!..
+ *   sp 0x..f400  A.Inner        ip 0x7e..(jit)       rt1 owns it      rt1: A.Inner   sp f400 A.Inner  rt1
+ *   sp 0x..f480  IL stub        ip 0x7e..(jit)       nobody (no md)   -                      0x7e.. (stub)
+ *   sp 0x..f500  sxs_bridge_call ip 0x7f..bridge     module: native   -                      bridge!sxs_bridge_call
+ *   sp 0x..f600  B.Middle       ip 0x7d..(jit)       rt2 owns it      rt2: B.Middle  sp f600 B.Middle rt2
+ *   sp 0x..f700  sxs_bridge_call ip 0x7f..bridge     module: native   -                      bridge!sxs_bridge_call
+ *   sp 0x..f800  A.Outer        ip 0x7e..(jit)       rt1 owns it      rt1: A.Outer   sp f800 A.Outer  rt1
+ *   sp 0x..f900  A.Main         (frame lost by the   -                rt1: A.Main    sp f900 A.Main   rt1
+ *                                native walk)
+ *   sp 0x..fa00  libcoreclr     ip 0x7f..libcoreclr  module: native   -                      libcoreclr!..
+ *
+ * 1. The native walk starts here, in the caller's frame: frame pointers through code in no loaded
+ *    ELF object (JIT and ReadyToRun code keep RBP chains), libunwind through native code.
+ * 2. A frame inside a loaded ELF object is native: no runtime keeps managed code there. Every other
+ *    ip is offered to each runtime in turn (GetFunctionFromIP is safe for any ip; a FunctionID only
+ *    ever goes back to the runtime that gave it). Nobody's: a stub, kept as native.
+ * 3. Each runtime that owned a frame walks its own frames; their sp comes from the register context
+ *    the runtime passes with each frame. The walk crosses the other runtimes' code through its own
+ *    transition frames, so it may know frames the native walk lost, and never reports native ones.
+ * 4. sxs__merge_stacks: a claimed native frame gives way to its runtime's frames where that walk
+ *    covers its stack range, and stays (as that runtime's, unnamed by it) where the walk failed or
+ *    stopped early; then all frames are ordered by sp, duplicates dropped.
+ *
+ * The profiler's own frames at the leaf (this function and its callers inside libsxsprof) are
+ * left out: the stack is the program's. */
+#include "sxs_stitch.h"
+
+#include "sxs_unwind.h"
+
+#include <errno.h>
+#include <time.h>
+
+struct SxsStitchScratch {
+  SxsNativeFrame native[SXS_STITCH_MAX_FRAMES];
+  SxsStackFrame classified[SXS_STITCH_MAX_FRAMES];
+  SxsStackFrame walked[SXS_STITCH_MAX_RUNTIMES][SXS_STITCH_MAX_FRAMES];
+  SxsRuntimeWalk walks[SXS_STITCH_MAX_RUNTIMES];
+};
+
+SxsStitchScratch *sxs__stitch_scratch_new(void) {
+  return g_new0(SxsStitchScratch, 1);
+}
+
+void sxs__stitch_scratch_free(SxsStitchScratch *scratch) {
+  g_free(scratch);
+}
+
+static guint64 now_ns(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (guint64)ts.tv_sec * G_GUINT64_CONSTANT(1000000000) + (guint64)ts.tv_nsec;
+}
+
+/* SxsUnwindIsFpCode: code in no loaded ELF object (JIT, ReadyToRun, stubs) is stepped by frame
+ * pointers; libunwind has no unwind tables for it. */
+static bool stitch_is_fp_code(uintptr_t ip, void *user_data) {
+  return sxs__modmap_find(user_data, ip) == NULL;
+}
+
+guint sxs__stitch_current_thread(const SxsStitchRuntime *runtimes, guint n_runtimes, const SxsModuleMap *map,
+                                 uintptr_t stack_lo, uintptr_t stack_hi, SxsStitchScratch *scratch, SxsStackFrame *out,
+                                 guint max, SxsStitchReport *report) {
+  SxsStitchReport local;
+  if (!report)
+    report = &local;
+  *report = (SxsStitchReport){0};
+  if (!scratch || !out || !map) {
+    report->native_n = -EINVAL;
+    return 0;
+  }
+  n_runtimes = MIN(n_runtimes, SXS_STITCH_MAX_RUNTIMES);
+
+  /* 1. The native walk, from this function's caller. */
+  guint64 t0 = now_ns();
+  int n = sxs__unwind_hybrid(NULL, stack_lo, stack_hi, stitch_is_fp_code, (void *)map, scratch->native,
+                             SXS_STITCH_MAX_FRAMES);
+  guint64 t1 = now_ns();
+  report->ns_native = t1 - t0;
+  report->native_n = n;
+  if (n <= 0)
+    return 0;
+
+  /* The stitcher's own library at the leaf is the profiler, not the program. */
+  const SxsModule *own = sxs__modmap_find(map, (uintptr_t)sxs__stitch_current_thread);
+  int first = 0;
+  while (own && first < n && sxs__modmap_find(map, scratch->native[first].ip - (first > 0)) == own)
+    first++;
+  report->own_frames = (guint)first;
+
+  /* 2. Classification: who owns each frame's code. A return address is looked up one byte back,
+   * inside the call instruction, so a call that ends a function is not taken for its successor. */
+  gboolean walks_wanted[SXS_STITCH_MAX_RUNTIMES] = {FALSE};
+  guint n_classified = 0;
+  for (int i = first; i < n; i++) {
+    uintptr_t ip = scratch->native[i].ip;
+    uintptr_t lookup = i > 0 ? ip - 1 : ip;
+    SxsStackFrame *f = &scratch->classified[n_classified++];
+    *f = (SxsStackFrame){.sp = scratch->native[i].sp, .ip = ip, .kind = SXS_FRAME_NATIVE};
+    if (sxs__modmap_find(map, lookup))
+      continue;
+    gboolean owned = FALSE;
+    for (guint r = 0; r < n_runtimes && !owned; r++) {
+      uint64_t function_id = 0;
+      int rc = runtimes[r].owns_ip(runtimes[r].user, lookup, &function_id);
+      if (rc == 0) {
+        f->kind = SXS_FRAME_MANAGED;
+        f->runtime_id = runtimes[r].runtime_id;
+        f->function_id = function_id;
+        walks_wanted[r] = owned = TRUE;
+        report->claimed++;
+      } else if (rc != -ENOENT) {
+        report->owns_failed++;
+      }
+    }
+    if (!owned)
+      report->unknown_code++;
+  }
+  guint64 t2 = now_ns();
+  report->ns_classify = t2 - t1;
+
+  /* 3. Each runtime that owns a frame walks its own. */
+  guint n_walks = 0;
+  for (guint r = 0; r < n_runtimes; r++) {
+    if (!walks_wanted[r])
+      continue;
+    guint64 w0 = now_ns();
+    guint got = 0;
+    HRESULT hr = runtimes[r].walk(runtimes[r].user, scratch->walked[n_walks], SXS_STITCH_MAX_FRAMES, &got);
+    got = MIN(got, SXS_STITCH_MAX_FRAMES);
+    scratch->walks[n_walks] = (SxsRuntimeWalk){
+        .runtime_id = runtimes[r].runtime_id,
+        .frames = scratch->walked[n_walks],
+        .n = got,
+        .complete = hr == S_OK,
+    };
+    report->walks[n_walks].runtime_id = runtimes[r].runtime_id;
+    report->walks[n_walks].hr = hr;
+    report->walks[n_walks].n = got;
+    report->walks[n_walks].ns = now_ns() - w0;
+    n_walks++;
+  }
+  report->n_walks = n_walks;
+
+  /* 4. The stitch. */
+  guint64 t3 = now_ns();
+  guint kept = sxs__merge_stacks(scratch->classified, n_classified, scratch->walks, n_walks, out, max);
+  report->ns_merge = now_ns() - t3;
+  return kept;
+}

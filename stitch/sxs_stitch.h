@@ -1,0 +1,65 @@
+/* sxs_stitch: one stack of the calling thread, native frames and the managed frames of every
+ * runtime in the process, ordered by stack pointer. It speaks to runtimes only through the two
+ * questions of SxsStitchRuntime, so it knows nothing of Info guards, registries or names. */
+#pragma once
+
+#include <glib.h>
+#include <stdint.h>
+
+#include "sxs_cor.h"
+#include "sxs_merge.h"
+#include "sxs_symbols.h"
+
+/* Most native frames one walk reads, and most frames one runtime's walk reports. */
+#define SXS_STITCH_MAX_FRAMES 256
+/* Most runtimes one walk asks. */
+#define SXS_STITCH_MAX_RUNTIMES 8
+
+/* One runtime as the stitcher sees it. Both questions are asked on the walked thread, with no
+ * lock of the stitcher's held, and may call into the runtime. */
+typedef struct {
+  int runtime_id;
+  gpointer user;
+  /* Does the runtime own the code at ip (GetFunctionFromIP)? 0 with *ret_function_id when it does,
+   * -ENOENT when it does not, another -errno when it could not be asked (it is shutting down). */
+  int (*owns_ip)(gpointer user, uintptr_t ip, uint64_t *ret_function_id);
+  /* Its walk of the calling thread (sxs__snapshot_current_thread): frames leaf first into
+   * frames[0 .. *ret_n), and the runtime's HRESULT. */
+  HRESULT (*walk)(gpointer user, SxsStackFrame *frames, guint max, guint *ret_n);
+} SxsStitchRuntime;
+
+/* What one stitched walk did, for the profile's counters and the benchmark. */
+typedef struct {
+  int native_n;       /* frames of the native walk (own frames included), or its -errno */
+  guint own_frames;   /* leaf frames of the stitcher's own library, left out */
+  guint claimed;      /* native frames a runtime said it owns */
+  guint unknown_code; /* frames in no loaded module that no runtime owns (stubs, trampolines) */
+  guint owns_failed;  /* owns_ip questions that could not be asked */
+  guint n_walks;      /* runtimes that walked (those that owned a frame) */
+  struct {
+    int runtime_id;
+    HRESULT hr;
+    guint n; /* frames the walk gave */
+    guint64 ns;
+  } walks[SXS_STITCH_MAX_RUNTIMES];
+  guint64 ns_native, ns_classify, ns_merge; /* time spent in each step */
+} SxsStitchReport;
+
+/* The per-thread buffers of a walk (about 30 KiB), so a walk needs no allocation and little stack. */
+typedef struct SxsStitchScratch SxsStitchScratch;
+SxsStitchScratch *sxs__stitch_scratch_new(void);
+void sxs__stitch_scratch_free(SxsStitchScratch *scratch);
+
+/*
+ * The stitched stack of the calling thread, leaf first, into out[0 .. returned): the stitcher's
+ * caller's frames of its own library left out, then every frame in strictly increasing sp order.
+ * map classifies native code (and must not be refreshed during the call); [stack_lo, stack_hi) is
+ * the thread's stack. report (may be NULL) receives what happened.
+ *
+ * Returns the number of frames written, 0 when nothing could be walked (report->native_n < 0).
+ * Context: a thread of the process, normal context (never a signal handler: the runtimes' calls
+ * take locks); no lock of the caller's held. No allocation.
+ */
+guint sxs__stitch_current_thread(const SxsStitchRuntime *runtimes, guint n_runtimes, const SxsModuleMap *map,
+                                 uintptr_t stack_lo, uintptr_t stack_hi, SxsStitchScratch *scratch, SxsStackFrame *out,
+                                 guint max, SxsStitchReport *report);
