@@ -83,9 +83,16 @@ sort:
       out[j] = out[j - 1];
     out[j] = f;
   }
+  /* One stack slot holds one frame: a native frame at a managed frame's sp is that frame as the
+   * native walker saw it (its ip unclaimed, e.g. a fault at a function's first instruction,
+   * looked up one byte back), so it goes. */
   guint kept = 0;
-  for (guint i = 0; i < n; i++)
+  for (guint i = 0; i < n; i++) {
+    if (kept > 0 && out[kept - 1].sp == out[i].sp && out[kept - 1].kind == SXS_FRAME_MANAGED &&
+        out[i].kind == SXS_FRAME_NATIVE)
+      continue;
     if (kept == 0 || frame_order(&out[kept - 1], &out[i]) != 0)
       out[kept++] = out[i];
+  }
   return kept;
 }

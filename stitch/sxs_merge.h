@@ -42,8 +42,9 @@ typedef struct {
  * that stack range (from its first frame's sp to its last's, or to the end of the stack when the
  * walk is complete); outside that range it stays, as that runtime's managed frame, so a walk that
  * fails halfway loses nothing. Managed frames the runtime walks report are all kept (a walk knows
- * frames the native walker may have skipped). The result is sorted by sp; at equal sp a managed
- * frame comes before a native one, and frames equal in kind, runtime, sp and ip appear once.
+ * frames the native walker may have skipped). The result is sorted by sp; a native frame at the sp
+ * of a managed one is dropped (one stack slot, one frame: it is the managed frame as the native
+ * walker saw it), and frames equal in kind, runtime, sp and ip appear once.
  * out should have room for every input frame: with less, what does not fit is dropped in input
  * order (the runtime walks' frames go in first, the native walk's last), not by depth.
  * Context: any thread; allocates nothing (out is the caller's). */

@@ -64,16 +64,26 @@ static void test_walk_empty(void) {
   assert_stack(out, n, want, 2);
 }
 
-/* Equal stack pointers: a managed frame and an unowned native frame at one sp (managed first); an
- * owned native frame at a walk frame's sp is the same frame, kept once. */
+/* Equal stack pointers: one stack slot holds one frame, so a native frame (owned or not) at a
+ * managed frame's sp is that frame and goes. */
 static void test_equal_sp(void) {
   const SxsStackFrame native[] = {NAT(0x2000, 0xb1), OWN(0x2000, 0xa1, 1), NAT(0x2100, 0xb2)};
   const SxsStackFrame rt1[] = {MAN(0x2000, 0xa1, 1, 11)};
   const SxsRuntimeWalk walks[] = {{1, rt1, 1, TRUE}};
   SxsStackFrame out[8];
   guint n = sxs__merge_stacks(native, 3, walks, 1, out, 8);
-  const SxsStackFrame want[] = {MAN(0x2000, 0, 1, 11), NAT(0x2000, 0), NAT(0x2100, 0)};
-  assert_stack(out, n, want, 3);
+  const SxsStackFrame want[] = {MAN(0x2000, 0, 1, 11), NAT(0x2100, 0)};
+  assert_stack(out, n, want, 2);
+
+  /* A fault at a managed function's first instruction: the native walker's frame for it carries
+   * the faulting ip, unclaimed (its ip - 1 lies in the function before), at the managed frame's
+   * sp. One frame, the managed one. */
+  const SxsStackFrame faulted[] = {NAT(0x1f00, 0xc1), NAT(0x2000, 0xa0), OWN(0x2010, 0xa5, 1)};
+  const SxsStackFrame rt1b[] = {MAN(0x2000, 0xa0, 1, 11), MAN(0x2010, 0xa5, 1, 12)};
+  const SxsRuntimeWalk walks_b[] = {{1, rt1b, 2, TRUE}};
+  n = sxs__merge_stacks(faulted, 3, walks_b, 1, out, 8);
+  const SxsStackFrame want_b[] = {NAT(0x1f00, 0), MAN(0x2000, 0, 1, 11), MAN(0x2010, 0, 1, 12)};
+  assert_stack(out, n, want_b, 3);
 }
 
 /* Only native frames, and only one runtime with everything managed. */
