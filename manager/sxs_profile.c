@@ -369,6 +369,17 @@ static void render_stacks(SxsJsonWriter *w, const SxsProfileModel *m) {
   sxs__json_member_uint(w, "runtime_walks", m->walks.runtime_walks);
   sxs__json_member_uint(w, "unknown_frames", m->walks.unknown_frames);
   sxs__json_member_uint(w, "stacks_dropped", m->walks.stacks_dropped);
+  sxs__json_member_uint(w, "frames", m->walks.frames);
+  sxs__json_member_uint(w, "native_frames", m->walks.native_frames);
+  sxs__json_member_uint(w, "stacks_named", m->walks.stacks_named);
+  sxs__json_key(w, "time_ns");
+  sxs__json_begin_object(w);
+  sxs__json_member_uint(w, "native_walk", m->walks.ns_native);
+  sxs__json_member_uint(w, "classification", m->walks.ns_classify);
+  sxs__json_member_uint(w, "runtime_walks", m->walks.ns_runtime_walks);
+  sxs__json_member_uint(w, "merge", m->walks.ns_merge);
+  sxs__json_member_uint(w, "naming", m->walks.ns_naming);
+  sxs__json_end_object(w);
   render_count_table(w, "failures", m->walks.failures);
   render_count_table(w, "skipped", m->walks.skipped);
   sxs__json_end_object(w);

@@ -140,8 +140,14 @@ typedef struct {
   guint64 runtime_walks;  /* DoStackSnapshot calls */
   guint64 unknown_frames; /* frames no module and no runtime owns (stubs) */
   guint64 stacks_dropped; /* events whose new stack found the table full */
-  GHashTable *failures;   /* why: HRESULT or errno name -> count (char*, guint64*); owned */
-  GHashTable *skipped;    /* runtimes not asked, or events not walked: reason -> count; owned */
+  guint64 frames;         /* frames of all stitched stacks */
+  guint64 native_frames;  /* frames the native walks read (the profiler's own included) */
+  guint64 stacks_named;   /* distinct stacks whose frames were named */
+  /* Time spent, summed over the walks: the native walk, classifying its frames, the runtimes'
+   * DoStackSnapshot walks, the merge, and naming the frames of new stacks. */
+  guint64 ns_native, ns_classify, ns_runtime_walks, ns_merge, ns_naming;
+  GHashTable *failures; /* why: HRESULT or errno name -> count (char*, guint64*); owned */
+  GHashTable *skipped;  /* runtimes not asked, or events not walked: reason -> count; owned */
 } SxsWalkCounters;
 
 SxsStackModel *sxs__stack_model_new(const char *event, uint32_t thread);

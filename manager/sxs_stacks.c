@@ -24,6 +24,9 @@
 #include "sxs_snapshot.h"
 #include "sxs_unwind.h"
 
+/* Slots of the step cache: 16 K return addresses (256 KiB). */
+#define STACKS_STEP_CACHE_LOG2 14
+
 /* Most frames of one stitched stack: the native walk's and every runtime's walk may all land. */
 #define STACKS_MAX_FRAMES (2 * SXS_STITCH_MAX_FRAMES)
 
@@ -67,11 +70,15 @@ static GMutex map_lock;
 static SxsModuleMap *current_map;
 static GPtrArray *retired_maps;
 static SxsSymbolCache *symbols; /* created once under map_lock; has its own lock */
+static SxsUnwindCache *steps;   /* step rules for current_map's modules; replaced (the old one kept) on an unload */
+static GPtrArray *retired_steps;
 
 /* stacks_lock guards stacks and every counter below. */
 static GMutex stacks_lock;
 static GHashTable *stacks; /* StackEntry* (key and value) */
 static guint64 walks_made, walks_failed, runtime_walks, unknown_frames, stacks_dropped;
+static guint64 frames_total, native_frames_total, stacks_named;
+static guint64 ns_native, ns_classify, ns_runtime_walks, ns_merge, ns_naming;
 static GHashTable *failures; /* name -> guint64* */
 static GHashTable *skipped;  /* reason -> guint64* */
 
@@ -130,6 +137,16 @@ static const SxsModuleMap *module_map(void) {
   map = current_map;
   if (!map || !sxs__modmap_is_current(map)) {
     SxsModuleMap *fresh = sxs__modmap_new();
+    /* An unload may free addresses another module then takes: rules learned there are void. */
+    if (!steps || !map || sxs__modmap_unloads(fresh) != sxs__modmap_unloads(map)) {
+      SxsUnwindCache *fresh_steps = sxs__unwind_cache_new(STACKS_STEP_CACHE_LOG2);
+      if (steps) {
+        if (!retired_steps)
+          retired_steps = g_ptr_array_new();
+        g_ptr_array_add(retired_steps, steps);
+      }
+      g_atomic_pointer_set(&steps, fresh_steps);
+    }
     if (map) {
       if (!retired_maps)
         retired_maps = g_ptr_array_new();
@@ -167,10 +184,16 @@ static const char *failure_name(HRESULT hr, char *buf, gsize size) {
 }
 
 /* The walk's counters, under stacks_lock. */
-static void count_walk(const SxsStitchReport *report, const char *const *skips, guint n_skips) {
+static void count_walk(const SxsStitchReport *report, guint n_frames, const char *const *skips, guint n_skips) {
   g_mutex_lock(&stacks_lock);
   ensure_tables_locked();
   walks_made++;
+  frames_total += n_frames;
+  if (report->native_n > 0)
+    native_frames_total += (guint64)report->native_n;
+  ns_native += report->ns_native;
+  ns_classify += report->ns_classify;
+  ns_merge += report->ns_merge;
   gboolean failed = report->native_n < 0;
   if (report->native_n < 0) {
     g_autofree char *what = g_strdup_printf("native walk: %s", g_strerror(-report->native_n));
@@ -178,6 +201,7 @@ static void count_walk(const SxsStitchReport *report, const char *const *skips, 
   }
   for (guint i = 0; i < report->n_walks; i++) {
     runtime_walks++;
+    ns_runtime_walks += report->walks[i].ns;
     if (report->walks[i].hr != S_OK) {
       char buf[16];
       failed = TRUE;
@@ -272,9 +296,9 @@ void sxs__stacks_record(SxsRuntime *rt, SxsStackEvents event) {
     runtimes[i] = targets[i].stitch;
 
   SxsStitchReport report;
-  guint n = sxs__stitch_current_thread(runtimes, n_targets, map, t->stack_lo, t->stack_hi, t->scratch, t->out,
-                                       STACKS_MAX_FRAMES, &report);
-  count_walk(&report, skips, n_skips);
+  guint n = sxs__stitch_current_thread(runtimes, n_targets, map, g_atomic_pointer_get(&steps), t->stack_lo, t->stack_hi,
+                                       t->scratch, t->out, STACKS_MAX_FRAMES, &report);
+  count_walk(&report, n, skips, n_skips);
   if (n == 0) {
     t->busy = FALSE;
     return;
@@ -299,8 +323,12 @@ void sxs__stacks_record(SxsRuntime *rt, SxsStackEvents event) {
     known->model->count++;
   g_mutex_unlock(&stacks_lock);
   if (!known) {
+    gint64 t0 = g_get_monotonic_time();
     StackEntry *fresh = entry_new(&key, t->out, map, targets, n_targets);
+    guint64 naming = (guint64)(g_get_monotonic_time() - t0) * 1000;
     g_mutex_lock(&stacks_lock);
+    ns_naming += naming;
+    stacks_named++;
     known = g_hash_table_lookup(stacks, &key);
     if (known) {
       known->model->count++;
@@ -347,6 +375,14 @@ void sxs__stacks_fill(SxsProfileModel *m) {
   m->walks.runtime_walks = runtime_walks;
   m->walks.unknown_frames = unknown_frames;
   m->walks.stacks_dropped = stacks_dropped;
+  m->walks.frames = frames_total;
+  m->walks.native_frames = native_frames_total;
+  m->walks.stacks_named = stacks_named;
+  m->walks.ns_native = ns_native;
+  m->walks.ns_classify = ns_classify;
+  m->walks.ns_runtime_walks = ns_runtime_walks;
+  m->walks.ns_merge = ns_merge;
+  m->walks.ns_naming = ns_naming;
   copy_counts(m->walks.failures, failures);
   copy_counts(m->walks.skipped, skipped);
   if (stacks) {
@@ -385,5 +421,7 @@ void sxs__stacks_reset_for_tests(void) {
   g_clear_pointer(&failures, g_hash_table_unref);
   g_clear_pointer(&skipped, g_hash_table_unref);
   walks_made = walks_failed = runtime_walks = unknown_frames = stacks_dropped = 0;
+  frames_total = native_frames_total = stacks_named = 0;
+  ns_native = ns_classify = ns_runtime_walks = ns_merge = ns_naming = 0;
   g_mutex_unlock(&stacks_lock);
 }

@@ -20,7 +20,8 @@
  *   sp 0x..fa00  libcoreclr     ip 0x7f..libcoreclr  module: native   -                      libcoreclr!..
  *
  * 1. The native walk starts here, in the caller's frame: frame pointers through code in no loaded
- *    ELF object (JIT and ReadyToRun code keep RBP chains), libunwind through native code.
+ *    ELF object (JIT and ReadyToRun code keep RBP chains), libunwind through native code, once per
+ *    return address: the step cache (sxs_unwind.c) keeps what libunwind found as a rule.
  * 2. A frame inside a loaded ELF object is native: no runtime keeps managed code there. Every other
  *    ip is offered to each runtime in turn (GetFunctionFromIP is safe for any ip; a FunctionID only
  *    ever goes back to the runtime that gave it). Nobody's: a stub, kept as native.
@@ -68,8 +69,8 @@ static bool stitch_is_fp_code(uintptr_t ip, void *user_data) {
 }
 
 guint sxs__stitch_current_thread(const SxsStitchRuntime *runtimes, guint n_runtimes, const SxsModuleMap *map,
-                                 uintptr_t stack_lo, uintptr_t stack_hi, SxsStitchScratch *scratch, SxsStackFrame *out,
-                                 guint max, SxsStitchReport *report) {
+                                 SxsUnwindCache *steps, uintptr_t stack_lo, uintptr_t stack_hi,
+                                 SxsStitchScratch *scratch, SxsStackFrame *out, guint max, SxsStitchReport *report) {
   SxsStitchReport local;
   if (!report)
     report = &local;
@@ -82,7 +83,7 @@ guint sxs__stitch_current_thread(const SxsStitchRuntime *runtimes, guint n_runti
 
   /* 1. The native walk, from this function's caller. */
   guint64 t0 = now_ns();
-  int n = sxs__unwind_hybrid(NULL, stack_lo, stack_hi, stitch_is_fp_code, (void *)map, scratch->native,
+  int n = sxs__unwind_cached(NULL, stack_lo, stack_hi, stitch_is_fp_code, (void *)map, steps, scratch->native,
                              SXS_STITCH_MAX_FRAMES);
   guint64 t1 = now_ns();
   report->ns_native = t1 - t0;
@@ -100,7 +101,7 @@ guint sxs__stitch_current_thread(const SxsStitchRuntime *runtimes, guint n_runti
   /* 2. Classification: who owns each frame's code. A return address is looked up one byte back,
    * inside the call instruction, so a call that ends a function is not taken for its successor. */
   gboolean walks_wanted[SXS_STITCH_MAX_RUNTIMES] = {FALSE};
-  guint n_classified = 0;
+  guint n_classified = 0, last_owner = 0;
   for (int i = first; i < n; i++) {
     uintptr_t ip = scratch->native[i].ip;
     uintptr_t lookup = i > 0 ? ip - 1 : ip;
@@ -109,7 +110,9 @@ guint sxs__stitch_current_thread(const SxsStitchRuntime *runtimes, guint n_runti
     if (sxs__modmap_find(map, lookup))
       continue;
     gboolean owned = FALSE;
-    for (guint r = 0; r < n_runtimes && !owned; r++) {
+    /* Neighbouring frames mostly share an owner: the last one is asked first. */
+    for (guint k = 0; k < n_runtimes && !owned; k++) {
+      guint r = (last_owner + k) % n_runtimes;
       uint64_t function_id = 0;
       int rc = runtimes[r].owns_ip(runtimes[r].user, lookup, &function_id);
       if (rc == 0) {
@@ -117,6 +120,7 @@ guint sxs__stitch_current_thread(const SxsStitchRuntime *runtimes, guint n_runti
         f->runtime_id = runtimes[r].runtime_id;
         f->function_id = function_id;
         walks_wanted[r] = owned = TRUE;
+        last_owner = r;
         report->claimed++;
       } else if (rc != -ENOENT) {
         report->owns_failed++;

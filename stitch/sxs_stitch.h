@@ -9,6 +9,7 @@
 #include "sxs_cor.h"
 #include "sxs_merge.h"
 #include "sxs_symbols.h"
+#include "sxs_unwind.h"
 
 /* Most native frames one walk reads, and most frames one runtime's walk reports. */
 #define SXS_STITCH_MAX_FRAMES 256
@@ -53,7 +54,8 @@ void sxs__stitch_scratch_free(SxsStitchScratch *scratch);
 /*
  * The stitched stack of the calling thread, leaf first, into out[0 .. returned): the stitcher's
  * caller's frames of its own library left out, then every frame in strictly increasing sp order.
- * map classifies native code (and must not be refreshed during the call); [stack_lo, stack_hi) is
+ * map classifies native code (and must not be refreshed during the call); steps (may be NULL)
+ * caches how native frames are stepped (built for map's modules); [stack_lo, stack_hi) is
  * the thread's stack. report (may be NULL) receives what happened.
  *
  * Returns the number of frames written, 0 when nothing could be walked (report->native_n < 0).
@@ -61,5 +63,5 @@ void sxs__stitch_scratch_free(SxsStitchScratch *scratch);
  * take locks); no lock of the caller's held. No allocation.
  */
 guint sxs__stitch_current_thread(const SxsStitchRuntime *runtimes, guint n_runtimes, const SxsModuleMap *map,
-                                 uintptr_t stack_lo, uintptr_t stack_hi, SxsStitchScratch *scratch, SxsStackFrame *out,
-                                 guint max, SxsStitchReport *report);
+                                 SxsUnwindCache *steps, uintptr_t stack_lo, uintptr_t stack_hi,
+                                 SxsStitchScratch *scratch, SxsStackFrame *out, guint max, SxsStitchReport *report);

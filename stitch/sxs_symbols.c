@@ -239,6 +239,10 @@ static int modmap_read_counters(struct dl_phdr_info *info, size_t size, void *da
   return 1;
 }
 
+unsigned long long sxs__modmap_unloads(const SxsModuleMap *map) {
+  return map != NULL && map->counted ? map->subs : 0;
+}
+
 gboolean sxs__modmap_is_current(const SxsModuleMap *map) {
   if (map == NULL || !map->counted)
     return FALSE;

@@ -60,6 +60,10 @@ gboolean sxs__modmap_refresh(SxsModuleMap *map);
  */
 gboolean sxs__modmap_is_current(const SxsModuleMap *map);
 
+/* The loader's count of unloaded objects (dlpi_subs) when map was built; 0 without the counters.
+ * Context: any thread; async-signal-safe. */
+unsigned long long sxs__modmap_unloads(const SxsModuleMap *map);
+
 /*
  * The module whose executable segments contain addr, or NULL (heap, stack, data, unmapped, a
  * module loaded after the last refresh, map NULL). Pure reads of the snapshot and a binary search

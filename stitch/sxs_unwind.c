@@ -7,6 +7,7 @@
 #include <pthread.h>
 #include <signal.h>
 #include <stddef.h>
+#include <stdlib.h>
 #include <ucontext.h>
 
 /*
@@ -200,28 +201,197 @@ static int walk_libunwind(unw_cursor_t *cursor, SxsNativeFrame *frames, int max)
   return n;
 }
 
+/*
+ * The step cache
+ * --------------
+ *
+ * A libunwind step costs microseconds even when its own cache holds the unwind table row (two sigprocmask calls,
+ * the generic DWARF machinery). But the row is the same every time a frame stands at the same return address: the
+ * rule that finds the caller is static per ip. So the first libunwind step from a return address is turned into one
+ * of two rules and remembered under that address:
+ *
+ *   FP rule   the frame keeps a frame pointer: the caller's frame is {[fp + 8], fp + 16}, its RBP is [fp]. Chosen
+ *             when the caller's sp (the CFA) is fp + 16 and libunwind found the caller's RBP saved at fp.
+ *   SP rule   CFA = sp + K; the return address is at CFA - 8; the caller's RBP is at CFA - M, or is this frame's own
+ *             when the frame never saved it (M = 0).
+ *
+ *   NONE      libunwind could not step from there (the thread's outermost frame, code without unwind tables): the
+ *             walk goes straight to its frame-pointer fallback.
+ *
+ * Both are exact for code whose CFA is RSP-based (its offset is static per ip) or RBP + 16 (any frame-pointer
+ * function, alloca included). Not cached: the first frame of a walk from a signal (its ip is exact, not a return
+ * address, so its row may differ), steps libunwind could not make, a caller's RBP restored from another register, and
+ * offsets beyond the rule's fields. Entries are never removed: the owner drops the whole cache when a module is
+ * unloaded (another could be loaded at its addresses). JIT code never gets here: it is stepped by frame pointers.
+ *
+ * The table is open-addressed and lock-free: a writer claims an empty slot with a compare-and-swap of its key to
+ * CACHE_CLAIMED, writes the rule, then publishes the key with a release store; a reader that finds its ip (acquire)
+ * reads a complete rule. Readers never wait, so signal handlers may read it.
+ */
+#define CACHE_CLAIMED UINTPTR_MAX
+#define CACHE_PROBES 16
+#define RULE_FP 1u
+#define RULE_SP 2u
+#define RULE_NONE 3u /* libunwind cannot step from here (the end of the stack, or no unwind info) */
+
+struct SxsUnwindCache {
+  unsigned mask;
+  struct {
+    uintptr_t ip;  /* 0: empty; CACHE_CLAIMED: being written */
+    uint64_t rule; /* kind in bits 0-1, K in bits 2-33, M in bits 34-49 */
+  } slots[];
+};
+
+SxsUnwindCache *sxs__unwind_cache_new(unsigned capacity_log2) {
+  if (capacity_log2 < 4 || capacity_log2 > 24)
+    return NULL;
+  size_t n = (size_t)1 << capacity_log2;
+  SxsUnwindCache *cache = calloc(1, sizeof *cache + n * sizeof cache->slots[0]);
+  if (cache != NULL)
+    cache->mask = (unsigned)(n - 1);
+  return cache;
+}
+
+void sxs__unwind_cache_free(SxsUnwindCache *cache) {
+  free(cache);
+}
+
+void sxs__unwind_cache_census(const SxsUnwindCache *cache, unsigned *ret_fp, unsigned *ret_sp, unsigned *ret_none) {
+  unsigned counts[4] = {0, 0, 0, 0};
+  for (unsigned i = 0; cache != NULL && i <= cache->mask; i++) {
+    uintptr_t key = __atomic_load_n(&cache->slots[i].ip, __ATOMIC_ACQUIRE);
+    if (key != 0 && key != CACHE_CLAIMED)
+      counts[cache->slots[i].rule & 3u]++;
+  }
+  *ret_fp = counts[RULE_FP];
+  *ret_sp = counts[RULE_SP];
+  *ret_none = counts[RULE_NONE];
+}
+
+static inline unsigned cache_home(const SxsUnwindCache *cache, uintptr_t ip) {
+  return (unsigned)((ip * UINT64_C(0x9E3779B97F4A7C15)) >> 40) & cache->mask;
+}
+
+static bool cache_lookup(const SxsUnwindCache *cache, uintptr_t ip, uint64_t *ret_rule) {
+  unsigned i = cache_home(cache, ip);
+  for (unsigned probe = 0; probe < CACHE_PROBES; probe++, i = (i + 1) & cache->mask) {
+    uintptr_t key = __atomic_load_n(&cache->slots[i].ip, __ATOMIC_ACQUIRE);
+    if (key == ip) {
+      *ret_rule = cache->slots[i].rule;
+      return true;
+    }
+    if (key == 0)
+      return false;
+  }
+  return false;
+}
+
+static void cache_insert(SxsUnwindCache *cache, uintptr_t ip, uint64_t rule) {
+  unsigned i = cache_home(cache, ip);
+  for (unsigned probe = 0; probe < CACHE_PROBES; probe++, i = (i + 1) & cache->mask) {
+    uintptr_t key = __atomic_load_n(&cache->slots[i].ip, __ATOMIC_ACQUIRE);
+    if (key == ip)
+      return;
+    if (key != 0)
+      continue;
+    uintptr_t expected = 0;
+    if (!__atomic_compare_exchange_n(&cache->slots[i].ip, &expected, CACHE_CLAIMED, false, __ATOMIC_ACQ_REL,
+                                     __ATOMIC_ACQUIRE))
+      continue;
+    cache->slots[i].rule = rule;
+    __atomic_store_n(&cache->slots[i].ip, ip, __ATOMIC_RELEASE);
+    return;
+  }
+}
+
+/* Turns the libunwind step cur -> next (the cursor now on next) into a rule, and caches it. */
+static void cache_learn(SxsUnwindCache *cache, unw_cursor_t *cursor, const SxsRegs *cur, const SxsRegs *next) {
+  unw_save_loc_t loc;
+  bool saved = unw_get_save_loc(cursor, UNW_X86_64_RBP, &loc) == 0 && loc.type == UNW_SLT_MEMORY;
+  uintptr_t cfa = next->sp;
+  uint64_t rule;
+  if (saved && cfa == cur->fp + 16 && loc.u.addr == cur->fp) {
+    rule = RULE_FP;
+  } else {
+    uintptr_t k = cfa - cur->sp;
+    uintptr_t m = saved ? cfa - (uintptr_t)loc.u.addr : 0;
+    if (!saved && next->fp != cur->fp)
+      return;
+    if (k < 8 || k >= (UINT64_C(1) << 32) || (saved && (loc.u.addr >= cfa || m >= (1u << 16))))
+      return;
+    rule = RULE_SP | ((uint64_t)k << 2) | ((uint64_t)m << 34);
+  }
+  cache_insert(cache, cur->ip, rule);
+}
+
+/* The caller of cur by a cached rule, with the checks of fp_step: every word read is aligned and inside [lo, hi),
+ * the caller's sp is above cur's and at most hi, its ip not 0. */
+__attribute__((no_sanitize_address)) static bool rule_step(uint64_t rule, const SxsRegs *cur, uintptr_t lo,
+                                                           uintptr_t hi, SxsRegs *ret_next) {
+  if ((rule & 3u) == RULE_FP) {
+    SxsNativeFrame frame;
+    uintptr_t fp;
+    if (!fp_step(cur->sp, cur->fp, lo, hi, &frame, &fp))
+      return false;
+    *ret_next = (SxsRegs){.ip = frame.ip, .sp = frame.sp, .fp = fp};
+    return true;
+  }
+  uintptr_t k = (uintptr_t)((rule >> 2) & 0xFFFFFFFFu), m = (uintptr_t)((rule >> 34) & 0xFFFFu);
+  uintptr_t cfa = cur->sp + k;
+  if (cfa < cur->sp || cfa > hi || cur->sp < lo || ((cfa - 8) & 7) != 0)
+    return false;
+  uintptr_t ip = *(const uintptr_t *)(cfa - 8);
+  uintptr_t fp = cur->fp;
+  if (m != 0) {
+    uintptr_t at = cfa - m;
+    if ((at & 7) != 0 || at < cur->sp || at + 8 > hi)
+      return false;
+    fp = *(const uintptr_t *)at;
+  }
+  if (ip == 0)
+    return false;
+  *ret_next = (SxsRegs){.ip = ip, .sp = cfa, .fp = fp};
+  return true;
+}
+
 /* Fills frames from a cursor standing on the first frame, stepping each frame with libunwind or frame pointers as
- * sxs__unwind_hybrid() describes. context is storage for the cursor when it restarts after a frame-pointer step. */
-static int walk_hybrid(unw_cursor_t *cursor, unw_context_t *context, uintptr_t lo, uintptr_t hi,
-                       SxsUnwindIsFpCode is_fp_code, void *user_data, SxsNativeFrame *frames, int max) {
+ * sxs__unwind_hybrid() describes, and with cached rules when cache is not NULL. context is storage for the cursor when
+ * it restarts after a step libunwind did not make. exact_first: frames[0]'s ip is an interrupted instruction, not a
+ * return address (its rule is not cached). */
+static int walk_hybrid(unw_cursor_t *cursor, unw_context_t *context, const SxsRegs *start, uintptr_t lo, uintptr_t hi,
+                       SxsUnwindIsFpCode is_fp_code, void *user_data, SxsUnwindCache *cache, bool exact_first,
+                       SxsNativeFrame *frames, int max) {
   SxsRegs cur, next;
-  if (!cursor_regs(cursor, &cur, true))
+  if (start != NULL)
+    cur = *start;
+  else if (!cursor_regs(cursor, &cur, true))
     return -EFAULT;
   frames[0].ip = cur.ip;
   frames[0].sp = cur.sp;
   if (cur.sp < lo || cur.sp > hi)
     return 1;
 
-  /* Whether the cursor stands on cur (false after a frame-pointer step or a failed libunwind step). */
-  bool cursor_on_cur = true;
+  /* Whether the cursor stands on cur (false after a step libunwind did not make, and from a start without one). */
+  bool cursor_on_cur = start == NULL;
   int n = 1;
   while (n < max) {
-    bool stepped = false;
+    bool by_libunwind = false, stepped = false;
     if (is_fp_code == NULL || !is_fp_code(cur.ip, user_data)) {
-      if (!cursor_on_cur)
-        cursor_on_cur = cursor_reseed(cursor, context, &cur);
-      stepped = cursor_on_cur && unw_step(cursor) > 0 && cursor_regs(cursor, &next, true) && next.ip != 0 &&
-                next.sp > cur.sp && next.sp <= hi;
+      bool cacheable = cache != NULL && !(n == 1 && exact_first);
+      uint64_t rule = 0;
+      bool cached = cacheable && cache_lookup(cache, cur.ip, &rule);
+      if (cached && (rule & 3u) != RULE_NONE)
+        stepped = rule_step(rule, &cur, lo, hi, &next) && next.sp > cur.sp;
+      if (!stepped && !(cached && (rule & 3u) == RULE_NONE)) {
+        if (!cursor_on_cur)
+          cursor_on_cur = cursor_reseed(cursor, context, &cur);
+        by_libunwind = stepped = cursor_on_cur && unw_step(cursor) > 0 && cursor_regs(cursor, &next, true) &&
+                                 next.ip != 0 && next.sp > cur.sp && next.sp <= hi;
+        if (by_libunwind && cacheable)
+          cache_learn(cache, cursor, &cur, &next);
+        else if (cursor_on_cur && cacheable && !cached)
+          cache_insert(cache, cur.ip, RULE_NONE);
+      }
     }
     if (!stepped) {
       SxsNativeFrame frame;
@@ -232,7 +402,7 @@ static int walk_hybrid(unw_cursor_t *cursor, unw_context_t *context, uintptr_t l
       next.sp = frame.sp;
       next.fp = fp;
     }
-    cursor_on_cur = stepped;
+    cursor_on_cur = by_libunwind;
     frames[n].ip = next.ip;
     frames[n].sp = next.sp;
     n++;
@@ -289,7 +459,43 @@ __attribute__((noinline)) int sxs__unwind_hybrid(const void *ucontext_or_null, u
   unw_context_t context;
   unw_cursor_t cursor;
   int r = init_cursor(&cursor, &context, ucontext_or_null);
-  int n = r < 0 ? -EFAULT : walk_hybrid(&cursor, &context, stack_lo, stack_hi, is_fp_code, user_data, frames, max);
+  int n = r < 0 ? -EFAULT
+                : walk_hybrid(&cursor, &context, NULL, stack_lo, stack_hi, is_fp_code, user_data, NULL,
+                              ucontext_or_null != NULL, frames, max);
+  errno = saved_errno;
+  busy_leave();
+  return n;
+}
+
+__attribute__((noinline)) int sxs__unwind_cached(const void *ucontext_or_null, uintptr_t stack_lo, uintptr_t stack_hi,
+                                                 SxsUnwindIsFpCode is_fp_code, void *user_data, SxsUnwindCache *cache,
+                                                 SxsNativeFrame *frames, int max) {
+  if (max < 0 || (max > 0 && frames == NULL) || stack_lo >= stack_hi)
+    return -EINVAL;
+  if (max == 0)
+    return 0;
+  if (!busy_enter())
+    return -EBUSY;
+
+  int saved_errno = errno;
+  unw_context_t context;
+  unw_cursor_t cursor;
+  int n;
+  SxsRegs own, start;
+  SxsNativeFrame caller;
+  SXS_REGS_CAPTURE(&own);
+  /* From the caller, this function keeps a frame pointer: one frame-pointer step reaches the caller, and libunwind
+   * is started only when a frame needs it (a libunwind start costs microseconds). */
+  if (ucontext_or_null == NULL && fp_step(own.sp, own.fp, stack_lo, stack_hi, &caller, &start.fp)) {
+    start.ip = caller.ip;
+    start.sp = caller.sp;
+    n = walk_hybrid(&cursor, &context, &start, stack_lo, stack_hi, is_fp_code, user_data, cache, false, frames, max);
+  } else {
+    n = init_cursor(&cursor, &context, ucontext_or_null) < 0
+            ? -EFAULT
+            : walk_hybrid(&cursor, &context, NULL, stack_lo, stack_hi, is_fp_code, user_data, cache,
+                          ucontext_or_null != NULL, frames, max);
+  }
   errno = saved_errno;
   busy_leave();
   return n;

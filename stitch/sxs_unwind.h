@@ -157,3 +157,28 @@ typedef bool (*SxsUnwindIsFpCode)(uintptr_t ip, void *user_data);
  */
 int sxs__unwind_hybrid(const void *ucontext_or_null, uintptr_t stack_lo, uintptr_t stack_hi,
                        SxsUnwindIsFpCode is_fp_code, void *user_data, SxsNativeFrame *frames, int max);
+
+/*
+ * SxsUnwindCache: what libunwind found about the frames at each return address, as a rule a walk applies in a few
+ * nanoseconds instead of a libunwind step (microseconds): see "The step cache" in sxs_unwind.c. Lock-free: readers
+ * never wait (signal handlers may walk with it), writers claim slots with a compare-and-swap. It never forgets: drop it
+ * (and walk with a new one) when a module is unloaded; a cache still in use by another thread must not be freed.
+ * capacity_log2 from 4 to 24 (16 bytes a slot); NULL on a bad capacity or out of memory.
+ */
+typedef struct SxsUnwindCache SxsUnwindCache;
+SxsUnwindCache *sxs__unwind_cache_new(unsigned capacity_log2);
+void sxs__unwind_cache_free(SxsUnwindCache *cache);
+/* How many return addresses the cache holds a frame-pointer rule, a stack-pointer rule and a "libunwind cannot"
+ * for. Context: any thread (a census taken while walks learn may miss the newest entries). */
+void sxs__unwind_cache_census(const SxsUnwindCache *cache, unsigned *ret_fp, unsigned *ret_sp, unsigned *ret_none);
+
+/*
+ * sxs__unwind_hybrid() with a step cache: a frame that is not frame-pointer code and whose return address is in cache
+ * is stepped by its cached rule (checked like a frame-pointer step: aligned reads inside [stack_lo, stack_hi), sp
+ * strictly rising); any other is stepped by libunwind, which teaches cache the rule for next time. With a warm cache a
+ * walk calls libunwind only to start (and on a signal, for the interrupted frame). Same arguments, results and context
+ * as sxs__unwind_hybrid(); cache NULL is sxs__unwind_hybrid().
+ */
+int sxs__unwind_cached(const void *ucontext_or_null, uintptr_t stack_lo, uintptr_t stack_hi,
+                       SxsUnwindIsFpCode is_fp_code, void *user_data, SxsUnwindCache *cache, SxsNativeFrame *frames,
+                       int max);

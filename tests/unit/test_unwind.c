@@ -202,6 +202,10 @@ static void test_walk_raise(void);
 static void run_jit(uint32_t locals);
 static void test_max(void);
 static void test_busy(void);
+typedef struct CacheProbe CacheProbe;
+static int cache_sort(CacheProbe *c);
+static int cache_compare(const void *a, const void *b);
+static void test_cache(void);
 
 /* The test function whose code contains ip: the one with the highest start below ip, if ip is within FUNC_SIZE_MAX
  * of it; "?" otherwise. ip is a return address or an interrupted instruction, so it is never a function's start. */
@@ -225,6 +229,9 @@ static const char *func_name(uintptr_t ip) {
       {"run_jit", (uintptr_t)run_jit},
       {"test_max", (uintptr_t)test_max},
       {"test_busy", (uintptr_t)test_busy},
+      {"cache_sort", (uintptr_t)cache_sort},
+      {"cache_compare", (uintptr_t)cache_compare},
+      {"test_cache", (uintptr_t)test_cache},
   };
   const char *best = "?";
   uintptr_t best_start = 0;
@@ -930,6 +937,64 @@ static void test_benchmark(void) {
   g_assert_cmpint(bench_a(&b, BENCH_DEPTH), ==, BENCH_DEPTH + 1);
 }
 
+/* The step cache: through libc's qsort (no frame pointers: stack-pointer rules) and this file's chain of functions
+ * (frame pointers), a walk that learns and a walk that only applies cached rules find exactly the frames libunwind
+ * finds, and the rules learned are of both kinds. */
+struct CacheProbe {
+  uintptr_t lo, hi;
+  SxsUnwindCache *cache;
+  Walk plain, learning, cached;
+  unsigned fp, sp, none;
+};
+
+static CacheProbe *cache_probe;
+
+TEST_NOINLINE static int cache_compare(const void *a, const void *b) {
+  CacheProbe *c = cache_probe;
+  if (c->plain.n < 0) {
+    c->plain.n = sxs__unwind_hybrid(NULL, c->lo, c->hi, NULL, NULL, c->plain.frames, MAX_FRAMES);
+    c->learning.n = sxs__unwind_cached(NULL, c->lo, c->hi, NULL, NULL, c->cache, c->learning.frames, MAX_FRAMES);
+    sxs__unwind_cache_census(c->cache, &c->fp, &c->sp, &c->none);
+    c->cached.n = sxs__unwind_cached(NULL, c->lo, c->hi, NULL, NULL, c->cache, c->cached.frames, MAX_FRAMES);
+  }
+  return *(const int *)a - *(const int *)b;
+}
+
+TEST_NOINLINE static int cache_sort(CacheProbe *c) {
+  int values[] = {5, 3, 8, 1, 9, 2, 7, 4};
+  cache_probe = c;
+  qsort(values, G_N_ELEMENTS(values), sizeof values[0], cache_compare);
+  __asm__ volatile("" ::: "memory");
+  return values[0];
+}
+
+static void test_cache(void) {
+  CacheProbe c = {.plain.n = -1};
+  g_assert_cmpint(sxs__unwind_stack_bounds(&c.lo, &c.hi), ==, 0);
+  g_assert_null(sxs__unwind_cache_new(3));
+  g_assert_null(sxs__unwind_cache_new(25));
+  c.cache = sxs__unwind_cache_new(10);
+  g_assert_nonnull(c.cache);
+  g_assert_cmpint(cache_sort(&c), ==, 1);
+  g_assert_cmpint(c.plain.n, >, 5);
+  g_assert_cmpint(walk_find(&c.plain, "cache_sort"), >, 0);
+  g_assert_cmpint(walk_find(&c.plain, "test_cache"), >, walk_find(&c.plain, "cache_sort"));
+  /* Past frame 0 (each walk is called from its own spot in cache_compare) the walks agree frame by frame. */
+  g_assert_cmpint(c.learning.n, ==, c.plain.n);
+  g_assert_cmpint(c.cached.n, ==, c.plain.n);
+  assert_same_frames(&c.plain, 1, &c.learning, 1, c.plain.n - 1);
+  assert_same_frames(&c.plain, 1, &c.cached, 1, c.plain.n - 1);
+  assert_sp_increasing(&c.cached, c.lo, c.hi);
+  /* qsort's frames in libc keep no frame pointer; this file's do. The outermost frame gets "libunwind cannot". */
+  g_assert_cmpuint(c.sp, >, 0);
+  g_assert_cmpuint(c.fp, >, 0);
+  g_assert_cmpuint(c.none, ==, 1);
+  /* One rule per return address: libc's merge sort recurses from one call site, so fewer rules than frames. */
+  g_assert_cmpuint(c.fp + c.sp + c.none, <=, (unsigned)c.plain.n - 1);
+  g_assert_cmpuint(c.fp + c.sp + c.none, >=, (unsigned)c.plain.n / 2);
+  sxs__unwind_cache_free(c.cache);
+}
+
 int main(int argc, char **argv) {
   g_test_init(&argc, &argv, NULL);
   g_assert_cmpint(sxs__unwind_init(), ==, 0);
@@ -945,6 +1010,7 @@ int main(int argc, char **argv) {
   g_test_add_func("/stitch/unwind/max", test_max);
   g_test_add_func("/stitch/unwind/busy", test_busy);
   g_test_add_func("/stitch/unwind/bad-ucontext", test_bad_ucontext);
+  g_test_add_func("/stitch/unwind/cache", test_cache);
   g_test_add_func("/stitch/unwind/benchmark", test_benchmark);
   return g_test_run();
 }

@@ -11,6 +11,11 @@
 //                    Sorter.Run sorts 8 numbers with libc's qsort and a managed comparer
 //                    (Sorter.Compare, reached through a function pointer); the first comparison
 //                    throws and catches an exception. Prints the sorted numbers.
+//        SxsStitch deep <self> <other> <levels>
+//                    Deep.Level calls the other runtime's Deep.Level through the bridge, and so on,
+//                    <levels> times, alternating runtimes; the last one throws and catches an
+//                    exception SXS_DEEP_THROWS times (default 2000, after 200 unmeasured) and prints
+//                    "deep levels=<levels> throws=<n> ns_per_throw=<mean>". For the stitch benchmark.
 //        SxsStitch counts
 //                    Counts.SiteOne throws 7 times, Counts.SiteTwo 3 times (each caught), from the
 //                    same Counts.Fail. Prints "counts one=7 two=3".
@@ -57,6 +62,13 @@ public static class SxsStitch
                     int[] sorted = Sorter.Run(new int[] { 5, 3, 8, 1, 9, 2, 7, 4 });
                     Console.WriteLine("qsort " + string.Join(",", Array.ConvertAll(sorted, Str)));
                     return sorted[0] == 1 && sorted[7] == 9 ? 0 : 1;
+                }
+            case "deep":
+                {
+                    int self = Parse(args[1]), other = Parse(args[2]), levels = Parse(args[3]);
+                    Await(other);
+                    int result = Deep.Level((levels << 8) | (self << 4) | other);
+                    return result == 1 ? 0 : 1;
                 }
             case "counts":
                 {
@@ -164,6 +176,48 @@ public static class Sorter
             }
         }
         return Marshal.ReadInt32(a).CompareTo(Marshal.ReadInt32(b));
+    }
+}
+
+public static class Deep
+{
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    public static int Level(int packed)
+    {
+        int levels = packed >> 8, self = (packed >> 4) & 0xF, other = packed & 0xF;
+        if (levels == 0)
+            return Leaf();
+        return SxsStitch.sxs_bridge_call(other, SxsStitch.AssemblyPath, "Deep", "Level",
+                                         ((levels - 1) << 8) | (other << 4) | self);
+    }
+
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    private static int Leaf()
+    {
+        string text = Environment.GetEnvironmentVariable("SXS_DEEP_THROWS");
+        int n = string.IsNullOrEmpty(text) ? 2000 : SxsStitch.Parse(text);
+        for (int i = 0; i < 200; i++)
+            Throw(i);
+        System.Diagnostics.Stopwatch watch = System.Diagnostics.Stopwatch.StartNew();
+        for (int i = 0; i < n; i++)
+            Throw(i);
+        watch.Stop();
+        double ns = watch.Elapsed.TotalMilliseconds * 1e6 / n;
+        Console.WriteLine("deep throws=" + SxsStitch.Str(n) + " ns_per_throw=" +
+                          ((long)ns).ToString(CultureInfo.InvariantCulture));
+        return 1;
+    }
+
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    private static void Throw(int i)
+    {
+        try
+        {
+            throw new InvalidOperationException("deep");
+        }
+        catch (InvalidOperationException)
+        {
+        }
     }
 }
 
