@@ -379,6 +379,7 @@ static void render_stacks(SxsJsonWriter *w, const SxsProfileModel *m) {
   sxs__json_member_uint(w, "runtime_walks", m->walks.ns_runtime_walks);
   sxs__json_member_uint(w, "merge", m->walks.ns_merge);
   sxs__json_member_uint(w, "naming", m->walks.ns_naming);
+  sxs__json_member_uint(w, "naming_first_stack", m->walks.ns_naming_first);
   sxs__json_end_object(w);
   render_count_table(w, "failures", m->walks.failures);
   render_count_table(w, "skipped", m->walks.skipped);

@@ -146,8 +146,9 @@ typedef struct {
   /* Time spent, summed over the walks: the native walk, classifying its frames, the runtimes'
    * DoStackSnapshot walks, the merge, and naming the frames of new stacks. */
   guint64 ns_native, ns_classify, ns_runtime_walks, ns_merge, ns_naming;
-  GHashTable *failures; /* why: HRESULT or errno name -> count (char*, guint64*); owned */
-  GHashTable *skipped;  /* runtimes not asked, or events not walked: reason -> count; owned */
+  guint64 ns_naming_first; /* of ns_naming, the first stack's: it reads each module's symbols */
+  GHashTable *failures;    /* why: HRESULT or errno name -> count (char*, guint64*); owned */
+  GHashTable *skipped;     /* runtimes not asked, or events not walked: reason -> count; owned */
 } SxsWalkCounters;
 
 SxsStackModel *sxs__stack_model_new(const char *event, uint32_t thread);

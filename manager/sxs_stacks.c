@@ -78,7 +78,7 @@ static GMutex stacks_lock;
 static GHashTable *stacks; /* StackEntry* (key and value) */
 static guint64 walks_made, walks_failed, runtime_walks, unknown_frames, stacks_dropped;
 static guint64 frames_total, native_frames_total, stacks_named;
-static guint64 ns_native, ns_classify, ns_runtime_walks, ns_merge, ns_naming;
+static guint64 ns_native, ns_classify, ns_runtime_walks, ns_merge, ns_naming, ns_naming_first;
 static GHashTable *failures; /* name -> guint64* */
 static GHashTable *skipped;  /* reason -> guint64* */
 
@@ -328,7 +328,8 @@ void sxs__stacks_record(SxsRuntime *rt, SxsStackEvents event) {
     guint64 naming = (guint64)(g_get_monotonic_time() - t0) * 1000;
     g_mutex_lock(&stacks_lock);
     ns_naming += naming;
-    stacks_named++;
+    if (stacks_named++ == 0)
+      ns_naming_first = naming;
     known = g_hash_table_lookup(stacks, &key);
     if (known) {
       known->model->count++;
@@ -383,6 +384,7 @@ void sxs__stacks_fill(SxsProfileModel *m) {
   m->walks.ns_runtime_walks = ns_runtime_walks;
   m->walks.ns_merge = ns_merge;
   m->walks.ns_naming = ns_naming;
+  m->walks.ns_naming_first = ns_naming_first;
   copy_counts(m->walks.failures, failures);
   copy_counts(m->walks.skipped, skipped);
   if (stacks) {
@@ -422,6 +424,6 @@ void sxs__stacks_reset_for_tests(void) {
   g_clear_pointer(&skipped, g_hash_table_unref);
   walks_made = walks_failed = runtime_walks = unknown_frames = stacks_dropped = 0;
   frames_total = native_frames_total = stacks_named = 0;
-  ns_native = ns_classify = ns_runtime_walks = ns_merge = ns_naming = 0;
+  ns_native = ns_classify = ns_runtime_walks = ns_merge = ns_naming = ns_naming_first = 0;
   g_mutex_unlock(&stacks_lock);
 }
