@@ -69,9 +69,9 @@ done
 declare -A med
 for c in plain off on; do med[$c]=$(median <"$tmp/$c"); done
 col() { awk -v k="$1" '{print $k}' "$tmp/steps" | median; }
-walks=$(col 1); frames=$(col 2); native_frames=$(col 3)
+walks=$(col 1 | xargs printf '%.0f'); frames=$(col 2 | xargs printf '%.0f'); native_frames=$(col 3 | xargs printf '%.0f')
 ns_native=$(col 4); ns_classify=$(col 5); ns_dss=$(col 6); ns_merge=$(col 7); ns_naming=$(col 8)
-ns_naming_cached=$(col 9); dss_per_walk=$(col 10)
+ns_naming_cached=$(col 9); dss_per_walk=$(col 10 | xargs printf '%.0f')
 walk=$(awk -v a="${med[on]}" -v b="${med[off]}" 'BEGIN { printf "%.1f", (a - b) / 1000 }')
 steps=$(awk -v a="$ns_native" -v b="$ns_classify" -v c="$ns_merge" 'BEGIN { printf "%.2f", (a + b + c) / 1000 }')
 inside=$(awk -v a="$ns_native" -v b="$ns_classify" -v c="$ns_dss" -v d="$ns_merge" \
