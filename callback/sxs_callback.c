@@ -366,6 +366,7 @@ static HRESULT callback_Initialize(ICorProfilerCallback11 *This, IUnknown *pICor
   __atomic_store_n(&self->info, info, __ATOMIC_SEQ_CST);
   self->profiled = TRUE;
   sxs__manager_attach_ops(self->runtime, &callback_ops, self);
+  sxs__stacks_code_changed();
 
   HRESULT hr = run_features(self, info, &caps);
   if (hr < 0) {
@@ -388,6 +389,7 @@ static HRESULT callback_Shutdown(ICorProfilerCallback11 *This) {
   if (self->trace)
     sxs__trace_runtime_shutdown(self->trace);
   sxs__manager_runtime_shutdown(self->runtime);
+  sxs__stacks_code_changed();
   ICorProfilerInfo15 *info = __atomic_exchange_n(&self->info, NULL, __ATOMIC_SEQ_CST);
   if (!drained) {
     /* A use that did not finish in 2 s: better keep the reference (and the importers it may be
@@ -584,10 +586,12 @@ static HRESULT callback_ModuleUnloadStarted(ICorProfilerCallback11 *This, Module
   return S_OK;
 }
 
+/* A collectible module's code is going: code addresses the stacks learned may be reused. */
 static HRESULT callback_ModuleUnloadFinished(ICorProfilerCallback11 *This, ModuleID moduleId, HRESULT hrStatus) {
   (void)This;
   (void)moduleId;
   (void)hrStatus;
+  sxs__stacks_code_changed();
   return S_OK;
 }
 

@@ -8,8 +8,8 @@
  * Frames are the same when they are the same function of the same runtime (managed; its code may
  * move when the JIT recompiles it at a higher tier) or the same return address (native). The
  * module map the walks classify code with is immutable once built: when the loader's counters
- * move, a new one replaces it and the old one is kept (never freed), since another thread may
- * still be walking with it.
+ * move, a new one replaces it, and the old one is freed once no walk that may hold it is in flight
+ * (likewise the step cache after an unload, and the owners cache when managed code may have gone).
  *
  * Lock order: stacks_lock and map_lock are leaves; the registry's locks are taken with neither held,
  * except by sxs__stacks_fill, which takes them inside stacks_lock (nothing takes stacks_lock inside
@@ -24,8 +24,9 @@
 #include "sxs_snapshot.h"
 #include "sxs_unwind.h"
 
-/* Slots of the step cache: 16 K return addresses (256 KiB). */
+/* Slots of the step cache (16 K return addresses, 256 KiB) and of the owners cache (4 K, 64 KiB). */
 #define STACKS_STEP_CACHE_LOG2 14
+#define STACKS_OWNERS_CACHE_LOG2 12
 
 /* Most frames of one stitched stack: the native walk's and every runtime's walk may all land. */
 #define STACKS_MAX_FRAMES (2 * SXS_STITCH_MAX_FRAMES)
@@ -65,13 +66,48 @@ static void stacks_thread_free(gpointer p) {
 
 static GPrivate stacks_thread = G_PRIVATE_INIT(stacks_thread_free);
 
-/* map_lock guards replacing current_map and retired_maps; current_map is read with an atomic load. */
+/* map_lock guards replacing current_map, steps and owners, and the retired lists; walks read the
+ * three with atomic loads. A replaced one is retired, not freed, while walks that may have loaded
+ * it are in flight: walks_in_flight is raised before a walk loads any of them and lowered after its
+ * last use, so once it is seen at 0 (under map_lock) after a retirement, nothing can still hold a
+ * retired one, and they are freed. */
+static gint walks_in_flight;
 static GMutex map_lock;
 static SxsModuleMap *current_map;
 static GPtrArray *retired_maps;
 static SxsSymbolCache *symbols; /* created once under map_lock; has its own lock */
 static SxsUnwindCache *steps;   /* step rules for current_map's modules; replaced (the old one kept) on an unload */
 static GPtrArray *retired_steps;
+/* Which runtime owns the code at a return address outside every module; replaced (the old one kept)
+ * when code may have gone or come: a managed module unloaded, a runtime initialized or shut down. */
+static SxsIpMap *owners;
+static GPtrArray *retired_owners;
+
+/* Called with map_lock held: frees what was retired when no walk is in flight. */
+static void free_retired_locked(void) {
+  if (g_atomic_int_get(&walks_in_flight) != 0)
+    return;
+  for (guint i = 0; retired_maps && i < retired_maps->len; i++)
+    sxs__modmap_free(retired_maps->pdata[i]);
+  for (guint i = 0; retired_steps && i < retired_steps->len; i++)
+    sxs__unwind_cache_free(retired_steps->pdata[i]);
+  for (guint i = 0; retired_owners && i < retired_owners->len; i++)
+    sxs__ipmap_free(retired_owners->pdata[i]);
+  g_clear_pointer(&retired_maps, g_ptr_array_unref);
+  g_clear_pointer(&retired_steps, g_ptr_array_unref);
+  g_clear_pointer(&retired_owners, g_ptr_array_unref);
+}
+
+/* The walk is done with the map, the step cache and the owners cache it loaded. */
+static void walk_leave(void) {
+  if (g_atomic_int_dec_and_test(&walks_in_flight) &&
+      (g_atomic_pointer_get(&retired_maps) || g_atomic_pointer_get(&retired_steps) ||
+       g_atomic_pointer_get(&retired_owners))) {
+    g_mutex_lock(&map_lock);
+    free_retired_locked();
+    g_mutex_unlock(&map_lock);
+  }
+}
 
 /* stacks_lock guards stacks and every counter below. */
 static GMutex stacks_lock;
@@ -157,6 +193,8 @@ static const SxsModuleMap *module_map(void) {
   }
   if (!symbols)
     symbols = sxs__symbols_cache_new();
+  if (!owners)
+    g_atomic_pointer_set(&owners, sxs__ipmap_new(STACKS_OWNERS_CACHE_LOG2));
   g_mutex_unlock(&map_lock);
   return map;
 }
@@ -286,6 +324,7 @@ void sxs__stacks_record(SxsRuntime *rt, SxsStackEvents event) {
   }
   t->busy = TRUE;
 
+  g_atomic_int_inc(&walks_in_flight);
   const SxsModuleMap *map = module_map();
   SxsStitchTarget targets[SXS_STITCH_MAX_RUNTIMES];
   SxsStitchRuntime runtimes[SXS_STITCH_MAX_RUNTIMES];
@@ -296,10 +335,12 @@ void sxs__stacks_record(SxsRuntime *rt, SxsStackEvents event) {
     runtimes[i] = targets[i].stitch;
 
   SxsStitchReport report;
-  guint n = sxs__stitch_current_thread(runtimes, n_targets, map, g_atomic_pointer_get(&steps), t->stack_lo, t->stack_hi,
-                                       t->scratch, t->out, STACKS_MAX_FRAMES, &report);
+  guint n =
+      sxs__stitch_current_thread(runtimes, n_targets, map, g_atomic_pointer_get(&steps), g_atomic_pointer_get(&owners),
+                                 t->stack_lo, t->stack_hi, t->scratch, t->out, STACKS_MAX_FRAMES, &report);
   count_walk(&report, n, skips, n_skips);
   if (n == 0) {
+    walk_leave();
     t->busy = FALSE;
     return;
   }
@@ -344,6 +385,7 @@ void sxs__stacks_record(SxsRuntime *rt, SxsStackEvents event) {
     if (fresh)
       entry_free(fresh);
   }
+  walk_leave();
   t->busy = FALSE;
 }
 
@@ -415,6 +457,18 @@ void sxs__stacks_fill(SxsProfileModel *m) {
     }
   }
   g_ptr_array_sort(m->stacks, compare_stacks);
+}
+
+void sxs__stacks_code_changed(void) {
+  g_mutex_lock(&map_lock);
+  if (owners) {
+    if (!retired_owners)
+      retired_owners = g_ptr_array_new();
+    g_ptr_array_add(retired_owners, owners);
+    g_atomic_pointer_set(&owners, sxs__ipmap_new(STACKS_OWNERS_CACHE_LOG2));
+    free_retired_locked();
+  }
+  g_mutex_unlock(&map_lock);
 }
 
 void sxs__stacks_reset_for_tests(void) {

@@ -27,5 +27,9 @@ void sxs__stacks_record(SxsRuntime *rt, SxsStackEvents event);
  * thread; takes the stacks lock, then registry locks (to name frames recorded unnamed). */
 void sxs__stacks_fill(SxsProfileModel *m);
 
+/* Managed code may have gone or come (a module unloaded, a runtime initialized or shut down):
+ * forget which runtime owns which code address. Context: any thread; a short lock. */
+void sxs__stacks_code_changed(void);
+
 /* Test support: forget every stack and counter. No walk may be under way. */
 void sxs__stacks_reset_for_tests(void);

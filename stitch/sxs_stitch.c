@@ -24,7 +24,8 @@
  *    return address: the step cache (sxs_unwind.c) keeps what libunwind found as a rule.
  * 2. A frame inside a loaded ELF object is native: no runtime keeps managed code there. Every other
  *    ip is offered to each runtime in turn (GetFunctionFromIP is safe for any ip; a FunctionID only
- *    ever goes back to the runtime that gave it). Nobody's: a stub, kept as native.
+ *    ever goes back to the runtime that gave it). Nobody's: a stub, kept as native. The answer is
+ *    kept per return address (the owners cache), so a repeated walk asks no runtime.
  * 3. Each runtime that owned a frame walks its own frames; their sp comes from the register context
  *    the runtime passes with each frame. The walk crosses the other runtimes' code through its own
  *    transition frames, so it may know frames the native walk lost, and never reports native ones.
@@ -68,8 +69,16 @@ static bool stitch_is_fp_code(uintptr_t ip, void *user_data) {
   return sxs__modmap_find(user_data, ip) == NULL;
 }
 
+/* The index in runtimes of runtime_id, or -1. */
+static int runtime_index(const SxsStitchRuntime *runtimes, guint n_runtimes, int runtime_id) {
+  for (guint r = 0; r < n_runtimes; r++)
+    if (runtimes[r].runtime_id == runtime_id)
+      return (int)r;
+  return -1;
+}
+
 guint sxs__stitch_current_thread(const SxsStitchRuntime *runtimes, guint n_runtimes, const SxsModuleMap *map,
-                                 SxsUnwindCache *steps, uintptr_t stack_lo, uintptr_t stack_hi,
+                                 SxsUnwindCache *steps, SxsIpMap *owners, uintptr_t stack_lo, uintptr_t stack_hi,
                                  SxsStitchScratch *scratch, SxsStackFrame *out, guint max, SxsStitchReport *report) {
   SxsStitchReport local;
   if (!report)
@@ -109,7 +118,23 @@ guint sxs__stitch_current_thread(const SxsStitchRuntime *runtimes, guint n_runti
     *f = (SxsStackFrame){.sp = scratch->native[i].sp, .ip = ip, .kind = SXS_FRAME_NATIVE};
     if (sxs__modmap_find(map, lookup))
       continue;
-    gboolean owned = FALSE;
+    uint64_t known;
+    if (sxs__ipmap_lookup(owners, lookup, &known)) {
+      int r = known >> 48 ? runtime_index(runtimes, n_runtimes, (int)(known >> 48)) : -1;
+      report->owners_cached++;
+      if (r >= 0) {
+        f->kind = SXS_FRAME_MANAGED;
+        f->runtime_id = runtimes[r].runtime_id;
+        f->function_id = known & SXS_STITCH_OWNER_FUNCTION_MASK;
+        walks_wanted[r] = TRUE;
+        last_owner = (guint)r;
+        report->claimed++;
+      } else {
+        report->unknown_code++;
+      }
+      continue;
+    }
+    gboolean owned = FALSE, all_answered = TRUE;
     /* Neighbouring frames mostly share an owner: the last one is asked first. */
     for (guint k = 0; k < n_runtimes && !owned; k++) {
       guint r = (last_owner + k) % n_runtimes;
@@ -122,12 +147,19 @@ guint sxs__stitch_current_thread(const SxsStitchRuntime *runtimes, guint n_runti
         walks_wanted[r] = owned = TRUE;
         last_owner = r;
         report->claimed++;
+        if (function_id <= SXS_STITCH_OWNER_FUNCTION_MASK && runtimes[r].runtime_id > 0 &&
+            runtimes[r].runtime_id < 0x10000)
+          sxs__ipmap_insert(owners, lookup, SXS_STITCH_OWNER(runtimes[r].runtime_id, function_id));
       } else if (rc != -ENOENT) {
         report->owns_failed++;
+        all_answered = FALSE;
       }
     }
-    if (!owned)
+    if (!owned) {
       report->unknown_code++;
+      if (all_answered)
+        sxs__ipmap_insert(owners, lookup, SXS_STITCH_OWNER(0, 0));
+    }
   }
   guint64 t2 = now_ns();
   report->ns_classify = t2 - t1;

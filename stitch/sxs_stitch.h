@@ -7,6 +7,7 @@
 #include <stdint.h>
 
 #include "sxs_cor.h"
+#include "sxs_ipmap.h"
 #include "sxs_merge.h"
 #include "sxs_symbols.h"
 #include "sxs_unwind.h"
@@ -15,6 +16,11 @@
 #define SXS_STITCH_MAX_FRAMES 256
 /* Most runtimes one walk asks. */
 #define SXS_STITCH_MAX_RUNTIMES 8
+
+/* An owners-cache value: the owning runtime's id in bits 48-63 (0: no runtime owns the code) and
+ * the FunctionID in bits 0-47. */
+#define SXS_STITCH_OWNER(runtime_id, function_id) (((uint64_t)(runtime_id) << 48) | (uint64_t)(function_id))
+#define SXS_STITCH_OWNER_FUNCTION_MASK ((UINT64_C(1) << 48) - 1)
 
 /* One runtime as the stitcher sees it. Both questions are asked on the walked thread, with no
  * lock of the stitcher's held, and may call into the runtime. */
@@ -31,12 +37,13 @@ typedef struct {
 
 /* What one stitched walk did, for the profile's counters and the benchmark. */
 typedef struct {
-  int native_n;       /* frames of the native walk (own frames included), or its -errno */
-  guint own_frames;   /* leaf frames of the stitcher's own library, left out */
-  guint claimed;      /* native frames a runtime said it owns */
-  guint unknown_code; /* frames in no loaded module that no runtime owns (stubs, trampolines) */
-  guint owns_failed;  /* owns_ip questions that could not be asked */
-  guint n_walks;      /* runtimes that walked (those that owned a frame) */
+  int native_n;        /* frames of the native walk (own frames included), or its -errno */
+  guint own_frames;    /* leaf frames of the stitcher's own library, left out */
+  guint claimed;       /* native frames a runtime said it owns */
+  guint unknown_code;  /* frames in no loaded module that no runtime owns (stubs, trampolines) */
+  guint owns_failed;   /* owns_ip questions that could not be asked */
+  guint owners_cached; /* frames classified from the owners cache, no runtime asked */
+  guint n_walks;       /* runtimes that walked (those that owned a frame) */
   struct {
     int runtime_id;
     HRESULT hr;
@@ -55,7 +62,10 @@ void sxs__stitch_scratch_free(SxsStitchScratch *scratch);
  * The stitched stack of the calling thread, leaf first, into out[0 .. returned): the stitcher's
  * caller's frames of its own library left out, then every frame in strictly increasing sp order.
  * map classifies native code (and must not be refreshed during the call); steps (may be NULL)
- * caches how native frames are stepped (built for map's modules); [stack_lo, stack_hi) is
+ * caches how native frames are stepped (built for map's modules); owners (may be NULL) caches
+ * which runtime owns the code at an address outside every module, as SXS_STITCH_OWNER values (the
+ * caller replaces it when code may have gone: a module unloaded, a runtime come or gone);
+ * [stack_lo, stack_hi) is
  * the thread's stack. report (may be NULL) receives what happened.
  *
  * Returns the number of frames written, 0 when nothing could be walked (report->native_n < 0).
@@ -63,5 +73,5 @@ void sxs__stitch_scratch_free(SxsStitchScratch *scratch);
  * take locks); no lock of the caller's held. No allocation.
  */
 guint sxs__stitch_current_thread(const SxsStitchRuntime *runtimes, guint n_runtimes, const SxsModuleMap *map,
-                                 SxsUnwindCache *steps, uintptr_t stack_lo, uintptr_t stack_hi,
+                                 SxsUnwindCache *steps, SxsIpMap *owners, uintptr_t stack_lo, uintptr_t stack_hi,
                                  SxsStitchScratch *scratch, SxsStackFrame *out, guint max, SxsStitchReport *report);

@@ -1,6 +1,8 @@
 /* Native stack walks of the calling thread (frame pointers, libunwind, hybrid); no symbols, no managed frames. */
 #include "sxs_unwind.h"
 
+#include "sxs_ipmap.h"
+
 #define UNW_LOCAL_ONLY
 #include <errno.h>
 #include <libunwind.h>
@@ -224,84 +226,59 @@ static int walk_libunwind(unw_cursor_t *cursor, SxsNativeFrame *frames, int max)
  * offsets beyond the rule's fields. Entries are never removed: the owner drops the whole cache when a module is
  * unloaded (another could be loaded at its addresses). JIT code never gets here: it is stepped by frame pointers.
  *
- * The table is open-addressed and lock-free: a writer claims an empty slot with a compare-and-swap of its key to
- * CACHE_CLAIMED, writes the rule, then publishes the key with a release store; a reader that finds its ip (acquire)
- * reads a complete rule. Readers never wait, so signal handlers may read it.
+ * The table (sxs_ipmap.c) is open-addressed and lock-free: readers never wait, so signal handlers may read it.
  */
-#define CACHE_CLAIMED UINTPTR_MAX
-#define CACHE_PROBES 16
 #define RULE_FP 1u
 #define RULE_SP 2u
 #define RULE_NONE 3u /* libunwind cannot step from here (the end of the stack, or no unwind info) */
 
+/* The rules are values of an SxsIpMap keyed by return address (the table and its claim/publish
+ * protocol are sxs_ipmap.c's). */
 struct SxsUnwindCache {
-  unsigned mask;
-  struct {
-    uintptr_t ip;  /* 0: empty; CACHE_CLAIMED: being written */
-    uint64_t rule; /* kind in bits 0-1, K in bits 2-33, M in bits 34-49 */
-  } slots[];
+  SxsIpMap *rules;
 };
 
 SxsUnwindCache *sxs__unwind_cache_new(unsigned capacity_log2) {
-  if (capacity_log2 < 4 || capacity_log2 > 24)
+  SxsIpMap *rules = sxs__ipmap_new(capacity_log2);
+  if (rules == NULL)
     return NULL;
-  size_t n = (size_t)1 << capacity_log2;
-  SxsUnwindCache *cache = calloc(1, sizeof *cache + n * sizeof cache->slots[0]);
-  if (cache != NULL)
-    cache->mask = (unsigned)(n - 1);
+  SxsUnwindCache *cache = malloc(sizeof *cache);
+  if (cache == NULL) {
+    sxs__ipmap_free(rules);
+    return NULL;
+  }
+  cache->rules = rules;
   return cache;
 }
 
 void sxs__unwind_cache_free(SxsUnwindCache *cache) {
+  if (cache == NULL)
+    return;
+  sxs__ipmap_free(cache->rules);
   free(cache);
+}
+
+static void census_one(uintptr_t ip, uint64_t rule, void *user_data) {
+  (void)ip;
+  unsigned *counts = user_data;
+  counts[rule & 3u]++;
 }
 
 void sxs__unwind_cache_census(const SxsUnwindCache *cache, unsigned *ret_fp, unsigned *ret_sp, unsigned *ret_none) {
   unsigned counts[4] = {0, 0, 0, 0};
-  for (unsigned i = 0; cache != NULL && i <= cache->mask; i++) {
-    uintptr_t key = __atomic_load_n(&cache->slots[i].ip, __ATOMIC_ACQUIRE);
-    if (key != 0 && key != CACHE_CLAIMED)
-      counts[cache->slots[i].rule & 3u]++;
-  }
+  if (cache != NULL)
+    sxs__ipmap_foreach(cache->rules, census_one, counts);
   *ret_fp = counts[RULE_FP];
   *ret_sp = counts[RULE_SP];
   *ret_none = counts[RULE_NONE];
 }
 
-static inline unsigned cache_home(const SxsUnwindCache *cache, uintptr_t ip) {
-  return (unsigned)((ip * UINT64_C(0x9E3779B97F4A7C15)) >> 40) & cache->mask;
+static inline bool cache_lookup(const SxsUnwindCache *cache, uintptr_t ip, uint64_t *ret_rule) {
+  return sxs__ipmap_lookup(cache->rules, ip, ret_rule);
 }
 
-static bool cache_lookup(const SxsUnwindCache *cache, uintptr_t ip, uint64_t *ret_rule) {
-  unsigned i = cache_home(cache, ip);
-  for (unsigned probe = 0; probe < CACHE_PROBES; probe++, i = (i + 1) & cache->mask) {
-    uintptr_t key = __atomic_load_n(&cache->slots[i].ip, __ATOMIC_ACQUIRE);
-    if (key == ip) {
-      *ret_rule = cache->slots[i].rule;
-      return true;
-    }
-    if (key == 0)
-      return false;
-  }
-  return false;
-}
-
-static void cache_insert(SxsUnwindCache *cache, uintptr_t ip, uint64_t rule) {
-  unsigned i = cache_home(cache, ip);
-  for (unsigned probe = 0; probe < CACHE_PROBES; probe++, i = (i + 1) & cache->mask) {
-    uintptr_t key = __atomic_load_n(&cache->slots[i].ip, __ATOMIC_ACQUIRE);
-    if (key == ip)
-      return;
-    if (key != 0)
-      continue;
-    uintptr_t expected = 0;
-    if (!__atomic_compare_exchange_n(&cache->slots[i].ip, &expected, CACHE_CLAIMED, false, __ATOMIC_ACQ_REL,
-                                     __ATOMIC_ACQUIRE))
-      continue;
-    cache->slots[i].rule = rule;
-    __atomic_store_n(&cache->slots[i].ip, ip, __ATOMIC_RELEASE);
-    return;
-  }
+static inline void cache_insert(SxsUnwindCache *cache, uintptr_t ip, uint64_t rule) {
+  sxs__ipmap_insert(cache->rules, ip, rule);
 }
 
 /* Turns the libunwind step cur -> next (the cursor now on next) into a rule, and caches it. */
