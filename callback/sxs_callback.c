@@ -119,16 +119,17 @@ static int ops_owns_ip(gpointer instance, uintptr_t ip, uint64_t *ret_function_i
 }
 
 /* SxsRuntimeOps.walk: this runtime's DoStackSnapshot of the calling thread. */
-static HRESULT ops_walk(gpointer instance, SxsStackFrame *frames, guint max, guint *ret_n) {
+static int ops_walk(gpointer instance, SxsStackFrame *frames, guint max, guint *ret_n, HRESULT *ret_hr) {
   SxsCallback *self = instance;
   ICorProfilerInfo15 *info = sxs__callback_info_enter(self);
   if (!info) {
     *ret_n = 0;
-    return SXS_E_RUNTIME_SHUT_DOWN;
+    *ret_hr = 0;
+    return -ESHUTDOWN;
   }
-  HRESULT hr = sxs__snapshot_current_thread(info, self->runtime->id, frames, max, ret_n, NULL, NULL);
+  int r = sxs__snapshot_current_thread(info, self->runtime->id, frames, max, ret_n, ret_hr, NULL);
   sxs__callback_info_leave(self);
-  return hr;
+  return r;
 }
 
 static const SxsRuntimeOps callback_ops = {
@@ -256,11 +257,14 @@ static const SxsFeature stacks_feature = {.name = "stacks", .wanted = stacks_wan
 /* In order: a setup may rely on the mask bits of the features before it. */
 static const SxsFeature *const features[] = {&counters_feature, &names_feature, &stacks_feature, &sxs__tracing_feature};
 
-/* Records the thread's stack for an event when [stacks] on= asks for that event. */
+/* Records the thread's stack for an event when [stacks] on= asks for that event. A runtime that
+ * has begun to shut down is not asked to walk (the manager's list leaves it out, and its guard
+ * answers no), but the event is still counted and the other runtimes walked. */
 static void maybe_record_stack(SxsCallback *self, SxsStackEvents event) {
+  (void)self;
   const SxsConfig *cfg = sxs__manager_config();
-  if (cfg && (cfg->stacks_on & event) && !__atomic_load_n(&self->info_closed, __ATOMIC_ACQUIRE))
-    sxs__stacks_record(self->runtime, event);
+  if (cfg && (cfg->stacks_on & event))
+    sxs__stacks_record(event);
 }
 
 /* Sets the runtime's event mask from its low and high halves: the classic call when no high bit
@@ -365,18 +369,22 @@ static HRESULT callback_Initialize(ICorProfilerCallback11 *This, IUnknown *pICor
 
   __atomic_store_n(&self->info, info, __ATOMIC_SEQ_CST);
   self->profiled = TRUE;
-  sxs__manager_attach_ops(self->runtime, &callback_ops, self);
-  sxs__stacks_code_changed();
 
   HRESULT hr = run_features(self, info, &caps);
   if (hr < 0) {
     g_autofree char *why = g_strdup_printf("SetEventMask failed with 0x%08X", (unsigned)hr);
     sxs__manager_decline(self->runtime, why);
-    sxs__manager_attach_ops(self->runtime, NULL, NULL);
-    __atomic_store_n(&self->info, NULL, __ATOMIC_SEQ_CST);
-    info->lpVtbl->Release(info);
+    /* Nothing outside this thread has the Info yet (the ops are not attached), but the guard is
+     * closed and drained all the same before the reference goes. */
+    if (sxs__callback_info_close(self, 2000)) {
+      __atomic_store_n(&self->info, NULL, __ATOMIC_SEQ_CST);
+      info->lpVtbl->Release(info);
+    }
     return CORPROF_E_PROFILER_CANCEL_ACTIVATION;
   }
+  /* Only now may other threads reach this runtime's live side: its event mask is set. */
+  sxs__manager_attach_ops(self->runtime, &callback_ops, self);
+  sxs__stacks_code_changed();
   return S_OK;
 }
 
@@ -496,6 +504,8 @@ static HRESULT callback_GarbageCollectionStarted(ICorProfilerCallback11 *This, i
   (void)reason;
   sxs__counter_add(&self->runtime->counters.gcs);
   maybe_record_stack(self, SXS_STACKS_GC);
+  /* A collection may free dynamic methods' code, whose addresses new code can then take. */
+  sxs__stacks_code_changed();
   return S_OK;
 }
 

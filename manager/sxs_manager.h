@@ -32,15 +32,10 @@ typedef struct {
   /* Does the runtime own the code at ip (GetFunctionFromIP)? 0 with *ret_function_id, -ENOENT when
    * not, -ESHUTDOWN, or -EAGAIN when the runtime could not answer now. Context: any thread. */
   int (*owns_ip)(gpointer instance, uintptr_t ip, uint64_t *ret_function_id);
-  /* The runtime's walk of the calling thread (sxs__snapshot_current_thread): the HRESULT, frames
-   * leaf first in frames[0 .. *ret_n); SXS_E_RUNTIME_SHUT_DOWN once Shutdown has begun. Context:
-   * the walked thread, no profiler lock held. */
-  HRESULT (*walk)(gpointer instance, SxsStackFrame *frames, guint max, guint *ret_n);
+  /* The runtime's walk of the calling thread: as SxsStitchRuntime.walk (sxs_stitch.h). Context: the
+   * walked thread, no profiler lock held. */
+  int (*walk)(gpointer instance, SxsStackFrame *frames, guint max, guint *ret_n, HRESULT *ret_hr);
 } SxsRuntimeOps;
-
-/* What SxsRuntimeOps.walk answers once the runtime has begun to shut down (no runtime returns it:
- * facility 0x13 with a code the runtime's errors leave unused). */
-#define SXS_E_RUNTIME_SHUT_DOWN ((HRESULT)0x8013FFF0)
 
 /* A runtime a stack walk may ask, as sxs__manager_stitch_targets lists it. */
 typedef struct {

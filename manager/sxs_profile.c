@@ -364,8 +364,16 @@ static void render_stacks(SxsJsonWriter *w, const SxsProfileModel *m) {
 
   sxs__json_key(w, "stack_walks");
   sxs__json_begin_object(w);
+  sxs__json_key(w, "events");
+  sxs__json_begin_object(w);
+  sxs__json_member_uint(w, "exception", m->walks.events[0]);
+  sxs__json_member_uint(w, "jit", m->walks.events[1]);
+  sxs__json_member_uint(w, "gc", m->walks.events[2]);
+  sxs__json_end_object(w);
   sxs__json_member_uint(w, "made", m->walks.made);
   sxs__json_member_uint(w, "failed", m->walks.failed);
+  sxs__json_member_uint(w, "empty", m->walks.empty);
+  sxs__json_member_uint(w, "truncated", m->walks.truncated);
   sxs__json_member_uint(w, "runtime_walks", m->walks.runtime_walks);
   sxs__json_member_uint(w, "unknown_frames", m->walks.unknown_frames);
   sxs__json_member_uint(w, "stacks_dropped", m->walks.stacks_dropped);

@@ -147,6 +147,9 @@ typedef struct {
    * DoStackSnapshot walks, the merge, and naming the frames of new stacks. */
   guint64 ns_native, ns_classify, ns_runtime_walks, ns_merge, ns_naming;
   guint64 ns_naming_first; /* of ns_naming, the first stack's: it reads each module's symbols */
+  guint64 events[3];       /* events seen: exception, jit, gc (walked or not) */
+  guint64 empty;           /* walks that found no frame */
+  guint64 truncated;       /* walks cut short for room */
   GHashTable *failures;    /* why: HRESULT or errno name -> count (char*, guint64*); owned */
   GHashTable *skipped;     /* runtimes not asked, or events not walked: reason -> count; owned */
 } SxsWalkCounters;

@@ -29,7 +29,7 @@
 #define STACKS_OWNERS_CACHE_LOG2 12
 
 /* Most frames of one stitched stack: the native walk's and every runtime's walk may all land. */
-#define STACKS_MAX_FRAMES (2 * SXS_STITCH_MAX_FRAMES)
+#define STACKS_MAX_FRAMES SXS_STITCH_MAX_STITCHED
 
 /* One frame's identity in an aggregated stack. */
 typedef struct {
@@ -54,6 +54,7 @@ typedef struct {
   int bounds; /* 0: not read yet; 1: read; -1: could not be read */
   gboolean busy;
   SxsStackFrame out[STACKS_MAX_FRAMES];
+  StackFrameId ids[STACKS_MAX_FRAMES];
 } StacksThread;
 
 static void stacks_thread_free(gpointer p) {
@@ -112,7 +113,8 @@ static void walk_leave(void) {
 /* stacks_lock guards stacks and every counter below. */
 static GMutex stacks_lock;
 static GHashTable *stacks; /* StackEntry* (key and value) */
-static guint64 walks_made, walks_failed, runtime_walks, unknown_frames, stacks_dropped;
+static guint64 walks_made, walks_failed, walks_empty, walks_truncated, runtime_walks, unknown_frames, stacks_dropped;
+static guint64 events_seen[3]; /* exception, jit, gc */
 static guint64 frames_total, native_frames_total, stacks_named;
 static guint64 ns_native, ns_classify, ns_runtime_walks, ns_merge, ns_naming, ns_naming_first;
 static GHashTable *failures; /* name -> guint64* */
@@ -157,6 +159,16 @@ static void count_in(GHashTable *table, const char *key, guint64 by) {
   *v += by;
 }
 
+static int event_index(SxsStackEvents event) {
+  return event == SXS_STACKS_EXCEPTION ? 0 : event == SXS_STACKS_JIT ? 1 : 2;
+}
+
+static void count_event(SxsStackEvents event) {
+  g_mutex_lock(&stacks_lock);
+  events_seen[event_index(event)]++;
+  g_mutex_unlock(&stacks_lock);
+}
+
 static void count_skipped(const char *reason) {
   g_mutex_lock(&stacks_lock);
   ensure_tables_locked();
@@ -164,12 +176,20 @@ static void count_skipped(const char *reason) {
   g_mutex_unlock(&stacks_lock);
 }
 
-/* The module map to classify with now: rebuilt when the loader's counters moved. */
+/* The module map to classify with now: rebuilt when the loader's counters moved.
+ * Context: a walking thread (walks_in_flight raised); takes map_lock, and the loader's lock for
+ * one dl_iterate_phdr callback (all of it when it rebuilds). */
 static const SxsModuleMap *module_map(void) {
   SxsModuleMap *map = g_atomic_pointer_get(&current_map);
   if (map && sxs__modmap_is_current(map))
     return map;
   g_mutex_lock(&map_lock);
+  /* What a walk uses besides the map exists before the first map is published, so a walk that
+   * finds a map finds them too. */
+  if (!symbols)
+    g_atomic_pointer_set(&symbols, sxs__symbols_cache_new());
+  if (!owners)
+    g_atomic_pointer_set(&owners, sxs__ipmap_new(STACKS_OWNERS_CACHE_LOG2));
   map = current_map;
   if (!map || !sxs__modmap_is_current(map)) {
     SxsModuleMap *fresh = sxs__modmap_new();
@@ -191,10 +211,6 @@ static const SxsModuleMap *module_map(void) {
     g_atomic_pointer_set(&current_map, fresh);
     map = fresh;
   }
-  if (!symbols)
-    symbols = sxs__symbols_cache_new();
-  if (!owners)
-    g_atomic_pointer_set(&owners, sxs__ipmap_new(STACKS_OWNERS_CACHE_LOG2));
   g_mutex_unlock(&map_lock);
   return map;
 }
@@ -211,9 +227,12 @@ static StacksThread *thread_state(void) {
   return t;
 }
 
-static const char *failure_name(HRESULT hr, char *buf, gsize size) {
-  if (hr == SXS_E_RUNTIME_SHUT_DOWN)
+/* Why a runtime's walk did not complete: the runtime's HRESULT by name, or what stopped it. */
+static const char *failure_name(int rc, HRESULT hr, char *buf, gsize size) {
+  if (rc == -ESHUTDOWN)
     return "runtime shut down";
+  if (rc == -ENOBUFS)
+    return "too many frames";
   const char *name = sxs__snapshot_hresult_name(hr);
   if (name)
     return name;
@@ -221,11 +240,15 @@ static const char *failure_name(HRESULT hr, char *buf, gsize size) {
   return buf;
 }
 
-/* The walk's counters, under stacks_lock. */
+/* The walk's counters. Context: the walking thread; takes stacks_lock. */
 static void count_walk(const SxsStitchReport *report, guint n_frames, const char *const *skips, guint n_skips) {
   g_mutex_lock(&stacks_lock);
   ensure_tables_locked();
   walks_made++;
+  if (n_frames == 0)
+    walks_empty++;
+  if (report->truncated)
+    walks_truncated++;
   frames_total += n_frames;
   if (report->native_n > 0)
     native_frames_total += (guint64)report->native_n;
@@ -240,10 +263,10 @@ static void count_walk(const SxsStitchReport *report, guint n_frames, const char
   for (guint i = 0; i < report->n_walks; i++) {
     runtime_walks++;
     ns_runtime_walks += report->walks[i].ns;
-    if (report->walks[i].hr != S_OK) {
+    if (report->walks[i].rc != 0) {
       char buf[16];
       failed = TRUE;
-      count_in(failures, failure_name(report->walks[i].hr, buf, sizeof buf), 1);
+      count_in(failures, failure_name(report->walks[i].rc, report->walks[i].hr, buf, sizeof buf), 1);
     }
   }
   if (report->owns_failed)
@@ -302,7 +325,7 @@ static StackEntry *entry_new(const StackEntry *key, const SxsStackFrame *frames,
       name_managed(e->ids[i].rt, f->function_id, may_ask, &m.name, &m.module);
     } else {
       /* A native frame of a stitched stack is never the walk's first: ip is a return address. */
-      m.name = sxs__symbols_describe(symbols, map, f->ip - 1);
+      m.name = sxs__symbols_describe(g_atomic_pointer_get(&symbols), map, f->ip - 1);
       const SxsModule *mod = sxs__modmap_find(map, f->ip - 1);
       m.module = g_strdup(mod ? mod->name : "");
     }
@@ -311,8 +334,8 @@ static StackEntry *entry_new(const StackEntry *key, const SxsStackFrame *frames,
   return e;
 }
 
-void sxs__stacks_record(SxsRuntime *rt, SxsStackEvents event) {
-  (void)rt;
+void sxs__stacks_record(SxsStackEvents event) {
+  count_event(event);
   StacksThread *t = thread_state();
   if (t->busy) {
     count_skipped("event during a walk");
@@ -345,7 +368,7 @@ void sxs__stacks_record(SxsRuntime *rt, SxsStackEvents event) {
     return;
   }
 
-  StackFrameId ids[STACKS_MAX_FRAMES];
+  StackFrameId *ids = t->ids;
   StackEntry key = {.event = event, .thread = (uint32_t)syscall(SYS_gettid), .n = n, .ids = ids};
   guint h = 2166136261u ^ (guint)event ^ (key.thread * 16777619u);
   for (guint i = 0; i < n; i++) {
@@ -418,6 +441,10 @@ void sxs__stacks_fill(SxsProfileModel *m) {
   m->walks.runtime_walks = runtime_walks;
   m->walks.unknown_frames = unknown_frames;
   m->walks.stacks_dropped = stacks_dropped;
+  m->walks.empty = walks_empty;
+  m->walks.truncated = walks_truncated;
+  for (int i = 0; i < 3; i++)
+    m->walks.events[i] = events_seen[i];
   m->walks.frames = frames_total;
   m->walks.native_frames = native_frames_total;
   m->walks.stacks_named = stacks_named;
@@ -476,7 +503,8 @@ void sxs__stacks_reset_for_tests(void) {
   g_clear_pointer(&stacks, g_hash_table_unref);
   g_clear_pointer(&failures, g_hash_table_unref);
   g_clear_pointer(&skipped, g_hash_table_unref);
-  walks_made = walks_failed = runtime_walks = unknown_frames = stacks_dropped = 0;
+  walks_made = walks_failed = walks_empty = walks_truncated = runtime_walks = unknown_frames = stacks_dropped = 0;
+  events_seen[0] = events_seen[1] = events_seen[2] = 0;
   frames_total = native_frames_total = stacks_named = 0;
   ns_native = ns_classify = ns_runtime_walks = ns_merge = ns_naming = ns_naming_first = 0;
   g_mutex_unlock(&stacks_lock);

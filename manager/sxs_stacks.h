@@ -12,7 +12,7 @@
 #define SXS_STACKS_MAX_DISTINCT 65536
 
 /*
- * Records the stitched stack of the calling thread for one event of `rt`: walks it (every runtime's
+ * Records the stitched stack of the calling thread for one event: walks it (every runtime's
  * frames and the native ones), names its frames the first time that stack is seen, and counts it.
  * A walk started while this thread is already walking (an event raised by the walk itself) is not
  * made, only counted. Never fails the caller: problems end up in the profile's counters.
@@ -21,13 +21,14 @@
  * JITCompilationStarted, GarbageCollectionStarted); normal context, no profiler lock held.
  * Allocates (per thread once; per new stack).
  */
-void sxs__stacks_record(SxsRuntime *rt, SxsStackEvents event);
+void sxs__stacks_record(SxsStackEvents event);
 
 /* Copies the recorded stacks and the walk counters into m (which must have none yet). Context: any
  * thread; takes the stacks lock, then registry locks (to name frames recorded unnamed). */
 void sxs__stacks_fill(SxsProfileModel *m);
 
-/* Managed code may have gone or come (a module unloaded, a runtime initialized or shut down):
+/* Managed code may have gone or come (a module unloaded, a runtime initialized or shut down, a
+ * garbage collection that may free dynamic methods' code):
  * forget which runtime owns which code address. Context: any thread; a short lock. */
 void sxs__stacks_code_changed(void);
 

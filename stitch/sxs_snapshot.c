@@ -2,6 +2,7 @@
  * thread. */
 #include "sxs_snapshot.h"
 
+#include <errno.h>
 #include <string.h>
 
 /* What the walk callback fills: the caller's buffer and what did not fit or made no sense. */
@@ -46,18 +47,19 @@ static HRESULT snapshot_frame(FunctionID funcId, UINT_PTR ip, COR_PRF_FRAME_INFO
   return S_OK;
 }
 
-HRESULT sxs__snapshot_current_thread(ICorProfilerInfo15 *info, int runtime_id, SxsStackFrame *frames, guint max,
-                                     guint *ret_n, gboolean *ret_truncated, guint *ret_dropped) {
+int sxs__snapshot_current_thread(ICorProfilerInfo15 *info, int runtime_id, SxsStackFrame *frames, guint max,
+                                 guint *ret_n, HRESULT *ret_hr, guint *ret_dropped) {
   SnapshotState state = {.runtime_id = runtime_id, .frames = frames, .max = frames ? max : 0};
   HRESULT hr = E_INVALIDARG;
   if (info)
     hr = info->lpVtbl->DoStackSnapshot(info, 0, snapshot_frame, COR_PRF_SNAPSHOT_REGISTER_CONTEXT, &state, NULL, 0);
   *ret_n = state.n;
-  if (ret_truncated)
-    *ret_truncated = state.truncated;
+  *ret_hr = hr;
   if (ret_dropped)
     *ret_dropped = state.dropped;
-  return hr;
+  if (state.truncated)
+    return -ENOBUFS;
+  return hr == S_OK ? 0 : -EIO;
 }
 
 const char *sxs__snapshot_hresult_name(HRESULT hr) {

@@ -14,20 +14,22 @@
  * and writes its managed frames, leaf first, to frames[0 .. *ret_n): kind SXS_FRAME_MANAGED,
  * runtime_id, function_id, ip, and sp = the Rsp of the register context the runtime passes for that
  * frame (the value RSP has in the frame's body, as the native walkers define it). The runtime's
- * "native marker" callbacks (funcId 0) are not frames and are left out. A walk with more than max
- * frames keeps the first max and stops the runtime's walk there (the HRESULT is then
- * CORPROF_E_STACKSNAPSHOT_ABORTED, *ret_truncated TRUE). A frame without a usable context (too short,
- * or an Rsp not above the previous frame's) is dropped and counted in *ret_dropped.
+ * "native marker" callbacks (funcId 0) are not frames and are left out. A frame without a usable
+ * context (too short, or an Rsp not above the previous frame's) is dropped and counted in
+ * *ret_dropped (may be NULL).
  *
- * Returns the runtime's HRESULT (S_OK: the walk reached the end of the runtime's frames). *ret_n is
- * always set; frames already written stay valid whatever the HRESULT.
+ * Returns 0 when the walk reached the end of the runtime's frames; -ENOBUFS when max frames were
+ * not enough (the first max are kept and the runtime's walk is stopped there); -EIO when the
+ * runtime answered a failure. *ret_hr receives the runtime's HRESULT and *ret_n the frames written
+ * (both always; frames already written stay valid whatever the answer).
  *
- * Context: a thread of the runtime's, inside one of its callbacks or on a thread the runtime knows,
- * with info held through the instance's Info guard. The StackSnapshotCallback allocates nothing and
- * takes no lock. No profiler lock may be held (the walk takes the runtime's own locks).
+ * Context: any thread the runtime knows or not (the runtime answers S_OK with no frames for a
+ * thread it never ran), from a callback of this or another runtime, with info held through its
+ * instance's Info guard. The StackSnapshotCallback allocates nothing and takes no lock. No profiler
+ * lock may be held (the walk takes the runtime's own locks).
  */
-HRESULT sxs__snapshot_current_thread(ICorProfilerInfo15 *info, int runtime_id, SxsStackFrame *frames, guint max,
-                                     guint *ret_n, gboolean *ret_truncated, guint *ret_dropped);
+int sxs__snapshot_current_thread(ICorProfilerInfo15 *info, int runtime_id, SxsStackFrame *frames, guint max,
+                                 guint *ret_n, HRESULT *ret_hr, guint *ret_dropped);
 
 /* The symbolic name of an HRESULT a walk or a classification can end with ("S_OK", "E_FAIL",
  * "CORPROF_E_STACKSNAPSHOT_UNSAFE", ...), or NULL for one this table does not know.

@@ -45,7 +45,7 @@
 struct SxsStitchScratch {
   SxsNativeFrame native[SXS_STITCH_MAX_FRAMES];
   SxsStackFrame classified[SXS_STITCH_MAX_FRAMES];
-  SxsStackFrame walked[SXS_STITCH_MAX_RUNTIMES][SXS_STITCH_MAX_FRAMES];
+  SxsStackFrame walked[SXS_STITCH_MAX_RUNTIME_FRAMES]; /* the runtimes' walks, one after the other */
   SxsRuntimeWalk walks[SXS_STITCH_MAX_RUNTIMES];
 };
 
@@ -165,21 +165,31 @@ guint sxs__stitch_current_thread(const SxsStitchRuntime *runtimes, guint n_runti
   report->ns_classify = t2 - t1;
 
   /* 3. Each runtime that owns a frame walks its own. */
-  guint n_walks = 0;
+  guint n_walks = 0, used = 0;
+  /* The stack is whole up to here: past the deepest frame of a walk that ran out of room, the
+   * walks no longer cover the same frames. */
+  uintptr_t cut = UINTPTR_MAX;
+  if (n == SXS_STITCH_MAX_FRAMES)
+    cut = scratch->native[n - 1].sp;
   for (guint r = 0; r < n_runtimes; r++) {
     if (!walks_wanted[r])
       continue;
     guint64 w0 = now_ns();
-    guint got = 0;
-    HRESULT hr = runtimes[r].walk(runtimes[r].user, scratch->walked[n_walks], SXS_STITCH_MAX_FRAMES, &got);
-    got = MIN(got, SXS_STITCH_MAX_FRAMES);
+    guint got = 0, room = SXS_STITCH_MAX_RUNTIME_FRAMES - used;
+    HRESULT hr = 0;
+    int rc = room > 0 ? runtimes[r].walk(runtimes[r].user, scratch->walked + used, room, &got, &hr) : -ENOBUFS;
+    got = MIN(got, room);
+    if (rc == -ENOBUFS && got > 0)
+      cut = MIN(cut, scratch->walked[used + got - 1].sp);
     scratch->walks[n_walks] = (SxsRuntimeWalk){
         .runtime_id = runtimes[r].runtime_id,
-        .frames = scratch->walked[n_walks],
+        .frames = scratch->walked + used,
         .n = got,
-        .complete = hr == S_OK,
+        .complete = rc == 0,
     };
+    used += got;
     report->walks[n_walks].runtime_id = runtimes[r].runtime_id;
+    report->walks[n_walks].rc = rc;
     report->walks[n_walks].hr = hr;
     report->walks[n_walks].n = got;
     report->walks[n_walks].ns = now_ns() - w0;
@@ -190,6 +200,11 @@ guint sxs__stitch_current_thread(const SxsStitchRuntime *runtimes, guint n_runti
   /* 4. The stitch. */
   guint64 t3 = now_ns();
   guint kept = sxs__merge_stacks(scratch->classified, n_classified, scratch->walks, n_walks, out, max);
+  if (cut != UINTPTR_MAX) {
+    report->truncated = TRUE;
+    while (kept > 0 && out[kept - 1].sp > cut)
+      kept--;
+  }
   report->ns_merge = now_ns() - t3;
   return kept;
 }

@@ -12,8 +12,13 @@
 #include "sxs_symbols.h"
 #include "sxs_unwind.h"
 
-/* Most native frames one walk reads, and most frames one runtime's walk reports. */
+/* Most native frames one walk reads. */
 #define SXS_STITCH_MAX_FRAMES 256
+/* Most frames all runtimes' walks of one stack report together (each walk gets what the walks
+ * before it left). */
+#define SXS_STITCH_MAX_RUNTIME_FRAMES (2 * SXS_STITCH_MAX_FRAMES)
+/* Room a stitched stack needs: every native and every runtime frame. */
+#define SXS_STITCH_MAX_STITCHED (SXS_STITCH_MAX_FRAMES + SXS_STITCH_MAX_RUNTIME_FRAMES)
 /* Most runtimes one walk asks. */
 #define SXS_STITCH_MAX_RUNTIMES 8
 
@@ -31,8 +36,11 @@ typedef struct {
    * -ENOENT when it does not, another -errno when it could not be asked (it is shutting down). */
   int (*owns_ip)(gpointer user, uintptr_t ip, uint64_t *ret_function_id);
   /* Its walk of the calling thread (sxs__snapshot_current_thread): frames leaf first into
-   * frames[0 .. *ret_n), and the runtime's HRESULT. */
-  HRESULT (*walk)(gpointer user, SxsStackFrame *frames, guint max, guint *ret_n);
+   * frames[0 .. *ret_n) (always set), the runtime's HRESULT in *ret_hr (always set; 0 when it was
+   * not asked). 0 when the walk went to the end of the runtime's frames; -EIO when the runtime
+   * answered a failure (the frames before it stand); -ENOBUFS when max frames were not enough;
+   * -ESHUTDOWN when the runtime has begun to shut down and was not asked. */
+  int (*walk)(gpointer user, SxsStackFrame *frames, guint max, guint *ret_n, HRESULT *ret_hr);
 } SxsStitchRuntime;
 
 /* What one stitched walk did, for the profile's counters and the benchmark. */
@@ -46,14 +54,17 @@ typedef struct {
   guint n_walks;       /* runtimes that walked (those that owned a frame) */
   struct {
     int runtime_id;
-    HRESULT hr;
-    guint n; /* frames the walk gave */
+    int rc;     /* what SxsStitchRuntime.walk returned */
+    HRESULT hr; /* the runtime's answer */
+    guint n;    /* frames the walk gave */
     guint64 ns;
   } walks[SXS_STITCH_MAX_RUNTIMES];
+  gboolean truncated;                       /* a walk ran out of room: the stack was cut at the shallower end */
   guint64 ns_native, ns_classify, ns_merge; /* time spent in each step */
 } SxsStitchReport;
 
-/* The per-thread buffers of a walk (about 30 KiB), so a walk needs no allocation and little stack. */
+/* The per-thread buffers of a walk (about 28 KiB: 256 native frames, and 512 runtime frames shared
+ * by the runtimes' walks), so a walk needs no allocation and little stack. */
 typedef struct SxsStitchScratch SxsStitchScratch;
 SxsStitchScratch *sxs__stitch_scratch_new(void);
 void sxs__stitch_scratch_free(SxsStitchScratch *scratch);
@@ -65,8 +76,12 @@ void sxs__stitch_scratch_free(SxsStitchScratch *scratch);
  * caches how native frames are stepped (built for map's modules); owners (may be NULL) caches
  * which runtime owns the code at an address outside every module, as SXS_STITCH_OWNER values (the
  * caller replaces it when code may have gone: a module unloaded, a runtime come or gone);
- * [stack_lo, stack_hi) is
- * the thread's stack. report (may be NULL) receives what happened.
+ * [stack_lo, stack_hi) is the thread's stack. report (may be NULL) receives what happened. out
+ * should hold SXS_STITCH_MAX_STITCHED frames.
+ *
+ * When the native walk or a runtime's walk ran out of room, the walks end at different depths:
+ * the stack is cut above the shallowest of their last frames, so that no part of it holds one
+ * walk's frames without the others' (report->truncated).
  *
  * Returns the number of frames written, 0 when nothing could be walked (report->native_n < 0).
  * Context: a thread of the process, normal context (never a signal handler: the runtimes' calls

@@ -217,13 +217,16 @@ static int walk_libunwind(unw_cursor_t *cursor, SxsNativeFrame *frames, int max)
  *   SP rule   CFA = sp + K; the return address is at CFA - 8; the caller's RBP is at CFA - M, or is this frame's own
  *             when the frame never saved it (M = 0).
  *
- *   NONE      libunwind could not step from there (the thread's outermost frame, code without unwind tables): the
- *             walk goes straight to its frame-pointer fallback.
+ *   NONE      libunwind found the end of the stack there (the thread's outermost frame): the walk goes straight to
+ *             its frame-pointer fallback.
  *
  * Both are exact for code whose CFA is RSP-based (its offset is static per ip) or RBP + 16 (any frame-pointer
- * function, alloca included). Not cached: the first frame of a walk from a signal (its ip is exact, not a return
- * address, so its row may differ), steps libunwind could not make, a caller's RBP restored from another register, and
- * offsets beyond the rule's fields. Entries are never removed: the owner drops the whole cache when a module is
+ * function, alloca included); a rule is cached only when applying it right away gives what libunwind gave (the
+ * return address at CFA - 8, the saved RBP at CFA - M). Not cached: frames whose ip is exact rather than a return
+ * address (the first frame of a walk from a signal, the frame a signal interrupted: their row may differ), signal
+ * trampolines (their caller comes from the saved context), steps libunwind could not make, a caller's RBP restored
+ * from another register, and offsets beyond the rule's fields. Known limit: a frame that realigns its stack (gcc's
+ * DRAP) has a CFA offset that varies per call; its rule checks out when learned and may be off later. Entries are never removed: the owner drops the whole cache when a module is
  * unloaded (another could be loaded at its addresses). JIT code never gets here: it is stepped by frame pointers.
  *
  * The table (sxs_ipmap.c) is open-addressed and lock-free: readers never wait, so signal handlers may read it.
@@ -282,10 +285,21 @@ static inline void cache_insert(SxsUnwindCache *cache, uintptr_t ip, uint64_t ru
 }
 
 /* Turns the libunwind step cur -> next (the cursor now on next) into a rule, and caches it. */
-static void cache_learn(SxsUnwindCache *cache, unw_cursor_t *cursor, const SxsRegs *cur, const SxsRegs *next) {
+__attribute__((no_sanitize_address)) static void cache_learn(SxsUnwindCache *cache, unw_cursor_t *cursor,
+                                                             const SxsRegs *cur, const SxsRegs *next, uintptr_t hi) {
   unw_save_loc_t loc;
   bool saved = unw_get_save_loc(cursor, UNW_X86_64_RBP, &loc) == 0 && loc.type == UNW_SLT_MEMORY;
+  /* A save slot below this frame's sp is not this frame's (libunwind reports the callee's or the context's slot
+   * for a frame that never saved RBP): RBP passed through unchanged, or the rule cannot be cached. */
+  if (saved && (uintptr_t)loc.u.addr < cur->sp)
+    saved = false;
   uintptr_t cfa = next->sp;
+  if (cfa < 8 || cfa > hi || ((cfa - 8) & 7) != 0)
+    return;
+  /* The rule must find what libunwind found, or it is not the rule (a signal frame's caller comes from the saved
+   * context, not from [CFA - 8]). */
+  if (*(const uintptr_t *)(cfa - 8) != next->ip)
+    return;
   uint64_t rule;
   if (saved && cfa == cur->fp + 16 && loc.u.addr == cur->fp) {
     rule = RULE_FP;
@@ -294,7 +308,9 @@ static void cache_learn(SxsUnwindCache *cache, unw_cursor_t *cursor, const SxsRe
     uintptr_t m = saved ? cfa - (uintptr_t)loc.u.addr : 0;
     if (!saved && next->fp != cur->fp)
       return;
-    if (k < 8 || k >= (UINT64_C(1) << 32) || (saved && (loc.u.addr >= cfa || m >= (1u << 16))))
+    if (k < 8 || k >= (UINT64_C(1) << 32) || (saved && ((uintptr_t)loc.u.addr >= cfa || m >= (1u << 16))))
+      return;
+    if (saved && ((uintptr_t)loc.u.addr & 7) == 0 && *(const uintptr_t *)(uintptr_t)loc.u.addr != next->fp)
       return;
     rule = RULE_SP | ((uint64_t)k << 2) | ((uint64_t)m << 34);
   }
@@ -350,11 +366,14 @@ static int walk_hybrid(unw_cursor_t *cursor, unw_context_t *context, const SxsRe
 
   /* Whether the cursor stands on cur (false after a step libunwind did not make, and from a start without one). */
   bool cursor_on_cur = start == NULL;
+  /* Whether cur's ip is an interrupted instruction rather than a return address: then its row of the unwind tables
+   * may differ from the one a return address there would use, and its rule is not cached. */
+  bool cur_exact = exact_first;
   int n = 1;
   while (n < max) {
-    bool by_libunwind = false, stepped = false;
+    bool by_libunwind = false, stepped = false, next_exact = false;
     if (is_fp_code == NULL || !is_fp_code(cur.ip, user_data)) {
-      bool cacheable = cache != NULL && !(n == 1 && exact_first);
+      bool cacheable = cache != NULL && !cur_exact;
       uint64_t rule = 0;
       bool cached = cacheable && cache_lookup(cache, cur.ip, &rule);
       if (cached && (rule & 3u) != RULE_NONE)
@@ -362,12 +381,16 @@ static int walk_hybrid(unw_cursor_t *cursor, unw_context_t *context, const SxsRe
       if (!stepped && !(cached && (rule & 3u) == RULE_NONE)) {
         if (!cursor_on_cur)
           cursor_on_cur = cursor_reseed(cursor, context, &cur);
-        by_libunwind = stepped = cursor_on_cur && unw_step(cursor) > 0 && cursor_regs(cursor, &next, true) &&
-                                 next.ip != 0 && next.sp > cur.sp && next.sp <= hi;
-        if (by_libunwind && cacheable)
-          cache_learn(cache, cursor, &cur, &next);
-        else if (cursor_on_cur && cacheable && !cached)
-          cache_insert(cache, cur.ip, RULE_NONE);
+        /* A signal trampoline's caller is the interrupted frame: its ip is exact, and neither step is a rule. */
+        bool signal_frame = cursor_on_cur && unw_is_signal_frame(cursor) > 0;
+        int rc = cursor_on_cur ? unw_step(cursor) : -1;
+        by_libunwind = stepped =
+            rc > 0 && cursor_regs(cursor, &next, true) && next.ip != 0 && next.sp > cur.sp && next.sp <= hi;
+        next_exact = signal_frame;
+        if (by_libunwind && cacheable && !signal_frame)
+          cache_learn(cache, cursor, &cur, &next, hi);
+        else if (rc == 0 && cacheable && !cached && !signal_frame)
+          cache_insert(cache, cur.ip, RULE_NONE); /* libunwind's end of the stack */
       }
     }
     if (!stepped) {
@@ -380,6 +403,7 @@ static int walk_hybrid(unw_cursor_t *cursor, unw_context_t *context, const SxsRe
       next.fp = fp;
     }
     cursor_on_cur = by_libunwind;
+    cur_exact = by_libunwind && next_exact;
     frames[n].ip = next.ip;
     frames[n].sp = next.sp;
     n++;

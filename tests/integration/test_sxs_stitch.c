@@ -372,11 +372,25 @@ static void test_stress(Fixture *f, gconstpointer data) {
         g_assert_cmphex(frame_sp(&s, j - 1), <, frame_sp(&s, j));
     }
     JsonObject *walks = json_object_get_object_member(json_node_get_object(doc), "stack_walks");
+    JsonObject *events = json_object_get_object_member(walks, "events");
     g_assert_cmpint(json_object_get_int_member(walks, "stacks_dropped"), ==, 0);
+    g_assert_cmpint(json_object_get_int_member(walks, "empty"), ==, 0);
+    g_assert_cmpint(json_object_get_int_member(walks, "truncated"), ==, 0);
+    /* Runtimes may be skipped (one shut down while the other still threw); events may not. */
+    JsonObject *skipped = json_object_get_object_member(walks, "skipped");
+    g_assert_false(json_object_has_member(skipped, "event during a walk"));
+    g_assert_false(json_object_has_member(skipped, "stack bounds unknown"));
+    /* Every event was seen by the stacks as the runtimes counted it, walked once, and counted in
+     * exactly one stack. JIT events are compilations started; the runtime's counter is of those
+     * that finished. */
+    g_assert_cmpint(json_object_get_int_member(events, "exception"), ==, profile_exceptions);
+    g_assert_cmpint(json_object_get_int_member(events, "gc"), ==, profile_gcs);
+    g_assert_cmpint(json_object_get_int_member(events, "jit"), >=, profile_jit);
     g_assert_cmpint(by_event[0], ==, profile_exceptions);
     g_assert_cmpint(by_event[1], ==, profile_gcs);
-    g_assert_cmpint(by_event[2], ==, profile_jit);
-    g_assert_cmpint(json_object_get_int_member(walks, "made"), ==, profile_exceptions + profile_gcs + profile_jit);
+    g_assert_cmpint(by_event[2], ==, json_object_get_int_member(events, "jit"));
+    g_assert_cmpint(json_object_get_int_member(walks, "made"), ==,
+                    profile_exceptions + profile_gcs + json_object_get_int_member(events, "jit"));
   }
 }
 

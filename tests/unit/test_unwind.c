@@ -206,6 +206,8 @@ typedef struct CacheProbe CacheProbe;
 static int cache_sort(CacheProbe *c);
 static int cache_compare(const void *a, const void *b);
 static void test_cache(void);
+static int cache_raiser(void);
+static void test_cache_signal(void);
 
 /* The test function whose code contains ip: the one with the highest start below ip, if ip is within FUNC_SIZE_MAX
  * of it; "?" otherwise. ip is a return address or an interrupted instruction, so it is never a function's start. */
@@ -232,6 +234,8 @@ static const char *func_name(uintptr_t ip) {
       {"cache_sort", (uintptr_t)cache_sort},
       {"cache_compare", (uintptr_t)cache_compare},
       {"test_cache", (uintptr_t)test_cache},
+      {"cache_raiser", (uintptr_t)cache_raiser},
+      {"test_cache_signal", (uintptr_t)test_cache_signal},
   };
   const char *best = "?";
   uintptr_t best_start = 0;
@@ -995,6 +999,53 @@ static void test_cache(void) {
   sxs__unwind_cache_free(c.cache);
 }
 
+/* Through a signal frame: a handler walks from its own frame (through the kernel's signal frame, into the function
+ * that raised) with and without the cache, twice, after raises from two places in one function. The trampoline's step
+ * comes from the saved context, not from a rule: a rule cached there would read a stale word of the raiser's frame
+ * as the next return address. Every cached walk must agree with the plain one. */
+static SxsUnwindCache *signal_cache;
+static Walk signal_plain[2], signal_cached[2];
+static int signal_round;
+static uintptr_t signal_lo, signal_hi;
+
+static void on_cache_signal(int sig, siginfo_t *info, void *uc) {
+  (void)sig;
+  (void)info;
+  (void)uc;
+  int r = signal_round;
+  signal_plain[r].n = sxs__unwind_hybrid(NULL, signal_lo, signal_hi, NULL, NULL, signal_plain[r].frames, MAX_FRAMES);
+  signal_cached[r].n =
+      sxs__unwind_cached(NULL, signal_lo, signal_hi, NULL, NULL, signal_cache, signal_cached[r].frames, MAX_FRAMES);
+}
+
+TEST_NOINLINE static int cache_raiser(void) {
+  int pid = getpid(); /* leaves a return address below the frame, as the reviewer's case had */
+  signal_round = 0;
+  raise(SIGUSR1);
+  signal_round = 1;
+  raise(SIGUSR1);
+  __asm__ volatile("" ::: "memory");
+  return pid;
+}
+
+static void test_cache_signal(void) {
+  g_assert_cmpint(sxs__unwind_stack_bounds(&signal_lo, &signal_hi), ==, 0);
+  signal_cache = sxs__unwind_cache_new(10);
+  struct sigaction sa = {.sa_sigaction = on_cache_signal, .sa_flags = SA_SIGINFO}, old;
+  sigemptyset(&sa.sa_mask);
+  g_assert_cmpint(sigaction(SIGUSR1, &sa, &old), ==, 0);
+  g_assert_cmpint(cache_raiser(), ==, getpid());
+  sigaction(SIGUSR1, &old, NULL);
+  for (int r = 0; r < 2; r++) {
+    g_assert_cmpint(signal_plain[r].n, >, 4);
+    g_assert_cmpint(signal_cached[r].n, ==, signal_plain[r].n);
+    assert_same_frames(&signal_plain[r], 1, &signal_cached[r], 1, signal_plain[r].n - 1);
+    g_assert_cmpint(walk_find(&signal_cached[r], "cache_raiser"), >, 0);
+    g_assert_cmpint(walk_find(&signal_cached[r], "test_cache_signal"), >, walk_find(&signal_cached[r], "cache_raiser"));
+  }
+  sxs__unwind_cache_free(signal_cache);
+}
+
 int main(int argc, char **argv) {
   g_test_init(&argc, &argv, NULL);
   g_assert_cmpint(sxs__unwind_init(), ==, 0);
@@ -1011,6 +1062,7 @@ int main(int argc, char **argv) {
   g_test_add_func("/stitch/unwind/busy", test_busy);
   g_test_add_func("/stitch/unwind/bad-ucontext", test_bad_ucontext);
   g_test_add_func("/stitch/unwind/cache", test_cache);
+  g_test_add_func("/stitch/unwind/cache-signal", test_cache_signal);
   g_test_add_func("/stitch/unwind/benchmark", test_benchmark);
   return g_test_run();
 }
