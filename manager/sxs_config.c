@@ -8,9 +8,11 @@
  *                  (before reading all)                          (structure,   (escapes    (meaning,
  *                                                                 line numbers) only)       cross-key)
  *
- * Three groups exist: [profiler] (required), [tracing] and [stacks] (optional), in any order, each
- * at most once. Every key belongs to exactly one group, so the scan keeps, for each known key, the
- * line it came from and its raw value; GKeyFile is then given clean, rebuilt groups and is used
+ * Four groups exist: [profiler] (required), [tracing], [stacks] and [sampling] (optional), in any
+ * order, each at most once. A key name may belong to several groups (enabled= to [tracing] and
+ * [sampling], mode= to [profiler] and [sampling]), so every (group, key) pair is its own entry of
+ * config_keys and a key is looked up within the group being read. The scan keeps, for each entry,
+ * the line it came from and its raw value; GKeyFile is then given clean, rebuilt groups and is used
  * only to undo escapes (\s, \n, ...), so both readers can never disagree about what the file says.
  *
  * include= and exclude= are compiled into a ConfigMatcher that sxs__config_traces() reads from
@@ -36,11 +38,11 @@ G_DEFINE_QUARK(sxs - config - error - quark, sxs__config_error)
 #define CONFIG_VERSION_MAX_DIGITS 5
 #define CONFIG_QUOTE_MAX_CHARS 60
 
-enum { GROUP_PROFILER, GROUP_TRACING, GROUP_STACKS, N_GROUPS };
+enum { GROUP_PROFILER, GROUP_TRACING, GROUP_STACKS, GROUP_SAMPLING, N_GROUPS };
 
-static const char *const config_groups[N_GROUPS] = {"profiler", "tracing", "stacks"};
-static const char *const config_group_labels[N_GROUPS] = {"[profiler]", "[tracing]", "[stacks]"};
-#define CONFIG_GROUP_LIST "[profiler], [tracing] or [stacks]"
+static const char *const config_groups[N_GROUPS] = {"profiler", "tracing", "stacks", "sampling"};
+static const char *const config_group_labels[N_GROUPS] = {"[profiler]", "[tracing]", "[stacks]", "[sampling]"};
+#define CONFIG_GROUP_LIST "[profiler], [tracing], [stacks] or [sampling]"
 
 enum {
   KEY_MODE,
@@ -57,12 +59,17 @@ enum {
   KEY_INCLUDE,
   KEY_EXCLUDE, /* [tracing] */
   KEY_ON,      /* [stacks] */
+  KEY_SAMPLING_ENABLED,
+  KEY_FREQUENCY,
+  KEY_SAMPLING_MODE,
+  KEY_WALKER, /* [sampling] */
   N_KEYS
 };
 
+/* The name of each key; a name may recur in another group's run (see config_key_in_group). */
 static const char *const config_keys[N_KEYS] = {
-    "mode",    "runtime", "output", "log",  "flush",   "enabled", "inlining",
-    "routing", "hooks",   "timing", "path", "include", "exclude", "on",
+    "mode",   "runtime", "output",  "log",     "flush", "enabled", "inlining",  "routing", "hooks",
+    "timing", "path",    "include", "exclude", "on",    "enabled", "frequency", "mode",    "walker",
 };
 
 /* The keys of each group: a run of config_keys, and the list the messages name. */
@@ -73,7 +80,8 @@ static const struct {
     [GROUP_PROFILER] = {KEY_MODE, KEY_ENABLED - KEY_MODE, "mode, runtime, output, log, flush"},
     [GROUP_TRACING] = {KEY_ENABLED, KEY_ON - KEY_ENABLED,
                        "enabled, inlining, routing, hooks, timing, path, include, exclude"},
-    [GROUP_STACKS] = {KEY_ON, N_KEYS - KEY_ON, "on"},
+    [GROUP_STACKS] = {KEY_ON, KEY_SAMPLING_ENABLED - KEY_ON, "on"},
+    [GROUP_SAMPLING] = {KEY_SAMPLING_ENABLED, N_KEYS - KEY_SAMPLING_ENABLED, "enabled, frequency, mode, walker"},
 };
 
 #define CONFIG_OUTPUT_EXPECTED                                                                                         \
@@ -113,6 +121,23 @@ static const char *const config_timings[] = {"on", "off"};
 static const char *const config_booleans[] = {"true", "false"};
 #define CONFIG_BOOLEAN_LIST "true or false"
 
+/* [sampling] mode= and walker=. */
+static const char *const config_sampling_modes[] = {
+    [SXS_SAMPLING_CPU] = "cpu",
+    [SXS_SAMPLING_WALL] = "wall",
+};
+#define CONFIG_SAMPLING_MODE_LIST "cpu or wall"
+
+static const char *const config_walkers[] = {
+    [SXS_WALKER_AUTO] = "auto",
+    [SXS_WALKER_SIGNAL] = "signal",
+    [SXS_WALKER_SUSPEND] = "suspend",
+};
+#define CONFIG_WALKER_LIST "signal, suspend or auto"
+
+#define CONFIG_FREQUENCY_EXPECTED                                                                                      \
+  "a whole number of samples per second from 1 to " G_STRINGIFY(SXS_SAMPLING_FREQUENCY_MAX)
+
 /* [stacks] on=: the word of each SxsStackEvents bit (bit i is word i), then "none" for the empty
  * set; the list is separated as include= is. */
 static const char *const config_stack_words[] = {"exception", "jit", "gc", "none"};
@@ -139,7 +164,7 @@ G_STATIC_ASSERT(SXS_STACKS_EXCEPTION == 1 << 0 && SXS_STACKS_JIT == 1 << 1 && SX
 /* What the line scan found: where each group and key was and each key's raw (still escaped) value. */
 typedef struct {
   const char *source;
-  int group_line[N_GROUPS]; /* line of "[profiler]", "[tracing]" and "[stacks]", 0 when absent */
+  int group_line[N_GROUPS]; /* line of each group's "[group]", 0 when absent */
   int group;                /* group of the lines being read; -1 before the first group line */
   int key_line[N_KEYS];     /* 0: key not given */
   char *raw_value[N_KEYS];  /* leading and trailing white space removed, escapes intact */
@@ -344,11 +369,20 @@ static int config_group_of(const char *name, size_t len) {
   return -1;
 }
 
-/* The key named key in any group, or -1. */
-static int config_key_of(const char *key) {
-  for (int k = 0; k < N_KEYS; k++)
+/* The key named key in group g's run of config_keys, or -1. */
+static int config_key_in_group(const char *key, int g) {
+  for (int k = config_group_keys[g].first; k < config_group_keys[g].first + config_group_keys[g].count; k++)
     if (strcmp(key, config_keys[k]) == 0)
       return k;
+  return -1;
+}
+
+/* The first group, in config_groups order, that has a key named key, or -1: the group a message
+ * names for a key written outside any group or in another group. */
+static int config_home_group(const char *key) {
+  for (int g = 0; g < N_GROUPS; g++)
+    if (config_key_in_group(key, g) >= 0)
+      return g;
   return -1;
 }
 
@@ -397,7 +431,8 @@ static gboolean config_scan_group_line(SxsConfigScan *scan, int line_no, char *s
 
 /* Classifies one line (its '\n' and a '\r' before it removed) the way GKeyFile does: blank or
  * '#' comment, "[group]" with only blanks after ']', or "key=value" with a non-empty key. A key
- * belongs to the group of the last group line; a key of another group is unknown there. */
+ * belongs to the group of the last group line and is looked up among that group's keys only; a
+ * key of another group is unknown there, and the message names the first group that has it. */
 static gboolean config_scan_line(SxsConfigScan *scan, int line_no, char *line, GError **error) {
   const char *source = scan->source;
   char *start = line;
@@ -423,19 +458,20 @@ static gboolean config_scan_line(SxsConfigScan *scan, int line_no, char *line, G
     value++;
 
   g_autofree char *quoted_key = config_quote(key);
-  int k = config_key_of(key);
   if (scan->group < 0) {
+    int home = config_home_group(key);
     config_fail(error, SXS_CONFIG_ERROR_SYNTAX, source, line_no,
                 "key %s is outside any group; expected a %s line before it", quoted_key,
-                k >= 0 ? config_group_labels[config_group_of_key(k)] : CONFIG_GROUP_LIST);
+                home >= 0 ? config_group_labels[home] : CONFIG_GROUP_LIST);
     return FALSE;
   }
   int g = scan->group;
-  if (k < 0 || config_group_of_key(k) != g) {
+  int k = config_key_in_group(key, g);
+  if (k < 0) {
+    int home = config_home_group(key);
     g_autofree char *hint = NULL;
-    if (k >= 0)
-      hint = g_strdup_printf(" (it belongs in %s, not %s)", config_group_labels[config_group_of_key(k)],
-                             config_group_labels[g]);
+    if (home >= 0)
+      hint = g_strdup_printf(" (it belongs in %s, not %s)", config_group_labels[home], config_group_labels[g]);
     else
       hint = config_suggest(key, config_keys + config_group_keys[g].first, (size_t)config_group_keys[g].count);
     config_fail(error, SXS_CONFIG_ERROR_UNKNOWN, source, line_no, "unknown key %s%s; expected one of %s", quoted_key,
@@ -692,7 +728,41 @@ static gboolean config_parse_flush(const SxsConfigScan *scan, const char *value,
   return TRUE;
 }
 
-/* A value that must be one of a few words (mode=, inlining=, routing=, hooks=): returns the
+/* frequency=: a whole number of samples per second, 1 to SXS_SAMPLING_FREQUENCY_MAX. Digits with
+ * an optional leading '-' are a number, and one outside the range (0, negative, too large) is
+ * named as written; anything else (99.5, 99Hz, +99) is not a whole number. */
+static gboolean config_parse_frequency(const SxsConfigScan *scan, const char *value, int *ret_frequency,
+                                       GError **error) {
+  int line = scan->key_line[KEY_FREQUENCY];
+  if (*value == '\0') {
+    config_fail(error, SXS_CONFIG_ERROR_VALUE, scan->source, line,
+                "frequency= is empty; expected " CONFIG_FREQUENCY_EXPECTED);
+    return FALSE;
+  }
+  gboolean negative = value[0] == '-';
+  const char *number = value + (negative ? 1 : 0);
+  size_t digits = strspn(number, "0123456789");
+  if (digits == 0 || number[digits] != '\0') {
+    g_autofree char *quoted = config_quote(value);
+    config_fail(error, SXS_CONFIG_ERROR_VALUE, scan->source, line,
+                "frequency=%s is not a whole number of samples per second; expected " CONFIG_FREQUENCY_EXPECTED,
+                quoted);
+    return FALSE;
+  }
+  size_t significant = digits - MIN(strspn(number, "0"), digits - 1); /* leading zeros do not count */
+  guint64 n = significant > 6 ? G_MAXUINT64 : g_ascii_strtoull(number, NULL, 10);
+  if (negative || n < 1 || n > SXS_SAMPLING_FREQUENCY_MAX) {
+    /* Only a sign and digits: safe to print as written, cut like a quote. */
+    config_fail(error, SXS_CONFIG_ERROR_VALUE, scan->source, line,
+                "frequency=%.*s%s is out of range; expected " CONFIG_FREQUENCY_EXPECTED, CONFIG_QUOTE_MAX_CHARS, value,
+                strlen(value) > CONFIG_QUOTE_MAX_CHARS ? "..." : "");
+    return FALSE;
+  }
+  *ret_frequency = (int)n;
+  return TRUE;
+}
+
+/* A value that must be one of a few words (mode=, inlining=, routing=, hooks=, walker=): returns the
  * index of the word, or -1 with error set, hinting at the nearest word when it is close. */
 static int config_parse_word(const SxsConfigScan *scan, int k, const char *value, const char *const *words,
                              size_t n_words, const char *list, GError **error) {
@@ -1009,8 +1079,34 @@ static gboolean config_parse_stacks(const SxsConfigScan *scan, const char *value
   return TRUE;
 }
 
+/* The [sampling] keys into sampling (which holds the defaults). As in [tracing], every value is
+ * checked whether or not enabled=true. */
+static gboolean config_apply_sampling(const SxsConfigScan *scan, char *values[N_KEYS], SxsSamplingConfig *sampling,
+                                      GError **error) {
+  if (values[KEY_SAMPLING_ENABLED] &&
+      !config_parse_boolean(scan, KEY_SAMPLING_ENABLED, values[KEY_SAMPLING_ENABLED], &sampling->enabled, error))
+    return FALSE;
+  if (values[KEY_FREQUENCY] && !config_parse_frequency(scan, values[KEY_FREQUENCY], &sampling->frequency, error))
+    return FALSE;
+  if (values[KEY_SAMPLING_MODE]) {
+    int m = config_parse_word(scan, KEY_SAMPLING_MODE, values[KEY_SAMPLING_MODE], config_sampling_modes,
+                              G_N_ELEMENTS(config_sampling_modes), CONFIG_SAMPLING_MODE_LIST, error);
+    if (m < 0)
+      return FALSE;
+    sampling->mode = (SxsSamplingMode)m;
+  }
+  if (values[KEY_WALKER]) {
+    int w = config_parse_word(scan, KEY_WALKER, values[KEY_WALKER], config_walkers, G_N_ELEMENTS(config_walkers),
+                              CONFIG_WALKER_LIST, error);
+    if (w < 0)
+      return FALSE;
+    sampling->walker = (SxsWalkerKind)w;
+  }
+  return TRUE;
+}
+
 /* Turns the scanned keys into cfg (which holds the defaults), checking each value and how mode
- * and runtime fit together, then the [tracing] keys, then the [stacks] keys. */
+ * and runtime fit together, then the [tracing], [stacks] and [sampling] keys. */
 static gboolean config_apply(const SxsConfigScan *scan, char *values[N_KEYS], SxsConfig *cfg, GError **error) {
   if (values[KEY_MODE] && !config_parse_mode(scan, values[KEY_MODE], &cfg->mode, error))
     return FALSE;
@@ -1054,7 +1150,9 @@ static gboolean config_apply(const SxsConfigScan *scan, char *values[N_KEYS], Sx
     return FALSE;
   if (!config_apply_tracing(scan, values, &cfg->tracing, error))
     return FALSE;
-  return !values[KEY_ON] || config_parse_stacks(scan, values[KEY_ON], &cfg->stacks_on, error);
+  if (values[KEY_ON] && !config_parse_stacks(scan, values[KEY_ON], &cfg->stacks_on, error))
+    return FALSE;
+  return config_apply_sampling(scan, values, &cfg->sampling, error);
 }
 
 SxsConfig *sxs__config_new_default(void) {
@@ -1071,6 +1169,10 @@ SxsConfig *sxs__config_new_default(void) {
   cfg->tracing.routing = SXS_ROUTING_MAPPER2;
   cfg->tracing.hooks = SXS_HOOKS_FULL;
   cfg->stacks_on = 0;
+  cfg->sampling.enabled = FALSE;
+  cfg->sampling.frequency = SXS_SAMPLING_FREQUENCY_DEFAULT;
+  cfg->sampling.mode = SXS_SAMPLING_CPU;
+  cfg->sampling.walker = SXS_WALKER_AUTO;
   return cfg;
 }
 
@@ -1137,6 +1239,18 @@ const char *sxs__config_stack_event_name(SxsStackEvents one_bit) {
     if ((guint)one_bit == 1u << i)
       return config_stack_words[i];
   return NULL;
+}
+
+const char *sxs__config_sampling_mode_name(SxsSamplingMode mode) {
+  if ((unsigned)mode < G_N_ELEMENTS(config_sampling_modes))
+    return config_sampling_modes[mode];
+  return "unknown";
+}
+
+const char *sxs__config_walker_name(SxsWalkerKind walker) {
+  if ((unsigned)walker < G_N_ELEMENTS(config_walkers))
+    return config_walkers[walker];
+  return "unknown";
 }
 
 /* The check behind sxs__config_check_output: r is 0 or -errno, *ret_message set when r < 0. */

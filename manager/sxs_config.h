@@ -54,6 +54,21 @@ typedef enum {
   SXS_STACKS_GC = 1 << 2,        /* GarbageCollectionStarted */
 } SxsStackEvents;
 
+/* [sampling] mode=. */
+typedef enum { SXS_SAMPLING_CPU, SXS_SAMPLING_WALL } SxsSamplingMode;
+/* [sampling] walker=. */
+typedef enum { SXS_WALKER_AUTO, SXS_WALKER_SIGNAL, SXS_WALKER_SUSPEND } SxsWalkerKind;
+/* Default and largest [sampling] frequency=, in samples per second (Hz). */
+#define SXS_SAMPLING_FREQUENCY_DEFAULT 99
+#define SXS_SAMPLING_FREQUENCY_MAX 10000
+/* The [sampling] group: the sampler. */
+typedef struct {
+  gboolean enabled;     /* enabled=, default false */
+  int frequency;        /* frequency=, Hz, default 99 */
+  SxsSamplingMode mode; /* mode=, default cpu */
+  SxsWalkerKind walker; /* walker=, default auto */
+} SxsSamplingConfig;
+
 typedef struct {
   SxsMode mode;
   SxsSelectorKind selector_kind;
@@ -67,6 +82,7 @@ typedef struct {
   char *source;      /* the config file's path as given, NULL for built-in defaults */
   SxsTracingConfig tracing;
   guint stacks_on; /* SxsStackEvents bits; 0: none (default) */
+  SxsSamplingConfig sampling;
 } SxsConfig;
 
 /* Codes of SXS_CONFIG_ERROR. Every message is one line: "<file>[:<line>]: <problem>; expected <what>". */
@@ -114,6 +130,12 @@ const char *sxs__config_mode_name(SxsMode mode);
 
 /* The on= word of one SxsStackEvents bit ("exception", "jit", "gc"); NULL for anything else. */
 const char *sxs__config_stack_event_name(SxsStackEvents one_bit);
+
+/* The mode= word of a sampling mode ("cpu", "wall"); "unknown" for anything else. */
+const char *sxs__config_sampling_mode_name(SxsSamplingMode mode);
+
+/* The walker= word of a walker kind ("auto", "signal", "suspend"); "unknown" for anything else. */
+const char *sxs__config_walker_name(SxsWalkerKind walker);
 
 /* Sets cfg's output from a value with the grammar of output= (used for SXSPROF_OUTPUT too): a
  * value ending in '/', "/." or "/.." (or "." or "..") names a folder, anything else a prefix;

@@ -69,6 +69,7 @@ void sxs__stack_model_free(gpointer p) {
   if (!s)
     return;
   g_free(s->event);
+  g_free(s->thread_name);
   g_array_unref(s->frames);
   g_free(s);
 }
@@ -76,6 +77,7 @@ void sxs__stack_model_free(gpointer p) {
 SxsStackModel *sxs__stack_model_copy(const SxsStackModel *s) {
   SxsStackModel *c = sxs__stack_model_new(s->event, s->thread);
   c->count = s->count;
+  c->thread_name = g_strdup(s->thread_name);
   for (guint i = 0; i < s->frames->len; i++) {
     SxsStackFrameModel f = g_array_index(s->frames, SxsStackFrameModel, i);
     f.name = g_strdup(f.name);

@@ -127,8 +127,9 @@ typedef struct {
 
 /* One aggregated stack: every event of one kind on one thread with these frames. */
 typedef struct {
-  char *event;     /* "exception", "jit", "gc" */
-  uint32_t thread; /* OS thread id */
+  char *event;       /* "exception", "jit", "gc" */
+  uint32_t thread;   /* OS thread id */
+  char *thread_name; /* the thread's name when known (samples), else NULL */
   guint64 count;
   GArray *frames; /* SxsStackFrameModel, leaf first, ip and sp of the first occurrence; owned */
 } SxsStackModel;

@@ -287,6 +287,8 @@ static SxsRuntime *target_runtime(const SxsStitchTarget *targets, guint n, int r
 }
 
 static const char *event_name(SxsStackEvents event) {
+  if (event == SXS_STACKS_SAMPLE)
+    return "sample";
   const char *name = sxs__config_stack_event_name(event);
   return name ? name : "?";
 }
@@ -334,6 +336,54 @@ static StackEntry *entry_new(const StackEntry *key, const SxsStackFrame *frames,
   return e;
 }
 
+/* Counts one stack (weight times) under (kind, thread, frames), naming it when it is new.
+ * ids: room for n identities. Context: normal context, no lock held; takes stacks_lock. */
+static void add_stack(SxsStackEvents kind, uint32_t thread, const char *thread_name, const SxsStackFrame *frames,
+                      guint n, guint64 weight, const SxsModuleMap *map, const SxsStitchTarget *targets, guint n_targets,
+                      StackFrameId *ids) {
+  StackEntry key = {.event = kind, .thread = thread, .n = n, .ids = ids};
+  guint h = 2166136261u ^ (guint)kind ^ (key.thread * 16777619u);
+  for (guint i = 0; i < n; i++) {
+    const SxsStackFrame *f = &frames[i];
+    gboolean managed = f->kind == SXS_FRAME_MANAGED && f->function_id != 0;
+    ids[i] = (StackFrameId){.runtime_id = managed ? f->runtime_id : 0, .id = managed ? f->function_id : f->ip};
+    h = (h ^ (guint)ids[i].runtime_id) * 16777619u;
+    h = (h ^ (guint)(ids[i].id ^ (ids[i].id >> 32))) * 16777619u;
+  }
+  key.hash = h;
+
+  g_mutex_lock(&stacks_lock);
+  ensure_tables_locked();
+  StackEntry *known = g_hash_table_lookup(stacks, &key);
+  if (known)
+    known->model->count += weight;
+  g_mutex_unlock(&stacks_lock);
+  if (known)
+    return;
+  gint64 t0 = g_get_monotonic_time();
+  StackEntry *fresh = entry_new(&key, frames, map, targets, n_targets);
+  if (thread_name)
+    fresh->model->thread_name = g_strdup(thread_name);
+  guint64 naming = (guint64)(g_get_monotonic_time() - t0) * 1000;
+  g_mutex_lock(&stacks_lock);
+  ns_naming += naming;
+  if (stacks_named++ == 0)
+    ns_naming_first = naming;
+  known = g_hash_table_lookup(stacks, &key);
+  if (known) {
+    known->model->count += weight;
+  } else if (g_hash_table_size(stacks) >= SXS_STACKS_MAX_DISTINCT) {
+    stacks_dropped++;
+  } else {
+    fresh->model->count = weight;
+    g_hash_table_add(stacks, fresh);
+    fresh = NULL;
+  }
+  g_mutex_unlock(&stacks_lock);
+  if (fresh)
+    entry_free(fresh);
+}
+
 void sxs__stacks_record(SxsStackEvents event) {
   count_event(event);
   StacksThread *t = thread_state();
@@ -368,46 +418,7 @@ void sxs__stacks_record(SxsStackEvents event) {
     return;
   }
 
-  StackFrameId *ids = t->ids;
-  StackEntry key = {.event = event, .thread = (uint32_t)syscall(SYS_gettid), .n = n, .ids = ids};
-  guint h = 2166136261u ^ (guint)event ^ (key.thread * 16777619u);
-  for (guint i = 0; i < n; i++) {
-    const SxsStackFrame *f = &t->out[i];
-    gboolean managed = f->kind == SXS_FRAME_MANAGED && f->function_id != 0;
-    ids[i] = (StackFrameId){.runtime_id = managed ? f->runtime_id : 0, .id = managed ? f->function_id : f->ip};
-    h = (h ^ (guint)ids[i].runtime_id) * 16777619u;
-    h = (h ^ (guint)(ids[i].id ^ (ids[i].id >> 32))) * 16777619u;
-  }
-  key.hash = h;
-
-  g_mutex_lock(&stacks_lock);
-  ensure_tables_locked();
-  StackEntry *known = g_hash_table_lookup(stacks, &key);
-  if (known)
-    known->model->count++;
-  g_mutex_unlock(&stacks_lock);
-  if (!known) {
-    gint64 t0 = g_get_monotonic_time();
-    StackEntry *fresh = entry_new(&key, t->out, map, targets, n_targets);
-    guint64 naming = (guint64)(g_get_monotonic_time() - t0) * 1000;
-    g_mutex_lock(&stacks_lock);
-    ns_naming += naming;
-    if (stacks_named++ == 0)
-      ns_naming_first = naming;
-    known = g_hash_table_lookup(stacks, &key);
-    if (known) {
-      known->model->count++;
-    } else if (g_hash_table_size(stacks) >= SXS_STACKS_MAX_DISTINCT) {
-      stacks_dropped++;
-    } else {
-      fresh->model->count = 1;
-      g_hash_table_add(stacks, fresh);
-      fresh = NULL;
-    }
-    g_mutex_unlock(&stacks_lock);
-    if (fresh)
-      entry_free(fresh);
-  }
+  add_stack(event, (uint32_t)syscall(SYS_gettid), NULL, t->out, n, 1, map, targets, n_targets, t->ids);
   walk_leave();
   t->busy = FALSE;
 }
@@ -484,6 +495,44 @@ void sxs__stacks_fill(SxsProfileModel *m) {
     }
   }
   g_ptr_array_sort(m->stacks, compare_stacks);
+}
+
+void sxs__stacks_walk_enter(SxsWalkResources *ret) {
+  g_atomic_int_inc(&walks_in_flight);
+  ret->map = module_map();
+  ret->steps = g_atomic_pointer_get(&steps);
+  ret->owners = g_atomic_pointer_get(&owners);
+}
+
+void sxs__stacks_walk_leave(void) {
+  walk_leave();
+}
+
+void sxs__stacks_add_sample(const SxsWalkResources *res, uint32_t thread, const char *thread_name,
+                            const SxsNativeFrame *native, guint n, guint64 weight, SxsSampleCounts *counts) {
+  static __thread StackFrameId *ids;
+  static __thread SxsStackFrame *frames;
+  if (!ids) {
+    ids = g_new(StackFrameId, SXS_STITCH_MAX_FRAMES);
+    frames = g_new(SxsStackFrame, SXS_STITCH_MAX_FRAMES);
+  }
+  n = MIN(n, SXS_STITCH_MAX_FRAMES);
+  SxsStitchTarget targets[SXS_STITCH_MAX_RUNTIMES];
+  SxsStitchRuntime runtimes[SXS_STITCH_MAX_RUNTIMES];
+  const char *skips[16];
+  guint n_skips = 0;
+  guint n_targets = sxs__manager_stitch_targets(targets, G_N_ELEMENTS(targets), skips, G_N_ELEMENTS(skips), &n_skips);
+  for (guint i = 0; i < n_targets; i++)
+    runtimes[i] = targets[i].stitch;
+  SxsStitchReport report = {0};
+  guint64 t0 = g_get_monotonic_time();
+  sxs__stitch_classify(runtimes, n_targets, res->map, res->owners, native, n, TRUE, frames, NULL, &report);
+  if (counts) {
+    counts->classify_ns += (guint64)(g_get_monotonic_time() - t0) * 1000;
+    counts->unknown_frames += report.unknown_code;
+    counts->frames += n;
+  }
+  add_stack(SXS_STACKS_SAMPLE, thread, thread_name, frames, n, weight, res->map, targets, n_targets, ids);
 }
 
 void sxs__stacks_code_changed(void) {

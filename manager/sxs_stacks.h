@@ -7,6 +7,25 @@
 #include "sxs_config.h"
 #include "sxs_manager.h"
 #include "sxs_profile.h"
+#include "sxs_stitch.h"
+
+/* The kind of the sampler's stacks, beside the events of [stacks] on= (SxsStackEvents). */
+#define SXS_STACKS_SAMPLE ((SxsStackEvents)(1 << 7))
+
+/* What a walk reads, valid between sxs__stacks_walk_enter() and sxs__stacks_walk_leave(): the module
+ * map (immutable), the step cache and the owners cache (lock-free). */
+typedef struct {
+  const SxsModuleMap *map;
+  SxsUnwindCache *steps;
+  SxsIpMap *owners;
+} SxsWalkResources;
+
+/* Counts the sampler keeps of its own resolution work. */
+typedef struct {
+  guint64 frames;
+  guint64 unknown_frames;
+  guint64 classify_ns;
+} SxsSampleCounts;
 
 /* Most distinct stacks kept; events whose stack is new beyond that are counted as dropped. */
 #define SXS_STACKS_MAX_DISTINCT 65536
@@ -31,6 +50,18 @@ void sxs__stacks_fill(SxsProfileModel *m);
  * garbage collection that may free dynamic methods' code):
  * forget which runtime owns which code address. Context: any thread; a short lock. */
 void sxs__stacks_code_changed(void);
+
+/* Takes the walk resources (the module map refreshed first) and keeps them from being freed until
+ * the matching leave. Context: normal context (takes map_lock, and the loader lock briefly). */
+void sxs__stacks_walk_enter(SxsWalkResources *ret);
+void sxs__stacks_walk_leave(void);
+
+/* Counts a sampled stack of thread (its native frames as a signal handler walked them, leaf first,
+ * native[0] the interrupted instruction) weight times: classified through the owners cache and the
+ * runtimes, named when new, aggregated with the other samples of that thread. res from
+ * sxs__stacks_walk_enter. Context: the sampler thread (no managed code, no lock held). */
+void sxs__stacks_add_sample(const SxsWalkResources *res, uint32_t thread, const char *thread_name,
+                            const SxsNativeFrame *native, guint n, guint64 weight, SxsSampleCounts *counts);
 
 /* Test support: forget every stack and counter. No walk may be under way. */
 void sxs__stacks_reset_for_tests(void);

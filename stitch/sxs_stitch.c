@@ -77,6 +77,69 @@ static int runtime_index(const SxsStitchRuntime *runtimes, guint n_runtimes, int
   return -1;
 }
 
+guint sxs__stitch_classify(const SxsStitchRuntime *runtimes, guint n_runtimes, const SxsModuleMap *map,
+                           SxsIpMap *owners, const SxsNativeFrame *native, guint n, gboolean first_exact,
+                           SxsStackFrame *out, gboolean *walks_wanted, SxsStitchReport *report) {
+  n_runtimes = MIN(n_runtimes, SXS_STITCH_MAX_RUNTIMES);
+  guint last_owner = 0;
+  /* A return address is looked up one byte back, inside the call instruction, so a call that ends
+   * a function is not taken for its successor; an interrupted instruction is looked up as is. */
+  for (guint i = 0; i < n; i++) {
+    uintptr_t ip = native[i].ip;
+    uintptr_t lookup = i == 0 && first_exact ? ip : ip - 1;
+    SxsStackFrame *f = &out[i];
+    *f = (SxsStackFrame){.sp = native[i].sp, .ip = ip, .kind = SXS_FRAME_NATIVE};
+    if (sxs__modmap_find(map, lookup))
+      continue;
+    uint64_t known;
+    if (sxs__ipmap_lookup(owners, lookup, &known)) {
+      int r = known >> 48 ? runtime_index(runtimes, n_runtimes, (int)(known >> 48)) : -1;
+      report->owners_cached++;
+      if (r >= 0) {
+        f->kind = SXS_FRAME_MANAGED;
+        f->runtime_id = runtimes[r].runtime_id;
+        f->function_id = known & SXS_STITCH_OWNER_FUNCTION_MASK;
+        if (walks_wanted)
+          walks_wanted[r] = TRUE;
+        last_owner = (guint)r;
+        report->claimed++;
+      } else {
+        report->unknown_code++;
+      }
+      continue;
+    }
+    gboolean owned = FALSE, all_answered = TRUE;
+    /* Neighbouring frames mostly share an owner: the last one is asked first. */
+    for (guint k = 0; k < n_runtimes && !owned; k++) {
+      guint r = (last_owner + k) % n_runtimes;
+      uint64_t function_id = 0;
+      int rc = runtimes[r].owns_ip(runtimes[r].user, lookup, &function_id);
+      if (rc == 0) {
+        f->kind = SXS_FRAME_MANAGED;
+        f->runtime_id = runtimes[r].runtime_id;
+        f->function_id = function_id;
+        owned = TRUE;
+        if (walks_wanted)
+          walks_wanted[r] = TRUE;
+        last_owner = r;
+        report->claimed++;
+        if (function_id <= SXS_STITCH_OWNER_FUNCTION_MASK && runtimes[r].runtime_id > 0 &&
+            runtimes[r].runtime_id < 0x10000)
+          sxs__ipmap_insert(owners, lookup, SXS_STITCH_OWNER(runtimes[r].runtime_id, function_id));
+      } else if (rc != -ENOENT) {
+        report->owns_failed++;
+        all_answered = FALSE;
+      }
+    }
+    if (!owned) {
+      report->unknown_code++;
+      if (all_answered)
+        sxs__ipmap_insert(owners, lookup, SXS_STITCH_OWNER(0, 0));
+    }
+  }
+  return n;
+}
+
 guint sxs__stitch_current_thread(const SxsStitchRuntime *runtimes, guint n_runtimes, const SxsModuleMap *map,
                                  SxsUnwindCache *steps, SxsIpMap *owners, uintptr_t stack_lo, uintptr_t stack_hi,
                                  SxsStitchScratch *scratch, SxsStackFrame *out, guint max, SxsStitchReport *report) {
@@ -107,60 +170,10 @@ guint sxs__stitch_current_thread(const SxsStitchRuntime *runtimes, guint n_runti
     first++;
   report->own_frames = (guint)first;
 
-  /* 2. Classification: who owns each frame's code. A return address is looked up one byte back,
-   * inside the call instruction, so a call that ends a function is not taken for its successor. */
+  /* 2. Classification: who owns each frame's code. */
   gboolean walks_wanted[SXS_STITCH_MAX_RUNTIMES] = {FALSE};
-  guint n_classified = 0, last_owner = 0;
-  for (int i = first; i < n; i++) {
-    uintptr_t ip = scratch->native[i].ip;
-    uintptr_t lookup = i > 0 ? ip - 1 : ip;
-    SxsStackFrame *f = &scratch->classified[n_classified++];
-    *f = (SxsStackFrame){.sp = scratch->native[i].sp, .ip = ip, .kind = SXS_FRAME_NATIVE};
-    if (sxs__modmap_find(map, lookup))
-      continue;
-    uint64_t known;
-    if (sxs__ipmap_lookup(owners, lookup, &known)) {
-      int r = known >> 48 ? runtime_index(runtimes, n_runtimes, (int)(known >> 48)) : -1;
-      report->owners_cached++;
-      if (r >= 0) {
-        f->kind = SXS_FRAME_MANAGED;
-        f->runtime_id = runtimes[r].runtime_id;
-        f->function_id = known & SXS_STITCH_OWNER_FUNCTION_MASK;
-        walks_wanted[r] = TRUE;
-        last_owner = (guint)r;
-        report->claimed++;
-      } else {
-        report->unknown_code++;
-      }
-      continue;
-    }
-    gboolean owned = FALSE, all_answered = TRUE;
-    /* Neighbouring frames mostly share an owner: the last one is asked first. */
-    for (guint k = 0; k < n_runtimes && !owned; k++) {
-      guint r = (last_owner + k) % n_runtimes;
-      uint64_t function_id = 0;
-      int rc = runtimes[r].owns_ip(runtimes[r].user, lookup, &function_id);
-      if (rc == 0) {
-        f->kind = SXS_FRAME_MANAGED;
-        f->runtime_id = runtimes[r].runtime_id;
-        f->function_id = function_id;
-        walks_wanted[r] = owned = TRUE;
-        last_owner = r;
-        report->claimed++;
-        if (function_id <= SXS_STITCH_OWNER_FUNCTION_MASK && runtimes[r].runtime_id > 0 &&
-            runtimes[r].runtime_id < 0x10000)
-          sxs__ipmap_insert(owners, lookup, SXS_STITCH_OWNER(runtimes[r].runtime_id, function_id));
-      } else if (rc != -ENOENT) {
-        report->owns_failed++;
-        all_answered = FALSE;
-      }
-    }
-    if (!owned) {
-      report->unknown_code++;
-      if (all_answered)
-        sxs__ipmap_insert(owners, lookup, SXS_STITCH_OWNER(0, 0));
-    }
-  }
+  guint n_classified = sxs__stitch_classify(runtimes, n_runtimes, map, owners, scratch->native + first,
+                                            (guint)(n - first), first == 0, scratch->classified, walks_wanted, report);
   guint64 t2 = now_ns();
   report->ns_classify = t2 - t1;
 

@@ -70,6 +70,19 @@ SxsStitchScratch *sxs__stitch_scratch_new(void);
 void sxs__stitch_scratch_free(SxsStitchScratch *scratch);
 
 /*
+ * Classifies native frames (leaf first, n of them) into out[0 .. n): a frame whose code lies in a
+ * loaded ELF module is native; any other is offered to owners (the cache), then to each runtime's
+ * owns_ip, the owner of the frame before first; nobody's code is native too. Return addresses are
+ * looked up one byte back; with first_exact, native[0].ip is an interrupted instruction and is
+ * looked up as is. walks_wanted (may be NULL; SXS_STITCH_MAX_RUNTIMES entries) gets TRUE for each
+ * runtime that owned a frame; report's claimed, unknown_code, owns_failed and owners_cached are
+ * added to. Returns n. Context: normal context (the runtimes' calls take locks); no allocation.
+ */
+guint sxs__stitch_classify(const SxsStitchRuntime *runtimes, guint n_runtimes, const SxsModuleMap *map,
+                           SxsIpMap *owners, const SxsNativeFrame *native, guint n, gboolean first_exact,
+                           SxsStackFrame *out, gboolean *walks_wanted, SxsStitchReport *report);
+
+/*
  * The stitched stack of the calling thread, leaf first, into out[0 .. returned): the stitcher's
  * caller's frames of its own library left out, then every frame in strictly increasing sp order.
  * map classifies native code (and must not be refreshed during the call); steps (may be NULL)

@@ -174,15 +174,18 @@ static bool cursor_regs(unw_cursor_t *cursor, SxsRegs *ret, bool want_fp) {
   return true;
 }
 
-/* Points the cursor at the frame {ip, sp, fp} found by a frame-pointer step, through a context that holds only those
- * three registers: ip is a return address (flags 0: libunwind looks up ip - 1), and the rules of x86-64 unwind tables
- * need no other register to find the caller. The cursor keeps pointing into *context. */
-static bool cursor_reseed(unw_cursor_t *cursor, unw_context_t *context, const SxsRegs *regs) {
+/* Points the cursor at the frame {ip, sp, fp}, through a context that holds only those three registers: ip is a
+ * return address (flags 0: libunwind looks up ip - 1), or with exact an interrupted instruction (libunwind looks up
+ * ip itself); the rules of x86-64 unwind tables need no other register to find the caller. The cursor keeps pointing
+ * into *context. */
+static bool cursor_reseed(unw_cursor_t *cursor, unw_context_t *context, const SxsRegs *regs, bool exact) {
   for (size_t i = 0; i < sizeof context->uc_mcontext.gregs / sizeof context->uc_mcontext.gregs[0]; i++)
     context->uc_mcontext.gregs[i] = 0;
   context->uc_mcontext.gregs[REG_RIP] = (greg_t)regs->ip;
   context->uc_mcontext.gregs[REG_RSP] = (greg_t)regs->sp;
   context->uc_mcontext.gregs[REG_RBP] = (greg_t)regs->fp;
+  if (exact)
+    return unw_init_local2(cursor, context, UNW_INIT_SIGNAL_FRAME) >= 0;
   return unw_init_local(cursor, context) >= 0;
 }
 
@@ -222,17 +225,21 @@ static int walk_libunwind(unw_cursor_t *cursor, SxsNativeFrame *frames, int max)
  *
  * Both are exact for code whose CFA is RSP-based (its offset is static per ip) or RBP + 16 (any frame-pointer
  * function, alloca included); a rule is cached only when applying it right away gives what libunwind gave (the
- * return address at CFA - 8, the saved RBP at CFA - M). Not cached: frames whose ip is exact rather than a return
- * address (the first frame of a walk from a signal, the frame a signal interrupted: their row may differ), signal
- * trampolines (their caller comes from the saved context), steps libunwind could not make, a caller's RBP restored
- * from another register, and offsets beyond the rule's fields. Known limit: a frame that realigns its stack (gcc's
- * DRAP) has a CFA offset that varies per call; its rule checks out when learned and may be off later. Entries are never removed: the owner drops the whole cache when a module is
+ * return address at CFA - 8, the saved RBP at CFA - M). A frame whose ip is exact rather than a return address (the
+ * first frame of a walk from a signal, the frame a signal interrupted) has its rule under a key of its own
+ * (CACHE_EXACT_KEY set), since the unwind-table row at an exact ip may differ from the one a return address there
+ * uses. Not cached: signal trampolines (their caller comes from the saved context), steps libunwind could not make, a
+ * caller's RBP restored from another register, and offsets beyond the rule's fields. Known limit: a frame that
+ * realigns its stack (gcc's DRAP) has a CFA offset that varies per call; its rule checks out when learned and may be
+ * off later. Entries are never removed: the owner drops the whole cache when a module is
  * unloaded (another could be loaded at its addresses). JIT code never gets here: it is stepped by frame pointers.
  *
  * The table (sxs_ipmap.c) is open-addressed and lock-free: readers never wait, so signal handlers may read it.
  */
 #define RULE_FP 1u
 #define RULE_SP 2u
+/* Keys of rules learned at an exact ip (no user-space address has this bit). */
+#define CACHE_EXACT_KEY (UINT64_C(1) << 62)
 #define RULE_NONE 3u /* libunwind cannot step from here (the end of the stack, or no unwind info) */
 
 /* The rules are values of an SxsIpMap keyed by return address (the table and its claim/publish
@@ -285,7 +292,7 @@ static inline void cache_insert(SxsUnwindCache *cache, uintptr_t ip, uint64_t ru
 }
 
 /* Turns the libunwind step cur -> next (the cursor now on next) into a rule, and caches it. */
-__attribute__((no_sanitize_address)) static void cache_learn(SxsUnwindCache *cache, unw_cursor_t *cursor,
+__attribute__((no_sanitize_address)) static void cache_learn(SxsUnwindCache *cache, unw_cursor_t *cursor, uintptr_t key,
                                                              const SxsRegs *cur, const SxsRegs *next, uintptr_t hi) {
   unw_save_loc_t loc;
   bool saved = unw_get_save_loc(cursor, UNW_X86_64_RBP, &loc) == 0 && loc.type == UNW_SLT_MEMORY;
@@ -314,7 +321,7 @@ __attribute__((no_sanitize_address)) static void cache_learn(SxsUnwindCache *cac
       return;
     rule = RULE_SP | ((uint64_t)k << 2) | ((uint64_t)m << 34);
   }
-  cache_insert(cache, cur->ip, rule);
+  cache_insert(cache, key, rule);
 }
 
 /* The caller of cur by a cached rule, with the checks of fp_step: every word read is aligned and inside [lo, hi),
@@ -373,14 +380,16 @@ static int walk_hybrid(unw_cursor_t *cursor, unw_context_t *context, const SxsRe
   while (n < max) {
     bool by_libunwind = false, stepped = false, next_exact = false;
     if (is_fp_code == NULL || !is_fp_code(cur.ip, user_data)) {
-      bool cacheable = cache != NULL && !cur_exact;
+      /* An exact ip's row may differ from a return address's at the same ip: it has keys of its own. */
+      bool cacheable = cache != NULL;
+      uintptr_t key = cur_exact ? cur.ip | CACHE_EXACT_KEY : cur.ip;
       uint64_t rule = 0;
-      bool cached = cacheable && cache_lookup(cache, cur.ip, &rule);
+      bool cached = cacheable && cache_lookup(cache, key, &rule);
       if (cached && (rule & 3u) != RULE_NONE)
         stepped = rule_step(rule, &cur, lo, hi, &next) && next.sp > cur.sp;
       if (!stepped && !(cached && (rule & 3u) == RULE_NONE)) {
         if (!cursor_on_cur)
-          cursor_on_cur = cursor_reseed(cursor, context, &cur);
+          cursor_on_cur = cursor_reseed(cursor, context, &cur, cur_exact);
         /* A signal trampoline's caller is the interrupted frame: its ip is exact, and neither step is a rule. */
         bool signal_frame = cursor_on_cur && unw_is_signal_frame(cursor) > 0;
         int rc = cursor_on_cur ? unw_step(cursor) : -1;
@@ -388,9 +397,9 @@ static int walk_hybrid(unw_cursor_t *cursor, unw_context_t *context, const SxsRe
             rc > 0 && cursor_regs(cursor, &next, true) && next.ip != 0 && next.sp > cur.sp && next.sp <= hi;
         next_exact = signal_frame;
         if (by_libunwind && cacheable && !signal_frame)
-          cache_learn(cache, cursor, &cur, &next, hi);
+          cache_learn(cache, cursor, key, &cur, &next, hi);
         else if (rc == 0 && cacheable && !cached && !signal_frame)
-          cache_insert(cache, cur.ip, RULE_NONE); /* libunwind's end of the stack */
+          cache_insert(cache, key, RULE_NONE); /* libunwind's end of the stack */
       }
     }
     if (!stepped) {
@@ -497,6 +506,24 @@ __attribute__((noinline)) int sxs__unwind_cached(const void *ucontext_or_null, u
             : walk_hybrid(&cursor, &context, NULL, stack_lo, stack_hi, is_fp_code, user_data, cache,
                           ucontext_or_null != NULL, frames, max);
   }
+  errno = saved_errno;
+  busy_leave();
+  return n;
+}
+
+__attribute__((noinline)) int sxs__unwind_from_regs(const SxsRegs *regs, bool exact, uintptr_t stack_lo,
+                                                    uintptr_t stack_hi, SxsUnwindIsFpCode is_fp_code, void *user_data,
+                                                    SxsUnwindCache *cache, SxsNativeFrame *frames, int max) {
+  if (regs == NULL || max < 0 || (max > 0 && frames == NULL) || stack_lo >= stack_hi)
+    return -EINVAL;
+  if (max == 0)
+    return 0;
+  if (!busy_enter())
+    return -EBUSY;
+  int saved_errno = errno;
+  unw_context_t context;
+  unw_cursor_t cursor;
+  int n = walk_hybrid(&cursor, &context, regs, stack_lo, stack_hi, is_fp_code, user_data, cache, exact, frames, max);
   errno = saved_errno;
   busy_leave();
   return n;

@@ -1,5 +1,5 @@
 /* Unit tests of the config file parser: every rejected config with its exact one-line message,
- * accepted configs (CRLF, BOM, escapes, paths made absolute, [tracing], [stacks]), selector
+ * accepted configs (CRLF, BOM, escapes, paths made absolute, [tracing], [stacks], [sampling]), selector
  * matching, include=/exclude= matching, output checks. */
 #include <errno.h>
 #include <fcntl.h>
@@ -26,7 +26,9 @@
 #define MODES_EXPECTED "expected pick-first, pick-one or pick-all"
 #define TRACING_KEYS_EXPECTED "expected one of enabled, inlining, routing, hooks, timing, path, include, exclude"
 #define STACKS_EXPECTED "expected events among exception, jit and gc, separated by commas or spaces, or none"
-#define GROUPS_EXPECTED "[profiler], [tracing] or [stacks]"
+#define GROUPS_EXPECTED "[profiler], [tracing], [stacks] or [sampling]"
+#define SAMPLING_KEYS_EXPECTED "expected one of enabled, frequency, mode, walker"
+#define FREQUENCY_EXPECTED "expected a whole number of samples per second from 1 to 10000"
 #define PATTERNS_EXPECTED                                                                                              \
   "expected function name patterns such as MyApp.* or Ns.Type.Method, separated by commas or "                         \
   "spaces, using * and ? as wildcards and none of [ ] { } ( ) | \\ \" ' or control characters"
@@ -411,6 +413,96 @@ static const BadCase bad_cases[] = {
      ":3: on=\"none,jit\" combines none with other events; expected none alone, or events without none"},
     {"stacks-on-event-and-none", "[stacks]\non = gc none\n[profiler]\n", 0, NULL, SXS_CONFIG_ERROR_VALUE,
      ":2: on=\"gc none\" combines none with other events; expected none alone, or events without none"},
+
+    /* [sampling]: structure */
+    {"sampling-duplicate-group", "[profiler]\n[sampling]\nenabled=true\n[stacks]\n[sampling]\n", 0, NULL,
+     SXS_CONFIG_ERROR_DUPLICATE, ":5: duplicate group [sampling] (first on line 2); expected one [sampling] group"},
+    {"sampling-duplicate-enabled", "[profiler]\n[sampling]\nenabled=true\nfrequency=99\nenabled = false\n", 0, NULL,
+     SXS_CONFIG_ERROR_DUPLICATE, ":5: duplicate key \"enabled\" (first on line 3); expected each key at most once"},
+    {"sampling-duplicate-mode", "[sampling]\nmode=cpu\nmode=wall\n[profiler]\n", 0, NULL, SXS_CONFIG_ERROR_DUPLICATE,
+     ":3: duplicate key \"mode\" (first on line 2); expected each key at most once"},
+    {"sampling-unknown-key-near", "[profiler]\n[sampling]\nfrequncy=99\n", 0, NULL, SXS_CONFIG_ERROR_UNKNOWN,
+     ":3: unknown key \"frequncy\" (did you mean frequency?); " SAMPLING_KEYS_EXPECTED},
+    {"sampling-unknown-key-near-walker", "[profiler]\n[sampling]\nwalkr=signal\n", 0, NULL, SXS_CONFIG_ERROR_UNKNOWN,
+     ":3: unknown key \"walkr\" (did you mean walker?); " SAMPLING_KEYS_EXPECTED},
+    {"sampling-unknown-key-far", "[profiler]\n[sampling]\nrate=99\n", 0, NULL, SXS_CONFIG_ERROR_UNKNOWN,
+     ":3: unknown key \"rate\"; " SAMPLING_KEYS_EXPECTED},
+    {"profiler-sampling-key", "[profiler]\nfrequency=99\n", 0, NULL, SXS_CONFIG_ERROR_UNKNOWN,
+     ":2: unknown key \"frequency\" (it belongs in [sampling], not [profiler]); " KEYS_EXPECTED},
+    {"tracing-sampling-key", "[profiler]\n[tracing]\nwalker=signal\n", 0, NULL, SXS_CONFIG_ERROR_UNKNOWN,
+     ":3: unknown key \"walker\" (it belongs in [sampling], not [tracing]); " TRACING_KEYS_EXPECTED},
+    {"stacks-sampling-key", "[profiler]\n[stacks]\nfrequency=99\n", 0, NULL, SXS_CONFIG_ERROR_UNKNOWN,
+     ":3: unknown key \"frequency\" (it belongs in [sampling], not [stacks]); expected one of on"},
+    {"sampling-profiler-key", "[profiler]\n[sampling]\nflush=10\n", 0, NULL, SXS_CONFIG_ERROR_UNKNOWN,
+     ":3: unknown key \"flush\" (it belongs in [profiler], not [sampling]); " SAMPLING_KEYS_EXPECTED},
+    {"sampling-tracing-key", "[profiler]\n[sampling]\ninclude=MyApp.*\n", 0, NULL, SXS_CONFIG_ERROR_UNKNOWN,
+     ":3: unknown key \"include\" (it belongs in [tracing], not [sampling]); " SAMPLING_KEYS_EXPECTED},
+    {"sampling-stacks-key", "[profiler]\n[sampling]\non=gc\n", 0, NULL, SXS_CONFIG_ERROR_UNKNOWN,
+     ":3: unknown key \"on\" (it belongs in [stacks], not [sampling]); " SAMPLING_KEYS_EXPECTED},
+    {"sampling-key-outside-group", "frequency=99\n[sampling]\n[profiler]\n", 0, NULL, SXS_CONFIG_ERROR_SYNTAX,
+     ":1: key \"frequency\" is outside any group; expected a [sampling] line before it"},
+    {"sampling-unclosed-group", "[profiler]\n[sampling\n", 0, NULL, SXS_CONFIG_ERROR_SYNTAX,
+     ":2: malformed group line \"[sampling\"; expected [sampling] alone on its line"},
+    {"unknown-group-near-sampling", "[profiler]\n[Sampling]\n", 0, NULL, SXS_CONFIG_ERROR_UNKNOWN,
+     ":2: unknown group \"Sampling\" (did you mean sampling?); expected " GROUPS_EXPECTED},
+    {"sampling-without-profiler", "[sampling]\nenabled=true\n", 0, NULL, SXS_CONFIG_ERROR_UNKNOWN,
+     ": no [profiler] group; expected a [profiler] line followed by key=value settings"},
+
+    /* [sampling]: values */
+    {"sampling-enabled-empty", "[profiler]\n[sampling]\nenabled=\n", 0, NULL, SXS_CONFIG_ERROR_VALUE,
+     ":3: enabled= is empty; expected true or false"},
+    {"sampling-enabled-yes", "[profiler]\n[sampling]\nenabled=yes\n", 0, NULL, SXS_CONFIG_ERROR_VALUE,
+     ":3: enabled=\"yes\" is not true or false; expected true or false"},
+    {"sampling-enabled-capital", "[sampling]\nenabled=True\n[profiler]\n", 0, NULL, SXS_CONFIG_ERROR_VALUE,
+     ":2: enabled=\"True\" is not true or false (did you mean true?); expected true or false"},
+    {"frequency-empty", "[profiler]\n[sampling]\nfrequency=\n", 0, NULL, SXS_CONFIG_ERROR_VALUE,
+     ":3: frequency= is empty; " FREQUENCY_EXPECTED},
+    {"frequency-blank", "[profiler]\n[sampling]\nfrequency =  \t\n", 0, NULL, SXS_CONFIG_ERROR_VALUE,
+     ":3: frequency= is empty; " FREQUENCY_EXPECTED},
+    {"frequency-word", "[profiler]\n[sampling]\nfrequency=abc\n", 0, NULL, SXS_CONFIG_ERROR_VALUE,
+     ":3: frequency=\"abc\" is not a whole number of samples per second; " FREQUENCY_EXPECTED},
+    {"frequency-fraction", "[profiler]\n[sampling]\nfrequency=99.5\n", 0, NULL, SXS_CONFIG_ERROR_VALUE,
+     ":3: frequency=\"99.5\" is not a whole number of samples per second; " FREQUENCY_EXPECTED},
+    {"frequency-unit", "[profiler]\n[sampling]\nfrequency=99Hz\n", 0, NULL, SXS_CONFIG_ERROR_VALUE,
+     ":3: frequency=\"99Hz\" is not a whole number of samples per second; " FREQUENCY_EXPECTED},
+    {"frequency-unit-spaced", "[profiler]\n[sampling]\nfrequency=99 Hz\n", 0, NULL, SXS_CONFIG_ERROR_VALUE,
+     ":3: frequency=\"99 Hz\" is not a whole number of samples per second; " FREQUENCY_EXPECTED},
+    {"frequency-plus", "[profiler]\n[sampling]\nfrequency=+99\n", 0, NULL, SXS_CONFIG_ERROR_VALUE,
+     ":3: frequency=\"+99\" is not a whole number of samples per second; " FREQUENCY_EXPECTED},
+    {"frequency-minus-only", "[profiler]\n[sampling]\nfrequency=-\n", 0, NULL, SXS_CONFIG_ERROR_VALUE,
+     ":3: frequency=\"-\" is not a whole number of samples per second; " FREQUENCY_EXPECTED},
+    {"frequency-zero", "[profiler]\n[sampling]\nfrequency=0\n", 0, NULL, SXS_CONFIG_ERROR_VALUE,
+     ":3: frequency=0 is out of range; " FREQUENCY_EXPECTED},
+    {"frequency-zeros", "[profiler]\n[sampling]\nfrequency=000\n", 0, NULL, SXS_CONFIG_ERROR_VALUE,
+     ":3: frequency=000 is out of range; " FREQUENCY_EXPECTED},
+    {"frequency-negative", "[profiler]\n[sampling]\nfrequency=-5\n", 0, NULL, SXS_CONFIG_ERROR_VALUE,
+     ":3: frequency=-5 is out of range; " FREQUENCY_EXPECTED},
+    {"frequency-negative-zero", "[profiler]\n[sampling]\nfrequency=-0\n", 0, NULL, SXS_CONFIG_ERROR_VALUE,
+     ":3: frequency=-0 is out of range; " FREQUENCY_EXPECTED},
+    {"frequency-too-large", "[sampling]\nfrequency=10001\n[profiler]\n", 0, NULL, SXS_CONFIG_ERROR_VALUE,
+     ":2: frequency=10001 is out of range; " FREQUENCY_EXPECTED},
+    {"frequency-huge", "[profiler]\n[sampling]\nfrequency=99999999999999999999999\n", 0, NULL, SXS_CONFIG_ERROR_VALUE,
+     ":3: frequency=99999999999999999999999 is out of range; " FREQUENCY_EXPECTED},
+    {"sampling-mode-empty", "[profiler]\n[sampling]\nmode=\n", 0, NULL, SXS_CONFIG_ERROR_VALUE,
+     ":3: mode= is empty; expected cpu or wall"},
+    {"sampling-mode-near", "[profiler]\n[sampling]\nmode=wal\n", 0, NULL, SXS_CONFIG_ERROR_VALUE,
+     ":3: unknown mode \"wal\" (did you mean wall?); expected cpu or wall"},
+    {"sampling-mode-capital", "[profiler]\n[sampling]\nmode=CPU\n", 0, NULL, SXS_CONFIG_ERROR_VALUE,
+     ":3: unknown mode \"CPU\" (did you mean cpu?); expected cpu or wall"},
+    {"sampling-mode-profiler-word", "[profiler]\n[sampling]\nmode=pick-all\n", 0, NULL, SXS_CONFIG_ERROR_VALUE,
+     ":3: unknown mode \"pick-all\"; expected cpu or wall"},
+    {"profiler-mode-sampling-word", "[sampling]\n[profiler]\nmode=wall\n", 0, NULL, SXS_CONFIG_ERROR_VALUE,
+     ":3: unknown mode \"wall\"; " MODES_EXPECTED},
+    {"walker-empty", "[profiler]\n[sampling]\nwalker=\n", 0, NULL, SXS_CONFIG_ERROR_VALUE,
+     ":3: walker= is empty; expected signal, suspend or auto"},
+    {"walker-near", "[profiler]\n[sampling]\nwalker=sigal\n", 0, NULL, SXS_CONFIG_ERROR_VALUE,
+     ":3: unknown walker \"sigal\" (did you mean signal?); expected signal, suspend or auto"},
+    {"walker-near-suspend", "[profiler]\n[sampling]\nwalker=suspnd\n", 0, NULL, SXS_CONFIG_ERROR_VALUE,
+     ":3: unknown walker \"suspnd\" (did you mean suspend?); expected signal, suspend or auto"},
+    {"walker-far", "[profiler]\n[sampling]\nwalker=ptrace\n", 0, NULL, SXS_CONFIG_ERROR_VALUE,
+     ":3: unknown walker \"ptrace\"; expected signal, suspend or auto"},
+    {"sampling-disabled-still-checked", "[profiler]\n[sampling]\nenabled=false\nfrequency=0\n", 0, NULL,
+     SXS_CONFIG_ERROR_VALUE, ":4: frequency=0 is out of range; " FREQUENCY_EXPECTED},
 };
 
 static void test_bad_case(Fixture *f, gconstpointer data) {
@@ -1148,6 +1240,127 @@ static void test_stack_event_names(void) {
   g_assert_null(sxs__config_stack_event_name((SxsStackEvents)(1 << 3)));
 }
 
+/* ---- [sampling] ---- */
+
+static void assert_sampling_defaults(const SxsSamplingConfig *s) {
+  g_assert_false(s->enabled);
+  g_assert_cmpint(s->frequency, ==, 99);
+  g_assert_cmpint(s->frequency, ==, SXS_SAMPLING_FREQUENCY_DEFAULT);
+  g_assert_cmpint(s->mode, ==, SXS_SAMPLING_CPU);
+  g_assert_cmpint(s->walker, ==, SXS_WALKER_AUTO);
+}
+
+static void test_sampling_defaults(Fixture *f, gconstpointer data) {
+  (void)data;
+  g_autoptr(SxsConfig) defaults = sxs__config_new_default();
+  assert_sampling_defaults(&defaults->sampling);
+  g_autoptr(SxsConfig) absent = load_text_ok(f, "[profiler]\n[tracing]\nenabled=true\n[stacks]\non=gc\n");
+  assert_sampling_defaults(&absent->sampling);
+  g_autoptr(SxsConfig) empty = load_text_ok(f, "[sampling]\n[profiler]\n");
+  assert_sampling_defaults(&empty->sampling);
+  g_autoptr(SxsConfig) empty_last = load_text_ok(f, "[profiler]\n\n[sampling]\n# nothing yet\n");
+  assert_sampling_defaults(&empty_last->sampling);
+}
+
+static void test_sampling_all_keys(Fixture *f, gconstpointer data) {
+  (void)data;
+  g_autoptr(SxsConfig) cfg = load_text_ok(f, "[profiler]\n"
+                                             "mode = pick-first\n"
+                                             "\n"
+                                             "# the sampler\n"
+                                             "  [sampling]  \n"
+                                             "enabled = true\n"
+                                             "frequency = 1000\n"
+                                             "mode = wall\n"
+                                             "walker = signal\n");
+  g_assert_cmpint(cfg->mode, ==, SXS_MODE_PICK_FIRST);
+  g_assert_true(cfg->sampling.enabled);
+  g_assert_cmpint(cfg->sampling.frequency, ==, 1000);
+  g_assert_cmpint(cfg->sampling.mode, ==, SXS_SAMPLING_WALL);
+  g_assert_cmpint(cfg->sampling.walker, ==, SXS_WALKER_SIGNAL);
+  g_assert_false(cfg->tracing.enabled);
+
+  g_autoptr(SxsConfig) other = load_text_ok(f, "[sampling]\r\nenabled=false\r\nfrequency=0010000\r\nmode=cpu\r\n"
+                                               "walker=suspend\r\n[profiler]\r\n");
+  g_assert_false(other->sampling.enabled);
+  g_assert_cmpint(other->sampling.frequency, ==, 10000);
+  g_assert_cmpint(other->sampling.mode, ==, SXS_SAMPLING_CPU);
+  g_assert_cmpint(other->sampling.walker, ==, SXS_WALKER_SUSPEND);
+  g_assert_cmpint(other->mode, ==, SXS_MODE_PICK_ALL);
+
+  g_autoptr(SxsConfig) lowest = load_text_ok(f, "[profiler]\n[sampling]\nfrequency=1\nwalker=auto\n");
+  g_assert_cmpint(lowest->sampling.frequency, ==, 1);
+  g_assert_cmpint(lowest->sampling.walker, ==, SXS_WALKER_AUTO);
+  g_assert_false(lowest->sampling.enabled);
+}
+
+/* enabled= of [tracing] and of [sampling], and mode= of [profiler] and of [sampling], are
+ * separate keys: both accepted in one file, each with its own value. */
+static void test_sampling_shared_key_names(Fixture *f, gconstpointer data) {
+  (void)data;
+  g_autoptr(SxsConfig) a = load_text_ok(f, "[tracing]\nenabled=true\n[sampling]\nenabled=false\n[profiler]\n");
+  g_assert_true(a->tracing.enabled);
+  g_assert_false(a->sampling.enabled);
+  g_autoptr(SxsConfig) b = load_text_ok(f, "[profiler]\n[sampling]\nenabled=true\n[tracing]\nenabled=false\n");
+  g_assert_false(b->tracing.enabled);
+  g_assert_true(b->sampling.enabled);
+  g_autoptr(SxsConfig) c = load_text_ok(f, "[profiler]\nmode=pick-first\n[sampling]\nmode=wall\n");
+  g_assert_cmpint(c->mode, ==, SXS_MODE_PICK_FIRST);
+  g_assert_cmpint(c->sampling.mode, ==, SXS_SAMPLING_WALL);
+
+  /* All four groups, in any order, each key landing in its own group. */
+  g_autoptr(SxsConfig) all = load_text_ok(f, "[sampling]\n"
+                                             "enabled = true\n"
+                                             "mode = wall\n"
+                                             "[stacks]\n"
+                                             "on = jit\n"
+                                             "[tracing]\n"
+                                             "enabled = true\n"
+                                             "[profiler]\n"
+                                             "mode = pick-one\n"
+                                             "runtime = 10.0\n");
+  g_assert_true(all->sampling.enabled);
+  g_assert_cmpint(all->sampling.mode, ==, SXS_SAMPLING_WALL);
+  g_assert_cmpint(all->sampling.frequency, ==, 99);
+  g_assert_cmpuint(all->stacks_on, ==, SXS_STACKS_JIT);
+  g_assert_true(all->tracing.enabled);
+  g_assert_cmpint(all->mode, ==, SXS_MODE_PICK_ONE);
+  g_assert_cmpstr(all->selector, ==, "10.0");
+
+  /* A bad value is reported for the group it was written in. */
+  g_autofree char *path =
+      write_file(f, "sxsprof.ini", "[profiler]\n[tracing]\nenabled=true\n[sampling]\nenabled=on\n", -1);
+  g_autofree char *expected =
+      g_strconcat(path, ":5: enabled=\"on\" is not true or false; expected true or false", NULL);
+  assert_load_error(path, SXS_CONFIG_ERROR_VALUE, expected);
+}
+
+/* An out-of-range frequency= is named as written, cut like a quote after 60 characters. */
+static void test_sampling_frequency_long(Fixture *f, gconstpointer data) {
+  (void)data;
+  g_autofree char *zeros = g_strnfill(69, '0');
+  g_autofree char *text = g_strdup_printf("[profiler]\n[sampling]\nfrequency=1%s\n", zeros);
+  g_autofree char *path = write_file(f, "sxsprof.ini", text, -1);
+  g_autofree char *head = g_strnfill(59, '0');
+  g_autofree char *expected =
+      g_strconcat(path, ":3: frequency=1", head, "... is out of range; " FREQUENCY_EXPECTED, NULL);
+  assert_load_error(path, SXS_CONFIG_ERROR_VALUE, expected);
+
+  g_autofree char *padded = g_strdup_printf("[profiler]\n[sampling]\nfrequency=%s42\n", zeros);
+  g_autoptr(SxsConfig) cfg = load_text_ok(f, padded);
+  g_assert_cmpint(cfg->sampling.frequency, ==, 42);
+}
+
+static void test_sampling_names(void) {
+  g_assert_cmpstr(sxs__config_sampling_mode_name(SXS_SAMPLING_CPU), ==, "cpu");
+  g_assert_cmpstr(sxs__config_sampling_mode_name(SXS_SAMPLING_WALL), ==, "wall");
+  g_assert_cmpstr(sxs__config_sampling_mode_name((SxsSamplingMode)42), ==, "unknown");
+  g_assert_cmpstr(sxs__config_walker_name(SXS_WALKER_AUTO), ==, "auto");
+  g_assert_cmpstr(sxs__config_walker_name(SXS_WALKER_SIGNAL), ==, "signal");
+  g_assert_cmpstr(sxs__config_walker_name(SXS_WALKER_SUSPEND), ==, "suspend");
+  g_assert_cmpstr(sxs__config_walker_name((SxsWalkerKind)42), ==, "unknown");
+}
+
 /* ---- sxs__config_traces ---- */
 
 typedef struct {
@@ -1345,6 +1558,11 @@ int main(int argc, char **argv) {
   ADD("/manager/config/stacks/on", test_stacks_on);
   ADD("/manager/config/stacks/with-other-groups", test_stacks_with_other_groups);
   g_test_add_func("/manager/config/stacks/event-names", test_stack_event_names);
+  ADD("/manager/config/sampling/defaults", test_sampling_defaults);
+  ADD("/manager/config/sampling/all-keys", test_sampling_all_keys);
+  ADD("/manager/config/sampling/shared-key-names", test_sampling_shared_key_names);
+  ADD("/manager/config/sampling/frequency-long", test_sampling_frequency_long);
+  g_test_add_func("/manager/config/sampling/names", test_sampling_names);
   ADD("/manager/config/traces/cases", test_traces_cases);
   ADD("/manager/config/traces/null", test_traces_null);
   ADD("/manager/config/traces/threads", test_traces_threads);
