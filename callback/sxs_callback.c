@@ -8,6 +8,7 @@
 #include "sxs_callback.h"
 
 #include "sxs_modules.h"
+#include "sxs_sampler.h"
 #include "sxs_snapshot.h"
 #include "sxs_stacks.h"
 #include "sxs_version.h"
@@ -385,6 +386,7 @@ static HRESULT callback_Initialize(ICorProfilerCallback11 *This, IUnknown *pICor
   /* Only now may other threads reach this runtime's live side: its event mask is set. */
   sxs__manager_attach_ops(self->runtime, &callback_ops, self);
   sxs__stacks_code_changed();
+  sxs__sampler_start(sxs__manager_config());
   return S_OK;
 }
 

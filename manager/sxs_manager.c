@@ -38,6 +38,7 @@
 
 #include "sxs_json.h"
 #include "sxs_policy.h"
+#include "sxs_sampler.h"
 #include "sxs_stacks.h"
 #include "sxs_trace.h"
 
@@ -710,6 +711,7 @@ SxsProfileModel *sxs__manager_snapshot(void) {
     sxs__trace_fill(r->id, r);
   }
   sxs__stacks_fill(m);
+  sxs__sampler_fill(m);
   return m;
 }
 
@@ -754,6 +756,7 @@ __attribute__((destructor)) static void manager_at_exit(void) {
   if (manager.process && manager.process->pid != (int)getpid())
     return;
   stop_flush_thread();
+  sxs__sampler_stop();
   g_mutex_lock(&manager.lock);
   guint n = g_hash_table_size(manager.runtimes);
   g_mutex_unlock(&manager.lock);

@@ -93,6 +93,8 @@ SxsProfileModel *sxs__profile_model_new(void) {
   m->stacks = g_ptr_array_new_with_free_func(sxs__stack_model_free);
   m->walks.failures = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
   m->walks.skipped = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
+  m->samples.dropped = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
+  m->samples.stacks = g_ptr_array_new_with_free_func(sxs__stack_model_free);
   return m;
 }
 
@@ -141,6 +143,11 @@ void sxs__profile_model_free(SxsProfileModel *m) {
   g_ptr_array_unref(m->stacks);
   g_hash_table_unref(m->walks.failures);
   g_hash_table_unref(m->walks.skipped);
+  g_hash_table_unref(m->samples.dropped);
+  g_ptr_array_unref(m->samples.stacks);
+  g_free(m->samples.mode);
+  g_free(m->samples.walker);
+  g_free(m->samples.off_reason);
   g_free(m);
 }
 
@@ -335,6 +342,45 @@ static void render_address(SxsJsonWriter *w, const char *key, uintptr_t value) {
   sxs__json_member_string(w, key, text);
 }
 
+static void render_frames(SxsJsonWriter *w, const SxsStackModel *s);
+
+/* "samples". */
+static void render_samples(SxsJsonWriter *w, const SxsSamplesModel *sm) {
+  sxs__json_key(w, "samples");
+  sxs__json_begin_object(w);
+  sxs__json_member_bool(w, "enabled", sm->enabled);
+  sxs__json_member_int(w, "frequency", sm->frequency);
+  sxs__json_member_string(w, "mode", sm->mode);
+  sxs__json_member_string(w, "walker", sm->walker);
+  sxs__json_member_string(w, "off_reason", sm->off_reason);
+  sxs__json_member_uint(w, "ticks", sm->ticks);
+  sxs__json_member_uint(w, "taken", sm->taken);
+  sxs__json_member_uint(w, "weight", sm->weight);
+  sxs__json_member_uint(w, "frames", sm->frames);
+  sxs__json_member_uint(w, "capture_ns", sm->capture_ns);
+  sxs__json_member_uint(w, "resolve_ns", sm->resolve_ns);
+  render_count_table(w, "dropped", sm->dropped);
+  sxs__json_key(w, "stacks");
+  sxs__json_begin_array(w);
+  for (guint i = 0; i < sm->stacks->len; i++) {
+    const SxsStackModel *s = sm->stacks->pdata[i];
+    sxs__json_begin_object(w);
+    if (s->thread_name && *s->thread_name)
+      sxs__json_member_string(w, "thread", s->thread_name);
+    else {
+      char tid[16];
+      g_snprintf(tid, sizeof tid, "%u", s->thread);
+      sxs__json_member_string(w, "thread", tid);
+    }
+    sxs__json_member_uint(w, "os_tid", s->thread);
+    sxs__json_member_uint(w, "count", s->count);
+    render_frames(w, s);
+    sxs__json_end_object(w);
+  }
+  sxs__json_end_array(w);
+  sxs__json_end_object(w);
+}
+
 /* "stacks" and "stack_walks". */
 static void render_stacks(SxsJsonWriter *w, const SxsProfileModel *m) {
   sxs__json_key(w, "stacks");
@@ -345,21 +391,7 @@ static void render_stacks(SxsJsonWriter *w, const SxsProfileModel *m) {
     sxs__json_member_string(w, "event", s->event);
     sxs__json_member_uint(w, "thread", s->thread);
     sxs__json_member_uint(w, "count", s->count);
-    sxs__json_key(w, "frames");
-    sxs__json_begin_array(w);
-    for (guint j = 0; j < s->frames->len; j++) {
-      const SxsStackFrameModel *f = &g_array_index(s->frames, SxsStackFrameModel, j);
-      sxs__json_begin_object(w);
-      sxs__json_member_string(w, "kind", f->managed ? "managed" : "native");
-      if (f->managed)
-        sxs__json_member_int(w, "runtime", f->runtime_id);
-      sxs__json_member_string(w, "name", f->name);
-      sxs__json_member_string(w, "module", f->module);
-      render_address(w, "ip", f->ip);
-      render_address(w, "sp", f->sp);
-      sxs__json_end_object(w);
-    }
-    sxs__json_end_array(w);
+    render_frames(w, s);
     sxs__json_end_object(w);
   }
   sxs__json_end_array(w);
@@ -396,6 +428,25 @@ static void render_stacks(SxsJsonWriter *w, const SxsProfileModel *m) {
   sxs__json_end_object(w);
 }
 
+/* A stack's "frames", leaf first. */
+static void render_frames(SxsJsonWriter *w, const SxsStackModel *s) {
+  sxs__json_key(w, "frames");
+  sxs__json_begin_array(w);
+  for (guint j = 0; j < s->frames->len; j++) {
+    const SxsStackFrameModel *f = &g_array_index(s->frames, SxsStackFrameModel, j);
+    sxs__json_begin_object(w);
+    sxs__json_member_string(w, "kind", f->managed ? "managed" : "native");
+    if (f->managed)
+      sxs__json_member_int(w, "runtime", f->runtime_id);
+    sxs__json_member_string(w, "name", f->name);
+    sxs__json_member_string(w, "module", f->module);
+    render_address(w, "ip", f->ip);
+    render_address(w, "sp", f->sp);
+    sxs__json_end_object(w);
+  }
+  sxs__json_end_array(w);
+}
+
 char *sxs__profile_render_json(const SxsProfileModel *m, gsize *ret_len) {
   g_autoptr(SxsJsonWriter) w = sxs__json_writer_new(TRUE);
   sxs__json_begin_object(w);
@@ -412,6 +463,7 @@ char *sxs__profile_render_json(const SxsProfileModel *m, gsize *ret_len) {
     render_runtime(w, m->runtimes->pdata[i]);
   sxs__json_end_array(w);
   render_stacks(w, m);
+  render_samples(w, &m->samples);
   sxs__json_end_object(w);
   return sxs__json_writer_steal(w, ret_len);
 }

@@ -159,6 +159,23 @@ SxsStackModel *sxs__stack_model_new(const char *event, uint32_t thread);
 void sxs__stack_model_free(gpointer s);
 SxsStackModel *sxs__stack_model_copy(const SxsStackModel *s);
 
+/* What the sampler did (the profile's "samples"). */
+typedef struct {
+  gboolean enabled;
+  int frequency;
+  char *mode;          /* "cpu", "wall" */
+  char *walker;        /* "signal" */
+  char *off_reason;    /* why sampling is off although asked for, or NULL */
+  guint64 ticks;       /* sampling periods the sampler thread went through */
+  guint64 taken;       /* stacks captured */
+  guint64 weight;      /* samples they stand for (cpu mode: periods of CPU time) */
+  guint64 capture_ns;  /* time in the signal handler, summed */
+  guint64 resolve_ns;  /* time classifying and recording captured stacks, summed */
+  guint64 frames;      /* frames captured */
+  GHashTable *dropped; /* reason -> guint64*; owned */
+  GPtrArray *stacks;   /* SxsStackModel*, per thread, by count; owned */
+} SxsSamplesModel;
+
 /* The whole profile of one process. */
 typedef struct {
   SxsProcessInfo *process; /* owned */
@@ -168,6 +185,7 @@ typedef struct {
   GPtrArray *runtimes;     /* SxsRuntimeModel*, by id; owned */
   GPtrArray *stacks;       /* SxsStackModel*, by event, count (descending), thread; owned */
   SxsWalkCounters walks;
+  SxsSamplesModel samples;
 } SxsProfileModel;
 
 SxsProfileModel *sxs__profile_model_new(void);

@@ -479,22 +479,25 @@ void sxs__stacks_fill(SxsProfileModel *m) {
         if (f->managed && !f->name && e->ids[i].rt)
           sxs__manager_recorded_function(e->ids[i].rt, e->ids[i].id, &f->name, &f->module);
       }
-      g_ptr_array_add(m->stacks, sxs__stack_model_copy(e->model));
+      g_ptr_array_add(e->event == SXS_STACKS_SAMPLE ? m->samples.stacks : m->stacks, sxs__stack_model_copy(e->model));
     }
   }
   g_mutex_unlock(&stacks_lock);
   /* What still has no name is reported by its identity. */
-  for (guint i = 0; i < m->stacks->len; i++) {
-    SxsStackModel *s = m->stacks->pdata[i];
-    for (guint j = 0; j < s->frames->len; j++) {
-      SxsStackFrameModel *f = &g_array_index(s->frames, SxsStackFrameModel, j);
-      if (!f->name)
-        f->name = g_strdup_printf("[runtime %d code at 0x%" G_GINTPTR_MODIFIER "x]", f->runtime_id, (guintptr)f->ip);
-      if (!f->module)
-        f->module = g_strdup("");
+  GPtrArray *lists[] = {m->stacks, m->samples.stacks};
+  for (guint l = 0; l < G_N_ELEMENTS(lists); l++) {
+    for (guint i = 0; i < lists[l]->len; i++) {
+      SxsStackModel *st = lists[l]->pdata[i];
+      for (guint j = 0; j < st->frames->len; j++) {
+        SxsStackFrameModel *f = &g_array_index(st->frames, SxsStackFrameModel, j);
+        if (!f->name)
+          f->name = g_strdup_printf("[runtime %d code at 0x%" G_GINTPTR_MODIFIER "x]", f->runtime_id, (guintptr)f->ip);
+        if (!f->module)
+          f->module = g_strdup("");
+      }
     }
+    g_ptr_array_sort(lists[l], compare_stacks);
   }
-  g_ptr_array_sort(m->stacks, compare_stacks);
 }
 
 void sxs__stacks_walk_enter(SxsWalkResources *ret) {

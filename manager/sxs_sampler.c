@@ -1,0 +1,475 @@
+/* sxs_sampler: a sampling profiler over every thread of the process, every runtime's frames.
+ *
+ *   sampler thread (the profiler's own; never runs managed code; all signals blocked)
+ *     every 1/frequency s:
+ *       threads: /proc/self/task (rescanned every 100 ms), each thread's CPU clock (mode=cpu)
+ *       for each thread due a sample:
+ *         slot <- {tid, module map, step cache, stack ranges}; state REQUESTED
+ *         rt_tgsigqueueinfo(tid, SIGPROF, si_value = &slot)  ---------.
+ *                                                                      v   the thread, in its handler:
+ *                                                          state REQUESTED -> RUNNING
+ *                                                          registers from the ucontext, its stack's
+ *                                                          range from the snapshot, a native walk
+ *                                                          (frame pointers through JIT code, cached
+ *                                                          rules through native code) into the slot
+ *         wait (bounded) for DONE  <------------------------ state DONE
+ *         classify (owners cache, each runtime's GetFunctionFromIP), name, aggregate (sxs_stacks)
+ *
+ * One slot, one thread at a time: the handler writes only the slot, allocates nothing, takes no
+ * lock and calls no libc function but syscall(gettid) and clock_gettime (libunwind only for a
+ * native frame no cached rule covers yet). A thread that does not answer in time (it has the
+ * signal blocked, or is not scheduled) is given up on; a handler that started is waited for, and
+ * if it never finishes the sampler stops for good rather than reuse its slot. The snapshots the
+ * handler reads (module map, stack ranges) are replaced only between samples.
+ *
+ * mode=cpu samples a thread once per period of CPU time it used since its last sample (each
+ * thread's CPU clock), so an idle thread costs nothing and a sample stands for CPU time; mode=wall
+ * samples every thread at every tick. */
+#include "sxs_sampler.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "sxs_manager.h"
+#include "sxs_stacks.h"
+#include "sxs_unwind.h"
+
+#define SAMPLER_MAX_FRAMES SXS_STITCH_MAX_FRAMES
+#define SAMPLER_WAIT_NS (20 * G_GINT64_CONSTANT(1000000))    /* a thread has this long to take its sample */
+#define SAMPLER_STUCK_NS (1000 * G_GINT64_CONSTANT(1000000)) /* a handler that ran this long never ends */
+#define SAMPLER_RESCAN_NS (100 * G_GINT64_CONSTANT(1000000)) /* threads and stacks looked for again */
+
+enum { SLOT_IDLE, SLOT_REQUESTED, SLOT_RUNNING, SLOT_DONE };
+
+/* The writable mappings of the process, sorted: a thread's stack is the one holding its sp. */
+typedef struct {
+  guint n;
+  struct {
+    uintptr_t lo, hi;
+  } ranges[];
+} StackRanges;
+
+/* What one capture needs and gives. The sampler fills the inputs before it signals; the handler
+ * writes the outputs before it stores DONE (release), which the sampler reads (acquire). */
+typedef struct {
+  gint state;
+  pid_t tid;
+  const SxsModuleMap *map;
+  SxsUnwindCache *steps;
+  const StackRanges *stacks;
+  int n; /* frames written, or -errno */
+  guint64 capture_ns;
+  SxsNativeFrame frames[SAMPLER_MAX_FRAMES];
+} SampleSlot;
+
+static SampleSlot slot;
+
+typedef struct {
+  pid_t tid;
+  char *name;
+  gint64 cpu_accounted; /* CPU time (ns) the samples taken so far stand for */
+  gboolean seen;
+  gboolean blocked; /* the thread blocks the signal: never asked */
+} SampledThread;
+
+/* The sampler. `lock` guards the counters and dropped (read by sxs__sampler_fill); the rest is the
+ * sampler thread's alone once it runs. */
+static struct {
+  GMutex lock;
+  gsize started; /* g_once_init_enter guard */
+  gboolean running;
+  gboolean stop;
+  pthread_t thread;
+  int frequency;
+  SxsSamplingMode mode;
+  char *off_reason;
+  guint64 ticks, taken, weight, capture_ns, resolve_ns, frames;
+  GHashTable *dropped;
+  GHashTable *threads; /* pid_t -> SampledThread* */
+  StackRanges *stacks;
+  GPtrArray *retired_stacks; /* kept while a handler may still read them */
+  pid_t own_tid;
+} sampler;
+
+static pid_t sampler_gettid(void) {
+  return (pid_t)syscall(SYS_gettid);
+}
+
+static guint64 now_ns(clockid_t clock) {
+  struct timespec ts;
+  clock_gettime(clock, &ts);
+  return (guint64)ts.tv_sec * G_GUINT64_CONSTANT(1000000000) + (guint64)ts.tv_nsec;
+}
+
+/* SxsUnwindIsFpCode: code in no loaded ELF object is JIT code, stepped by frame pointers. */
+static bool sampler_is_fp_code(uintptr_t ip, void *user_data) {
+  return sxs__modmap_find(user_data, ip) == NULL;
+}
+
+/* The stack range holding sp. Context: the signal handler; async-signal-safe. */
+static bool find_stack(const StackRanges *stacks, uintptr_t sp, uintptr_t *ret_lo, uintptr_t *ret_hi) {
+  if (!stacks)
+    return false;
+  guint lo = 0, hi = stacks->n;
+  while (lo < hi) {
+    guint mid = lo + (hi - lo) / 2;
+    if (stacks->ranges[mid].lo <= sp)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  if (lo == 0 || sp >= stacks->ranges[lo - 1].hi)
+    return false;
+  *ret_lo = stacks->ranges[lo - 1].lo;
+  *ret_hi = stacks->ranges[lo - 1].hi;
+  return true;
+}
+
+/* The signal handler: the capture. Context: the sampled thread, any point of its code;
+ * async-signal-safe (no allocation, no lock, errno preserved). */
+static void sampler_on_signal(int sig, siginfo_t *si, void *uc) {
+  (void)sig;
+  if (si == NULL || si->si_code != SI_QUEUE || si->si_value.sival_ptr != &slot)
+    return; /* not the sampler's: ignored, as the default disposition would not be wanted */
+  int saved_errno = errno;
+  if (__atomic_load_n(&slot.tid, __ATOMIC_ACQUIRE) == sampler_gettid()) {
+    gint expected = SLOT_REQUESTED;
+    if (__atomic_compare_exchange_n(&slot.state, &expected, SLOT_RUNNING, false, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+      guint64 t0 = now_ns(CLOCK_MONOTONIC);
+      SxsRegs regs;
+      sxs__regs_from_ucontext(&regs, uc);
+      uintptr_t lo, hi;
+      int n = -ERANGE;
+      if (find_stack(slot.stacks, regs.sp, &lo, &hi))
+        n = sxs__unwind_from_regs(&regs, true, lo, hi, sampler_is_fp_code, (void *)slot.map, slot.steps, slot.frames,
+                                  SAMPLER_MAX_FRAMES);
+      slot.n = n;
+      slot.capture_ns = now_ns(CLOCK_MONOTONIC) - t0;
+      __atomic_store_n(&slot.state, SLOT_DONE, __ATOMIC_RELEASE);
+    }
+  }
+  errno = saved_errno;
+}
+
+static void count_dropped(const char *reason) {
+  g_mutex_lock(&sampler.lock);
+  guint64 *v = g_hash_table_lookup(sampler.dropped, reason);
+  if (!v) {
+    v = g_new0(guint64, 1);
+    g_hash_table_insert(sampler.dropped, g_strdup(reason), v);
+  }
+  (*v)++;
+  g_mutex_unlock(&sampler.lock);
+}
+
+/* The writable mappings from /proc/self/maps. Context: the sampler thread. */
+static StackRanges *read_stack_ranges(void) {
+  g_autofree char *text = NULL;
+  if (!g_file_get_contents("/proc/self/maps", &text, NULL, NULL))
+    return NULL;
+  g_autoptr(GArray) ranges = g_array_new(FALSE, FALSE, sizeof(uintptr_t) * 2);
+  for (char *line = text; line && *line;) {
+    char *next = strchr(line, '\n');
+    if (next)
+      *next++ = '\0';
+    unsigned long long lo = 0, hi = 0;
+    char perms[8] = "";
+    if (sscanf(line, "%llx-%llx %7s", &lo, &hi, perms) == 3 && perms[0] == 'r' && perms[1] == 'w') {
+      uintptr_t r[2] = {(uintptr_t)lo, (uintptr_t)hi};
+      g_array_append_val(ranges, r);
+    }
+    line = next;
+  }
+  StackRanges *s = g_malloc(sizeof *s + ranges->len * sizeof s->ranges[0]);
+  s->n = ranges->len;
+  memcpy(s->ranges, ranges->data, ranges->len * sizeof s->ranges[0]);
+  return s;
+}
+
+/* Is the sampler's signal blocked by thread tid (SigBlk of its status)? */
+static gboolean thread_blocks_signal(pid_t tid) {
+  g_autofree char *path = g_strdup_printf("/proc/self/task/%d/status", (int)tid);
+  g_autofree char *text = NULL;
+  if (!g_file_get_contents(path, &text, NULL, NULL))
+    return FALSE;
+  const char *blk = strstr(text, "\nSigBlk:");
+  if (!blk)
+    return FALSE;
+  guint64 mask = g_ascii_strtoull(blk + 8, NULL, 16);
+  return (mask >> (SXS_SAMPLER_SIGNAL - 1)) & 1;
+}
+
+static void sampled_thread_free(gpointer p) {
+  SampledThread *t = p;
+  g_free(t->name);
+  g_free(t);
+}
+
+/* Rescans the process's threads (and the stack ranges). Context: the sampler thread, with no
+ * capture under way. */
+static void rescan(void) {
+  GHashTableIter it;
+  gpointer value;
+  g_hash_table_iter_init(&it, sampler.threads);
+  while (g_hash_table_iter_next(&it, NULL, &value))
+    ((SampledThread *)value)->seen = FALSE;
+  DIR *dir = opendir("/proc/self/task");
+  if (dir) {
+    struct dirent *d;
+    while ((d = readdir(dir))) {
+      if (!g_ascii_isdigit(d->d_name[0]))
+        continue;
+      pid_t tid = (pid_t)g_ascii_strtoll(d->d_name, NULL, 10);
+      if (tid == sampler.own_tid)
+        continue;
+      SampledThread *t = g_hash_table_lookup(sampler.threads, GINT_TO_POINTER(tid));
+      if (!t) {
+        t = g_new0(SampledThread, 1);
+        t->tid = tid;
+        g_autofree char *comm_path = g_strdup_printf("/proc/self/task/%d/comm", (int)tid);
+        g_autofree char *comm = NULL;
+        if (g_file_get_contents(comm_path, &comm, NULL, NULL))
+          t->name = g_strdup(g_strstrip(comm));
+        clockid_t clock = (clockid_t)((~(unsigned)tid) << 3) | 6;
+        t->cpu_accounted = (gint64)now_ns(clock);
+        g_hash_table_insert(sampler.threads, GINT_TO_POINTER(tid), t);
+      }
+      t->seen = TRUE;
+      t->blocked = thread_blocks_signal(tid);
+    }
+    closedir(dir);
+  }
+  g_hash_table_iter_init(&it, sampler.threads);
+  while (g_hash_table_iter_next(&it, NULL, &value))
+    if (!((SampledThread *)value)->seen)
+      g_hash_table_iter_remove(&it);
+
+  StackRanges *fresh = read_stack_ranges();
+  if (fresh) {
+    if (sampler.stacks) {
+      if (!sampler.retired_stacks)
+        sampler.retired_stacks = g_ptr_array_new_with_free_func(g_free);
+      g_ptr_array_add(sampler.retired_stacks, sampler.stacks);
+    }
+    sampler.stacks = fresh;
+    /* No capture is under way between ticks: nothing reads the old ranges any more. */
+    if (__atomic_load_n(&slot.state, __ATOMIC_ACQUIRE) != SLOT_RUNNING)
+      g_clear_pointer(&sampler.retired_stacks, g_ptr_array_unref);
+  }
+}
+
+/* Asks thread t for its stack and waits for it. Returns the frames captured, or -errno (the reason
+ * counted). Context: the sampler thread. */
+static int capture(SampledThread *t, const SxsWalkResources *res) {
+  slot.map = res->map;
+  slot.steps = res->steps;
+  slot.stacks = sampler.stacks;
+  slot.n = 0;
+  __atomic_store_n(&slot.tid, t->tid, __ATOMIC_RELEASE);
+  __atomic_store_n(&slot.state, SLOT_REQUESTED, __ATOMIC_RELEASE);
+  siginfo_t si;
+  memset(&si, 0, sizeof si);
+  si.si_signo = SXS_SAMPLER_SIGNAL;
+  si.si_code = SI_QUEUE;
+  si.si_pid = getpid();
+  si.si_uid = getuid();
+  si.si_value.sival_ptr = &slot;
+  if (syscall(SYS_rt_tgsigqueueinfo, getpid(), t->tid, SXS_SAMPLER_SIGNAL, &si) != 0) {
+    __atomic_store_n(&slot.state, SLOT_IDLE, __ATOMIC_RELEASE);
+    count_dropped(errno == ESRCH ? "thread gone" : "signal not sent");
+    return -ESRCH;
+  }
+  guint64 start = now_ns(CLOCK_MONOTONIC);
+  for (guint spins = 0;; spins++) {
+    gint state = __atomic_load_n(&slot.state, __ATOMIC_ACQUIRE);
+    if (state == SLOT_DONE)
+      break;
+    guint64 waited = now_ns(CLOCK_MONOTONIC) - start;
+    if (state == SLOT_REQUESTED && waited > (guint64)SAMPLER_WAIT_NS) {
+      gint expected = SLOT_REQUESTED;
+      if (__atomic_compare_exchange_n(&slot.state, &expected, SLOT_IDLE, false, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+        count_dropped("no answer in time");
+        return -ETIMEDOUT;
+      }
+      continue;
+    }
+    if (state == SLOT_RUNNING && waited > (guint64)SAMPLER_STUCK_NS) {
+      count_dropped("capture never ended");
+      sampler.stop = TRUE; /* the slot stays the handler's: sampling ends */
+      return -ETIMEDOUT;
+    }
+    if (spins < 64)
+      sched_yield();
+    else
+      g_usleep(20);
+  }
+  int n = slot.n;
+  __atomic_store_n(&slot.state, SLOT_IDLE, __ATOMIC_RELEASE);
+  if (n <= 0) {
+    count_dropped(n == -EBUSY ? "thread inside a walk" : n == -ERANGE ? "stack not found" : "walk failed");
+    return n < 0 ? n : -ENOENT;
+  }
+  g_mutex_lock(&sampler.lock);
+  sampler.capture_ns += slot.capture_ns;
+  g_mutex_unlock(&sampler.lock);
+  return n;
+}
+
+/* One tick: every thread due a sample. */
+static void tick(guint64 period_ns) {
+  SxsWalkResources res;
+  sxs__stacks_walk_enter(&res);
+  GHashTableIter it;
+  gpointer value;
+  g_hash_table_iter_init(&it, sampler.threads);
+  while (!sampler.stop && g_hash_table_iter_next(&it, NULL, &value)) {
+    SampledThread *t = value;
+    guint64 weight = 1;
+    if (sampler.mode == SXS_SAMPLING_CPU) {
+      clockid_t clock = (clockid_t)((~(unsigned)t->tid) << 3) | 6;
+      struct timespec ts;
+      if (clock_gettime(clock, &ts) != 0)
+        continue; /* gone: the next rescan forgets it */
+      gint64 cpu = (gint64)ts.tv_sec * 1000000000 + ts.tv_nsec;
+      if (cpu - t->cpu_accounted < (gint64)period_ns)
+        continue;
+      weight = (guint64)(cpu - t->cpu_accounted) / period_ns;
+      t->cpu_accounted += (gint64)(weight * period_ns);
+    }
+    if (t->blocked) {
+      count_dropped("signal blocked by the thread");
+      continue;
+    }
+    int n = capture(t, &res);
+    if (n <= 0)
+      continue;
+    guint64 t0 = now_ns(CLOCK_MONOTONIC);
+    SxsSampleCounts counts = {0};
+    sxs__stacks_add_sample(&res, (uint32_t)t->tid, t->name, slot.frames, (guint)n, weight, &counts);
+    g_mutex_lock(&sampler.lock);
+    sampler.taken++;
+    sampler.weight += weight;
+    sampler.frames += (guint64)n;
+    sampler.resolve_ns += now_ns(CLOCK_MONOTONIC) - t0;
+    g_mutex_unlock(&sampler.lock);
+  }
+  sxs__stacks_walk_leave();
+}
+
+static void *sampler_main(void *arg) {
+  (void)arg;
+  sampler.own_tid = sampler_gettid();
+  pthread_setname_np(pthread_self(), "sxsprof-sampler");
+  guint64 period = G_GUINT64_CONSTANT(1000000000) / (guint64)sampler.frequency;
+  guint64 next = now_ns(CLOCK_MONOTONIC), last_scan = 0;
+  while (!__atomic_load_n(&sampler.stop, __ATOMIC_ACQUIRE)) {
+    guint64 now = now_ns(CLOCK_MONOTONIC);
+    if (now - last_scan >= (guint64)SAMPLER_RESCAN_NS) {
+      rescan();
+      last_scan = now;
+    }
+    tick(period);
+    g_mutex_lock(&sampler.lock);
+    sampler.ticks++;
+    g_mutex_unlock(&sampler.lock);
+    next += period;
+    now = now_ns(CLOCK_MONOTONIC);
+    if (next < now)
+      next = now; /* behind (a slow tick): no burst to catch up */
+    struct timespec ts = {.tv_sec = (time_t)(next / 1000000000), .tv_nsec = (long)(next % 1000000000)};
+    while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
+      ;
+  }
+  return NULL;
+}
+
+static void set_off(const char *why) {
+  g_mutex_lock(&sampler.lock);
+  g_free(sampler.off_reason);
+  sampler.off_reason = g_strdup(why);
+  g_mutex_unlock(&sampler.lock);
+  sxs__manager_log("sampling is off: %s", why);
+}
+
+void sxs__sampler_start(const SxsConfig *cfg) {
+  if (!cfg || !cfg->sampling.enabled || !g_once_init_enter(&sampler.started))
+    return;
+  sampler.dropped = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
+  sampler.threads = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, sampled_thread_free);
+  sampler.frequency = cfg->sampling.frequency > 0 ? cfg->sampling.frequency : SXS_SAMPLING_FREQUENCY_DEFAULT;
+  sampler.mode = cfg->sampling.mode;
+  if (cfg->sampling.walker == SXS_WALKER_SUSPEND)
+    sxs__manager_log("sampling: walker=suspend is not available yet; using the signal walker");
+
+  struct sigaction old;
+  if (sigaction(SXS_SAMPLER_SIGNAL, NULL, &old) != 0 ||
+      ((old.sa_flags & SA_SIGINFO) ? old.sa_sigaction != NULL
+                                   : (old.sa_handler != SIG_DFL && old.sa_handler != SIG_IGN))) {
+    set_off("the application handles SIGPROF, the signal the sampler would use");
+  } else {
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_sigaction = sampler_on_signal;
+    sa.sa_flags = SA_SIGINFO | SA_RESTART;
+    sigemptyset(&sa.sa_mask);
+    sxs__unwind_init();
+    if (sigaction(SXS_SAMPLER_SIGNAL, &sa, NULL) != 0) {
+      set_off("the signal handler could not be installed");
+    } else {
+      sigset_t all, prev;
+      sigfillset(&all);
+      pthread_sigmask(SIG_BLOCK, &all, &prev);
+      int r = pthread_create(&sampler.thread, NULL, sampler_main, NULL);
+      pthread_sigmask(SIG_SETMASK, &prev, NULL);
+      if (r != 0)
+        set_off("the sampler thread could not be started");
+      else
+        sampler.running = TRUE;
+    }
+  }
+  g_once_init_leave(&sampler.started, 1);
+}
+
+void sxs__sampler_stop(void) {
+  if (!g_atomic_pointer_get(&sampler.started) || !sampler.running)
+    return;
+  __atomic_store_n(&sampler.stop, TRUE, __ATOMIC_RELEASE);
+  pthread_join(sampler.thread, NULL);
+  sampler.running = FALSE;
+}
+
+void sxs__sampler_fill(SxsProfileModel *m) {
+  const SxsConfig *cfg = sxs__manager_config();
+  SxsSamplesModel *s = &m->samples;
+  s->enabled = cfg && cfg->sampling.enabled;
+  s->frequency = cfg ? cfg->sampling.frequency : 0;
+  s->mode = g_strdup(cfg ? sxs__config_sampling_mode_name(cfg->sampling.mode) : NULL);
+  s->walker = g_strdup(s->enabled ? "signal" : NULL);
+  if (!g_atomic_pointer_get(&sampler.started))
+    return;
+  g_mutex_lock(&sampler.lock);
+  s->off_reason = g_strdup(sampler.off_reason);
+  s->ticks = sampler.ticks;
+  s->taken = sampler.taken;
+  s->weight = sampler.weight;
+  s->capture_ns = sampler.capture_ns;
+  s->resolve_ns = sampler.resolve_ns;
+  s->frames = sampler.frames;
+  GHashTableIter it;
+  gpointer key, value;
+  g_hash_table_iter_init(&it, sampler.dropped);
+  while (g_hash_table_iter_next(&it, &key, &value)) {
+    guint64 *v = g_new(guint64, 1);
+    *v = *(guint64 *)value;
+    g_hash_table_insert(s->dropped, g_strdup(key), v);
+  }
+  g_mutex_unlock(&sampler.lock);
+}

@@ -1,0 +1,28 @@
+/* sxs_sampler: the sampling profiler ([sampling] enabled=true): a thread of the profiler's own that
+ * interrupts the process's threads at a fixed frequency and records where they are, native and
+ * managed frames of every runtime. It keeps nothing of the profile itself: stacks go to
+ * sxs_stacks, counters to the model at sxs__sampler_fill. */
+#pragma once
+
+#include <glib.h>
+
+#include "sxs_config.h"
+#include "sxs_profile.h"
+
+/* The signal the sampler interrupts threads with. No CoreCLR version uses it (they use SIGRTMIN
+ * for their own thread activation, and the hardware-fault signals). */
+#define SXS_SAMPLER_SIGNAL SIGPROF
+
+/*
+ * Starts the sampler once per process, when cfg asks for it; later calls do nothing. The walker
+ * is the signal walker (walker=suspend is not available yet: it falls back, with a log line).
+ * When the application already handles SXS_SAMPLER_SIGNAL, sampling stays off with one log line
+ * and the profile says why. Context: a runtime's Initialize (any thread; normal context).
+ */
+void sxs__sampler_start(const SxsConfig *cfg);
+
+/* Stops the sampler thread and waits for it (bounded). Context: any thread but the sampler's. */
+void sxs__sampler_stop(void);
+
+/* Copies the sampler's settings and counters into m->samples. Context: any thread. */
+void sxs__sampler_fill(SxsProfileModel *m);

@@ -1,0 +1,289 @@
+/* The sampler on real runtimes: tests/apps/SxsSample spends its CPU in known functions, and the
+ * profile's "samples" must say so: the hot function's share, each runtime's own function under
+ * runsxs, stacks that cross runtimes through the bridge, a sleeping thread seen in wall mode only,
+ * and the stress workload sampled at 1 kHz with its exact counts intact. */
+#include <glib/gstdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "itest.h"
+
+#define TIMEOUT 180
+
+typedef ItestScratch Fixture;
+
+static char *write_config(Fixture *f, const char *sampling) {
+  g_autofree char *text = g_strdup_printf("[profiler]\noutput=%s\n[sampling]\nenabled=true\n%s", f->output, sampling);
+  return itest_write_file(f->dir, "sxsprof.conf", text);
+}
+
+static ItestRun *run_profiled(Fixture *f, const char *const *argv, const char *sampling) {
+  g_autofree char *cfg = write_config(f, sampling);
+  g_auto(GStrv) env = itest_profiler_env(cfg);
+  return itest_run(argv, (const char *const *)env, f->dir, TIMEOUT);
+}
+
+static JsonObject *samples_of(JsonNode *doc) {
+  JsonObject *s = json_object_get_object_member(json_node_get_object(doc), "samples");
+  g_assert_nonnull(s);
+  g_assert_true(json_object_get_boolean_member(s, "enabled"));
+  g_assert_cmpstr(json_object_get_string_member(s, "walker"), ==, "signal");
+  g_assert_true(json_node_is_null(json_object_get_member(s, "off_reason")));
+  return s;
+}
+
+/* Does the stack hold a managed frame named name (of runtime runtime_id, when not 0)? */
+static gboolean stack_has(JsonObject *stack, const char *name, gint64 runtime_id) {
+  JsonArray *frames = json_object_get_array_member(stack, "frames");
+  for (guint i = 0; i < json_array_get_length(frames); i++) {
+    JsonObject *f = json_array_get_object_element(frames, i);
+    if (g_str_equal(json_object_get_string_member(f, "kind"), "managed") &&
+        g_str_equal(json_object_get_string_member(f, "name"), name) &&
+        (runtime_id == 0 || json_object_get_int_member(f, "runtime") == runtime_id))
+      return TRUE;
+  }
+  return FALSE;
+}
+
+/* Samples (counts) whose stack holds name; *ret_total receives all samples. */
+static gint64 samples_with(JsonObject *samples, const char *name, gint64 runtime_id, gint64 *ret_total) {
+  JsonArray *stacks = json_object_get_array_member(samples, "stacks");
+  gint64 with = 0, total = 0;
+  for (guint i = 0; i < json_array_get_length(stacks); i++) {
+    JsonObject *st = json_array_get_object_element(stacks, i);
+    gint64 count = json_object_get_int_member(st, "count");
+    total += count;
+    if (stack_has(st, name, runtime_id))
+      with += count;
+  }
+  if (ret_total)
+    *ret_total = total;
+  return with;
+}
+
+static void assert_share(JsonObject *samples, const char *name, gint64 runtime_id, double lo, double hi) {
+  gint64 total = 0;
+  gint64 with = samples_with(samples, name, runtime_id, &total);
+  double share = total ? (double)with / (double)total : 0;
+  g_test_message("%s: %" G_GINT64_FORMAT " of %" G_GINT64_FORMAT " samples (%.1f %%)", name, with, total, 100 * share);
+  g_assert_cmpint(total, >=, 100);
+  g_assert_cmpfloat(share, >=, lo);
+  g_assert_cmpfloat(share, <=, hi);
+}
+
+static char *canonical(const char *path) {
+  char *r = realpath(path, NULL);
+  g_assert_nonnull(r);
+  char *out = g_strdup(r);
+  free(r);
+  return out;
+}
+
+/* The profile id of runsxs index `index`, matched by the folder of its libcoreclr.so. */
+static gint64 profile_id(const ItestRun *run, JsonNode *doc, int index) {
+  g_autofree char *folder = NULL;
+  g_auto(GStrv) lines = g_strsplit(run->out, "\n", -1);
+  for (char **l = lines; *l; l++) {
+    int i = 0;
+    char version[64], dir[4096];
+    if (sscanf(*l, "runsxs: [%d] %63s %4095s exit=", &i, version, dir) == 3 && i == index)
+      folder = canonical(dir);
+  }
+  g_assert_nonnull(folder);
+  for (gint64 id = 1; id <= (gint64)itest_profile_runtime_count(doc); id++) {
+    g_autofree char *dir = g_path_get_dirname(json_object_get_string_member(itest_profile_runtime(doc, id), "path"));
+    g_autofree char *canon = canonical(dir);
+    if (g_str_equal(canon, folder))
+      return id;
+  }
+  g_assert_not_reached();
+}
+
+/* Hot.Spin takes about 90 % of the CPU, Cold.Walk about 10 %: so do the samples. */
+static void test_hotcold(Fixture *f, gconstpointer data) {
+  const char *runtime = data;
+  g_autofree char *app = itest_app("SxsSample");
+  g_autoptr(ItestRun) run = NULL;
+  if (g_str_equal(runtime, "dotnet")) {
+    const char *argv[] = {itest_env("SXS_DOTNET"), app, "hotcold", "3", NULL};
+    run = run_profiled(f, argv, "");
+  } else {
+    const char *argv[] = {itest_env("SXS_RUNSXS"), runtime, app, "hotcold 3", NULL};
+    run = run_profiled(f, argv, "");
+  }
+  itest_assert_exit(run, 0);
+  g_assert_nonnull(strstr(run->out, "hotcold seconds=3 "));
+  g_assert_cmpstr(run->err, ==, "");
+  g_autoptr(JsonNode) doc = itest_load_json(f->profile);
+  JsonObject *samples = samples_of(doc);
+  g_assert_cmpstr(json_object_get_string_member(samples, "mode"), ==, "cpu");
+  assert_share(samples, "Hot.Spin", 1, 0.80, 1.0);
+  assert_share(samples, "Cold.Walk", 1, 0.03, 0.20);
+}
+
+/* Two runtimes, each spinning in its own function on its own thread: each function is counted
+ * under its own runtime, and neither under the other. */
+static void test_two_runtimes(Fixture *f, gconstpointer data) {
+  (void)data;
+  g_autofree char *app = itest_app("SxsSample");
+  const char *argv[] = {itest_env("SXS_RUNSXS"), "10.0", app, "spin One 3", "10.0", app, "spin Two 3", NULL};
+  g_autoptr(ItestRun) run = run_profiled(f, argv, "");
+  itest_assert_exit(run, 0);
+  g_autoptr(JsonNode) doc = itest_load_json(f->profile);
+  JsonObject *samples = samples_of(doc);
+  gint64 one = profile_id(run, doc, 1), two = profile_id(run, doc, 2);
+  assert_share(samples, "RuntimeOne.Spin", one, 0.30, 0.70);
+  assert_share(samples, "RuntimeTwo.Spin", two, 0.30, 0.70);
+  g_assert_cmpint(samples_with(samples, "RuntimeOne.Spin", two, NULL), ==, 0);
+  g_assert_cmpint(samples_with(samples, "RuntimeTwo.Spin", one, NULL), ==, 0);
+}
+
+/* Runtime 1's Caller.Call calls runtime 2's Callee.Burn through the bridge: samples in Callee.Burn
+ * show both runtimes' frames and the bridge between them, in stack order. */
+static void test_bridge(Fixture *f, gconstpointer data) {
+  (void)data;
+  g_autofree char *app = itest_app("SxsSample");
+  const char *argv[] = {itest_env("SXS_RUNSXS"), "10.0", app, "bridge 2 3", "10.0", app, "", NULL};
+  g_autoptr(ItestRun) run = run_profiled(f, argv, "");
+  itest_assert_exit(run, 0);
+  g_autoptr(JsonNode) doc = itest_load_json(f->profile);
+  JsonObject *samples = samples_of(doc);
+  gint64 caller = profile_id(run, doc, 1), callee = profile_id(run, doc, 2);
+  JsonArray *stacks = json_object_get_array_member(samples, "stacks");
+  gint64 crossing = 0, burning = 0;
+  for (guint i = 0; i < json_array_get_length(stacks); i++) {
+    JsonObject *st = json_array_get_object_element(stacks, i);
+    if (!stack_has(st, "Callee.Burn", callee))
+      continue;
+    burning += json_object_get_int_member(st, "count");
+    JsonArray *frames = json_object_get_array_member(st, "frames");
+    int state = 0; /* 0: before Callee.Burn, 1: after it, 2: bridge seen, 3: Caller.Call seen */
+    guint64 last_sp = 0;
+    for (guint j = 0; j < json_array_get_length(frames); j++) {
+      JsonObject *fr = json_array_get_object_element(frames, j);
+      guint64 sp = g_ascii_strtoull(json_object_get_string_member(fr, "sp") + 2, NULL, 16);
+      if (j > 0)
+        g_assert_cmphex(sp, >, last_sp);
+      last_sp = sp;
+      const char *name = json_object_get_string_member(fr, "name");
+      gboolean managed = g_str_equal(json_object_get_string_member(fr, "kind"), "managed");
+      if (state == 0 && managed && g_str_equal(name, "Callee.Burn"))
+        state = 1;
+      else if (state == 1 && !managed && g_str_has_prefix(name, "libsxsbridge.so!sxs_bridge_call"))
+        state = 2;
+      else if (state == 2 && managed && g_str_equal(name, "Caller.Call") &&
+               json_object_get_int_member(fr, "runtime") == caller)
+        state = 3;
+    }
+    if (state == 3)
+      crossing += json_object_get_int_member(st, "count");
+  }
+  g_test_message("Callee.Burn in %" G_GINT64_FORMAT " samples, %" G_GINT64_FORMAT " of them through the bridge",
+                 burning, crossing);
+  g_assert_cmpint(burning, >=, 100);
+  g_assert_cmpint(crossing, >=, burning * 9 / 10);
+}
+
+/* A thread blocked in Thread.Sleep: in wall mode its stack is in the samples, in cpu mode not. */
+static void test_wall_and_cpu(Fixture *f, gconstpointer data) {
+  (void)data;
+  g_autofree char *app = itest_app("SxsSample");
+  const char *argv[] = {itest_env("SXS_DOTNET"), app, "sleep", "2", NULL};
+  const char *modes[] = {"wall", "cpu"};
+  for (guint m = 0; m < 2; m++) {
+    g_remove(f->profile);
+    g_autofree char *extra = g_strdup_printf("mode=%s\n", modes[m]);
+    g_autoptr(ItestRun) run = run_profiled(f, argv, extra);
+    itest_assert_exit(run, 0);
+    g_autoptr(JsonNode) doc = itest_load_json(f->profile);
+    JsonObject *samples = samples_of(doc);
+    g_assert_cmpstr(json_object_get_string_member(samples, "mode"), ==, modes[m]);
+    gint64 total = 0, napping = samples_with(samples, "Sleeper.Nap", 1, &total);
+    g_test_message("mode=%s: Sleeper.Nap in %" G_GINT64_FORMAT " of %" G_GINT64_FORMAT " samples", modes[m], napping,
+                   total);
+    if (m == 0) {
+      g_assert_cmpint(napping, >=, 50); /* 2 s at 99 Hz: about 200 */
+      /* Its samples are the sleeper thread's. */
+      JsonArray *stacks = json_object_get_array_member(samples, "stacks");
+      for (guint i = 0; i < json_array_get_length(stacks); i++) {
+        JsonObject *st = json_array_get_object_element(stacks, i);
+        if (stack_has(st, "Sleeper.Nap", 1))
+          g_assert_cmpstr(json_object_get_string_member(st, "thread"), ==, "sleeper");
+      }
+    } else {
+      g_assert_cmpint(napping, ==, 0);
+      g_assert_cmpint(samples_with(samples, "Hot.Spin", 1, NULL), >=, 100);
+    }
+  }
+}
+
+/* walker=suspend is not available yet: one log line, the signal walker instead, the app unchanged. */
+static void test_suspend_fallback(Fixture *f, gconstpointer data) {
+  (void)data;
+  g_autofree char *app = itest_app("SxsSample");
+  const char *argv[] = {itest_env("SXS_DOTNET"), app, "hotcold", "1", NULL};
+  g_autoptr(ItestRun) run = run_profiled(f, argv, "walker=suspend\n");
+  itest_assert_exit(run, 0);
+  g_assert_cmpstr(run->err, ==, "");
+  g_autoptr(JsonNode) doc = itest_load_json(f->profile);
+  samples_of(doc);
+  g_autofree char *log_path = g_strconcat(f->output, ".log", NULL);
+  g_autofree char *log = itest_read_file(log_path);
+  g_assert_nonnull(strstr(log, "sampling: walker=suspend is not available yet; using the signal walker"));
+}
+
+/* The stress workload (GCs, exceptions, hardware faults, spinning threads, threads coming and
+ * going, calls between the runtimes) sampled at 1 kHz, every thread (wall): no crash, no hang,
+ * the app's own counts of exceptions equal to what the runtimes reported. */
+static void test_stress(Fixture *f, gconstpointer data) {
+  (void)data;
+  g_autofree char *app = itest_app("SxsStress");
+  const char *argv[] = {itest_env("SXS_RUNSXS"), "10.0", app, "2 2", "2.0.0", app, "2 1", NULL};
+  g_autoptr(GRegex) re = g_regex_new("^stress ok seconds=2 gcs=\\d+ exceptions=(\\d+) nre=(\\d+) nre_pool=(\\d+) "
+                                     "div0=(\\d+) spins=\\d+ bridge=\\d+ clr=([0-9.]+)$",
+                                     G_REGEX_MULTILINE, 0, NULL);
+  for (int repeat = 0; repeat < 2; repeat++) {
+    g_remove(f->profile);
+    g_autoptr(ItestRun) run = run_profiled(f, argv, "frequency=1000\nmode=wall\n");
+    itest_assert_exit(run, 0);
+    g_autoptr(JsonNode) doc = itest_load_json(f->profile);
+    JsonObject *samples = samples_of(doc);
+    g_assert_cmpint(json_object_get_int_member(samples, "taken"), >=, 1000);
+    gint64 app_exceptions[2] = {0, 0};
+    g_autoptr(GMatchInfo) mi = NULL;
+    guint lines = 0;
+    g_regex_match(re, run->out, 0, &mi);
+    while (g_match_info_matches(mi)) {
+      g_autofree char *clr = g_match_info_fetch(mi, 5);
+      int which = g_str_has_prefix(clr, "4.0.30319") ? 1 : 0;
+      for (int group = 1; group <= 4; group++) {
+        g_autofree char *v = g_match_info_fetch(mi, group);
+        app_exceptions[which] += g_ascii_strtoll(v, NULL, 10);
+      }
+      lines++;
+      g_match_info_next(mi, NULL);
+    }
+    g_assert_cmpuint(lines, ==, 2);
+    for (gint64 id = 1; id <= 2; id++) {
+      JsonObject *rt = itest_profile_runtime(doc, id);
+      int which = g_str_has_prefix(json_object_get_string_member(rt, "version"), "2.0") ? 1 : 0;
+      g_assert_cmpint(itest_runtime_counter(rt, "exceptions"), ==, app_exceptions[which]);
+    }
+  }
+}
+
+int main(int argc, char **argv) {
+  g_test_init(&argc, &argv, NULL);
+  g_test_add("/sxs/sampling/hotcold/10", Fixture, "dotnet", itest_scratch_setup, test_hotcold, itest_scratch_teardown);
+  g_test_add("/sxs/sampling/hotcold/8", Fixture, "8.0", itest_scratch_setup, test_hotcold, itest_scratch_teardown);
+  g_test_add("/sxs/sampling/hotcold/2.0", Fixture, "2.0.0", itest_scratch_setup, test_hotcold, itest_scratch_teardown);
+  g_test_add("/sxs/sampling/two-runtimes", Fixture, NULL, itest_scratch_setup, test_two_runtimes,
+             itest_scratch_teardown);
+  g_test_add("/sxs/sampling/bridge", Fixture, NULL, itest_scratch_setup, test_bridge, itest_scratch_teardown);
+  g_test_add("/sxs/sampling/wall-and-cpu", Fixture, NULL, itest_scratch_setup, test_wall_and_cpu,
+             itest_scratch_teardown);
+  g_test_add("/sxs/sampling/suspend-fallback", Fixture, NULL, itest_scratch_setup, test_suspend_fallback,
+             itest_scratch_teardown);
+  g_test_add("/sxs/sampling/stress", Fixture, NULL, itest_scratch_setup, test_stress, itest_scratch_teardown);
+  return g_test_run();
+}
