@@ -34,6 +34,7 @@
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <linux/futex.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -78,6 +79,8 @@ typedef struct {
   gint64 cpu_accounted; /* CPU time (ns) the samples taken so far stand for */
   gboolean seen;
   gboolean blocked; /* the thread blocks the signal: never asked */
+  guint idle_ticks; /* ticks in a row its CPU clock did not reach a period: looked at less often */
+  guint skip;       /* ticks left before it is looked at again */
 } SampledThread;
 
 /* The sampler. `lock` guards the counters and dropped (read by sxs__sampler_fill); the rest is the
@@ -97,6 +100,9 @@ static struct {
   StackRanges *stacks;
   GPtrArray *retired_stacks; /* kept while a handler may still read them */
   pid_t own_tid;
+  pid_t pid;
+  uid_t uid;
+  gboolean stacks_stale; /* the stack ranges are to be read again at the next rescan */
 } sampler;
 
 static pid_t sampler_gettid(void) {
@@ -154,6 +160,7 @@ static void sampler_on_signal(int sig, siginfo_t *si, void *uc) {
       slot.n = n;
       slot.capture_ns = now_ns(CLOCK_MONOTONIC) - t0;
       __atomic_store_n(&slot.state, SLOT_DONE, __ATOMIC_RELEASE);
+      syscall(SYS_futex, &slot.state, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
     }
   }
   errno = saved_errno;
@@ -232,6 +239,7 @@ static void rescan(void) {
         continue;
       SampledThread *t = g_hash_table_lookup(sampler.threads, GINT_TO_POINTER(tid));
       if (!t) {
+        sampler.stacks_stale = TRUE; /* a new thread: a new stack mapping */
         t = g_new0(SampledThread, 1);
         t->tid = tid;
         g_autofree char *comm_path = g_strdup_printf("/proc/self/task/%d/comm", (int)tid);
@@ -240,10 +248,12 @@ static void rescan(void) {
           t->name = g_strdup(g_strstrip(comm));
         clockid_t clock = (clockid_t)((~(unsigned)tid) << 3) | 6;
         t->cpu_accounted = (gint64)now_ns(clock);
+        /* A thread that blocks the signal (the profiler's own, some runtime threads) would never
+         * answer: looked at once, when it is first seen. */
+        t->blocked = thread_blocks_signal(tid);
         g_hash_table_insert(sampler.threads, GINT_TO_POINTER(tid), t);
       }
       t->seen = TRUE;
-      t->blocked = thread_blocks_signal(tid);
     }
     closedir(dir);
   }
@@ -252,7 +262,10 @@ static void rescan(void) {
     if (!((SampledThread *)value)->seen)
       g_hash_table_iter_remove(&it);
 
-  StackRanges *fresh = read_stack_ranges();
+  /* /proc/self/maps of a .NET process has thousands of lines: read only when a thread appeared
+   * or a capture did not find its stack. */
+  StackRanges *fresh = sampler.stacks_stale ? read_stack_ranges() : NULL;
+  sampler.stacks_stale = FALSE;
   if (fresh) {
     if (sampler.stacks) {
       if (!sampler.retired_stacks)
@@ -279,10 +292,10 @@ static int capture(SampledThread *t, const SxsWalkResources *res) {
   memset(&si, 0, sizeof si);
   si.si_signo = SXS_SAMPLER_SIGNAL;
   si.si_code = SI_QUEUE;
-  si.si_pid = getpid();
-  si.si_uid = getuid();
+  si.si_pid = sampler.pid;
+  si.si_uid = sampler.uid;
   si.si_value.sival_ptr = &slot;
-  if (syscall(SYS_rt_tgsigqueueinfo, getpid(), t->tid, SXS_SAMPLER_SIGNAL, &si) != 0) {
+  if (syscall(SYS_rt_tgsigqueueinfo, sampler.pid, t->tid, SXS_SAMPLER_SIGNAL, &si) != 0) {
     __atomic_store_n(&slot.state, SLOT_IDLE, __ATOMIC_RELEASE);
     count_dropped(errno == ESRCH ? "thread gone" : "signal not sent");
     return -ESRCH;
@@ -306,15 +319,18 @@ static int capture(SampledThread *t, const SxsWalkResources *res) {
       sampler.stop = TRUE; /* the slot stays the handler's: sampling ends */
       return -ETIMEDOUT;
     }
-    if (spins < 64)
-      sched_yield();
-    else
-      g_usleep(20);
+    /* Sleep until the handler's wake-up (or 1 ms): a thread answers in microseconds once it runs,
+     * and spinning would spend a core on waiting. */
+    (void)spins;
+    struct timespec ms = {.tv_sec = 0, .tv_nsec = 1000000};
+    syscall(SYS_futex, &slot.state, FUTEX_WAIT_PRIVATE, state, &ms, NULL, 0);
   }
   int n = slot.n;
   __atomic_store_n(&slot.state, SLOT_IDLE, __ATOMIC_RELEASE);
   if (n <= 0) {
     count_dropped(n == -EBUSY ? "thread inside a walk" : n == -ERANGE ? "stack not found" : "walk failed");
+    if (n == -ERANGE)
+      sampler.stacks_stale = TRUE;
     return n < 0 ? n : -ENOENT;
   }
   g_mutex_lock(&sampler.lock);
@@ -334,13 +350,24 @@ static void tick(guint64 period_ns) {
     SampledThread *t = value;
     guint64 weight = 1;
     if (sampler.mode == SXS_SAMPLING_CPU) {
+      /* Reading another thread's CPU clock is a system call: a thread that has been idle for a
+       * while is looked at every 8th tick only. The CPU it used meanwhile is not lost: the next
+       * look accounts for all of it (a weight above 1). */
+      if (t->skip > 0) {
+        t->skip--;
+        continue;
+      }
       clockid_t clock = (clockid_t)((~(unsigned)t->tid) << 3) | 6;
       struct timespec ts;
       if (clock_gettime(clock, &ts) != 0)
         continue; /* gone: the next rescan forgets it */
       gint64 cpu = (gint64)ts.tv_sec * 1000000000 + ts.tv_nsec;
-      if (cpu - t->cpu_accounted < (gint64)period_ns)
+      if (cpu - t->cpu_accounted < (gint64)period_ns) {
+        if (++t->idle_ticks >= 8)
+          t->skip = 7;
         continue;
+      }
+      t->idle_ticks = 0;
       weight = (guint64)(cpu - t->cpu_accounted) / period_ns;
       t->cpu_accounted += (gint64)(weight * period_ns);
     }
@@ -367,6 +394,8 @@ static void tick(guint64 period_ns) {
 static void *sampler_main(void *arg) {
   (void)arg;
   sampler.own_tid = sampler_gettid();
+  sampler.pid = getpid();
+  sampler.uid = getuid();
   pthread_setname_np(pthread_self(), "sxsprof-sampler");
   guint64 period = G_GUINT64_CONSTANT(1000000000) / (guint64)sampler.frequency;
   guint64 next = now_ns(CLOCK_MONOTONIC), last_scan = 0;
