@@ -132,8 +132,10 @@ static void test_two_runtimes(Fixture *f, gconstpointer data) {
   g_autoptr(JsonNode) doc = itest_load_json(f->profile);
   JsonObject *samples = samples_of(doc);
   gint64 one = profile_id(run, doc, 1), two = profile_id(run, doc, 2);
-  assert_share(samples, "RuntimeOne.Spin", one, 0.30, 0.70);
-  assert_share(samples, "RuntimeTwo.Spin", two, 0.30, 0.70);
+  /* Two threads spinning on two cores: about half each (cpu mode counts CPU time, so a machine
+   * busy with something else shifts the shares; the test runs alone). */
+  assert_share(samples, "RuntimeOne.Spin", one, 0.25, 0.75);
+  assert_share(samples, "RuntimeTwo.Spin", two, 0.25, 0.75);
   g_assert_cmpint(samples_with(samples, "RuntimeOne.Spin", two, NULL), ==, 0);
   g_assert_cmpint(samples_with(samples, "RuntimeTwo.Spin", one, NULL), ==, 0);
 }
