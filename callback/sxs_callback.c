@@ -133,10 +133,81 @@ static int ops_walk(gpointer instance, SxsStackFrame *frames, guint max, guint *
   return r;
 }
 
+/* SxsRuntimeOps.suspend: SuspendRuntime, holding the Info guard until resume, so that Shutdown
+ * waits for the resume instead of letting the Info go under a suspended runtime. */
+static int ops_suspend(gpointer instance) {
+  SxsCallback *self = instance;
+  SxsCapabilities caps;
+  sxs__manager_capabilities(self->runtime, &caps);
+  if (!caps.suspend)
+    return -ENOTSUP;
+  ICorProfilerInfo15 *info = sxs__callback_info_enter(self);
+  if (!info)
+    return -ESHUTDOWN;
+  HRESULT hr = info->lpVtbl->SuspendRuntime(info);
+  if (hr < 0) {
+    sxs__callback_info_leave(self);
+    return -EIO;
+  }
+  return 0;
+}
+
+static void ops_resume(gpointer instance) {
+  SxsCallback *self = instance;
+  ICorProfilerInfo15 *info = __atomic_load_n(&self->info, __ATOMIC_ACQUIRE);
+  if (info)
+    info->lpVtbl->ResumeRuntime(info);
+  sxs__callback_info_leave(self);
+}
+
+static guint ops_threads(gpointer instance, uint64_t *ret_ids, uint32_t *ret_os_tids, guint max) {
+  SxsCallback *self = instance;
+  ICorProfilerInfo15 *info = sxs__callback_info_enter(self);
+  if (!info)
+    return 0;
+  guint n = 0;
+  ICorProfilerThreadEnum *threads = NULL;
+  if (info->lpVtbl->EnumThreads(info, &threads) >= 0 && threads) {
+    ThreadID ids[64];
+    ULONG got = 0;
+    while (n < max && threads->lpVtbl->Next(threads, G_N_ELEMENTS(ids), ids, &got) >= 0 && got > 0) {
+      for (ULONG i = 0; i < got && n < max; i++) {
+        DWORD os_tid = 0;
+        if (info->lpVtbl->GetThreadInfo(info, ids[i], &os_tid) >= 0 && os_tid != 0) {
+          ret_ids[n] = ids[i];
+          ret_os_tids[n] = os_tid;
+          n++;
+        }
+      }
+    }
+    threads->lpVtbl->Release(threads);
+  }
+  sxs__callback_info_leave(self);
+  return n;
+}
+
+static int ops_walk_thread(gpointer instance, uint64_t thread_id, SxsStackFrame *frames, guint max, guint *ret_n,
+                           HRESULT *ret_hr) {
+  SxsCallback *self = instance;
+  ICorProfilerInfo15 *info = sxs__callback_info_enter(self);
+  if (!info) {
+    *ret_n = 0;
+    *ret_hr = 0;
+    return -ESHUTDOWN;
+  }
+  int r = sxs__snapshot_thread(info, self->runtime->id, thread_id, frames, max, ret_n, ret_hr, NULL);
+  sxs__callback_info_leave(self);
+  return r;
+}
+
 static const SxsRuntimeOps callback_ops = {
     .function_name = ops_function_name,
     .owns_ip = ops_owns_ip,
     .walk = ops_walk,
+    .suspend = ops_suspend,
+    .resume = ops_resume,
+    .threads = ops_threads,
+    .walk_thread = ops_walk_thread,
 };
 
 /* Instances of profiled runtimes, kept after their last Release (see callback_Release). Guarded
@@ -255,8 +326,23 @@ static const SxsFeature counters_feature = {.name = "counters", .mask = counters
 static const SxsFeature names_feature = {.name = "names", .mask = names_mask};
 static const SxsFeature stacks_feature = {.name = "stacks", .wanted = stacks_wanted, .mask = stacks_mask};
 
+/* Sampling ([sampling] enabled=true): the suspend walker asks runtimes for stack snapshots. */
+static gboolean sampling_wanted(const SxsConfig *cfg) {
+  return cfg && cfg->sampling.enabled;
+}
+
+static void sampling_mask(const SxsCapabilities *caps, const SxsConfig *cfg, DWORD *low, DWORD *high) {
+  (void)caps;
+  (void)cfg;
+  (void)high;
+  *low |= COR_PRF_ENABLE_STACK_SNAPSHOT;
+}
+
+static const SxsFeature sampling_feature = {.name = "sampling", .wanted = sampling_wanted, .mask = sampling_mask};
+
 /* In order: a setup may rely on the mask bits of the features before it. */
-static const SxsFeature *const features[] = {&counters_feature, &names_feature, &stacks_feature, &sxs__tracing_feature};
+static const SxsFeature *const features[] = {&counters_feature, &names_feature, &stacks_feature, &sampling_feature,
+                                             &sxs__tracing_feature};
 
 /* Records the thread's stack for an event when [stacks] on= asks for that event. A runtime that
  * has begun to shut down is not asked to walk (the manager's list leaves it out, and its guard
@@ -362,6 +448,7 @@ static HRESULT callback_Initialize(ICorProfilerCallback11 *This, IUnknown *pICor
       .event_mask2 = info_version >= 5,
       .basic_gc = info_version >= 10,
       .elt3 = info_version >= 3 && sxs__version_at_least(version, 2, 1),
+      .suspend = info_version >= 10,
   };
   if (!sxs__manager_initialize(self->runtime, path, version, clr_version, &caps)) {
     info->lpVtbl->Release(info);
@@ -469,6 +556,7 @@ static HRESULT callback_ThreadCreated(ICorProfilerCallback11 *This, ThreadID thr
 
 static HRESULT callback_ThreadDestroyed(ICorProfilerCallback11 *This, ThreadID threadId) {
   SxsCallback *self = impl_from_ICorProfilerCallback11(This);
+  sxs__sampler_thread_destroyed(self->runtime->id, threadId);
   sxs__manager_thread_destroyed(self->runtime, threadId);
   return S_OK;
 }

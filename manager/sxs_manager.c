@@ -493,6 +493,8 @@ guint sxs__manager_stitch_targets(SxsStitchTarget *out, guint max, const char **
                      .user = rt->ops_instance,
                      .owns_ip = rt->ops->owns_ip,
                      .walk = rt->ops->walk},
+          .ops = rt->ops,
+          .can_suspend = rt->caps.suspend,
       };
     else if (n_skipped < max_skipped)
       skipped[n_skipped++] = why;

@@ -35,12 +35,26 @@ typedef struct {
   /* The runtime's walk of the calling thread: as SxsStitchRuntime.walk (sxs_stitch.h). Context: the
    * walked thread, no profiler lock held. */
   int (*walk)(gpointer instance, SxsStackFrame *frames, guint max, guint *ret_n, HRESULT *ret_hr);
+  /* SuspendRuntime: 0 (the runtime stays suspended, and its Info guard entered, until resume), or
+   * -ENOTSUP (no Info10), -ESHUTDOWN, -EIO (the runtime refused: a suspension in progress). Context:
+   * a thread that never ran managed code (the sampler). */
+  int (*suspend)(gpointer instance);
+  /* ResumeRuntime after a successful suspend. */
+  void (*resume)(gpointer instance);
+  /* The runtime's managed threads (EnumThreads, GetThreadInfo): up to max ThreadIDs with their OS
+   * thread ids; the count written. Context: the sampler, between suspend and resume. */
+  guint (*threads)(gpointer instance, uint64_t *ret_ids, uint32_t *ret_os_tids, guint max);
+  /* DoStackSnapshot of another thread of the runtime (between suspend and resume), as walk. */
+  int (*walk_thread)(gpointer instance, uint64_t thread_id, SxsStackFrame *frames, guint max, guint *ret_n,
+                     HRESULT *ret_hr);
 } SxsRuntimeOps;
 
 /* A runtime a stack walk may ask, as sxs__manager_stitch_targets lists it. */
 typedef struct {
   struct SxsRuntime *runtime;
-  SxsStitchRuntime stitch; /* user: the runtime's callback instance */
+  SxsStitchRuntime stitch;  /* user: the runtime's callback instance */
+  const SxsRuntimeOps *ops; /* all of the live side's operations (called with stitch.user) */
+  gboolean can_suspend;     /* the capability record's suspend */
 } SxsStitchTarget;
 
 /* A runtime that loaded the library. Owned by the manager's registry and kept until the process

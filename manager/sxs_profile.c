@@ -275,6 +275,7 @@ static void render_runtime(SxsJsonWriter *w, const SxsRuntimeModel *r) {
   sxs__json_member_bool(w, "event_mask2", r->caps.event_mask2);
   sxs__json_member_bool(w, "basic_gc", r->caps.basic_gc);
   sxs__json_member_bool(w, "elt3", r->caps.elt3);
+  sxs__json_member_bool(w, "suspend", r->caps.suspend);
   sxs__json_end_object(w);
   sxs__json_member_bool(w, "shutdown_seen", r->shut_down);
 
@@ -354,6 +355,11 @@ static void render_samples(SxsJsonWriter *w, const SxsSamplesModel *sm) {
   sxs__json_member_string(w, "walker", sm->walker);
   sxs__json_member_string(w, "off_reason", sm->off_reason);
   sxs__json_member_uint(w, "ticks", sm->ticks);
+  sxs__json_key(w, "ticks_by_walker");
+  sxs__json_begin_object(w);
+  sxs__json_member_uint(w, "signal", sm->ticks_signal);
+  sxs__json_member_uint(w, "suspend", sm->ticks_suspend);
+  sxs__json_end_object(w);
   sxs__json_member_uint(w, "taken", sm->taken);
   sxs__json_member_uint(w, "weight", sm->weight);
   sxs__json_member_uint(w, "frames", sm->frames);

@@ -32,6 +32,8 @@ typedef struct {
   gboolean basic_gc;    /* COR_PRF_HIGH_BASIC_GC: GC start/finish without heap walks (Info10, 3.0+) */
   gboolean elt3;        /* Enter/Leave/Tailcall3 probes: Info3 and a runtime of 2.1 or later (2.0's
                          * Linux JIT emits none) */
+  gboolean suspend;     /* SuspendRuntime/ResumeRuntime and cross-thread DoStackSnapshot while suspended
+                         * (Info10, 3.0 and later): the sampler's suspend walker */
 } SxsCapabilities;
 
 /* How the code of a function came to run. */
@@ -163,17 +165,18 @@ SxsStackModel *sxs__stack_model_copy(const SxsStackModel *s);
 typedef struct {
   gboolean enabled;
   int frequency;
-  char *mode;          /* "cpu", "wall" */
-  char *walker;        /* "signal" */
-  char *off_reason;    /* why sampling is off although asked for, or NULL */
-  guint64 ticks;       /* sampling periods the sampler thread went through */
-  guint64 taken;       /* stacks captured */
-  guint64 weight;      /* samples they stand for (cpu mode: periods of CPU time) */
-  guint64 capture_ns;  /* time in the signal handler, summed */
-  guint64 resolve_ns;  /* time classifying and recording captured stacks, summed */
-  guint64 frames;      /* frames captured */
-  GHashTable *dropped; /* reason -> guint64*; owned */
-  GPtrArray *stacks;   /* SxsStackModel*, per thread, by count; owned */
+  char *mode;                          /* "cpu", "wall" */
+  char *walker;                        /* "signal" */
+  char *off_reason;                    /* why sampling is off although asked for, or NULL */
+  guint64 ticks;                       /* sampling periods the sampler thread went through */
+  guint64 ticks_signal, ticks_suspend; /* of those, by walker */
+  guint64 taken;                       /* stacks captured */
+  guint64 weight;                      /* samples they stand for (cpu mode: periods of CPU time) */
+  guint64 capture_ns;                  /* time in the signal handler, summed */
+  guint64 resolve_ns;                  /* time classifying and recording captured stacks, summed */
+  guint64 frames;                      /* frames captured */
+  GHashTable *dropped;                 /* reason -> guint64*; owned */
+  GPtrArray *stacks;                   /* SxsStackModel*, per thread, by count; owned */
 } SxsSamplesModel;
 
 /* The whole profile of one process. */

@@ -40,6 +40,7 @@
 #include <unistd.h>
 
 #include "sxs_manager.h"
+#include "sxs_snapshot.h"
 #include "sxs_stacks.h"
 #include "sxs_unwind.h"
 
@@ -100,6 +101,12 @@ static struct {
   StackRanges *stacks;
   GPtrArray *retired_stacks; /* kept while a handler may still read them */
   pid_t own_tid;
+  SxsWalkerKind walker;
+  int walking_runtime;        /* the runtime whose thread the sampler walks now (atomic) */
+  uint64_t walking_thread;    /* its ThreadID, 0 when none (atomic) */
+  uint64_t destroying_thread; /* a ThreadID whose ThreadDestroyed is waiting (atomic) */
+  gboolean suspend_refusal_logged;
+  guint64 ticks_signal, ticks_suspend;
   pid_t pid;
   uid_t uid;
   gboolean stacks_stale; /* the stack ranges are to be read again at the next rescan */
@@ -339,55 +346,222 @@ static int capture(SampledThread *t, const SxsWalkResources *res) {
   return n;
 }
 
-/* One tick: every thread due a sample. */
-static void tick(guint64 period_ns) {
-  SxsWalkResources res;
-  sxs__stacks_walk_enter(&res);
+/* Is thread t due a sample at this tick, and with what weight? (mode=cpu: per period of CPU time
+ * used since the last sample; mode=wall: every tick.) */
+static gboolean due(SampledThread *t, guint64 period_ns, guint64 *ret_weight) {
+  *ret_weight = 1;
+  if (sampler.mode == SXS_SAMPLING_CPU) {
+    /* Reading another thread's CPU clock is a system call: a thread that has been idle for a
+     * while is looked at every 8th tick only. The CPU it used meanwhile is not lost: the next
+     * look accounts for all of it (a weight above 1). */
+    if (t->skip > 0) {
+      t->skip--;
+      return FALSE;
+    }
+    clockid_t clock = (clockid_t)((~(unsigned)t->tid) << 3) | 6;
+    struct timespec ts;
+    if (clock_gettime(clock, &ts) != 0)
+      return FALSE; /* gone: the next rescan forgets it */
+    gint64 cpu = (gint64)ts.tv_sec * 1000000000 + ts.tv_nsec;
+    if (cpu - t->cpu_accounted < (gint64)period_ns) {
+      if (++t->idle_ticks >= 8)
+        t->skip = 7;
+      return FALSE;
+    }
+    t->idle_ticks = 0;
+    *ret_weight = (guint64)(cpu - t->cpu_accounted) / period_ns;
+    t->cpu_accounted += (gint64)(*ret_weight * period_ns);
+  }
+  if (t->blocked) {
+    count_dropped("signal blocked by the thread");
+    return FALSE;
+  }
+  return TRUE;
+}
+
+static void count_taken(guint64 weight, guint n, guint64 resolve_ns) {
+  g_mutex_lock(&sampler.lock);
+  sampler.taken++;
+  sampler.weight += weight;
+  sampler.frames += n;
+  sampler.resolve_ns += resolve_ns;
+  g_mutex_unlock(&sampler.lock);
+}
+
+/* A signal-walker tick: each thread due walks its own native stack; frames are classified after. */
+static void tick_signal(guint64 period_ns, const SxsWalkResources *res) {
   GHashTableIter it;
   gpointer value;
   g_hash_table_iter_init(&it, sampler.threads);
   while (!sampler.stop && g_hash_table_iter_next(&it, NULL, &value)) {
     SampledThread *t = value;
-    guint64 weight = 1;
-    if (sampler.mode == SXS_SAMPLING_CPU) {
-      /* Reading another thread's CPU clock is a system call: a thread that has been idle for a
-       * while is looked at every 8th tick only. The CPU it used meanwhile is not lost: the next
-       * look accounts for all of it (a weight above 1). */
-      if (t->skip > 0) {
-        t->skip--;
-        continue;
-      }
-      clockid_t clock = (clockid_t)((~(unsigned)t->tid) << 3) | 6;
-      struct timespec ts;
-      if (clock_gettime(clock, &ts) != 0)
-        continue; /* gone: the next rescan forgets it */
-      gint64 cpu = (gint64)ts.tv_sec * 1000000000 + ts.tv_nsec;
-      if (cpu - t->cpu_accounted < (gint64)period_ns) {
-        if (++t->idle_ticks >= 8)
-          t->skip = 7;
-        continue;
-      }
-      t->idle_ticks = 0;
-      weight = (guint64)(cpu - t->cpu_accounted) / period_ns;
-      t->cpu_accounted += (gint64)(weight * period_ns);
-    }
-    if (t->blocked) {
-      count_dropped("signal blocked by the thread");
+    guint64 weight;
+    if (!due(t, period_ns, &weight))
       continue;
-    }
-    int n = capture(t, &res);
+    int n = capture(t, res);
     if (n <= 0)
       continue;
     guint64 t0 = now_ns(CLOCK_MONOTONIC);
     SxsSampleCounts counts = {0};
-    sxs__stacks_add_sample(&res, (uint32_t)t->tid, t->name, slot.frames, (guint)n, weight, &counts);
-    g_mutex_lock(&sampler.lock);
-    sampler.taken++;
-    sampler.weight += weight;
-    sampler.frames += (guint64)n;
-    sampler.resolve_ns += now_ns(CLOCK_MONOTONIC) - t0;
-    g_mutex_unlock(&sampler.lock);
+    sxs__stacks_add_sample(res, (uint32_t)t->tid, t->name, slot.frames, (guint)n, weight, &counts);
+    count_taken(weight, (guint)n, now_ns(CLOCK_MONOTONIC) - t0);
   }
+}
+
+/* What the suspend walker keeps of one thread between the suspension and the resolution. */
+typedef struct {
+  SampledThread *thread;
+  guint64 weight;
+  int n_native;
+  SxsNativeFrame native[SAMPLER_MAX_FRAMES];
+  guint n_walks;
+  SxsRuntimeWalk walks[SXS_STITCH_MAX_RUNTIMES];
+  SxsStackFrame walked[SXS_STITCH_MAX_RUNTIME_FRAMES];
+} SuspendedSample;
+
+#define SAMPLER_SUSPEND_MAX_THREADS 32
+#define SAMPLER_MAX_MANAGED_THREADS 1024
+
+/* A suspend-walker tick: every runtime suspended (in id order), each thread due captured (its
+ * native frames by the signal, which a thread the runtime holds still answers, and each runtime's
+ * DoStackSnapshot of it), every runtime resumed (in reverse order); then, with nothing suspended,
+ * the frames are classified, stitched by stack pointer and counted. */
+static void tick_suspend(guint64 period_ns, const SxsWalkResources *res, const SxsStitchTarget *targets,
+                         guint n_targets) {
+  static SuspendedSample *samples;
+  static uint64_t *ids[SXS_STITCH_MAX_RUNTIMES];
+  static uint32_t *tids[SXS_STITCH_MAX_RUNTIMES];
+  if (!samples) {
+    samples = g_new0(SuspendedSample, SAMPLER_SUSPEND_MAX_THREADS);
+    for (guint k = 0; k < SXS_STITCH_MAX_RUNTIMES; k++) {
+      ids[k] = g_new(uint64_t, SAMPLER_MAX_MANAGED_THREADS);
+      tids[k] = g_new(uint32_t, SAMPLER_MAX_MANAGED_THREADS);
+    }
+  }
+  guint n_due = 0;
+  GHashTableIter it;
+  gpointer value;
+  g_hash_table_iter_init(&it, sampler.threads);
+  while (n_due < SAMPLER_SUSPEND_MAX_THREADS && g_hash_table_iter_next(&it, NULL, &value)) {
+    SampledThread *t = value;
+    guint64 weight;
+    if (due(t, period_ns, &weight))
+      samples[n_due++] = (SuspendedSample){.thread = t, .weight = weight};
+  }
+  if (n_due == 0)
+    return;
+
+  gboolean suspended[SXS_STITCH_MAX_RUNTIMES] = {FALSE};
+  guint n_threads[SXS_STITCH_MAX_RUNTIMES] = {0};
+  for (guint k = 0; k < n_targets; k++) {
+    int r = targets[k].ops->suspend(targets[k].stitch.user);
+    if (r == 0) {
+      suspended[k] = TRUE;
+      n_threads[k] = targets[k].ops->threads(targets[k].stitch.user, ids[k], tids[k], SAMPLER_MAX_MANAGED_THREADS);
+    } else {
+      count_dropped(r == -EIO ? "runtime could not be suspended" : "runtime not suspended");
+    }
+  }
+  for (guint i = 0; i < n_due && !sampler.stop; i++) {
+    SuspendedSample *s = &samples[i];
+    s->n_native = capture(s->thread, res);
+    if (s->n_native > 0)
+      memcpy(s->native, slot.frames, (size_t)s->n_native * sizeof s->native[0]);
+    s->n_walks = 0;
+    guint used = 0;
+    for (guint k = 0; k < n_targets && s->n_native > 0; k++) {
+      if (!suspended[k])
+        continue;
+      for (guint j = 0; j < n_threads[k]; j++) {
+        if (tids[k][j] != (uint32_t)s->thread->tid)
+          continue;
+        guint got = 0;
+        HRESULT hr = 0;
+        /* ThreadDestroyed of this thread waits while these are set (sxs__sampler_thread_destroyed). */
+        __atomic_store_n(&sampler.walking_runtime, targets[k].stitch.runtime_id, __ATOMIC_SEQ_CST);
+        __atomic_store_n(&sampler.walking_thread, ids[k][j], __ATOMIC_SEQ_CST);
+        int r = 0;
+        if (__atomic_load_n(&sampler.destroying_thread, __ATOMIC_SEQ_CST) == ids[k][j])
+          r = -ESRCH;
+        else
+          r = targets[k].ops->walk_thread(targets[k].stitch.user, ids[k][j], s->walked + used,
+                                          SXS_STITCH_MAX_RUNTIME_FRAMES - used, &got, &hr);
+        __atomic_store_n(&sampler.walking_thread, 0, __ATOMIC_SEQ_CST);
+        if (r != 0) {
+          char what[96];
+          const char *name = sxs__snapshot_hresult_name(hr);
+          if (name)
+            g_snprintf(what, sizeof what, "runtime walk incomplete: %s", name);
+          else
+            g_snprintf(what, sizeof what, "runtime walk incomplete: 0x%08X", (unsigned)hr);
+          count_dropped(what);
+        }
+        s->walks[s->n_walks++] = (SxsRuntimeWalk){
+            .runtime_id = targets[k].stitch.runtime_id, .frames = s->walked + used, .n = got, .complete = r == 0};
+        used += got;
+        break;
+      }
+    }
+  }
+  for (guint k = n_targets; k-- > 0;)
+    if (suspended[k])
+      targets[k].ops->resume(targets[k].stitch.user);
+
+  SxsStitchRuntime runtimes[SXS_STITCH_MAX_RUNTIMES];
+  for (guint k = 0; k < n_targets; k++)
+    runtimes[k] = targets[k].stitch;
+  static SxsStackFrame classified[SAMPLER_MAX_FRAMES], stitched[SXS_STITCH_MAX_STITCHED];
+  for (guint i = 0; i < n_due; i++) {
+    SuspendedSample *s = &samples[i];
+    if (s->n_native <= 0)
+      continue;
+    guint64 t0 = now_ns(CLOCK_MONOTONIC);
+    SxsStitchReport report = {0};
+    guint n = sxs__stitch_classify(runtimes, n_targets, res->map, res->owners, s->native, (guint)s->n_native, TRUE,
+                                   classified, NULL, &report);
+    guint kept = sxs__merge_stacks(classified, n, s->walks, s->n_walks, stitched, G_N_ELEMENTS(stitched));
+    sxs__stacks_add_stitched(res, (uint32_t)s->thread->tid, s->thread->name, stitched, kept, s->weight, targets,
+                             n_targets);
+    count_taken(s->weight, kept, now_ns(CLOCK_MONOTONIC) - t0);
+  }
+}
+
+/* One tick: the suspend walker when asked for (or auto, at a frequency it allows) and every
+ * profiled runtime can be suspended, the signal walker otherwise. */
+static void tick(guint64 period_ns) {
+  SxsWalkResources res;
+  sxs__stacks_walk_enter(&res);
+  SxsStitchTarget targets[SXS_STITCH_MAX_RUNTIMES];
+  const char *skips[16];
+  guint n_skips = 0;
+  guint n_targets = 0;
+  gboolean use_suspend = sampler.walker == SXS_WALKER_SUSPEND ||
+                         (sampler.walker == SXS_WALKER_AUTO && sampler.frequency <= SXS_SAMPLER_SUSPEND_AUTO_MAX_HZ);
+  if (use_suspend) {
+    n_targets = sxs__manager_stitch_targets(targets, G_N_ELEMENTS(targets), skips, G_N_ELEMENTS(skips), &n_skips);
+    for (guint k = 0; k < n_targets; k++)
+      if (!targets[k].can_suspend) {
+        if (sampler.walker == SXS_WALKER_SUSPEND && !sampler.suspend_refusal_logged) {
+          sampler.suspend_refusal_logged = TRUE;
+          sxs__manager_log("sampling: walker=suspend: runtime %d cannot be suspended by a profiler (it has no "
+                           "ICorProfilerInfo10: .NET Core 2.x); using the signal walker",
+                           targets[k].stitch.runtime_id);
+        }
+        use_suspend = FALSE;
+      }
+    if (n_targets == 0)
+      use_suspend = FALSE;
+  }
+  if (use_suspend)
+    tick_suspend(period_ns, &res, targets, n_targets);
+  else
+    tick_signal(period_ns, &res);
+  g_mutex_lock(&sampler.lock);
+  if (use_suspend)
+    sampler.ticks_suspend++;
+  else
+    sampler.ticks_signal++;
+  g_mutex_unlock(&sampler.lock);
   sxs__stacks_walk_leave();
 }
 
@@ -435,8 +609,7 @@ void sxs__sampler_start(const SxsConfig *cfg) {
   sampler.threads = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, sampled_thread_free);
   sampler.frequency = cfg->sampling.frequency > 0 ? cfg->sampling.frequency : SXS_SAMPLING_FREQUENCY_DEFAULT;
   sampler.mode = cfg->sampling.mode;
-  if (cfg->sampling.walker == SXS_WALKER_SUSPEND)
-    sxs__manager_log("sampling: walker=suspend is not available yet; using the signal walker");
+  sampler.walker = cfg->sampling.walker;
 
   struct sigaction old;
   if (sigaction(SXS_SAMPLER_SIGNAL, NULL, &old) != 0 ||
@@ -475,16 +648,34 @@ void sxs__sampler_stop(void) {
   sampler.running = FALSE;
 }
 
+void sxs__sampler_thread_destroyed(int runtime_id, uint64_t thread_id) {
+  if (!g_atomic_pointer_get(&sampler.started) || !sampler.running)
+    return;
+  /* Announce first, then look: a walk that starts after the announcement skips the thread. */
+  __atomic_store_n(&sampler.destroying_thread, thread_id, __ATOMIC_SEQ_CST);
+  gint64 deadline = g_get_monotonic_time() + 200 * 1000;
+  while (__atomic_load_n(&sampler.walking_thread, __ATOMIC_SEQ_CST) == thread_id &&
+         __atomic_load_n(&sampler.walking_runtime, __ATOMIC_SEQ_CST) == runtime_id && g_get_monotonic_time() < deadline)
+    g_usleep(50);
+  uint64_t expected = thread_id;
+  __atomic_compare_exchange_n(&sampler.destroying_thread, &expected, 0, FALSE, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
+}
+
 void sxs__sampler_fill(SxsProfileModel *m) {
   const SxsConfig *cfg = sxs__manager_config();
   SxsSamplesModel *s = &m->samples;
   s->enabled = cfg && cfg->sampling.enabled;
   s->frequency = cfg ? cfg->sampling.frequency : 0;
   s->mode = g_strdup(cfg ? sxs__config_sampling_mode_name(cfg->sampling.mode) : NULL);
-  s->walker = g_strdup(s->enabled ? "signal" : NULL);
-  if (!g_atomic_pointer_get(&sampler.started))
+  if (!g_atomic_pointer_get(&sampler.started)) {
+    s->walker = g_strdup(s->enabled ? "signal" : NULL);
     return;
+  }
   g_mutex_lock(&sampler.lock);
+  /* The walker of most ticks (a process whose runtimes change may have used both). */
+  s->walker = g_strdup(!s->enabled ? NULL : sampler.ticks_suspend > sampler.ticks_signal ? "suspend" : "signal");
+  s->ticks_signal = sampler.ticks_signal;
+  s->ticks_suspend = sampler.ticks_suspend;
   s->off_reason = g_strdup(sampler.off_reason);
   s->ticks = sampler.ticks;
   s->taken = sampler.taken;

@@ -538,6 +538,16 @@ void sxs__stacks_add_sample(const SxsWalkResources *res, uint32_t thread, const 
   add_stack(SXS_STACKS_SAMPLE, thread, thread_name, frames, n, weight, res->map, targets, n_targets, ids);
 }
 
+void sxs__stacks_add_stitched(const SxsWalkResources *res, uint32_t thread, const char *thread_name,
+                              const SxsStackFrame *frames, guint n, guint64 weight, const SxsStitchTarget *targets,
+                              guint n_targets) {
+  static __thread StackFrameId *ids;
+  if (!ids)
+    ids = g_new(StackFrameId, STACKS_MAX_FRAMES);
+  add_stack(SXS_STACKS_SAMPLE, thread, thread_name, frames, MIN(n, STACKS_MAX_FRAMES), weight, res->map, targets,
+            n_targets, ids);
+}
+
 void sxs__stacks_code_changed(void) {
   g_mutex_lock(&map_lock);
   if (owners) {

@@ -63,5 +63,12 @@ void sxs__stacks_walk_leave(void);
 void sxs__stacks_add_sample(const SxsWalkResources *res, uint32_t thread, const char *thread_name,
                             const SxsNativeFrame *native, guint n, guint64 weight, SxsSampleCounts *counts);
 
+/* Counts a sampled stack already classified and stitched (leaf first, strictly rising sp), as
+ * sxs__stacks_add_sample does with native frames. targets: the runtimes its managed frames are of
+ * (for naming). Context: the sampler thread. */
+void sxs__stacks_add_stitched(const SxsWalkResources *res, uint32_t thread, const char *thread_name,
+                              const SxsStackFrame *frames, guint n, guint64 weight, const SxsStitchTarget *targets,
+                              guint n_targets);
+
 /* Test support: forget every stack and counter. No walk may be under way. */
 void sxs__stacks_reset_for_tests(void);

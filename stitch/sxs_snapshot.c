@@ -49,10 +49,16 @@ static HRESULT snapshot_frame(FunctionID funcId, UINT_PTR ip, COR_PRF_FRAME_INFO
 
 int sxs__snapshot_current_thread(ICorProfilerInfo15 *info, int runtime_id, SxsStackFrame *frames, guint max,
                                  guint *ret_n, HRESULT *ret_hr, guint *ret_dropped) {
+  return sxs__snapshot_thread(info, runtime_id, 0, frames, max, ret_n, ret_hr, ret_dropped);
+}
+
+int sxs__snapshot_thread(ICorProfilerInfo15 *info, int runtime_id, uint64_t thread_id, SxsStackFrame *frames,
+                         guint max, guint *ret_n, HRESULT *ret_hr, guint *ret_dropped) {
   SnapshotState state = {.runtime_id = runtime_id, .frames = frames, .max = frames ? max : 0};
   HRESULT hr = E_INVALIDARG;
   if (info)
-    hr = info->lpVtbl->DoStackSnapshot(info, 0, snapshot_frame, COR_PRF_SNAPSHOT_REGISTER_CONTEXT, &state, NULL, 0);
+    hr = info->lpVtbl->DoStackSnapshot(info, (ThreadID)thread_id, snapshot_frame, COR_PRF_SNAPSHOT_REGISTER_CONTEXT,
+                                       &state, NULL, 0);
   *ret_n = state.n;
   *ret_hr = hr;
   if (ret_dropped)

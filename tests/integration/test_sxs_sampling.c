@@ -23,11 +23,12 @@ static ItestRun *run_profiled(Fixture *f, const char *const *argv, const char *s
   return itest_run(argv, (const char *const *)env, f->dir, TIMEOUT);
 }
 
-static JsonObject *samples_of(JsonNode *doc) {
+/* The profile's samples, taken with `walker`. */
+static JsonObject *samples_by(JsonNode *doc, const char *walker) {
   JsonObject *s = json_object_get_object_member(json_node_get_object(doc), "samples");
   g_assert_nonnull(s);
   g_assert_true(json_object_get_boolean_member(s, "enabled"));
-  g_assert_cmpstr(json_object_get_string_member(s, "walker"), ==, "signal");
+  g_assert_cmpstr(json_object_get_string_member(s, "walker"), ==, walker);
   g_assert_true(json_node_is_null(json_object_get_member(s, "off_reason")));
   return s;
 }
@@ -99,26 +100,39 @@ static gint64 profile_id(const ItestRun *run, JsonNode *doc, int index) {
   g_assert_not_reached();
 }
 
+typedef struct {
+  const char *runtime; /* "dotnet" (the SDK's 10), or a runsxs RUNTIME */
+  const char *walker;
+} HotCold;
+
 /* Hot.Spin takes about 90 % of the CPU, Cold.Walk about 10 %: so do the samples. */
 static void test_hotcold(Fixture *f, gconstpointer data) {
-  const char *runtime = data;
+  const HotCold *hc = data;
   g_autofree char *app = itest_app("SxsSample");
+  g_autofree char *extra = g_strdup_printf("walker=%s\n", hc->walker);
   g_autoptr(ItestRun) run = NULL;
-  if (g_str_equal(runtime, "dotnet")) {
+  if (g_str_equal(hc->runtime, "dotnet")) {
     const char *argv[] = {itest_env("SXS_DOTNET"), app, "hotcold", "3", NULL};
-    run = run_profiled(f, argv, "");
+    run = run_profiled(f, argv, extra);
   } else {
-    const char *argv[] = {itest_env("SXS_RUNSXS"), runtime, app, "hotcold 3", NULL};
-    run = run_profiled(f, argv, "");
+    const char *argv[] = {itest_env("SXS_RUNSXS"), hc->runtime, app, "hotcold 3", NULL};
+    run = run_profiled(f, argv, extra);
   }
   itest_assert_exit(run, 0);
   g_assert_nonnull(strstr(run->out, "hotcold seconds=3 "));
   g_assert_cmpstr(run->err, ==, "");
   g_autoptr(JsonNode) doc = itest_load_json(f->profile);
-  JsonObject *samples = samples_of(doc);
+  JsonObject *samples = samples_by(doc, hc->walker);
   g_assert_cmpstr(json_object_get_string_member(samples, "mode"), ==, "cpu");
-  assert_share(samples, "Hot.Spin", 1, 0.80, 1.0);
-  assert_share(samples, "Cold.Walk", 1, 0.03, 0.20);
+  if (g_str_equal(hc->walker, "signal")) {
+    assert_share(samples, "Hot.Spin", 1, 0.80, 1.0);
+    assert_share(samples, "Cold.Walk", 1, 0.03, 0.20);
+  } else {
+    /* The suspend walker sees each thread where the runtime parked it (a GC poll, a return),
+     * which moves some of the loop's samples out of it (docs/design.md). */
+    assert_share(samples, "Hot.Spin", 1, 0.60, 1.0);
+    assert_share(samples, "Cold.Walk", 1, 0.003, 0.35);
+  }
 }
 
 /* Two runtimes, each spinning in its own function on its own thread: each function is counted
@@ -130,7 +144,8 @@ static void test_two_runtimes(Fixture *f, gconstpointer data) {
   g_autoptr(ItestRun) run = run_profiled(f, argv, "");
   itest_assert_exit(run, 0);
   g_autoptr(JsonNode) doc = itest_load_json(f->profile);
-  JsonObject *samples = samples_of(doc);
+  /* walker=auto: the signal walker. */
+  JsonObject *samples = samples_by(doc, "signal");
   gint64 one = profile_id(run, doc, 1), two = profile_id(run, doc, 2);
   /* Two threads spinning on two cores: about half each (cpu mode counts CPU time, so a machine
    * busy with something else shifts the shares; the test runs alone). */
@@ -143,13 +158,14 @@ static void test_two_runtimes(Fixture *f, gconstpointer data) {
 /* Runtime 1's Caller.Call calls runtime 2's Callee.Burn through the bridge: samples in Callee.Burn
  * show both runtimes' frames and the bridge between them, in stack order. */
 static void test_bridge(Fixture *f, gconstpointer data) {
-  (void)data;
+  const char *walker = data;
   g_autofree char *app = itest_app("SxsSample");
   const char *argv[] = {itest_env("SXS_RUNSXS"), "10.0", app, "bridge 2 3", "10.0", app, "", NULL};
-  g_autoptr(ItestRun) run = run_profiled(f, argv, "");
+  g_autofree char *extra = g_strdup_printf("walker=%s\n", walker);
+  g_autoptr(ItestRun) run = run_profiled(f, argv, extra);
   itest_assert_exit(run, 0);
   g_autoptr(JsonNode) doc = itest_load_json(f->profile);
-  JsonObject *samples = samples_of(doc);
+  JsonObject *samples = samples_by(doc, walker);
   gint64 caller = profile_id(run, doc, 1), callee = profile_id(run, doc, 2);
   JsonArray *stacks = json_object_get_array_member(samples, "stacks");
   gint64 crossing = 0, burning = 0;
@@ -198,7 +214,7 @@ static void test_wall_and_cpu(Fixture *f, gconstpointer data) {
     g_autoptr(ItestRun) run = run_profiled(f, argv, extra);
     itest_assert_exit(run, 0);
     g_autoptr(JsonNode) doc = itest_load_json(f->profile);
-    JsonObject *samples = samples_of(doc);
+    JsonObject *samples = samples_by(doc, "signal");
     g_assert_cmpstr(json_object_get_string_member(samples, "mode"), ==, modes[m]);
     gint64 total = 0, napping = samples_with(samples, "Sleeper.Nap", 1, &total);
     g_test_message("mode=%s: Sleeper.Nap in %" G_GINT64_FORMAT " of %" G_GINT64_FORMAT " samples", modes[m], napping,
@@ -219,45 +235,55 @@ static void test_wall_and_cpu(Fixture *f, gconstpointer data) {
   }
 }
 
-/* walker=suspend is not available yet: one log line, the signal walker instead, the app unchanged. */
+/* walker=suspend in a process with a 2.0 runtime, which a profiler cannot suspend: one log line,
+ * the signal walker instead, both runtimes sampled, the app unchanged. */
 static void test_suspend_fallback(Fixture *f, gconstpointer data) {
   (void)data;
   g_autofree char *app = itest_app("SxsSample");
-  const char *argv[] = {itest_env("SXS_DOTNET"), app, "hotcold", "1", NULL};
+  const char *argv[] = {itest_env("SXS_RUNSXS"), "10.0", app, "spin One 2", "2.0.0", app, "spin Two 2", NULL};
   g_autoptr(ItestRun) run = run_profiled(f, argv, "walker=suspend\n");
   itest_assert_exit(run, 0);
-  g_assert_cmpstr(run->err, ==, "");
   g_autoptr(JsonNode) doc = itest_load_json(f->profile);
-  samples_of(doc);
+  JsonObject *samples = samples_by(doc, "signal");
+  gint64 one = profile_id(run, doc, 1), two = profile_id(run, doc, 2);
+  g_assert_cmpint(samples_with(samples, "RuntimeOne.Spin", one, NULL), >=, 50);
+  g_assert_cmpint(samples_with(samples, "RuntimeTwo.Spin", two, NULL), >=, 50);
   g_autofree char *log_path = g_strconcat(f->output, ".log", NULL);
   g_autofree char *log = itest_read_file(log_path);
-  g_assert_nonnull(strstr(log, "sampling: walker=suspend is not available yet; using the signal walker"));
+  g_autofree char *line = g_strdup_printf("sampling: walker=suspend: runtime %" G_GINT64_FORMAT
+                                          " cannot be suspended by a profiler (it has no ICorProfilerInfo10: .NET "
+                                          "Core 2.x); using the signal walker",
+                                          two);
+  g_assert_nonnull(strstr(log, line));
 }
 
 /* The stress workload (GCs, exceptions, hardware faults, spinning threads, threads coming and
  * going, calls between the runtimes) sampled at 1 kHz, every thread (wall): no crash, no hang,
  * the app's own counts of exceptions equal to what the runtimes reported. */
 static void test_stress(Fixture *f, gconstpointer data) {
-  (void)data;
+  const char *walker = data;
+  gboolean suspend = g_str_equal(walker, "suspend");
   g_autofree char *app = itest_app("SxsStress");
-  const char *argv[] = {itest_env("SXS_RUNSXS"), "10.0", app, "2 2", "2.0.0", app, "2 1", NULL};
+  /* The suspend walker needs runtimes that can be suspended: 10 and a private copy of 10. */
+  const char *argv[] = {itest_env("SXS_RUNSXS"), "10.0", app, "2 2", suspend ? "10.0" : "2.0.0", app, "2 1", NULL};
+  g_autofree char *extra = g_strdup_printf("frequency=%s\nmode=wall\nwalker=%s\n", suspend ? "200" : "1000", walker);
   g_autoptr(GRegex) re = g_regex_new("^stress ok seconds=2 gcs=\\d+ exceptions=(\\d+) nre=(\\d+) nre_pool=(\\d+) "
                                      "div0=(\\d+) spins=\\d+ bridge=\\d+ clr=([0-9.]+)$",
                                      G_REGEX_MULTILINE, 0, NULL);
   for (int repeat = 0; repeat < 2; repeat++) {
     g_remove(f->profile);
-    g_autoptr(ItestRun) run = run_profiled(f, argv, "frequency=1000\nmode=wall\n");
+    g_autoptr(ItestRun) run = run_profiled(f, argv, extra);
     itest_assert_exit(run, 0);
     g_autoptr(JsonNode) doc = itest_load_json(f->profile);
-    JsonObject *samples = samples_of(doc);
-    g_assert_cmpint(json_object_get_int_member(samples, "taken"), >=, 1000);
+    JsonObject *samples = samples_by(doc, walker);
+    g_assert_cmpint(json_object_get_int_member(samples, "taken"), >=, suspend ? 400 : 1000);
     gint64 app_exceptions[2] = {0, 0};
     g_autoptr(GMatchInfo) mi = NULL;
     guint lines = 0;
     g_regex_match(re, run->out, 0, &mi);
     while (g_match_info_matches(mi)) {
-      g_autofree char *clr = g_match_info_fetch(mi, 5);
-      int which = g_str_has_prefix(clr, "4.0.30319") ? 1 : 0;
+      /* Each line is one runtime's; the profile's runtimes are matched to them as a set below. */
+      int which = lines;
       for (int group = 1; group <= 4; group++) {
         g_autofree char *v = g_match_info_fetch(mi, group);
         app_exceptions[which] += g_ascii_strtoll(v, NULL, 10);
@@ -266,26 +292,42 @@ static void test_stress(Fixture *f, gconstpointer data) {
       g_match_info_next(mi, NULL);
     }
     g_assert_cmpuint(lines, ==, 2);
-    for (gint64 id = 1; id <= 2; id++) {
-      JsonObject *rt = itest_profile_runtime(doc, id);
-      int which = g_str_has_prefix(json_object_get_string_member(rt, "version"), "2.0") ? 1 : 0;
-      g_assert_cmpint(itest_runtime_counter(rt, "exceptions"), ==, app_exceptions[which]);
-    }
+    gint64 profile_exceptions[2] = {itest_runtime_counter(itest_profile_runtime(doc, 1), "exceptions"),
+                                    itest_runtime_counter(itest_profile_runtime(doc, 2), "exceptions")};
+    gboolean same = profile_exceptions[0] == app_exceptions[0] && profile_exceptions[1] == app_exceptions[1];
+    gboolean swapped = profile_exceptions[0] == app_exceptions[1] && profile_exceptions[1] == app_exceptions[0];
+    if (!same && !swapped)
+      g_test_message("app: %" G_GINT64_FORMAT " and %" G_GINT64_FORMAT "; profile: %" G_GINT64_FORMAT
+                     " and %" G_GINT64_FORMAT,
+                     app_exceptions[0], app_exceptions[1], profile_exceptions[0], profile_exceptions[1]);
+    g_assert_true(same || swapped);
   }
 }
 
 int main(int argc, char **argv) {
   g_test_init(&argc, &argv, NULL);
-  g_test_add("/sxs/sampling/hotcold/10", Fixture, "dotnet", itest_scratch_setup, test_hotcold, itest_scratch_teardown);
-  g_test_add("/sxs/sampling/hotcold/8", Fixture, "8.0", itest_scratch_setup, test_hotcold, itest_scratch_teardown);
-  g_test_add("/sxs/sampling/hotcold/2.0", Fixture, "2.0.0", itest_scratch_setup, test_hotcold, itest_scratch_teardown);
+  static const HotCold hotcold[] = {
+      {"dotnet", "signal"}, {"dotnet", "suspend"}, {"8.0", "signal"}, {"8.0", "suspend"}, {"2.0.0", "signal"},
+  };
+  for (guint i = 0; i < G_N_ELEMENTS(hotcold); i++) {
+    g_autofree char *path =
+        g_strdup_printf("/sxs/sampling/hotcold/%s/%s",
+                        g_str_equal(hotcold[i].runtime, "dotnet") ? "10" : hotcold[i].runtime, hotcold[i].walker);
+    g_test_add(path, Fixture, &hotcold[i], itest_scratch_setup, test_hotcold, itest_scratch_teardown);
+  }
   g_test_add("/sxs/sampling/two-runtimes", Fixture, NULL, itest_scratch_setup, test_two_runtimes,
              itest_scratch_teardown);
-  g_test_add("/sxs/sampling/bridge", Fixture, NULL, itest_scratch_setup, test_bridge, itest_scratch_teardown);
+  g_test_add("/sxs/sampling/bridge/signal", Fixture, "signal", itest_scratch_setup, test_bridge,
+             itest_scratch_teardown);
+  g_test_add("/sxs/sampling/bridge/suspend", Fixture, "suspend", itest_scratch_setup, test_bridge,
+             itest_scratch_teardown);
   g_test_add("/sxs/sampling/wall-and-cpu", Fixture, NULL, itest_scratch_setup, test_wall_and_cpu,
              itest_scratch_teardown);
   g_test_add("/sxs/sampling/suspend-fallback", Fixture, NULL, itest_scratch_setup, test_suspend_fallback,
              itest_scratch_teardown);
-  g_test_add("/sxs/sampling/stress", Fixture, NULL, itest_scratch_setup, test_stress, itest_scratch_teardown);
+  g_test_add("/sxs/sampling/stress/signal", Fixture, "signal", itest_scratch_setup, test_stress,
+             itest_scratch_teardown);
+  g_test_add("/sxs/sampling/stress/suspend", Fixture, "suspend", itest_scratch_setup, test_stress,
+             itest_scratch_teardown);
   return g_test_run();
 }

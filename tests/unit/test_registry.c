@@ -70,7 +70,9 @@ static void test_ids_in_order(Fixture *f, gconstpointer data) {
   g_assert_cmpint(b->id, ==, 2);
   g_assert_cmpint(c->id, ==, 3);
   g_assert_cmpint(a->status, ==, SXS_RUNTIME_PENDING);
-  SxsCapabilities c15 = {15, TRUE, TRUE, TRUE}, c8 = {8, TRUE, FALSE, TRUE}, c13 = {13, TRUE, TRUE, TRUE};
+  SxsCapabilities c15 = {.info_version = 15, .event_mask2 = TRUE, .basic_gc = TRUE, .elt3 = TRUE, .suspend = TRUE};
+  SxsCapabilities c8 = {.info_version = 8, .event_mask2 = TRUE, .elt3 = TRUE};
+  SxsCapabilities c13 = {.info_version = 13, .event_mask2 = TRUE, .basic_gc = TRUE, .elt3 = TRUE, .suspend = TRUE};
   g_assert_true(sxs__manager_initialize(a, "/a/libcoreclr.so", "10.0.12", "10.0.12", &c15));
   g_assert_true(sxs__manager_initialize(b, "/b/libcoreclr.so", "2.0.0", "4.0.22220.0", &c8));
   g_assert_true(sxs__manager_initialize(c, "/c/libcoreclr.so", "8.0.33", "8.0.33", &c13));
