@@ -422,10 +422,11 @@ typedef struct {
 #define SAMPLER_SUSPEND_MAX_THREADS 32
 #define SAMPLER_MAX_MANAGED_THREADS 1024
 
-/* A suspend-walker tick: every runtime suspended (in id order), each thread due captured (its
- * native frames by the signal, which a thread the runtime holds still answers, and each runtime's
- * DoStackSnapshot of it), every runtime resumed (in reverse order); then, with nothing suspended,
- * the frames are classified, stitched by stack pointer and counted. */
+/* A suspend-walker tick: each thread due captures its native frames by the signal, where it runs;
+ * then every runtime is suspended (in id order), each of those threads walked by each runtime's
+ * DoStackSnapshot, every runtime resumed (in reverse order); then, with nothing suspended, the
+ * frames are classified, stitched by stack pointer (a runtime's frames below the captured leaf,
+ * where the thread parked for the suspension, left out) and counted. */
 static void tick_suspend(guint64 period_ns, const SxsWalkResources *res, const SxsStitchTarget *targets,
                          guint n_targets) {
   static SuspendedSample *samples;
@@ -451,6 +452,22 @@ static void tick_suspend(guint64 period_ns, const SxsWalkResources *res, const S
   if (n_due == 0)
     return;
 
+  /* The native frames first, each thread where it runs: once a runtime is asked to suspend, its
+   * threads run on to where it parks them (a GC poll, a return), and a sample taken there would
+   * count the parking place, not the work. */
+  guint n_captured = 0;
+  for (guint i = 0; i < n_due && !sampler.stop; i++) {
+    SuspendedSample *s = &samples[i];
+    s->n_native = capture(s->thread, res);
+    if (s->n_native > 0) {
+      memcpy(s->native, slot.frames, (size_t)s->n_native * sizeof s->native[0]);
+      n_captured++;
+    }
+    s->n_walks = 0;
+  }
+  if (n_captured == 0)
+    return;
+
   gboolean suspended[SXS_STITCH_MAX_RUNTIMES] = {FALSE};
   guint n_threads[SXS_STITCH_MAX_RUNTIMES] = {0};
   for (guint k = 0; k < n_targets; k++) {
@@ -464,10 +481,6 @@ static void tick_suspend(guint64 period_ns, const SxsWalkResources *res, const S
   }
   for (guint i = 0; i < n_due && !sampler.stop; i++) {
     SuspendedSample *s = &samples[i];
-    s->n_native = capture(s->thread, res);
-    if (s->n_native > 0)
-      memcpy(s->native, slot.frames, (size_t)s->n_native * sizeof s->native[0]);
-    s->n_walks = 0;
     guint used = 0;
     for (guint k = 0; k < n_targets && s->n_native > 0; k++) {
       if (!suspended[k])
@@ -516,6 +529,17 @@ static void tick_suspend(guint64 period_ns, const SxsWalkResources *res, const S
     if (s->n_native <= 0)
       continue;
     guint64 t0 = now_ns(CLOCK_MONOTONIC);
+    /* Frames of the runtime's walk below the thread's leaf as captured are where it was parked
+     * since (the wait for the suspension): not part of the sample. */
+    uintptr_t leaf_sp = s->native[0].sp;
+    for (guint w = 0; w < s->n_walks; w++) {
+      SxsRuntimeWalk *walk = &s->walks[w];
+      guint skip = 0;
+      while (skip < walk->n && walk->frames[skip].sp < leaf_sp)
+        skip++;
+      walk->frames += skip;
+      walk->n -= skip;
+    }
     SxsStitchReport report = {0};
     guint n = sxs__stitch_classify(runtimes, n_targets, res->map, res->owners, s->native, (guint)s->n_native, TRUE,
                                    classified, NULL, &report);

@@ -14,12 +14,10 @@
  * for their own thread activation, and the hardware-fault signals). */
 #define SXS_SAMPLER_SIGNAL SIGPROF
 
-/* walker=auto uses the suspend walker up to this frequency. 0: never. The suspend walker sees a
- * thread where the runtime parks it (a GC poll, a return hijack), not where it was running, which
- * moved 10 to 30 % of a CPU-bound loop's samples out of the loop in measurements here; the signal
- * walker sees the interrupted instruction. Until the suspend walker captures the position before
- * the suspension, auto keeps the accurate one. */
-#define SXS_SAMPLER_SUSPEND_AUTO_MAX_HZ 0
+/* walker=auto uses the suspend walker up to this frequency (and the signal walker above it): each
+ * suspend tick stops every managed thread of every runtime for the length of the walks, which at
+ * high rates would change the application's timing more than a signal per thread does. */
+#define SXS_SAMPLER_SUSPEND_AUTO_MAX_HZ 100
 
 /*
  * Starts the sampler once per process, when cfg asks for it; later calls do nothing. The walker

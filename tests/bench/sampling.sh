@@ -28,9 +28,11 @@ median() { sort -n | awk '{a[NR]=$1} END {if (NR%2) print a[(NR+1)/2]; else prin
 
 config() { printf '[profiler]\noutput=%s/prof-%s\nflush=0\n%s' "$tmp" "$1" "$2" >"$tmp/$1.conf"; }
 config loaded ''
-config s99 $'[sampling]\nenabled=true\nfrequency=99\n'
-config s999 $'[sampling]\nenabled=true\nfrequency=999\n'
-config deep $'[sampling]\nenabled=true\nfrequency=999\nmode=cpu\n'
+config sig99 $'[sampling]\nenabled=true\nfrequency=99\nwalker=signal\n'
+config sig999 $'[sampling]\nenabled=true\nfrequency=999\nwalker=signal\n'
+config sus99 $'[sampling]\nenabled=true\nfrequency=99\nwalker=suspend\n'
+config sus999 $'[sampling]\nenabled=true\nfrequency=999\nwalker=suspend\n'
+config deep $'[sampling]\nenabled=true\nfrequency=999\nmode=cpu\nwalker=signal\n'
 
 profiled() {
     local name=$1; shift
@@ -65,13 +67,14 @@ print("%.1f" % (100.0 * hot / total if total else 0))
 PY
 }
 
-configs=(plain loaded s99 s999 perf99 perf999)
-labels=("no profiler" "sxsprof loaded, sampling off" "sxsprof sampling, 99 Hz" "sxsprof sampling, 999 Hz"
-        "perf record -g, 99 Hz" "perf record -g, 999 Hz")
+configs=(plain loaded sig99 sig999 sus99 sus999 perf99 perf999)
+labels=("no profiler" "sxsprof loaded, sampling off" "sxsprof, signal walker, 99 Hz" "sxsprof, signal walker, 999 Hz"
+        "sxsprof, suspend walker, 99 Hz" "sxsprof, suspend walker, 999 Hz" "perf record -g, 99 Hz"
+        "perf record -g, 999 Hz")
 run_one() {
     case $1 in
         plain) cpu_of env -u CORECLR_ENABLE_PROFILING dotnet "$app" hotcold "$seconds" ;;
-        loaded|s99|s999) cpu_of "${prof_env[@]}" "SXSPROF_CONFIG=$tmp/$1.conf" dotnet "$app" hotcold "$seconds" ;;
+        loaded|sig99|sig999|sus99|sus999) cpu_of "${prof_env[@]}" "SXSPROF_CONFIG=$tmp/$1.conf" dotnet "$app" hotcold "$seconds" ;;
         perf99) perf_cmd 99; cpu_of "${perf_argv[@]}" ;;
         perf999) perf_cmd 999; cpu_of "${perf_argv[@]}" ;;
     esac
@@ -83,8 +86,7 @@ for ((r = 0; r < rounds; r++)); do
     for c in "${configs[@]}"; do
         run_one "$c" >>"$tmp/$c" || { echo "bench: $c failed" >&2; exit 1; }
     done
-    sxs_share "$tmp/prof-s99.json" >>"$tmp/share-s99"
-    sxs_share "$tmp/prof-s999.json" >>"$tmp/share-s999"
+    for c in sig99 sig999 sus99 sus999; do sxs_share "$tmp/prof-$c.json" >>"$tmp/share-$c"; done
     perf_share "$tmp/perf-99.data" >>"$tmp/share-perf99"
     perf_share "$tmp/perf-999.data" >>"$tmp/share-perf999"
 done
@@ -106,7 +108,7 @@ rows=()
 for i in "${!configs[@]}"; do
     c=${configs[$i]}
     sh=-
-    case $c in s99|s999|perf99|perf999) sh="$(share "$c") %" ;; esac
+    case $c in sig*|sus*|perf*) sh="$(share "$c") %" ;; esac
     rows+=("$(awk -v l="${labels[$i]}" -v v="${med[$c]}" -v p="${med[plain]}" -v s="$sh" 'BEGIN {
         printf "| %s | %.2f | %+.1f %% | %s |", l, v, 100 * (v - p) / p, s }')")
 done
