@@ -256,9 +256,13 @@ static void rescan(void) {
         clockid_t clock = (clockid_t)((~(unsigned)tid) << 3) | 6;
         t->cpu_accounted = (gint64)now_ns(clock);
         /* A thread that blocks the signal (the profiler's own, some runtime threads) would never
-         * answer: looked at once, when it is first seen. */
+         * answer: it is not asked while it does. */
         t->blocked = thread_blocks_signal(tid);
         g_hash_table_insert(sampler.threads, GINT_TO_POINTER(tid), t);
+      } else if (t->blocked) {
+        /* A thread may start with every signal blocked (created by a thread that blocks them)
+         * and unblock them later: looked at again at each rescan while it blocks. */
+        t->blocked = thread_blocks_signal(tid);
       }
       t->seen = TRUE;
     }

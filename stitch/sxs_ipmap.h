@@ -24,7 +24,9 @@ bool sxs__ipmap_lookup(const SxsIpMap *map, uintptr_t ip, uint64_t *ret_value);
 
 /*
  * Stores value for ip unless ip is already there (the first value stays) or its 16 probe slots are
- * all taken (then nothing is stored). ip 0 and UINTPTR_MAX are never stored. A writer claims an
+ * all taken (then nothing is stored). Two writers storing one ip at the same moment may both store
+ * it (one finds the other's slot claimed, not yet published, and takes another): a wasted slot;
+ * waiting instead could deadlock a signal handler that interrupted the other writer. ip 0 and UINTPTR_MAX are never stored. A writer claims an
  * empty slot by a compare-and-swap of its key, writes the value, then publishes the key with a
  * release store, so a reader that finds ip reads the whole value.
  * Context: any thread; async-signal-safe (atomics only; no lock, no allocation).

@@ -52,8 +52,8 @@ int sxs__snapshot_current_thread(ICorProfilerInfo15 *info, int runtime_id, SxsSt
   return sxs__snapshot_thread(info, runtime_id, 0, frames, max, ret_n, ret_hr, ret_dropped);
 }
 
-int sxs__snapshot_thread(ICorProfilerInfo15 *info, int runtime_id, uint64_t thread_id, SxsStackFrame *frames,
-                         guint max, guint *ret_n, HRESULT *ret_hr, guint *ret_dropped) {
+int sxs__snapshot_thread(ICorProfilerInfo15 *info, int runtime_id, uint64_t thread_id, SxsStackFrame *frames, guint max,
+                         guint *ret_n, HRESULT *ret_hr, guint *ret_dropped) {
   SnapshotState state = {.runtime_id = runtime_id, .frames = frames, .max = frames ? max : 0};
   HRESULT hr = E_INVALIDARG;
   if (info)

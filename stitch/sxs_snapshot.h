@@ -35,8 +35,8 @@ int sxs__snapshot_current_thread(ICorProfilerInfo15 *info, int runtime_id, SxsSt
  * thread). On Linux the runtime walks another thread only while it is suspended by SuspendRuntime
  * (else E_NOTIMPL). Context: the thread that suspended the runtime, with info held through its
  * instance's Info guard. */
-int sxs__snapshot_thread(ICorProfilerInfo15 *info, int runtime_id, uint64_t thread_id, SxsStackFrame *frames,
-                         guint max, guint *ret_n, HRESULT *ret_hr, guint *ret_dropped);
+int sxs__snapshot_thread(ICorProfilerInfo15 *info, int runtime_id, uint64_t thread_id, SxsStackFrame *frames, guint max,
+                         guint *ret_n, HRESULT *ret_hr, guint *ret_dropped);
 
 /* The symbolic name of an HRESULT a walk or a classification can end with ("S_OK", "E_FAIL",
  * "CORPROF_E_STACKSNAPSHOT_UNSAFE", ...), or NULL for one this table does not know.
