@@ -149,12 +149,16 @@ static int ops_suspend(gpointer instance) {
     sxs__callback_info_leave(self);
     return -EIO;
   }
+  self->suspended_by = info;
   return 0;
 }
 
+/* A Shutdown that gave up waiting for this use keeps its reference (never releases it), so the
+ * Info suspended with is still valid here even if self->info is gone. */
 static void ops_resume(gpointer instance) {
   SxsCallback *self = instance;
-  ICorProfilerInfo15 *info = __atomic_load_n(&self->info, __ATOMIC_ACQUIRE);
+  ICorProfilerInfo15 *info = self->suspended_by;
+  self->suspended_by = NULL;
   if (info)
     info->lpVtbl->ResumeRuntime(info);
   sxs__callback_info_leave(self);

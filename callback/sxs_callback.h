@@ -30,14 +30,16 @@ void sxs__importer_cache_forget(SxsImporterCache *cache, ModuleID module_id);
 typedef struct {
   ICorProfilerCallback11 iface; /* first: the runtime's pointer is a pointer to this struct */
   gint refcount;
-  SxsRuntime *runtime;           /* owned by the manager */
-  ICorProfilerInfo15 *info;      /* this runtime's Info; one reference held, dropped at Shutdown.
+  SxsRuntime *runtime;              /* owned by the manager */
+  ICorProfilerInfo15 *info;         /* this runtime's Info; one reference held, dropped at Shutdown.
                                  * Its capabilities are in runtime->caps. */
-  gint info_inflight;            /* uses of `info` under way (atomic) */
-  gint info_closed;              /* set once Shutdown began (atomic) */
-  gboolean profiled;             /* Initialize accepted the runtime: the object is never freed */
-  SxsImporterCache importers;    /* emptied at Shutdown */
-  struct SxsTraceRuntime *trace; /* call tracing state of this runtime (manager/sxs_trace.h), or NULL */
+  gint info_inflight;               /* uses of `info` under way (atomic) */
+  gint info_closed;                 /* set once Shutdown began (atomic) */
+  gboolean profiled;                /* Initialize accepted the runtime: the object is never freed */
+  SxsImporterCache importers;       /* emptied at Shutdown */
+  struct SxsTraceRuntime *trace;    /* call tracing state of this runtime (manager/sxs_trace.h), or NULL */
+  ICorProfilerInfo15 *suspended_by; /* the Info SuspendRuntime was called on, until ResumeRuntime: the
+                                     * resume uses it even when Shutdown has let self->info go */
 } SxsCallback;
 
 /* One thing the profiler does for a runtime, as data: the event-mask bits it needs, whether the

@@ -31,6 +31,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <stdlib.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
@@ -49,7 +50,12 @@
 #define SAMPLER_STUCK_NS (1000 * G_GINT64_CONSTANT(1000000)) /* a handler that ran this long never ends */
 #define SAMPLER_RESCAN_NS (100 * G_GINT64_CONSTANT(1000000)) /* threads and stacks looked for again */
 
+/* The slot's state word: a request's sequence number in bits 2-31, its phase in bits 0-1. The
+ * handler moves (its request, REQUESTED) to (its request, RUNNING) in one compare-and-swap, so a
+ * handler that arrives late, after its request was given up, can never take a newer one. */
 enum { SLOT_IDLE, SLOT_REQUESTED, SLOT_RUNNING, SLOT_DONE };
+#define SLOT_STATE(seq, phase) ((gint)(((guint)(seq) << 2) | (guint)(phase)))
+#define SLOT_PHASE(state) ((guint)(state)&3u)
 
 /* The writable mappings of the process, sorted: a thread's stack is the one holding its sp. */
 typedef struct {
@@ -62,9 +68,11 @@ typedef struct {
 /* What one capture needs and gives. The sampler fills the inputs before it signals; the handler
  * writes the outputs before it stores DONE (release), which the sampler reads (acquire). */
 typedef struct {
-  gint state;
+  gint state; /* SLOT_STATE(sequence, phase) */
+  guint seq;  /* the last request's sequence number (the sampler's) */
   pid_t tid;
   const SxsModuleMap *map;
+  const SxsModule *libc, *loader; /* in map: where libunwind must not be started from */
   SxsUnwindCache *steps;
   const StackRanges *stacks;
   int n; /* frames written, or -errno */
@@ -73,15 +81,20 @@ typedef struct {
 } SampleSlot;
 
 static SampleSlot slot;
+static pid_t sampler_pid; /* the process the handler answers for (a forked child is another) */
 
 typedef struct {
   pid_t tid;
   char *name;
   gint64 cpu_accounted; /* CPU time (ns) the samples taken so far stand for */
   gboolean seen;
-  gboolean blocked; /* the thread blocks the signal: never asked */
-  guint idle_ticks; /* ticks in a row its CPU clock did not reach a period: looked at less often */
-  guint skip;       /* ticks left before it is looked at again */
+  gboolean blocked;     /* the thread blocks the signal: never asked */
+  guint idle_ticks;     /* ticks in a row its CPU clock did not reach a period: looked at less often */
+  guint timeouts;       /* requests in a row it did not answer */
+  gint64 cpu_at_sample; /* wall mode: its CPU time at its last sample */
+  SxsStackFrame *last;  /* wall mode: its last stack (stitched), last_n frames; owned */
+  guint last_n;
+  guint skip; /* ticks left before it is looked at again */
 } SampledThread;
 
 /* The sampler. `lock` guards the counters and dropped (read by sxs__sampler_fill); the rest is the
@@ -110,6 +123,8 @@ static struct {
   pid_t pid;
   uid_t uid;
   gboolean stacks_stale; /* the stack ranges are to be read again at the next rescan */
+  gboolean abandoned;    /* a capture was left running at stop: its resources are never released */
+  guint rotation;        /* where the next tick starts in the thread list */
 } sampler;
 
 static pid_t sampler_gettid(void) {
@@ -150,23 +165,30 @@ static bool find_stack(const StackRanges *stacks, uintptr_t sp, uintptr_t *ret_l
  * async-signal-safe (no allocation, no lock, errno preserved). */
 static void sampler_on_signal(int sig, siginfo_t *si, void *uc) {
   (void)sig;
-  if (si == NULL || si->si_code != SI_QUEUE || si->si_value.sival_ptr != &slot)
+  if (si == NULL || si->si_code != SI_QUEUE || si->si_pid != sampler_pid)
     return; /* not the sampler's: ignored, as the default disposition would not be wanted */
   int saved_errno = errno;
+  guint seq = (guint)si->si_value.sival_int;
   if (__atomic_load_n(&slot.tid, __ATOMIC_ACQUIRE) == sampler_gettid()) {
-    gint expected = SLOT_REQUESTED;
-    if (__atomic_compare_exchange_n(&slot.state, &expected, SLOT_RUNNING, false, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+    gint expected = SLOT_STATE(seq, SLOT_REQUESTED);
+    if (__atomic_compare_exchange_n(&slot.state, &expected, SLOT_STATE(seq, SLOT_RUNNING), false, __ATOMIC_ACQ_REL,
+                                    __ATOMIC_ACQUIRE)) {
       guint64 t0 = now_ns(CLOCK_MONOTONIC);
       SxsRegs regs;
       sxs__regs_from_ucontext(&regs, uc);
       uintptr_t lo, hi;
       int n = -ERANGE;
+      /* libunwind reads unwind tables through dl_iterate_phdr, which takes the loader's lock:
+       * a thread interrupted inside the loader or libc (where that lock is taken and released)
+       * could deadlock on itself. There the walk uses cached rules and frame pointers only. */
+      const SxsModule *leaf = sxs__modmap_find(slot.map, regs.ip);
+      bool allow_libunwind = leaf == NULL || (leaf != slot.libc && leaf != slot.loader);
       if (find_stack(slot.stacks, regs.sp, &lo, &hi))
-        n = sxs__unwind_from_regs(&regs, true, lo, hi, sampler_is_fp_code, (void *)slot.map, slot.steps, slot.frames,
-                                  SAMPLER_MAX_FRAMES);
+        n = sxs__unwind_from_regs(&regs, true, allow_libunwind, lo, hi, sampler_is_fp_code, (void *)slot.map,
+                                  slot.steps, slot.frames, SAMPLER_MAX_FRAMES);
       slot.n = n;
       slot.capture_ns = now_ns(CLOCK_MONOTONIC) - t0;
-      __atomic_store_n(&slot.state, SLOT_DONE, __ATOMIC_RELEASE);
+      __atomic_store_n(&slot.state, SLOT_STATE(seq, SLOT_DONE), __ATOMIC_RELEASE);
       syscall(SYS_futex, &slot.state, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
     }
   }
@@ -184,21 +206,32 @@ static void count_dropped(const char *reason) {
   g_mutex_unlock(&sampler.lock);
 }
 
-/* The writable mappings from /proc/self/maps. Context: the sampler thread. */
+/* The threads' stacks from /proc/self/maps. Context: the sampler thread. */
 static StackRanges *read_stack_ranges(void) {
   g_autofree char *text = NULL;
   if (!g_file_get_contents("/proc/self/maps", &text, NULL, NULL))
     return NULL;
   g_autoptr(GArray) ranges = g_array_new(FALSE, FALSE, sizeof(uintptr_t) * 2);
+  unsigned long long prev_guard_end = 0;
   for (char *line = text; line && *line;) {
     char *next = strchr(line, '\n');
     if (next)
       *next++ = '\0';
-    unsigned long long lo = 0, hi = 0;
-    char perms[8] = "";
-    if (sscanf(line, "%llx-%llx %7s", &lo, &hi, perms) == 3 && perms[0] == 'r' && perms[1] == 'w') {
-      uintptr_t r[2] = {(uintptr_t)lo, (uintptr_t)hi};
-      g_array_append_val(ranges, r);
+    unsigned long long lo = 0, hi = 0, offset = 0, inode = 0;
+    char perms[8] = "", dev[16] = "";
+    int path_at = 0;
+    if (sscanf(line, "%llx-%llx %7s %llx %15s %llu %n", &lo, &hi, perms, &offset, dev, &inode, &path_at) >= 6) {
+      const char *path = path_at > 0 ? line + path_at : "";
+      /* A stack: the main thread's [stack], or an anonymous read-write mapping right above a
+       * guard page (what pthread stacks are). Other writable memory (heaps, the GC's) is left
+       * out, so that a walk can never read memory that is unmapped under it. */
+      gboolean stack = g_str_has_prefix(path, "[stack]") ||
+                       (perms[0] == 'r' && perms[1] == 'w' && inode == 0 && *path == '\0' && prev_guard_end == lo);
+      if (stack) {
+        uintptr_t r[2] = {(uintptr_t)lo, (uintptr_t)hi};
+        g_array_append_val(ranges, r);
+      }
+      prev_guard_end = perms[0] == '-' && perms[1] == '-' && perms[2] == '-' ? hi : 0;
     }
     line = next;
   }
@@ -223,6 +256,7 @@ static gboolean thread_blocks_signal(pid_t tid) {
 
 static void sampled_thread_free(gpointer p) {
   SampledThread *t = p;
+  g_free(t->last);
   g_free(t->name);
   g_free(t);
 }
@@ -259,10 +293,19 @@ static void rescan(void) {
          * answer: it is not asked while it does. */
         t->blocked = thread_blocks_signal(tid);
         g_hash_table_insert(sampler.threads, GINT_TO_POINTER(tid), t);
-      } else if (t->blocked) {
-        /* A thread may start with every signal blocked (created by a thread that blocks them)
-         * and unblock them later: looked at again at each rescan while it blocks. */
-        t->blocked = thread_blocks_signal(tid);
+      } else {
+        if (t->blocked) {
+          /* A thread may start with every signal blocked (created by a thread that blocks them)
+           * and unblock them later: looked at again at each rescan while it blocks. */
+          t->blocked = thread_blocks_signal(tid);
+        }
+        /* .NET threads name themselves after they start (thread-pool workers, Thread.Name). */
+        g_autofree char *comm_path = g_strdup_printf("/proc/self/task/%d/comm", (int)tid);
+        g_autofree char *comm = NULL;
+        if (g_file_get_contents(comm_path, &comm, NULL, NULL) && g_strcmp0(g_strstrip(comm), t->name) != 0) {
+          g_free(t->name);
+          t->name = g_strdup(comm);
+        }
       }
       t->seen = TRUE;
     }
@@ -270,8 +313,10 @@ static void rescan(void) {
   }
   g_hash_table_iter_init(&it, sampler.threads);
   while (g_hash_table_iter_next(&it, NULL, &value))
-    if (!((SampledThread *)value)->seen)
+    if (!((SampledThread *)value)->seen) {
       g_hash_table_iter_remove(&it);
+      sampler.stacks_stale = TRUE; /* its stack may be unmapped: its range must go */
+    }
 
   /* /proc/self/maps of a .NET process has thousands of lines: read only when a thread appeared
    * or a capture did not find its stack. */
@@ -290,52 +335,64 @@ static void rescan(void) {
   }
 }
 
+/* The module of map whose file name is name, or NULL. */
+static const SxsModule *module_named(const SxsModuleMap *map, const char *name) {
+  return sxs__modmap_find_named(map, name);
+}
+
 /* Asks thread t for its stack and waits for it. Returns the frames captured, or -errno (the reason
- * counted). Context: the sampler thread. */
-static int capture(SampledThread *t, const SxsWalkResources *res) {
+ * counted). A capture the handler started is waited for as long as it takes (it only walks; a
+ * process that is stopped or throttled stops the sampler too); only a stop request ends the wait,
+ * and then the slot and what it points to are left to the handler for good (*ret_abandoned).
+ * Context: the sampler thread. */
+static int capture(SampledThread *t, const SxsWalkResources *res, gboolean *ret_abandoned) {
+  guint seq = ++slot.seq & 0x3FFFFFFFu;
   slot.map = res->map;
+  slot.libc = module_named(res->map, "libc.so.6");
+  slot.loader = module_named(res->map, "ld-linux-x86-64.so.2");
   slot.steps = res->steps;
   slot.stacks = sampler.stacks;
   slot.n = 0;
   __atomic_store_n(&slot.tid, t->tid, __ATOMIC_RELEASE);
-  __atomic_store_n(&slot.state, SLOT_REQUESTED, __ATOMIC_RELEASE);
+  __atomic_store_n(&slot.state, SLOT_STATE(seq, SLOT_REQUESTED), __ATOMIC_RELEASE);
   siginfo_t si;
   memset(&si, 0, sizeof si);
   si.si_signo = SXS_SAMPLER_SIGNAL;
   si.si_code = SI_QUEUE;
   si.si_pid = sampler.pid;
   si.si_uid = sampler.uid;
-  si.si_value.sival_ptr = &slot;
+  si.si_value.sival_int = (int)seq;
   if (syscall(SYS_rt_tgsigqueueinfo, sampler.pid, t->tid, SXS_SAMPLER_SIGNAL, &si) != 0) {
     __atomic_store_n(&slot.state, SLOT_IDLE, __ATOMIC_RELEASE);
     count_dropped(errno == ESRCH ? "thread gone" : "signal not sent");
     return -ESRCH;
   }
   guint64 start = now_ns(CLOCK_MONOTONIC);
-  for (guint spins = 0;; spins++) {
+  for (;;) {
     gint state = __atomic_load_n(&slot.state, __ATOMIC_ACQUIRE);
-    if (state == SLOT_DONE)
+    if (state == SLOT_STATE(seq, SLOT_DONE))
       break;
-    guint64 waited = now_ns(CLOCK_MONOTONIC) - start;
-    if (state == SLOT_REQUESTED && waited > (guint64)SAMPLER_WAIT_NS) {
-      gint expected = SLOT_REQUESTED;
+    if (state == SLOT_STATE(seq, SLOT_REQUESTED) && (now_ns(CLOCK_MONOTONIC) - start > (guint64)SAMPLER_WAIT_NS ||
+                                                     __atomic_load_n(&sampler.stop, __ATOMIC_ACQUIRE))) {
+      gint expected = state;
       if (__atomic_compare_exchange_n(&slot.state, &expected, SLOT_IDLE, false, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+        t->timeouts++;
         count_dropped("no answer in time");
         return -ETIMEDOUT;
       }
       continue;
     }
-    if (state == SLOT_RUNNING && waited > (guint64)SAMPLER_STUCK_NS) {
-      count_dropped("capture never ended");
-      sampler.stop = TRUE; /* the slot stays the handler's: sampling ends */
+    if (state == SLOT_STATE(seq, SLOT_RUNNING) && __atomic_load_n(&sampler.stop, __ATOMIC_ACQUIRE)) {
+      count_dropped("capture abandoned at stop");
+      *ret_abandoned = TRUE;
       return -ETIMEDOUT;
     }
     /* Sleep until the handler's wake-up (or 1 ms): a thread answers in microseconds once it runs,
      * and spinning would spend a core on waiting. */
-    (void)spins;
     struct timespec ms = {.tv_sec = 0, .tv_nsec = 1000000};
     syscall(SYS_futex, &slot.state, FUTEX_WAIT_PRIVATE, state, &ms, NULL, 0);
   }
+  t->timeouts = 0;
   int n = slot.n;
   __atomic_store_n(&slot.state, SLOT_IDLE, __ATOMIC_RELEASE);
   if (n <= 0) {
@@ -350,9 +407,28 @@ static int capture(SampledThread *t, const SxsWalkResources *res) {
   return n;
 }
 
-/* Is thread t due a sample at this tick, and with what weight? (mode=cpu: per period of CPU time
- * used since the last sample; mode=wall: every tick.) */
-static gboolean due(SampledThread *t, guint64 period_ns, guint64 *ret_weight) {
+static void set_off(const char *why);
+
+/* Thread t's CPU time in ns, or -1 when it cannot be read (the thread is gone). */
+static gint64 thread_cpu_ns(pid_t tid) {
+  clockid_t clock = (clockid_t)((~(unsigned)tid) << 3) | 6; /* the kernel's per-thread CPU clock id */
+  struct timespec ts;
+  if (clock_gettime(clock, &ts) != 0)
+    return -1;
+  return (gint64)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+/* What a tick does for one thread. */
+typedef enum {
+  DUE_NOT,    /* nothing this tick */
+  DUE_SAMPLE, /* take its stack */
+  DUE_REPEAT, /* wall mode: it has not run since its last sample; its last stack counts again, with
+               * no signal (a signal would wake it and could interrupt its system call) */
+} Due;
+
+/* Is thread t due a sample at this tick, and with what weight? mode=cpu: per period of CPU time it
+ * used since the samples so far accounted for; mode=wall: every tick. */
+static Due due(SampledThread *t, guint64 period_ns, guint64 *ret_weight) {
   *ret_weight = 1;
   if (sampler.mode == SXS_SAMPLING_CPU) {
     /* Reading another thread's CPU clock is a system call: a thread that has been idle for a
@@ -360,27 +436,55 @@ static gboolean due(SampledThread *t, guint64 period_ns, guint64 *ret_weight) {
      * look accounts for all of it (a weight above 1). */
     if (t->skip > 0) {
       t->skip--;
-      return FALSE;
+      return DUE_NOT;
     }
-    clockid_t clock = (clockid_t)((~(unsigned)t->tid) << 3) | 6;
-    struct timespec ts;
-    if (clock_gettime(clock, &ts) != 0)
-      return FALSE; /* gone: the next rescan forgets it */
-    gint64 cpu = (gint64)ts.tv_sec * 1000000000 + ts.tv_nsec;
+    gint64 cpu = thread_cpu_ns(t->tid);
+    if (cpu < 0)
+      return DUE_NOT; /* gone: the next rescan forgets it */
+    if (cpu < t->cpu_accounted)
+      t->cpu_accounted = cpu; /* a reused thread id: a new clock */
     if (cpu - t->cpu_accounted < (gint64)period_ns) {
       if (++t->idle_ticks >= 8)
         t->skip = 7;
-      return FALSE;
+      return DUE_NOT;
     }
     t->idle_ticks = 0;
     *ret_weight = (guint64)(cpu - t->cpu_accounted) / period_ns;
     t->cpu_accounted += (gint64)(*ret_weight * period_ns);
+  } else {
+    gint64 cpu = thread_cpu_ns(t->tid);
+    if (cpu < 0)
+      return DUE_NOT;
+    if (cpu == t->cpu_at_sample && t->last_n > 0)
+      return DUE_REPEAT;
+    t->cpu_at_sample = cpu;
   }
   if (t->blocked) {
     count_dropped("signal blocked by the thread");
-    return FALSE;
+    return DUE_NOT;
   }
-  return TRUE;
+  return DUE_SAMPLE;
+}
+
+/* A sample that could not be taken gives its CPU time back, for the next one to account for. */
+static void refund(SampledThread *t, guint64 weight, guint64 period_ns) {
+  if (sampler.mode == SXS_SAMPLING_CPU)
+    t->cpu_accounted -= (gint64)(weight * period_ns);
+}
+
+/* After several requests in a row a thread did not answer: does it block the signal now, or did
+ * someone else take the signal's disposition? */
+static void check_unanswered(SampledThread *t) {
+  if (t->timeouts < 3)
+    return;
+  t->timeouts = 0;
+  t->blocked = thread_blocks_signal(t->tid);
+  struct sigaction now;
+  if (sigaction(SXS_SAMPLER_SIGNAL, NULL, &now) == 0 &&
+      !((now.sa_flags & SA_SIGINFO) && now.sa_sigaction == sampler_on_signal)) {
+    set_off("another handler took SIGPROF, the signal the sampler uses");
+    __atomic_store_n(&sampler.stop, TRUE, __ATOMIC_RELEASE);
+  }
 }
 
 static void count_taken(guint64 weight, guint n, guint64 resolve_ns) {
@@ -392,23 +496,81 @@ static void count_taken(guint64 weight, guint n, guint64 resolve_ns) {
   g_mutex_unlock(&sampler.lock);
 }
 
-/* A signal-walker tick: each thread due walks its own native stack; frames are classified after. */
-static void tick_signal(guint64 period_ns, const SxsWalkResources *res) {
+/* Counts a stitched stack of t and keeps it as t's last. */
+static void add_sample_of(SampledThread *t, const SxsWalkResources *res, const SxsStackFrame *frames, guint n,
+                          guint64 weight, const SxsStitchTarget *targets, guint n_targets) {
+  sxs__stacks_add_stitched(res, (uint32_t)t->tid, t->name, frames, n, weight, targets, n_targets);
+  if (sampler.mode == SXS_SAMPLING_WALL) {
+    if (!t->last)
+      t->last = g_new(SxsStackFrame, SXS_STITCH_MAX_STITCHED);
+    t->last_n = MIN(n, (guint)SXS_STITCH_MAX_STITCHED);
+    memcpy(t->last, frames, t->last_n * sizeof *frames);
+  }
+}
+
+/* The runtimes a tick classifies frames with (every profiled runtime). */
+static guint tick_targets(SxsStitchTarget *targets, SxsStitchRuntime *runtimes) {
+  const char *skips[16];
+  guint n_skips = 0;
+  guint n = sxs__manager_stitch_targets(targets, SXS_STITCH_MAX_RUNTIMES, skips, G_N_ELEMENTS(skips), &n_skips);
+  for (guint k = 0; k < n; k++)
+    runtimes[k] = targets[k].stitch;
+  return n;
+}
+
+/* The threads in the order a tick visits them: a different first one each tick, so that a cap on
+ * the threads one tick samples never starves the same ones. */
+static GPtrArray *tick_order(void) {
+  GPtrArray *order = g_ptr_array_sized_new(g_hash_table_size(sampler.threads));
   GHashTableIter it;
   gpointer value;
   g_hash_table_iter_init(&it, sampler.threads);
-  while (!sampler.stop && g_hash_table_iter_next(&it, NULL, &value)) {
-    SampledThread *t = value;
+  while (g_hash_table_iter_next(&it, NULL, &value))
+    g_ptr_array_add(order, value);
+  if (order->len > 1) {
+    guint shift = sampler.rotation++ % order->len;
+    GPtrArray *rotated = g_ptr_array_sized_new(order->len);
+    for (guint i = 0; i < order->len; i++)
+      g_ptr_array_add(rotated, order->pdata[(i + shift) % order->len]);
+    g_ptr_array_unref(order);
+    order = rotated;
+  }
+  return order;
+}
+
+/* A signal-walker tick: each thread due walks its own native stack; frames are classified after. */
+static void tick_signal(guint64 period_ns, const SxsWalkResources *res, const SxsStitchTarget *targets,
+                        const SxsStitchRuntime *runtimes, guint n_targets) {
+  static SxsStackFrame classified[SAMPLER_MAX_FRAMES];
+  g_autoptr(GPtrArray) order = tick_order();
+  for (guint i = 0; i < order->len && !sampler.stop; i++) {
+    SampledThread *t = order->pdata[i];
     guint64 weight;
-    if (!due(t, period_ns, &weight))
+    Due d = due(t, period_ns, &weight);
+    if (d == DUE_NOT)
       continue;
-    int n = capture(t, res);
-    if (n <= 0)
+    if (d == DUE_REPEAT) {
+      add_sample_of(t, res, t->last, t->last_n, 1, targets, n_targets);
+      count_taken(1, t->last_n, 0);
       continue;
+    }
+    gboolean abandoned = FALSE;
+    int n = capture(t, res, &abandoned);
+    if (abandoned) {
+      sampler.abandoned = TRUE;
+      return;
+    }
+    if (n <= 0) {
+      refund(t, weight, period_ns);
+      check_unanswered(t);
+      continue;
+    }
     guint64 t0 = now_ns(CLOCK_MONOTONIC);
-    SxsSampleCounts counts = {0};
-    sxs__stacks_add_sample(res, (uint32_t)t->tid, t->name, slot.frames, (guint)n, weight, &counts);
-    count_taken(weight, (guint)n, now_ns(CLOCK_MONOTONIC) - t0);
+    SxsStitchReport report = {0};
+    guint m = sxs__stitch_classify(runtimes, n_targets, res->map, res->owners, slot.frames, (guint)n, TRUE, classified,
+                                   NULL, &report);
+    add_sample_of(t, res, classified, m, weight, targets, n_targets);
+    count_taken(weight, m, now_ns(CLOCK_MONOTONIC) - t0);
   }
 }
 
@@ -444,14 +606,19 @@ static void tick_suspend(guint64 period_ns, const SxsWalkResources *res, const S
     }
   }
   guint n_due = 0;
-  GHashTableIter it;
-  gpointer value;
-  g_hash_table_iter_init(&it, sampler.threads);
-  while (n_due < SAMPLER_SUSPEND_MAX_THREADS && g_hash_table_iter_next(&it, NULL, &value)) {
-    SampledThread *t = value;
+  g_autoptr(GPtrArray) order = tick_order();
+  for (guint i = 0; i < order->len && n_due < SAMPLER_SUSPEND_MAX_THREADS; i++) {
+    SampledThread *t = order->pdata[i];
     guint64 weight;
-    if (due(t, period_ns, &weight))
-      samples[n_due++] = (SuspendedSample){.thread = t, .weight = weight};
+    Due d = due(t, period_ns, &weight);
+    if (d == DUE_REPEAT) {
+      add_sample_of(t, res, t->last, t->last_n, 1, targets, n_targets);
+      count_taken(1, t->last_n, 0);
+    } else if (d == DUE_SAMPLE) {
+      SuspendedSample *s = &samples[n_due++];
+      s->thread = t;
+      s->weight = weight;
+    }
   }
   if (n_due == 0)
     return;
@@ -460,14 +627,25 @@ static void tick_suspend(guint64 period_ns, const SxsWalkResources *res, const S
    * threads run on to where it parks them (a GC poll, a return), and a sample taken there would
    * count the parking place, not the work. */
   guint n_captured = 0;
-  for (guint i = 0; i < n_due && !sampler.stop; i++) {
+  for (guint i = 0; i < n_due; i++) {
     SuspendedSample *s = &samples[i];
-    s->n_native = capture(s->thread, res);
+    s->n_walks = 0;
+    s->n_native = 0;
+    if (sampler.stop)
+      continue;
+    gboolean abandoned = FALSE;
+    s->n_native = capture(s->thread, res, &abandoned);
+    if (abandoned) {
+      sampler.abandoned = TRUE;
+      return;
+    }
     if (s->n_native > 0) {
       memcpy(s->native, slot.frames, (size_t)s->n_native * sizeof s->native[0]);
       n_captured++;
+    } else {
+      refund(s->thread, s->weight, period_ns);
+      check_unanswered(s->thread);
     }
-    s->n_walks = 0;
   }
   if (n_captured == 0)
     return;
@@ -548,8 +726,7 @@ static void tick_suspend(guint64 period_ns, const SxsWalkResources *res, const S
     guint n = sxs__stitch_classify(runtimes, n_targets, res->map, res->owners, s->native, (guint)s->n_native, TRUE,
                                    classified, NULL, &report);
     guint kept = sxs__merge_stacks(classified, n, s->walks, s->n_walks, stitched, G_N_ELEMENTS(stitched));
-    sxs__stacks_add_stitched(res, (uint32_t)s->thread->tid, s->thread->name, stitched, kept, s->weight, targets,
-                             n_targets);
+    add_sample_of(s->thread, res, stitched, kept, s->weight, targets, n_targets);
     count_taken(s->weight, kept, now_ns(CLOCK_MONOTONIC) - t0);
   }
 }
@@ -560,43 +737,41 @@ static void tick(guint64 period_ns) {
   SxsWalkResources res;
   sxs__stacks_walk_enter(&res);
   SxsStitchTarget targets[SXS_STITCH_MAX_RUNTIMES];
-  const char *skips[16];
-  guint n_skips = 0;
-  guint n_targets = 0;
-  gboolean use_suspend = sampler.walker == SXS_WALKER_SUSPEND ||
-                         (sampler.walker == SXS_WALKER_AUTO && sampler.frequency <= SXS_SAMPLER_SUSPEND_AUTO_MAX_HZ);
-  if (use_suspend) {
-    n_targets = sxs__manager_stitch_targets(targets, G_N_ELEMENTS(targets), skips, G_N_ELEMENTS(skips), &n_skips);
-    for (guint k = 0; k < n_targets; k++)
-      if (!targets[k].can_suspend) {
-        if (sampler.walker == SXS_WALKER_SUSPEND && !sampler.suspend_refusal_logged) {
-          sampler.suspend_refusal_logged = TRUE;
-          sxs__manager_log("sampling: walker=suspend: runtime %d cannot be suspended by a profiler (it has no "
-                           "ICorProfilerInfo10: .NET Core 2.x); using the signal walker",
-                           targets[k].stitch.runtime_id);
-        }
-        use_suspend = FALSE;
+  SxsStitchRuntime runtimes[SXS_STITCH_MAX_RUNTIMES];
+  guint n_targets = tick_targets(targets, runtimes);
+  gboolean use_suspend =
+      n_targets > 0 && (sampler.walker == SXS_WALKER_SUSPEND ||
+                        (sampler.walker == SXS_WALKER_AUTO && sampler.frequency <= SXS_SAMPLER_SUSPEND_AUTO_MAX_HZ));
+  for (guint k = 0; use_suspend && k < n_targets; k++)
+    if (!targets[k].can_suspend) {
+      if (sampler.walker == SXS_WALKER_SUSPEND && !sampler.suspend_refusal_logged) {
+        sampler.suspend_refusal_logged = TRUE;
+        sxs__manager_log("sampling: walker=suspend: runtime %d cannot be suspended by a profiler (it has no "
+                         "ICorProfilerInfo10: .NET Core 2.x); using the signal walker",
+                         targets[k].stitch.runtime_id);
       }
-    if (n_targets == 0)
       use_suspend = FALSE;
-  }
+    }
   if (use_suspend)
     tick_suspend(period_ns, &res, targets, n_targets);
   else
-    tick_signal(period_ns, &res);
+    tick_signal(period_ns, &res, targets, runtimes, n_targets);
   g_mutex_lock(&sampler.lock);
   if (use_suspend)
     sampler.ticks_suspend++;
   else
     sampler.ticks_signal++;
   g_mutex_unlock(&sampler.lock);
-  sxs__stacks_walk_leave();
+  /* A capture abandoned at stop may still be reading the map and the caches: they stay taken. */
+  if (!sampler.abandoned)
+    sxs__stacks_walk_leave();
 }
 
 static void *sampler_main(void *arg) {
   (void)arg;
   sampler.own_tid = sampler_gettid();
   sampler.pid = getpid();
+  sampler_pid = sampler.pid;
   sampler.uid = getuid();
   pthread_setname_np(pthread_self(), "sxsprof-sampler");
   guint64 period = G_GUINT64_CONSTANT(1000000000) / (guint64)sampler.frequency;
@@ -645,6 +820,8 @@ void sxs__sampler_start(const SxsConfig *cfg) {
                                    : (old.sa_handler != SIG_DFL && old.sa_handler != SIG_IGN))) {
     set_off("the application handles SIGPROF, the signal the sampler would use");
   } else {
+    sampler_pid = getpid();
+    sampler.pid = sampler_pid;
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
     sa.sa_sigaction = sampler_on_signal;
@@ -659,21 +836,29 @@ void sxs__sampler_start(const SxsConfig *cfg) {
       pthread_sigmask(SIG_BLOCK, &all, &prev);
       int r = pthread_create(&sampler.thread, NULL, sampler_main, NULL);
       pthread_sigmask(SIG_SETMASK, &prev, NULL);
-      if (r != 0)
+      if (r != 0) {
         set_off("the sampler thread could not be started");
-      else
+      } else {
         sampler.running = TRUE;
+        /* Stopped before other exit handlers run: the runtimes may be going away after them. */
+        atexit(sxs__sampler_stop);
+      }
     }
   }
   g_once_init_leave(&sampler.started, 1);
 }
 
 void sxs__sampler_stop(void) {
-  if (!g_atomic_pointer_get(&sampler.started) || !sampler.running)
+  if (!g_atomic_pointer_get(&sampler.started) || !sampler.running || getpid() != sampler.pid)
     return;
   __atomic_store_n(&sampler.stop, TRUE, __ATOMIC_RELEASE);
-  pthread_join(sampler.thread, NULL);
-  sampler.running = FALSE;
+  /* A tick ends within one capture's wait (20 ms) once stop is set; a thread that never returns
+   * (it cannot, but the exit must not hang on it) is left behind after 2 s. */
+  struct timespec deadline;
+  clock_gettime(CLOCK_REALTIME, &deadline);
+  deadline.tv_sec += 2;
+  if (pthread_timedjoin_np(sampler.thread, NULL, &deadline) == 0)
+    sampler.running = FALSE;
 }
 
 void sxs__sampler_thread_destroyed(int runtime_id, uint64_t thread_id) {

@@ -20,14 +20,15 @@
 #define SXS_SAMPLER_SUSPEND_AUTO_MAX_HZ 100
 
 /*
- * Starts the sampler once per process, when cfg asks for it; later calls do nothing. The walker
- * is the signal walker (walker=suspend is not available yet: it falls back, with a log line).
- * When the application already handles SXS_SAMPLER_SIGNAL, sampling stays off with one log line
- * and the profile says why. Context: a runtime's Initialize (any thread; normal context).
+ * Starts the sampler once per process, when cfg asks for it; later calls do nothing. The walker is
+ * chosen at each tick (walker=, and whether every profiled runtime can be suspended). When the
+ * application already handles SXS_SAMPLER_SIGNAL, sampling stays off with one log line and the
+ * profile says why. Context: a runtime's Initialize (any thread; normal context).
  */
 void sxs__sampler_start(const SxsConfig *cfg);
 
-/* Stops the sampler thread and waits for it (bounded). Context: any thread but the sampler's. */
+/* Stops the sampler thread and waits for it, at most 2 s (registered with atexit, and called again
+ * by the profile's exit write). Context: any thread but the sampler's. */
 void sxs__sampler_stop(void);
 
 /* A runtime's ThreadDestroyed: waits (at most 200 ms) while the sampler walks that thread, so that

@@ -243,6 +243,13 @@ unsigned long long sxs__modmap_unloads(const SxsModuleMap *map) {
   return map != NULL && map->counted ? map->subs : 0;
 }
 
+const SxsModule *sxs__modmap_find_named(const SxsModuleMap *map, const char *name) {
+  for (guint i = 0; map != NULL && name != NULL && i < map->n_modules; i++)
+    if (strcmp(map->modules[i].name, name) == 0)
+      return &map->modules[i];
+  return NULL;
+}
+
 gboolean sxs__modmap_is_current(const SxsModuleMap *map) {
   if (map == NULL || !map->counted)
     return FALSE;

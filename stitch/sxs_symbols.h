@@ -60,6 +60,10 @@ gboolean sxs__modmap_refresh(SxsModuleMap *map);
  */
 gboolean sxs__modmap_is_current(const SxsModuleMap *map);
 
+/* The first module whose name (SxsModule.name) is name, or NULL. Context: any thread; no
+ * allocation, no lock (a linear search: not for hot paths). */
+const SxsModule *sxs__modmap_find_named(const SxsModuleMap *map, const char *name);
+
 /* The loader's count of unloaded objects (dlpi_subs) when map was built; 0 without the counters.
  * Context: any thread; async-signal-safe. */
 unsigned long long sxs__modmap_unloads(const SxsModuleMap *map);

@@ -360,7 +360,7 @@ __attribute__((no_sanitize_address)) static bool rule_step(uint64_t rule, const 
  * return address (its rule is not cached). */
 static int walk_hybrid(unw_cursor_t *cursor, unw_context_t *context, const SxsRegs *start, uintptr_t lo, uintptr_t hi,
                        SxsUnwindIsFpCode is_fp_code, void *user_data, SxsUnwindCache *cache, bool exact_first,
-                       SxsNativeFrame *frames, int max) {
+                       bool allow_libunwind, SxsNativeFrame *frames, int max) {
   SxsRegs cur, next;
   if (start != NULL)
     cur = *start;
@@ -387,7 +387,7 @@ static int walk_hybrid(unw_cursor_t *cursor, unw_context_t *context, const SxsRe
       bool cached = cacheable && cache_lookup(cache, key, &rule);
       if (cached && (rule & 3u) != RULE_NONE)
         stepped = rule_step(rule, &cur, lo, hi, &next) && next.sp > cur.sp;
-      if (!stepped && !(cached && (rule & 3u) == RULE_NONE)) {
+      if (!stepped && allow_libunwind && !(cached && (rule & 3u) == RULE_NONE)) {
         if (!cursor_on_cur)
           cursor_on_cur = cursor_reseed(cursor, context, &cur, cur_exact);
         /* A signal trampoline's caller is the interrupted frame: its ip is exact, and neither step is a rule. */
@@ -471,7 +471,7 @@ __attribute__((noinline)) int sxs__unwind_hybrid(const void *ucontext_or_null, u
   int r = init_cursor(&cursor, &context, ucontext_or_null);
   int n = r < 0 ? -EFAULT
                 : walk_hybrid(&cursor, &context, NULL, stack_lo, stack_hi, is_fp_code, user_data, NULL,
-                              ucontext_or_null != NULL, frames, max);
+                              ucontext_or_null != NULL, true, frames, max);
   errno = saved_errno;
   busy_leave();
   return n;
@@ -499,20 +499,22 @@ __attribute__((noinline)) int sxs__unwind_cached(const void *ucontext_or_null, u
   if (ucontext_or_null == NULL && fp_step(own.sp, own.fp, stack_lo, stack_hi, &caller, &start.fp)) {
     start.ip = caller.ip;
     start.sp = caller.sp;
-    n = walk_hybrid(&cursor, &context, &start, stack_lo, stack_hi, is_fp_code, user_data, cache, false, frames, max);
+    n = walk_hybrid(&cursor, &context, &start, stack_lo, stack_hi, is_fp_code, user_data, cache, false, true, frames,
+                    max);
   } else {
     n = init_cursor(&cursor, &context, ucontext_or_null) < 0
             ? -EFAULT
             : walk_hybrid(&cursor, &context, NULL, stack_lo, stack_hi, is_fp_code, user_data, cache,
-                          ucontext_or_null != NULL, frames, max);
+                          ucontext_or_null != NULL, true, frames, max);
   }
   errno = saved_errno;
   busy_leave();
   return n;
 }
 
-__attribute__((noinline)) int sxs__unwind_from_regs(const SxsRegs *regs, bool exact, uintptr_t stack_lo,
-                                                    uintptr_t stack_hi, SxsUnwindIsFpCode is_fp_code, void *user_data,
+__attribute__((noinline)) int sxs__unwind_from_regs(const SxsRegs *regs, bool exact, bool allow_libunwind,
+                                                    uintptr_t stack_lo, uintptr_t stack_hi,
+                                                    SxsUnwindIsFpCode is_fp_code, void *user_data,
                                                     SxsUnwindCache *cache, SxsNativeFrame *frames, int max) {
   if (regs == NULL || max < 0 || (max > 0 && frames == NULL) || stack_lo >= stack_hi)
     return -EINVAL;
@@ -523,7 +525,8 @@ __attribute__((noinline)) int sxs__unwind_from_regs(const SxsRegs *regs, bool ex
   int saved_errno = errno;
   unw_context_t context;
   unw_cursor_t cursor;
-  int n = walk_hybrid(&cursor, &context, regs, stack_lo, stack_hi, is_fp_code, user_data, cache, exact, frames, max);
+  int n = walk_hybrid(&cursor, &context, regs, stack_lo, stack_hi, is_fp_code, user_data, cache, exact, allow_libunwind,
+                      frames, max);
   errno = saved_errno;
   busy_leave();
   return n;

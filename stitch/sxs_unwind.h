@@ -187,9 +187,10 @@ int sxs__unwind_cached(const void *ucontext_or_null, uintptr_t stack_lo, uintptr
  * sxs__unwind_cached() from given registers instead of the caller's or a ucontext's: frames[0] = {regs->ip,
  * regs->sp}, and libunwind is started only for a frame no rule and no frame pointer can step (with exact, regs->ip is
  * an interrupted instruction, as in a signal handler's ucontext; otherwise a return address). With a warm cache and
- * frame-pointer code, no libunwind call at all: what a sampling signal handler needs. Same results and context as
- * sxs__unwind_cached().
+ * frame-pointer code, no libunwind call at all: what a sampling signal handler needs. Without allow_libunwind, a
+ * frame no rule covers is stepped by its frame pointer or ends the walk (for a handler that interrupted the loader,
+ * whose lock libunwind would take). Same results and context as sxs__unwind_cached().
  */
-int sxs__unwind_from_regs(const SxsRegs *regs, bool exact, uintptr_t stack_lo, uintptr_t stack_hi,
+int sxs__unwind_from_regs(const SxsRegs *regs, bool exact, bool allow_libunwind, uintptr_t stack_lo, uintptr_t stack_hi,
                           SxsUnwindIsFpCode is_fp_code, void *user_data, SxsUnwindCache *cache, SxsNativeFrame *frames,
                           int max);
