@@ -28,6 +28,7 @@
 #include "sxs_sampler.h"
 
 #include <dirent.h>
+#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -81,6 +82,34 @@ typedef struct {
 } SampleSlot;
 
 static SampleSlot slot;
+
+/* mode=cpu with the signal walker: each thread has a CPU-time timer of its own (timer_create on
+ * its CPU clock, SIGEV_THREAD_ID), so the kernel raises the signal on the thread itself, on its
+ * own CPU, each time it has used a period: no signal crosses CPUs, nothing polls CPU clocks, and
+ * a thread that is not running is never interrupted. The handler writes into the thread's own
+ * slot, from a fixed pool (the signal's value must point into it); the sampler collects what is
+ * DONE at each tick. */
+#define SAMPLER_POOL_SLOTS 512
+#define THREAD_SLOT_MAGIC 0x5358534Cu
+typedef struct {
+  guint32 magic;
+  pid_t tid;
+  gint state;  /* SLOT_IDLE, SLOT_RUNNING, SLOT_DONE */
+  gint missed; /* expiries while the last capture was not collected yet (atomic) */
+  int n;
+  guint64 capture_ns;
+  SxsNativeFrame frames[SAMPLER_MAX_FRAMES];
+} ThreadSlot;
+
+static ThreadSlot *pool;       /* SAMPLER_POOL_SLOTS slots, allocated when timers are used */
+static gint handlers_inflight; /* timer handlers between their first and last read of timer_res */
+/* What timer handlers walk with, published by the sampler (atomic pointers). */
+static struct {
+  const SxsModuleMap *map;
+  SxsUnwindCache *steps;
+  const StackRanges *stacks;
+  const SxsModule *libc, *loader;
+} timer_res;
 static pid_t sampler_pid; /* the process the handler answers for (a forked child is another) */
 
 typedef struct {
@@ -93,6 +122,8 @@ typedef struct {
   guint timeouts;       /* requests in a row it did not answer */
   gint64 cpu_at_sample; /* wall mode: its CPU time at its last sample */
   SxsStackFrame *last;  /* wall mode: its last stack (stitched), last_n frames; owned */
+  ThreadSlot *tslot;    /* timer mode: its slot in the pool, or NULL */
+  timer_t timer;        /* timer mode: its CPU-time timer (valid with tslot) */
   guint last_n;
   guint skip; /* ticks left before it is looked at again */
 } SampledThread;
@@ -122,9 +153,12 @@ static struct {
   guint64 ticks_signal, ticks_suspend;
   pid_t pid;
   uid_t uid;
-  gboolean stacks_stale; /* the stack ranges are to be read again at the next rescan */
-  gboolean abandoned;    /* a capture was left running at stop: its resources are never released */
-  guint rotation;        /* where the next tick starts in the thread list */
+  gboolean stacks_stale;       /* the stack ranges are to be read again at the next rescan */
+  gboolean abandoned;          /* a capture was left running at stop: its resources are never released */
+  guint rotation;              /* where the next tick starts in the thread list */
+  gboolean use_timers;         /* mode=cpu with the signal walker: per-thread CPU-time timers */
+  SxsWalkResources timer_walk; /* what timer handlers walk with (taken, released when replaced) */
+  gboolean timer_walk_taken;
 } sampler;
 
 static pid_t sampler_gettid(void) {
@@ -163,8 +197,61 @@ static bool find_stack(const StackRanges *stacks, uintptr_t sp, uintptr_t *ret_l
 
 /* The signal handler: the capture. Context: the sampled thread, any point of its code;
  * async-signal-safe (no allocation, no lock, errno preserved). */
+/* The lock-taking code of the loader's lock: pthread_mutex_lock and pthread_mutex_unlock of libc
+ * (the loader's recursive lock goes through them), found at start. A thread interrupted between
+ * taking that lock and recording itself as its owner (or between forgetting the owner and letting
+ * the lock go) would wait on itself if its handler started libunwind, which takes the lock through
+ * dl_iterate_phdr. The windows lie inside these functions, or inside the loader itself. */
+#define SAMPLER_LOCK_CODE_BYTES 0x1000
+static uintptr_t lock_code[2];
+
+/* May a handler that interrupted ip start libunwind? Context: the signal handler. */
+static bool may_start_libunwind(const SxsModuleMap *map, const SxsModule *loader, uintptr_t ip) {
+  for (int i = 0; i < 2; i++)
+    if (lock_code[i] != 0 && ip >= lock_code[i] && ip - lock_code[i] < SAMPLER_LOCK_CODE_BYTES)
+      return false;
+  return loader == NULL || sxs__modmap_find(map, ip) != loader;
+}
+
+/* A timer expiry on the current thread: the capture into its own slot. */
+static void on_timer(siginfo_t *si, void *uc) {
+  ThreadSlot *ts = si->si_value.sival_ptr;
+  /* Only a pointer into the pool is ours (another timer's value is never dereferenced). */
+  if (pool == NULL || (char *)ts < (char *)pool || (char *)ts >= (char *)(pool + SAMPLER_POOL_SLOTS) ||
+      ((char *)ts - (char *)pool) % sizeof *pool != 0)
+    return;
+  __atomic_add_fetch(&handlers_inflight, 1, __ATOMIC_SEQ_CST);
+  if (__atomic_load_n(&ts->magic, __ATOMIC_ACQUIRE) == THREAD_SLOT_MAGIC && ts->tid == sampler_gettid()) {
+    gint expected = SLOT_IDLE;
+    if (__atomic_compare_exchange_n(&ts->state, &expected, SLOT_RUNNING, false, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+      guint64 t0 = now_ns(CLOCK_MONOTONIC);
+      SxsRegs regs;
+      sxs__regs_from_ucontext(&regs, uc);
+      const SxsModuleMap *map = __atomic_load_n(&timer_res.map, __ATOMIC_ACQUIRE);
+      bool allow_libunwind = may_start_libunwind(map, timer_res.loader, regs.ip);
+      uintptr_t lo, hi;
+      int n = -ERANGE;
+      if (find_stack(__atomic_load_n(&timer_res.stacks, __ATOMIC_ACQUIRE), regs.sp, &lo, &hi))
+        n = sxs__unwind_from_regs(&regs, true, allow_libunwind, lo, hi, sampler_is_fp_code, (void *)map,
+                                  __atomic_load_n(&timer_res.steps, __ATOMIC_ACQUIRE), ts->frames, SAMPLER_MAX_FRAMES);
+      ts->n = n;
+      ts->capture_ns = now_ns(CLOCK_MONOTONIC) - t0;
+      __atomic_store_n(&ts->state, SLOT_DONE, __ATOMIC_RELEASE);
+    } else {
+      __atomic_add_fetch(&ts->missed, 1, __ATOMIC_RELAXED);
+    }
+  }
+  __atomic_sub_fetch(&handlers_inflight, 1, __ATOMIC_SEQ_CST);
+}
+
 static void sampler_on_signal(int sig, siginfo_t *si, void *uc) {
   (void)sig;
+  if (si != NULL && si->si_code == SI_TIMER) {
+    int saved_errno = errno;
+    on_timer(si, uc);
+    errno = saved_errno;
+    return;
+  }
   if (si == NULL || si->si_code != SI_QUEUE || si->si_pid != sampler_pid)
     return; /* not the sampler's: ignored, as the default disposition would not be wanted */
   int saved_errno = errno;
@@ -181,8 +268,7 @@ static void sampler_on_signal(int sig, siginfo_t *si, void *uc) {
       /* libunwind reads unwind tables through dl_iterate_phdr, which takes the loader's lock:
        * a thread interrupted inside the loader or libc (where that lock is taken and released)
        * could deadlock on itself. There the walk uses cached rules and frame pointers only. */
-      const SxsModule *leaf = sxs__modmap_find(slot.map, regs.ip);
-      bool allow_libunwind = leaf == NULL || (leaf != slot.libc && leaf != slot.loader);
+      bool allow_libunwind = may_start_libunwind(slot.map, slot.loader, regs.ip);
       if (find_stack(slot.stacks, regs.sp, &lo, &hi))
         n = sxs__unwind_from_regs(&regs, true, allow_libunwind, lo, hi, sampler_is_fp_code, (void *)slot.map,
                                   slot.steps, slot.frames, SAMPLER_MAX_FRAMES);
@@ -254,8 +340,55 @@ static gboolean thread_blocks_signal(pid_t tid) {
   return (mask >> (SXS_SAMPLER_SIGNAL - 1)) & 1;
 }
 
+/* Timer mode: gives the thread a slot and a CPU-time timer firing every period of its CPU time. */
+static void timer_arm(SampledThread *t) {
+  if (!pool)
+    pool = g_new0(ThreadSlot, SAMPLER_POOL_SLOTS);
+  ThreadSlot *ts = NULL;
+  for (guint i = 0; i < SAMPLER_POOL_SLOTS && !ts; i++)
+    if (__atomic_load_n(&pool[i].magic, __ATOMIC_ACQUIRE) == 0)
+      ts = &pool[i];
+  if (!ts) {
+    count_dropped("too many threads for timers");
+    return;
+  }
+  ts->tid = t->tid;
+  ts->state = SLOT_IDLE;
+  ts->missed = 0;
+  __atomic_store_n(&ts->magic, THREAD_SLOT_MAGIC, __ATOMIC_RELEASE);
+  struct sigevent sev;
+  memset(&sev, 0, sizeof sev);
+  sev.sigev_notify = SIGEV_THREAD_ID;
+  sev.sigev_signo = SXS_SAMPLER_SIGNAL;
+  sev.sigev_value.sival_ptr = ts;
+  sev._sigev_un._tid = t->tid;
+  clockid_t clock = (clockid_t)((~(unsigned)t->tid) << 3) | 6;
+  if (timer_create(clock, &sev, &t->timer) != 0) {
+    __atomic_store_n(&ts->magic, 0, __ATOMIC_RELEASE);
+    count_dropped("timer not created");
+    return;
+  }
+  guint64 period = G_GUINT64_CONSTANT(1000000000) / (guint64)sampler.frequency;
+  struct itimerspec its = {
+      .it_interval = {.tv_sec = (time_t)(period / 1000000000), .tv_nsec = (long)(period % 1000000000)}};
+  its.it_value = its.it_interval;
+  timer_settime(t->timer, 0, &its, NULL);
+  t->tslot = ts;
+}
+
+/* Timer mode: the thread is gone (or the sampler stops): its timer goes, then its slot. A gone
+ * thread runs no handler, so its slot is free at once. */
+static void timer_disarm(SampledThread *t) {
+  if (!t->tslot)
+    return;
+  timer_delete(t->timer);
+  __atomic_store_n(&t->tslot->magic, 0, __ATOMIC_RELEASE);
+  t->tslot = NULL;
+}
+
 static void sampled_thread_free(gpointer p) {
   SampledThread *t = p;
+  timer_disarm(t);
   g_free(t->last);
   g_free(t->name);
   g_free(t);
@@ -293,6 +426,8 @@ static void rescan(void) {
          * answer: it is not asked while it does. */
         t->blocked = thread_blocks_signal(tid);
         g_hash_table_insert(sampler.threads, GINT_TO_POINTER(tid), t);
+        if (sampler.use_timers)
+          timer_arm(t);
       } else {
         if (t->blocked) {
           /* A thread may start with every signal blocked (created by a thread that blocks them)
@@ -329,8 +464,11 @@ static void rescan(void) {
       g_ptr_array_add(sampler.retired_stacks, sampler.stacks);
     }
     sampler.stacks = fresh;
-    /* No capture is under way between ticks: nothing reads the old ranges any more. */
-    if (__atomic_load_n(&slot.state, __ATOMIC_ACQUIRE) != SLOT_RUNNING)
+    /* No capture is under way between ticks, and no timer handler holds the old ranges: nothing
+     * reads them any more. */
+    __atomic_store_n(&timer_res.stacks, fresh, __ATOMIC_RELEASE);
+    if (SLOT_PHASE(__atomic_load_n(&slot.state, __ATOMIC_ACQUIRE)) != SLOT_RUNNING &&
+        __atomic_load_n(&handlers_inflight, __ATOMIC_SEQ_CST) == 0)
       g_clear_pointer(&sampler.retired_stacks, g_ptr_array_unref);
   }
 }
@@ -731,6 +869,71 @@ static void tick_suspend(guint64 period_ns, const SxsWalkResources *res, const S
   }
 }
 
+/* Waits (at most 10 ms) until no timer handler is between its first and last read of timer_res. */
+static gboolean handlers_drained(void) {
+  for (int i = 0; i < 1000; i++) {
+    if (__atomic_load_n(&handlers_inflight, __ATOMIC_SEQ_CST) == 0)
+      return TRUE;
+    g_usleep(10);
+  }
+  return FALSE;
+}
+
+/* Timer mode: publishes what the handlers walk with. The walk taken for them is kept until a newer
+ * one replaces it and no handler can still hold the old one. */
+static void timer_publish(void) {
+  SxsWalkResources res;
+  sxs__stacks_walk_enter(&res);
+  if (sampler.timer_walk_taken && res.map == sampler.timer_walk.map && res.steps == sampler.timer_walk.steps) {
+    sxs__stacks_walk_leave();
+    return;
+  }
+  __atomic_store_n(&timer_res.libc, sxs__modmap_find_named(res.map, "libc.so.6"), __ATOMIC_RELEASE);
+  __atomic_store_n(&timer_res.loader, sxs__modmap_find_named(res.map, "ld-linux-x86-64.so.2"), __ATOMIC_RELEASE);
+  __atomic_store_n(&timer_res.steps, res.steps, __ATOMIC_RELEASE);
+  __atomic_store_n(&timer_res.map, res.map, __ATOMIC_RELEASE);
+  if (sampler.timer_walk_taken && handlers_drained())
+    sxs__stacks_walk_leave(); /* the previous one: nobody reads it now */
+  sampler.timer_walk = res;
+  sampler.timer_walk_taken = TRUE;
+}
+
+/* A timer-mode tick: every capture the threads' timers made since the last tick is collected. */
+static void tick_timers(const SxsWalkResources *res, const SxsStitchTarget *targets, const SxsStitchRuntime *runtimes,
+                        guint n_targets) {
+  static SxsStackFrame classified[SAMPLER_MAX_FRAMES];
+  GHashTableIter it;
+  gpointer value;
+  g_hash_table_iter_init(&it, sampler.threads);
+  while (g_hash_table_iter_next(&it, NULL, &value)) {
+    SampledThread *t = value;
+    ThreadSlot *ts = t->tslot;
+    if (!ts || __atomic_load_n(&ts->state, __ATOMIC_ACQUIRE) != SLOT_DONE)
+      continue;
+    int n = ts->n;
+    guint64 weight = 1 + (guint64)__atomic_exchange_n(&ts->missed, 0, __ATOMIC_RELAXED);
+    int overrun = timer_getoverrun(t->timer);
+    if (overrun > 0)
+      weight += (guint64)overrun;
+    if (n > 0) {
+      guint64 t0 = now_ns(CLOCK_MONOTONIC);
+      SxsStitchReport report = {0};
+      guint m = sxs__stitch_classify(runtimes, n_targets, res->map, res->owners, ts->frames, (guint)n, TRUE, classified,
+                                     NULL, &report);
+      add_sample_of(t, res, classified, m, weight, targets, n_targets);
+      g_mutex_lock(&sampler.lock);
+      sampler.capture_ns += ts->capture_ns;
+      g_mutex_unlock(&sampler.lock);
+      count_taken(weight, m, now_ns(CLOCK_MONOTONIC) - t0);
+    } else {
+      count_dropped(n == -EBUSY ? "thread inside a walk" : n == -ERANGE ? "stack not found" : "walk failed");
+      if (n == -ERANGE)
+        sampler.stacks_stale = TRUE;
+    }
+    __atomic_store_n(&ts->state, SLOT_IDLE, __ATOMIC_RELEASE);
+  }
+}
+
 /* One tick: the suspend walker when asked for (or auto, at a frequency it allows) and every
  * profiled runtime can be suspended, the signal walker otherwise. */
 static void tick(guint64 period_ns) {
@@ -752,10 +955,15 @@ static void tick(guint64 period_ns) {
       }
       use_suspend = FALSE;
     }
-  if (use_suspend)
+  if (sampler.use_timers) {
+    use_suspend = FALSE;
+    timer_publish();
+    tick_timers(&res, targets, runtimes, n_targets);
+  } else if (use_suspend) {
     tick_suspend(period_ns, &res, targets, n_targets);
-  else
+  } else {
     tick_signal(period_ns, &res, targets, runtimes, n_targets);
+  }
   g_mutex_lock(&sampler.lock);
   if (use_suspend)
     sampler.ticks_suspend++;
@@ -794,6 +1002,16 @@ static void *sampler_main(void *arg) {
     while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
       ;
   }
+  /* Timers first (no new expiry), then what the handlers walk with, once none is left. */
+  GHashTableIter it;
+  gpointer value;
+  g_hash_table_iter_init(&it, sampler.threads);
+  while (g_hash_table_iter_next(&it, NULL, &value))
+    timer_disarm(value);
+  if (sampler.timer_walk_taken && handlers_drained()) {
+    sxs__stacks_walk_leave();
+    sampler.timer_walk_taken = FALSE;
+  }
   return NULL;
 }
 
@@ -813,6 +1031,11 @@ void sxs__sampler_start(const SxsConfig *cfg) {
   sampler.frequency = cfg->sampling.frequency > 0 ? cfg->sampling.frequency : SXS_SAMPLING_FREQUENCY_DEFAULT;
   sampler.mode = cfg->sampling.mode;
   sampler.walker = cfg->sampling.walker;
+  /* mode=cpu with the signal walker (walker=signal, or auto, which picks the signal walker): the
+   * kernel's per-thread CPU-time timers deliver the signals. */
+  sampler.use_timers = sampler.mode == SXS_SAMPLING_CPU &&
+                       (sampler.walker == SXS_WALKER_SIGNAL ||
+                        (sampler.walker == SXS_WALKER_AUTO && sampler.frequency > SXS_SAMPLER_SUSPEND_AUTO_MAX_HZ));
 
   struct sigaction old;
   if (sigaction(SXS_SAMPLER_SIGNAL, NULL, &old) != 0 ||
@@ -822,6 +1045,8 @@ void sxs__sampler_start(const SxsConfig *cfg) {
   } else {
     sampler_pid = getpid();
     sampler.pid = sampler_pid;
+    lock_code[0] = (uintptr_t)dlsym(RTLD_DEFAULT, "pthread_mutex_lock");
+    lock_code[1] = (uintptr_t)dlsym(RTLD_DEFAULT, "pthread_mutex_unlock");
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
     sa.sa_sigaction = sampler_on_signal;

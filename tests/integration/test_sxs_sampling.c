@@ -148,8 +148,8 @@ static void test_two_runtimes(Fixture *f, gconstpointer data) {
   g_autoptr(ItestRun) run = run_profiled(f, argv, "");
   itest_assert_exit(run, 0);
   g_autoptr(JsonNode) doc = itest_load_json(f->profile);
-  /* walker=auto at 99 Hz with two runtimes that can both be suspended: the suspend walker. */
-  JsonObject *samples = samples_by(doc, "suspend");
+  /* walker=auto: the signal walker, the threads' own CPU-time timers raising the signal. */
+  JsonObject *samples = samples_by(doc, "signal");
   gint64 one = profile_id(run, doc, 1), two = profile_id(run, doc, 2);
   /* Two threads spinning on two cores: about half each (cpu mode counts CPU time, so a machine
    * busy with something else shifts the shares; the test runs alone). */
@@ -218,7 +218,7 @@ static void test_wall_and_cpu(Fixture *f, gconstpointer data) {
     g_autoptr(ItestRun) run = run_profiled(f, argv, extra);
     itest_assert_exit(run, 0);
     g_autoptr(JsonNode) doc = itest_load_json(f->profile);
-    JsonObject *samples = samples_by(doc, "suspend");
+    JsonObject *samples = samples_by(doc, "signal");
     g_assert_cmpstr(json_object_get_string_member(samples, "mode"), ==, modes[m]);
     gint64 total = 0, napping = samples_with(samples, "Sleeper.Nap", 1, &total);
     g_test_message("mode=%s: Sleeper.Nap in %" G_GINT64_FORMAT " of %" G_GINT64_FORMAT " samples", modes[m], napping,
@@ -265,12 +265,16 @@ static void test_suspend_fallback(Fixture *f, gconstpointer data) {
  * going, calls between the runtimes) sampled at 1 kHz, every thread (wall): no crash, no hang,
  * the app's own counts of exceptions equal to what the runtimes reported. */
 static void test_stress(Fixture *f, gconstpointer data) {
-  const char *walker = data;
-  gboolean suspend = g_str_equal(walker, "suspend");
+  const char *variant = data; /* "signal" (wall mode), "timers" (cpu mode), "suspend" */
+  gboolean suspend = g_str_equal(variant, "suspend"), timers = g_str_equal(variant, "timers");
+  const char *walker = suspend ? "suspend" : "signal";
   g_autofree char *app = itest_app("SxsStress");
   /* The suspend walker needs runtimes that can be suspended: 10 and a private copy of 10. */
   const char *argv[] = {itest_env("SXS_RUNSXS"), "10.0", app, "2 2", suspend ? "10.0" : "2.0.0", app, "2 1", NULL};
-  g_autofree char *extra = g_strdup_printf("frequency=%s\nmode=wall\nwalker=%s\n", suspend ? "200" : "1000", walker);
+  /* wall mode: the sampler signals every thread; cpu mode with the signal walker: the threads'
+   * own CPU-time timers do, on threads that come and go every few milliseconds. */
+  g_autofree char *extra =
+      g_strdup_printf("frequency=%s\nmode=%s\nwalker=%s\n", suspend ? "200" : "1000", timers ? "cpu" : "wall", walker);
   g_autoptr(GRegex) re = g_regex_new("^stress ok seconds=2 gcs=\\d+ exceptions=(\\d+) nre=(\\d+) nre_pool=(\\d+) "
                                      "div0=(\\d+) spins=\\d+ bridge=\\d+ clr=([0-9.]+)$",
                                      G_REGEX_MULTILINE, 0, NULL);
@@ -280,7 +284,7 @@ static void test_stress(Fixture *f, gconstpointer data) {
     itest_assert_exit(run, 0);
     g_autoptr(JsonNode) doc = itest_load_json(f->profile);
     JsonObject *samples = samples_by(doc, walker);
-    g_assert_cmpint(json_object_get_int_member(samples, "taken"), >=, suspend ? 400 : 1000);
+    g_assert_cmpint(json_object_get_int_member(samples, "taken"), >=, suspend ? 400 : timers ? 500 : 1000);
     gint64 app_exceptions[2] = {0, 0};
     g_autoptr(GMatchInfo) mi = NULL;
     guint lines = 0;
@@ -332,6 +336,8 @@ int main(int argc, char **argv) {
   g_test_add("/sxs/sampling/stress/signal", Fixture, "signal", itest_scratch_setup, test_stress,
              itest_scratch_teardown);
   g_test_add("/sxs/sampling/stress/suspend", Fixture, "suspend", itest_scratch_setup, test_stress,
+             itest_scratch_teardown);
+  g_test_add("/sxs/sampling/stress/timers", Fixture, "timers", itest_scratch_setup, test_stress,
              itest_scratch_teardown);
   return g_test_run();
 }
