@@ -13,8 +13,8 @@
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 cd "$root"
-rounds=${1:-5}
-seconds=4
+rounds=${1:-3}
+seconds=12
 lib=$root/build/lib/libsxsprof.so
 app=build/apps/SxsSample/SxsSample.dll
 deep=build/apps/SxsStitch/SxsStitch.dll
