@@ -554,6 +554,7 @@ static HRESULT callback_JITCompilationFinished(ICorProfilerCallback11 *This, Fun
 
 static HRESULT callback_ThreadCreated(ICorProfilerCallback11 *This, ThreadID threadId) {
   SxsCallback *self = impl_from_ICorProfilerCallback11(This);
+  sxs__sampler_thread_created(self->runtime->id, threadId);
   sxs__manager_thread_created(self->runtime, threadId);
   return S_OK;
 }

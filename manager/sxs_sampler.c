@@ -146,9 +146,13 @@ static struct {
   GPtrArray *retired_stacks; /* kept while a handler may still read them */
   pid_t own_tid;
   SxsWalkerKind walker;
-  int walking_runtime;        /* the runtime whose thread the sampler walks now (atomic) */
-  uint64_t walking_thread;    /* its ThreadID, 0 when none (atomic) */
-  uint64_t destroying_thread; /* a ThreadID whose ThreadDestroyed is waiting (atomic) */
+  int walking_runtime;     /* the runtime whose thread the sampler walks now (atomic) */
+  uint64_t walking_thread; /* its ThreadID, 0 when none (atomic) */
+  /* The last SAMPLER_DESTROYED ThreadIDs whose ThreadDestroyed began, as (runtime id << 48 |
+   * ThreadID & 48 bits) in a ring (atomic entries; destroyed_next counts writes). A walk never
+   * starts on a thread in it: the runtime has let that thread go, even while it is suspended. */
+  uint64_t destroyed[64];
+  guint destroyed_next;
   gboolean suspend_refusal_logged;
   guint64 ticks_signal, ticks_suspend;
   pid_t pid;
@@ -712,6 +716,20 @@ static void tick_signal(guint64 period_ns, const SxsWalkResources *res, const Sx
   }
 }
 
+static uint64_t destroyed_key(int runtime_id, uint64_t thread_id) {
+  return ((uint64_t)(unsigned)runtime_id << 48) | (thread_id & ((UINT64_C(1) << 48) - 1));
+}
+
+/* Did ThreadDestroyed begin for this thread lately (the last 64 of them)? A ThreadID the runtime
+ * gives a new thread leaves the ring at that thread's ThreadCreated. */
+static gboolean thread_destroyed(int runtime_id, uint64_t thread_id) {
+  uint64_t key = destroyed_key(runtime_id, thread_id);
+  for (guint i = 0; i < G_N_ELEMENTS(sampler.destroyed); i++)
+    if (__atomic_load_n(&sampler.destroyed[i], __ATOMIC_SEQ_CST) == key)
+      return TRUE;
+  return FALSE;
+}
+
 /* What the suspend walker keeps of one thread between the suspension and the resolution. */
 typedef struct {
   SampledThread *thread;
@@ -814,7 +832,7 @@ static void tick_suspend(guint64 period_ns, const SxsWalkResources *res, const S
         __atomic_store_n(&sampler.walking_runtime, targets[k].stitch.runtime_id, __ATOMIC_SEQ_CST);
         __atomic_store_n(&sampler.walking_thread, ids[k][j], __ATOMIC_SEQ_CST);
         int r = 0;
-        if (__atomic_load_n(&sampler.destroying_thread, __ATOMIC_SEQ_CST) == ids[k][j])
+        if (thread_destroyed(targets[k].stitch.runtime_id, ids[k][j]))
           r = -ESRCH;
         else
           r = targets[k].ops->walk_thread(targets[k].stitch.user, ids[k][j], s->walked + used,
@@ -1086,17 +1104,25 @@ void sxs__sampler_stop(void) {
     sampler.running = FALSE;
 }
 
+void sxs__sampler_thread_created(int runtime_id, uint64_t thread_id) {
+  uint64_t key = destroyed_key(runtime_id, thread_id);
+  for (guint i = 0; i < G_N_ELEMENTS(sampler.destroyed); i++) {
+    uint64_t expected = key;
+    __atomic_compare_exchange_n(&sampler.destroyed[i], &expected, 0, FALSE, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
+  }
+}
+
 void sxs__sampler_thread_destroyed(int runtime_id, uint64_t thread_id) {
   if (!g_atomic_pointer_get(&sampler.started) || !sampler.running)
     return;
-  /* Announce first, then look: a walk that starts after the announcement skips the thread. */
-  __atomic_store_n(&sampler.destroying_thread, thread_id, __ATOMIC_SEQ_CST);
+  /* Announce first, then look (both sequentially consistent): either the sampler's check before
+   * a walk sees the announcement, or this sees the walk under way and waits for it. */
+  guint at = __atomic_fetch_add(&sampler.destroyed_next, 1, __ATOMIC_SEQ_CST) % G_N_ELEMENTS(sampler.destroyed);
+  __atomic_store_n(&sampler.destroyed[at], destroyed_key(runtime_id, thread_id), __ATOMIC_SEQ_CST);
   gint64 deadline = g_get_monotonic_time() + 200 * 1000;
   while (__atomic_load_n(&sampler.walking_thread, __ATOMIC_SEQ_CST) == thread_id &&
          __atomic_load_n(&sampler.walking_runtime, __ATOMIC_SEQ_CST) == runtime_id && g_get_monotonic_time() < deadline)
     g_usleep(50);
-  uint64_t expected = thread_id;
-  __atomic_compare_exchange_n(&sampler.destroying_thread, &expected, 0, FALSE, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
 }
 
 void sxs__sampler_fill(SxsProfileModel *m) {

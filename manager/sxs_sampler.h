@@ -32,9 +32,12 @@ void sxs__sampler_start(const SxsConfig *cfg);
  * by the profile's exit write). Context: any thread but the sampler's. */
 void sxs__sampler_stop(void);
 
-/* A runtime's ThreadDestroyed: waits (at most 200 ms) while the sampler walks that thread, so that
- * a walk never reads a thread the runtime has let go. Context: the runtime's callback thread. */
+/* A runtime's ThreadDestroyed: announces the thread (no walk of it starts after this) and waits
+ * (at most 200 ms) while the sampler walks it, so that a walk never reads a thread the runtime has
+ * let go. Context: the runtime's callback thread. */
 void sxs__sampler_thread_destroyed(int runtime_id, uint64_t thread_id);
+/* A runtime's ThreadCreated: a ThreadID given anew is no longer a destroyed thread's. */
+void sxs__sampler_thread_created(int runtime_id, uint64_t thread_id);
 
 /* Copies the sampler's settings and counters into m->samples. Context: any thread. */
 void sxs__sampler_fill(SxsProfileModel *m);
