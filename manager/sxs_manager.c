@@ -467,8 +467,8 @@ int sxs__manager_function_name(SxsRuntime *rt, uint64_t function_id, char **ret_
   return ops->function_name(instance, function_id, ret_name, ret_module);
 }
 
-guint sxs__manager_stitch_targets(SxsStitchTarget *out, guint max, const char **skipped, guint max_skipped,
-                                  guint *ret_n_skipped) {
+guint sxs__manager_stitch_targets(SxsStitchTarget *out, SxsStitchRuntime *ret_runtimes, guint max, const char **skipped,
+                                  guint max_skipped, guint *ret_n_skipped) {
   guint n = 0, n_skipped = 0;
   g_mutex_lock(&manager.lock);
   g_autoptr(GPtrArray) all = runtimes_sorted_locked();
@@ -501,7 +501,10 @@ guint sxs__manager_stitch_targets(SxsStitchTarget *out, guint max, const char **
     g_mutex_unlock(&rt->lock);
   }
   g_mutex_unlock(&manager.lock);
-  *ret_n_skipped = n_skipped;
+  for (guint i = 0; ret_runtimes && i < n; i++)
+    ret_runtimes[i] = out[i].stitch;
+  if (ret_n_skipped)
+    *ret_n_skipped = n_skipped;
   return n;
 }
 

@@ -105,13 +105,14 @@ void sxs__manager_attach_ops(SxsRuntime *rt, const SxsRuntimeOps *ops, gpointer 
 /* Names one of a runtime's functions through its live side: 0, or -ESHUTDOWN / -ENOENT. */
 int sxs__manager_function_name(SxsRuntime *rt, uint64_t function_id, char **ret_name, char **ret_module);
 
-/* The runtimes a stack walk may ask now, in id order, into out[0 .. returned) (at most max):
- * profiled, with their live side attached, not shut down, and stacks not off for them. Each other
- * runtime's reason is appended to skipped (static strings: "declined", "starting", "shut down",
- * "stacks off", "too many runtimes"), at most max_skipped of them, *ret_n_skipped set.
- * Context: any thread; takes the registry's locks, calls nothing. */
-guint sxs__manager_stitch_targets(SxsStitchTarget *out, guint max, const char **skipped, guint max_skipped,
-                                  guint *ret_n_skipped);
+/* The runtimes a stack walk may ask now, in id order, into out[0 .. returned) (at most max), and
+ * their SxsStitchTarget.stitch into ret_runtimes[] too when it is not NULL: profiled, with their
+ * live side attached, not shut down, and stacks not off for them. Each other runtime's reason is
+ * appended to skipped (static strings: "declined", "starting", "shut down", "stacks off", "too
+ * many runtimes"), at most max_skipped of them (skipped may be NULL with 0), *ret_n_skipped set
+ * when not NULL. Context: any thread; takes the registry's locks, calls nothing. */
+guint sxs__manager_stitch_targets(SxsStitchTarget *out, SxsStitchRuntime *ret_runtimes, guint max, const char **skipped,
+                                  guint max_skipped, guint *ret_n_skipped);
 
 /* The name and module recorded for a function: 0, or -ENOENT (out-parameters untouched). */
 int sxs__manager_recorded_function(SxsRuntime *rt, uint64_t function_id, char **ret_name, char **ret_module);

@@ -47,6 +47,7 @@
 #include "sxs_unwind.h"
 
 #define SAMPLER_MAX_FRAMES SXS_STITCH_MAX_FRAMES
+#define SAMPLER_LOADER "ld-linux-x86-64.so.2"
 #define SAMPLER_WAIT_NS (20 * G_GINT64_CONSTANT(1000000))    /* a thread has this long to take its sample */
 #define SAMPLER_STUCK_NS (1000 * G_GINT64_CONSTANT(1000000)) /* a handler that ran this long never ends */
 #define SAMPLER_RESCAN_NS (100 * G_GINT64_CONSTANT(1000000)) /* threads and stacks looked for again */
@@ -73,7 +74,7 @@ typedef struct {
   guint seq;  /* the last request's sequence number (the sampler's) */
   pid_t tid;
   const SxsModuleMap *map;
-  const SxsModule *libc, *loader; /* in map: where libunwind must not be started from */
+  const SxsModule *loader; /* in map: where libunwind must not be started from */
   SxsUnwindCache *steps;
   const StackRanges *stacks;
   int n; /* frames written, or -errno */
@@ -108,7 +109,7 @@ static struct {
   const SxsModuleMap *map;
   SxsUnwindCache *steps;
   const StackRanges *stacks;
-  const SxsModule *libc, *loader;
+  const SxsModule *loader;
 } timer_res;
 static pid_t sampler_pid; /* the process the handler answers for (a forked child is another) */
 
@@ -164,6 +165,19 @@ static struct {
   SxsWalkResources timer_walk; /* what timer handlers walk with (taken, released when replaced) */
   gboolean timer_walk_taken;
 } sampler;
+
+/* The kernel's id of another thread's CPU-time clock (CPUCLOCK_SCHED of a thread, by its tid). */
+static clockid_t thread_cpu_clock(pid_t tid) {
+  return (clockid_t)((~(unsigned)tid) << 3) | 6;
+}
+
+/* Thread t's CPU time in ns, or -1 when it cannot be read (the thread is gone). */
+static gint64 thread_cpu_ns(pid_t tid) {
+  struct timespec ts;
+  if (clock_gettime(thread_cpu_clock(tid), &ts) != 0)
+    return -1;
+  return (gint64)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
 
 static pid_t sampler_gettid(void) {
   return (pid_t)syscall(SYS_gettid);
@@ -296,6 +310,14 @@ static void count_dropped(const char *reason) {
   g_mutex_unlock(&sampler.lock);
 }
 
+/* Counts why a capture gave no frame (n: what the walk returned); a stack that was not found sends
+ * the sampler to read the stack mappings again. */
+static void count_failed_capture(int n) {
+  count_dropped(n == -EBUSY ? "thread inside a walk" : n == -ERANGE ? "stack not found" : "walk failed");
+  if (n == -ERANGE)
+    sampler.stacks_stale = TRUE;
+}
+
 /* The threads' stacks from /proc/self/maps. Context: the sampler thread. */
 static StackRanges *read_stack_ranges(void) {
   g_autofree char *text = NULL;
@@ -366,8 +388,7 @@ static void timer_arm(SampledThread *t) {
   sev.sigev_signo = SXS_SAMPLER_SIGNAL;
   sev.sigev_value.sival_ptr = ts;
   sev._sigev_un._tid = t->tid;
-  clockid_t clock = (clockid_t)((~(unsigned)t->tid) << 3) | 6;
-  if (timer_create(clock, &sev, &t->timer) != 0) {
+  if (timer_create(thread_cpu_clock(t->tid), &sev, &t->timer) != 0) {
     __atomic_store_n(&ts->magic, 0, __ATOMIC_RELEASE);
     count_dropped("timer not created");
     return;
@@ -424,8 +445,7 @@ static void rescan(void) {
         g_autofree char *comm = NULL;
         if (g_file_get_contents(comm_path, &comm, NULL, NULL))
           t->name = g_strdup(g_strstrip(comm));
-        clockid_t clock = (clockid_t)((~(unsigned)tid) << 3) | 6;
-        t->cpu_accounted = (gint64)now_ns(clock);
+        t->cpu_accounted = MAX(thread_cpu_ns(tid), 0);
         /* A thread that blocks the signal (the profiler's own, some runtime threads) would never
          * answer: it is not asked while it does. */
         t->blocked = thread_blocks_signal(tid);
@@ -477,11 +497,6 @@ static void rescan(void) {
   }
 }
 
-/* The module of map whose file name is name, or NULL. */
-static const SxsModule *module_named(const SxsModuleMap *map, const char *name) {
-  return sxs__modmap_find_named(map, name);
-}
-
 /* Asks thread t for its stack and waits for it. Returns the frames captured, or -errno (the reason
  * counted). A capture the handler started is waited for as long as it takes (it only walks; a
  * process that is stopped or throttled stops the sampler too); only a stop request ends the wait,
@@ -490,8 +505,7 @@ static const SxsModule *module_named(const SxsModuleMap *map, const char *name) 
 static int capture(SampledThread *t, const SxsWalkResources *res, gboolean *ret_abandoned) {
   guint seq = ++slot.seq & 0x3FFFFFFFu;
   slot.map = res->map;
-  slot.libc = module_named(res->map, "libc.so.6");
-  slot.loader = module_named(res->map, "ld-linux-x86-64.so.2");
+  slot.loader = sxs__modmap_find_named(res->map, SAMPLER_LOADER);
   slot.steps = res->steps;
   slot.stacks = sampler.stacks;
   slot.n = 0;
@@ -538,9 +552,7 @@ static int capture(SampledThread *t, const SxsWalkResources *res, gboolean *ret_
   int n = slot.n;
   __atomic_store_n(&slot.state, SLOT_IDLE, __ATOMIC_RELEASE);
   if (n <= 0) {
-    count_dropped(n == -EBUSY ? "thread inside a walk" : n == -ERANGE ? "stack not found" : "walk failed");
-    if (n == -ERANGE)
-      sampler.stacks_stale = TRUE;
+    count_failed_capture(n);
     return n < 0 ? n : -ENOENT;
   }
   g_mutex_lock(&sampler.lock);
@@ -550,15 +562,6 @@ static int capture(SampledThread *t, const SxsWalkResources *res, gboolean *ret_
 }
 
 static void set_off(const char *why);
-
-/* Thread t's CPU time in ns, or -1 when it cannot be read (the thread is gone). */
-static gint64 thread_cpu_ns(pid_t tid) {
-  clockid_t clock = (clockid_t)((~(unsigned)tid) << 3) | 6; /* the kernel's per-thread CPU clock id */
-  struct timespec ts;
-  if (clock_gettime(clock, &ts) != 0)
-    return -1;
-  return (gint64)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
 
 /* What a tick does for one thread. */
 typedef enum {
@@ -650,14 +653,18 @@ static void add_sample_of(SampledThread *t, const SxsWalkResources *res, const S
   }
 }
 
-/* The runtimes a tick classifies frames with (every profiled runtime). */
-static guint tick_targets(SxsStitchTarget *targets, SxsStitchRuntime *runtimes) {
-  const char *skips[16];
-  guint n_skips = 0;
-  guint n = sxs__manager_stitch_targets(targets, SXS_STITCH_MAX_RUNTIMES, skips, G_N_ELEMENTS(skips), &n_skips);
-  for (guint k = 0; k < n; k++)
-    runtimes[k] = targets[k].stitch;
-  return n;
+/* A thread's captured native frames (native[0] the interrupted instruction), classified and
+ * counted as its sample. Context: the sampler thread. */
+static void record_capture(SampledThread *t, const SxsWalkResources *res, const SxsNativeFrame *native, guint n,
+                           guint64 weight, const SxsStitchTarget *targets, const SxsStitchRuntime *runtimes,
+                           guint n_targets) {
+  static SxsStackFrame classified[SAMPLER_MAX_FRAMES];
+  guint64 t0 = now_ns(CLOCK_MONOTONIC);
+  SxsStitchReport report = {0};
+  guint m =
+      sxs__stitch_classify(runtimes, n_targets, res->map, res->owners, native, n, TRUE, classified, NULL, &report);
+  add_sample_of(t, res, classified, m, weight, targets, n_targets);
+  count_taken(weight, m, now_ns(CLOCK_MONOTONIC) - t0);
 }
 
 /* The threads in the order a tick visits them: a different first one each tick, so that a cap on
@@ -683,7 +690,6 @@ static GPtrArray *tick_order(void) {
 /* A signal-walker tick: each thread due walks its own native stack; frames are classified after. */
 static void tick_signal(guint64 period_ns, const SxsWalkResources *res, const SxsStitchTarget *targets,
                         const SxsStitchRuntime *runtimes, guint n_targets) {
-  static SxsStackFrame classified[SAMPLER_MAX_FRAMES];
   g_autoptr(GPtrArray) order = tick_order();
   for (guint i = 0; i < order->len && !sampler.stop; i++) {
     SampledThread *t = order->pdata[i];
@@ -707,12 +713,7 @@ static void tick_signal(guint64 period_ns, const SxsWalkResources *res, const Sx
       check_unanswered(t);
       continue;
     }
-    guint64 t0 = now_ns(CLOCK_MONOTONIC);
-    SxsStitchReport report = {0};
-    guint m = sxs__stitch_classify(runtimes, n_targets, res->map, res->owners, slot.frames, (guint)n, TRUE, classified,
-                                   NULL, &report);
-    add_sample_of(t, res, classified, m, weight, targets, n_targets);
-    count_taken(weight, m, now_ns(CLOCK_MONOTONIC) - t0);
+    record_capture(t, res, slot.frames, (guint)n, weight, targets, runtimes, n_targets);
   }
 }
 
@@ -750,7 +751,7 @@ typedef struct {
  * frames are classified, stitched by stack pointer (a runtime's frames below the captured leaf,
  * where the thread parked for the suspension, left out) and counted. */
 static void tick_suspend(guint64 period_ns, const SxsWalkResources *res, const SxsStitchTarget *targets,
-                         guint n_targets) {
+                         const SxsStitchRuntime *runtimes, guint n_targets) {
   static SuspendedSample *samples;
   static uint64_t *ids[SXS_STITCH_MAX_RUNTIMES];
   static uint32_t *tids[SXS_STITCH_MAX_RUNTIMES];
@@ -858,9 +859,6 @@ static void tick_suspend(guint64 period_ns, const SxsWalkResources *res, const S
     if (suspended[k])
       targets[k].ops->resume(targets[k].stitch.user);
 
-  SxsStitchRuntime runtimes[SXS_STITCH_MAX_RUNTIMES];
-  for (guint k = 0; k < n_targets; k++)
-    runtimes[k] = targets[k].stitch;
   static SxsStackFrame classified[SAMPLER_MAX_FRAMES], stitched[SXS_STITCH_MAX_STITCHED];
   for (guint i = 0; i < n_due; i++) {
     SuspendedSample *s = &samples[i];
@@ -897,29 +895,25 @@ static gboolean handlers_drained(void) {
   return FALSE;
 }
 
-/* Timer mode: publishes what the handlers walk with. The walk taken for them is kept until a newer
- * one replaces it and no handler can still hold the old one. */
-static void timer_publish(void) {
-  SxsWalkResources res;
-  sxs__stacks_walk_enter(&res);
-  if (sampler.timer_walk_taken && res.map == sampler.timer_walk.map && res.steps == sampler.timer_walk.steps) {
-    sxs__stacks_walk_leave();
-    return;
-  }
-  __atomic_store_n(&timer_res.libc, sxs__modmap_find_named(res.map, "libc.so.6"), __ATOMIC_RELEASE);
-  __atomic_store_n(&timer_res.loader, sxs__modmap_find_named(res.map, "ld-linux-x86-64.so.2"), __ATOMIC_RELEASE);
-  __atomic_store_n(&timer_res.steps, res.steps, __ATOMIC_RELEASE);
-  __atomic_store_n(&timer_res.map, res.map, __ATOMIC_RELEASE);
+/* Timer mode: publishes the tick's walk resources to the handlers when they changed. The walk
+ * taken for the handlers is kept until a newer one replaces it and no handler can still hold the
+ * old one. Returns TRUE when it kept res (the tick must not release it). */
+static gboolean timer_publish(const SxsWalkResources *res) {
+  if (sampler.timer_walk_taken && res->map == sampler.timer_walk.map && res->steps == sampler.timer_walk.steps)
+    return FALSE;
+  __atomic_store_n(&timer_res.loader, sxs__modmap_find_named(res->map, SAMPLER_LOADER), __ATOMIC_RELEASE);
+  __atomic_store_n(&timer_res.steps, res->steps, __ATOMIC_RELEASE);
+  __atomic_store_n(&timer_res.map, res->map, __ATOMIC_RELEASE);
   if (sampler.timer_walk_taken && handlers_drained())
     sxs__stacks_walk_leave(); /* the previous one: nobody reads it now */
-  sampler.timer_walk = res;
+  sampler.timer_walk = *res;
   sampler.timer_walk_taken = TRUE;
+  return TRUE;
 }
 
 /* A timer-mode tick: every capture the threads' timers made since the last tick is collected. */
 static void tick_timers(const SxsWalkResources *res, const SxsStitchTarget *targets, const SxsStitchRuntime *runtimes,
                         guint n_targets) {
-  static SxsStackFrame classified[SAMPLER_MAX_FRAMES];
   GHashTableIter it;
   gpointer value;
   g_hash_table_iter_init(&it, sampler.threads);
@@ -934,19 +928,12 @@ static void tick_timers(const SxsWalkResources *res, const SxsStitchTarget *targ
     if (overrun > 0)
       weight += (guint64)overrun;
     if (n > 0) {
-      guint64 t0 = now_ns(CLOCK_MONOTONIC);
-      SxsStitchReport report = {0};
-      guint m = sxs__stitch_classify(runtimes, n_targets, res->map, res->owners, ts->frames, (guint)n, TRUE, classified,
-                                     NULL, &report);
-      add_sample_of(t, res, classified, m, weight, targets, n_targets);
       g_mutex_lock(&sampler.lock);
       sampler.capture_ns += ts->capture_ns;
       g_mutex_unlock(&sampler.lock);
-      count_taken(weight, m, now_ns(CLOCK_MONOTONIC) - t0);
+      record_capture(t, res, ts->frames, (guint)n, weight, targets, runtimes, n_targets);
     } else {
-      count_dropped(n == -EBUSY ? "thread inside a walk" : n == -ERANGE ? "stack not found" : "walk failed");
-      if (n == -ERANGE)
-        sampler.stacks_stale = TRUE;
+      count_failed_capture(n);
     }
     __atomic_store_n(&ts->state, SLOT_IDLE, __ATOMIC_RELEASE);
   }
@@ -959,7 +946,7 @@ static void tick(guint64 period_ns) {
   sxs__stacks_walk_enter(&res);
   SxsStitchTarget targets[SXS_STITCH_MAX_RUNTIMES];
   SxsStitchRuntime runtimes[SXS_STITCH_MAX_RUNTIMES];
-  guint n_targets = tick_targets(targets, runtimes);
+  guint n_targets = sxs__manager_stitch_targets(targets, runtimes, SXS_STITCH_MAX_RUNTIMES, NULL, 0, NULL);
   gboolean use_suspend =
       n_targets > 0 && (sampler.walker == SXS_WALKER_SUSPEND ||
                         (sampler.walker == SXS_WALKER_AUTO && sampler.frequency <= SXS_SAMPLER_SUSPEND_AUTO_MAX_HZ));
@@ -973,12 +960,13 @@ static void tick(guint64 period_ns) {
       }
       use_suspend = FALSE;
     }
+  gboolean kept = FALSE;
   if (sampler.use_timers) {
     use_suspend = FALSE;
-    timer_publish();
+    kept = timer_publish(&res);
     tick_timers(&res, targets, runtimes, n_targets);
   } else if (use_suspend) {
-    tick_suspend(period_ns, &res, targets, n_targets);
+    tick_suspend(period_ns, &res, targets, runtimes, n_targets);
   } else {
     tick_signal(period_ns, &res, targets, runtimes, n_targets);
   }
@@ -988,8 +976,9 @@ static void tick(guint64 period_ns) {
   else
     sampler.ticks_signal++;
   g_mutex_unlock(&sampler.lock);
-  /* A capture abandoned at stop may still be reading the map and the caches: they stay taken. */
-  if (!sampler.abandoned)
+  /* A capture abandoned at stop may still be reading the map and the caches: they stay taken. So
+   * does what the timer handlers now walk with. */
+  if (!sampler.abandoned && !kept)
     sxs__stacks_walk_leave();
 }
 

@@ -84,6 +84,13 @@ static GPtrArray *retired_steps;
 static SxsIpMap *owners;
 static GPtrArray *retired_owners;
 
+/* Called with map_lock held: keeps a replaced map or cache until no walk may hold it. */
+static void retire(GPtrArray **list, gpointer what) {
+  if (!*list)
+    *list = g_ptr_array_new();
+  g_ptr_array_add(*list, what);
+}
+
 /* Called with map_lock held: frees what was retired when no walk is in flight. */
 static void free_retired_locked(void) {
   if (g_atomic_int_get(&walks_in_flight) != 0)
@@ -196,18 +203,12 @@ static const SxsModuleMap *module_map(void) {
     /* An unload may free addresses another module then takes: rules learned there are void. */
     if (!steps || !map || sxs__modmap_unloads(fresh) != sxs__modmap_unloads(map)) {
       SxsUnwindCache *fresh_steps = sxs__unwind_cache_new(STACKS_STEP_CACHE_LOG2);
-      if (steps) {
-        if (!retired_steps)
-          retired_steps = g_ptr_array_new();
-        g_ptr_array_add(retired_steps, steps);
-      }
+      if (steps)
+        retire(&retired_steps, steps);
       g_atomic_pointer_set(&steps, fresh_steps);
     }
-    if (map) {
-      if (!retired_maps)
-        retired_maps = g_ptr_array_new();
-      g_ptr_array_add(retired_maps, map);
-    }
+    if (map)
+      retire(&retired_maps, map);
     g_atomic_pointer_set(&current_map, fresh);
     map = fresh;
   }
@@ -403,9 +404,8 @@ void sxs__stacks_record(SxsStackEvents event) {
   SxsStitchRuntime runtimes[SXS_STITCH_MAX_RUNTIMES];
   const char *skips[16];
   guint n_skips = 0;
-  guint n_targets = sxs__manager_stitch_targets(targets, G_N_ELEMENTS(targets), skips, G_N_ELEMENTS(skips), &n_skips);
-  for (guint i = 0; i < n_targets; i++)
-    runtimes[i] = targets[i].stitch;
+  guint n_targets =
+      sxs__manager_stitch_targets(targets, runtimes, G_N_ELEMENTS(targets), skips, G_N_ELEMENTS(skips), &n_skips);
 
   SxsStitchReport report;
   guint n =
@@ -511,33 +511,6 @@ void sxs__stacks_walk_leave(void) {
   walk_leave();
 }
 
-void sxs__stacks_add_sample(const SxsWalkResources *res, uint32_t thread, const char *thread_name,
-                            const SxsNativeFrame *native, guint n, guint64 weight, SxsSampleCounts *counts) {
-  static __thread StackFrameId *ids;
-  static __thread SxsStackFrame *frames;
-  if (!ids) {
-    ids = g_new(StackFrameId, SXS_STITCH_MAX_FRAMES);
-    frames = g_new(SxsStackFrame, SXS_STITCH_MAX_FRAMES);
-  }
-  n = MIN(n, SXS_STITCH_MAX_FRAMES);
-  SxsStitchTarget targets[SXS_STITCH_MAX_RUNTIMES];
-  SxsStitchRuntime runtimes[SXS_STITCH_MAX_RUNTIMES];
-  const char *skips[16];
-  guint n_skips = 0;
-  guint n_targets = sxs__manager_stitch_targets(targets, G_N_ELEMENTS(targets), skips, G_N_ELEMENTS(skips), &n_skips);
-  for (guint i = 0; i < n_targets; i++)
-    runtimes[i] = targets[i].stitch;
-  SxsStitchReport report = {0};
-  guint64 t0 = g_get_monotonic_time();
-  sxs__stitch_classify(runtimes, n_targets, res->map, res->owners, native, n, TRUE, frames, NULL, &report);
-  if (counts) {
-    counts->classify_ns += (guint64)(g_get_monotonic_time() - t0) * 1000;
-    counts->unknown_frames += report.unknown_code;
-    counts->frames += n;
-  }
-  add_stack(SXS_STACKS_SAMPLE, thread, thread_name, frames, n, weight, res->map, targets, n_targets, ids);
-}
-
 void sxs__stacks_add_stitched(const SxsWalkResources *res, uint32_t thread, const char *thread_name,
                               const SxsStackFrame *frames, guint n, guint64 weight, const SxsStitchTarget *targets,
                               guint n_targets) {
@@ -551,9 +524,7 @@ void sxs__stacks_add_stitched(const SxsWalkResources *res, uint32_t thread, cons
 void sxs__stacks_code_changed(void) {
   g_mutex_lock(&map_lock);
   if (owners) {
-    if (!retired_owners)
-      retired_owners = g_ptr_array_new();
-    g_ptr_array_add(retired_owners, owners);
+    retire(&retired_owners, owners);
     g_atomic_pointer_set(&owners, sxs__ipmap_new(STACKS_OWNERS_CACHE_LOG2));
     free_retired_locked();
   }

@@ -20,13 +20,6 @@ typedef struct {
   SxsIpMap *owners;
 } SxsWalkResources;
 
-/* Counts the sampler keeps of its own resolution work. */
-typedef struct {
-  guint64 frames;
-  guint64 unknown_frames;
-  guint64 classify_ns;
-} SxsSampleCounts;
-
 /* Most distinct stacks kept; events whose stack is new beyond that are counted as dropped. */
 #define SXS_STACKS_MAX_DISTINCT 65536
 
@@ -56,16 +49,10 @@ void sxs__stacks_code_changed(void);
 void sxs__stacks_walk_enter(SxsWalkResources *ret);
 void sxs__stacks_walk_leave(void);
 
-/* Counts a sampled stack of thread (its native frames as a signal handler walked them, leaf first,
- * native[0] the interrupted instruction) weight times: classified through the owners cache and the
- * runtimes, named when new, aggregated with the other samples of that thread. res from
- * sxs__stacks_walk_enter. Context: the sampler thread (no managed code, no lock held). */
-void sxs__stacks_add_sample(const SxsWalkResources *res, uint32_t thread, const char *thread_name,
-                            const SxsNativeFrame *native, guint n, guint64 weight, SxsSampleCounts *counts);
-
-/* Counts a sampled stack already classified and stitched (leaf first, strictly rising sp), as
- * sxs__stacks_add_sample does with native frames. targets: the runtimes its managed frames are of
- * (for naming). Context: the sampler thread. */
+/* Counts a sampled stack of thread, already classified and stitched (leaf first, strictly rising
+ * sp), weight times: named when new, aggregated with the other samples of that thread. res from
+ * sxs__stacks_walk_enter; targets: the runtimes its managed frames are of (for naming).
+ * Context: the sampler thread (no managed code, no lock held). */
 void sxs__stacks_add_stitched(const SxsWalkResources *res, uint32_t thread, const char *thread_name,
                               const SxsStackFrame *frames, guint n, guint64 weight, const SxsStitchTarget *targets,
                               guint n_targets);
