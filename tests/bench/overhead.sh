@@ -8,6 +8,8 @@
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 cd "$root"
+# shellcheck source=tests/bench/lib.sh
+. tests/bench/lib.sh
 runs=${1:-11}
 apps=build/apps
 lib=$root/build/lib/libsxsprof.so
@@ -19,7 +21,7 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
 # median of numbers on stdin
-median() { sort -n | awk '{a[NR]=$1} END {if (NR%2) print a[(NR+1)/2]; else printf "%.3f\n", (a[NR/2]+a[NR/2+1])/2}'; }
+median() { bench_median 3; }
 
 # one run: prints "<seconds> <maxrss_kb>"
 measure() {

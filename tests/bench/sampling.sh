@@ -13,6 +13,8 @@
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 cd "$root"
+# shellcheck source=tests/bench/lib.sh
+. tests/bench/lib.sh
 rounds=${1:-3}
 seconds=12
 lib=$root/build/lib/libsxsprof.so
@@ -24,7 +26,7 @@ command -v perf >/dev/null || { echo "bench: needs perf" >&2; exit 1; }
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-median() { sort -n | awk '{a[NR]=$1} END {if (NR%2) print a[(NR+1)/2]; else printf "%.4f\n", (a[NR/2]+a[NR/2+1])/2}'; }
+median() { bench_median 4; }
 
 config() { printf '[profiler]\noutput=%s/prof-%s\nflush=0\n%s' "$tmp" "$1" "$2" >"$tmp/$1.conf"; }
 config loaded ''
@@ -34,10 +36,11 @@ config sus99 $'[sampling]\nenabled=true\nfrequency=99\nwalker=suspend\n'
 config sus999 $'[sampling]\nenabled=true\nfrequency=999\nwalker=suspend\n'
 config deep $'[sampling]\nenabled=true\nfrequency=999\nmode=cpu\nwalker=signal\n'
 
+prof_env=(env -u SXSPROF_OUTPUT CORECLR_ENABLE_PROFILING=1 "CORECLR_PROFILER={0560F28C-910E-4FDA-94A2-5FACD8966E48}"
+          "CORECLR_PROFILER_PATH=$lib")
 profiled() {
     local name=$1; shift
-    env -u SXSPROF_OUTPUT CORECLR_ENABLE_PROFILING=1 "CORECLR_PROFILER={0560F28C-910E-4FDA-94A2-5FACD8966E48}" \
-        "CORECLR_PROFILER_PATH=$lib" "SXSPROF_CONFIG=$tmp/$name.conf" "$@"
+    "${prof_env[@]}" "SXSPROF_CONFIG=$tmp/$name.conf" "$@"
 }
 # CPU seconds (user + system) of a command, the command's output discarded
 cpu_of() {
@@ -48,8 +51,6 @@ perf_cmd() {
     perf_argv=(env -u CORECLR_ENABLE_PROFILING DOTNET_PerfMapEnabled=1 DOTNET_EnableWriteXorExecute=0
                perf record -q -F "$1" -g -o "$tmp/perf-$1.data" -- dotnet "$app" hotcold "$seconds")
 }
-prof_env=(env -u SXSPROF_OUTPUT CORECLR_ENABLE_PROFILING=1 "CORECLR_PROFILER={0560F28C-910E-4FDA-94A2-5FACD8966E48}"
-          "CORECLR_PROFILER_PATH=$lib")
 # share of Hot.Spin among the samples of a perf.data (by leaf symbol)
 perf_share() {
     perf report -i "$1" --stdio --no-children --sort sym 2>/dev/null |
@@ -140,15 +141,4 @@ end='<!-- end sampling results -->'
     echo
     echo "$end"
 } >"$tmp/section"
-if grep -qF "$begin" "$doc"; then
-    awk -v b="$begin" -v e="$end" -v f="$tmp/section" '
-        $0 == b { while ((getline line < f) > 0) print line; skip = 1; next }
-        $0 == e { skip = 0; next }
-        !skip { print }' "$doc" >"$tmp/doc"
-else
-    awk -v f="$tmp/section" '
-        /^<!-- results -->/ && !done { while ((getline line < f) > 0) print line; print ""; done = 1 }
-        { print }' "$doc" >"$tmp/doc"
-fi
-cp "$tmp/doc" "$doc"
-echo "bench: results written to $doc"
+bench_write_section "$doc" "$begin" "$end" "$tmp/section" "$tmp"

@@ -16,6 +16,8 @@
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 cd "$root"
+# shellcheck source=tests/bench/lib.sh
+. tests/bench/lib.sh
 rounds=${1:-7}
 levels=10
 lib=$root/build/lib/libsxsprof.so
@@ -24,7 +26,7 @@ app=build/apps/SxsStitch/SxsStitch.dll
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-median() { sort -n | awk '{a[NR]=$1} END {if (NR%2) print a[(NR+1)/2]; else printf "%.1f\n", (a[NR/2]+a[NR/2+1])/2}'; }
+median() { bench_median 1; }
 
 printf '[profiler]\noutput=%s/prof-off\nflush=0\n' "$tmp" >"$tmp/off.conf"
 printf '[profiler]\noutput=%s/prof-on\nflush=0\n[stacks]\non=exception\n' "$tmp" >"$tmp/on.conf"
@@ -117,15 +119,4 @@ end='<!-- end stitch results -->'
     echo
     echo "$end"
 } >"$tmp/section"
-if grep -qF "$begin" "$doc"; then
-    awk -v b="$begin" -v e="$end" -v f="$tmp/section" '
-        $0 == b { while ((getline line < f) > 0) print line; skip = 1; next }
-        $0 == e { skip = 0; next }
-        !skip { print }' "$doc" >"$tmp/doc"
-else
-    awk -v f="$tmp/section" '
-        /^<!-- results -->/ && !done { while ((getline line < f) > 0) print line; print ""; done = 1 }
-        { print }' "$doc" >"$tmp/doc"
-fi
-cp "$tmp/doc" "$doc"
-echo "bench: results written to $doc"
+bench_write_section "$doc" "$begin" "$end" "$tmp/section" "$tmp"

@@ -1,0 +1,27 @@
+# Shared by the benchmarks in tests/bench/: sourced, not run.
+
+# The median of the numbers on stdin, printed with DECIMALS decimals when it falls between two
+# (an odd count prints the middle number as it came).
+bench_median() {
+    local decimals=${1:-3}
+    sort -n | awk -v d="$decimals" '{a[NR]=$1} END {if (NR%2) print a[(NR+1)/2]; else printf "%.*f\n", d, (a[NR/2]+a[NR/2+1])/2}'
+}
+
+# Puts the lines of SECTION_FILE into DOC between the marker lines BEGIN and END (SECTION_FILE
+# holds both markers), replacing what was there, or, the first time, just above the line
+# "<!-- results -->". TMP is a scratch folder.
+bench_write_section() {
+    local doc=$1 begin=$2 end=$3 section=$4 tmp=$5
+    if grep -qF "$begin" "$doc"; then
+        awk -v b="$begin" -v e="$end" -v f="$section" '
+            $0 == b { while ((getline line < f) > 0) print line; skip = 1; next }
+            $0 == e { skip = 0; next }
+            !skip { print }' "$doc" >"$tmp/doc"
+    else
+        awk -v f="$section" '
+            /^<!-- results -->/ && !done { while ((getline line < f) > 0) print line; print ""; done = 1 }
+            { print }' "$doc" >"$tmp/doc"
+    fi
+    cp "$tmp/doc" "$doc"
+    echo "bench: results written to $doc"
+}
