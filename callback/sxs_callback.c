@@ -119,20 +119,6 @@ static int ops_owns_ip(gpointer instance, uintptr_t ip, uint64_t *ret_function_i
   return hr >= 0 || hr == E_FAIL ? -ENOENT : -EAGAIN;
 }
 
-/* SxsRuntimeOps.walk: this runtime's DoStackSnapshot of the calling thread. */
-static int ops_walk(gpointer instance, SxsStackFrame *frames, guint max, guint *ret_n, HRESULT *ret_hr) {
-  SxsCallback *self = instance;
-  ICorProfilerInfo15 *info = sxs__callback_info_enter(self);
-  if (!info) {
-    *ret_n = 0;
-    *ret_hr = 0;
-    return -ESHUTDOWN;
-  }
-  int r = sxs__snapshot_current_thread(info, self->runtime->id, frames, max, ret_n, ret_hr, NULL);
-  sxs__callback_info_leave(self);
-  return r;
-}
-
 /* SxsRuntimeOps.suspend: SuspendRuntime, holding the Info guard until resume, so that Shutdown
  * waits for the resume instead of letting the Info go under a suspended runtime. */
 static int ops_suspend(gpointer instance) {
@@ -190,6 +176,7 @@ static guint ops_threads(gpointer instance, uint64_t *ret_ids, uint32_t *ret_os_
   return n;
 }
 
+/* SxsRuntimeOps.walk_thread: DoStackSnapshot of a thread of this runtime (0: the calling one). */
 static int ops_walk_thread(gpointer instance, uint64_t thread_id, SxsStackFrame *frames, guint max, guint *ret_n,
                            HRESULT *ret_hr) {
   SxsCallback *self = instance;
@@ -202,6 +189,11 @@ static int ops_walk_thread(gpointer instance, uint64_t thread_id, SxsStackFrame 
   int r = sxs__snapshot_thread(info, self->runtime->id, thread_id, frames, max, ret_n, ret_hr, NULL);
   sxs__callback_info_leave(self);
   return r;
+}
+
+/* SxsRuntimeOps.walk: this runtime's DoStackSnapshot of the calling thread (ThreadID 0). */
+static int ops_walk(gpointer instance, SxsStackFrame *frames, guint max, guint *ret_n, HRESULT *ret_hr) {
+  return ops_walk_thread(instance, 0, frames, max, ret_n, ret_hr);
 }
 
 static const SxsRuntimeOps callback_ops = {

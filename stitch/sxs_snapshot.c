@@ -47,11 +47,6 @@ static HRESULT snapshot_frame(FunctionID funcId, UINT_PTR ip, COR_PRF_FRAME_INFO
   return S_OK;
 }
 
-int sxs__snapshot_current_thread(ICorProfilerInfo15 *info, int runtime_id, SxsStackFrame *frames, guint max,
-                                 guint *ret_n, HRESULT *ret_hr, guint *ret_dropped) {
-  return sxs__snapshot_thread(info, runtime_id, 0, frames, max, ret_n, ret_hr, ret_dropped);
-}
-
 int sxs__snapshot_thread(ICorProfilerInfo15 *info, int runtime_id, uint64_t thread_id, SxsStackFrame *frames, guint max,
                          guint *ret_n, HRESULT *ret_hr, guint *ret_dropped) {
   SnapshotState state = {.runtime_id = runtime_id, .frames = frames, .max = frames ? max : 0};

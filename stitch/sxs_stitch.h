@@ -35,7 +35,7 @@ typedef struct {
   /* Does the runtime own the code at ip (GetFunctionFromIP)? 0 with *ret_function_id when it does,
    * -ENOENT when it does not, another -errno when it could not be asked (it is shutting down). */
   int (*owns_ip)(gpointer user, uintptr_t ip, uint64_t *ret_function_id);
-  /* Its walk of the calling thread (sxs__snapshot_current_thread): frames leaf first into
+  /* Its walk of the calling thread (sxs__snapshot_thread of ThreadID 0): frames leaf first into
    * frames[0 .. *ret_n) (always set), the runtime's HRESULT in *ret_hr (always set; 0 when it was
    * not asked). 0 when the walk went to the end of the runtime's frames; -EIO when the runtime
    * answered a failure (the frames before it stand); -ENOBUFS when max frames were not enough;
