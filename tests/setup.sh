@@ -22,6 +22,9 @@ step() { echo "setup: $*"; }
 step "packages"
 bash "$src_root/tests/setup/install-deps.sh"
 
+step "node tools"
+bash "$src_root/tests/setup/install-node-tools.sh"
+
 step "runtimes"
 bash "$src_root/tests/setup/install-runtimes.sh"
 

@@ -12,11 +12,16 @@ build_pkgs=(build-essential cmake pkg-config libglib2.0-dev libjson-glib-dev lib
             libffi-dev binutils)
 # Runtimes: what the .NET Core 2.0 and 8.0 native parts load (ICU 72 is Debian 12's; the
 # 2.0 runtime is told so with CLR_ICU_VERSION_OVERRIDE=72).
-runtime_pkgs=(libicu72 libunwind8 libuuid1 liblzma5 zlib1g libssl3 libcurl4 libgssapi-krb5-2)
+runtime_pkgs=(libprotobuf-c1 libicu72 libunwind8 libuuid1 liblzma5 zlib1g libssl3 libcurl4 libgssapi-krb5-2)
 # Fetching runtimes: npm packs are tarballs, NuGet packages are zips.
 fetch_pkgs=(unzip tar gzip ca-certificates time)
 
-wanted=("${build_pkgs[@]}" "${runtime_pkgs[@]}" "${fetch_pkgs[@]}")
+# Views: pprof is encoded with protobuf-c (its compiler makes the C code from
+# manager/pprof/profile.proto) and gzipped with zlib, `go tool pprof` reads it back, headless
+# Chromium opens the flame graph.
+view_pkgs=(libprotobuf-c-dev protobuf-c-compiler zlib1g-dev golang-go chromium fonts-dejavu-core)
+
+wanted=("${build_pkgs[@]}" "${runtime_pkgs[@]}" "${fetch_pkgs[@]}" "${view_pkgs[@]}")
 # Node.js and npm ship together in some images (not as Debian's npm package): take Debian's
 # only when there is no npm at all.
 if ! command -v npm >/dev/null 2>&1; then

@@ -1,0 +1,510 @@
+/* sxs_view: the profile model as frames and weighted stacks, merged trees and per-frame totals.
+ *
+ *   SxsProfileModel                      SxsView
+ *   samples.stacks (leaf first) ------>  groups "samples"  one per OS thread      frames: one table,
+ *   runtimes[i].call_tree (nodes) ---->  groups "calls"    one per runtime        labels tagged with
+ *   stacks (events, leaf first) ------>  groups "events"   one per event kind     the runtime
+ *
+ * Every stack is root first, as folded stacks, speedscope and trees want it; pprof reverses it. */
+#include "sxs_view.h"
+
+#include <string.h>
+
+static const char *const kind_names[SXS_VIEW_N_KINDS] = {"samples", "calls", "events"};
+
+const char *sxs__view_kind_name(SxsViewKind k) {
+  return k < SXS_VIEW_N_KINDS ? kind_names[k] : "none";
+}
+
+gboolean sxs__view_kind_parse(const char *name, SxsViewKind *ret_kind) {
+  for (int k = 0; k < SXS_VIEW_N_KINDS; k++)
+    if (name && g_str_equal(name, kind_names[k])) {
+      *ret_kind = (SxsViewKind)k;
+      return TRUE;
+    }
+  return FALSE;
+}
+
+static void frame_free(gpointer p) {
+  SxsViewFrame *f = p;
+  g_free(f->label);
+  g_free(f->name);
+  g_free(f->module);
+  g_free(f);
+}
+
+static void group_free(gpointer p) {
+  SxsViewGroup *g = p;
+  for (guint i = 0; i < g->stacks->len; i++)
+    g_free(g_array_index(g->stacks, SxsViewStack, i).frames);
+  g_array_unref(g->stacks);
+  g_free(g->name);
+  g_free(g->thread_name);
+  g_free(g->event);
+  g_free(g);
+}
+
+void sxs__view_free(SxsView *v) {
+  if (!v)
+    return;
+  g_ptr_array_unref(v->frames);
+  g_ptr_array_unref(v->groups);
+  g_free(v);
+}
+
+/* State while a view is built: the frame table's index and the runtimes' tags. */
+typedef struct {
+  SxsView *v;
+  GHashTable *by_label; /* label (owned by the frame) -> index + 1 */
+  GHashTable *tags;     /* runtime id -> "[rt1 10.0.12]" (owned) */
+} Builder;
+
+static const char *runtime_tag(Builder *b, int runtime_id) {
+  const char *tag = g_hash_table_lookup(b->tags, GINT_TO_POINTER(runtime_id));
+  if (tag)
+    return tag;
+  const char *version = NULL;
+  for (guint i = 0; i < b->v->model->runtimes->len; i++) {
+    const SxsRuntimeModel *r = b->v->model->runtimes->pdata[i];
+    if (r->id == runtime_id)
+      version = r->version;
+  }
+  char *made =
+      version && *version ? g_strdup_printf("[rt%d %s]", runtime_id, version) : g_strdup_printf("[rt%d]", runtime_id);
+  g_hash_table_insert(b->tags, GINT_TO_POINTER(runtime_id), made);
+  return made;
+}
+
+/* The index of the frame with this label, added when new. Takes name and module. */
+static guint32 intern_frame(Builder *b, char *label, char *name, char *module, int runtime_id, gboolean managed) {
+  gpointer hit = g_hash_table_lookup(b->by_label, label);
+  if (hit) {
+    g_free(label);
+    g_free(name);
+    g_free(module);
+    return GPOINTER_TO_UINT(hit) - 1;
+  }
+  SxsViewFrame *f = g_new0(SxsViewFrame, 1);
+  f->label = label;
+  f->name = name;
+  f->module = module ? module : g_strdup("");
+  f->runtime_id = runtime_id;
+  f->managed = managed;
+  g_ptr_array_add(b->v->frames, f);
+  g_hash_table_insert(b->by_label, f->label, GUINT_TO_POINTER(b->v->frames->len));
+  return b->v->frames->len - 1;
+}
+
+static guint32 managed_frame(Builder *b, int runtime_id, const char *name, const char *module) {
+  const char *n = name && *name ? name : "?";
+  char *label = g_strdup_printf("%s %s", runtime_tag(b, runtime_id), n);
+  return intern_frame(b, label, g_strdup(n), g_strdup(module), runtime_id, TRUE);
+}
+
+/* Native names are "module!symbol+0xoff", "module+0xoff" or "0x...": a function is one frame
+ * whatever the offset of the return address within it. */
+static guint32 native_frame(Builder *b, const char *name, const char *module) {
+  const char *n = name && *name ? name : "?";
+  const char *bang = strchr(n, '!');
+  const char *plus = bang ? strstr(bang, "+0x") : NULL;
+  g_autofree char *shown = plus ? g_strndup(n, plus - n) : g_strdup(n);
+  char *label = g_strdup_printf("[native] %s", shown);
+  char *symbol = g_strdup(bang ? shown + (bang - n) + 1 : shown);
+  return intern_frame(b, label, symbol, g_strdup(module), 0, FALSE);
+}
+
+static guint32 model_frame(Builder *b, const SxsStackFrameModel *f) {
+  return f->managed ? managed_frame(b, f->runtime_id, f->name, f->module) : native_frame(b, f->name, f->module);
+}
+
+/* Stacks of a group, deduplicated by frame sequence while it is filled. */
+typedef struct {
+  SxsViewGroup *g;
+  GHashTable *index; /* GBytes of the frames -> stack index + 1 */
+} GroupFill;
+
+static void group_fill_init(GroupFill *gf, SxsViewGroup *g) {
+  gf->g = g;
+  gf->index = g_hash_table_new_full(g_bytes_hash, g_bytes_equal, (GDestroyNotify)g_bytes_unref, NULL);
+}
+
+static void group_add(GroupFill *gf, guint32 *frames, guint depth, guint64 weight, guint64 count) {
+  g_autoptr(GBytes) key = g_bytes_new_static(frames, depth * sizeof *frames);
+  gpointer hit = g_hash_table_lookup(gf->index, key);
+  if (hit) {
+    SxsViewStack *s = &g_array_index(gf->g->stacks, SxsViewStack, GPOINTER_TO_UINT(hit) - 1);
+    s->weight += weight;
+    s->count += count;
+    g_free(frames);
+    return;
+  }
+  SxsViewStack s = {.frames = frames, .depth = depth, .weight = weight, .count = count};
+  g_array_append_val(gf->g->stacks, s);
+  g_hash_table_insert(gf->index, g_bytes_new_static(frames, depth * sizeof *frames),
+                      GUINT_TO_POINTER(gf->g->stacks->len));
+}
+
+static int compare_stacks(gconstpointer a, gconstpointer b) {
+  const SxsViewStack *x = a, *y = b;
+  if (x->weight != y->weight)
+    return x->weight > y->weight ? -1 : 1;
+  guint n = MIN(x->depth, y->depth);
+  for (guint i = 0; i < n; i++)
+    if (x->frames[i] != y->frames[i])
+      return x->frames[i] < y->frames[i] ? -1 : 1;
+  return (int)x->depth - (int)y->depth;
+}
+
+static void group_fill_finish(GroupFill *gf, SxsView *v) {
+  g_hash_table_unref(gf->index);
+  SxsViewGroup *g = gf->g;
+  if (g->stacks->len == 0) {
+    group_free(g);
+    return;
+  }
+  g_array_sort(g->stacks, compare_stacks);
+  for (guint i = 0; i < g->stacks->len; i++) {
+    g->total += g_array_index(g->stacks, SxsViewStack, i).weight;
+    g->total_count += g_array_index(g->stacks, SxsViewStack, i).count;
+  }
+  g_ptr_array_add(v->groups, g);
+}
+
+static SxsViewGroup *group_new(SxsViewKind kind, const char *unit) {
+  SxsViewGroup *g = g_new0(SxsViewGroup, 1);
+  g->kind = kind;
+  g->unit = unit;
+  g->stacks = g_array_new(FALSE, FALSE, sizeof(SxsViewStack));
+  return g;
+}
+
+/* A recorded stack (leaf first) as frame indices, root first; NULL when the filter drops it. */
+static guint32 *model_stack_frames(Builder *b, const SxsStackModel *s, const SxsViewFilter *filter) {
+  if (filter && filter->runtime_id > 0) {
+    gboolean has = FALSE;
+    for (guint j = 0; j < s->frames->len && !has; j++) {
+      const SxsStackFrameModel *f = &g_array_index(s->frames, SxsStackFrameModel, j);
+      has = f->managed && f->runtime_id == filter->runtime_id;
+    }
+    if (!has)
+      return NULL;
+  }
+  guint n = s->frames->len;
+  guint32 *frames = g_new(guint32, MAX(n, 1));
+  for (guint j = 0; j < n; j++)
+    frames[n - 1 - j] = model_frame(b, &g_array_index(s->frames, SxsStackFrameModel, j));
+  return frames;
+}
+
+static gboolean thread_matches(const SxsViewFilter *filter, uint32_t tid, const char *name) {
+  if (!filter || !filter->thread)
+    return TRUE;
+  char text[16];
+  g_snprintf(text, sizeof text, "%u", tid);
+  return g_str_equal(filter->thread, text) || (name && g_str_equal(filter->thread, name));
+}
+
+static int compare_stack_threads(gconstpointer a, gconstpointer b) {
+  const SxsStackModel *x = *(const SxsStackModel *const *)a, *y = *(const SxsStackModel *const *)b;
+  return x->thread < y->thread ? -1 : x->thread > y->thread;
+}
+
+static void add_samples(Builder *b, const SxsViewFilter *filter) {
+  const SxsSamplesModel *sm = &b->v->model->samples;
+  if (!sm->stacks || sm->stacks->len == 0)
+    return;
+  /* One group per thread, threads in id order, a thread's stacks in the model's order. */
+  g_autoptr(GPtrArray) sorted = g_ptr_array_sized_new(sm->stacks->len);
+  for (guint i = 0; i < sm->stacks->len; i++)
+    g_ptr_array_add(sorted, sm->stacks->pdata[i]);
+  g_ptr_array_sort(sorted, compare_stack_threads);
+  const char *what = g_strcmp0(sm->mode, "wall") == 0 ? "wall" : "cpu";
+  GroupFill gf = {0};
+  for (guint i = 0; i < sorted->len; i++) {
+    const SxsStackModel *s = sorted->pdata[i];
+    if (!thread_matches(filter, s->thread, s->thread_name))
+      continue;
+    if (!gf.g || gf.g->thread != s->thread) {
+      if (gf.g)
+        group_fill_finish(&gf, b->v);
+      SxsViewGroup *g = group_new(SXS_VIEW_SAMPLES, "samples");
+      g->thread = s->thread;
+      g->thread_name = g_strdup(s->thread_name);
+      g->name = s->thread_name && *s->thread_name
+                    ? g_strdup_printf("%s samples, thread %s (%u)", what, s->thread_name, s->thread)
+                    : g_strdup_printf("%s samples, thread %u", what, s->thread);
+      group_fill_init(&gf, g);
+    }
+    guint32 *frames = model_stack_frames(b, s, filter);
+    if (frames)
+      group_add(&gf, frames, s->frames->len, s->count, s->count);
+  }
+  if (gf.g)
+    group_fill_finish(&gf, b->v);
+}
+
+static void add_events(Builder *b, const SxsViewFilter *filter) {
+  static const char *const events[] = {"exception", "jit", "gc"};
+  for (guint e = 0; e < G_N_ELEMENTS(events); e++) {
+    SxsViewGroup *g = group_new(SXS_VIEW_EVENTS, "events");
+    g->event = g_strdup(events[e]);
+    g->name = g_strdup_printf("%s stacks", events[e]);
+    GroupFill gf;
+    group_fill_init(&gf, g);
+    for (guint i = 0; i < b->v->model->stacks->len; i++) {
+      const SxsStackModel *s = b->v->model->stacks->pdata[i];
+      if (g_strcmp0(s->event, events[e]) != 0 || !thread_matches(filter, s->thread, NULL))
+        continue;
+      guint32 *frames = model_stack_frames(b, s, filter);
+      if (frames)
+        group_add(&gf, frames, s->frames->len, s->count, s->count);
+    }
+    group_fill_finish(&gf, b->v);
+  }
+}
+
+/* A runtime's call tree: each node is the stack of its path, weighing its exclusive time. */
+static void add_calls(Builder *b, const SxsRuntimeModel *r) {
+  GPtrArray *nodes = r->call_tree;
+  if (!nodes || nodes->len == 0)
+    return;
+  gboolean timed = r->tracing.timing;
+  SxsViewGroup *g = group_new(SXS_VIEW_CALLS, timed ? "nanoseconds" : "calls");
+  g->runtime_id = r->id;
+  g->name = g_strdup_printf("calls, %s", runtime_tag(b, r->id));
+  GroupFill gf;
+  group_fill_init(&gf, g);
+
+  g_autoptr(GHashTable) modules = g_hash_table_new(g_str_hash, g_str_equal);
+  for (guint i = 0; i < r->functions->len; i++) {
+    const SxsFunctionRecord *f = r->functions->pdata[i];
+    if (f->name && f->module)
+      g_hash_table_insert(modules, f->name, f->module);
+  }
+  g_autoptr(GHashTable) by_id = g_hash_table_new(g_direct_hash, g_direct_equal);
+  for (guint i = 0; i < nodes->len; i++)
+    g_hash_table_insert(by_id, GUINT_TO_POINTER(((const SxsCallNode *)nodes->pdata[i])->id), nodes->pdata[i]);
+  g_autofree guint32 *frame_of = g_new(guint32, nodes->len);
+  for (guint i = 0; i < nodes->len; i++) {
+    const SxsCallNode *n = nodes->pdata[i];
+    frame_of[i] = managed_frame(b, r->id, n->name, n->name ? g_hash_table_lookup(modules, n->name) : NULL);
+  }
+  g_autoptr(GHashTable) index_of = g_hash_table_new(g_direct_hash, g_direct_equal);
+  for (guint i = 0; i < nodes->len; i++)
+    g_hash_table_insert(index_of, nodes->pdata[i], GUINT_TO_POINTER(i));
+
+  g_autoptr(GArray) path = g_array_new(FALSE, FALSE, sizeof(guint32));
+  for (guint i = 0; i < nodes->len; i++) {
+    const SxsCallNode *n = nodes->pdata[i];
+    guint64 weight = timed ? n->exclusive_ns : n->calls;
+    if (weight == 0 && n->calls == 0)
+      continue;
+    g_array_set_size(path, 0);
+    /* Up to the root; a parent that is missing or a cycle ends the path. */
+    for (const SxsCallNode *p = n; p && path->len <= nodes->len;
+         p = p->parent ? g_hash_table_lookup(by_id, GUINT_TO_POINTER(p->parent)) : NULL) {
+      guint32 f = frame_of[GPOINTER_TO_UINT(g_hash_table_lookup(index_of, p))];
+      g_array_append_val(path, f);
+    }
+    guint depth = path->len;
+    guint32 *frames = g_new(guint32, depth);
+    for (guint j = 0; j < depth; j++)
+      frames[j] = g_array_index(path, guint32, depth - 1 - j);
+    group_add(&gf, frames, depth, weight, n->calls);
+  }
+  group_fill_finish(&gf, b->v);
+}
+
+SxsView *sxs__view_new(const SxsProfileModel *m, const SxsViewFilter *filter) {
+  SxsView *v = g_new0(SxsView, 1);
+  v->model = m;
+  v->frames = g_ptr_array_new_with_free_func(frame_free);
+  v->groups = g_ptr_array_new_with_free_func(group_free);
+  Builder b = {.v = v,
+               .by_label = g_hash_table_new(g_str_hash, g_str_equal),
+               .tags = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, g_free)};
+  if (m->samples.enabled || (m->samples.stacks && m->samples.stacks->len)) {
+    v->frequency = m->samples.frequency;
+    v->sample_mode = m->samples.mode;
+    v->period_ns = m->samples.frequency > 0 ? G_GUINT64_CONSTANT(1000000000) / (guint64)m->samples.frequency : 0;
+  }
+  add_samples(&b, filter);
+  for (guint i = 0; i < m->runtimes->len; i++) {
+    const SxsRuntimeModel *r = m->runtimes->pdata[i];
+    if (!filter || filter->runtime_id <= 0 || filter->runtime_id == r->id)
+      add_calls(&b, r);
+  }
+  add_events(&b, filter);
+  g_hash_table_unref(b.by_label);
+  g_hash_table_unref(b.tags);
+  return v;
+}
+
+static gboolean kind_has_stacks(const SxsView *v, SxsViewKind k) {
+  for (guint i = 0; i < v->groups->len; i++) {
+    const SxsViewGroup *g = v->groups->pdata[i];
+    if (g->kind == k && g->stacks->len > 0)
+      return TRUE;
+  }
+  return FALSE;
+}
+
+SxsViewKind sxs__view_primary_kind(const SxsView *v) {
+  for (int k = 0; k < SXS_VIEW_N_KINDS; k++)
+    if (kind_has_stacks(v, (SxsViewKind)k))
+      return (SxsViewKind)k;
+  return SXS_VIEW_N_KINDS;
+}
+
+const char *sxs__view_kind_unit(const SxsView *v, SxsViewKind k) {
+  switch (k) {
+  case SXS_VIEW_SAMPLES: return "samples";
+  case SXS_VIEW_CALLS:
+    /* Nanoseconds when every traced runtime timed its calls, else call counts. */
+    for (guint i = 0; i < v->groups->len; i++) {
+      const SxsViewGroup *g = v->groups->pdata[i];
+      if (g->kind == SXS_VIEW_CALLS && g_str_equal(g->unit, "calls"))
+        return "calls";
+    }
+    return "nanoseconds";
+  case SXS_VIEW_EVENTS: return "events";
+  default: return "none";
+  }
+}
+
+/* ---- Trees ---- */
+
+/* Edges are keyed (parent << 32 | frame); GLib's g_int64_hash keeps only the low half, which
+ * would put every edge into one frame's bucket whatever its parent. */
+static guint edge_hash(gconstpointer key) {
+  guint64 k = *(const guint64 *)key * G_GUINT64_CONSTANT(0x9E3779B97F4A7C15);
+  return (guint)(k >> 32);
+}
+
+void sxs__view_tree_free(SxsViewTree *t) {
+  if (!t)
+    return;
+  g_array_unref(t->nodes);
+  g_free(t->children);
+  g_free(t);
+}
+
+typedef struct {
+  const SxsView *v;
+  const SxsViewTree *t;
+} ChildSort;
+
+static int compare_children(gconstpointer a, gconstpointer b, gpointer data) {
+  const ChildSort *cs = data;
+  const SxsViewNode *x = &g_array_index(cs->t->nodes, SxsViewNode, *(const guint32 *)a);
+  const SxsViewNode *y = &g_array_index(cs->t->nodes, SxsViewNode, *(const guint32 *)b);
+  const SxsViewFrame *fx = cs->v->frames->pdata[x->frame], *fy = cs->v->frames->pdata[y->frame];
+  return strcmp(fx->label, fy->label);
+}
+
+SxsViewTree *sxs__view_tree_new(const SxsView *v, SxsViewKind k, const SxsViewGroup *group) {
+  SxsViewTree *t = g_new0(SxsViewTree, 1);
+  t->nodes = g_array_new(FALSE, TRUE, sizeof(SxsViewNode));
+  t->unit = group ? group->unit : sxs__view_kind_unit(v, k);
+  SxsViewNode root = {.frame = G_MAXUINT32, .parent = G_MAXUINT32};
+  g_array_append_val(t->nodes, root);
+  /* (parent << 32 | frame) -> node */
+  g_autoptr(GHashTable) edges = g_hash_table_new_full(edge_hash, g_int64_equal, g_free, NULL);
+  for (guint gi = 0; gi < v->groups->len; gi++) {
+    const SxsViewGroup *g = v->groups->pdata[gi];
+    if (group ? g != group : g->kind != k)
+      continue;
+    for (guint si = 0; si < g->stacks->len; si++) {
+      const SxsViewStack *s = &g_array_index(g->stacks, SxsViewStack, si);
+      guint32 at = 0;
+      g_array_index(t->nodes, SxsViewNode, 0).total += s->weight;
+      for (guint d = 0; d < s->depth; d++) {
+        gint64 key = ((gint64)at << 32) | s->frames[d];
+        gpointer hit = g_hash_table_lookup(edges, &key);
+        guint32 next;
+        if (hit) {
+          next = GPOINTER_TO_UINT(hit) - 1;
+        } else {
+          SxsViewNode n = {.frame = s->frames[d], .parent = at};
+          g_array_append_val(t->nodes, n);
+          next = t->nodes->len - 1;
+          g_hash_table_insert(edges, g_memdup2(&key, sizeof key), GUINT_TO_POINTER(next + 1));
+          g_array_index(t->nodes, SxsViewNode, at).n_children++;
+        }
+        at = next;
+        g_array_index(t->nodes, SxsViewNode, at).total += s->weight;
+      }
+      g_array_index(t->nodes, SxsViewNode, at).self += s->weight;
+    }
+  }
+  /* Children grouped per parent, in label order. */
+  guint n = t->nodes->len;
+  t->children = g_new(guint32, MAX(n, 1));
+  guint32 next = 0;
+  for (guint i = 0; i < n; i++) {
+    SxsViewNode *node = &g_array_index(t->nodes, SxsViewNode, i);
+    node->first_child = next;
+    next += node->n_children;
+    node->n_children = 0;
+  }
+  for (guint i = 1; i < n; i++) {
+    SxsViewNode *parent = &g_array_index(t->nodes, SxsViewNode, g_array_index(t->nodes, SxsViewNode, i).parent);
+    t->children[parent->first_child + parent->n_children++] = i;
+  }
+  ChildSort cs = {v, t};
+  for (guint i = 0; i < n; i++) {
+    const SxsViewNode *node = &g_array_index(t->nodes, SxsViewNode, i);
+    if (node->n_children > 1)
+      g_qsort_with_data(t->children + node->first_child, node->n_children, sizeof(guint32), compare_children, &cs);
+  }
+  return t;
+}
+
+/* ---- Per-frame totals ---- */
+
+static int compare_totals(gconstpointer a, gconstpointer b, gpointer data) {
+  const SxsView *v = data;
+  const SxsViewFrameTotal *x = a, *y = b;
+  if (x->self != y->self)
+    return x->self > y->self ? -1 : 1;
+  if (x->total != y->total)
+    return x->total > y->total ? -1 : 1;
+  return strcmp(((const SxsViewFrame *)v->frames->pdata[x->frame])->label,
+                ((const SxsViewFrame *)v->frames->pdata[y->frame])->label);
+}
+
+GArray *sxs__view_frame_totals(const SxsView *v, SxsViewKind k, int runtime_id) {
+  guint n = v->frames->len;
+  g_autofree guint64 *self = g_new0(guint64, MAX(n, 1));
+  g_autofree guint64 *total = g_new0(guint64, MAX(n, 1));
+  g_autofree guint32 *seen = g_new0(guint32, MAX(n, 1)); /* stamp of the last stack that counted it */
+  guint32 stamp = 0;
+  for (guint gi = 0; gi < v->groups->len; gi++) {
+    const SxsViewGroup *g = v->groups->pdata[gi];
+    if (g->kind != k)
+      continue;
+    for (guint si = 0; si < g->stacks->len; si++) {
+      const SxsViewStack *s = &g_array_index(g->stacks, SxsViewStack, si);
+      stamp++;
+      for (guint d = 0; d < s->depth; d++) {
+        guint32 f = s->frames[d];
+        if (seen[f] != stamp) {
+          seen[f] = stamp;
+          total[f] += s->weight;
+        }
+      }
+      if (s->depth > 0)
+        self[s->frames[s->depth - 1]] += s->weight;
+    }
+  }
+  GArray *out = g_array_new(FALSE, FALSE, sizeof(SxsViewFrameTotal));
+  for (guint f = 0; f < n; f++) {
+    const SxsViewFrame *frame = v->frames->pdata[f];
+    if (total[f] == 0 || (runtime_id >= 0 && frame->runtime_id != runtime_id))
+      continue;
+    SxsViewFrameTotal row = {.frame = f, .self = self[f], .total = total[f]};
+    g_array_append_val(out, row);
+  }
+  g_array_sort_with_data(out, compare_totals, (gpointer)v);
+  return out;
+}

@@ -1,0 +1,141 @@
+/* sxs_view: the profile model seen as weighted stacks, the one shape every view renders (speedscope,
+ * folded stacks, the SVG flame graph, pprof, the terminal summary). Built once from an immutable
+ * SxsProfileModel, immutable itself, and shared by the writers, which know nothing of each other.
+ * It does not write files or choose formats (sxs_formats does). */
+#pragma once
+
+#include <glib.h>
+#include <stdint.h>
+
+#include "sxs_profile.h"
+
+/* The kinds of data a profile holds, each a set of weighted stacks. */
+typedef enum {
+  SXS_VIEW_SAMPLES = 0, /* the sampler's stacks, one group per thread; weight: samples */
+  SXS_VIEW_CALLS,       /* traced call trees, one group per runtime; weight: exclusive ns (or calls) */
+  SXS_VIEW_EVENTS,      /* stacks recorded at events, one group per event kind; weight: events */
+  SXS_VIEW_N_KINDS
+} SxsViewKind;
+
+/* One distinct frame, shared by every group of a view. */
+typedef struct {
+  char *label;    /* tagged: "[rt1 10.0.12] App.Program.Work", "[native] libc.so.6!read" */
+  char *name;     /* untagged: "App.Program.Work", "read" (native: the symbol, else module+0xoff) */
+  char *module;   /* "app.dll", "libc.so.6", "" when unknown */
+  int runtime_id; /* managed frames: the runtime's id; 0 for native frames */
+  gboolean managed;
+} SxsViewFrame;
+
+/* One distinct stack of a group and what it weighs. */
+typedef struct {
+  guint32 *frames; /* indices into SxsView.frames, ROOT FIRST; owned by the view */
+  guint depth;
+  guint64 weight; /* in the group's unit */
+  guint64 count;  /* samples, calls or events this stack stands for */
+} SxsViewStack;
+
+/* A group of stacks with one unit: one thread's samples, one runtime's call tree, one event kind. */
+typedef struct {
+  SxsViewKind kind;
+  char *name;          /* "cpu samples, thread Main (4242)", "calls, rt1 10.0.12", "exception stacks" */
+  const char *unit;    /* "samples", "nanoseconds", "calls", "events" (static strings) */
+  int runtime_id;      /* calls: whose tree; else 0 */
+  uint32_t thread;     /* samples (and event stacks of one thread): the OS thread id; else 0 */
+  char *thread_name;   /* samples: the thread's name when known; else NULL */
+  char *event;         /* events: "exception", "jit", "gc"; else NULL */
+  GArray *stacks;      /* SxsViewStack, weight descending then frames; owned */
+  guint64 total;       /* sum of the stacks' weights */
+  guint64 total_count; /* sum of the stacks' counts */
+} SxsViewGroup;
+
+/* What to keep of a profile. */
+typedef struct {
+  int runtime_id;     /* > 0: only stacks with a frame of this runtime, only its call tree */
+  const char *thread; /* non-NULL: only samples and event stacks of this OS thread id or name */
+} SxsViewFilter;
+
+typedef struct {
+  const SxsProfileModel *model; /* borrowed: must outlive the view */
+  GPtrArray *frames;            /* SxsViewFrame*, owned; index = the id stacks use */
+  GPtrArray *groups;            /* SxsViewGroup*, owned: samples by thread id, calls by runtime,
+                                 * events by kind (exception, jit, gc) */
+  int frequency;                /* samples: the sampler's frequency in Hz, 0 when it did not run */
+  const char *sample_mode;      /* "cpu", "wall", NULL */
+  guint64 period_ns;            /* samples: ns one sample stands for (1e9 / frequency), else 0 */
+} SxsView;
+
+/* Builds the view of m (filter may be NULL). Frames are tagged with their runtime's id and
+ * version; native frame names lose their +0xoff so that one function is one frame. Call trees
+ * become one stack per node, weighing its exclusive time (calls when untimed). Never fails; an
+ * empty model gives a view with no groups. Context: any thread; allocates. */
+SxsView *sxs__view_new(const SxsProfileModel *m, const SxsViewFilter *filter);
+/* Accepts NULL. */
+void sxs__view_free(SxsView *v);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(SxsView, sxs__view_free)
+
+/* The kind single-graph formats (folded, SVG, pprof) render: samples when there are any, else
+ * traced calls, else event stacks. Returns SXS_VIEW_N_KINDS when the view has no stacks. */
+SxsViewKind sxs__view_primary_kind(const SxsView *v);
+/* "samples", "calls", "events". */
+const char *sxs__view_kind_name(SxsViewKind k);
+/* Parses a kind name; FALSE when unknown. */
+gboolean sxs__view_kind_parse(const char *name, SxsViewKind *ret_kind);
+
+/* The unit a kind's merged stacks weigh in: samples, nanoseconds (timed calls), calls, events. */
+const char *sxs__view_kind_unit(const SxsView *v, SxsViewKind k);
+
+/*
+ * A tree of call paths: the stacks of every group of one kind merged by prefix, the shape flame
+ * graphs and "total" columns are made of. Node 0 is the root (frame G_MAXUINT32). Children are
+ * sorted by frame label, so that the same profile always draws the same graph.
+ */
+typedef struct {
+  guint32 frame;                   /* index into SxsView.frames */
+  guint32 parent;                  /* node index; the root's is G_MAXUINT32 */
+  guint64 total;                   /* weight of the stacks through this node */
+  guint64 self;                    /* weight of the stacks ending here */
+  guint32 first_child, n_children; /* children are nodes[children[first_child .. +n_children]] */
+} SxsViewNode;
+
+typedef struct {
+  GArray *nodes;     /* SxsViewNode */
+  guint32 *children; /* child node indices, grouped per parent */
+  const char *unit;
+} SxsViewTree;
+
+/* Merges the stacks of every group of kind k (group == NULL) or of the one given group. */
+SxsViewTree *sxs__view_tree_new(const SxsView *v, SxsViewKind k, const SxsViewGroup *group);
+void sxs__view_tree_free(SxsViewTree *t);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(SxsViewTree, sxs__view_tree_free)
+static inline const SxsViewNode *sxs__view_tree_child(const SxsViewTree *t, const SxsViewNode *n, guint32 i) {
+  return &g_array_index(t->nodes, SxsViewNode, t->children[n->first_child + i]);
+}
+
+/* Per frame totals of one kind, for "top functions" tables: self and total weight (a frame that
+ * appears twice in one stack, as in recursion, counts once towards total). */
+typedef struct {
+  guint32 frame;
+  guint64 self, total;
+} SxsViewFrameTotal;
+
+/* Frames with a non-zero total, by self descending (then total, then label): of one runtime
+ * (runtime_id > 0), native ones (0), or all (SXS_VIEW_ALL_RUNTIMES). */
+#define SXS_VIEW_ALL_RUNTIMES (-1)
+GArray *sxs__view_frame_totals(const SxsView *v, SxsViewKind k, int runtime_id);
+
+/* How a render went; the writers fill it from the view and their options. */
+typedef struct {
+  guint top;         /* summary: rows per table (default 10) */
+  gboolean color;    /* summary: ANSI colours */
+  SxsViewKind kind;  /* single-graph formats: what to draw; SXS_VIEW_N_KINDS = primary */
+  const char *title; /* SVG: the graph's title; NULL for a default from the process */
+} SxsRenderOptions;
+
+/* The writers, one per file (sxs_write_<format>.c). Each returns the file's bytes (caller frees)
+ * and their length, or NULL with *ret_error set (a message for the user) when the view holds
+ * nothing that format can show. */
+char *sxs__write_speedscope(const SxsView *v, const SxsRenderOptions *o, gsize *ret_len, char **ret_error);
+char *sxs__write_folded(const SxsView *v, const SxsRenderOptions *o, gsize *ret_len, char **ret_error);
+char *sxs__write_svg(const SxsView *v, const SxsRenderOptions *o, gsize *ret_len, char **ret_error);
+char *sxs__write_pprof(const SxsView *v, const SxsRenderOptions *o, gsize *ret_len, char **ret_error);
+char *sxs__write_summary(const SxsView *v, const SxsRenderOptions *o, gsize *ret_len, char **ret_error);

@@ -1,0 +1,394 @@
+/* The pprof writer: one kind of a view as a gzip-compressed pprof Profile (pprof/profile.proto), the
+ * file `go tool pprof`, Pyroscope and most profile viewers read. It does not decide what a stack
+ * holds (sxs_view does) nor where the file goes.
+ *
+ * How a view becomes a profile:
+ *
+ *   SxsView                                  Profile
+ *   frames[i] (used by this kind) ---------> Function {name: label "[rt1 10.0.12] A.B.C",
+ *                                                       system_name: "A.B.C", filename: module}
+ *                                            Location {line: [that function], mapping_id}
+ *   runtime 1 (its managed frames) --------> Mapping  {filename: the runtime's path, else "[rt1 ..]"}
+ *   native module libc.so.6 ---------------> Mapping  {filename: "libc.so.6"}
+ *   group (thread 42 "Main") / stack ------> Sample   {location_id: LEAF FIRST, value: [...],
+ *                                                       label: thread "Main", thread_id 42}
+ *
+ * Samples weigh [samples/count, cpu|wall/nanoseconds] (count, count x the sampler's period), call
+ * trees [calls/count, time/nanoseconds] (only calls when untimed), event stacks [events/count].
+ * Every mapping says it has functions, so that pprof never looks for binaries to symbolize. A
+ * function's name and system name differ (tagged and untagged), which also keeps pprof from
+ * trying to demangle it. Stacks are not merged across groups: each group's stacks keep their
+ * labels, and pprof sums what it shows.
+ */
+#include "sxs_view.h"
+
+#include <string.h>
+#include <zlib.h>
+
+#include "profile.pb-c.h"
+
+/* The profile's string table while it is filled: every string once, "" at index 0. */
+typedef struct {
+  GStringChunk *chunk; /* the copies; owned */
+  GHashTable *index;   /* string in chunk -> its index + 1; owned, keys borrowed from chunk */
+  GPtrArray *strings;  /* char* in chunk, by index; owned (the array only) */
+} PprofStrings;
+
+static void pprof_strings_init(PprofStrings *st) {
+  st->chunk = g_string_chunk_new(4096);
+  st->index = g_hash_table_new(g_str_hash, g_str_equal);
+  st->strings = g_ptr_array_new();
+  g_ptr_array_add(st->strings, g_string_chunk_insert(st->chunk, ""));
+  g_hash_table_insert(st->index, st->strings->pdata[0], GUINT_TO_POINTER(1));
+}
+
+static void pprof_strings_fini(PprofStrings *st) {
+  g_ptr_array_unref(st->strings);
+  g_hash_table_unref(st->index);
+  g_string_chunk_free(st->chunk);
+}
+
+/* The index of s in the table, added when new; NULL is the empty string. */
+static int64_t pprof_string(PprofStrings *st, const char *s) {
+  if (s == NULL)
+    return 0;
+  gpointer hit = g_hash_table_lookup(st->index, s);
+  if (hit != NULL)
+    return GPOINTER_TO_UINT(hit) - 1;
+  char *copy = g_string_chunk_insert(st->chunk, s);
+  g_ptr_array_add(st->strings, copy);
+  g_hash_table_insert(st->index, copy, GUINT_TO_POINTER(st->strings->len));
+  return st->strings->len - 1;
+}
+
+/* The runtime tag a managed frame's label starts with ("[rt1 10.0.12]"), so that mappings and
+ * labels name a runtime exactly as the frames do. */
+static char *pprof_runtime_tag(const SxsViewFrame *f) {
+  const char *end = f->label[0] == '[' ? strstr(f->label, "] ") : NULL;
+  return end != NULL ? g_strndup(f->label, end - f->label + 1) : g_strdup_printf("[rt%d]", f->runtime_id);
+}
+
+static const SxsRuntimeModel *pprof_find_runtime(const SxsView *v, int runtime_id) {
+  if (v->model == NULL || v->model->runtimes == NULL)
+    return NULL;
+  for (guint i = 0; i < v->model->runtimes->len; i++) {
+    const SxsRuntimeModel *r = g_ptr_array_index(v->model->runtimes, i);
+    if (r->id == runtime_id)
+      return r;
+  }
+  return NULL;
+}
+
+/* Everything the Profile message points to, allocated here and freed at once: protobuf-c packs
+ * from plain structs, it does not own them. */
+typedef struct {
+  PprofStrings strings;
+  GPtrArray *blocks;      /* g_free'd on fini: struct arrays and the pointer arrays into them */
+  GHashTable *mapping_of; /* "rt:<id>" or "native:<module>" -> mapping id; owned keys */
+  GHashTable *filenames;  /* mapping filenames used, so that no two mappings share one; owned keys */
+  GPtrArray *mappings;    /* Perftools__Profiles__Mapping*, owned by blocks */
+} PprofBuild;
+
+static gpointer pprof_alloc(PprofBuild *b, gsize n, gsize size) {
+  gpointer p = g_malloc0_n(MAX(n, 1), size);
+  g_ptr_array_add(b->blocks, p);
+  return p;
+}
+
+/* The mapping a frame's location belongs to: its runtime for managed frames, its module for native
+ * ones (0, none, when the module is unknown). */
+static uint64_t pprof_mapping_id(PprofBuild *b, const SxsView *v, const SxsViewFrame *f) {
+  g_autofree char *key = f->managed ? g_strdup_printf("rt:%d", f->runtime_id)
+                                    : (f->module[0] != '\0' ? g_strconcat("native:", f->module, NULL) : NULL);
+  if (key == NULL)
+    return 0;
+  gpointer hit = g_hash_table_lookup(b->mapping_of, key);
+  if (hit != NULL)
+    return GPOINTER_TO_UINT(hit);
+
+  g_autofree char *tag = f->managed ? pprof_runtime_tag(f) : NULL;
+  const SxsRuntimeModel *r = f->managed ? pprof_find_runtime(v, f->runtime_id) : NULL;
+  g_autofree char *filename =
+      f->managed ? g_strdup(r != NULL && r->path != NULL && r->path[0] != '\0' ? r->path : tag) : g_strdup(f->module);
+  /* pprof merges mappings that share a file name and touch: keep them apart. */
+  if (g_hash_table_contains(b->filenames, filename)) {
+    char *apart = g_strdup_printf("%s %s", filename, tag != NULL ? tag : "[native]");
+    g_free(filename);
+    filename = apart;
+  }
+  g_hash_table_add(b->filenames, g_strdup(filename));
+
+  Perftools__Profiles__Mapping *m = pprof_alloc(b, 1, sizeof *m);
+  perftools__profiles__mapping__init(m);
+  m->id = b->mappings->len + 1;
+  m->filename = pprof_string(&b->strings, filename);
+  m->has_functions = TRUE;
+  g_ptr_array_add(b->mappings, m);
+  g_hash_table_insert(b->mapping_of, g_steal_pointer(&key), GUINT_TO_POINTER(m->id));
+  return m->id;
+}
+
+static Perftools__Profiles__ValueType *pprof_value_type(PprofBuild *b, const char *type, const char *unit) {
+  Perftools__Profiles__ValueType *t = pprof_alloc(b, 1, sizeof *t);
+  perftools__profiles__value_type__init(t);
+  t->type = pprof_string(&b->strings, type);
+  t->unit = pprof_string(&b->strings, unit);
+  return t;
+}
+
+static Perftools__Profiles__Label *pprof_label(PprofBuild *b, const char *key, const char *str, int64_t num) {
+  Perftools__Profiles__Label *l = pprof_alloc(b, 1, sizeof *l);
+  perftools__profiles__label__init(l);
+  l->key = pprof_string(&b->strings, key);
+  l->str = pprof_string(&b->strings, str);
+  l->num = str == NULL ? num : 0;
+  return l;
+}
+
+/* The labels every sample of group g carries: whose thread, which event, which runtime. */
+static Perftools__Profiles__Label **pprof_group_labels(PprofBuild *b, const SxsView *v, const SxsViewGroup *g,
+                                                       size_t *ret_n) {
+  Perftools__Profiles__Label **labels = pprof_alloc(b, 4, sizeof *labels);
+  size_t n = 0;
+  if (g->kind == SXS_VIEW_EVENTS && g->event != NULL)
+    labels[n++] = pprof_label(b, "event", g->event, 0);
+  if (g->kind == SXS_VIEW_CALLS) {
+    const SxsViewFrame *any = NULL;
+    for (guint i = 0; i < g->stacks->len && any == NULL; i++) {
+      const SxsViewStack *s = &g_array_index(g->stacks, SxsViewStack, i);
+      for (guint d = 0; d < s->depth && any == NULL; d++) {
+        const SxsViewFrame *f = g_ptr_array_index(v->frames, s->frames[d]);
+        if (f->managed && f->runtime_id == g->runtime_id)
+          any = f;
+      }
+    }
+    g_autofree char *tag = any != NULL ? pprof_runtime_tag(any) : g_strdup_printf("[rt%d]", g->runtime_id);
+    /* The label is the tag without its brackets: "rt1 10.0.12". */
+    g_autofree char *bare = g_strndup(tag + 1, strlen(tag) - 2);
+    labels[n++] = pprof_label(b, "runtime", bare, 0);
+  }
+  if (g->thread_name != NULL && g->thread_name[0] != '\0')
+    labels[n++] = pprof_label(b, "thread", g->thread_name, 0);
+  if (g->thread != 0)
+    labels[n++] = pprof_label(b, "thread_id", NULL, g->thread);
+  *ret_n = n;
+  return labels;
+}
+
+/* The process's command line as one line, arguments with spaces or quotes quoted. */
+static char *pprof_command_line(char **argv) {
+  GString *line = g_string_new(NULL);
+  for (char **a = argv; a != NULL && *a != NULL; a++) {
+    if (line->len > 0)
+      g_string_append_c(line, ' ');
+    if ((*a)[0] == '\0' || strpbrk(*a, " \t\n'\"\\$") != NULL) {
+      g_autofree char *quoted = g_shell_quote(*a);
+      g_string_append(line, quoted);
+    } else {
+      g_string_append(line, *a);
+    }
+  }
+  return g_string_free(line, FALSE);
+}
+
+/* Compresses len bytes as one gzip member. NULL when zlib fails (out of memory). */
+static char *pprof_gzip(const guint8 *data, gsize len, gsize *ret_len) {
+  z_stream zs = {0};
+  /* 15 + 16: the largest window, with a gzip header and trailer instead of zlib's. */
+  if (deflateInit2(&zs, Z_DEFAULT_COMPRESSION, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK)
+    return NULL;
+  gsize cap = deflateBound(&zs, len);
+  char *out = g_malloc(cap);
+  zs.next_in = (Bytef *)data;
+  zs.avail_in = len;
+  zs.next_out = (Bytef *)out;
+  zs.avail_out = cap;
+  int rc = deflate(&zs, Z_FINISH);
+  gsize n = zs.total_out;
+  deflateEnd(&zs);
+  if (rc != Z_STREAM_END) {
+    g_free(out);
+    return NULL;
+  }
+  *ret_len = n;
+  return out;
+}
+
+/*
+ * Renders the stacks of o->kind (the view's primary kind when o is NULL or asks for
+ * SXS_VIEW_N_KINDS) as a gzip-compressed pprof profile (see the top of the file). NULL with
+ * *ret_error set when that kind has no stack. Context: any thread; allocates.
+ */
+char *sxs__write_pprof(const SxsView *v, const SxsRenderOptions *o, gsize *ret_len, char **ret_error) {
+  SxsViewKind kind = o != NULL ? o->kind : SXS_VIEW_N_KINDS;
+  if (kind >= SXS_VIEW_N_KINDS && v != NULL)
+    kind = sxs__view_primary_kind(v);
+  if (v == NULL || kind >= SXS_VIEW_N_KINDS) {
+    if (ret_error != NULL)
+      *ret_error = g_strdup("the profile holds no samples, traced calls or event stacks for pprof");
+    return NULL;
+  }
+
+  /* Which frames this kind uses, and how many samples and locations of samples it makes. */
+  guint n_frames = v->frames->len;
+  g_autofree uint64_t *location_of = g_new0(uint64_t, MAX(n_frames, 1)); /* frame -> location id */
+  gsize n_samples = 0, n_ids = 0;
+  for (guint i = 0; i < v->groups->len; i++) {
+    const SxsViewGroup *g = g_ptr_array_index(v->groups, i);
+    if (g->kind != kind)
+      continue;
+    for (guint j = 0; j < g->stacks->len; j++) {
+      const SxsViewStack *s = &g_array_index(g->stacks, SxsViewStack, j);
+      n_samples++;
+      n_ids += s->depth;
+      for (guint d = 0; d < s->depth; d++)
+        location_of[s->frames[d]] = 1;
+    }
+  }
+  if (n_samples == 0) {
+    if (ret_error != NULL)
+      *ret_error = g_strdup_printf("the profile holds no %s stacks for pprof", sxs__view_kind_name(kind));
+    return NULL;
+  }
+
+  PprofBuild b = {
+      .blocks = g_ptr_array_new_with_free_func(g_free),
+      .mapping_of = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL),
+      .filenames = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL),
+      .mappings = g_ptr_array_new(),
+  };
+  pprof_strings_init(&b.strings);
+  Perftools__Profiles__Profile p = PERFTOOLS__PROFILES__PROFILE__INIT;
+
+  /* What a sample's values are. */
+  gboolean timed = FALSE, ns_from_period = FALSE;
+  Perftools__Profiles__ValueType **types = pprof_alloc(&b, 2, sizeof *types);
+  switch (kind) {
+  case SXS_VIEW_SAMPLES: {
+    const char *what = g_strcmp0(v->sample_mode, "wall") == 0 ? "wall" : "cpu";
+    types[p.n_sample_type++] = pprof_value_type(&b, "samples", "count");
+    if (v->period_ns > 0) {
+      ns_from_period = TRUE;
+      types[p.n_sample_type++] = pprof_value_type(&b, what, "nanoseconds");
+      p.period_type = pprof_value_type(&b, what, "nanoseconds");
+      p.period = (int64_t)v->period_ns;
+      if (v->model != NULL && v->model->samples.ticks > 0)
+        p.duration_nanos = (int64_t)(v->model->samples.ticks * v->period_ns);
+    }
+    break;
+  }
+  case SXS_VIEW_CALLS:
+    types[p.n_sample_type++] = pprof_value_type(&b, "calls", "count");
+    if (g_str_equal(sxs__view_kind_unit(v, kind), "nanoseconds")) {
+      timed = TRUE;
+      types[p.n_sample_type++] = pprof_value_type(&b, "time", "nanoseconds");
+    }
+    break;
+  default: types[p.n_sample_type++] = pprof_value_type(&b, "events", "count"); break;
+  }
+  p.sample_type = types;
+  p.default_sample_type = types[p.n_sample_type - 1]->type;
+
+  /* One function and one location per frame used, in the view's frame order. */
+  Perftools__Profiles__Function *functions = pprof_alloc(&b, n_frames, sizeof *functions);
+  Perftools__Profiles__Location *locations = pprof_alloc(&b, n_frames, sizeof *locations);
+  Perftools__Profiles__Line *lines = pprof_alloc(&b, n_frames, sizeof *lines);
+  Perftools__Profiles__Line **line_ptrs = pprof_alloc(&b, n_frames, sizeof *line_ptrs);
+  p.function = pprof_alloc(&b, n_frames, sizeof *p.function);
+  p.location = pprof_alloc(&b, n_frames, sizeof *p.location);
+  for (guint i = 0; i < n_frames; i++) {
+    if (location_of[i] == 0)
+      continue;
+    const SxsViewFrame *f = g_ptr_array_index(v->frames, i);
+    size_t k = p.n_function;
+    Perftools__Profiles__Function *fn = &functions[k];
+    perftools__profiles__function__init(fn);
+    fn->id = k + 1;
+    fn->name = pprof_string(&b.strings, f->label);
+    fn->system_name = pprof_string(&b.strings, f->name);
+    fn->filename = pprof_string(&b.strings, f->module);
+    p.function[p.n_function++] = fn;
+
+    perftools__profiles__line__init(&lines[k]);
+    lines[k].function_id = fn->id;
+    line_ptrs[k] = &lines[k];
+    Perftools__Profiles__Location *loc = &locations[k];
+    perftools__profiles__location__init(loc);
+    loc->id = k + 1;
+    loc->mapping_id = pprof_mapping_id(&b, v, f);
+    loc->n_line = 1;
+    loc->line = &line_ptrs[k];
+    p.location[p.n_location++] = loc;
+    location_of[i] = loc->id;
+  }
+  p.n_mapping = b.mappings->len;
+  p.mapping = (Perftools__Profiles__Mapping **)b.mappings->pdata;
+
+  /* One sample per stack of each group, leaf first. */
+  Perftools__Profiles__Sample *samples = pprof_alloc(&b, n_samples, sizeof *samples);
+  p.sample = pprof_alloc(&b, n_samples, sizeof *p.sample);
+  uint64_t *ids = pprof_alloc(&b, n_ids, sizeof *ids);
+  int64_t *values = pprof_alloc(&b, n_samples * p.n_sample_type, sizeof *values);
+  for (guint i = 0; i < v->groups->len; i++) {
+    const SxsViewGroup *g = g_ptr_array_index(v->groups, i);
+    if (g->kind != kind)
+      continue;
+    size_t n_labels = 0;
+    Perftools__Profiles__Label **labels = pprof_group_labels(&b, v, g, &n_labels);
+    for (guint j = 0; j < g->stacks->len; j++) {
+      const SxsViewStack *s = &g_array_index(g->stacks, SxsViewStack, j);
+      Perftools__Profiles__Sample *sm = &samples[p.n_sample];
+      perftools__profiles__sample__init(sm);
+      sm->n_location_id = s->depth;
+      sm->location_id = ids;
+      for (guint d = 0; d < s->depth; d++)
+        ids[d] = location_of[s->frames[s->depth - 1 - d]];
+      ids += s->depth;
+      sm->n_value = p.n_sample_type;
+      sm->value = values;
+      values[0] = (int64_t)s->count;
+      if (ns_from_period)
+        values[1] = (int64_t)(s->count * v->period_ns);
+      else if (timed)
+        values[1] = (int64_t)s->weight;
+      values += p.n_sample_type;
+      sm->n_label = n_labels;
+      sm->label = labels;
+      p.sample[p.n_sample++] = sm;
+    }
+  }
+
+  /* When and what: the process's start, and comments `pprof -comments` shows. */
+  const SxsProcessInfo *proc = v->model != NULL ? v->model->process : NULL;
+  if (proc != NULL && proc->start_unix_ms > 0)
+    p.time_nanos = proc->start_unix_ms * G_GINT64_CONSTANT(1000000);
+  g_autofree char *command = proc != NULL ? pprof_command_line(proc->argv) : NULL;
+  int64_t *comments = pprof_alloc(&b, 2, sizeof *comments);
+  comments[p.n_comment++] = pprof_string(&b.strings, "sxsprof");
+  if (command != NULL && command[0] != '\0')
+    comments[p.n_comment++] = pprof_string(&b.strings, command);
+  p.comment = comments;
+
+  p.n_string_table = b.strings.strings->len;
+  p.string_table = (char **)b.strings.strings->pdata;
+
+  gsize packed_len = perftools__profiles__profile__get_packed_size(&p);
+  g_autofree guint8 *packed = g_malloc(MAX(packed_len, 1));
+  perftools__profiles__profile__pack(&p, packed);
+  gsize out_len = 0;
+  char *out = pprof_gzip(packed, packed_len, &out_len);
+
+  pprof_strings_fini(&b.strings);
+  g_ptr_array_unref(b.mappings);
+  g_hash_table_unref(b.filenames);
+  g_hash_table_unref(b.mapping_of);
+  g_ptr_array_unref(b.blocks);
+  if (out == NULL) {
+    if (ret_error != NULL)
+      *ret_error = g_strdup("could not compress the pprof profile (out of memory)");
+    return NULL;
+  }
+  if (ret_len != NULL)
+    *ret_len = out_len;
+  return out;
+}

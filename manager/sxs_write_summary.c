@@ -1,0 +1,301 @@
+/* sxs_write_summary: the terminal summary of a profile: the process, each runtime and its status
+ * (profiling, or declined and why), what it compiled, then the top functions by self and by total
+ * weight per runtime (samples, or traced time with calls), and the event stacks seen most.
+ * Plain text, or with ANSI colours when the caller says the output is a terminal. */
+#include <string.h>
+
+#include "sxs_view.h"
+
+/* ANSI sequences, or nothing. */
+typedef struct {
+  const char *bold, *dim, *hot, *warm, *managed, *native, *reset;
+} Palette;
+
+static const Palette plain = {"", "", "", "", "", "", ""};
+static const Palette ansi = {"\033[1m", "\033[2m", "\033[31m", "\033[33m", "\033[36m", "\033[35m", "\033[0m"};
+
+static gboolean is_framework_module(const char *module) {
+  return g_str_has_prefix(module, "System.") || g_str_equal(module, "mscorlib.dll") ||
+         g_str_has_prefix(module, "Microsoft.") || g_str_equal(module, "netstandard.dll");
+}
+
+static int compare_module_counts(gconstpointer a, gconstpointer b, gpointer table) {
+  guint x = GPOINTER_TO_UINT(g_hash_table_lookup(table, *(const char *const *)a));
+  guint y = GPOINTER_TO_UINT(g_hash_table_lookup(table, *(const char *const *)b));
+  if (x != y)
+    return x < y ? 1 : -1;
+  return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* Counters, functions per module, and the application's own functions (not the framework's). */
+static void runtime_compiled(GString *out, const SxsRuntimeModel *r, guint top) {
+  const SxsCounters *c = &r->counters;
+  g_string_append_printf(out,
+                         "  jit_compiled=%" G_GINT64_FORMAT " modules_loaded=%" G_GINT64_FORMAT
+                         " exceptions=%" G_GINT64_FORMAT " gcs=%" G_GINT64_FORMAT " threads_created=%" G_GINT64_FORMAT
+                         "\n",
+                         c->jit_compiled, c->modules_loaded, c->exceptions, c->gcs, c->threads_created);
+  g_autoptr(GHashTable) per_module = g_hash_table_new(g_str_hash, g_str_equal);
+  g_autoptr(GHashTable) app_seen = g_hash_table_new(g_str_hash, g_str_equal);
+  g_autoptr(GPtrArray) app = g_ptr_array_new();
+  for (guint i = 0; i < r->functions->len; i++) {
+    const SxsFunctionRecord *f = r->functions->pdata[i];
+    const char *module = f->module ? f->module : "?";
+    const char *name = f->name ? f->name : "?";
+    guint n = GPOINTER_TO_UINT(g_hash_table_lookup(per_module, module));
+    g_hash_table_insert(per_module, (gpointer)module, GUINT_TO_POINTER(n + 1));
+    if (!is_framework_module(module) && g_hash_table_add(app_seen, (gpointer)name))
+      g_ptr_array_add(app, (gpointer)name);
+  }
+  if (g_hash_table_size(per_module) == 0)
+    return;
+  g_autofree gpointer *modules = g_hash_table_get_keys_as_array(per_module, NULL);
+  guint n_modules = g_hash_table_size(per_module);
+  g_qsort_with_data(modules, n_modules, sizeof *modules, compare_module_counts, per_module);
+  g_string_append(out, "  functions by module:");
+  for (guint j = 0; j < n_modules && j < top; j++)
+    g_string_append_printf(out, "%s %s %u", j ? "," : "", (const char *)modules[j],
+                           GPOINTER_TO_UINT(g_hash_table_lookup(per_module, modules[j])));
+  if (n_modules > top)
+    g_string_append_printf(out, ", and %u more", n_modules - top);
+  g_string_append_c(out, '\n');
+  if (app->len) {
+    g_string_append_printf(out, "  application functions (%u):", app->len);
+    for (guint j = 0; j < app->len && j < top; j++)
+      g_string_append_printf(out, "%s %s", j ? "," : "", (const char *)app->pdata[j]);
+    if (app->len > top)
+      g_string_append(out, ", ...");
+    g_string_append_c(out, '\n');
+  }
+}
+
+static int compare_strings(gconstpointer a, gconstpointer b) {
+  return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+static void runtime_header(GString *out, const SxsRuntimeModel *r, const Palette *p, guint top) {
+  g_string_append_printf(out, "%sruntime %d: %s %s%s  %s\n", p->bold, r->id, r->version ? r->version : "?",
+                         sxs__runtime_status_name(r->status), p->reset, r->path ? r->path : "?");
+  if (r->reason)
+    g_string_append_printf(out, "  reason: %s\n", r->reason);
+  if (r->status != SXS_RUNTIME_PROFILING)
+    return;
+  runtime_compiled(out, r, top);
+  if (g_hash_table_size(r->features_off)) {
+    g_autofree gpointer *keys = g_hash_table_get_keys_as_array(r->features_off, NULL);
+    guint n = g_hash_table_size(r->features_off);
+    qsort(keys, n, sizeof *keys, compare_strings);
+    g_string_append(out, "  off:");
+    for (guint i = 0; i < n; i++)
+      g_string_append_printf(out, "%s %s (%s)", i ? "," : "", (const char *)keys[i],
+                             (const char *)g_hash_table_lookup(r->features_off, keys[i]));
+    g_string_append_c(out, '\n');
+  }
+}
+
+static double percent(guint64 part, guint64 whole) {
+  return whole ? 100.0 * (double)part / (double)whole : 0.0;
+}
+
+static const char *heat(const Palette *p, double pct) {
+  return pct >= 20.0 ? p->hot : pct >= 5.0 ? p->warm : "";
+}
+
+/* One "top N" table of frames: by self (by_self) or by total. */
+static void frame_table(GString *out, const SxsView *v, GArray *rows, guint64 whole, gboolean by_self, guint top,
+                        const Palette *p) {
+  g_autoptr(GArray) sorted = g_array_copy(rows);
+  if (!by_self) {
+    /* Stable re-sort of a copy by total. */
+    for (guint i = 1; i < sorted->len; i++) {
+      SxsViewFrameTotal x = g_array_index(sorted, SxsViewFrameTotal, i);
+      guint j = i;
+      while (j > 0 && g_array_index(sorted, SxsViewFrameTotal, j - 1).total < x.total) {
+        g_array_index(sorted, SxsViewFrameTotal, j) = g_array_index(sorted, SxsViewFrameTotal, j - 1);
+        j--;
+      }
+      g_array_index(sorted, SxsViewFrameTotal, j) = x;
+    }
+  }
+  g_string_append_printf(out, "    %s%10s %7s %10s %7s  function%s\n", p->dim, "self", "self%", "total", "total%",
+                         p->reset);
+  for (guint i = 0; i < sorted->len && i < top; i++) {
+    const SxsViewFrameTotal *row = &g_array_index(sorted, SxsViewFrameTotal, i);
+    if (by_self && row->self == 0)
+      break;
+    const SxsViewFrame *f = v->frames->pdata[row->frame];
+    double ps = percent(row->self, whole), pt = percent(row->total, whole);
+    g_string_append_printf(out, "    %s%10" G_GUINT64_FORMAT " %6.1f%% %10" G_GUINT64_FORMAT " %6.1f%%  %s%s\n",
+                           heat(p, by_self ? ps : pt), row->self, ps, row->total, pt, f->name, p->reset);
+  }
+}
+
+/* Top frames of the samples, per runtime and for native code. */
+static void samples_section(GString *out, const SxsView *v, const SxsRenderOptions *o, const Palette *p) {
+  guint64 whole = 0, stacks = 0;
+  guint threads = 0;
+  for (guint i = 0; i < v->groups->len; i++) {
+    const SxsViewGroup *g = v->groups->pdata[i];
+    if (g->kind == SXS_VIEW_SAMPLES) {
+      whole += g->total;
+      stacks += g->stacks->len;
+      threads++;
+    }
+  }
+  const SxsSamplesModel *sm = &v->model->samples;
+  if (!sm->enabled && whole == 0)
+    return;
+  g_string_append_printf(out,
+                         "%ssamples:%s %s, %d Hz, %s walker: %" G_GUINT64_FORMAT
+                         " samples on %u thread%s, %" G_GUINT64_FORMAT " distinct stacks\n",
+                         p->bold, p->reset, sm->mode ? sm->mode : "?", sm->frequency, sm->walker ? sm->walker : "?",
+                         whole, threads, threads == 1 ? "" : "s", stacks);
+  if (sm->off_reason)
+    g_string_append_printf(out, "  off: %s\n", sm->off_reason);
+  if (whole == 0)
+    return;
+  /* Runtimes first, then native code. */
+  for (guint i = 0; i <= v->model->runtimes->len; i++) {
+    const SxsRuntimeModel *r = i < v->model->runtimes->len ? v->model->runtimes->pdata[i] : NULL;
+    g_autoptr(GArray) rows = sxs__view_frame_totals(v, SXS_VIEW_SAMPLES, r ? r->id : 0);
+    if (rows->len == 0)
+      continue;
+    g_autofree char *who =
+        r ? g_strdup_printf("%sruntime %d (%s)%s", p->managed, r->id, r->version ? r->version : "?", p->reset)
+          : g_strdup_printf("%snative code%s", p->native, p->reset);
+    g_string_append_printf(out, "  %s, top %u by self:\n", who, o->top);
+    frame_table(out, v, rows, whole, TRUE, o->top, p);
+    /* Native code by total is the host's trunk (_start, main, the runtime's entry): only self. */
+    if (!r)
+      continue;
+    g_string_append_printf(out, "  %s, top %u by total:\n", who, o->top);
+    frame_table(out, v, rows, whole, FALSE, o->top, p);
+  }
+}
+
+static int compare_exclusive(gconstpointer a, gconstpointer b) {
+  const SxsFunctionRecord *x = *(const SxsFunctionRecord *const *)a, *y = *(const SxsFunctionRecord *const *)b;
+  if (x->exclusive_ns != y->exclusive_ns)
+    return x->exclusive_ns > y->exclusive_ns ? -1 : 1;
+  if (x->calls != y->calls)
+    return x->calls > y->calls ? -1 : 1;
+  return g_strcmp0(x->name, y->name);
+}
+
+static int compare_inclusive(gconstpointer a, gconstpointer b) {
+  const SxsFunctionRecord *x = *(const SxsFunctionRecord *const *)a, *y = *(const SxsFunctionRecord *const *)b;
+  if (x->inclusive_ns != y->inclusive_ns)
+    return x->inclusive_ns > y->inclusive_ns ? -1 : 1;
+  return compare_exclusive(a, b);
+}
+
+static void calls_table(GString *out, GPtrArray *fns, guint64 whole, gboolean timed, guint top, const Palette *p) {
+  if (timed)
+    g_string_append_printf(out, "    %s%12s %12s %7s %12s %7s  function%s\n", p->dim, "calls", "self ms", "self%",
+                           "total ms", "total%", p->reset);
+  else
+    g_string_append_printf(out, "    %s%12s  function%s\n", p->dim, "calls", p->reset);
+  for (guint i = 0; i < fns->len && i < top; i++) {
+    const SxsFunctionRecord *f = fns->pdata[i];
+    if (timed) {
+      double ps = percent(f->exclusive_ns, whole), pt = percent(f->inclusive_ns, whole);
+      g_string_append_printf(out, "    %s%12" G_GUINT64_FORMAT " %12.3f %6.1f%% %12.3f %6.1f%%  %s%s\n", heat(p, ps),
+                             f->calls, (double)f->exclusive_ns / 1e6, ps, (double)f->inclusive_ns / 1e6, pt, f->name,
+                             p->reset);
+    } else {
+      g_string_append_printf(out, "    %12" G_GUINT64_FORMAT "  %s\n", f->calls, f->name);
+    }
+  }
+}
+
+/* Traced functions of each runtime: by exclusive time, by inclusive time (or by calls). */
+static void calls_section(GString *out, const SxsView *v, const SxsRenderOptions *o, const Palette *p) {
+  for (guint i = 0; i < v->model->runtimes->len; i++) {
+    const SxsRuntimeModel *r = v->model->runtimes->pdata[i];
+    g_autoptr(GPtrArray) fns = g_ptr_array_new();
+    guint64 whole = 0, calls = 0;
+    for (guint j = 0; j < r->functions->len; j++) {
+      const SxsFunctionRecord *f = r->functions->pdata[j];
+      if (f->traced && f->calls) {
+        g_ptr_array_add(fns, (gpointer)f);
+        whole += f->exclusive_ns;
+        calls += f->calls;
+      }
+    }
+    if (fns->len == 0)
+      continue;
+    gboolean timed = r->tracing.timing;
+    g_string_append_printf(out, "%straced calls, %sruntime %d (%s)%s:%s %" G_GUINT64_FORMAT " calls of %u functions",
+                           p->bold, p->managed, r->id, r->version ? r->version : "?", p->reset, p->reset, calls,
+                           fns->len);
+    if (timed)
+      g_string_append_printf(out, ", %.3f ms", (double)whole / 1e6);
+    g_string_append_c(out, '\n');
+    if (timed) {
+      g_ptr_array_sort(fns, compare_exclusive);
+      g_string_append_printf(out, "  top %u by self time:\n", o->top);
+      calls_table(out, fns, whole, TRUE, o->top, p);
+      g_ptr_array_sort(fns, compare_inclusive);
+      g_string_append_printf(out, "  top %u by total time:\n", o->top);
+      calls_table(out, fns, whole, TRUE, o->top, p);
+    } else {
+      g_ptr_array_sort(fns, compare_exclusive);
+      g_string_append_printf(out, "  top %u by calls:\n", o->top);
+      calls_table(out, fns, whole, FALSE, o->top, p);
+    }
+  }
+}
+
+/* The event stacks seen most, leaf and a few callers each. */
+static void events_section(GString *out, const SxsView *v, const SxsRenderOptions *o, const Palette *p) {
+  for (guint i = 0; i < v->groups->len; i++) {
+    const SxsViewGroup *g = v->groups->pdata[i];
+    if (g->kind != SXS_VIEW_EVENTS)
+      continue;
+    g_string_append_printf(out, "%s%s stacks:%s %" G_GUINT64_FORMAT " events, %u distinct stacks, seen most:\n",
+                           p->bold, g->event, p->reset, g->total, g->stacks->len);
+    for (guint s = 0; s < g->stacks->len && s < o->top; s++) {
+      const SxsViewStack *st = &g_array_index(g->stacks, SxsViewStack, s);
+      g_string_append_printf(out, "  %8" G_GUINT64_FORMAT "  ", st->weight);
+      guint shown = 0;
+      for (guint d = st->depth; d-- > 0 && shown < 4; shown++) {
+        const SxsViewFrame *f = v->frames->pdata[st->frames[d]];
+        g_string_append_printf(out, "%s%s", shown ? " <- " : "", f->label);
+      }
+      if (st->depth > shown)
+        g_string_append_printf(out, " <- ... (%u more)", st->depth - shown);
+      g_string_append_c(out, '\n');
+    }
+  }
+}
+
+char *sxs__write_summary(const SxsView *v, const SxsRenderOptions *o, gsize *ret_len, char **ret_error) {
+  (void)ret_error; /* a summary always has something to say */
+  SxsRenderOptions defaults = {.top = 10};
+  if (!o)
+    o = &defaults;
+  SxsRenderOptions opt = *o;
+  if (opt.top == 0)
+    opt.top = 10;
+  const Palette *p = opt.color ? &ansi : &plain;
+  const SxsProfileModel *m = v->model;
+  GString *out = g_string_new(NULL);
+  g_autoptr(GString) command = g_string_new(NULL);
+  for (char **a = m->process ? m->process->argv : NULL; a && *a; a++)
+    g_string_append_printf(command, "%s%s", command->len ? " " : "", *a);
+  if (command->len > 120) {
+    g_string_truncate(command, 117);
+    g_string_append(command, "...");
+  }
+  guint n = m->runtimes->len;
+  g_string_append_printf(out, "%spid %d:%s %s  (mode %s, %u runtime%s)\n", p->bold, m->process ? m->process->pid : 0,
+                         p->reset, command->str, m->mode ? m->mode : "?", n, n == 1 ? "" : "s");
+  for (guint i = 0; i < n; i++)
+    runtime_header(out, m->runtimes->pdata[i], p, opt.top);
+  samples_section(out, v, &opt, p);
+  calls_section(out, v, &opt, p);
+  events_section(out, v, &opt, p);
+  if (ret_len)
+    *ret_len = out->len;
+  return g_string_free(out, FALSE);
+}

@@ -1,0 +1,122 @@
+/* The view of a profile: frames tagged by runtime, groups per thread / runtime / event, merged
+ * trees and per-frame totals, on the synthetic fixture. */
+#include <glib.h>
+#include <string.h>
+
+#include "sxs_view.h"
+#include "sxs_view_fixture.h"
+
+static const SxsViewFrame *frame_by_label(const SxsView *v, const char *label) {
+  for (guint i = 0; i < v->frames->len; i++) {
+    const SxsViewFrame *f = v->frames->pdata[i];
+    if (g_str_equal(f->label, label))
+      return f;
+  }
+  return NULL;
+}
+
+static void test_labels(void) {
+  g_autoptr(SxsProfileModel) m = fixture_model();
+  g_autoptr(SxsView) v = sxs__view_new(m, NULL);
+  g_assert_nonnull(frame_by_label(v, FIXTURE_HOT_LABEL));
+  g_assert_nonnull(frame_by_label(v, FIXTURE_GENERIC_LABEL));
+  g_assert_nonnull(frame_by_label(v, FIXTURE_QUOTES_LABEL));
+  g_assert_nonnull(frame_by_label(v, FIXTURE_UNICODE_LABEL));
+  g_autofree char *long_label = fixture_long_label();
+  g_assert_nonnull(frame_by_label(v, long_label));
+  /* Native names lose their offset: every libc frame is one frame. */
+  const SxsViewFrame *libc = frame_by_label(v, FIXTURE_LIBC_LABEL);
+  g_assert_nonnull(libc);
+  g_assert_false(libc->managed);
+  g_assert_cmpstr(libc->name, ==, "__libc_start_main");
+  g_assert_cmpstr(libc->module, ==, "libc.so.6");
+  const SxsViewFrame *hot = frame_by_label(v, FIXTURE_HOT_LABEL);
+  g_assert_cmpint(hot->runtime_id, ==, 1);
+  g_assert_cmpstr(hot->name, ==, FIXTURE_HOT_NAME);
+  g_assert_cmpstr(hot->module, ==, "App.dll");
+}
+
+static void test_groups(void) {
+  g_autoptr(SxsProfileModel) m = fixture_model();
+  g_autoptr(SxsView) v = sxs__view_new(m, NULL);
+  /* Two sample threads, one call tree, one event kind with stacks. */
+  g_assert_cmpuint(v->groups->len, ==, 4);
+  const SxsViewGroup *main = v->groups->pdata[0], *worker = v->groups->pdata[1];
+  g_assert_cmpint(main->kind, ==, SXS_VIEW_SAMPLES);
+  g_assert_cmpuint(main->thread, ==, 100);
+  g_assert_cmpuint(main->total, ==, 80);
+  g_assert_cmpuint(worker->total, ==, 20);
+  g_assert_cmpstr(worker->thread_name, ==, FIXTURE_WORKER_THREAD);
+  const SxsViewStack *top = &g_array_index(main->stacks, SxsViewStack, 0);
+  g_assert_cmpuint(top->weight, ==, FIXTURE_HOT_SAMPLES);
+  g_assert_cmpuint(top->depth, ==, 3);
+  g_assert_cmpstr(((SxsViewFrame *)v->frames->pdata[top->frames[0]])->label, ==, FIXTURE_LIBC_LABEL);
+  g_assert_cmpstr(((SxsViewFrame *)v->frames->pdata[top->frames[2]])->label, ==, FIXTURE_HOT_LABEL);
+  const SxsViewGroup *calls = v->groups->pdata[2];
+  g_assert_cmpint(calls->kind, ==, SXS_VIEW_CALLS);
+  g_assert_cmpstr(calls->unit, ==, "nanoseconds");
+  g_assert_cmpuint(calls->total, ==, FIXTURE_CALLS_TOTAL_NS);
+  g_assert_cmpuint(calls->total_count, ==, 16);
+  const SxsViewGroup *events = v->groups->pdata[3];
+  g_assert_cmpstr(events->event, ==, "exception");
+  g_assert_cmpuint(events->total, ==, FIXTURE_EXCEPTIONS);
+  g_assert_cmpint(sxs__view_primary_kind(v), ==, SXS_VIEW_SAMPLES);
+  g_assert_cmpuint(v->period_ns, ==, 10000000);
+}
+
+static void test_filter(void) {
+  g_autoptr(SxsProfileModel) m = fixture_model();
+  SxsViewFilter by_runtime = {.runtime_id = 2};
+  g_autoptr(SxsView) v = sxs__view_new(m, &by_runtime);
+  g_assert_cmpuint(v->groups->len, ==, 1);
+  g_assert_cmpuint(((SxsViewGroup *)v->groups->pdata[0])->total, ==, 15);
+  SxsViewFilter by_thread = {.thread = FIXTURE_WORKER_THREAD};
+  g_autoptr(SxsView) w = sxs__view_new(m, &by_thread);
+  g_assert_cmpuint(((SxsViewGroup *)w->groups->pdata[0])->total, ==, 20);
+  SxsViewFilter by_tid = {.thread = "100"};
+  g_autoptr(SxsView) t = sxs__view_new(m, &by_tid);
+  g_assert_cmpuint(((SxsViewGroup *)t->groups->pdata[0])->total, ==, 80);
+}
+
+static void test_tree(void) {
+  g_autoptr(SxsProfileModel) m = fixture_model();
+  g_autoptr(SxsView) v = sxs__view_new(m, NULL);
+  g_autoptr(SxsViewTree) t = sxs__view_tree_new(v, SXS_VIEW_SAMPLES, NULL);
+  const SxsViewNode *root = &g_array_index(t->nodes, SxsViewNode, 0);
+  g_assert_cmpuint(root->total, ==, FIXTURE_SAMPLES_TOTAL);
+  g_assert_cmpuint(root->n_children, ==, 1); /* libc */
+  const SxsViewNode *libc = sxs__view_tree_child(t, root, 0);
+  g_assert_cmpuint(libc->total, ==, 100);
+  g_assert_cmpuint(libc->n_children, ==, 4);
+  /* Every node weighs at least its children together. */
+  for (guint i = 0; i < t->nodes->len; i++) {
+    const SxsViewNode *n = &g_array_index(t->nodes, SxsViewNode, i);
+    guint64 sum = n->self;
+    for (guint c = 0; c < n->n_children; c++)
+      sum += sxs__view_tree_child(t, n, c)->total;
+    g_assert_cmpuint(sum, ==, n->total);
+  }
+  g_autoptr(GArray) totals = sxs__view_frame_totals(v, SXS_VIEW_SAMPLES, SXS_VIEW_ALL_RUNTIMES);
+  const SxsViewFrameTotal *first = &g_array_index(totals, SxsViewFrameTotal, 0);
+  g_assert_cmpstr(((SxsViewFrame *)v->frames->pdata[first->frame])->label, ==, FIXTURE_HOT_LABEL);
+  g_assert_cmpuint(first->self, ==, 70);
+  g_autoptr(GArray) rt2 = sxs__view_frame_totals(v, SXS_VIEW_SAMPLES, 2);
+  g_assert_cmpuint(rt2->len, ==, 1);
+}
+
+static void test_empty(void) {
+  g_autoptr(SxsProfileModel) m = sxs__profile_model_new();
+  g_autoptr(SxsView) v = sxs__view_new(m, NULL);
+  g_assert_cmpuint(v->groups->len, ==, 0);
+  g_assert_cmpint(sxs__view_primary_kind(v), ==, SXS_VIEW_N_KINDS);
+}
+
+int main(int argc, char **argv) {
+  g_test_init(&argc, &argv, NULL);
+  g_test_add_func("/views/model/labels", test_labels);
+  g_test_add_func("/views/model/groups", test_groups);
+  g_test_add_func("/views/model/filter", test_filter);
+  g_test_add_func("/views/model/tree", test_tree);
+  g_test_add_func("/views/model/empty", test_empty);
+  return g_test_run();
+}
