@@ -1,0 +1,830 @@
+/* Reads a saved profile back into the model: the grammar of sxs__profile_render_json, walked once
+ * with the pull reader, each value stored where the writer took it from.
+ *
+ *   file --mmap--> text --SxsJsonReader--> SxsProfileModel      (no tree: peak = text + model)
+ *
+ * Which message a bad file gets is decided after the walk, from what it saw: a "format" other than
+ * "sxsprof" first, then a newer "version" (a newer profile may be laid out differently, so its
+ * parse errors say nothing), then the reader's error, then a missing "format" or "version".
+ */
+#include "sxs_profile_read.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "sxs_json_read.h"
+
+G_DEFINE_QUARK(sxs - profile - read - error - quark, sxs__profile_read_error)
+
+typedef enum {
+  FORMAT_MISSING = 0,
+  FORMAT_SXSPROF,
+  FORMAT_OTHER, /* another string, or not a string */
+} ProfileFormat;
+
+/* What the top level said about the document itself. */
+typedef struct {
+  ProfileFormat format;
+  gboolean has_version;
+  gint64 version;
+} ProfileHeader;
+
+static gboolean key_is(const char *key, const char *name) {
+  return strcmp(key, name) == 0;
+}
+
+/* Values into model fields. Each leaves the field as it was when the value cannot be taken; the
+ * reader then holds the error, which ends every loop of the walk. */
+
+static void read_str(SxsJsonReader *r, char **field) {
+  char *value;
+  if (sxs__json_reader_string(r, &value, NULL)) {
+    g_free(*field);
+    *field = value;
+  }
+}
+
+static void read_u64(SxsJsonReader *r, guint64 *field) {
+  sxs__json_reader_uint64(r, field);
+}
+
+static void read_i64(SxsJsonReader *r, gint64 *field) {
+  sxs__json_reader_int64(r, field);
+}
+
+static void read_bool(SxsJsonReader *r, gboolean *field) {
+  sxs__json_reader_bool(r, field);
+}
+
+static gboolean read_bounded(SxsJsonReader *r, guint64 max, guint64 *ret_value) {
+  guint64 v;
+  if (!sxs__json_reader_uint64(r, &v))
+    return FALSE;
+  if (v > max) {
+    sxs__json_reader_fail(r, SXS_JSON_READ_VALUE, "integer out of range (expected 0 to %" G_GUINT64_FORMAT ")", max);
+    return FALSE;
+  }
+  *ret_value = v;
+  return TRUE;
+}
+
+static void read_uint(SxsJsonReader *r, guint *field) {
+  guint64 v;
+  if (read_bounded(r, G_MAXUINT, &v))
+    *field = (guint)v;
+}
+
+static void read_u32(SxsJsonReader *r, uint32_t *field) {
+  guint64 v;
+  if (read_bounded(r, G_MAXUINT32, &v))
+    *field = (uint32_t)v;
+}
+
+static void read_int(SxsJsonReader *r, int *field) {
+  gint64 v;
+  if (!sxs__json_reader_int64(r, &v))
+    return;
+  if (v < G_MININT || v > G_MAXINT) {
+    sxs__json_reader_fail(r, SXS_JSON_READ_VALUE, "integer out of range (expected %d to %d)", G_MININT, G_MAXINT);
+    return;
+  }
+  *field = (int)v;
+}
+
+/* A string that may not be null. */
+static gboolean read_required_str(SxsJsonReader *r, char **ret_value) {
+  char *value;
+  if (!sxs__json_reader_string(r, &value, NULL))
+    return FALSE;
+  if (!value) {
+    sxs__json_reader_fail(r, SXS_JSON_READ_TYPE, "expected a string, found null");
+    return FALSE;
+  }
+  *ret_value = value;
+  return TRUE;
+}
+
+/* An address as the writer spells it: "0x" and hex digits. */
+static void read_address(SxsJsonReader *r, uintptr_t *field) {
+  const char *s;
+  gsize len;
+  if (!sxs__json_reader_string_view(r, &s, &len))
+    return;
+  uintptr_t v = 0;
+  gboolean ok = s && len > 2 && len <= 2 + 2 * sizeof v && s[0] == '0' && s[1] == 'x';
+  for (gsize i = 2; ok && i < len; i++) {
+    int d = g_ascii_xdigit_value(s[i]);
+    ok = d >= 0;
+    v = v << 4 | (uintptr_t)(ok ? d : 0);
+  }
+  if (!ok) {
+    sxs__json_reader_fail(r, SXS_JSON_READ_VALUE, "expected an address (\"0x\" and 1 to %d hex digits)",
+                          (int)(2 * sizeof v));
+    return;
+  }
+  *field = v;
+}
+
+/* A name -> guint64* table (failures, skipped, dropped). */
+static void read_count_table(SxsJsonReader *r, GHashTable *table) {
+  if (!sxs__json_reader_begin_object(r))
+    return;
+  const char *key;
+  while (sxs__json_reader_next_member(r, &key)) {
+    guint64 v;
+    if (sxs__json_reader_uint64(r, &v))
+      g_hash_table_replace(table, g_strdup(key), g_memdup2(&v, sizeof v));
+  }
+}
+
+/* A name -> string table (features_off). */
+static void read_string_table(SxsJsonReader *r, GHashTable *table) {
+  if (!sxs__json_reader_begin_object(r))
+    return;
+  const char *key;
+  while (sxs__json_reader_next_member(r, &key)) {
+    char *value;
+    if (sxs__json_reader_string(r, &value, NULL))
+      g_hash_table_replace(table, g_strdup(key), value);
+  }
+}
+
+static void read_argv(SxsJsonReader *r, char ***field) {
+  if (!sxs__json_reader_begin_array(r))
+    return;
+  GPtrArray *args = g_ptr_array_new();
+  char *arg;
+  while (sxs__json_reader_next_element(r))
+    if (read_required_str(r, &arg))
+      g_ptr_array_add(args, arg);
+  g_ptr_array_add(args, NULL);
+  g_strfreev(*field);
+  *field = (char **)g_ptr_array_free(args, FALSE);
+}
+
+/* "process": an object, or null when the profiler could not tell. */
+static void read_process(SxsJsonReader *r, SxsProcessInfo **field) {
+  if (sxs__json_reader_peek(r) == SXS_JSON_NULL) {
+    sxs__json_reader_skip(r);
+    g_clear_pointer(field, sxs__process_info_free);
+    return;
+  }
+  if (!sxs__json_reader_begin_object(r))
+    return;
+  sxs__process_info_free(*field);
+  SxsProcessInfo *p = *field = g_new0(SxsProcessInfo, 1);
+  p->argv = g_new0(char *, 1);
+  const char *key;
+  while (sxs__json_reader_next_member(r, &key)) {
+    if (key_is(key, "pid"))
+      read_int(r, &p->pid);
+    else if (key_is(key, "ppid"))
+      read_int(r, &p->ppid);
+    else if (key_is(key, "executable"))
+      read_str(r, &p->executable);
+    else if (key_is(key, "command_line"))
+      read_argv(r, &p->argv);
+    else if (key_is(key, "start_unix_ms"))
+      read_i64(r, &p->start_unix_ms);
+    else if (key_is(key, "run_id"))
+      read_str(r, &p->run_id);
+    /* "start_time" is start_unix_ms spelled for people. */
+  }
+}
+
+/* A stack's "frames", appended to s->frames (which then owns their strings, also after an error). */
+static void read_frames(SxsJsonReader *r, SxsStackModel *s) {
+  if (!sxs__json_reader_begin_array(r))
+    return;
+  while (sxs__json_reader_next_element(r)) {
+    if (!sxs__json_reader_begin_object(r))
+      return;
+    SxsStackFrameModel f = {0};
+    int runtime = 0;
+    const char *key;
+    while (sxs__json_reader_next_member(r, &key)) {
+      if (key_is(key, "name")) {
+        read_str(r, &f.name);
+      } else if (key_is(key, "module")) {
+        read_str(r, &f.module);
+      } else if (key_is(key, "ip")) {
+        read_address(r, &f.ip);
+      } else if (key_is(key, "sp")) {
+        read_address(r, &f.sp);
+      } else if (key_is(key, "runtime")) {
+        read_int(r, &runtime);
+      } else if (key_is(key, "kind")) {
+        const char *kind;
+        gsize len;
+        if (!sxs__json_reader_string_view(r, &kind, &len))
+          continue;
+        if (kind && len == strlen("managed") && memcmp(kind, "managed", len) == 0)
+          f.managed = TRUE;
+        else if (kind && len == strlen("native") && memcmp(kind, "native", len) == 0)
+          f.managed = FALSE;
+        else
+          sxs__json_reader_fail(r, SXS_JSON_READ_VALUE, "expected \"managed\" or \"native\"");
+      }
+    }
+    f.runtime_id = f.managed ? runtime : 0;
+    g_array_append_val(s->frames, f);
+  }
+}
+
+/* "stacks": the stacks recorded at events. */
+static void read_event_stacks(SxsJsonReader *r, GPtrArray *stacks) {
+  if (!sxs__json_reader_begin_array(r))
+    return;
+  while (sxs__json_reader_next_element(r)) {
+    if (!sxs__json_reader_begin_object(r))
+      return;
+    SxsStackModel *s = sxs__stack_model_new(NULL, 0);
+    g_ptr_array_add(stacks, s);
+    const char *key;
+    while (sxs__json_reader_next_member(r, &key)) {
+      if (key_is(key, "event"))
+        read_str(r, &s->event);
+      else if (key_is(key, "thread"))
+        read_u32(r, &s->thread);
+      else if (key_is(key, "count"))
+        read_u64(r, &s->count);
+      else if (key_is(key, "frames"))
+        read_frames(r, s);
+    }
+  }
+}
+
+/* "samples"."stacks": per thread; "thread" is the thread's name, or its OS id when it has none. */
+static void read_sample_stacks(SxsJsonReader *r, GPtrArray *stacks) {
+  if (!sxs__json_reader_begin_array(r))
+    return;
+  while (sxs__json_reader_next_element(r)) {
+    if (!sxs__json_reader_begin_object(r))
+      return;
+    SxsStackModel *s = sxs__stack_model_new("sample", 0);
+    g_ptr_array_add(stacks, s);
+    const char *key;
+    while (sxs__json_reader_next_member(r, &key)) {
+      if (key_is(key, "thread"))
+        read_str(r, &s->thread_name);
+      else if (key_is(key, "os_tid"))
+        read_u32(r, &s->thread);
+      else if (key_is(key, "count"))
+        read_u64(r, &s->count);
+      else if (key_is(key, "frames"))
+        read_frames(r, s);
+    }
+    char tid[16];
+    g_snprintf(tid, sizeof tid, "%u", s->thread);
+    if (s->thread_name && strcmp(s->thread_name, tid) == 0)
+      g_clear_pointer(&s->thread_name, g_free);
+  }
+}
+
+static void read_functions(SxsJsonReader *r, GPtrArray *functions) {
+  if (!sxs__json_reader_begin_array(r))
+    return;
+  while (sxs__json_reader_next_element(r)) {
+    if (!sxs__json_reader_begin_object(r))
+      return;
+    SxsFunctionRecord *f = g_new0(SxsFunctionRecord, 1);
+    g_ptr_array_add(functions, f);
+    const char *key;
+    while (sxs__json_reader_next_member(r, &key)) {
+      if (key_is(key, "name")) {
+        read_str(r, &f->name);
+      } else if (key_is(key, "module")) {
+        read_str(r, &f->module);
+      } else if (key_is(key, "jit_compiled")) {
+        read_uint(r, &f->jit_compiled);
+      } else if (key_is(key, "inlined")) {
+        read_uint(r, &f->inlined);
+      } else if (key_is(key, "precompiled")) {
+        read_uint(r, &f->precompiled);
+      } else if (key_is(key, "calls")) {
+        /* Only functions call tracing counted have calls. */
+        f->traced = TRUE;
+        read_u64(r, &f->calls);
+      } else if (key_is(key, "inclusive_ns")) {
+        read_u64(r, &f->inclusive_ns);
+      } else if (key_is(key, "exclusive_ns")) {
+        read_u64(r, &f->exclusive_ns);
+      }
+    }
+  }
+}
+
+static void read_tracing(SxsJsonReader *r, SxsTracingModel *t) {
+  if (!sxs__json_reader_begin_object(r))
+    return;
+  const char *key;
+  while (sxs__json_reader_next_member(r, &key)) {
+    if (key_is(key, "enabled"))
+      read_bool(r, &t->enabled);
+    else if (key_is(key, "path"))
+      read_str(r, &t->path);
+    else if (key_is(key, "routing"))
+      read_str(r, &t->routing);
+    else if (key_is(key, "hooks"))
+      read_str(r, &t->hooks);
+    else if (key_is(key, "timing"))
+      read_bool(r, &t->timing);
+    else if (key_is(key, "reason"))
+      read_str(r, &t->reason);
+    else if (key_is(key, "functions_mapped"))
+      read_u64(r, &t->functions_mapped);
+    else if (key_is(key, "functions_hooked"))
+      read_u64(r, &t->functions_hooked);
+    else if (key_is(key, "tailcalls"))
+      read_u64(r, &t->tailcalls);
+    else if (key_is(key, "unwound"))
+      read_u64(r, &t->unwound);
+    else if (key_is(key, "open_frames"))
+      read_u64(r, &t->open_frames);
+    else if (key_is(key, "depth_overflows"))
+      read_u64(r, &t->depth_overflows);
+    else if (key_is(key, "tree_overflows"))
+      read_u64(r, &t->tree_overflows);
+  }
+}
+
+static void read_call_tree(SxsJsonReader *r, GPtrArray *call_tree) {
+  if (!sxs__json_reader_begin_array(r))
+    return;
+  while (sxs__json_reader_next_element(r)) {
+    if (!sxs__json_reader_begin_object(r))
+      return;
+    SxsCallNode *n = g_new0(SxsCallNode, 1);
+    g_ptr_array_add(call_tree, n);
+    const char *key;
+    while (sxs__json_reader_next_member(r, &key)) {
+      if (key_is(key, "id"))
+        read_uint(r, &n->id);
+      else if (key_is(key, "parent"))
+        read_uint(r, &n->parent);
+      else if (key_is(key, "name"))
+        read_str(r, &n->name);
+      else if (key_is(key, "calls"))
+        read_u64(r, &n->calls);
+      else if (key_is(key, "inclusive_ns"))
+        read_u64(r, &n->inclusive_ns);
+      else if (key_is(key, "exclusive_ns"))
+        read_u64(r, &n->exclusive_ns);
+    }
+  }
+}
+
+static void read_threads(SxsJsonReader *r, GPtrArray *threads) {
+  if (!sxs__json_reader_begin_array(r))
+    return;
+  while (sxs__json_reader_next_element(r)) {
+    if (!sxs__json_reader_begin_object(r))
+      return;
+    SxsThreadRecord *t = g_new0(SxsThreadRecord, 1);
+    g_ptr_array_add(threads, t);
+    const char *key;
+    while (sxs__json_reader_next_member(r, &key)) {
+      if (key_is(key, "os_tid"))
+        read_u32(r, &t->os_tid);
+      else if (key_is(key, "name"))
+        read_str(r, &t->name);
+      else if (key_is(key, "destroyed"))
+        read_bool(r, &t->destroyed);
+    }
+  }
+}
+
+static void read_capabilities(SxsJsonReader *r, SxsCapabilities *caps) {
+  if (!sxs__json_reader_begin_object(r))
+    return;
+  const char *key;
+  while (sxs__json_reader_next_member(r, &key)) {
+    if (key_is(key, "event_mask2"))
+      read_bool(r, &caps->event_mask2);
+    else if (key_is(key, "basic_gc"))
+      read_bool(r, &caps->basic_gc);
+    else if (key_is(key, "elt3"))
+      read_bool(r, &caps->elt3);
+    else if (key_is(key, "suspend"))
+      read_bool(r, &caps->suspend);
+  }
+}
+
+static void read_counters(SxsJsonReader *r, SxsCounters *c) {
+  if (!sxs__json_reader_begin_object(r))
+    return;
+  const char *key;
+  while (sxs__json_reader_next_member(r, &key)) {
+    if (key_is(key, "jit_compiled"))
+      read_i64(r, &c->jit_compiled);
+    else if (key_is(key, "modules_loaded"))
+      read_i64(r, &c->modules_loaded);
+    else if (key_is(key, "exceptions"))
+      read_i64(r, &c->exceptions);
+    else if (key_is(key, "gcs"))
+      read_i64(r, &c->gcs);
+    else if (key_is(key, "threads_created"))
+      read_i64(r, &c->threads_created);
+  }
+}
+
+static void read_status(SxsJsonReader *r, SxsRuntimeStatus *field) {
+  static const SxsRuntimeStatus all[] = {SXS_RUNTIME_PENDING, SXS_RUNTIME_PROFILING, SXS_RUNTIME_DECLINED};
+  const char *s;
+  gsize len;
+  if (!sxs__json_reader_string_view(r, &s, &len))
+    return;
+  for (gsize i = 0; s && i < G_N_ELEMENTS(all); i++) {
+    const char *name = sxs__runtime_status_name(all[i]);
+    if (len == strlen(name) && memcmp(s, name, len) == 0) {
+      *field = all[i];
+      return;
+    }
+  }
+  sxs__json_reader_fail(r, SXS_JSON_READ_VALUE, "expected \"profiling\", \"declined\" or \"pending\"");
+}
+
+static void read_runtime(SxsJsonReader *r, SxsRuntimeModel *rt) {
+  if (!sxs__json_reader_begin_object(r))
+    return;
+  const char *key;
+  while (sxs__json_reader_next_member(r, &key)) {
+    if (key_is(key, "id"))
+      read_int(r, &rt->id);
+    else if (key_is(key, "version"))
+      read_str(r, &rt->version);
+    else if (key_is(key, "clr_version"))
+      read_str(r, &rt->clr_version);
+    else if (key_is(key, "path"))
+      read_str(r, &rt->path);
+    else if (key_is(key, "status"))
+      read_status(r, &rt->status);
+    else if (key_is(key, "reason"))
+      read_str(r, &rt->reason);
+    else if (key_is(key, "info_version"))
+      read_int(r, &rt->caps.info_version);
+    else if (key_is(key, "capabilities"))
+      read_capabilities(r, &rt->caps);
+    else if (key_is(key, "shutdown_seen"))
+      read_bool(r, &rt->shut_down);
+    else if (key_is(key, "counters"))
+      read_counters(r, &rt->counters);
+    else if (key_is(key, "functions"))
+      read_functions(r, rt->functions);
+    else if (key_is(key, "features_off"))
+      read_string_table(r, rt->features_off);
+    else if (key_is(key, "tracing"))
+      read_tracing(r, &rt->tracing);
+    else if (key_is(key, "call_tree"))
+      read_call_tree(r, rt->call_tree);
+    else if (key_is(key, "threads"))
+      read_threads(r, rt->threads);
+  }
+  /* The profile lists a runtime's threads inside it. */
+  for (guint i = 0; i < rt->threads->len; i++)
+    ((SxsThreadRecord *)rt->threads->pdata[i])->runtime_id = rt->id;
+}
+
+static void read_runtimes(SxsJsonReader *r, GPtrArray *runtimes) {
+  if (!sxs__json_reader_begin_array(r))
+    return;
+  while (sxs__json_reader_next_element(r)) {
+    SxsRuntimeModel *rt = sxs__runtime_model_new();
+    g_ptr_array_add(runtimes, rt);
+    read_runtime(r, rt);
+  }
+}
+
+static void read_walk_events(SxsJsonReader *r, SxsWalkCounters *w) {
+  if (!sxs__json_reader_begin_object(r))
+    return;
+  const char *key;
+  while (sxs__json_reader_next_member(r, &key)) {
+    if (key_is(key, "exception"))
+      read_u64(r, &w->events[0]);
+    else if (key_is(key, "jit"))
+      read_u64(r, &w->events[1]);
+    else if (key_is(key, "gc"))
+      read_u64(r, &w->events[2]);
+  }
+}
+
+static void read_walk_times(SxsJsonReader *r, SxsWalkCounters *w) {
+  if (!sxs__json_reader_begin_object(r))
+    return;
+  const char *key;
+  while (sxs__json_reader_next_member(r, &key)) {
+    if (key_is(key, "native_walk"))
+      read_u64(r, &w->ns_native);
+    else if (key_is(key, "classification"))
+      read_u64(r, &w->ns_classify);
+    else if (key_is(key, "runtime_walks"))
+      read_u64(r, &w->ns_runtime_walks);
+    else if (key_is(key, "merge"))
+      read_u64(r, &w->ns_merge);
+    else if (key_is(key, "naming"))
+      read_u64(r, &w->ns_naming);
+    else if (key_is(key, "naming_first_stack"))
+      read_u64(r, &w->ns_naming_first);
+  }
+}
+
+static void read_stack_walks(SxsJsonReader *r, SxsWalkCounters *w) {
+  if (!sxs__json_reader_begin_object(r))
+    return;
+  const char *key;
+  while (sxs__json_reader_next_member(r, &key)) {
+    if (key_is(key, "events"))
+      read_walk_events(r, w);
+    else if (key_is(key, "made"))
+      read_u64(r, &w->made);
+    else if (key_is(key, "failed"))
+      read_u64(r, &w->failed);
+    else if (key_is(key, "empty"))
+      read_u64(r, &w->empty);
+    else if (key_is(key, "truncated"))
+      read_u64(r, &w->truncated);
+    else if (key_is(key, "runtime_walks"))
+      read_u64(r, &w->runtime_walks);
+    else if (key_is(key, "unknown_frames"))
+      read_u64(r, &w->unknown_frames);
+    else if (key_is(key, "stacks_dropped"))
+      read_u64(r, &w->stacks_dropped);
+    else if (key_is(key, "frames"))
+      read_u64(r, &w->frames);
+    else if (key_is(key, "native_frames"))
+      read_u64(r, &w->native_frames);
+    else if (key_is(key, "stacks_named"))
+      read_u64(r, &w->stacks_named);
+    else if (key_is(key, "time_ns"))
+      read_walk_times(r, w);
+    else if (key_is(key, "failures"))
+      read_count_table(r, w->failures);
+    else if (key_is(key, "skipped"))
+      read_count_table(r, w->skipped);
+  }
+}
+
+static void read_ticks_by_walker(SxsJsonReader *r, SxsSamplesModel *sm) {
+  if (!sxs__json_reader_begin_object(r))
+    return;
+  const char *key;
+  while (sxs__json_reader_next_member(r, &key)) {
+    if (key_is(key, "signal"))
+      read_u64(r, &sm->ticks_signal);
+    else if (key_is(key, "suspend"))
+      read_u64(r, &sm->ticks_suspend);
+  }
+}
+
+static void read_samples(SxsJsonReader *r, SxsSamplesModel *sm) {
+  if (!sxs__json_reader_begin_object(r))
+    return;
+  const char *key;
+  while (sxs__json_reader_next_member(r, &key)) {
+    if (key_is(key, "enabled"))
+      read_bool(r, &sm->enabled);
+    else if (key_is(key, "frequency"))
+      read_int(r, &sm->frequency);
+    else if (key_is(key, "mode"))
+      read_str(r, &sm->mode);
+    else if (key_is(key, "walker"))
+      read_str(r, &sm->walker);
+    else if (key_is(key, "off_reason"))
+      read_str(r, &sm->off_reason);
+    else if (key_is(key, "ticks"))
+      read_u64(r, &sm->ticks);
+    else if (key_is(key, "ticks_by_walker"))
+      read_ticks_by_walker(r, sm);
+    else if (key_is(key, "taken"))
+      read_u64(r, &sm->taken);
+    else if (key_is(key, "weight"))
+      read_u64(r, &sm->weight);
+    else if (key_is(key, "frames"))
+      read_u64(r, &sm->frames);
+    else if (key_is(key, "capture_ns"))
+      read_u64(r, &sm->capture_ns);
+    else if (key_is(key, "resolve_ns"))
+      read_u64(r, &sm->resolve_ns);
+    else if (key_is(key, "dropped"))
+      read_count_table(r, sm->dropped);
+    else if (key_is(key, "stacks"))
+      read_sample_stacks(r, sm->stacks);
+  }
+}
+
+/* "format": FALSE when it says the document is something else, which ends the walk. */
+static gboolean read_format(SxsJsonReader *r, ProfileHeader *h) {
+  const char *s;
+  gsize len;
+  SxsJsonType type = sxs__json_reader_peek(r);
+  if (type == SXS_JSON_INVALID || (type == SXS_JSON_STRING && !sxs__json_reader_string_view(r, &s, &len)))
+    return FALSE;
+  if (type != SXS_JSON_STRING || len != strlen("sxsprof") || memcmp(s, "sxsprof", len) != 0) {
+    h->format = FORMAT_OTHER;
+    return FALSE;
+  }
+  h->format = FORMAT_SXSPROF;
+  return TRUE;
+}
+
+/* The whole document, its top level an object. Stops early at a "format" other than sxsprof and
+ * at a "version" other than this one's once the format is known. */
+static void read_document(SxsJsonReader *r, SxsProfileModel *m, ProfileHeader *h) {
+  if (!sxs__json_reader_begin_object(r))
+    return;
+  const char *key;
+  while (sxs__json_reader_next_member(r, &key)) {
+    if (key_is(key, "format")) {
+      if (!read_format(r, h) || (h->has_version && h->version != SXS_PROFILE_VERSION))
+        return;
+    } else if (key_is(key, "version")) {
+      if (sxs__json_reader_int64(r, &h->version))
+        h->has_version = TRUE;
+      if (h->has_version && h->version != SXS_PROFILE_VERSION && h->format == FORMAT_SXSPROF)
+        return;
+    } else if (key_is(key, "process")) {
+      read_process(r, &m->process);
+    } else if (key_is(key, "mode")) {
+      read_str(r, &m->mode);
+    } else if (key_is(key, "config")) {
+      read_str(r, &m->config);
+    } else if (key_is(key, "log")) {
+      read_str(r, &m->log);
+    } else if (key_is(key, "runtimes")) {
+      read_runtimes(r, m->runtimes);
+    } else if (key_is(key, "stacks")) {
+      read_event_stacks(r, m->stacks);
+    } else if (key_is(key, "stack_walks")) {
+      read_stack_walks(r, &m->walks);
+    } else if (key_is(key, "samples")) {
+      read_samples(r, &m->samples);
+    }
+    /* The top-level "pid" repeats process.pid. */
+  }
+  sxs__json_reader_end(r);
+}
+
+static gboolean only_space(const char *text, gsize len) {
+  for (gsize i = 0; i < len; i++)
+    if (text[i] != ' ' && text[i] != '\n' && text[i] != '\r' && text[i] != '\t')
+      return FALSE;
+  return TRUE;
+}
+
+/* Sets error from what the walk saw (the order is explained at the top of the file). FALSE when
+ * the document is a profile this sxsprof reads. */
+static gboolean profile_error(const char *source, SxsJsonReader *r, const ProfileHeader *h, GError **error) {
+  const char *what;
+  int line, column;
+  SxsJsonReadError e = sxs__json_reader_error(r, &what, &line, &column);
+  if (h->format == FORMAT_OTHER) {
+    g_set_error(error, SXS_PROFILE_READ_ERROR, SXS_PROFILE_READ_ERROR_NOT_PROFILE,
+                "%s is not an sxsprof profile (its \"format\" is not \"sxsprof\")", source);
+    return TRUE;
+  }
+  if (h->has_version && h->version > SXS_PROFILE_VERSION && (h->format == FORMAT_SXSPROF || e != SXS_JSON_READ_OK)) {
+    g_set_error(error, SXS_PROFILE_READ_ERROR, SXS_PROFILE_READ_ERROR_VERSION,
+                "%s was written by a newer sxsprof (profile version %" G_GINT64_FORMAT
+                "; this sxsprof reads version %d)",
+                source, h->version, SXS_PROFILE_VERSION);
+    return TRUE;
+  }
+  switch (e) {
+  case SXS_JSON_READ_SYNTAX:
+  case SXS_JSON_READ_DEPTH:
+    g_set_error(error, SXS_PROFILE_READ_ERROR, SXS_PROFILE_READ_ERROR_NOT_JSON, "%s is not JSON: %s", source,
+                sxs__json_reader_message(r));
+    return TRUE;
+  case SXS_JSON_READ_EOF:
+    g_set_error(error, SXS_PROFILE_READ_ERROR, SXS_PROFILE_READ_ERROR_TRUNCATED,
+                "%s is truncated: %s at line %d, column %d", source, what, line, column);
+    return TRUE;
+  case SXS_JSON_READ_TYPE:
+  case SXS_JSON_READ_VALUE: {
+    if (h->format == FORMAT_MISSING)
+      break;
+    g_autofree char *path = sxs__json_reader_path(r);
+    g_set_error(error, SXS_PROFILE_READ_ERROR, SXS_PROFILE_READ_ERROR_INVALID, "%s: %s: %s at line %d, column %d",
+                source, *path ? path : "(top level)", what, line, column);
+    return TRUE;
+  }
+  case SXS_JSON_READ_OK: break;
+  }
+  if (h->format == FORMAT_MISSING) {
+    g_set_error(error, SXS_PROFILE_READ_ERROR, SXS_PROFILE_READ_ERROR_NOT_PROFILE,
+                "%s is not an sxsprof profile (it has no \"format\": \"sxsprof\")", source);
+    return TRUE;
+  }
+  if (!h->has_version || h->version < 1) {
+    g_set_error(error, SXS_PROFILE_READ_ERROR, SXS_PROFILE_READ_ERROR_NOT_PROFILE,
+                "%s is not an sxsprof profile (it has no \"version\" of 1 or more)", source);
+    return TRUE;
+  }
+  return FALSE;
+}
+
+/* sxs__profile_read, with source naming the text in messages. */
+static SxsProfileModel *profile_read_source(const char *source, const char *text, gsize len, GError **error) {
+  if (only_space(text, len)) {
+    g_set_error(error, SXS_PROFILE_READ_ERROR, SXS_PROFILE_READ_ERROR_EMPTY, "%s is empty", source);
+    return NULL;
+  }
+  g_auto(SxsJsonReader) r;
+  sxs__json_reader_init(&r, text, len);
+  SxsJsonType top = sxs__json_reader_peek(&r);
+  if (top != SXS_JSON_OBJECT && top != SXS_JSON_INVALID) {
+    g_set_error(error, SXS_PROFILE_READ_ERROR, SXS_PROFILE_READ_ERROR_NOT_PROFILE,
+                "%s is not an sxsprof profile (its top level is %s, not an object)", source,
+                top == SXS_JSON_ARRAY    ? "an array"
+                : top == SXS_JSON_STRING ? "a string"
+                : top == SXS_JSON_NUMBER ? "a number"
+                                         : "a literal");
+    return NULL;
+  }
+  g_autoptr(SxsProfileModel) m = sxs__profile_model_new();
+  ProfileHeader h = {0};
+  read_document(&r, m, &h);
+  if (profile_error(source, &r, &h, error))
+    return NULL;
+  return g_steal_pointer(&m);
+}
+
+SxsProfileModel *sxs__profile_read(const char *text, gsize len, GError **error) {
+  return profile_read_source("the profile", text, len, error);
+}
+
+/* Reads a file that cannot be mapped (a pipe) to its end. NULL with errno set on failure. */
+static char *read_all(int fd, gsize *ret_len) {
+  GByteArray *data = g_byte_array_sized_new(65536);
+  guint8 chunk[65536];
+  for (;;) {
+    ssize_t n = read(fd, chunk, sizeof chunk);
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n < 0) {
+      int saved = errno;
+      g_byte_array_unref(data);
+      errno = saved;
+      return NULL;
+    }
+    if (n == 0)
+      break;
+    g_byte_array_append(data, chunk, (guint)n);
+  }
+  *ret_len = data->len;
+  return (char *)g_byte_array_free(data, FALSE);
+}
+
+SxsProfileModel *sxs__profile_load(const char *path, GError **error) {
+  int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+  if (fd < 0) {
+    int saved = errno;
+    g_set_error(error, SXS_PROFILE_READ_ERROR, SXS_PROFILE_READ_ERROR_FILE, "cannot open %s: %s", path,
+                g_strerror(saved));
+    return NULL;
+  }
+  struct stat st;
+  if (fstat(fd, &st) < 0) {
+    int saved = errno;
+    close(fd);
+    g_set_error(error, SXS_PROFILE_READ_ERROR, SXS_PROFILE_READ_ERROR_FILE, "cannot read %s: %s", path,
+                g_strerror(saved));
+    return NULL;
+  }
+  if (S_ISDIR(st.st_mode)) {
+    close(fd);
+    g_set_error(error, SXS_PROFILE_READ_ERROR, SXS_PROFILE_READ_ERROR_FILE, "%s is a folder, not a profile", path);
+    return NULL;
+  }
+
+  SxsProfileModel *m;
+  if (S_ISREG(st.st_mode) && st.st_size > 0) {
+    gsize len = (gsize)st.st_size;
+    void *text = mmap(NULL, len, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
+    int saved = errno;
+    close(fd);
+    if (text == MAP_FAILED) {
+      g_set_error(error, SXS_PROFILE_READ_ERROR, SXS_PROFILE_READ_ERROR_FILE, "cannot read %s: %s", path,
+                  g_strerror(saved));
+      return NULL;
+    }
+    m = profile_read_source(path, text, len, error);
+    munmap(text, len);
+    return m;
+  }
+  gsize len = 0;
+  g_autofree char *text = read_all(fd, &len);
+  int saved = errno;
+  close(fd);
+  if (!text) {
+    g_set_error(error, SXS_PROFILE_READ_ERROR, SXS_PROFILE_READ_ERROR_FILE, "cannot read %s: %s", path,
+                g_strerror(saved));
+    return NULL;
+  }
+  return profile_read_source(path, text, len, error);
+}

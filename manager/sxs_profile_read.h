@@ -1,0 +1,47 @@
+/* sxs_profile_read: a saved profile (format "sxsprof", version 1, as sxs__profile_render_json
+ * writes it) read back into the profile model, for the harness's views and reports. It does not
+ * convert other formats, nor read profiles of a newer version. */
+#pragma once
+
+#include <glib.h>
+
+#include "sxs_profile.h"
+
+/* Codes of SXS_PROFILE_READ_ERROR. Every message is one line that starts with the file's path
+ * (or "the profile" for a text in memory). */
+typedef enum {
+  SXS_PROFILE_READ_ERROR_FILE,        /* cannot open or read the file, or it is a folder */
+  SXS_PROFILE_READ_ERROR_EMPTY,       /* "... is empty" (nothing but white space) */
+  SXS_PROFILE_READ_ERROR_NOT_JSON,    /* "... is not JSON: <what> at line L, column C" */
+  SXS_PROFILE_READ_ERROR_TRUNCATED,   /* "... is truncated: unexpected end of file at line L, column C" */
+  SXS_PROFILE_READ_ERROR_NOT_PROFILE, /* "... is not an sxsprof profile (<why>)" */
+  SXS_PROFILE_READ_ERROR_VERSION,     /* "... was written by a newer sxsprof (profile version N; this
+                                       * sxsprof reads version 1)" */
+  SXS_PROFILE_READ_ERROR_INVALID,     /* "...: <member path>: <what> at line L, column C", a member of
+                                       * the wrong type or with a value out of range */
+} SxsProfileReadError;
+
+#define SXS_PROFILE_READ_ERROR (sxs__profile_read_error_quark())
+GQuark sxs__profile_read_error_quark(void);
+
+/* The profile version this sxsprof writes and reads. */
+#define SXS_PROFILE_VERSION 1
+
+/*
+ * Reads a profile from len bytes of text (not necessarily NUL-terminated) into a new model, to be
+ * freed with sxs__profile_model_free; NULL with error set when the text is not a profile this
+ * sxsprof reads. Members it does not know are skipped; members missing keep the model's zero
+ * defaults. What the JSON does not hold is filled as follows: threads get their runtime's id and
+ * thread_id 0, functions function_id 0 and traced when they have "calls"; sample stacks get the
+ * event "sample", and their thread_name is NULL when "thread" only repeats the OS thread id.
+ * Lists keep the order of the file (the writer's order). Rendering the model again with
+ * sxs__profile_render_json gives back the same text for any profile the writer made.
+ *
+ * Context: any thread. Allocates the model only: the text is read in place, without a tree.
+ */
+SxsProfileModel *sxs__profile_read(const char *text, gsize len, GError **error);
+
+/* Reads the profile at path, as sxs__profile_read. A regular file is mapped, not copied, and
+ * unmapped before returning; it must not be truncated while it is read (the profile writer
+ * replaces files by renaming, never in place). Other files (a pipe) are read into memory. */
+SxsProfileModel *sxs__profile_load(const char *path, GError **error);

@@ -1,0 +1,648 @@
+/* Reading a saved profile back (manager/sxs_profile_read.c): the synthetic fixture rendered, read
+ * and rendered again gives the same bytes; every kind of bad file gets its one message. */
+#include <errno.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <glib.h>
+#include <glib/gstdio.h>
+
+#include "sxs_profile_read.h"
+#include "sxs_view_fixture.h"
+
+#define LARGE_STACKS 10000
+#define LARGE_DEPTH 30
+#define LARGE_FUNCTIONS 50000
+#define LARGE_SAMPLES 1000000
+#define LARGE_READ_MAX_US (1000 * 1000)
+#define LARGE_PEAK_MAX_KIB (200 * 1024)
+#define LARGE_PATH_ENV "SXS_TEST_PROFILE_READ_LARGE"
+
+/* Timings and peak memory mean something only in an optimized build without sanitizers. */
+#if defined(__OPTIMIZE__) && !defined(__SANITIZE_ADDRESS__) && !defined(__SANITIZE_THREAD__)
+#define MEASURED_BUILD 1
+#else
+#define MEASURED_BUILD 0
+#endif
+
+static char *render(const SxsProfileModel *m, gsize *ret_len) {
+  char *text = sxs__profile_render_json(m, ret_len);
+  g_assert_nonnull(text);
+  return text;
+}
+
+/* Reads text, which must be a profile, and checks that rendering it again gives text back. */
+static SxsProfileModel *read_back(const char *text, gsize len) {
+  g_autoptr(GError) error = NULL;
+  SxsProfileModel *m = sxs__profile_read(text, len, &error);
+  g_assert_no_error(error);
+  g_assert_nonnull(m);
+  gsize again_len;
+  g_autofree char *again = render(m, &again_len);
+  g_assert_cmpuint(again_len, ==, len);
+  g_assert_true(memcmp(again, text, len) == 0);
+  return m;
+}
+
+/* Reads text, which must fail with code, and returns the message. */
+static char *read_error(const char *text, gssize len, int code) {
+  g_autoptr(GError) error = NULL;
+  g_autoptr(SxsProfileModel) m = sxs__profile_read(text, len < 0 ? strlen(text) : (gsize)len, &error);
+  g_assert_null(m);
+  g_assert_error(error, SXS_PROFILE_READ_ERROR, code);
+  g_assert_null(strchr(error->message, '\n'));
+  return g_strdup(error->message);
+}
+
+static void add_thread(SxsRuntimeModel *r, uint32_t os_tid, const char *name, gboolean destroyed) {
+  SxsThreadRecord *t = g_new0(SxsThreadRecord, 1);
+  t->runtime_id = r->id;
+  t->os_tid = os_tid;
+  t->name = g_strdup(name);
+  t->destroyed = destroyed;
+  g_ptr_array_add(r->threads, t);
+}
+
+static void add_count(GHashTable *table, const char *key, guint64 value) {
+  g_hash_table_insert(table, g_strdup(key), g_memdup2(&value, sizeof value));
+}
+
+/* The fixture with a value other than the default in every member the profile holds, and strings
+ * only escapes can write. */
+static SxsProfileModel *full_model(void) {
+  SxsProfileModel *m = fixture_model();
+  SxsProcessInfo *p = m->process;
+  g_strfreev(p->argv);
+  p->argv = g_new0(char *, 5);
+  p->argv[0] = g_strdup("dotnet");
+  p->argv[1] = g_strdup("exec");
+  p->argv[2] = g_strdup("App \"quoted\"\\path\t\x01/é😀.dll");
+  p->argv[3] = g_strdup("");
+  p->start_unix_ms = G_GINT64_CONSTANT(1795000000123);
+  p->run_id = g_strdup("run-2031-01-01T00:00:00Z-42");
+  m->config = g_strdup("/etc/sxsprof/profile.ini");
+  m->log = g_strdup("stderr");
+
+  SxsRuntimeModel *r1 = m->runtimes->pdata[0], *r2 = m->runtimes->pdata[1];
+  r1->caps =
+      (SxsCapabilities){.info_version = 15, .event_mask2 = TRUE, .basic_gc = TRUE, .elt3 = TRUE, .suspend = TRUE};
+  r1->shut_down = TRUE;
+  r1->counters = (SxsCounters){.jit_compiled = 1234,
+                               .modules_loaded = 56,
+                               .exceptions = FIXTURE_EXCEPTIONS,
+                               .gcs = G_MAXINT64,
+                               .threads_created = 7};
+  r1->tracing.path = g_strdup("fast");
+  r1->tracing.routing = g_strdup("mapper2");
+  r1->tracing.hooks = g_strdup("full");
+  r1->tracing.functions_mapped = 100;
+  r1->tracing.functions_hooked = 90;
+  r1->tracing.tailcalls = 3;
+  r1->tracing.unwound = 4;
+  r1->tracing.open_frames = 5;
+  r1->tracing.depth_overflows = 6;
+  r1->tracing.tree_overflows = G_MAXUINT64;
+  SxsFunctionRecord *f = r1->functions->pdata[1];
+  f->inlined = 3;
+  f->precompiled = G_MAXUINT;
+  f = g_new0(SxsFunctionRecord, 1);
+  f->name = g_strdup("App.Program.Untraced");
+  f->module = g_strdup("App.dll");
+  f->precompiled = 1;
+  g_ptr_array_add(r1->functions, f);
+  g_hash_table_insert(r1->features_off, g_strdup("sampling"), g_strdup("asked \"off\"\nin config"));
+  g_hash_table_insert(r1->features_off, g_strdup("gc-stacks"), g_strdup("needs Info10"));
+  add_thread(r1, 100, "Main", FALSE);
+  add_thread(r1, 101, FIXTURE_WORKER_THREAD, TRUE);
+  add_thread(r1, G_MAXUINT32, NULL, FALSE);
+
+  /* Declined, then traced without timing: calls only. */
+  r2->status = SXS_RUNTIME_DECLINED;
+  r2->reason = g_strdup("another runtime was picked");
+  g_free(r2->clr_version);
+  r2->clr_version = g_strdup("8.0.11.12345");
+  r2->tracing.enabled = TRUE;
+  r2->tracing.path = g_strdup("slow");
+  r2->tracing.routing = g_strdup("closure");
+  r2->tracing.hooks = g_strdup("empty");
+  r2->tracing.reason = g_strdup("timing off");
+  fixture_function(r2, "Lib.Box<T>.Run<int>", 15, 0, 0);
+  fixture_call(r2, 1, 0, "Lib.Box<T>.Run<int>", 15, 0, 0);
+  add_thread(r2, 101, "", FALSE);
+
+  SxsRuntimeModel *r3 = fixture_runtime(m, 3, "9.0.0-preview.1");
+  r3->status = SXS_RUNTIME_PENDING;
+  r3->caps.info_version = -1;
+
+  SxsStackModel *s = sxs__stack_model_new("jit", 101);
+  s->count = G_MAXUINT64;
+  fixture_frame(s, FALSE, 0, "0x7f0000000abc", "", UINTPTR_MAX);
+  fixture_frame(s, TRUE, 3, "[runtime 3 code at 0x1]", "", 1);
+  g_ptr_array_add(m->stacks, s);
+  s = sxs__stack_model_new("gc", 100);
+  s->count = 1;
+  g_ptr_array_add(m->stacks, s);
+
+  SxsWalkCounters *w = &m->walks;
+  w->made = 11;
+  w->failed = 12;
+  w->runtime_walks = 13;
+  w->unknown_frames = 14;
+  w->stacks_dropped = 15;
+  w->frames = 16;
+  w->native_frames = 17;
+  w->stacks_named = 18;
+  w->ns_native = 19;
+  w->ns_classify = 20;
+  w->ns_runtime_walks = 21;
+  w->ns_merge = 22;
+  w->ns_naming = 23;
+  w->ns_naming_first = 24;
+  w->events[1] = 25;
+  w->events[2] = 26;
+  w->empty = 27;
+  w->truncated = 28;
+  add_count(w->failures, "CORPROF_E_STACKSNAPSHOT_UNSAFE", 2);
+  add_count(w->failures, "EFAULT", G_MAXUINT64);
+  add_count(w->skipped, "runtime 2: declined", 9);
+
+  SxsSamplesModel *sm = &m->samples;
+  sm->off_reason = g_strdup("suspend walker needs Info10");
+  sm->ticks = 120;
+  sm->ticks_signal = 110;
+  sm->ticks_suspend = 10;
+  sm->capture_ns = 30;
+  sm->resolve_ns = 31;
+  sm->frames = 32;
+  add_count(sm->dropped, "buffer full", 4);
+  add_count(sm->dropped, "thread gone", 1);
+  /* A thread without a name is reported by its id. */
+  s = fixture_sample(m, 102, NULL, 3);
+  fixture_frame(s, TRUE, 1, "App.Program.Unnamed", "App.dll", 0x7e000000b000);
+  return m;
+}
+
+static void test_roundtrip_fixture(void) {
+  g_autoptr(SxsProfileModel) original = fixture_model();
+  gsize len;
+  g_autofree char *text = render(original, &len);
+  g_autoptr(SxsProfileModel) m = read_back(text, len);
+  g_assert_cmpstr(m->mode, ==, "pick-all");
+  g_assert_cmpuint(m->samples.stacks->len, ==, original->samples.stacks->len);
+  const SxsStackModel *s = m->samples.stacks->pdata[4];
+  g_assert_cmpstr(s->thread_name, ==, FIXTURE_WORKER_THREAD);
+  g_assert_cmpstr(g_array_index(s->frames, SxsStackFrameModel, 0).name, ==, fixture_long_name());
+}
+
+static void test_roundtrip_full(void) {
+  g_autoptr(SxsProfileModel) original = full_model();
+  gsize len;
+  g_autofree char *text = render(original, &len);
+  g_autoptr(SxsProfileModel) m = read_back(text, len);
+
+  /* What the JSON holds only implicitly. */
+  g_assert_cmpstr(m->process->argv[2], ==, original->process->argv[2]);
+  g_assert_cmpstr(m->process->argv[3], ==, "");
+  g_assert_null(m->process->argv[4]);
+  g_assert_cmpstr(m->process->run_id, ==, original->process->run_id);
+  const SxsRuntimeModel *r1 = m->runtimes->pdata[0], *r2 = m->runtimes->pdata[1], *r3 = m->runtimes->pdata[2];
+  g_assert_cmpint(r1->status, ==, SXS_RUNTIME_PROFILING);
+  g_assert_cmpint(r2->status, ==, SXS_RUNTIME_DECLINED);
+  g_assert_cmpint(r3->status, ==, SXS_RUNTIME_PENDING);
+  g_assert_cmpint(r3->caps.info_version, ==, -1);
+  const SxsThreadRecord *t = r2->threads->pdata[0];
+  g_assert_cmpint(t->runtime_id, ==, 2);
+  g_assert_cmpuint(t->os_tid, ==, 101);
+  const SxsFunctionRecord *traced = r1->functions->pdata[0], *untraced = r1->functions->pdata[3];
+  g_assert_true(traced->traced);
+  g_assert_cmpuint(traced->inclusive_ns, ==, 1000);
+  g_assert_false(untraced->traced);
+  g_assert_cmpstr(g_hash_table_lookup(r1->features_off, "sampling"), ==, "asked \"off\"\nin config");
+  g_assert_cmpuint(*(guint64 *)g_hash_table_lookup(m->walks.failures, "EFAULT"), ==, G_MAXUINT64);
+  const SxsStackModel *jit = m->stacks->pdata[2];
+  g_assert_cmpstr(jit->event, ==, "jit");
+  g_assert_cmpuint(g_array_index(jit->frames, SxsStackFrameModel, 0).ip, ==, UINTPTR_MAX);
+  const SxsStackFrameModel *managed = &g_array_index(jit->frames, SxsStackFrameModel, 1);
+  g_assert_true(managed->managed);
+  g_assert_cmpint(managed->runtime_id, ==, 3);
+  const SxsStackModel *unnamed = m->samples.stacks->pdata[5];
+  g_assert_null(unnamed->thread_name);
+  g_assert_cmpuint(unnamed->thread, ==, 102);
+  g_assert_cmpstr(unnamed->event, ==, "sample");
+}
+
+/* A profile of a process that could not tell who it was, and nothing else. */
+static void test_roundtrip_empty(void) {
+  g_autoptr(SxsProfileModel) original = sxs__profile_model_new();
+  gsize len;
+  g_autofree char *text = render(original, &len);
+  g_autoptr(SxsProfileModel) m = read_back(text, len);
+  g_assert_null(m->process);
+  g_assert_null(m->mode);
+  g_assert_cmpuint(m->runtimes->len, ==, 0);
+}
+
+/* Escapes any writer may use decode right, wherever they are. */
+static void test_escapes(void) {
+  static const char text[] =
+      "{\"format\": \"sxs\\u0070rof\", \"version\": 1, \"process\": null,\n"
+      " \"m\\u006fde\": \"\\u00e9\\ud83d\\ude00\\\"\\\\\\/\\n\\t\",\n"
+      " \"runtimes\": [{\"id\": 1, \"version\": \"caf\\u00E9\", \"status\": \"\\u0070rofiling\"}]}";
+  g_autoptr(GError) error = NULL;
+  g_autoptr(SxsProfileModel) m = sxs__profile_read(text, strlen(text), &error);
+  g_assert_no_error(error);
+  g_assert_cmpstr(m->mode, ==, "é😀\"\\/\n\t");
+  g_assert_cmpstr(m->mode, ==, "\xc3\xa9\xf0\x9f\x98\x80\"\\/\n\t");
+  const SxsRuntimeModel *r = m->runtimes->pdata[0];
+  g_assert_cmpstr(r->version, ==, "café");
+  g_assert_cmpint(r->status, ==, SXS_RUNTIME_PROFILING);
+}
+
+/* Members a later sxsprof (still version 1) may add are skipped at every level. */
+static void test_unknown_members(void) {
+  g_autoptr(SxsProfileModel) original = full_model();
+  gsize len;
+  g_autofree char *text = render(original, &len);
+  g_autoptr(GString) extended = g_string_new(text);
+  static const struct {
+    const char *after;
+    const char *insert;
+  } extras[] = {
+      {"\"version\": 1,", " \"future\": {\"a\": [1, {\"b\": null}], \"c\": \"}]\"},"},
+      {"\"pid\": 4242,", " \"host\": [\"x\", [], {}],"},
+      {"\"info_version\": 15,", " \"new_caps\": {\"x\": true},"},
+      {"\"jit_compiled\": 1,", " \"tier\": 2.5e-1,"},
+      {"\"kind\": \"managed\",", " \"il_offset\": -1,"},
+      {"\"made\": 11,", " \"retried\": false,"},
+      {"\"taken\": 100,", " \"lost\": [[[]]],"},
+  };
+  for (guint i = 0; i < G_N_ELEMENTS(extras); i++) {
+    const char *at = strstr(extended->str, extras[i].after);
+    g_assert_nonnull(at);
+    g_string_insert(extended, at - extended->str + (gssize)strlen(extras[i].after), extras[i].insert);
+  }
+  g_autoptr(GError) error = NULL;
+  g_autoptr(SxsProfileModel) m = sxs__profile_read(extended->str, extended->len, &error);
+  g_assert_no_error(error);
+  gsize again_len;
+  g_autofree char *again = render(m, &again_len);
+  g_assert_cmpstr(again, ==, text);
+}
+
+static void test_error_empty(void) {
+  g_autofree char *empty = read_error("", 0, SXS_PROFILE_READ_ERROR_EMPTY);
+  g_assert_cmpstr(empty, ==, "the profile is empty");
+  g_autofree char *space = read_error(" \n\t\r\n", -1, SXS_PROFILE_READ_ERROR_EMPTY);
+  g_assert_cmpstr(space, ==, "the profile is empty");
+}
+
+static void test_error_not_json(void) {
+  g_autofree char *text = read_error("sxsprof profile\n", -1, SXS_PROFILE_READ_ERROR_NOT_JSON);
+  g_assert_cmpstr(text, ==, "the profile is not JSON: expected a value, found 's' at line 1, column 1");
+  g_autofree char *comma = read_error("{\n  \"format\": \"sxsprof\",\n  \"version\": 1\n  \"pid\": 1\n}", -1,
+                                      SXS_PROFILE_READ_ERROR_NOT_JSON);
+  g_assert_cmpstr(comma, ==, "the profile is not JSON: expected ',' or '}' at line 4, column 3");
+  g_autofree char *trailing =
+      read_error("{\"format\": \"sxsprof\", \"version\": 1}\n}", -1, SXS_PROFILE_READ_ERROR_NOT_JSON);
+  g_assert_cmpstr(trailing, ==,
+                  "the profile is not JSON: unexpected text after the top-level value at line 2, column 1");
+  g_autofree char *utf8 =
+      read_error("{\"format\": \"sxsprof\", \"version\": 1, \"mode\": \"\xc3\"}", -1, SXS_PROFILE_READ_ERROR_NOT_JSON);
+  g_assert_cmpstr(utf8, ==, "the profile is not JSON: invalid UTF-8 in a string (byte 0xc3) at line 1, column 46");
+}
+
+static void test_error_truncated(void) {
+  g_autofree char *cut = read_error("{\n  \"format\": \"sxsprof\",\n  \"version\": 1,\n  \"runtimes\": [\n", -1,
+                                    SXS_PROFILE_READ_ERROR_TRUNCATED);
+  g_assert_cmpstr(cut, ==, "the profile is truncated: unexpected end of file at line 5, column 1");
+}
+
+static void test_error_not_profile(void) {
+  static const char *const texts[] = {
+      "[1, 2]",
+      "\"sxsprof\"",
+      "42",
+      "null",
+      "{}",
+      "{\"a\": 1}",
+      "{\"format\": \"speedscope\", \"version\": 1}",
+      "{\"format\": 3, \"version\": 1}",
+      "{\"format\": null}",
+      "{\"$schema\": \"https://www.speedscope.app/file-format-schema.json\", \"shared\": {\"frames\": 5}}",
+      "{\"format\": \"sxsprof\"}",
+      "{\"format\": \"sxsprof\", \"version\": 0}",
+      "{\"version\": 2}",
+  };
+  for (guint i = 0; i < G_N_ELEMENTS(texts); i++) {
+    g_test_message("%s", texts[i]);
+    g_autofree char *message = read_error(texts[i], -1, SXS_PROFILE_READ_ERROR_NOT_PROFILE);
+    g_assert_true(g_str_has_prefix(message, "the profile is not an sxsprof profile ("));
+  }
+  g_autofree char *array = read_error("[1, 2]", -1, SXS_PROFILE_READ_ERROR_NOT_PROFILE);
+  g_assert_cmpstr(array, ==, "the profile is not an sxsprof profile (its top level is an array, not an object)");
+  g_autofree char *other = read_error("{\"format\": \"speedscope\"}", -1, SXS_PROFILE_READ_ERROR_NOT_PROFILE);
+  g_assert_cmpstr(other, ==, "the profile is not an sxsprof profile (its \"format\" is not \"sxsprof\")");
+  g_autofree char *missing = read_error("{\"a\": 1}", -1, SXS_PROFILE_READ_ERROR_NOT_PROFILE);
+  g_assert_cmpstr(missing, ==, "the profile is not an sxsprof profile (it has no \"format\": \"sxsprof\")");
+}
+
+/* A newer version is reported as such, also when its layout makes no sense to this reader. */
+static void test_error_version(void) {
+  static const char *const texts[] = {
+      "{\"format\": \"sxsprof\", \"version\": 2}",
+      "{\"format\": \"sxsprof\", \"version\": 2, \"runtimes\": {\"by_id\": {}}, \"samples\": 5}",
+      "{\"version\": 2, \"format\": \"sxsprof\", \"runtimes\": {\"by_id\": {}}}",
+      "{\"version\": 2, \"runtimes\": {\"by_id\": {}}, \"format\": \"sxsprof\"}",
+      "{\"format\": \"sxsprof\", \"version\": 2, \"stacks\": [",
+      "{\"format\": \"sxsprof\", \"version\": 2, %%% not json",
+  };
+  for (guint i = 0; i < G_N_ELEMENTS(texts); i++) {
+    g_test_message("%s", texts[i]);
+    g_autofree char *message = read_error(texts[i], -1, SXS_PROFILE_READ_ERROR_VERSION);
+    g_assert_cmpstr(message, ==,
+                    "the profile was written by a newer sxsprof (profile version 2; this sxsprof reads version 1)");
+  }
+}
+
+/* Replaces the first occurrence of from in text (which must hold it) by to. */
+static char *replace_first(const char *text, const char *from, const char *to) {
+  const char *at = strstr(text, from);
+  g_assert_nonnull(at);
+  return g_strdup_printf("%.*s%s%s", (int)(at - text), text, to, at + strlen(from));
+}
+
+/* A member of the wrong type or with a value the model cannot hold: its path in the message. */
+static void test_error_members(void) {
+  g_autoptr(SxsProfileModel) original = full_model();
+  g_autofree char *text = render(original, NULL);
+  static const struct {
+    const char *from, *to;
+    const char *message; /* up to " at line" */
+  } cases[] = {
+      {"\"name\": \"App.Program.Hot\"", "\"name\": 42",
+       "the profile: runtimes[0].functions[1].name: expected a string, found a number"},
+      {"\"inlined\": 3", "\"inlined\": 4294967296",
+       "the profile: runtimes[0].functions[1].inlined: integer out of range (expected 0 to 4294967295)"},
+      {"\"inlined\": 3", "\"inlined\": -3",
+       "the profile: runtimes[0].functions[1].inlined: integer out of range (expected 0 to 18446744073709551615)"},
+      {"\"status\": \"declined\"", "\"status\": \"sleeping\"",
+       "the profile: runtimes[1].status: expected \"profiling\", \"declined\" or \"pending\""},
+      {"\"elt3\": true", "\"elt3\": 1",
+       "the profile: runtimes[0].capabilities.elt3: expected a boolean, found a number"},
+      {"\"command_line\": [", "\"command_line\": [null, ",
+       "the profile: process.command_line[0]: expected a string, found null"},
+      {"\"kind\": \"managed\"", "\"kind\": \"jitted\"",
+       "the profile: stacks[0].frames[0].kind: expected \"managed\" or \"native\""},
+      {"\"ip\": \"0x7e0000001000\"", "\"ip\": \"7e0000001000\"",
+       "the profile: samples.stacks[0].frames[0].ip: expected an address (\"0x\" and 1 to 16 hex digits)"},
+      {"\"sp\": \"0x7ffd0000\"", "\"sp\": \"0x1ffffffffffffffff\"",
+       "the profile: stacks[0].frames[0].sp: expected an address (\"0x\" and 1 to 16 hex digits)"},
+      {"\"EFAULT\": 18446744073709551615", "\"EFAULT\": 18446744073709551616",
+       "the profile: stack_walks.failures.EFAULT: integer out of range (expected 0 to 18446744073709551615)"},
+      {"\"runtimes\": [", "\"runtimes\": [[], ", "the profile: runtimes[0]: expected an object, found an array"},
+      {"\"samples\": {", "\"samples\": [], \"x\": {", "the profile: samples: expected an object, found an array"},
+      {"\"version\": 1", "\"version\": \"1\"", "the profile: version: expected an integer, found a string"},
+  };
+  for (guint i = 0; i < G_N_ELEMENTS(cases); i++) {
+    g_autofree char *bad = replace_first(text, cases[i].from, cases[i].to);
+    g_autofree char *message = read_error(bad, -1, SXS_PROFILE_READ_ERROR_INVALID);
+    g_test_message("%s", message);
+    g_autofree char *expected = g_strconcat(cases[i].message, " at line ", NULL);
+    g_assert_true(g_str_has_prefix(message, expected));
+  }
+  /* The position is the value's. */
+  g_autofree char *bad = replace_first(text, "\"executable\": \"/usr/share/dotnet/dotnet\"", "\"executable\": true");
+  g_autofree char *message = read_error(bad, -1, SXS_PROFILE_READ_ERROR_INVALID);
+  g_assert_cmpstr(message, ==,
+                  "the profile: process.executable: expected a string, found a boolean at line 8, column 19");
+}
+
+/* Any cut of a valid profile fails with a message and leaks nothing (ASan checks both in CI). */
+static void test_truncated_cuts(void) {
+  g_autoptr(SxsProfileModel) original = full_model();
+  gsize len;
+  g_autofree char *text = render(original, &len);
+  guint cuts = 0;
+  for (gsize cut = 0; cut < len; cut += cut < 3000 || cut > len - 3000 ? 1 : 7) {
+    /* A copy of exactly cut bytes, so that ASan sees any read past the end. */
+    g_autofree char *copy = g_memdup2(text, cut);
+    g_autoptr(GError) error = NULL;
+    g_autoptr(SxsProfileModel) m = sxs__profile_read(copy, cut, &error);
+    g_assert_null(m);
+    g_assert_nonnull(error);
+    int code = cut == 0 ? SXS_PROFILE_READ_ERROR_EMPTY : SXS_PROFILE_READ_ERROR_TRUNCATED;
+    g_assert_error(error, SXS_PROFILE_READ_ERROR, code);
+    g_assert_true(cut == 0 ||
+                  g_str_has_prefix(error->message, "the profile is truncated: unexpected end of file at line "));
+    cuts++;
+  }
+  g_test_message("%u cut points of a %" G_GSIZE_FORMAT "-byte profile", cuts, len);
+}
+
+typedef struct {
+  char *dir;
+} TmpDir;
+
+static void tmpdir_setup(TmpDir *t, gconstpointer data) {
+  (void)data;
+  g_autoptr(GError) error = NULL;
+  t->dir = g_dir_make_tmp("sxs-profile-read-XXXXXX", &error);
+  g_assert_no_error(error);
+}
+
+static void tmpdir_teardown(TmpDir *t, gconstpointer data) {
+  (void)data;
+  g_autoptr(GDir) dir = g_dir_open(t->dir, 0, NULL);
+  const char *name;
+  while (dir && (name = g_dir_read_name(dir)) != NULL) {
+    g_autofree char *path = g_build_filename(t->dir, name, NULL);
+    g_unlink(path);
+  }
+  g_rmdir(t->dir);
+  g_free(t->dir);
+}
+
+static void test_load(TmpDir *t, gconstpointer data) {
+  (void)data;
+  g_autoptr(SxsProfileModel) original = full_model();
+  gsize len;
+  g_autofree char *text = render(original, &len);
+  g_autofree char *path = g_build_filename(t->dir, "app.json", NULL);
+  g_assert_true(g_file_set_contents(path, text, (gssize)len, NULL));
+  g_autoptr(GError) error = NULL;
+  g_autoptr(SxsProfileModel) m = sxs__profile_load(path, &error);
+  g_assert_no_error(error);
+  g_autofree char *again = render(m, NULL);
+  g_assert_cmpstr(again, ==, text);
+
+  /* Messages name the file. */
+  g_autofree char *empty = g_build_filename(t->dir, "empty.json", NULL);
+  g_assert_true(g_file_set_contents(empty, "", 0, NULL));
+  g_autoptr(GError) empty_error = NULL;
+  g_assert_null(sxs__profile_load(empty, &empty_error));
+  g_assert_error(empty_error, SXS_PROFILE_READ_ERROR, SXS_PROFILE_READ_ERROR_EMPTY);
+  g_autofree char *empty_message = g_strdup_printf("%s is empty", empty);
+  g_assert_cmpstr(empty_error->message, ==, empty_message);
+
+  g_autofree char *cut = g_build_filename(t->dir, "cut.json", NULL);
+  g_assert_true(g_file_set_contents(cut, text, (gssize)len / 2, NULL));
+  g_autoptr(GError) cut_error = NULL;
+  g_assert_null(sxs__profile_load(cut, &cut_error));
+  g_assert_error(cut_error, SXS_PROFILE_READ_ERROR, SXS_PROFILE_READ_ERROR_TRUNCATED);
+  g_autofree char *cut_prefix = g_strdup_printf("%s is truncated: ", cut);
+  g_assert_true(g_str_has_prefix(cut_error->message, cut_prefix));
+
+  g_autofree char *missing = g_build_filename(t->dir, "missing.json", NULL);
+  g_autoptr(GError) missing_error = NULL;
+  g_assert_null(sxs__profile_load(missing, &missing_error));
+  g_assert_error(missing_error, SXS_PROFILE_READ_ERROR, SXS_PROFILE_READ_ERROR_FILE);
+  g_autofree char *missing_message = g_strdup_printf("cannot open %s: %s", missing, g_strerror(ENOENT));
+  g_assert_cmpstr(missing_error->message, ==, missing_message);
+
+  g_autoptr(GError) folder_error = NULL;
+  g_assert_null(sxs__profile_load(t->dir, &folder_error));
+  g_assert_error(folder_error, SXS_PROFILE_READ_ERROR, SXS_PROFILE_READ_ERROR_FILE);
+  g_autofree char *folder_message = g_strdup_printf("%s is a folder, not a profile", t->dir);
+  g_assert_cmpstr(folder_error->message, ==, folder_message);
+}
+
+/* A file that cannot be mapped is read whole. */
+static void test_load_pipe(void) {
+  g_autoptr(SxsProfileModel) original = fixture_model();
+  gsize len;
+  g_autofree char *text = render(original, &len);
+  int fds[2];
+  g_assert_cmpint(pipe(fds), ==, 0);
+  GPid pid = fork();
+  g_assert_cmpint(pid, >=, 0);
+  if (pid == 0) {
+    close(fds[0]);
+    for (gsize done = 0; done < len;) {
+      ssize_t n = write(fds[1], text + done, len - done);
+      if (n <= 0)
+        _exit(1);
+      done += (gsize)n;
+    }
+    _exit(0);
+  }
+  close(fds[1]);
+  g_autofree char *path = g_strdup_printf("/proc/self/fd/%d", fds[0]);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(SxsProfileModel) m = sxs__profile_load(path, &error);
+  close(fds[0]);
+  int status;
+  g_assert_cmpint(waitpid(pid, &status, 0), ==, pid);
+  g_assert_no_error(error);
+  g_autofree char *again = render(m, NULL);
+  g_assert_cmpstr(again, ==, text);
+}
+
+static SxsProfileModel *large_model(void) {
+  return fixture_large_model(LARGE_STACKS, LARGE_DEPTH, LARGE_FUNCTIONS, LARGE_SAMPLES);
+}
+
+/* The large fixture round-trips, and reading it takes well under a second. */
+static void test_large(void) {
+  g_autofree char *text = NULL;
+  gsize len;
+  {
+    g_autoptr(SxsProfileModel) original = large_model();
+    text = render(original, &len);
+  }
+  gint64 start = g_get_monotonic_time();
+  g_autoptr(GError) error = NULL;
+  g_autoptr(SxsProfileModel) m = sxs__profile_read(text, len, &error);
+  gint64 elapsed = g_get_monotonic_time() - start;
+  g_assert_no_error(error);
+  g_test_message("read a %.1f MB profile (%u stacks of %u frames) in %.1f ms", len / 1e6, LARGE_STACKS, LARGE_DEPTH,
+                 elapsed / 1e3);
+  gsize again_len;
+  g_autofree char *again = render(m, &again_len);
+  g_assert_cmpuint(again_len, ==, len);
+  g_assert_true(memcmp(again, text, len) == 0);
+  if (MEASURED_BUILD)
+    g_assert_cmpint(elapsed, <, LARGE_READ_MAX_US);
+}
+
+static void large_memory_child(void);
+
+/* Peak memory of loading the large fixture from a file, in a fresh process: the mapped text plus
+ * the model, no tree. The child writes what it measured next to the profile. */
+static void test_large_memory(TmpDir *t, gconstpointer data) {
+  (void)data;
+  if (g_test_subprocess()) {
+    large_memory_child();
+    return;
+  }
+  g_autofree char *path = g_build_filename(t->dir, "large.json", NULL);
+  gsize len;
+  {
+    g_autoptr(SxsProfileModel) original = large_model();
+    g_autofree char *text = render(original, &len);
+    g_assert_true(g_file_set_contents(path, text, (gssize)len, NULL));
+  }
+  g_setenv(LARGE_PATH_ENV, path, TRUE);
+  g_test_trap_subprocess(NULL, 0, G_TEST_SUBPROCESS_DEFAULT);
+  g_unsetenv(LARGE_PATH_ENV);
+  g_test_trap_assert_passed();
+  g_autofree char *report_path = g_strconcat(path, ".peak", NULL);
+  g_autofree char *report = NULL;
+  g_assert_true(g_file_get_contents(report_path, &report, NULL, NULL));
+  g_test_message("%s (file %.1f MB)", report, len / 1e6);
+}
+
+/* A "VmHWM:"-style line of /proc/self/status, in KiB. */
+static guint64 proc_status_kib(const char *name) {
+  g_autofree char *status = NULL;
+  g_assert_true(g_file_get_contents("/proc/self/status", &status, NULL, NULL));
+  const char *line = strstr(status, name);
+  g_assert_nonnull(line);
+  return g_ascii_strtoull(line + strlen(name), NULL, 10);
+}
+
+static void large_memory_child(void) {
+  const char *path = g_getenv(LARGE_PATH_ENV);
+  g_assert_nonnull(path);
+  /* VmHWM, the peak resident set of this process image (ru_maxrss would carry the parent's over
+   * the exec). */
+  guint64 before = proc_status_kib("VmHWM:");
+  gint64 start = g_get_monotonic_time();
+  g_autoptr(GError) error = NULL;
+  g_autoptr(SxsProfileModel) m = sxs__profile_load(path, &error);
+  gint64 elapsed = g_get_monotonic_time() - start;
+  guint64 peak = proc_status_kib("VmHWM:"), after = proc_status_kib("VmRSS:");
+  g_assert_no_error(error);
+  g_assert_cmpuint(m->samples.stacks->len, ==, LARGE_STACKS);
+  g_autofree char *report_path = g_strconcat(path, ".peak", NULL);
+  g_autofree char *report =
+      g_strdup_printf("loaded in %.1f ms; peak resident %.1f MiB (%.1f MiB before loading, %.1f MiB with the model "
+                      "alone after unmapping)",
+                      elapsed / 1e3, peak / 1024.0, before / 1024.0, after / 1024.0);
+  g_assert_true(g_file_set_contents(report_path, report, -1, NULL));
+  if (MEASURED_BUILD)
+    g_assert_cmpuint(peak, <, LARGE_PEAK_MAX_KIB);
+}
+
+int main(int argc, char **argv) {
+  g_test_init(&argc, &argv, NULL);
+
+  g_test_add_func("/profile/read/roundtrip/fixture", test_roundtrip_fixture);
+  g_test_add_func("/profile/read/roundtrip/full", test_roundtrip_full);
+  g_test_add_func("/profile/read/roundtrip/empty", test_roundtrip_empty);
+  g_test_add_func("/profile/read/escapes", test_escapes);
+  g_test_add_func("/profile/read/unknown-members", test_unknown_members);
+  g_test_add_func("/profile/read/error/empty", test_error_empty);
+  g_test_add_func("/profile/read/error/not-json", test_error_not_json);
+  g_test_add_func("/profile/read/error/truncated", test_error_truncated);
+  g_test_add_func("/profile/read/error/not-profile", test_error_not_profile);
+  g_test_add_func("/profile/read/error/version", test_error_version);
+  g_test_add_func("/profile/read/error/members", test_error_members);
+  g_test_add_func("/profile/read/truncated-cuts", test_truncated_cuts);
+  g_test_add("/profile/read/load", TmpDir, NULL, tmpdir_setup, test_load, tmpdir_teardown);
+  g_test_add_func("/profile/read/load-pipe", test_load_pipe);
+  g_test_add_func("/profile/read/large/roundtrip", test_large);
+  g_test_add("/profile/read/large/memory", TmpDir, NULL, tmpdir_setup, test_large_memory, tmpdir_teardown);
+
+  return g_test_run();
+}
