@@ -1,18 +1,17 @@
-/* sxsprof: runs a .NET command with the profiler loaded, and summarizes profiles.
+/* sxsprof: runs a .NET command with the profiler loaded, and renders profiles.
  *
  *   sxsprof run [options] [--] COMMAND [ARGS...]
- *   sxsprof report [--top N] PROFILE.json|FOLDER ...
+ *   sxsprof report PROFILE.json|FOLDER ... [--format LIST] [-o PREFIX] [--top N] ...
  *
  * `run` behaves like the program it runs: the program keeps the launcher's stdin, stdout, stderr,
  * working folder and process group; SIGINT, SIGTERM, SIGHUP and SIGQUIT sent to the launcher are
  * passed on; the launcher exits with the program's status (128 + N when signal N killed it).
- * After the program ends it relays the profiler's log lines and lists every profile the program's
- * process tree wrote, on stderr, so that the program's stdout stays exactly its own. It does not
- * profile anything itself. */
+ * After the program ends it relays the profiler's log lines, lists every profile the program's
+ * process tree wrote and the views beside them, and prints the summary, all on stderr, so that
+ * the program's stdout stays exactly its own. It does not profile anything itself. */
 #include <errno.h>
 #include <glib.h>
 #include <glib/gstdio.h>
-#include <json-glib/json-glib.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdio.h>
@@ -24,377 +23,34 @@
 #include <unistd.h>
 
 #include "sxs_config.h"
+#include "sxs_formats.h"
 #include "sxs_process.h"
+#include "sxsprof.h"
 
 #define SXS_PROFILER_CLSID "{0560F28C-910E-4FDA-94A2-5FACD8966E48}"
 
-static const char usage_text[] =
+const char sxsprof_usage[] =
     "usage:\n"
-    "  sxsprof run [--config FILE] [--output PREFIX|FOLDER/] [--mode pick-first|pick-one|pick-all]\n"
-    "              [--runtime SELECTOR] [--flush SECONDS] [--quiet] [--] COMMAND [ARGS...]\n"
-    "  sxsprof report [--top N] PROFILE.json|FOLDER ...\n";
-
-/* ---- Reading profiles ---- */
-
-static gint64 member_int(JsonObject *o, const char *name) {
-  if (!o || !json_object_has_member(o, name))
-    return 0;
-  JsonNode *n = json_object_get_member(o, name);
-  return JSON_NODE_HOLDS_VALUE(n) ? json_node_get_int(n) : 0;
-}
-
-static const char *member_str(JsonObject *o, const char *name) {
-  if (!o || !json_object_has_member(o, name))
-    return NULL;
-  JsonNode *n = json_object_get_member(o, name);
-  if (!JSON_NODE_HOLDS_VALUE(n) || json_node_get_value_type(n) != G_TYPE_STRING)
-    return NULL;
-  return json_node_get_string(n);
-}
-
-static JsonObject *member_obj(JsonObject *o, const char *name) {
-  if (!o || !json_object_has_member(o, name))
-    return NULL;
-  JsonNode *n = json_object_get_member(o, name);
-  return JSON_NODE_HOLDS_OBJECT(n) ? json_node_get_object(n) : NULL;
-}
-
-static JsonArray *member_array(JsonObject *o, const char *name) {
-  if (!o || !json_object_has_member(o, name))
-    return NULL;
-  JsonNode *n = json_object_get_member(o, name);
-  return JSON_NODE_HOLDS_ARRAY(n) ? json_node_get_array(n) : NULL;
-}
-
-/* One profile read from disk. */
-typedef struct {
-  char *path;
-  JsonParser *parser; /* owns the document */
-  JsonObject *doc;
-} Profile;
-
-static void profile_free(gpointer p) {
-  Profile *pr = p;
-  g_free(pr->path);
-  g_clear_object(&pr->parser);
-  g_free(pr);
-}
-
-/* Reads an sxsprof profile. NULL with *ret_error set (one sentence naming the file) otherwise. */
-static Profile *profile_load(const char *path, char **ret_error) {
-  g_autoptr(JsonParser) parser = json_parser_new();
-  g_autoptr(GError) error = NULL;
-  if (!json_parser_load_from_file(parser, path, &error)) {
-    *ret_error = g_strdup_printf("cannot read profile %s: %s", path, error->message);
-    return NULL;
-  }
-  JsonNode *root = json_parser_get_root(parser);
-  if (!root || !JSON_NODE_HOLDS_OBJECT(root) ||
-      g_strcmp0(member_str(json_node_get_object(root), "format"), "sxsprof") != 0 ||
-      !member_array(json_node_get_object(root), "runtimes")) {
-    *ret_error = g_strdup_printf("%s is not an sxsprof profile (no \"format\":\"sxsprof\" with runtimes)", path);
-    return NULL;
-  }
-  Profile *p = g_new0(Profile, 1);
-  p->path = g_strdup(path);
-  p->doc = json_node_get_object(root);
-  p->parser = g_steal_pointer(&parser);
-  return p;
-}
-
-static gint64 profile_pid(const Profile *p) {
-  JsonObject *proc = member_obj(p->doc, "process");
-  return proc ? member_int(proc, "pid") : member_int(p->doc, "pid");
-}
-
-/* The process's command line, joined by spaces and cut to `max` characters. */
-static char *profile_command(const Profile *p, guint max) {
-  JsonArray *argv = member_array(member_obj(p->doc, "process"), "command_line");
-  g_autoptr(GString) s = g_string_new(NULL);
-  for (guint i = 0; argv && i < json_array_get_length(argv); i++) {
-    JsonNode *n = json_array_get_element(argv, i);
-    if (!JSON_NODE_HOLDS_VALUE(n) || json_node_get_value_type(n) != G_TYPE_STRING)
-      continue;
-    const char *arg = json_node_get_string(n);
-    if (i == 0) {
-      g_autofree char *base = g_path_get_basename(arg);
-      g_string_append(s, base);
-    } else {
-      g_string_append_c(s, ' ');
-      if (g_str_has_suffix(arg, ".dll") && strchr(arg, '/')) {
-        g_autofree char *base = g_path_get_basename(arg);
-        g_string_append(s, base);
-      } else {
-        g_string_append(s, arg);
-      }
-    }
-  }
-  if (s->len == 0)
-    g_string_append(s, "?");
-  if (g_utf8_strlen(s->str, -1) > max) {
-    g_autofree char *cut = g_utf8_substring(s->str, 0, max - 3);
-    g_string_assign(s, cut);
-    g_string_append(s, "...");
-  }
-  return g_string_free(g_steal_pointer(&s), FALSE);
-}
-
-/* "2 runtimes (10.0.12, 2.0.0 declined)". */
-static char *profile_runtimes(const Profile *p) {
-  JsonArray *rts = member_array(p->doc, "runtimes");
-  guint n = rts ? json_array_get_length(rts) : 0;
-  g_autoptr(GString) s = g_string_new(NULL);
-  g_string_printf(s, "%u runtime%s", n, n == 1 ? "" : "s");
-  for (guint i = 0; i < n; i++) {
-    JsonObject *rt = json_array_get_object_element(rts, i);
-    const char *v = member_str(rt, "version");
-    const char *status = member_str(rt, "status");
-    g_string_append(s, i == 0 ? " (" : ", ");
-    g_string_append(s, v ? v : "?");
-    if (g_strcmp0(status, "profiling") != 0)
-      g_string_append_printf(s, " %s", status ? status : "?");
-  }
-  if (n)
-    g_string_append_c(s, ')');
-  return g_string_free(g_steal_pointer(&s), FALSE);
-}
-
-static int compare_counts(gconstpointer a, gconstpointer b, gpointer table) {
-  guint x = GPOINTER_TO_UINT(g_hash_table_lookup(table, *(const char *const *)a));
-  guint y = GPOINTER_TO_UINT(g_hash_table_lookup(table, *(const char *const *)b));
-  if (x != y)
-    return x < y ? 1 : -1;
-  return strcmp(*(const char *const *)a, *(const char *const *)b);
-}
-
-static gboolean is_framework_module(const char *module) {
-  return g_str_has_prefix(module, "System.") || g_str_equal(module, "mscorlib.dll") ||
-         g_str_has_prefix(module, "Microsoft.") || g_str_equal(module, "netstandard.dll");
-}
-
-/* Counters and functions of one or more runtimes, added together. */
-typedef struct {
-  gint64 jit_compiled, modules_loaded, exceptions, gcs, threads_created;
-  GHashTable *per_module;   /* module -> count of functions (borrowed keys) */
-  GHashTable *app_seen;     /* application function names already listed (borrowed) */
-  GPtrArray *app_functions; /* borrowed names, first-seen order */
-} Tally;
-
-static void tally_init(Tally *t) {
-  memset(t, 0, sizeof *t);
-  t->per_module = g_hash_table_new(g_str_hash, g_str_equal);
-  t->app_seen = g_hash_table_new(g_str_hash, g_str_equal);
-  t->app_functions = g_ptr_array_new();
-}
-
-static void tally_clear(Tally *t) {
-  g_hash_table_unref(t->per_module);
-  g_hash_table_unref(t->app_seen);
-  g_ptr_array_unref(t->app_functions);
-}
-
-static void tally_add(Tally *t, JsonObject *rt) {
-  JsonObject *c = member_obj(rt, "counters");
-  t->jit_compiled += member_int(c, "jit_compiled");
-  t->modules_loaded += member_int(c, "modules_loaded");
-  t->exceptions += member_int(c, "exceptions");
-  t->gcs += member_int(c, "gcs");
-  t->threads_created += member_int(c, "threads_created");
-  JsonArray *fns = member_array(rt, "functions");
-  for (guint j = 0; fns && j < json_array_get_length(fns); j++) {
-    JsonObject *f = json_array_get_object_element(fns, j);
-    const char *module = member_str(f, "module") ? member_str(f, "module") : "?";
-    const char *name = member_str(f, "name") ? member_str(f, "name") : "?";
-    guint n = GPOINTER_TO_UINT(g_hash_table_lookup(t->per_module, module));
-    g_hash_table_insert(t->per_module, (gpointer)module, GUINT_TO_POINTER(n + 1));
-    if (!is_framework_module(module) && g_hash_table_add(t->app_seen, (gpointer)name))
-      g_ptr_array_add(t->app_functions, (gpointer)name);
-  }
-}
-
-static void tally_print(const Tally *t, FILE *out, int top) {
-  fprintf(out,
-          "  jit_compiled=%" G_GINT64_FORMAT " modules_loaded=%" G_GINT64_FORMAT " exceptions=%" G_GINT64_FORMAT
-          " gcs=%" G_GINT64_FORMAT " threads_created=%" G_GINT64_FORMAT "\n",
-          t->jit_compiled, t->modules_loaded, t->exceptions, t->gcs, t->threads_created);
-  g_autoptr(GPtrArray) modules = g_ptr_array_new();
-  GHashTableIter it;
-  gpointer key;
-  g_hash_table_iter_init(&it, t->per_module);
-  while (g_hash_table_iter_next(&it, &key, NULL))
-    g_ptr_array_add(modules, key);
-  g_ptr_array_sort_with_data(modules, compare_counts, t->per_module);
-  fprintf(out, "  functions by module:");
-  for (guint j = 0; j < modules->len && j < (guint)top; j++)
-    fprintf(out, "%s %s %u", j ? "," : "", (char *)modules->pdata[j],
-            GPOINTER_TO_UINT(g_hash_table_lookup(t->per_module, modules->pdata[j])));
-  if (modules->len > (guint)top)
-    fprintf(out, ", and %u more", modules->len - top);
-  fprintf(out, "\n");
-  if (t->app_functions->len) {
-    fprintf(out, "  application functions (%u):", t->app_functions->len);
-    for (guint j = 0; j < t->app_functions->len && j < (guint)top; j++)
-      fprintf(out, "%s %s", j ? "," : "", (char *)t->app_functions->pdata[j]);
-    if (t->app_functions->len > (guint)top)
-      fprintf(out, ", ...");
-    fprintf(out, "\n");
-  }
-}
-
-/* The summary of one profile: the process, then each runtime. */
-static void report_one(const Profile *p, FILE *out, int top) {
-  JsonArray *runtimes = member_array(p->doc, "runtimes");
-  guint n = json_array_get_length(runtimes);
-  g_autofree char *command = profile_command(p, 80);
-  fprintf(out, "profile %s: pid %" G_GINT64_FORMAT ", mode %s, %u runtime%s\n", p->path, profile_pid(p),
-          member_str(p->doc, "mode") ? member_str(p->doc, "mode") : "?", n, n == 1 ? "" : "s");
-  fprintf(out, "  command: %s\n", command);
-  for (guint i = 0; i < n; i++) {
-    JsonObject *rt = json_array_get_object_element(runtimes, i);
-    fprintf(out, "runtime %" G_GINT64_FORMAT ": %s %s  %s\n", member_int(rt, "id"),
-            member_str(rt, "version") ? member_str(rt, "version") : "?",
-            member_str(rt, "status") ? member_str(rt, "status") : "?",
-            member_str(rt, "path") ? member_str(rt, "path") : "?");
-    if (member_str(rt, "reason"))
-      fprintf(out, "  reason: %s\n", member_str(rt, "reason"));
-    if (g_strcmp0(member_str(rt, "status"), "profiling") != 0)
-      continue;
-    Tally t;
-    tally_init(&t);
-    tally_add(&t, rt);
-    tally_print(&t, out, top);
-    tally_clear(&t);
-  }
-}
-
-/* One line per profile: pid, command, runtimes, where. */
-static void list_line(const Profile *p, FILE *out) {
-  g_autofree char *command = profile_command(p, 60);
-  g_autofree char *runtimes = profile_runtimes(p);
-  fprintf(out, "sxsprof: pid %" G_GINT64_FORMAT " (%s): %s -> %s\n", profile_pid(p), command, runtimes, p->path);
-}
-
-/* Several profiles: one line each, then everything added together. */
-static void report_merged(GPtrArray *profiles, FILE *out, int top) {
-  guint n_runtimes = 0, n_profiled = 0;
-  Tally t;
-  tally_init(&t);
-  for (guint i = 0; i < profiles->len; i++) {
-    const Profile *p = profiles->pdata[i];
-    JsonArray *rts = member_array(p->doc, "runtimes");
-    for (guint j = 0; j < json_array_get_length(rts); j++) {
-      JsonObject *rt = json_array_get_object_element(rts, j);
-      n_runtimes++;
-      if (g_strcmp0(member_str(rt, "status"), "profiling") == 0) {
-        n_profiled++;
-        tally_add(&t, rt);
-      }
-    }
-  }
-  fprintf(out, "%u profiles, %u runtimes (%u profiled):\n", profiles->len, n_runtimes, n_profiled);
-  for (guint i = 0; i < profiles->len; i++)
-    list_line(profiles->pdata[i], out);
-  fprintf(out, "merged:\n");
-  tally_print(&t, out, top);
-  tally_clear(&t);
-}
-
-static int compare_profiles(gconstpointer a, gconstpointer b) {
-  const Profile *x = *(Profile *const *)a, *y = *(Profile *const *)b;
-  gint64 px = member_int(member_obj(x->doc, "process"), "start_unix_ms");
-  gint64 py = member_int(member_obj(y->doc, "process"), "start_unix_ms");
-  if (px != py)
-    return px < py ? -1 : 1;
-  gint64 ix = profile_pid(x), iy = profile_pid(y);
-  if (ix != iy)
-    return ix < iy ? -1 : 1;
-  return strcmp(x->path, y->path);
-}
-
-/* Adds every sxsprof profile in a folder (not its subfolders). Files that are not profiles are
- * counted in *skipped. Returns FALSE when the folder cannot be read. */
-static gboolean load_folder(const char *folder, GPtrArray *profiles, guint *skipped) {
-  g_autoptr(GError) error = NULL;
-  g_autoptr(GDir) dir = g_dir_open(folder, 0, &error);
-  if (!dir) {
-    fprintf(stderr, "sxsprof: cannot read folder %s: %s\n", folder, error->message);
-    return FALSE;
-  }
-  const char *name;
-  while ((name = g_dir_read_name(dir))) {
-    if (!g_str_has_suffix(name, ".json"))
-      continue;
-    g_autofree char *path = g_build_filename(folder, name, NULL);
-    g_autofree char *why = NULL;
-    Profile *p = g_file_test(path, G_FILE_TEST_IS_REGULAR) ? profile_load(path, &why) : NULL;
-    if (p)
-      g_ptr_array_add(profiles, p);
-    else
-      (*skipped)++;
-  }
-  return TRUE;
-}
-
-static int cmd_report(int argc, char **argv) {
-  int top = 10;
-  g_autoptr(GPtrArray) paths = g_ptr_array_new();
-  for (int i = 0; i < argc; i++) {
-    if (g_str_equal(argv[i], "--top")) {
-      if (i + 1 >= argc) {
-        fprintf(stderr, "sxsprof: --top needs a number from 1 to 100000\n");
-        return 2;
-      }
-      char *end = NULL;
-      long v = strtol(argv[++i], &end, 10);
-      if (!end || *end || v < 1 || v > 100000) {
-        fprintf(stderr, "sxsprof: --top needs a number from 1 to 100000, not \"%s\"\n", argv[i]);
-        return 2;
-      }
-      top = (int)v;
-    } else if (argv[i][0] == '-' && argv[i][1] != '\0') {
-      fprintf(stderr, "sxsprof: unknown option \"%s\"\n%s", argv[i], usage_text);
-      return 2;
-    } else {
-      g_ptr_array_add(paths, argv[i]);
-    }
-  }
-  if (paths->len == 0) {
-    fprintf(stderr, "sxsprof: report needs a profile file or a folder of profiles\n%s", usage_text);
-    return 2;
-  }
-  int status = 0;
-  g_autoptr(GPtrArray) profiles = g_ptr_array_new_with_free_func(profile_free);
-  for (guint i = 0; i < paths->len; i++) {
-    const char *path = paths->pdata[i];
-    if (g_file_test(path, G_FILE_TEST_IS_DIR)) {
-      guint before = profiles->len, skipped = 0;
-      if (!load_folder(path, profiles, &skipped)) {
-        status = 1;
-      } else if (profiles->len == before) {
-        fprintf(stderr, "sxsprof: no sxsprof profile in folder %s\n", path);
-        status = 1;
-      } else if (skipped) {
-        fprintf(stderr, "sxsprof: %u .json file%s in %s %s not sxsprof profiles, skipped\n", skipped,
-                skipped == 1 ? "" : "s", path, skipped == 1 ? "is" : "are");
-      }
-      continue;
-    }
-    g_autofree char *why = NULL;
-    Profile *p = profile_load(path, &why);
-    if (!p) {
-      fprintf(stderr, "sxsprof: %s\n", why);
-      status = 1;
-      continue;
-    }
-    g_ptr_array_add(profiles, p);
-  }
-  g_ptr_array_sort(profiles, compare_profiles);
-  for (guint i = 0; i < profiles->len; i++)
-    report_one(profiles->pdata[i], stdout, top);
-  if (profiles->len > 1)
-    report_merged(profiles, stdout, top);
-  return status;
-}
+    "  sxsprof run [options] [--] COMMAND [ARGS...]\n"
+    "      -o, --output PREFIX|FOLDER/   where the profile and its views go (default ./sxsprof-<pid>)\n"
+    "      --format LIST                 json,speedscope,folded,svg,pprof,summary or all (default all)\n"
+    "      --sample[=HZ]                 sample every thread (CPU time, 99 Hz by default)\n"
+    "      --wall                        sample wall-clock time instead of CPU time\n"
+    "      --trace                       trace every call exactly (Enter/Leave hooks)\n"
+    "      --include PATTERNS            trace only these functions (implies --trace)\n"
+    "      --exclude PATTERNS            do not trace these functions (implies --trace)\n"
+    "      --stacks-on EVENTS            record stacks at exception,jit,gc\n"
+    "      --mode pick-first|pick-one|pick-all, --runtime SELECTOR   which runtimes to profile\n"
+    "      --flush SECONDS               rewrite the profile this often (0: at exit only)\n"
+    "      -c, --config FILE             a config file; the options above override it\n"
+    "      -q, --quiet                   print nothing after the program ends\n"
+    "  sxsprof report PROFILE.json|FOLDER ... [options]\n"
+    "      --format LIST                 as above (default: summary; all with -o)\n"
+    "      -o, --output PREFIX           write the views to PREFIX.<format>\n"
+    "      --top N                       rows per summary table (default 10)\n"
+    "      --runtime ID                  only stacks with frames of runtime ID\n"
+    "      --thread T                    only samples and stacks of thread T (OS id or name)\n"
+    "      --view samples|calls|events   what folded, svg and pprof show (default: samples if any)\n";
 
 /* ---- Running a program ---- */
 
@@ -414,21 +70,55 @@ static char *find_library(void) {
   return g_strdup(resolved);
 }
 
-/* Writes a config file for --mode/--runtime/--flush when the user gave no --config. */
-static char *write_generated_config(const char *mode, const char *runtime, const char *flush, GError **error) {
-  g_autoptr(GString) text = g_string_new("[profiler]\n");
-  if (mode)
-    g_string_append_printf(text, "mode=%s\n", mode);
-  if (runtime)
-    g_string_append_printf(text, "runtime=%s\n", runtime);
-  if (flush)
-    g_string_append_printf(text, "flush=%s\n", flush);
+typedef struct {
+  const char *config, *output, *mode, *runtime, *flush, *format, *sample, *include, *exclude, *stacks_on;
+  gboolean quiet, wall, trace;
+  guint formats; /* SXS_FORMAT_BIT()s, from --format (default all) */
+} RunOptions;
+
+/* The config the program runs with: the user's --config file (or nothing) with the options set
+ * over it, in a temporary file. The user's file was checked before, so a problem found in this
+ * one comes from an option. */
+static char *write_run_config(const RunOptions *o, GError **error) {
+  g_autoptr(GKeyFile) kf = g_key_file_new();
+  if (o->config && !g_key_file_load_from_file(kf, o->config, G_KEY_FILE_KEEP_COMMENTS, error))
+    return NULL;
+  if (o->mode)
+    g_key_file_set_value(kf, "profiler", "mode", o->mode);
+  if (o->runtime)
+    g_key_file_set_value(kf, "profiler", "runtime", o->runtime);
+  if (o->flush)
+    g_key_file_set_value(kf, "profiler", "flush", o->flush);
+  /* The files the profiler writes: the profile and every file view asked for. */
+  g_autoptr(GString) files = g_string_new("json");
+  for (int f = SXS_FORMAT_JSON + 1; f < SXS_FORMAT_SUMMARY; f++)
+    if (o->formats & SXS_FORMAT_BIT(f))
+      g_string_append_printf(files, ",%s", sxs__config_format_name((SxsFormat)f));
+  if (o->format || !o->config || !g_key_file_has_key(kf, "profiler", "formats", NULL))
+    g_key_file_set_value(kf, "profiler", "formats", files->str);
+  if (o->sample || o->wall) {
+    g_key_file_set_value(kf, "sampling", "enabled", "true");
+    if (o->sample && *o->sample)
+      g_key_file_set_value(kf, "sampling", "frequency", o->sample);
+    if (o->wall)
+      g_key_file_set_value(kf, "sampling", "mode", "wall");
+  }
+  if (o->trace || o->include || o->exclude)
+    g_key_file_set_value(kf, "tracing", "enabled", "true");
+  if (o->include)
+    g_key_file_set_value(kf, "tracing", "include", o->include);
+  if (o->exclude)
+    g_key_file_set_value(kf, "tracing", "exclude", o->exclude);
+  if (o->stacks_on)
+    g_key_file_set_value(kf, "stacks", "on", o->stacks_on);
+  gsize len = 0;
+  g_autofree char *text = g_key_file_to_data(kf, &len, NULL);
   g_autofree char *path = NULL;
   int fd = g_file_open_tmp("sxsprof-XXXXXX.conf", &path, error);
   if (fd < 0)
     return NULL;
   close(fd);
-  if (!g_file_set_contents(path, text->str, text->len, error)) {
+  if (!g_file_set_contents(path, text, len, error)) {
     g_unlink(path);
     return NULL;
   }
@@ -471,13 +161,13 @@ static void relay_log(const char *path, gint64 offset) {
 
 /* Every profile of this run: the files the output names that record run_id. */
 static GPtrArray *find_run_profiles(const char *output, gboolean is_folder, const char *run_id) {
-  GPtrArray *found = g_ptr_array_new_with_free_func(profile_free);
+  GPtrArray *found = g_ptr_array_new_with_free_func(sxsprof_profile_free);
   g_autofree char *folder = is_folder ? g_strdup(output) : g_path_get_dirname(output);
   g_autofree char *base = is_folder ? NULL : g_path_get_basename(output);
   g_autoptr(GDir) dir = g_dir_open(folder, 0, NULL);
   const char *name;
   while (dir && (name = g_dir_read_name(dir))) {
-    if (!g_str_has_suffix(name, ".json"))
+    if (!g_str_has_suffix(name, ".json") || g_str_has_suffix(name, ".speedscope.json"))
       continue;
     if (!is_folder) {
       /* <base>.json or <base>.<pid>.json */
@@ -491,27 +181,23 @@ static GPtrArray *find_run_profiles(const char *output, gboolean is_folder, cons
     }
     g_autofree char *path = g_build_filename(folder, name, NULL);
     g_autofree char *why = NULL;
-    Profile *p = profile_load(path, &why);
+    SxsprofProfile *p = sxsprof_profile_load(path, &why);
     if (!p)
       continue;
-    if (g_strcmp0(member_str(member_obj(p->doc, "process"), "run_id"), run_id) != 0) {
-      profile_free(p);
+    if (!p->model->process || g_strcmp0(p->model->process->run_id, run_id) != 0) {
+      sxsprof_profile_free(p);
       continue;
     }
     g_ptr_array_add(found, p);
   }
-  g_ptr_array_sort(found, compare_profiles);
+  sxsprof_profiles_sort(found);
   return found;
 }
-
-typedef struct {
-  const char *config, *output, *mode, *runtime, *flush;
-  gboolean quiet;
-} RunOptions;
 
 /* Parses run's options; returns the index of the command, or -1 after printing why. */
 static int parse_run_options(int argc, char **argv, RunOptions *o) {
   int i = 0;
+  o->formats = SXS_FORMATS_ALL_FILES | SXS_FORMAT_BIT(SXS_FORMAT_SUMMARY);
   for (; i < argc; i++) {
     const char *a = argv[i];
     if (g_str_equal(a, "--")) {
@@ -524,31 +210,105 @@ static int parse_run_options(int argc, char **argv, RunOptions *o) {
       o->quiet = TRUE;
       continue;
     }
-    const char **slot = g_str_equal(a, "--config") || g_str_equal(a, "-c")   ? &o->config
-                        : g_str_equal(a, "--output") || g_str_equal(a, "-o") ? &o->output
-                        : g_str_equal(a, "--mode")                           ? &o->mode
-                        : g_str_equal(a, "--runtime")                        ? &o->runtime
-                        : g_str_equal(a, "--flush")                          ? &o->flush
-                                                                             : NULL;
+    if (g_str_equal(a, "--wall")) {
+      o->wall = TRUE;
+      continue;
+    }
+    if (g_str_equal(a, "--trace")) {
+      o->trace = TRUE;
+      continue;
+    }
+    if (g_str_equal(a, "--sample") || g_str_has_prefix(a, "--sample=")) {
+      o->sample = a[8] == '=' ? a + 9 : "";
+      continue;
+    }
+    /* --name VALUE or --name=VALUE */
+    g_autofree char *name = g_strndup(a, strcspn(a, "="));
+    const char *inline_value = a[strlen(name)] == '=' ? a + strlen(name) + 1 : NULL;
+    const char **slot = g_str_equal(name, "--config") || g_str_equal(name, "-c")   ? &o->config
+                        : g_str_equal(name, "--output") || g_str_equal(name, "-o") ? &o->output
+                        : g_str_equal(name, "--mode")                              ? &o->mode
+                        : g_str_equal(name, "--runtime")                           ? &o->runtime
+                        : g_str_equal(name, "--flush")                             ? &o->flush
+                        : g_str_equal(name, "--format")                            ? &o->format
+                        : g_str_equal(name, "--include")                           ? &o->include
+                        : g_str_equal(name, "--exclude")                           ? &o->exclude
+                        : g_str_equal(name, "--stacks-on")                         ? &o->stacks_on
+                                                                                   : NULL;
     if (!slot) {
-      fprintf(stderr, "sxsprof: unknown option \"%s\"\n%s", a, usage_text);
+      fprintf(stderr, "sxsprof: unknown option \"%s\"\n%s", a, sxsprof_usage);
       return -1;
     }
-    if (i + 1 >= argc) {
+    if (inline_value) {
+      *slot = inline_value;
+    } else if (i + 1 >= argc) {
       fprintf(stderr, "sxsprof: %s needs a value\n", a);
       return -1;
+    } else {
+      *slot = argv[++i];
     }
-    *slot = argv[++i];
   }
   if (i >= argc) {
     fprintf(stderr, "sxsprof: run needs a command, e.g. sxsprof run -- dotnet app.dll\n");
     return -1;
   }
-  if (o->config && (o->mode || o->runtime || o->flush)) {
-    fprintf(stderr, "sxsprof: --mode, --runtime and --flush go into the config file; with --config, set them there\n");
-    return -1;
+  if (o->format) {
+    g_autofree char *problem = NULL;
+    if (!sxs__config_parse_formats(o->format, TRUE, &o->formats, &problem)) {
+      fprintf(stderr, "sxsprof: --format: %s; the program was not started\n", problem);
+      return -1;
+    }
   }
   return i;
+}
+
+/* After the run: each profile, the views beside the program's own, its summary, and where its
+ * flame graph is. */
+static void run_report(GPtrArray *profiles, const RunOptions *opt, const SxsConfig *cfg, pid_t child) {
+  fprintf(stderr, "sxsprof: %u profile%s written by the program's processes:\n", profiles->len,
+          profiles->len == 1 ? "" : "s");
+  for (guint i = 0; i < profiles->len; i++)
+    sxsprof_profile_list_line(profiles->pdata[i], stderr);
+  /* The program itself (the process the launcher started), else the first. */
+  const SxsprofProfile *main_profile = profiles->pdata[0];
+  for (guint i = 0; i < profiles->len; i++) {
+    const SxsprofProfile *p = profiles->pdata[i];
+    if (p->model->process && p->model->process->pid == child)
+      main_profile = p;
+  }
+  g_autofree char *base = sxs__formats_base(main_profile->path);
+  g_autoptr(GString) views = g_string_new(NULL);
+  for (int f = SXS_FORMAT_JSON + 1; f < SXS_FORMAT_SUMMARY; f++) {
+    g_autofree char *path = g_strconcat(base, sxs__formats_suffix((SxsFormat)f), NULL);
+    if ((opt->formats & SXS_FORMAT_BIT(f)) && g_file_test(path, G_FILE_TEST_IS_REGULAR))
+      g_string_append_printf(views, "%s%s", views->len ? ", " : "", path);
+  }
+  if (views->len)
+    fprintf(stderr, "sxsprof: views: %s\n", views->str);
+  if (opt->formats & SXS_FORMAT_BIT(SXS_FORMAT_SUMMARY)) {
+    SxsprofRender r = {.formats = SXS_FORMAT_BIT(SXS_FORMAT_SUMMARY),
+                       .render = {.top = 10, .color = isatty(STDERR_FILENO), .kind = SXS_VIEW_N_KINDS},
+                       .summary_out = stderr};
+    sxsprof_render(main_profile->model, &r);
+  }
+  if (profiles->len > 1) {
+    /* How to see them all together: the folder, the files themselves, or a pattern. */
+    g_autoptr(GString) how = g_string_new(NULL);
+    if (cfg->output_is_folder) {
+      g_string_append(how, cfg->output);
+    } else if (profiles->len <= 4) {
+      for (guint i = 0; i < profiles->len; i++)
+        g_string_append_printf(how, "%s%s", i ? " " : "", ((const SxsprofProfile *)profiles->pdata[i])->path);
+    } else {
+      g_string_append_printf(how, "%s.json %s.[0-9]*.json", cfg->output, cfg->output);
+    }
+    fprintf(stderr, "sxsprof: all %u together: sxsprof report %s\n", profiles->len, how->str);
+  }
+  g_autofree char *svg = g_strconcat(base, ".svg", NULL);
+  if ((opt->formats & SXS_FORMAT_BIT(SXS_FORMAT_SVG)) && g_file_test(svg, G_FILE_TEST_IS_REGULAR))
+    fprintf(stderr, "sxsprof: flame graph: %s\n", svg);
+  else if (opt->formats & SXS_FORMAT_BIT(SXS_FORMAT_SVG))
+    fprintf(stderr, "sxsprof: no flame graph: no stacks were recorded (turn on --sample, --trace or --stacks-on)\n");
 }
 
 static int cmd_run(int argc, char **argv) {
@@ -561,33 +321,37 @@ static int cmd_run(int argc, char **argv) {
     fprintf(stderr, "sxsprof: cannot find libsxsprof.so next to this program; set SXSPROF_LIBRARY\n");
     return 2;
   }
-  g_autofree char *generated = NULL;
-  const char *config_path = opt.config;
-  if (opt.mode || opt.runtime || opt.flush) {
+  /* The user's config is checked on its own first, so that its problems name its lines. */
+  if (opt.config) {
     g_autoptr(GError) error = NULL;
-    generated = write_generated_config(opt.mode, opt.runtime, opt.flush, &error);
-    if (!generated) {
-      fprintf(stderr, "sxsprof: cannot write a temporary config: %s\n", error->message);
+    g_autoptr(SxsConfig) user = sxs__config_load(opt.config, &error);
+    if (!user) {
+      fprintf(stderr, "sxsprof: %s; the program was not started\n", error->message);
       return 2;
     }
-    config_path = generated;
   }
+  g_autofree char *generated = NULL;
+  {
+    g_autoptr(GError) error = NULL;
+    generated = write_run_config(&opt, &error);
+    if (!generated) {
+      fprintf(stderr, "sxsprof: cannot prepare the config: %s; the program was not started\n", error->message);
+      return 2;
+    }
+  }
+  const char *config_path = generated;
 
   /* A config the profiler would refuse is reported now, before the program starts. */
   g_autoptr(SxsConfig) cfg = NULL;
   {
     g_autoptr(GError) error = NULL;
-    cfg = config_path ? sxs__config_load(config_path, &error) : sxs__config_new_default();
+    cfg = sxs__config_load(config_path, &error);
     if (!cfg) {
+      /* The generated file's line numbers mean nothing to the user: the problem is an option's. */
       const char *msg = error->message;
-      /* A generated config's line numbers mean nothing to the user: name the options instead. */
-      if (generated && g_str_has_prefix(msg, generated))
-        fprintf(stderr, "sxsprof: bad --mode/--runtime/--flush: %s; the program was not started\n",
-                strstr(msg, ": ") ? strstr(msg, ": ") + 2 : msg);
-      else
-        fprintf(stderr, "sxsprof: %s; the program was not started\n", msg);
-      if (generated)
-        g_unlink(generated);
+      fprintf(stderr, "sxsprof: bad option: %s; the program was not started\n",
+              g_str_has_prefix(msg, generated) && strstr(msg, ": ") ? strstr(msg, ": ") + 2 : msg);
+      g_unlink(generated);
       return 2;
     }
   }
@@ -703,44 +467,23 @@ static int cmd_run(int argc, char **argv) {
     relay_log(log_path, log_offset);
   g_autoptr(GPtrArray) profiles = find_run_profiles(cfg->output, cfg->output_is_folder, run_id);
   if (profiles->len == 0) {
-    fprintf(stderr, "sxsprof: no profile was written (was the command a .NET program?)\n");
+    fprintf(stderr, "sxsprof: no .NET runtime loaded the profiler, so no profile was written (is %s a .NET program?)\n",
+            argv[cmd]);
     return code;
   }
-  fprintf(stderr, "sxsprof: %u profile%s written by the program's processes:\n", profiles->len,
-          profiles->len == 1 ? "" : "s");
-  for (guint i = 0; i < profiles->len; i++)
-    list_line(profiles->pdata[i], stderr);
-  /* The summary of the program itself (the process the launcher started), else the first. */
-  const Profile *main_profile = profiles->pdata[0];
-  for (guint i = 0; i < profiles->len; i++)
-    if (profile_pid(profiles->pdata[i]) == child)
-      main_profile = profiles->pdata[i];
-  report_one(main_profile, stderr, 10);
-  if (profiles->len > 1) {
-    /* How to see them all together: the folder, the files themselves, or a pattern. */
-    g_autoptr(GString) how = g_string_new(NULL);
-    if (cfg->output_is_folder) {
-      g_string_append(how, cfg->output);
-    } else if (profiles->len <= 4) {
-      for (guint i = 0; i < profiles->len; i++)
-        g_string_append_printf(how, "%s%s", i ? " " : "", ((const Profile *)profiles->pdata[i])->path);
-    } else {
-      g_string_append_printf(how, "%s.json %s.*.json", cfg->output, cfg->output);
-    }
-    fprintf(stderr, "sxsprof: all %u together: sxsprof report %s\n", profiles->len, how->str);
-  }
+  run_report(profiles, &opt, cfg, child);
   return code;
 }
 
 int main(int argc, char **argv) {
   if (argc < 2 || g_str_equal(argv[1], "--help") || g_str_equal(argv[1], "-h")) {
-    fputs(usage_text, argc < 2 ? stderr : stdout);
+    fputs(sxsprof_usage, argc < 2 ? stderr : stdout);
     return argc < 2 ? 2 : 0;
   }
   if (g_str_equal(argv[1], "run"))
     return cmd_run(argc - 2, argv + 2);
   if (g_str_equal(argv[1], "report"))
-    return cmd_report(argc - 2, argv + 2);
-  fprintf(stderr, "sxsprof: unknown command \"%s\"\n%s", argv[1], usage_text);
+    return sxsprof_cmd_report(argc - 2, argv + 2);
+  fprintf(stderr, "sxsprof: unknown command \"%s\"\n%s", argv[1], sxsprof_usage);
   return 2;
 }

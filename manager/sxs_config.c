@@ -49,7 +49,8 @@ enum {
   KEY_RUNTIME,
   KEY_OUTPUT,
   KEY_LOG,
-  KEY_FLUSH, /* [profiler] */
+  KEY_FLUSH,
+  KEY_FORMATS, /* [profiler] */
   KEY_ENABLED,
   KEY_INLINING,
   KEY_ROUTING,
@@ -68,8 +69,8 @@ enum {
 
 /* The name of each key; a name may recur in another group's run (see config_key_in_group). */
 static const char *const config_keys[N_KEYS] = {
-    "mode",   "runtime", "output",  "log",     "flush", "enabled", "inlining",  "routing", "hooks",
-    "timing", "path",    "include", "exclude", "on",    "enabled", "frequency", "mode",    "walker",
+    "mode",   "runtime", "output",  "log",     "flush", "formats", "enabled",   "inlining", "routing", "hooks",
+    "timing", "path",    "include", "exclude", "on",    "enabled", "frequency", "mode",     "walker",
 };
 
 /* The keys of each group: a run of config_keys, and the list the messages name. */
@@ -77,7 +78,7 @@ static const struct {
   int first, count;
   const char *list;
 } config_group_keys[N_GROUPS] = {
-    [GROUP_PROFILER] = {KEY_MODE, KEY_ENABLED - KEY_MODE, "mode, runtime, output, log, flush"},
+    [GROUP_PROFILER] = {KEY_MODE, KEY_ENABLED - KEY_MODE, "mode, runtime, output, log, flush, formats"},
     [GROUP_TRACING] = {KEY_ENABLED, KEY_ON - KEY_ENABLED,
                        "enabled, inlining, routing, hooks, timing, path, include, exclude"},
     [GROUP_STACKS] = {KEY_ON, KEY_SAMPLING_ENABLED - KEY_ON, "on"},
@@ -1148,6 +1149,13 @@ static gboolean config_apply(const SxsConfigScan *scan, char *values[N_KEYS], Sx
   }
   if (values[KEY_FLUSH] && !config_parse_flush(scan, values[KEY_FLUSH], &cfg->flush_seconds, error))
     return FALSE;
+  if (values[KEY_FORMATS]) {
+    g_autofree char *problem = NULL;
+    if (!sxs__config_parse_formats(values[KEY_FORMATS], FALSE, &cfg->formats, &problem)) {
+      config_fail(error, SXS_CONFIG_ERROR_VALUE, scan->source, scan->key_line[KEY_FORMATS], "%s", problem);
+      return FALSE;
+    }
+  }
   if (!config_apply_tracing(scan, values, &cfg->tracing, error))
     return FALSE;
   if (values[KEY_ON] && !config_parse_stacks(scan, values[KEY_ON], &cfg->stacks_on, error))
@@ -1164,6 +1172,7 @@ SxsConfig *sxs__config_new_default(void) {
   cfg->output = g_build_filename(cwd, name, NULL);
   cfg->log_kind = SXS_LOG_DEFAULT;
   cfg->flush_seconds = SXS_CONFIG_FLUSH_DEFAULT;
+  cfg->formats = SXS_FORMAT_BIT(SXS_FORMAT_JSON);
   cfg->tracing.enabled = FALSE;
   cfg->tracing.inlining_allowed = FALSE;
   cfg->tracing.routing = SXS_ROUTING_MAPPER2;
@@ -1333,4 +1342,51 @@ gboolean sxs__config_selector_matches(const SxsConfig *cfg, const char *version,
   if (cfg->selector_kind == SXS_SELECTOR_VERSION)
     return version != NULL && config_version_matches(cfg->selector, version);
   return coreclr_path != NULL && config_path_matches(cfg->selector, coreclr_path);
+}
+
+static const char *const config_format_names[SXS_N_FORMATS] = {
+    [SXS_FORMAT_JSON] = "json", [SXS_FORMAT_SPEEDSCOPE] = "speedscope", [SXS_FORMAT_FOLDED] = "folded",
+    [SXS_FORMAT_SVG] = "svg",   [SXS_FORMAT_PPROF] = "pprof",           [SXS_FORMAT_SUMMARY] = "summary",
+};
+
+const char *sxs__config_format_name(SxsFormat f) {
+  return f < SXS_N_FORMATS ? config_format_names[f] : "unknown";
+}
+
+gboolean sxs__config_parse_formats(const char *value, gboolean summary_allowed, guint *ret_formats,
+                                   char **ret_problem) {
+  guint n_names = summary_allowed ? SXS_N_FORMATS : SXS_FORMAT_SUMMARY;
+  g_autoptr(GString) expected = g_string_new("expected a comma-separated list of ");
+  for (guint i = 0; i < n_names; i++)
+    g_string_append_printf(expected, "%s%s", i == 0 ? "" : i + 1 == n_names ? " or " : ", ", config_format_names[i]);
+  g_string_append(expected, ", or all");
+  guint set = 0;
+  for (const char *p = value ? value : ""; *p;) {
+    p += strspn(p, ", \t");
+    size_t len = strcspn(p, ", \t");
+    if (len == 0)
+      break;
+    g_autofree char *word = g_strndup(p, len);
+    p += len;
+    if (strcmp(word, "all") == 0) {
+      set |= SXS_FORMAT_BIT(n_names) - 1;
+      continue;
+    }
+    guint i = 0;
+    while (i < n_names && strcmp(word, config_format_names[i]) != 0)
+      i++;
+    if (i == n_names) {
+      g_autofree char *quoted = config_quote(word);
+      g_autofree char *hint = config_suggest(word, config_format_names, n_names);
+      *ret_problem = g_strdup_printf("unknown format %s%s; %s", quoted, hint, expected->str);
+      return FALSE;
+    }
+    set |= SXS_FORMAT_BIT(i);
+  }
+  if (set == 0) {
+    *ret_problem = g_strdup_printf("no format given; %s", expected->str);
+    return FALSE;
+  }
+  *ret_formats = set;
+  return TRUE;
 }

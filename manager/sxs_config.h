@@ -69,6 +69,19 @@ typedef struct {
   SxsWalkerKind walker; /* walker=, default auto */
 } SxsSamplingConfig;
 
+/* The files a profile is rendered to; formats= holds a set of SXS_FORMAT_BIT()s. */
+typedef enum {
+  SXS_FORMAT_JSON = 0,   /* <base>.json: the profile itself, always written by the profiler */
+  SXS_FORMAT_SPEEDSCOPE, /* <base>.speedscope.json */
+  SXS_FORMAT_FOLDED,     /* <base>.folded */
+  SXS_FORMAT_SVG,        /* <base>.svg */
+  SXS_FORMAT_PPROF,      /* <base>.pb.gz */
+  SXS_FORMAT_SUMMARY,    /* the terminal summary (sxsprof only, never a file the profiler writes) */
+  SXS_N_FORMATS
+} SxsFormat;
+#define SXS_FORMAT_BIT(f) (1u << (f))
+#define SXS_FORMATS_ALL_FILES (SXS_FORMAT_BIT(SXS_FORMAT_SUMMARY) - 1)
+
 typedef struct {
   SxsMode mode;
   SxsSelectorKind selector_kind;
@@ -79,6 +92,7 @@ typedef struct {
   SxsLogKind log_kind;
   char *log_path;    /* absolute with SXS_LOG_FILE; NULL otherwise */
   int flush_seconds; /* periodic rewrite of the profile; 0: only at shutdown and exit */
+  guint formats;     /* formats=: SXS_FORMAT_BIT()s of the files written beside <base>.json; json always */
   char *source;      /* the config file's path as given, NULL for built-in defaults */
   SxsTracingConfig tracing;
   guint stacks_on; /* SxsStackEvents bits; 0: none (default) */
@@ -124,6 +138,13 @@ gboolean sxs__config_traces(const SxsConfig *cfg, const char *name);
 
 /* Does one include=/exclude= pattern match the whole name? Context: any thread; no allocation. */
 gboolean sxs__config_pattern_matches(const char *pattern, const char *name);
+
+/* Parses a formats= list ("json,svg", "all"; summary only when summary_allowed, as `sxsprof report
+ * --format` takes it). Returns FALSE with *ret_problem set (one sentence naming what is expected)
+ * on an unknown or missing name; *ret_formats untouched then. */
+gboolean sxs__config_parse_formats(const char *value, gboolean summary_allowed, guint *ret_formats, char **ret_problem);
+/* "json", "speedscope", "folded", "svg", "pprof", "summary"; "unknown" for anything else. */
+const char *sxs__config_format_name(SxsFormat f);
 
 /* "pick-first", "pick-one", "pick-all"; "unknown" for anything else. */
 const char *sxs__config_mode_name(SxsMode mode);

@@ -36,6 +36,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "sxs_formats.h"
 #include "sxs_json.h"
 #include "sxs_policy.h"
 #include "sxs_sampler.h"
@@ -720,6 +721,20 @@ SxsProfileModel *sxs__manager_snapshot(void) {
   return m;
 }
 
+/* The other formats formats= asks for, beside the profile, from the model just written. Runs
+ * with write_lock held (so two writers never interleave their files) and no other lock. */
+static void write_views_locked(const SxsProfileModel *model) {
+  guint extra = manager.config->formats & SXS_FORMATS_ALL_FILES & ~SXS_FORMAT_BIT(SXS_FORMAT_JSON);
+  if (!extra)
+    return;
+  g_autoptr(SxsView) view = sxs__view_new(model, NULL);
+  g_autofree char *base = sxs__formats_base(manager.profile_path);
+  g_autofree char *skipped = NULL, *error = NULL;
+  SxsRenderOptions options = {.top = 10, .kind = SXS_VIEW_N_KINDS};
+  if (sxs__formats_write(view, base, extra, &options, NULL, NULL, NULL, &skipped, &error) < 0)
+    sxs__manager_log("%s", error);
+}
+
 char *sxs__manager_render_profile(gsize *ret_len) {
   g_autoptr(SxsProfileModel) m = sxs__manager_snapshot();
   return sxs__profile_render_json(m, ret_len);
@@ -730,8 +745,9 @@ int sxs__manager_write_profile(void) {
   if (!manager.config || !manager.profile_path)
     return -EINVAL;
   g_mutex_lock(&manager.write_lock);
+  g_autoptr(SxsProfileModel) model = sxs__manager_snapshot();
   gsize len = 0;
-  g_autofree char *text = sxs__manager_render_profile(&len);
+  g_autofree char *text = sxs__profile_render_json(model, &len);
   g_autofree char *digest = g_compute_checksum_for_data(G_CHECKSUM_SHA256, (const guchar *)text, len);
   int r = 0;
   /* The exit-time write usually follows a Shutdown write of the same document, and a quiet
@@ -745,6 +761,7 @@ int sxs__manager_write_profile(void) {
     } else {
       g_free(manager.last_digest);
       manager.last_digest = g_steal_pointer(&digest);
+      write_views_locked(model);
     }
   }
   g_mutex_unlock(&manager.write_lock);

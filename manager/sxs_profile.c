@@ -473,3 +473,58 @@ char *sxs__profile_render_json(const SxsProfileModel *m, gsize *ret_len) {
   sxs__json_end_object(w);
   return sxs__json_writer_steal(w, ret_len);
 }
+
+/* Moves every element of from[] to the end of into[], leaving from empty. */
+static void move_all(GPtrArray *into, GPtrArray *from) {
+  for (guint i = 0; i < from->len; i++)
+    g_ptr_array_add(into, from->pdata[i]);
+  g_ptr_array_set_free_func(from, NULL);
+  g_ptr_array_set_size(from, 0);
+  g_ptr_array_set_free_func(from, sxs__stack_model_free);
+}
+
+static void renumber_frames(GPtrArray *stacks, int offset) {
+  for (guint i = 0; i < stacks->len; i++) {
+    SxsStackModel *s = stacks->pdata[i];
+    for (guint j = 0; j < s->frames->len; j++) {
+      SxsStackFrameModel *f = &g_array_index(s->frames, SxsStackFrameModel, j);
+      if (f->managed)
+        f->runtime_id += offset;
+    }
+  }
+}
+
+void sxs__profile_model_merge(SxsProfileModel *into, SxsProfileModel *from) {
+  int offset = 0;
+  for (guint i = 0; i < into->runtimes->len; i++)
+    offset = MAX(offset, ((SxsRuntimeModel *)into->runtimes->pdata[i])->id);
+  for (guint i = 0; i < from->runtimes->len; i++) {
+    SxsRuntimeModel *r = from->runtimes->pdata[i];
+    r->id += offset;
+    g_ptr_array_add(into->runtimes, r);
+  }
+  g_ptr_array_set_free_func(from->runtimes, NULL);
+  g_ptr_array_set_size(from->runtimes, 0);
+  g_ptr_array_set_free_func(from->runtimes, sxs__runtime_model_free);
+  renumber_frames(from->stacks, offset);
+  renumber_frames(from->samples.stacks, offset);
+  move_all(into->stacks, from->stacks);
+  move_all(into->samples.stacks, from->samples.stacks);
+  SxsSamplesModel *a = &into->samples;
+  const SxsSamplesModel *b = &from->samples;
+  a->enabled |= b->enabled;
+  if (!a->frequency)
+    a->frequency = b->frequency;
+  if (!a->mode && b->mode)
+    a->mode = g_strdup(b->mode);
+  if (!a->walker && b->walker)
+    a->walker = g_strdup(b->walker);
+  a->ticks += b->ticks;
+  a->taken += b->taken;
+  a->weight += b->weight;
+  a->frames += b->frames;
+  for (int e = 0; e < 3; e++)
+    into->walks.events[e] += from->walks.events[e];
+  into->walks.made += from->walks.made;
+  into->walks.failed += from->walks.failed;
+}

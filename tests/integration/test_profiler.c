@@ -435,7 +435,7 @@ static void test_launcher(Fixture *f, gconstpointer data) {
   itest_assert_exit(run, 0);
   g_assert_cmpstr(run->out, ==, plain->out);
   g_autofree char *written = g_strdup_printf("written to %s\n", f->profile);
-  g_autofree char *header = g_strdup_printf("profile %s: pid ", f->profile);
+  g_autofree char *header = g_strdup_printf(") -> %s\n", f->profile); /* the list line of the profile */
   g_assert_nonnull(strstr(run->err, written));
   g_assert_nonnull(strstr(run->err, header));
   g_assert_nonnull(strstr(run->err, "Sxs.Demo.Primes.Sieve"));

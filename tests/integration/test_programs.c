@@ -413,7 +413,7 @@ static void test_bad_config(Fixture *f, gconstpointer data) {
   g_autoptr(ItestRun) opt = itest_run(opt_argv, clean_env, f->dir, TIMEOUT);
   itest_assert_exit(opt, 2);
   g_assert_cmpuint(count_lines(opt->err, "sxsprof: "), ==, 1);
-  g_assert_nonnull(strstr(opt->err, "bad --mode/--runtime/--flush: mode=pick-one needs a runtime= line"));
+  g_assert_nonnull(strstr(opt->err, "sxsprof: bad option: mode=pick-one needs a runtime= line"));
 
   const char *flush_argv[] = {itest_env("SXS_SXSPROF"), "run", "--flush", "soon", "--",
                               itest_env("SXS_DOTNET"),  dll,   NULL};

@@ -22,7 +22,7 @@
   "(profiles go to <folder>/<program>-<pid>.json)"
 #define LOG_EXPECTED "expected a file path such as /tmp/sxsprof.log, or stderr"
 #define FLUSH_EXPECTED "expected a whole number of seconds from 0 to 86400 (0: write only at shutdown and exit)"
-#define KEYS_EXPECTED "expected one of mode, runtime, output, log, flush"
+#define KEYS_EXPECTED "expected one of mode, runtime, output, log, flush, formats"
 #define MODES_EXPECTED "expected pick-first, pick-one or pick-all"
 #define TRACING_KEYS_EXPECTED "expected one of enabled, inlining, routing, hooks, timing, path, include, exclude"
 #define STACKS_EXPECTED "expected events among exception, jit and gc, separated by commas or spaces, or none"
@@ -1214,6 +1214,35 @@ static void test_stacks_on(Fixture *f, gconstpointer data) {
   }
 }
 
+/* formats=: names and all, the JSON always there, one message for a wrong name. */
+static void test_formats(Fixture *f, gconstpointer data) {
+  (void)data;
+  g_autoptr(SxsConfig) defaults = sxs__config_new_default();
+  g_assert_cmpuint(defaults->formats, ==, SXS_FORMAT_BIT(SXS_FORMAT_JSON));
+  g_autoptr(SxsConfig) two = load_text_ok(f, "[profiler]\nformats = svg, pprof\n");
+  g_assert_cmpuint(two->formats, ==, SXS_FORMAT_BIT(SXS_FORMAT_SVG) | SXS_FORMAT_BIT(SXS_FORMAT_PPROF));
+  g_autoptr(SxsConfig) all = load_text_ok(f, "[profiler]\nformats=all\n");
+  g_assert_cmpuint(all->formats, ==, SXS_FORMATS_ALL_FILES);
+  g_autofree char *bad = write_file(f, "bad.ini", "[profiler]\nformats=json,flamegraph\n", -1);
+  g_autofree char *expected =
+      g_strdup_printf("%s:2: unknown format \"flamegraph\"; expected a comma-separated list of json, speedscope, "
+                      "folded, svg or pprof, or all",
+                      bad);
+  assert_load_error(bad, SXS_CONFIG_ERROR_VALUE, expected);
+  /* summary is a format of the launcher and the report, not a file the profiler writes. */
+  g_autofree char *summary = write_file(f, "summary.ini", "[profiler]\nformats=summary\n", -1);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(SxsConfig) none = sxs__config_load(summary, &error);
+  g_assert_null(none);
+  g_assert_nonnull(strstr(error->message, "unknown format \"summary\""));
+  guint set = 0;
+  g_autofree char *problem = NULL;
+  g_assert_true(sxs__config_parse_formats("summary,folded", TRUE, &set, &problem));
+  g_assert_cmpuint(set, ==, SXS_FORMAT_BIT(SXS_FORMAT_SUMMARY) | SXS_FORMAT_BIT(SXS_FORMAT_FOLDED));
+  g_assert_false(sxs__config_parse_formats(" , ", TRUE, &set, &problem));
+  g_assert_true(g_str_has_prefix(problem, "no format given; "));
+}
+
 /* All three groups, in any order, each key landing in its own group. */
 static void test_stacks_with_other_groups(Fixture *f, gconstpointer data) {
   (void)data;
@@ -1556,6 +1585,7 @@ int main(int argc, char **argv) {
   ADD("/manager/config/tracing/pattern-limits", test_tracing_pattern_limits);
   ADD("/manager/config/stacks/defaults", test_stacks_defaults);
   ADD("/manager/config/stacks/on", test_stacks_on);
+  ADD("/manager/config/profiler/formats", test_formats);
   ADD("/manager/config/stacks/with-other-groups", test_stacks_with_other_groups);
   g_test_add_func("/manager/config/stacks/event-names", test_stack_event_names);
   ADD("/manager/config/sampling/defaults", test_sampling_defaults);

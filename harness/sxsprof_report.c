@@ -1,0 +1,334 @@
+/* sxsprof report: reads saved profiles (files or folders of them) into the profile model, merges
+ * several into one, and renders the formats asked for: files beside a prefix, and the terminal
+ * summary on stdout. It never changes a profile. */
+#include <errno.h>
+#include <glib/gstdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "sxs_formats.h"
+#include "sxsprof.h"
+
+void sxsprof_profile_free(gpointer p) {
+  SxsprofProfile *pr = p;
+  g_free(pr->path);
+  sxs__profile_model_free(pr->model);
+  g_free(pr);
+}
+
+SxsprofProfile *sxsprof_profile_load(const char *path, char **ret_error) {
+  g_autoptr(GError) error = NULL;
+  SxsProfileModel *m = sxs__profile_load(path, &error);
+  if (!m) {
+    *ret_error = g_strdup(error->message);
+    return NULL;
+  }
+  SxsprofProfile *p = g_new0(SxsprofProfile, 1);
+  p->path = g_strdup(path);
+  p->model = m;
+  return p;
+}
+
+char *sxsprof_profile_command(const SxsprofProfile *p, guint max) {
+  g_autoptr(GString) s = g_string_new(NULL);
+  char **argv = p->model->process ? p->model->process->argv : NULL;
+  for (guint i = 0; argv && argv[i]; i++) {
+    const char *arg = argv[i];
+    if (i > 0)
+      g_string_append_c(s, ' ');
+    if (i == 0 || (g_str_has_suffix(arg, ".dll") && strchr(arg, '/'))) {
+      g_autofree char *base = g_path_get_basename(arg);
+      g_string_append(s, base);
+    } else {
+      g_string_append(s, arg);
+    }
+  }
+  if (s->len == 0)
+    g_string_append(s, "?");
+  if (g_utf8_strlen(s->str, -1) > max) {
+    g_autofree char *cut = g_utf8_substring(s->str, 0, max - 3);
+    g_string_assign(s, cut);
+    g_string_append(s, "...");
+  }
+  return g_string_free(g_steal_pointer(&s), FALSE);
+}
+
+void sxsprof_profile_list_line(const SxsprofProfile *p, FILE *out) {
+  g_autofree char *command = sxsprof_profile_command(p, 60);
+  const GPtrArray *rts = p->model->runtimes;
+  g_autoptr(GString) s = g_string_new(NULL);
+  g_string_printf(s, "%u runtime%s", rts->len, rts->len == 1 ? "" : "s");
+  for (guint i = 0; i < rts->len; i++) {
+    const SxsRuntimeModel *r = rts->pdata[i];
+    g_string_append(s, i == 0 ? " (" : ", ");
+    g_string_append(s, r->version ? r->version : "?");
+    if (r->status != SXS_RUNTIME_PROFILING)
+      g_string_append_printf(s, " %s", sxs__runtime_status_name(r->status));
+  }
+  if (rts->len)
+    g_string_append_c(s, ')');
+  fprintf(out, "sxsprof: pid %d (%s): %s -> %s\n", p->model->process ? p->model->process->pid : 0, command, s->str,
+          p->path);
+}
+
+static int compare_profiles(gconstpointer a, gconstpointer b) {
+  const SxsprofProfile *x = *(const SxsprofProfile *const *)a, *y = *(const SxsprofProfile *const *)b;
+  int px = x->model->process ? x->model->process->pid : 0, py = y->model->process ? y->model->process->pid : 0;
+  if (px != py)
+    return px < py ? -1 : 1;
+  return strcmp(x->path, y->path);
+}
+
+void sxsprof_profiles_sort(GPtrArray *profiles) {
+  g_ptr_array_sort(profiles, compare_profiles);
+}
+
+/* Views written beside a profile that are JSON too: not profiles. */
+static gboolean is_view_file(const char *name) {
+  return g_str_has_suffix(name, ".speedscope.json");
+}
+
+gboolean sxsprof_load_folder(const char *folder, GPtrArray *profiles, guint *ret_skipped) {
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GDir) dir = g_dir_open(folder, 0, &error);
+  if (!dir) {
+    fprintf(stderr, "sxsprof: cannot read folder %s: %s\n", folder, error->message);
+    return FALSE;
+  }
+  guint skipped = 0;
+  const char *name;
+  while ((name = g_dir_read_name(dir))) {
+    if (!g_str_has_suffix(name, ".json") || is_view_file(name))
+      continue;
+    g_autofree char *path = g_build_filename(folder, name, NULL);
+    g_autofree char *why = NULL;
+    SxsprofProfile *p = sxsprof_profile_load(path, &why);
+    if (p)
+      g_ptr_array_add(profiles, p);
+    else
+      skipped++;
+  }
+  *ret_skipped = skipped;
+  return TRUE;
+}
+
+/* "\r<text>" on a terminal's stderr, cleared by an empty text. */
+static void progress(const SxsprofRender *r, const char *text) {
+  if (!r->progress)
+    return;
+  fprintf(stderr, "\r\033[K%s", text);
+  fflush(stderr);
+}
+
+static void render_progress(SxsFormat f, guint index, guint count, gpointer data) {
+  (void)data;
+  fprintf(stderr, "\r\033[Ksxsprof: rendering %s (%u/%u)...", sxs__config_format_name(f), index + 1, count);
+  fflush(stderr);
+}
+
+int sxsprof_render(const SxsProfileModel *model, const SxsprofRender *r) {
+  progress(r, "sxsprof: building the view...");
+  g_autoptr(SxsView) view = sxs__view_new(model, &r->filter);
+  guint files = r->formats & SXS_FORMATS_ALL_FILES;
+  if (files && r->base) {
+    g_autoptr(GPtrArray) written = g_ptr_array_new_with_free_func(g_free);
+    g_autofree char *skipped = NULL, *error = NULL;
+    int n = sxs__formats_write(view, r->base, files, &r->render, r->progress ? render_progress : NULL, NULL, written,
+                               &skipped, &error);
+    progress(r, "");
+    if (n < 0) {
+      fprintf(stderr, "sxsprof: %s; nothing was written\n", error);
+      return 1;
+    }
+    g_auto(GStrv) lines = g_strsplit(skipped ? skipped : "", "\n", -1);
+    for (char **l = lines; *l && **l; l++)
+      fprintf(stderr, "sxsprof: not written: %s\n", *l);
+    for (guint i = 0; i < written->len; i++)
+      fprintf(stderr, "sxsprof: wrote %s\n", (const char *)written->pdata[i]);
+  }
+  progress(r, "");
+  if (r->formats & SXS_FORMAT_BIT(SXS_FORMAT_SUMMARY)) {
+    gsize len = 0;
+    g_autofree char *why = NULL;
+    g_autofree char *text = sxs__formats_render(view, SXS_FORMAT_SUMMARY, &r->render, &len, &why);
+    if (text)
+      fwrite(text, 1, len, r->summary_out);
+  }
+  return 0;
+}
+
+/* Parses a whole number option value in [min, max]; FALSE after printing why. */
+static gboolean parse_number(const char *option, const char *value, long min, long max, long *ret) {
+  char *end = NULL;
+  errno = 0;
+  long v = value ? strtol(value, &end, 10) : 0;
+  if (!value || !*value || *end || errno || v < min || v > max) {
+    fprintf(stderr, "sxsprof: %s needs a number from %ld to %ld, not \"%s\"\n", option, min, max, value ? value : "");
+    return FALSE;
+  }
+  *ret = v;
+  return TRUE;
+}
+
+/* The value of --opt VALUE or --opt=VALUE at argv[*i]; NULL when it is another option. */
+static const char *option_value(int argc, char **argv, int *i, const char *name, gboolean *ret_missing) {
+  const char *a = argv[*i];
+  size_t n = strlen(name);
+  if (strncmp(a, name, n) != 0)
+    return NULL;
+  if (a[n] == '=')
+    return a + n + 1;
+  if (a[n] != '\0')
+    return NULL;
+  if (*i + 1 >= argc) {
+    *ret_missing = TRUE;
+    return NULL;
+  }
+  return argv[++*i];
+}
+
+int sxsprof_cmd_report(int argc, char **argv) {
+  long top = 10, runtime = 0;
+  const char *format = NULL, *output = NULL, *thread = NULL, *view = NULL;
+  g_autoptr(GPtrArray) paths = g_ptr_array_new();
+  for (int i = 0; i < argc; i++) {
+    const char *v;
+    gboolean missing = FALSE;
+    if ((v = option_value(argc, argv, &i, "--top", &missing))) {
+      if (!parse_number("--top", v, 1, 100000, &top))
+        return 2;
+    } else if ((v = option_value(argc, argv, &i, "--runtime", &missing))) {
+      if (!parse_number("--runtime", v, 1, 1000000, &runtime))
+        return 2;
+    } else if ((v = option_value(argc, argv, &i, "--format", &missing))) {
+      format = v;
+    } else if ((v = option_value(argc, argv, &i, "--output", &missing)) ||
+               (v = option_value(argc, argv, &i, "-o", &missing))) {
+      output = v;
+    } else if ((v = option_value(argc, argv, &i, "--thread", &missing))) {
+      thread = v;
+    } else if ((v = option_value(argc, argv, &i, "--view", &missing))) {
+      view = v;
+    } else if (missing) {
+      fprintf(stderr, "sxsprof: %s needs a value\n", argv[i]);
+      return 2;
+    } else if (g_str_equal(argv[i], "--")) {
+      for (i++; i < argc; i++)
+        g_ptr_array_add(paths, argv[i]);
+    } else if (argv[i][0] == '-' && argv[i][1] != '\0') {
+      fprintf(stderr, "sxsprof: unknown option \"%s\"\n%s", argv[i], sxsprof_usage);
+      return 2;
+    } else {
+      g_ptr_array_add(paths, argv[i]);
+    }
+  }
+  if (paths->len == 0) {
+    fprintf(stderr, "sxsprof: report needs a profile file or a folder of profiles\n%s", sxsprof_usage);
+    return 2;
+  }
+  /* Without --format: the summary, and every file format when -o names where. */
+  guint formats = SXS_FORMAT_BIT(SXS_FORMAT_SUMMARY) | (output ? SXS_FORMATS_ALL_FILES : 0);
+  if (format) {
+    g_autofree char *problem = NULL;
+    if (!sxs__config_parse_formats(format, TRUE, &formats, &problem)) {
+      fprintf(stderr, "sxsprof: --format: %s\n", problem);
+      return 2;
+    }
+  }
+  SxsViewKind kind = SXS_VIEW_N_KINDS;
+  if (view && !sxs__view_kind_parse(view, &kind)) {
+    fprintf(stderr, "sxsprof: --view takes samples, calls or events, not \"%s\"\n", view);
+    return 2;
+  }
+  g_autofree char *base = NULL;
+  if (output) {
+    base = sxs__formats_base(output);
+    g_autofree char *problem = NULL;
+    if (sxs__config_check_output(base, FALSE, &problem) < 0) {
+      fprintf(stderr, "sxsprof: %s (-o %s); nothing was written\n", problem, output);
+      return 2;
+    }
+  }
+
+  int status = 0;
+  g_autoptr(GPtrArray) profiles = g_ptr_array_new_with_free_func(sxsprof_profile_free);
+  for (guint i = 0; i < paths->len; i++) {
+    const char *path = paths->pdata[i];
+    if (g_file_test(path, G_FILE_TEST_IS_DIR)) {
+      guint before = profiles->len, skipped = 0;
+      if (!sxsprof_load_folder(path, profiles, &skipped)) {
+        status = 1;
+      } else if (profiles->len == before) {
+        fprintf(stderr, "sxsprof: no sxsprof profile in folder %s\n", path);
+        status = 1;
+      } else if (skipped) {
+        fprintf(stderr, "sxsprof: %u .json file%s in %s %s not sxsprof profiles, skipped\n", skipped,
+                skipped == 1 ? "" : "s", path, skipped == 1 ? "is" : "are");
+      }
+      continue;
+    }
+    g_autofree char *why = NULL;
+    SxsprofProfile *p = sxsprof_profile_load(path, &why);
+    if (!p) {
+      fprintf(stderr, "sxsprof: %s\n", why);
+      status = 1;
+      continue;
+    }
+    g_ptr_array_add(profiles, p);
+  }
+  if (status != 0 || profiles->len == 0)
+    return status ? status : 1;
+  sxsprof_profiles_sort(profiles);
+
+  /* Files of one profile go beside it unless -o says where; several need -o. */
+  if (!base && (formats & SXS_FORMATS_ALL_FILES)) {
+    if (profiles->len > 1) {
+      fprintf(stderr, "sxsprof: --format with files needs -o PREFIX when %u profiles are rendered together\n",
+              profiles->len);
+      return 2;
+    }
+    base = sxs__formats_base(((SxsprofProfile *)profiles->pdata[0])->path);
+    formats &= ~SXS_FORMAT_BIT(SXS_FORMAT_JSON); /* the profile itself is already there */
+  }
+
+  SxsprofRender r = {.formats = formats,
+                     .base = base,
+                     .filter = {.runtime_id = (int)runtime, .thread = thread},
+                     .render = {.top = (guint)top, .color = isatty(STDOUT_FILENO), .kind = kind},
+                     .summary_out = stdout,
+                     .progress = isatty(STDERR_FILENO)};
+  gboolean summary = formats & SXS_FORMAT_BIT(SXS_FORMAT_SUMMARY);
+  if (profiles->len == 1) {
+    const SxsprofProfile *p = profiles->pdata[0];
+    if (summary)
+      fprintf(stdout, "profile %s:\n", p->path);
+    return sxsprof_render(p->model, &r);
+  }
+  /* Several: each one's summary, then all of them as one profile. */
+  if (summary) {
+    SxsprofRender each = r;
+    each.formats = SXS_FORMAT_BIT(SXS_FORMAT_SUMMARY);
+    for (guint i = 0; i < profiles->len; i++) {
+      const SxsprofProfile *p = profiles->pdata[i];
+      fprintf(stdout, "profile %s:\n", p->path);
+      sxsprof_render(p->model, &each);
+    }
+    guint n_runtimes = 0, n_profiled = 0;
+    for (guint i = 0; i < profiles->len; i++) {
+      const GPtrArray *rts = ((SxsprofProfile *)profiles->pdata[i])->model->runtimes;
+      for (guint j = 0; j < rts->len; j++) {
+        n_runtimes++;
+        n_profiled += ((const SxsRuntimeModel *)rts->pdata[j])->status == SXS_RUNTIME_PROFILING;
+      }
+    }
+    fprintf(stdout, "%u profiles, %u runtimes (%u profiled):\n", profiles->len, n_runtimes, n_profiled);
+    for (guint i = 0; i < profiles->len; i++)
+      sxsprof_profile_list_line(profiles->pdata[i], stdout);
+    fprintf(stdout, "merged:\n");
+  }
+  SxsProfileModel *merged = ((SxsprofProfile *)profiles->pdata[0])->model;
+  for (guint i = 1; i < profiles->len; i++)
+    sxs__profile_model_merge(merged, ((SxsprofProfile *)profiles->pdata[i])->model);
+  return sxsprof_render(merged, &r);
+}

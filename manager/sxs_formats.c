@@ -1,0 +1,91 @@
+/* sxs_formats: the table of formats, rendering one, and writing several as whole files. */
+#include "sxs_formats.h"
+
+#include <errno.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "sxs_json.h"
+
+typedef char *(*RenderFn)(const SxsView *v, const SxsRenderOptions *o, gsize *ret_len, char **ret_error);
+
+static const struct {
+  const char *suffix;
+  RenderFn render; /* NULL: the JSON document, rendered from the model */
+} formats[SXS_N_FORMATS] = {
+    [SXS_FORMAT_JSON] = {".json", NULL},
+    [SXS_FORMAT_SPEEDSCOPE] = {".speedscope.json", sxs__write_speedscope},
+    [SXS_FORMAT_FOLDED] = {".folded", sxs__write_folded},
+    [SXS_FORMAT_SVG] = {".svg", sxs__write_svg},
+    [SXS_FORMAT_PPROF] = {".pb.gz", sxs__write_pprof},
+    [SXS_FORMAT_SUMMARY] = {NULL, sxs__write_summary},
+};
+
+const char *sxs__formats_suffix(SxsFormat f) {
+  return f < SXS_N_FORMATS ? formats[f].suffix : NULL;
+}
+
+char *sxs__formats_render(const SxsView *v, SxsFormat f, const SxsRenderOptions *o, gsize *ret_len, char **ret_error) {
+  if (f >= SXS_N_FORMATS) {
+    *ret_error = g_strdup("unknown format");
+    return NULL;
+  }
+  if (!formats[f].render)
+    return sxs__profile_render_json(v->model, ret_len);
+  SxsRenderOptions defaults = {.top = 10, .kind = SXS_VIEW_N_KINDS};
+  return formats[f].render(v, o ? o : &defaults, ret_len, ret_error);
+}
+
+char *sxs__formats_base(const char *profile_path) {
+  if (g_str_has_suffix(profile_path, ".json"))
+    return g_strndup(profile_path, strlen(profile_path) - strlen(".json"));
+  return g_strdup(profile_path);
+}
+
+int sxs__formats_write(const SxsView *v, const char *base, guint set, const SxsRenderOptions *o,
+                       SxsFormatsProgress progress, gpointer progress_data, GPtrArray *ret_paths, char **ret_skipped,
+                       char **ret_error) {
+  char *data[SXS_N_FORMATS] = {0};
+  gsize len[SXS_N_FORMATS] = {0};
+  g_autoptr(GString) skipped = g_string_new(NULL);
+  guint count = 0, index = 0;
+  for (int f = 0; f < SXS_N_FORMATS; f++)
+    count += (set & SXS_FORMAT_BIT(f)) && formats[f].suffix;
+  for (int f = 0; f < SXS_N_FORMATS; f++) {
+    if (!(set & SXS_FORMAT_BIT(f)) || !formats[f].suffix)
+      continue;
+    if (progress)
+      progress((SxsFormat)f, index++, count, progress_data);
+    g_autofree char *why = NULL;
+    data[f] = sxs__formats_render(v, (SxsFormat)f, o, &len[f], &why);
+    if (!data[f])
+      g_string_append_printf(skipped, "%s%s: %s", skipped->len ? "\n" : "", sxs__config_format_name((SxsFormat)f),
+                             why ? why : "nothing to show");
+  }
+  g_autoptr(GPtrArray) written = g_ptr_array_new_with_free_func(g_free);
+  int r = 0;
+  for (int f = 0; f < SXS_N_FORMATS && r == 0; f++) {
+    if (!data[f])
+      continue;
+    char *path = g_strconcat(base, formats[f].suffix, NULL);
+    r = sxs__file_write_atomic(path, data[f], len[f]);
+    if (r < 0) {
+      *ret_error = g_strdup_printf("cannot write %s: %s", path, g_strerror(-r));
+      g_free(path);
+    } else {
+      g_ptr_array_add(written, path);
+    }
+  }
+  for (int f = 0; f < SXS_N_FORMATS; f++)
+    g_free(data[f]);
+  if (r < 0) {
+    for (guint i = 0; i < written->len; i++)
+      unlink(written->pdata[i]);
+    return r;
+  }
+  if (ret_skipped)
+    *ret_skipped = skipped->len ? g_strdup(skipped->str) : NULL;
+  for (guint i = 0; ret_paths && i < written->len; i++)
+    g_ptr_array_add(ret_paths, g_strdup(written->pdata[i]));
+  return (int)written->len;
+}

@@ -1,0 +1,34 @@
+/* sxs_formats: which writer renders which format, what its file is called, and writing a set of
+ * formats of one profile as files that appear whole or not at all. The writers themselves
+ * (sxs_write_<format>.c) know nothing of files or of each other. */
+#pragma once
+
+#include <glib.h>
+
+#include "sxs_config.h"
+#include "sxs_view.h"
+
+/* The file name suffix of a format (".speedscope.json", ".pb.gz", ...); NULL for the summary. */
+const char *sxs__formats_suffix(SxsFormat f);
+
+/* Renders one format of a profile: the JSON document from the model, every other format from the
+ * view (built from the same model). Returns the bytes, or NULL with *ret_error set when the
+ * profile holds nothing that format can show. */
+char *sxs__formats_render(const SxsView *v, SxsFormat f, const SxsRenderOptions *o, gsize *ret_len, char **ret_error);
+
+/*
+ * Writes the file formats in `formats` (SXS_FORMAT_BIT()s; the summary bit is ignored) of the
+ * profile as <base><suffix>, each atomically. A format with nothing to show is left out and named
+ * in *ret_skipped ("svg: no stacks ..."; one line each, may be NULL). Every format is rendered
+ * before any file is written; when a write fails, the files this call wrote are removed again.
+ * Returns the number of files written (their paths appended to ret_paths when non-NULL), or
+ * -errno with *ret_error set (one sentence naming the file). progress (may be NULL) is called
+ * before each format is rendered.
+ */
+typedef void (*SxsFormatsProgress)(SxsFormat f, guint index, guint count, gpointer data);
+int sxs__formats_write(const SxsView *v, const char *base, guint formats, const SxsRenderOptions *o,
+                       SxsFormatsProgress progress, gpointer progress_data, GPtrArray *ret_paths, char **ret_skipped,
+                       char **ret_error);
+
+/* The base of a profile path: "/tmp/x.json" -> "/tmp/x"; other names unchanged. Caller frees. */
+char *sxs__formats_base(const char *profile_path);
