@@ -167,7 +167,7 @@ static GPtrArray *find_run_profiles(const char *output, gboolean is_folder, cons
   g_autoptr(GDir) dir = g_dir_open(folder, 0, NULL);
   const char *name;
   while (dir && (name = g_dir_read_name(dir))) {
-    if (!g_str_has_suffix(name, ".json") || g_str_has_suffix(name, ".speedscope.json"))
+    if (!g_str_has_suffix(name, ".json") || sxs__formats_is_view_file(name))
       continue;
     if (!is_folder) {
       /* <base>.json or <base>.<pid>.json */
@@ -220,6 +220,12 @@ static int parse_run_options(int argc, char **argv, RunOptions *o) {
     }
     if (g_str_equal(a, "--sample") || g_str_has_prefix(a, "--sample=")) {
       o->sample = a[8] == '=' ? a + 9 : "";
+      /* "--sample 200 dotnet app.dll" would run a program called 200. */
+      if (a[8] == '\0' && i + 1 < argc && argv[i + 1][0] && strspn(argv[i + 1], "0123456789") == strlen(argv[i + 1])) {
+        fprintf(stderr, "sxsprof: a sampling frequency goes with '=': --sample=%s; the program was not started\n",
+                argv[i + 1]);
+        return -1;
+      }
       continue;
     }
     /* --name VALUE or --name=VALUE */
@@ -264,7 +270,13 @@ static int parse_run_options(int argc, char **argv, RunOptions *o) {
 
 /* After the run: each profile, the views beside the program's own, its summary, and where its
  * flame graph is. */
-static void run_report(GPtrArray *profiles, const RunOptions *opt, const SxsConfig *cfg, pid_t child) {
+/* Is path a regular file written since the run began (not left over from an earlier run)? */
+static gboolean written_since(const char *path, time_t started) {
+  struct stat st;
+  return stat(path, &st) == 0 && S_ISREG(st.st_mode) && st.st_mtime >= started;
+}
+
+static void run_report(GPtrArray *profiles, const RunOptions *opt, const SxsConfig *cfg, pid_t child, time_t started) {
   fprintf(stderr, "sxsprof: %u profile%s written by the program's processes:\n", profiles->len,
           profiles->len == 1 ? "" : "s");
   for (guint i = 0; i < profiles->len; i++)
@@ -280,7 +292,7 @@ static void run_report(GPtrArray *profiles, const RunOptions *opt, const SxsConf
   g_autoptr(GString) views = g_string_new(NULL);
   for (int f = SXS_FORMAT_JSON + 1; f < SXS_FORMAT_SUMMARY; f++) {
     g_autofree char *path = g_strconcat(base, sxs__formats_suffix((SxsFormat)f), NULL);
-    if ((opt->formats & SXS_FORMAT_BIT(f)) && g_file_test(path, G_FILE_TEST_IS_REGULAR))
+    if ((opt->formats & SXS_FORMAT_BIT(f)) && written_since(path, started))
       g_string_append_printf(views, "%s%s", views->len ? ", " : "", path);
   }
   if (views->len)
@@ -305,7 +317,7 @@ static void run_report(GPtrArray *profiles, const RunOptions *opt, const SxsConf
     fprintf(stderr, "sxsprof: all %u together: sxsprof report %s\n", profiles->len, how->str);
   }
   g_autofree char *svg = g_strconcat(base, ".svg", NULL);
-  if ((opt->formats & SXS_FORMAT_BIT(SXS_FORMAT_SVG)) && g_file_test(svg, G_FILE_TEST_IS_REGULAR))
+  if ((opt->formats & SXS_FORMAT_BIT(SXS_FORMAT_SVG)) && written_since(svg, started))
     fprintf(stderr, "sxsprof: flame graph: %s\n", svg);
   else if (opt->formats & SXS_FORMAT_BIT(SXS_FORMAT_SVG))
     fprintf(stderr, "sxsprof: no flame graph: no stacks were recorded (turn on --sample, --trace or --stacks-on)\n");
@@ -376,6 +388,11 @@ static int cmd_run(int argc, char **argv) {
       return 2;
     }
   }
+  /* The views of this run are the files written since now (second resolution: a second back). */
+  time_t started = time(NULL) - 1;
+  /* Without --format, the files are what the config's formats= says (all when it says nothing). */
+  if (!opt.format)
+    opt.formats = cfg->formats | SXS_FORMAT_BIT(SXS_FORMAT_SUMMARY);
   g_autofree char *cwd = g_get_current_dir();
   g_autofree char *run_id = g_strdup_printf("%d-%" G_GINT64_FORMAT, (int)getpid(), g_get_real_time());
 
@@ -471,7 +488,7 @@ static int cmd_run(int argc, char **argv) {
             argv[cmd]);
     return code;
   }
-  run_report(profiles, &opt, cfg, child);
+  run_report(profiles, &opt, cfg, child, started);
   return code;
 }
 

@@ -5,6 +5,7 @@
 #include <glib/gstdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "sxs_formats.h"
@@ -84,11 +85,6 @@ void sxsprof_profiles_sort(GPtrArray *profiles) {
   g_ptr_array_sort(profiles, compare_profiles);
 }
 
-/* Views written beside a profile that are JSON too: not profiles. */
-static gboolean is_view_file(const char *name) {
-  return g_str_has_suffix(name, ".speedscope.json");
-}
-
 gboolean sxsprof_load_folder(const char *folder, GPtrArray *profiles, guint *ret_skipped) {
   g_autoptr(GError) error = NULL;
   g_autoptr(GDir) dir = g_dir_open(folder, 0, &error);
@@ -99,7 +95,7 @@ gboolean sxsprof_load_folder(const char *folder, GPtrArray *profiles, guint *ret
   guint skipped = 0;
   const char *name;
   while ((name = g_dir_read_name(dir))) {
-    if (!g_str_has_suffix(name, ".json") || is_view_file(name))
+    if (!g_str_has_suffix(name, ".json") || sxs__formats_is_view_file(name))
       continue;
     g_autofree char *path = g_build_filename(folder, name, NULL);
     g_autofree char *why = NULL;
@@ -134,8 +130,8 @@ int sxsprof_render(const SxsProfileModel *model, const SxsprofRender *r) {
   if (files && r->base) {
     g_autoptr(GPtrArray) written = g_ptr_array_new_with_free_func(g_free);
     g_autofree char *skipped = NULL, *error = NULL;
-    int n = sxs__formats_write(view, r->base, files, &r->render, r->progress ? render_progress : NULL, NULL, written,
-                               &skipped, &error);
+    int n = sxs__formats_write(view, r->base, files, &r->render, SXS_FORMATS_ALL_OR_NOTHING,
+                               r->progress ? render_progress : NULL, NULL, written, &skipped, &error);
     progress(r, "");
     if (n < 0) {
       fprintf(stderr, "sxsprof: %s; nothing was written\n", error);
@@ -156,6 +152,12 @@ int sxsprof_render(const SxsProfileModel *model, const SxsprofRender *r) {
       fwrite(text, 1, len, r->summary_out);
   }
   return 0;
+}
+
+/* Do two paths name the same file (both existing)? */
+static gboolean same_file(const char *a, const char *b) {
+  struct stat sa, sb;
+  return stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
 }
 
 /* Parses a whole number option value in [min, max]; FALSE after printing why. */
@@ -292,6 +294,25 @@ int sxsprof_cmd_report(int argc, char **argv) {
     formats &= ~SXS_FORMAT_BIT(SXS_FORMAT_JSON); /* the profile itself is already there */
   }
 
+  if (formats == 0) {
+    fprintf(stderr, "sxsprof: %s is already the profile in JSON; nothing to write\n",
+            ((SxsprofProfile *)profiles->pdata[0])->path);
+    return 0;
+  }
+  /* Never write over a profile being read: -o a with a.json among the inputs. */
+  for (int f = 0; f < SXS_N_FORMATS; f++) {
+    const char *suffix = sxs__formats_suffix((SxsFormat)f);
+    if (!(formats & SXS_FORMAT_BIT(f)) || !suffix)
+      continue;
+    g_autofree char *target = g_strconcat(base, suffix, NULL);
+    for (guint i = 0; i < profiles->len; i++)
+      if (same_file(target, ((SxsprofProfile *)profiles->pdata[i])->path)) {
+        fprintf(stderr, "sxsprof: -o %s would write over the profile %s it reads; nothing was written\n", output,
+                target);
+        return 2;
+      }
+  }
+
   SxsprofRender r = {.formats = formats,
                      .base = base,
                      .filter = {.runtime_id = (int)runtime, .thread = thread},
@@ -326,6 +347,18 @@ int sxsprof_cmd_report(int argc, char **argv) {
     for (guint i = 0; i < profiles->len; i++)
       sxsprof_profile_list_line(profiles->pdata[i], stdout);
     fprintf(stdout, "merged:\n");
+  }
+  /* Threads of different processes may share an OS thread id: name them with their pid. */
+  for (guint i = 0; i < profiles->len; i++) {
+    const SxsProfileModel *m = ((SxsprofProfile *)profiles->pdata[i])->model;
+    int pid = m->process ? m->process->pid : 0;
+    for (guint j = 0; j < m->samples.stacks->len; j++) {
+      SxsStackModel *st = m->samples.stacks->pdata[j];
+      char *named = st->thread_name ? g_strdup_printf("%s, pid %d", st->thread_name, pid)
+                                    : g_strdup_printf("%u, pid %d", st->thread, pid);
+      g_free(st->thread_name);
+      st->thread_name = named;
+    }
   }
   SxsProfileModel *merged = ((SxsprofProfile *)profiles->pdata[0])->model;
   for (guint i = 1; i < profiles->len; i++)

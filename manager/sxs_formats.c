@@ -42,7 +42,14 @@ char *sxs__formats_base(const char *profile_path) {
   return g_strdup(profile_path);
 }
 
-int sxs__formats_write(const SxsView *v, const char *base, guint set, const SxsRenderOptions *o,
+gboolean sxs__formats_is_view_file(const char *name) {
+  for (int f = SXS_FORMAT_JSON + 1; f < SXS_N_FORMATS; f++)
+    if (formats[f].suffix && g_str_has_suffix(name, formats[f].suffix))
+      return TRUE;
+  return FALSE;
+}
+
+int sxs__formats_write(const SxsView *v, const char *base, guint set, const SxsRenderOptions *o, SxsFormatsFlags flags,
                        SxsFormatsProgress progress, gpointer progress_data, GPtrArray *ret_paths, char **ret_skipped,
                        char **ret_error) {
   char *data[SXS_N_FORMATS] = {0};
@@ -58,9 +65,14 @@ int sxs__formats_write(const SxsView *v, const char *base, guint set, const SxsR
       progress((SxsFormat)f, index++, count, progress_data);
     g_autofree char *why = NULL;
     data[f] = sxs__formats_render(v, (SxsFormat)f, o, &len[f], &why);
-    if (!data[f])
+    if (!data[f]) {
       g_string_append_printf(skipped, "%s%s: %s", skipped->len ? "\n" : "", sxs__config_format_name((SxsFormat)f),
                              why ? why : "nothing to show");
+      if (flags & SXS_FORMATS_DROP_STALE) {
+        g_autofree char *stale = g_strconcat(base, formats[f].suffix, NULL);
+        unlink(stale);
+      }
+    }
   }
   g_autoptr(GPtrArray) written = g_ptr_array_new_with_free_func(g_free);
   int r = 0;
@@ -79,7 +91,7 @@ int sxs__formats_write(const SxsView *v, const char *base, guint set, const SxsR
   for (int f = 0; f < SXS_N_FORMATS; f++)
     g_free(data[f]);
   if (r < 0) {
-    for (guint i = 0; i < written->len; i++)
+    for (guint i = 0; (flags & SXS_FORMATS_ALL_OR_NOTHING) && i < written->len; i++)
       unlink(written->pdata[i]);
     return r;
   }

@@ -20,15 +20,24 @@ char *sxs__formats_render(const SxsView *v, SxsFormat f, const SxsRenderOptions 
  * Writes the file formats in `formats` (SXS_FORMAT_BIT()s; the summary bit is ignored) of the
  * profile as <base><suffix>, each atomically. A format with nothing to show is left out and named
  * in *ret_skipped ("svg: no stacks ..."; one line each, may be NULL). Every format is rendered
- * before any file is written; when a write fails, the files this call wrote are removed again.
+ * before any file is written; see SxsFormatsFlags for what a failure or a left-out format does to
+ * files already there (the profiler keeps its last good views; the report leaves nothing half).
  * Returns the number of files written (their paths appended to ret_paths when non-NULL), or
  * -errno with *ret_error set (one sentence naming the file). progress (may be NULL) is called
  * before each format is rendered.
  */
 typedef void (*SxsFormatsProgress)(SxsFormat f, guint index, guint count, gpointer data);
+typedef enum {
+  SXS_FORMATS_ALL_OR_NOTHING = 1 << 0, /* a failed write removes the files this call wrote */
+  SXS_FORMATS_DROP_STALE = 1 << 1,     /* a format left out removes an older file of its name */
+} SxsFormatsFlags;
 int sxs__formats_write(const SxsView *v, const char *base, guint formats, const SxsRenderOptions *o,
-                       SxsFormatsProgress progress, gpointer progress_data, GPtrArray *ret_paths, char **ret_skipped,
-                       char **ret_error);
+                       SxsFormatsFlags flags, SxsFormatsProgress progress, gpointer progress_data, GPtrArray *ret_paths,
+                       char **ret_skipped, char **ret_error);
+
+/* Is this file name one of the views written beside a profile (x.speedscope.json, x.svg, ...),
+ * not a profile itself? */
+gboolean sxs__formats_is_view_file(const char *name);
 
 /* The base of a profile path: "/tmp/x.json" -> "/tmp/x"; other names unchanged. Caller frees. */
 char *sxs__formats_base(const char *profile_path);

@@ -61,13 +61,14 @@ typedef struct {
   GCond flush_cond;
   SxsConfig *config; /* NULL when the config failed; then config_error says why */
   char *config_error;
-  SxsProcessInfo *process; /* this process: pid, parent, command line */
-  char *library_path;      /* this library's file, NULL when linked into a test program */
-  char *profile_path;      /* where this process's profile goes, after any fallback */
-  int log_fd;              /* -1: no log (yet); STDERR_FILENO with log=stderr (not owned) */
-  char *log_path;          /* the log file, or "stderr", or NULL */
-  gboolean log_pending;    /* log_path is to be opened at the first line */
-  GHashTable *runtimes;    /* int id -> SxsRuntime* ; owned, freed only by reset_for_tests */
+  SxsProcessInfo *process;       /* this process: pid, parent, command line */
+  char *library_path;            /* this library's file, NULL when linked into a test program */
+  char *profile_path;            /* where this process's profile goes, after any fallback */
+  gboolean views_skipped_logged; /* the views left out (nothing to show) were logged; under write_lock */
+  int log_fd;                    /* -1: no log (yet); STDERR_FILENO with log=stderr (not owned) */
+  char *log_path;                /* the log file, or "stderr", or NULL */
+  gboolean log_pending;          /* log_path is to be opened at the first line */
+  GHashTable *runtimes;          /* int id -> SxsRuntime* ; owned, freed only by reset_for_tests */
   int next_id;
   GHashTable *threads; /* SxsThreadKey* -> SxsThreadRecord* ; both owned */
   char *last_digest;   /* SHA-256 of the document last written */
@@ -731,8 +732,17 @@ static void write_views_locked(const SxsProfileModel *model) {
   g_autofree char *base = sxs__formats_base(manager.profile_path);
   g_autofree char *skipped = NULL, *error = NULL;
   SxsRenderOptions options = {.top = 10, .kind = SXS_VIEW_N_KINDS};
-  if (sxs__formats_write(view, base, extra, &options, NULL, NULL, NULL, &skipped, &error) < 0)
+  /* A failed write keeps the views that were written (the last good ones stay); a view with
+   * nothing to show removes an older file of its name, from an earlier run. */
+  if (sxs__formats_write(view, base, extra, &options, SXS_FORMATS_DROP_STALE, NULL, NULL, NULL, &skipped, &error) < 0)
     sxs__manager_log("%s", error);
+  /* Said once (the periodic flush would repeat it), and only when there are stacks: without any,
+   * every view is left out and the launcher says why. */
+  if (skipped && !manager.views_skipped_logged && sxs__view_primary_kind(view) != SXS_VIEW_N_KINDS) {
+    g_strdelimit(skipped, "\n", ';');
+    sxs__manager_log("not written: %s", skipped);
+    manager.views_skipped_logged = TRUE;
+  }
 }
 
 char *sxs__manager_render_profile(gsize *ret_len) {

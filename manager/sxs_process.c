@@ -189,3 +189,23 @@ void sxs__process_output_paths(const char *output, gboolean is_folder, gboolean 
   *ret_profile = owner ? g_strconcat(output, ".json", NULL) : g_strdup_printf("%s.%d.json", output, pid);
   *ret_log = g_strconcat(output, ".log", NULL);
 }
+
+char *sxs__process_command_line(char *const *argv, guint max_chars) {
+  GString *line = g_string_new(NULL);
+  for (char *const *a = argv; a && *a; a++) {
+    if (line->len > 0)
+      g_string_append_c(line, ' ');
+    if ((*a)[0] == '\0' || strpbrk(*a, " \t\n'\"\\$") != NULL) {
+      g_autofree char *quoted = g_shell_quote(*a);
+      g_string_append(line, quoted);
+    } else {
+      g_string_append(line, *a);
+    }
+  }
+  if (max_chars > 3 && g_utf8_validate(line->str, line->len, NULL) && g_utf8_strlen(line->str, -1) > max_chars) {
+    const char *cut = g_utf8_offset_to_pointer(line->str, max_chars - 3);
+    g_string_truncate(line, cut - line->str);
+    g_string_append(line, "...");
+  }
+  return g_string_free(line, FALSE);
+}

@@ -30,6 +30,11 @@ SxsProcessInfo *sxs__process_info_copy(const SxsProcessInfo *p);
 void sxs__process_info_free(SxsProcessInfo *p);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(SxsProcessInfo, sxs__process_info_free)
 
+/* A command line as one line of text, arguments holding spaces, quotes or shell characters
+ * quoted; cut to max_chars characters (never inside a UTF-8 sequence) with "..." when max_chars
+ * is not 0. Caller frees. */
+char *sxs__process_command_line(char *const *argv, guint max_chars);
+
 /* The name a profile in an output folder is given: the executable's base name, or, when the
  * executable is the `dotnet` host running an assembly (`dotnet [exec] path/app.dll ...`), the
  * assembly's name without ".dll". Only characters [A-Za-z0-9._+-] are kept. Never NULL. */

@@ -483,48 +483,108 @@ static void move_all(GPtrArray *into, GPtrArray *from) {
   g_ptr_array_set_free_func(from, sxs__stack_model_free);
 }
 
-static void renumber_frames(GPtrArray *stacks, int offset) {
+/* Gives from's runtimes ids after into's highest, and their frames with them. */
+static void renumber_frames(GPtrArray *stacks, GHashTable *new_ids) {
   for (guint i = 0; i < stacks->len; i++) {
     SxsStackModel *s = stacks->pdata[i];
     for (guint j = 0; j < s->frames->len; j++) {
       SxsStackFrameModel *f = &g_array_index(s->frames, SxsStackFrameModel, j);
       if (f->managed)
-        f->runtime_id += offset;
+        f->runtime_id = GPOINTER_TO_INT(g_hash_table_lookup(new_ids, GINT_TO_POINTER(f->runtime_id)));
     }
   }
 }
 
+/* Adds the counts of table from (string -> guint64*) to into. */
+static void add_count_table(GHashTable *into, GHashTable *from) {
+  GHashTableIter it;
+  gpointer key, value;
+  g_hash_table_iter_init(&it, from);
+  while (g_hash_table_iter_next(&it, &key, &value)) {
+    guint64 *have = g_hash_table_lookup(into, key);
+    if (!have) {
+      have = g_new0(guint64, 1);
+      g_hash_table_insert(into, g_strdup(key), have);
+    }
+    *have += *(const guint64 *)value;
+  }
+}
+
 void sxs__profile_model_merge(SxsProfileModel *into, SxsProfileModel *from) {
-  int offset = 0;
+  int next = 0;
   for (guint i = 0; i < into->runtimes->len; i++)
-    offset = MAX(offset, ((SxsRuntimeModel *)into->runtimes->pdata[i])->id);
+    next = MAX(next, ((SxsRuntimeModel *)into->runtimes->pdata[i])->id);
+  /* Old id -> new id; a frame of an id no runtime has becomes runtime 0's (unknown). */
+  g_autoptr(GHashTable) new_ids = g_hash_table_new(g_direct_hash, g_direct_equal);
   for (guint i = 0; i < from->runtimes->len; i++) {
     SxsRuntimeModel *r = from->runtimes->pdata[i];
-    r->id += offset;
+    int id = ++next;
+    g_hash_table_insert(new_ids, GINT_TO_POINTER(r->id), GINT_TO_POINTER(id));
+    r->id = id;
+    for (guint t = 0; t < r->threads->len; t++)
+      ((SxsThreadRecord *)r->threads->pdata[t])->runtime_id = id;
     g_ptr_array_add(into->runtimes, r);
   }
   g_ptr_array_set_free_func(from->runtimes, NULL);
   g_ptr_array_set_size(from->runtimes, 0);
   g_ptr_array_set_free_func(from->runtimes, sxs__runtime_model_free);
-  renumber_frames(from->stacks, offset);
-  renumber_frames(from->samples.stacks, offset);
+  renumber_frames(from->stacks, new_ids);
+  renumber_frames(from->samples.stacks, new_ids);
   move_all(into->stacks, from->stacks);
   move_all(into->samples.stacks, from->samples.stacks);
+
   SxsSamplesModel *a = &into->samples;
   const SxsSamplesModel *b = &from->samples;
-  a->enabled |= b->enabled;
-  if (!a->frequency)
-    a->frequency = b->frequency;
-  if (!a->mode && b->mode)
-    a->mode = g_strdup(b->mode);
-  if (!a->walker && b->walker)
-    a->walker = g_strdup(b->walker);
+  if (b->enabled || b->stacks->len) {
+    /* Samples of different frequencies or modes add up as counts only: no period then. */
+    if (a->frequency && b->frequency && a->frequency != b->frequency)
+      a->frequency = -1;
+    else if (!a->frequency)
+      a->frequency = b->frequency;
+    if (a->mode && b->mode && !g_str_equal(a->mode, b->mode)) {
+      g_free(a->mode);
+      a->mode = g_strdup("mixed");
+    } else if (!a->mode && b->mode) {
+      a->mode = g_strdup(b->mode);
+    }
+    if (a->walker && b->walker && !g_str_equal(a->walker, b->walker)) {
+      g_free(a->walker);
+      a->walker = g_strdup("mixed");
+    } else if (!a->walker && b->walker) {
+      a->walker = g_strdup(b->walker);
+    }
+    a->enabled |= b->enabled;
+  }
   a->ticks += b->ticks;
+  a->ticks_signal += b->ticks_signal;
+  a->ticks_suspend += b->ticks_suspend;
   a->taken += b->taken;
   a->weight += b->weight;
   a->frames += b->frames;
+  a->capture_ns += b->capture_ns;
+  a->resolve_ns += b->resolve_ns;
+  add_count_table(a->dropped, b->dropped);
+
+  SxsWalkCounters *w = &into->walks;
+  const SxsWalkCounters *x = &from->walks;
   for (int e = 0; e < 3; e++)
-    into->walks.events[e] += from->walks.events[e];
-  into->walks.made += from->walks.made;
-  into->walks.failed += from->walks.failed;
+    w->events[e] += x->events[e];
+  w->made += x->made;
+  w->failed += x->failed;
+  w->runtime_walks += x->runtime_walks;
+  w->unknown_frames += x->unknown_frames;
+  w->stacks_dropped += x->stacks_dropped;
+  w->frames += x->frames;
+  w->native_frames += x->native_frames;
+  w->stacks_named += x->stacks_named;
+  w->ns_native += x->ns_native;
+  w->ns_classify += x->ns_classify;
+  w->ns_runtime_walks += x->ns_runtime_walks;
+  w->ns_merge += x->ns_merge;
+  w->ns_naming += x->ns_naming;
+  w->ns_naming_first += x->ns_naming_first;
+  w->empty += x->empty;
+  w->truncated += x->truncated;
+  add_count_table(w->failures, x->failures);
+  add_count_table(w->skipped, x->skipped);
 }

@@ -198,9 +198,10 @@ void sxs__profile_model_free(SxsProfileModel *m);
 void sxs__runtime_model_free(gpointer r);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(SxsProfileModel, sxs__profile_model_free)
 
-/* Adds from's runtimes (their ids shifted past into's highest, their frames with them), stacks
- * and samples to into, moving them out of from; into keeps its own process. Used to see the
- * profiles of several processes as one. */
+/* Adds from's runtimes (given ids after into's highest, their frames and threads with them),
+ * stacks, samples and counters to into, moving them out of from; into keeps its own process.
+ * Samples of different frequencies or modes leave frequency -1 (no period) and mode "mixed".
+ * Used to see the profiles of several processes as one. */
 void sxs__profile_model_merge(SxsProfileModel *into, SxsProfileModel *from);
 
 /* "profiling", "declined", "pending". */

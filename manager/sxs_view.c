@@ -49,30 +49,38 @@ void sxs__view_free(SxsView *v) {
     return;
   g_ptr_array_unref(v->frames);
   g_ptr_array_unref(v->groups);
+  g_hash_table_unref(v->tags);
   g_free(v);
 }
 
-/* State while a view is built: the frame table's index and the runtimes' tags. */
+/* State while a view is built: the frame table's index. */
 typedef struct {
   SxsView *v;
   GHashTable *by_label; /* label (owned by the frame) -> index + 1 */
-  GHashTable *tags;     /* runtime id -> "[rt1 10.0.12]" (owned) */
 } Builder;
 
-static const char *runtime_tag(Builder *b, int runtime_id) {
-  const char *tag = g_hash_table_lookup(b->tags, GINT_TO_POINTER(runtime_id));
+const SxsRuntimeModel *sxs__view_runtime(const SxsView *v, int runtime_id) {
+  for (guint i = 0; v->model && i < v->model->runtimes->len; i++) {
+    const SxsRuntimeModel *r = v->model->runtimes->pdata[i];
+    if (r->id == runtime_id)
+      return r;
+  }
+  return NULL;
+}
+
+const char *sxs__view_runtime_tag(const SxsView *v, int runtime_id) {
+  const char *tag = g_hash_table_lookup(v->tags, GINT_TO_POINTER(runtime_id));
   if (tag)
     return tag;
-  const char *version = NULL;
-  for (guint i = 0; i < b->v->model->runtimes->len; i++) {
-    const SxsRuntimeModel *r = b->v->model->runtimes->pdata[i];
-    if (r->id == runtime_id)
-      version = r->version;
-  }
-  char *made =
-      version && *version ? g_strdup_printf("[rt%d %s]", runtime_id, version) : g_strdup_printf("[rt%d]", runtime_id);
-  g_hash_table_insert(b->tags, GINT_TO_POINTER(runtime_id), made);
+  const SxsRuntimeModel *r = sxs__view_runtime(v, runtime_id);
+  char *made = r && r->version && *r->version ? g_strdup_printf("[rt%d %s]", runtime_id, r->version)
+                                              : g_strdup_printf("[rt%d]", runtime_id);
+  g_hash_table_insert(v->tags, GINT_TO_POINTER(runtime_id), made);
   return made;
+}
+
+static const char *runtime_tag(Builder *b, int runtime_id) {
+  return sxs__view_runtime_tag(b->v, runtime_id);
 }
 
 /* The index of the frame with this label, added when new. Takes name and module. */
@@ -204,9 +212,12 @@ static gboolean thread_matches(const SxsViewFilter *filter, uint32_t tid, const 
   return g_str_equal(filter->thread, text) || (name && g_str_equal(filter->thread, name));
 }
 
+/* By OS thread id, then name: the same id in two merged processes is two threads. */
 static int compare_stack_threads(gconstpointer a, gconstpointer b) {
   const SxsStackModel *x = *(const SxsStackModel *const *)a, *y = *(const SxsStackModel *const *)b;
-  return x->thread < y->thread ? -1 : x->thread > y->thread;
+  if (x->thread != y->thread)
+    return x->thread < y->thread ? -1 : 1;
+  return g_strcmp0(x->thread_name, y->thread_name);
 }
 
 static void add_samples(Builder *b, const SxsViewFilter *filter) {
@@ -224,7 +235,7 @@ static void add_samples(Builder *b, const SxsViewFilter *filter) {
     const SxsStackModel *s = sorted->pdata[i];
     if (!thread_matches(filter, s->thread, s->thread_name))
       continue;
-    if (!gf.g || gf.g->thread != s->thread) {
+    if (!gf.g || gf.g->thread != s->thread || g_strcmp0(gf.g->thread_name, s->thread_name) != 0) {
       if (gf.g)
         group_fill_finish(&gf, b->v);
       SxsViewGroup *g = group_new(SXS_VIEW_SAMPLES, "samples");
@@ -315,14 +326,36 @@ static void add_calls(Builder *b, const SxsRuntimeModel *r) {
   group_fill_finish(&gf, b->v);
 }
 
+/* Call trees of runtimes that timed their calls weigh nanoseconds, the others calls; merged into
+ * one graph they must weigh the same thing: calls, when any tree is untimed. */
+static void unify_call_units(SxsView *v) {
+  gboolean any_untimed = FALSE;
+  for (guint i = 0; i < v->groups->len; i++) {
+    const SxsViewGroup *g = v->groups->pdata[i];
+    any_untimed |= g->kind == SXS_VIEW_CALLS && g_str_equal(g->unit, "calls");
+  }
+  for (guint i = 0; any_untimed && i < v->groups->len; i++) {
+    SxsViewGroup *g = v->groups->pdata[i];
+    if (g->kind != SXS_VIEW_CALLS || g_str_equal(g->unit, "calls"))
+      continue;
+    g->unit = "calls";
+    g->total = 0;
+    for (guint s = 0; s < g->stacks->len; s++) {
+      SxsViewStack *st = &g_array_index(g->stacks, SxsViewStack, s);
+      st->weight = st->count;
+      g->total += st->weight;
+    }
+    g_array_sort(g->stacks, compare_stacks);
+  }
+}
+
 SxsView *sxs__view_new(const SxsProfileModel *m, const SxsViewFilter *filter) {
   SxsView *v = g_new0(SxsView, 1);
   v->model = m;
   v->frames = g_ptr_array_new_with_free_func(frame_free);
   v->groups = g_ptr_array_new_with_free_func(group_free);
-  Builder b = {.v = v,
-               .by_label = g_hash_table_new(g_str_hash, g_str_equal),
-               .tags = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, g_free)};
+  v->tags = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, g_free);
+  Builder b = {.v = v, .by_label = g_hash_table_new(g_str_hash, g_str_equal)};
   if (m->samples.enabled || (m->samples.stacks && m->samples.stacks->len)) {
     v->frequency = m->samples.frequency;
     v->sample_mode = m->samples.mode;
@@ -336,7 +369,7 @@ SxsView *sxs__view_new(const SxsProfileModel *m, const SxsViewFilter *filter) {
   }
   add_events(&b, filter);
   g_hash_table_unref(b.by_label);
-  g_hash_table_unref(b.tags);
+  unify_call_units(v);
   return v;
 }
 
@@ -347,6 +380,10 @@ static gboolean kind_has_stacks(const SxsView *v, SxsViewKind k) {
       return TRUE;
   }
   return FALSE;
+}
+
+SxsViewKind sxs__view_resolve_kind(const SxsView *v, const SxsRenderOptions *o) {
+  return o && o->kind < SXS_VIEW_N_KINDS ? o->kind : sxs__view_primary_kind(v);
 }
 
 SxsViewKind sxs__view_primary_kind(const SxsView *v) {

@@ -62,6 +62,7 @@ typedef struct {
   int frequency;                /* samples: the sampler's frequency in Hz, 0 when it did not run */
   const char *sample_mode;      /* "cpu", "wall", NULL */
   guint64 period_ns;            /* samples: ns one sample stands for (1e9 / frequency), else 0 */
+  GHashTable *tags;             /* runtime id -> "[rt1 10.0.12]", the tag its frames carry; owned */
 } SxsView;
 
 /* Builds the view of m (filter may be NULL). Frames are tagged with their runtime's id and
@@ -130,6 +131,15 @@ typedef struct {
   SxsViewKind kind;  /* single-graph formats: what to draw; SXS_VIEW_N_KINDS = primary */
   const char *title; /* SVG: the graph's title; NULL for a default from the process */
 } SxsRenderOptions;
+
+/* What a single-graph format draws: o->kind, or the primary kind when o is NULL or says
+ * SXS_VIEW_N_KINDS. */
+SxsViewKind sxs__view_resolve_kind(const SxsView *v, const SxsRenderOptions *o);
+
+/* The runtime of the model with this id, or NULL. */
+const SxsRuntimeModel *sxs__view_runtime(const SxsView *v, int runtime_id);
+/* "[rt1 10.0.12]": the tag the runtime's frames carry ("[rt1]" when its version is unknown). */
+const char *sxs__view_runtime_tag(const SxsView *v, int runtime_id);
 
 /* The writers, one per file (sxs_write_<format>.c). Each returns the file's bytes (caller frees)
  * and their length, or NULL with *ret_error set (a message for the user) when the view holds

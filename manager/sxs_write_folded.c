@@ -36,9 +36,7 @@ static int folded_compare(gconstpointer a, gconstpointer b) {
  * Context: any thread; allocates.
  */
 char *sxs__write_folded(const SxsView *v, const SxsRenderOptions *o, gsize *ret_len, char **ret_error) {
-  SxsViewKind kind = o != NULL ? o->kind : SXS_VIEW_N_KINDS;
-  if (kind >= SXS_VIEW_N_KINDS && v != NULL)
-    kind = sxs__view_primary_kind(v);
+  SxsViewKind kind = v != NULL ? sxs__view_resolve_kind(v, o) : SXS_VIEW_N_KINDS;
   if (v == NULL || kind >= SXS_VIEW_N_KINDS) {
     if (ret_error != NULL)
       *ret_error = g_strdup("the profile holds no samples, traced calls or event stacks to fold");

@@ -20,6 +20,7 @@
  * trying to demangle it. Stacks are not merged across groups: each group's stacks keep their
  * labels, and pprof sums what it shows.
  */
+#include "sxs_process.h"
 #include "sxs_view.h"
 
 #include <string.h>
@@ -61,24 +62,6 @@ static int64_t pprof_string(PprofStrings *st, const char *s) {
   return st->strings->len - 1;
 }
 
-/* The runtime tag a managed frame's label starts with ("[rt1 10.0.12]"), so that mappings and
- * labels name a runtime exactly as the frames do. */
-static char *pprof_runtime_tag(const SxsViewFrame *f) {
-  const char *end = f->label[0] == '[' ? strstr(f->label, "] ") : NULL;
-  return end != NULL ? g_strndup(f->label, end - f->label + 1) : g_strdup_printf("[rt%d]", f->runtime_id);
-}
-
-static const SxsRuntimeModel *pprof_find_runtime(const SxsView *v, int runtime_id) {
-  if (v->model == NULL || v->model->runtimes == NULL)
-    return NULL;
-  for (guint i = 0; i < v->model->runtimes->len; i++) {
-    const SxsRuntimeModel *r = g_ptr_array_index(v->model->runtimes, i);
-    if (r->id == runtime_id)
-      return r;
-  }
-  return NULL;
-}
-
 /* Everything the Profile message points to, allocated here and freed at once: protobuf-c packs
  * from plain structs, it does not own them. */
 typedef struct {
@@ -106,8 +89,8 @@ static uint64_t pprof_mapping_id(PprofBuild *b, const SxsView *v, const SxsViewF
   if (hit != NULL)
     return GPOINTER_TO_UINT(hit);
 
-  g_autofree char *tag = f->managed ? pprof_runtime_tag(f) : NULL;
-  const SxsRuntimeModel *r = f->managed ? pprof_find_runtime(v, f->runtime_id) : NULL;
+  g_autofree char *tag = f->managed ? g_strdup(sxs__view_runtime_tag(v, f->runtime_id)) : NULL;
+  const SxsRuntimeModel *r = f->managed ? sxs__view_runtime(v, f->runtime_id) : NULL;
   g_autofree char *filename =
       f->managed ? g_strdup(r != NULL && r->path != NULL && r->path[0] != '\0' ? r->path : tag) : g_strdup(f->module);
   /* pprof merges mappings that share a file name and touch: keep them apart. */
@@ -153,16 +136,7 @@ static Perftools__Profiles__Label **pprof_group_labels(PprofBuild *b, const SxsV
   if (g->kind == SXS_VIEW_EVENTS && g->event != NULL)
     labels[n++] = pprof_label(b, "event", g->event, 0);
   if (g->kind == SXS_VIEW_CALLS) {
-    const SxsViewFrame *any = NULL;
-    for (guint i = 0; i < g->stacks->len && any == NULL; i++) {
-      const SxsViewStack *s = &g_array_index(g->stacks, SxsViewStack, i);
-      for (guint d = 0; d < s->depth && any == NULL; d++) {
-        const SxsViewFrame *f = g_ptr_array_index(v->frames, s->frames[d]);
-        if (f->managed && f->runtime_id == g->runtime_id)
-          any = f;
-      }
-    }
-    g_autofree char *tag = any != NULL ? pprof_runtime_tag(any) : g_strdup_printf("[rt%d]", g->runtime_id);
+    const char *tag = sxs__view_runtime_tag(v, g->runtime_id);
     /* The label is the tag without its brackets: "rt1 10.0.12". */
     g_autofree char *bare = g_strndup(tag + 1, strlen(tag) - 2);
     labels[n++] = pprof_label(b, "runtime", bare, 0);
@@ -173,22 +147,6 @@ static Perftools__Profiles__Label **pprof_group_labels(PprofBuild *b, const SxsV
     labels[n++] = pprof_label(b, "thread_id", NULL, g->thread);
   *ret_n = n;
   return labels;
-}
-
-/* The process's command line as one line, arguments with spaces or quotes quoted. */
-static char *pprof_command_line(char **argv) {
-  GString *line = g_string_new(NULL);
-  for (char **a = argv; a != NULL && *a != NULL; a++) {
-    if (line->len > 0)
-      g_string_append_c(line, ' ');
-    if ((*a)[0] == '\0' || strpbrk(*a, " \t\n'\"\\$") != NULL) {
-      g_autofree char *quoted = g_shell_quote(*a);
-      g_string_append(line, quoted);
-    } else {
-      g_string_append(line, *a);
-    }
-  }
-  return g_string_free(line, FALSE);
 }
 
 /* Compresses len bytes as one gzip member. NULL when zlib fails (out of memory). */
@@ -220,9 +178,7 @@ static char *pprof_gzip(const guint8 *data, gsize len, gsize *ret_len) {
  * *ret_error set when that kind has no stack. Context: any thread; allocates.
  */
 char *sxs__write_pprof(const SxsView *v, const SxsRenderOptions *o, gsize *ret_len, char **ret_error) {
-  SxsViewKind kind = o != NULL ? o->kind : SXS_VIEW_N_KINDS;
-  if (kind >= SXS_VIEW_N_KINDS && v != NULL)
-    kind = sxs__view_primary_kind(v);
+  SxsViewKind kind = v != NULL ? sxs__view_resolve_kind(v, o) : SXS_VIEW_N_KINDS;
   if (v == NULL || kind >= SXS_VIEW_N_KINDS) {
     if (ret_error != NULL)
       *ret_error = g_strdup("the profile holds no samples, traced calls or event stacks for pprof");
@@ -362,7 +318,7 @@ char *sxs__write_pprof(const SxsView *v, const SxsRenderOptions *o, gsize *ret_l
   const SxsProcessInfo *proc = v->model != NULL ? v->model->process : NULL;
   if (proc != NULL && proc->start_unix_ms > 0)
     p.time_nanos = proc->start_unix_ms * G_GINT64_CONSTANT(1000000);
-  g_autofree char *command = proc != NULL ? pprof_command_line(proc->argv) : NULL;
+  g_autofree char *command = proc != NULL ? sxs__process_command_line(proc->argv, 0) : NULL;
   int64_t *comments = pprof_alloc(&b, 2, sizeof *comments);
   comments[p.n_comment++] = pprof_string(&b.strings, "sxsprof");
   if (command != NULL && command[0] != '\0')

@@ -4,6 +4,7 @@
  * Plain text, or with ANSI colours when the caller says the output is a terminal. */
 #include <string.h>
 
+#include "sxs_process.h"
 #include "sxs_view.h"
 
 /* ANSI sequences, or nothing. */
@@ -88,7 +89,9 @@ static void runtime_header(GString *out, const SxsRuntimeModel *r, const Palette
     g_string_append(out, "  off:");
     for (guint i = 0; i < n; i++)
       g_string_append_printf(out, "%s %s (%s)", i ? "," : "", (const char *)keys[i],
-                             (const char *)g_hash_table_lookup(r->features_off, keys[i]));
+                             g_hash_table_lookup(r->features_off, keys[i])
+                                 ? (const char *)g_hash_table_lookup(r->features_off, keys[i])
+                                 : "?");
     g_string_append_c(out, '\n');
   }
 }
@@ -101,22 +104,24 @@ static const char *heat(const Palette *p, double pct) {
   return pct >= 20.0 ? p->hot : pct >= 5.0 ? p->warm : "";
 }
 
+/* Rows by total, then self, then label. */
+static int compare_by_total(gconstpointer a, gconstpointer b, gpointer data) {
+  const SxsView *v = data;
+  const SxsViewFrameTotal *x = a, *y = b;
+  if (x->total != y->total)
+    return x->total > y->total ? -1 : 1;
+  if (x->self != y->self)
+    return x->self > y->self ? -1 : 1;
+  return strcmp(((const SxsViewFrame *)v->frames->pdata[x->frame])->label,
+                ((const SxsViewFrame *)v->frames->pdata[y->frame])->label);
+}
+
 /* One "top N" table of frames: by self (by_self) or by total. */
 static void frame_table(GString *out, const SxsView *v, GArray *rows, guint64 whole, gboolean by_self, guint top,
                         const Palette *p) {
   g_autoptr(GArray) sorted = g_array_copy(rows);
-  if (!by_self) {
-    /* Stable re-sort of a copy by total. */
-    for (guint i = 1; i < sorted->len; i++) {
-      SxsViewFrameTotal x = g_array_index(sorted, SxsViewFrameTotal, i);
-      guint j = i;
-      while (j > 0 && g_array_index(sorted, SxsViewFrameTotal, j - 1).total < x.total) {
-        g_array_index(sorted, SxsViewFrameTotal, j) = g_array_index(sorted, SxsViewFrameTotal, j - 1);
-        j--;
-      }
-      g_array_index(sorted, SxsViewFrameTotal, j) = x;
-    }
-  }
+  if (!by_self)
+    g_array_sort_with_data(sorted, compare_by_total, (gpointer)v);
   g_string_append_printf(out, "    %s%10s %7s %10s %7s  function%s\n", p->dim, "self", "self%", "total", "total%",
                          p->reset);
   for (guint i = 0; i < sorted->len && i < top; i++) {
@@ -269,6 +274,8 @@ static void events_section(GString *out, const SxsView *v, const SxsRenderOption
   }
 }
 
+/* The summary never fails: a profile with nothing recorded still names its process and runtimes.
+ * Context: any thread; allocates. */
 char *sxs__write_summary(const SxsView *v, const SxsRenderOptions *o, gsize *ret_len, char **ret_error) {
   (void)ret_error; /* a summary always has something to say */
   SxsRenderOptions defaults = {.top = 10};
@@ -280,16 +287,10 @@ char *sxs__write_summary(const SxsView *v, const SxsRenderOptions *o, gsize *ret
   const Palette *p = opt.color ? &ansi : &plain;
   const SxsProfileModel *m = v->model;
   GString *out = g_string_new(NULL);
-  g_autoptr(GString) command = g_string_new(NULL);
-  for (char **a = m->process ? m->process->argv : NULL; a && *a; a++)
-    g_string_append_printf(command, "%s%s", command->len ? " " : "", *a);
-  if (command->len > 120) {
-    g_string_truncate(command, 117);
-    g_string_append(command, "...");
-  }
+  g_autofree char *command = sxs__process_command_line(m->process ? m->process->argv : NULL, 120);
   guint n = m->runtimes->len;
   g_string_append_printf(out, "%spid %d:%s %s  (mode %s, %u runtime%s)\n", p->bold, m->process ? m->process->pid : 0,
-                         p->reset, command->str, m->mode ? m->mode : "?", n, n == 1 ? "" : "s");
+                         p->reset, command, m->mode ? m->mode : "?", n, n == 1 ? "" : "s");
   for (guint i = 0; i < n; i++)
     runtime_header(out, m->runtimes->pdata[i], p, opt.top);
   samples_section(out, v, &opt, p);

@@ -457,17 +457,6 @@ static void svg_legend_note(SxsSvgLegend *l, const SxsViewFrame *f) {
     g_array_insert_val(l->runtimes, i, f->runtime_id);
 }
 
-static const char *svg_runtime_version(const SxsView *v, int runtime_id) {
-  if (v->model == NULL)
-    return NULL;
-  for (guint i = 0; i < v->model->runtimes->len; i++) {
-    const SxsRuntimeModel *r = g_ptr_array_index(v->model->runtimes, i);
-    if (r->id == runtime_id)
-      return r->version;
-  }
-  return NULL;
-}
-
 /* One legend entry at *x: a swatch and its text; advances *x past them. */
 static void svg_legend_entry(GString *out, guint *x, guint y, const char *fill, const char *text) {
   g_string_append_printf(out,
@@ -485,9 +474,8 @@ static void svg_append_legend(GString *out, const SxsView *v, const SxsSvgLegend
   g_string_append(out, "<g id=\"sxs-legend\">\n");
   for (guint i = 0; i < l->runtimes->len; i++) {
     int id = g_array_index(l->runtimes, int, i);
-    const char *version = svg_runtime_version(v, id);
-    g_autofree char *text = version != NULL && *version != '\0' ? g_strdup_printf("managed, rt%d %s", id, version)
-                                                                : g_strdup_printf("managed, rt%d", id);
+    const char *tag = sxs__view_runtime_tag(v, id); /* "[rt1 10.0.12]" */
+    g_autofree char *text = g_strdup_printf("managed, %.*s", (int)strlen(tag) - 2, tag + 1);
     svg_color(svg_family(TRUE, id), 0.5, 0.5, hex);
     svg_legend_entry(out, &x, y, hex, text);
   }
@@ -607,9 +595,7 @@ static void svg_append_frame(GString *out, const SxsView *v, const SxsViewTree *
  * any weight. Context: any thread; allocates.
  */
 char *sxs__write_svg(const SxsView *v, const SxsRenderOptions *o, gsize *ret_len, char **ret_error) {
-  SxsViewKind kind = o != NULL ? o->kind : SXS_VIEW_N_KINDS;
-  if (kind >= SXS_VIEW_N_KINDS && v != NULL)
-    kind = sxs__view_primary_kind(v);
+  SxsViewKind kind = v != NULL ? sxs__view_resolve_kind(v, o) : SXS_VIEW_N_KINDS;
   if (v == NULL || kind >= SXS_VIEW_N_KINDS) {
     if (ret_error != NULL)
       *ret_error = g_strdup("the profile holds no samples, traced calls or event stacks to draw a flame graph of");

@@ -104,6 +104,34 @@ static void test_tree(void) {
   g_assert_cmpuint(rt2->len, ==, 1);
 }
 
+/* Two processes' profiles as one: the second's runtimes get the next ids, their frames with them. */
+static void test_merge(void) {
+  g_autoptr(SxsProfileModel) a = fixture_model();
+  g_autoptr(SxsProfileModel) b = fixture_model();
+  sxs__profile_model_merge(a, b);
+  g_assert_cmpuint(a->runtimes->len, ==, 4);
+  g_assert_cmpint(((SxsRuntimeModel *)a->runtimes->pdata[2])->id, ==, 3);
+  g_assert_cmpint(((SxsRuntimeModel *)a->runtimes->pdata[3])->id, ==, 4);
+  g_assert_cmpuint(b->runtimes->len, ==, 0);
+  g_assert_cmpuint(b->samples.stacks->len, ==, 0);
+  g_assert_cmpuint(a->walks.events[0], ==, 2 * FIXTURE_EXCEPTIONS);
+  g_autoptr(SxsView) v = sxs__view_new(a, NULL);
+  g_assert_nonnull(frame_by_label(v, "[rt3 10.0.1] App.Program.Hot"));
+  g_assert_nonnull(frame_by_label(v, "[rt4 8.0.11] Lib.Box<T>.Run<int>"));
+  g_autoptr(GArray) totals = sxs__view_frame_totals(v, SXS_VIEW_SAMPLES, 3);
+  const SxsViewFrameTotal *first = &g_array_index(totals, SxsViewFrameTotal, 0);
+  g_assert_cmpuint(first->self, ==, FIXTURE_HOT_SAMPLES);
+  /* Timed and untimed call trees together weigh calls. */
+  ((SxsRuntimeModel *)a->runtimes->pdata[2])->tracing.timing = FALSE;
+  g_autoptr(SxsView) mixed = sxs__view_new(a, NULL);
+  g_assert_cmpstr(sxs__view_kind_unit(mixed, SXS_VIEW_CALLS), ==, "calls");
+  for (guint i = 0; i < mixed->groups->len; i++) {
+    const SxsViewGroup *g = mixed->groups->pdata[i];
+    if (g->kind == SXS_VIEW_CALLS)
+      g_assert_cmpuint(g->total, ==, 16);
+  }
+}
+
 static void test_empty(void) {
   g_autoptr(SxsProfileModel) m = sxs__profile_model_new();
   g_autoptr(SxsView) v = sxs__view_new(m, NULL);
@@ -117,6 +145,7 @@ int main(int argc, char **argv) {
   g_test_add_func("/views/model/groups", test_groups);
   g_test_add_func("/views/model/filter", test_filter);
   g_test_add_func("/views/model/tree", test_tree);
+  g_test_add_func("/views/model/merge", test_merge);
   g_test_add_func("/views/model/empty", test_empty);
   return g_test_run();
 }
