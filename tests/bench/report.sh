@@ -32,6 +32,7 @@ for ((r = 1; r <= rounds; r++)); do
         read -r secs kb <"$tmp/time"
         echo "$secs" >>"$tmp/$f.secs"
         echo "$kb" >>"$tmp/$f.kb"
+        { cat "$tmp"/out.* 2>/dev/null || true; } | wc -c >"$tmp/$f.bytes"
     done
     echo "bench: round $r of $rounds done"
 done
@@ -39,6 +40,8 @@ done
 section=$tmp/section
 {
     echo "<!-- bench:report begin -->"
+    echo "## sxsprof report on a large profile"
+    echo
     echo "Measured $(date -u +%Y-%m-%d) with \`tests/bench/report.sh $rounds\` on a generated profile of"
     echo "1,000,000 samples over 10,000 distinct stacks of 30 frames, 50,000 functions ($size_mb MB of JSON):"
     echo "medians of $rounds runs of \`sxsprof report big.json --format F -o out\`, each reading the"
@@ -49,10 +52,10 @@ section=$tmp/section
     for f in "${formats[@]}"; do
         secs=$(bench_median 2 <"$tmp/$f.secs")
         mib=$(awk '{ printf "%.0f\n", $1 / 1024 }' "$tmp/$f.kb" | bench_median 0)
+        out=$(awk '{ printf "%.1f MB", $1 / 1048576 }' "$tmp/$f.bytes")
         case $f in
             summary) out="(stdout)" ;;
-            all) out="every file and the summary" ;;
-            *) out=$(ls -l "$tmp"/out.* 2>/dev/null | wc -l) ; out="" ;;
+            all) out="$out in 5 files, and the summary" ;;
         esac
         echo "| $f | $secs | $mib | $out |"
     done
