@@ -7,6 +7,8 @@
  * SxsRuntime; every other callback answers S_OK and does nothing. */
 #include "sxs_callback.h"
 
+#include "sxs_attach.h"
+
 #include "sxs_modules.h"
 #include "sxs_sampler.h"
 #include "sxs_snapshot.h"
@@ -223,6 +225,9 @@ static ULONG callback_Release(ICorProfilerCallback11 *This) {
     return (ULONG)(old - 1);
   if (!self->profiled) {
     sxs__importer_cache_fini(&self->importers);
+    g_hash_table_unref(self->unloading);
+    g_mutex_clear(&self->unload_lock);
+    g_free(self->attach_control);
     if (self->info)
       self->info->lpVtbl->Release(self->info);
     g_free(self);
@@ -291,12 +296,14 @@ static void counters_mask(const SxsCapabilities *caps, const SxsConfig *cfg, DWO
     *low |= COR_PRF_MONITOR_GC;
 }
 
-/* Names: every function JIT-compiled, inlined or taken precompiled. */
+/* Names: every function JIT-compiled, inlined or taken precompiled. After an attach the runtime
+ * reports no cache searches: precompiled code is then named when a sample or a stack meets it. */
 static void names_mask(const SxsCapabilities *caps, const SxsConfig *cfg, DWORD *low, DWORD *high) {
-  (void)caps;
   (void)cfg;
   (void)high;
-  *low |= COR_PRF_MONITOR_JIT_COMPILATION | COR_PRF_MONITOR_CACHE_SEARCHES;
+  *low |= COR_PRF_MONITOR_JIT_COMPILATION;
+  if (!caps->attached)
+    *low |= COR_PRF_MONITOR_CACHE_SEARCHES;
 }
 
 /* Stacks on events ([stacks] on=): stack snapshots, and the events asked for. */
@@ -346,7 +353,7 @@ static const SxsFeature *const features[] = {&counters_feature, &names_feature, 
 static void maybe_record_stack(SxsCallback *self, SxsStackEvents event) {
   (void)self;
   const SxsConfig *cfg = sxs__manager_config();
-  if (cfg && (cfg->stacks_on & event))
+  if (cfg && (cfg->stacks_on & event) && !sxs__manager_quiet())
     sxs__stacks_record(event);
 }
 
@@ -382,6 +389,14 @@ static HRESULT run_features(SxsCallback *self, ICorProfilerInfo15 *info, const S
     low |= feature_low[i];
     high |= feature_high[i];
   }
+  if (caps->attached && ((low & ~COR_PRF_ALLOWABLE_AFTER_ATTACH) || (high & ~COR_PRF_HIGH_ALLOWABLE_AFTER_ATTACH))) {
+    /* A feature that asked for more than an attached profiler may have: the rest still runs. */
+    sxs__manager_log("runtime %d: event bits 0x%08X/0x%08X are not allowed after attach and are left out",
+                     self->runtime->id, (unsigned)(low & ~COR_PRF_ALLOWABLE_AFTER_ATTACH),
+                     (unsigned)(high & ~COR_PRF_HIGH_ALLOWABLE_AFTER_ATTACH));
+    low &= COR_PRF_ALLOWABLE_AFTER_ATTACH;
+    high &= COR_PRF_HIGH_ALLOWABLE_AFTER_ATTACH;
+  }
   HRESULT hr = set_mask(info, caps, low, high);
   if (hr < 0)
     return hr;
@@ -413,8 +428,9 @@ static HRESULT run_features(SxsCallback *self, ICorProfilerInfo15 *info, const S
   return S_OK;
 }
 
-static HRESULT callback_Initialize(ICorProfilerCallback11 *This, IUnknown *pICorProfilerInfoUnk) {
-  SxsCallback *self = impl_from_ICorProfilerCallback11(This);
+/* Initialize and InitializeForAttach: the runtime's capabilities, the policy's decision, the event
+ * mask of the features asked for, then the live side open to other threads. */
+static HRESULT initialize_runtime(SxsCallback *self, IUnknown *pICorProfilerInfoUnk, gboolean attached) {
   if (!pICorProfilerInfoUnk)
     return E_INVALIDARG;
   ICorProfilerInfo15 *info = NULL;
@@ -445,6 +461,7 @@ static HRESULT callback_Initialize(ICorProfilerCallback11 *This, IUnknown *pICor
       .basic_gc = info_version >= 10,
       .elt3 = info_version >= 3 && sxs__version_at_least(version, 2, 1),
       .suspend = info_version >= 10,
+      .attached = attached,
   };
   if (!sxs__manager_initialize(self->runtime, path, version, clr_version, &caps)) {
     info->lpVtbl->Release(info);
@@ -473,6 +490,10 @@ static HRESULT callback_Initialize(ICorProfilerCallback11 *This, IUnknown *pICor
   return S_OK;
 }
 
+static HRESULT callback_Initialize(ICorProfilerCallback11 *This, IUnknown *pICorProfilerInfoUnk) {
+  return initialize_runtime(impl_from_ICorProfilerCallback11(This), pICorProfilerInfoUnk, FALSE);
+}
+
 /* The runtime is going away: write the profile now, and let go of its Info, which must not be
  * touched once the runtime has shut down (not even by a late Release of this object). JIT and
  * module events may still be running on other threads: the guard waits for them. */
@@ -498,13 +519,19 @@ static HRESULT callback_Shutdown(ICorProfilerCallback11 *This) {
   return S_OK;
 }
 
-static HRESULT callback_ModuleLoadFinished(ICorProfilerCallback11 *This, ModuleID moduleId, HRESULT hrStatus) {
-  SxsCallback *self = impl_from_ICorProfilerCallback11(This);
-  if (hrStatus < 0)
-    return S_OK;
+/* Has the module's unload begun (its ID may then be reused by a later load)? */
+static gboolean module_unloading(SxsCallback *self, ModuleID module_id) {
+  g_mutex_lock(&self->unload_lock);
+  gboolean gone = g_hash_table_contains(self->unloading, GSIZE_TO_POINTER(module_id));
+  g_mutex_unlock(&self->unload_lock);
+  return gone;
+}
+
+/* Names a module and records it. FALSE when the runtime could not say (or is shutting down). */
+static gboolean record_module(SxsCallback *self, ModuleID moduleId) {
   ICorProfilerInfo15 *info = sxs__callback_info_enter(self);
   if (!info)
-    return S_OK;
+    return FALSE;
   WCHAR path[1024];
   ULONG len = 0;
   LPCBYTE base = NULL;
@@ -517,6 +544,18 @@ static HRESULT callback_ModuleLoadFinished(ICorProfilerCallback11 *This, ModuleI
   }
   sxs__callback_info_leave(self);
   sxs__manager_record_module(self->runtime, moduleId, name);
+  return TRUE;
+}
+
+static HRESULT callback_ModuleLoadFinished(ICorProfilerCallback11 *This, ModuleID moduleId, HRESULT hrStatus) {
+  SxsCallback *self = impl_from_ICorProfilerCallback11(This);
+  if (hrStatus < 0)
+    return S_OK;
+  /* A new module may take the ID of one unloaded before. */
+  g_mutex_lock(&self->unload_lock);
+  g_hash_table_remove(self->unloading, GSIZE_TO_POINTER(moduleId));
+  g_mutex_unlock(&self->unload_lock);
+  record_module(self, moduleId);
   return S_OK;
 }
 
@@ -596,14 +635,24 @@ static HRESULT callback_GarbageCollectionStarted(ICorProfilerCallback11 *This, i
   return S_OK;
 }
 
+/* sxsprof attach asked the running runtime to load the profiler: the client data names the config
+ * and the control socket. Events are on from here; what happened before is caught up in
+ * ProfilerAttachComplete. */
 static HRESULT callback_InitializeForAttach(ICorProfilerCallback11 *This, IUnknown *pCorProfilerInfoUnk,
                                             void *pvClientData, UINT cbClientData) {
-  (void)This;
-  (void)pCorProfilerInfoUnk;
-  (void)pvClientData;
-  (void)cbClientData;
-  /* Attaching to a running process is not supported yet: decline cleanly. */
-  return CORPROF_E_PROFILER_CANCEL_ACTIVATION;
+  SxsCallback *self = impl_from_ICorProfilerCallback11(This);
+  SxsAttachRequest req = {0};
+  g_autofree char *why = NULL;
+  if (!sxs__attach_request_parse(pvClientData, cbClientData, &req, &why) ||
+      !sxs__manager_attach_config(req.config, req.run_id, &why)) {
+    g_autofree char *reason = g_strdup_printf("attach declined: %s", why);
+    sxs__manager_decline(self->runtime, reason);
+    sxs__attach_request_clear(&req);
+    return CORPROF_E_PROFILER_CANCEL_ACTIVATION;
+  }
+  self->attach_control = g_steal_pointer(&req.control);
+  sxs__attach_request_clear(&req);
+  return initialize_runtime(self, pCorProfilerInfoUnk, TRUE);
 }
 
 static HRESULT callback_LoadAsNotificationOnly(ICorProfilerCallback11 *This, BOOL *pbNotificationOnly) {
@@ -679,6 +728,9 @@ static HRESULT callback_ModuleLoadStarted(ICorProfilerCallback11 *This, ModuleID
 /* A module's importer is let go before the module is: its ModuleID may be reused. */
 static HRESULT callback_ModuleUnloadStarted(ICorProfilerCallback11 *This, ModuleID moduleId) {
   SxsCallback *self = impl_from_ICorProfilerCallback11(This);
+  g_mutex_lock(&self->unload_lock);
+  g_hash_table_add(self->unloading, GSIZE_TO_POINTER(moduleId));
+  g_mutex_unlock(&self->unload_lock);
   sxs__importer_cache_forget(&self->importers, moduleId);
   return S_OK;
 }
@@ -1077,8 +1129,58 @@ static HRESULT callback_HandleDestroyed(ICorProfilerCallback11 *This, GCHandleID
   return S_OK;
 }
 
+/* Catch-up after an attach, with events already on (so nothing loaded from here on is missed):
+ * every module and every JIT-compiled function the runtime can list. An ID an event already
+ * reported is not queried again; a module whose unload began is never queried, also when the
+ * unload starts while the list is walked. Then the control thread tells sxsprof attach. */
 static HRESULT callback_ProfilerAttachComplete(ICorProfilerCallback11 *This) {
-  (void)This;
+  SxsCallback *self = impl_from_ICorProfilerCallback11(This);
+  guint modules = 0, functions = 0;
+  ICorProfilerInfo15 *info = sxs__callback_info_enter(self);
+  if (info) {
+    ICorProfilerModuleEnum *menum = NULL;
+    if (info->lpVtbl->EnumModules(info, &menum) >= 0 && menum) {
+      ModuleID ids[64];
+      ULONG got = 0;
+      while (menum->lpVtbl->Next(menum, G_N_ELEMENTS(ids), ids, &got) >= 0 && got > 0) {
+        for (ULONG i = 0; i < got; i++)
+          if (!module_unloading(self, ids[i]) && !sxs__manager_module_known(self->runtime, ids[i]) &&
+              record_module(self, ids[i]))
+            modules++;
+      }
+      menum->lpVtbl->Release(menum);
+    }
+    ICorProfilerFunctionEnum *fenum = NULL;
+    HRESULT hr = self->runtime->caps.info_version >= 4 ? info->lpVtbl->EnumJITedFunctions2(info, &fenum)
+                                                       : info->lpVtbl->EnumJITedFunctions(info, &fenum);
+    if (hr >= 0 && fenum) {
+      COR_PRF_FUNCTION fns[64];
+      ULONG got = 0;
+      while (fenum->lpVtbl->Next(fenum, G_N_ELEMENTS(fns), fns, &got) >= 0 && got > 0) {
+        for (ULONG i = 0; i < got; i++) {
+          FunctionID fid = fns[i].functionId;
+          if (sxs__manager_function_known(self->runtime, fid))
+            continue;
+          ClassID cls = 0;
+          ModuleID module = 0;
+          mdToken token = 0;
+          if (info->lpVtbl->GetFunctionInfo(info, fid, &cls, &module, &token) < 0 || module_unloading(self, module))
+            continue;
+          record_function(self, fid, SXS_CODE_NAMED);
+          functions++;
+        }
+      }
+      fenum->lpVtbl->Release(fenum);
+    }
+    sxs__callback_info_leave(self);
+  }
+  sxs__manager_log("runtime %d: attached; caught up with %u modules and %u JIT-compiled functions", self->runtime->id,
+                   modules, functions);
+  if (self->attach_control) {
+    g_autofree char *hello = g_strdup_printf("attached %d %s modules=%u functions=%u\n", self->runtime->id,
+                                             self->runtime->version ? self->runtime->version : "?", modules, functions);
+    sxs__attach_control_start(self->attach_control, hello);
+  }
   return S_OK;
 }
 
@@ -1331,5 +1433,7 @@ SxsCallback *sxs__callback_new(SxsRuntime *rt) {
   self->refcount = 1;
   self->runtime = rt;
   sxs__importer_cache_init(&self->importers);
+  g_mutex_init(&self->unload_lock);
+  self->unloading = g_hash_table_new(g_direct_hash, g_direct_equal);
   return self;
 }

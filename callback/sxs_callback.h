@@ -40,6 +40,10 @@ typedef struct {
   struct SxsTraceRuntime *trace;    /* call tracing state of this runtime (manager/sxs_trace.h), or NULL */
   ICorProfilerInfo15 *suspended_by; /* the Info SuspendRuntime was called on, until ResumeRuntime: the
                                      * resume uses it even when Shutdown has let self->info go */
+  char *attach_control;             /* attached: the control socket sxsprof attach listens on, or NULL */
+  GMutex unload_lock;               /* guards unloading */
+  GHashTable *unloading;            /* ModuleIDs whose ModuleUnloadStarted arrived (and no load since):
+                                     * the attach catch-up never queries them */
 } SxsCallback;
 
 /* One thing the profiler does for a runtime, as data: the event-mask bits it needs, whether the

@@ -32,6 +32,10 @@ static void tracing_mask(const SxsCapabilities *caps, const SxsConfig *cfg, DWOR
 }
 
 static const char *tracing_unsupported(const SxsCapabilities *caps) {
+  if (caps->attached)
+    return "not available after attach: a running runtime takes no Enter/Leave hooks (start the program with sxsprof "
+           "run "
+           "--trace instead)";
   if (!caps->elt3)
     return "the runtime has no ELT3 probes (ICorProfilerInfo3 and .NET Core 2.1 or later are needed; 2.0's Linux JIT "
            "emits none)";

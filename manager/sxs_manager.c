@@ -423,6 +423,8 @@ gboolean sxs__manager_initialize(SxsRuntime *rt, const char *path, const char *v
   rt->clr_version = g_strdup(clr_version);
   if (caps)
     rt->caps = *caps;
+  if (caps && caps->attached)
+    rt->attached_unix_ms = g_get_real_time() / 1000;
   g_mutex_unlock(&rt->lock);
 
   if (!manager.config) {
@@ -603,6 +605,13 @@ void sxs__manager_record_module(SxsRuntime *rt, uint64_t module_id, const char *
   g_mutex_unlock(&rt->lock);
 }
 
+gboolean sxs__manager_module_known(SxsRuntime *rt, uint64_t module_id) {
+  g_mutex_lock(&rt->lock);
+  gboolean known = g_hash_table_contains(rt->modules, &module_id);
+  g_mutex_unlock(&rt->lock);
+  return known;
+}
+
 char *sxs__manager_module_name(SxsRuntime *rt, uint64_t module_id) {
   g_mutex_lock(&rt->lock);
   char *name = g_strdup(g_hash_table_lookup(rt->modules, &module_id));
@@ -672,6 +681,7 @@ static SxsRuntimeModel *snapshot_runtime_locked(SxsRuntime *rt) {
   r->clr_version = g_strdup(rt->clr_version);
   r->path = g_strdup(rt->path);
   r->caps = rt->caps;
+  r->attached_unix_ms = rt->attached_unix_ms;
   r->shut_down = rt->shut_down;
   r->counters.jit_compiled = sxs__counter_get(&rt->counters.jit_compiled);
   r->counters.modules_loaded = sxs__counter_get(&rt->counters.modules_loaded);
@@ -796,6 +806,63 @@ __attribute__((destructor)) static void manager_at_exit(void) {
     return;
   if (sxs__manager_write_profile() == 0)
     sxs__manager_log("profile of %u runtime%s written to %s", n, n == 1 ? "" : "s", manager.profile_path);
+}
+
+static gint manager_quiet;
+
+void sxs__manager_quiesce(void) {
+  g_atomic_int_set(&manager_quiet, 1);
+  sxs__sampler_stop();
+}
+
+gboolean sxs__manager_quiet(void) {
+  return g_atomic_int_get(&manager_quiet) != 0;
+}
+
+char *sxs__manager_profile_path(void) {
+  sxs__manager_ensure();
+  g_mutex_lock(&manager.write_lock);
+  char *path = g_strdup(manager.profile_path);
+  g_mutex_unlock(&manager.write_lock);
+  return path;
+}
+
+gboolean sxs__manager_attach_config(const char *config_path, const char *run_id, char **ret_error) {
+  sxs__manager_ensure();
+  g_autoptr(GError) error = NULL;
+  SxsConfig *cfg = sxs__config_load(config_path, &error);
+  if (!cfg) {
+    *ret_error = g_strdup(error->message);
+    return FALSE;
+  }
+  g_mutex_lock(&manager.lock);
+  gboolean profiled = FALSE;
+  GHashTableIter it;
+  gpointer value;
+  g_hash_table_iter_init(&it, manager.runtimes);
+  while (g_hash_table_iter_next(&it, NULL, &value))
+    profiled |= ((SxsRuntime *)value)->status == SXS_RUNTIME_PROFILING;
+  g_mutex_unlock(&manager.lock);
+  if (profiled && manager.config) {
+    sxs__manager_log("attach: a runtime is profiled since startup; the attached runtime shares its config (%s), "
+                     "not %s",
+                     manager.config->source ? manager.config->source : "the defaults", config_path);
+    sxs__config_free(cfg);
+    return TRUE;
+  }
+  /* No runtime reads the old config any more (none is profiled); it is kept, not freed, for a
+   * reader that took its pointer a moment ago. */
+  stop_flush_thread();
+  g_mutex_lock(&manager.write_lock);
+  g_free(manager.process->run_id);
+  manager.process->run_id = g_strdup(run_id);
+  g_clear_pointer(&manager.profile_path, g_free);
+  g_clear_pointer(&manager.config_error, g_free);
+  manager.config = cfg;
+  choose_paths(cfg, TRUE);
+  g_mutex_unlock(&manager.write_lock);
+  start_flush_thread(cfg->flush_seconds);
+  return TRUE;
 }
 
 void sxs__manager_reset_for_tests(void) {

@@ -75,6 +75,8 @@ typedef struct SxsRuntime {
   const SxsRuntimeOps *ops; /* the live side's operations; NULL before Initialize and once released */
   gpointer ops_instance;    /* what ops are called with: the callback instance, borrowed */
   gboolean shut_down;       /* Shutdown was delivered */
+  gint64 attached_unix_ms;  /* when InitializeForAttach accepted it; 0 for a runtime that loaded the
+                             * profiler at startup */
   SxsCounters counters;
   GMutex lock;
   GHashTable *functions; /* FunctionID (guint64*) -> SxsFunctionRecord* ; owned */
@@ -140,6 +142,8 @@ char *sxs__manager_recorded_name(SxsRuntime *rt, uint64_t function_id);
 /* TRUE when the function is already named (saves a metadata lookup on re-JIT). */
 gboolean sxs__manager_function_known(SxsRuntime *rt, uint64_t function_id);
 void sxs__manager_record_module(SxsRuntime *rt, uint64_t module_id, const char *file_name);
+/* Was the module recorded (by its load event, or by the attach catch-up)? */
+gboolean sxs__manager_module_known(SxsRuntime *rt, uint64_t module_id);
 /* The file name of a module seen at ModuleLoadFinished, or NULL. Caller frees. */
 char *sxs__manager_module_name(SxsRuntime *rt, uint64_t module_id);
 
@@ -169,3 +173,18 @@ char *sxs__manager_render_profile(gsize *ret_len);
 
 /* Test support: forget every runtime and reload the config from the environment. */
 void sxs__manager_reset_for_tests(void);
+
+/* An attach (sxsprof attach) brings its config by path: it becomes the process's config when no
+ * runtime is profiled yet (the output, log, formats and features it names), and the profile's
+ * run id becomes run_id. With a runtime already profiled since startup, that runtime's config
+ * stays and the attach shares it (logged). Returns FALSE with *ret_error (one sentence) when
+ * the config cannot be read. Context: the thread in InitializeForAttach. */
+gboolean sxs__manager_attach_config(const char *config_path, const char *run_id, char **ret_error);
+
+/* Stops the expensive work for good (the sampler, stacks on events) while the runtimes keep the
+ * library: what an attach's stop request does before the profile is written. */
+void sxs__manager_quiesce(void);
+/* Has sxs__manager_quiesce run? Context: any thread; lock-free. */
+gboolean sxs__manager_quiet(void);
+/* Where this process's profile goes (a copy), or NULL when profiling is off. */
+char *sxs__manager_profile_path(void);

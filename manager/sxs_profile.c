@@ -178,6 +178,18 @@ void sxs__runtime_model_sort(SxsRuntimeModel *r) {
   g_ptr_array_sort(r->threads, compare_threads);
 }
 
+/* A time in ms since the epoch as "2026-11-22T21:55:48.123Z", or null for 0. */
+static void render_time(SxsJsonWriter *w, const char *key, gint64 unix_ms) {
+  if (unix_ms <= 0) {
+    sxs__json_member_string(w, key, NULL);
+    return;
+  }
+  g_autoptr(GDateTime) t = g_date_time_new_from_unix_utc(unix_ms / 1000);
+  g_autofree char *iso = t ? g_date_time_format(t, "%Y-%m-%dT%H:%M:%S") : NULL;
+  g_autofree char *stamp = iso ? g_strdup_printf("%s.%03dZ", iso, (int)(unix_ms % 1000)) : NULL;
+  sxs__json_member_string(w, key, stamp);
+}
+
 static void render_process(SxsJsonWriter *w, const SxsProcessInfo *p) {
   sxs__json_key(w, "process");
   if (!p) {
@@ -193,14 +205,7 @@ static void render_process(SxsJsonWriter *w, const SxsProcessInfo *p) {
   for (char **a = p->argv; a && *a; a++)
     sxs__json_string(w, *a);
   sxs__json_end_array(w);
-  if (p->start_unix_ms > 0) {
-    g_autoptr(GDateTime) t = g_date_time_new_from_unix_utc(p->start_unix_ms / 1000);
-    g_autofree char *iso = t ? g_date_time_format(t, "%Y-%m-%dT%H:%M:%S") : NULL;
-    g_autofree char *stamp = iso ? g_strdup_printf("%s.%03dZ", iso, (int)(p->start_unix_ms % 1000)) : NULL;
-    sxs__json_member_string(w, "start_time", stamp);
-  } else {
-    sxs__json_member_string(w, "start_time", NULL);
-  }
+  render_time(w, "start_time", p->start_unix_ms);
   sxs__json_member_int(w, "start_unix_ms", p->start_unix_ms);
   sxs__json_member_string(w, "run_id", p->run_id);
   sxs__json_end_object(w);
@@ -277,6 +282,9 @@ static void render_runtime(SxsJsonWriter *w, const SxsRuntimeModel *r) {
   sxs__json_member_bool(w, "elt3", r->caps.elt3);
   sxs__json_member_bool(w, "suspend", r->caps.suspend);
   sxs__json_end_object(w);
+  sxs__json_member_bool(w, "attached", r->caps.attached);
+  render_time(w, "attached_at", r->caps.attached ? r->attached_unix_ms : 0);
+  sxs__json_member_int(w, "attached_unix_ms", r->caps.attached ? r->attached_unix_ms : 0);
   sxs__json_member_bool(w, "shutdown_seen", r->shut_down);
 
   sxs__json_key(w, "counters");

@@ -34,6 +34,8 @@ typedef struct {
                          * Linux JIT emits none) */
   gboolean suspend;     /* SuspendRuntime/ResumeRuntime and cross-thread DoStackSnapshot while suspended
                          * (Info10, 3.0 and later): the sampler's suspend walker */
+  gboolean attached;    /* loaded into the running runtime (InitializeForAttach): only the events
+                         * allowed after attach, no Enter/Leave hooks */
 } SxsCapabilities;
 
 /* How the code of a function came to run. */
@@ -109,6 +111,7 @@ typedef struct {
   char *clr_version;
   char *path;
   SxsCapabilities caps;
+  gint64 attached_unix_ms; /* when the profiler was attached (caps.attached), 0 otherwise */
   gboolean shut_down;
   SxsCounters counters;
   GPtrArray *functions;     /* SxsFunctionRecord*, sorted by name then module; owned */

@@ -469,6 +469,10 @@ static void read_runtime(SxsJsonReader *r, SxsRuntimeModel *rt) {
       read_int(r, &rt->caps.info_version);
     else if (key_is(key, "capabilities"))
       read_capabilities(r, &rt->caps);
+    else if (key_is(key, "attached"))
+      read_bool(r, &rt->caps.attached);
+    else if (key_is(key, "attached_unix_ms"))
+      read_i64(r, &rt->attached_unix_ms);
     else if (key_is(key, "shutdown_seen"))
       read_bool(r, &rt->shut_down);
     else if (key_is(key, "counters"))

@@ -79,6 +79,12 @@ static void runtime_header(GString *out, const SxsRuntimeModel *r, const Palette
                          sxs__runtime_status_name(r->status), p->reset, r->path ? r->path : "?");
   if (r->reason)
     g_string_append_printf(out, "  reason: %s\n", r->reason);
+  if (r->caps.attached && r->attached_unix_ms > 0) {
+    g_autoptr(GDateTime) t = g_date_time_new_from_unix_utc(r->attached_unix_ms / 1000);
+    g_autofree char *when = t ? g_date_time_format(t, "%Y-%m-%d %H:%M:%S UTC") : g_strdup("?");
+    g_string_append_printf(out, "  attached at %s (what ran before is caught up: modules and JIT-compiled functions)\n",
+                           when);
+  }
   if (r->status != SXS_RUNTIME_PROFILING)
     return;
   runtime_compiled(out, r, top);
