@@ -227,6 +227,7 @@ static ULONG callback_Release(ICorProfilerCallback11 *This) {
     sxs__importer_cache_fini(&self->importers);
     g_hash_table_unref(self->unloading);
     g_mutex_clear(&self->unload_lock);
+    g_mutex_clear(&self->catchup_lock);
     g_free(self->attach_control);
     if (self->info)
       self->info->lpVtbl->Release(self->info);
@@ -728,9 +729,22 @@ static HRESULT callback_ModuleLoadStarted(ICorProfilerCallback11 *This, ModuleID
 /* A module's importer is let go before the module is: its ModuleID may be reused. */
 static HRESULT callback_ModuleUnloadStarted(ICorProfilerCallback11 *This, ModuleID moduleId) {
   SxsCallback *self = impl_from_ICorProfilerCallback11(This);
+  /* The attach catch-up holds catchup_lock while it walks the runtime's lists and queries their
+   * IDs: an unload waits until it is done (the runtime frees a module only after this callback
+   * returns), but never more than 2 s, should a query wait for something this thread holds; the
+   * catch-up then stops querying. */
+  gint64 deadline = g_get_monotonic_time() + 2 * G_TIME_SPAN_SECOND;
+  gboolean locked;
+  while (!(locked = g_mutex_trylock(&self->catchup_lock)) && g_get_monotonic_time() < deadline)
+    g_usleep(200);
+  if (!locked)
+    g_atomic_int_set(&self->unload_forced, 1);
   g_mutex_lock(&self->unload_lock);
   g_hash_table_add(self->unloading, GSIZE_TO_POINTER(moduleId));
   g_mutex_unlock(&self->unload_lock);
+  if (locked)
+    g_mutex_unlock(&self->catchup_lock);
+  sxs__counter_add(&self->runtime->counters.modules_unloaded);
   sxs__importer_cache_forget(&self->importers, moduleId);
   return S_OK;
 }
@@ -1136,6 +1150,9 @@ static HRESULT callback_HandleDestroyed(ICorProfilerCallback11 *This, GCHandleID
 static HRESULT callback_ProfilerAttachComplete(ICorProfilerCallback11 *This) {
   SxsCallback *self = impl_from_ICorProfilerCallback11(This);
   guint modules = 0, functions = 0;
+  /* From the lists being taken to the last ID queried, no module unload gets past its
+   * ModuleUnloadStarted (see there): every ID listed stays valid while it is queried. */
+  g_mutex_lock(&self->catchup_lock);
   ICorProfilerInfo15 *info = sxs__callback_info_enter(self);
   if (info) {
     ICorProfilerModuleEnum *menum = NULL;
@@ -1143,7 +1160,7 @@ static HRESULT callback_ProfilerAttachComplete(ICorProfilerCallback11 *This) {
       ModuleID ids[64];
       ULONG got = 0;
       while (menum->lpVtbl->Next(menum, G_N_ELEMENTS(ids), ids, &got) >= 0 && got > 0) {
-        for (ULONG i = 0; i < got; i++)
+        for (ULONG i = 0; i < got && !g_atomic_int_get(&self->unload_forced); i++)
           if (!module_unloading(self, ids[i]) && !sxs__manager_module_known(self->runtime, ids[i]) &&
               record_module(self, ids[i]))
             modules++;
@@ -1164,16 +1181,23 @@ static HRESULT callback_ProfilerAttachComplete(ICorProfilerCallback11 *This) {
           ClassID cls = 0;
           ModuleID module = 0;
           mdToken token = 0;
-          if (info->lpVtbl->GetFunctionInfo(info, fid, &cls, &module, &token) < 0 || module_unloading(self, module))
-            continue;
-          record_function(self, fid, SXS_CODE_NAMED);
-          functions++;
+          if (g_atomic_int_get(&self->unload_forced))
+            break;
+          if (info->lpVtbl->GetFunctionInfo(info, fid, &cls, &module, &token) >= 0 && !module_unloading(self, module)) {
+            record_function(self, fid, SXS_CODE_NAMED);
+            functions++;
+          }
         }
       }
       fenum->lpVtbl->Release(fenum);
     }
     sxs__callback_info_leave(self);
   }
+  g_mutex_unlock(&self->catchup_lock);
+  if (g_atomic_int_get(&self->unload_forced))
+    sxs__manager_log("runtime %d: a module unload could not wait for the attach catch-up; the rest is named when "
+                     "met",
+                     self->runtime->id);
   sxs__manager_log("runtime %d: attached; caught up with %u modules and %u JIT-compiled functions", self->runtime->id,
                    modules, functions);
   if (self->attach_control) {
@@ -1434,6 +1458,7 @@ SxsCallback *sxs__callback_new(SxsRuntime *rt) {
   self->runtime = rt;
   sxs__importer_cache_init(&self->importers);
   g_mutex_init(&self->unload_lock);
+  g_mutex_init(&self->catchup_lock);
   self->unloading = g_hash_table_new(g_direct_hash, g_direct_equal);
   return self;
 }

@@ -42,6 +42,8 @@ typedef struct {
                                      * resume uses it even when Shutdown has let self->info go */
   char *attach_control;             /* attached: the control socket sxsprof attach listens on, or NULL */
   GMutex unload_lock;               /* guards unloading */
+  GMutex catchup_lock;              /* held by the attach catch-up; ModuleUnloadStarted waits for it */
+  gint unload_forced;               /* an unload went on without waiting (atomic): the catch-up stops */
   GHashTable *unloading;            /* ModuleIDs whose ModuleUnloadStarted arrived (and no load since):
                                      * the attach catch-up never queries them */
 } SxsCallback;

@@ -685,6 +685,7 @@ static SxsRuntimeModel *snapshot_runtime_locked(SxsRuntime *rt) {
   r->shut_down = rt->shut_down;
   r->counters.jit_compiled = sxs__counter_get(&rt->counters.jit_compiled);
   r->counters.modules_loaded = sxs__counter_get(&rt->counters.modules_loaded);
+  r->counters.modules_unloaded = sxs__counter_get(&rt->counters.modules_unloaded);
   r->counters.exceptions = sxs__counter_get(&rt->counters.exceptions);
   r->counters.gcs = sxs__counter_get(&rt->counters.gcs);
   r->counters.threads_created = sxs__counter_get(&rt->counters.threads_created);
@@ -835,6 +836,9 @@ gboolean sxs__manager_attach_config(const char *config_path, const char *run_id,
     *ret_error = g_strdup(error->message);
     return FALSE;
   }
+  /* A new attach after an earlier one's stop: stacks on events record again (the sampler runs
+   * once per process, so it does not start again). */
+  g_atomic_int_set(&manager_quiet, 0);
   g_mutex_lock(&manager.lock);
   gboolean profiled = FALSE;
   GHashTableIter it;
@@ -844,8 +848,8 @@ gboolean sxs__manager_attach_config(const char *config_path, const char *run_id,
     profiled |= ((SxsRuntime *)value)->status == SXS_RUNTIME_PROFILING;
   g_mutex_unlock(&manager.lock);
   if (profiled && manager.config) {
-    sxs__manager_log("attach: a runtime is profiled since startup; the attached runtime shares its config (%s), "
-                     "not %s",
+    sxs__manager_log("attach: a runtime of this process is already profiled; the attached runtime shares its "
+                     "config (%s), not %s",
                      manager.config->source ? manager.config->source : "the defaults", config_path);
     sxs__config_free(cfg);
     return TRUE;

@@ -291,6 +291,7 @@ static void render_runtime(SxsJsonWriter *w, const SxsRuntimeModel *r) {
   sxs__json_begin_object(w);
   sxs__json_member_int(w, "jit_compiled", r->counters.jit_compiled);
   sxs__json_member_int(w, "modules_loaded", r->counters.modules_loaded);
+  sxs__json_member_int(w, "modules_unloaded", r->counters.modules_unloaded);
   sxs__json_member_int(w, "exceptions", r->counters.exceptions);
   sxs__json_member_int(w, "gcs", r->counters.gcs);
   sxs__json_member_int(w, "threads_created", r->counters.threads_created);

@@ -19,6 +19,7 @@ typedef enum {
 typedef struct {
   gint64 jit_compiled;
   gint64 modules_loaded;
+  gint64 modules_unloaded;
   gint64 exceptions;
   gint64 gcs;
   gint64 threads_created;

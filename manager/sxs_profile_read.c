@@ -423,6 +423,8 @@ static void read_counters(SxsJsonReader *r, SxsCounters *c) {
       read_i64(r, &c->jit_compiled);
     else if (key_is(key, "modules_loaded"))
       read_i64(r, &c->modules_loaded);
+    else if (key_is(key, "modules_unloaded"))
+      read_i64(r, &c->modules_unloaded);
     else if (key_is(key, "exceptions"))
       read_i64(r, &c->exceptions);
     else if (key_is(key, "gcs"))

@@ -31,11 +31,11 @@ static int compare_module_counts(gconstpointer a, gconstpointer b, gpointer tabl
 /* Counters, functions per module, and the application's own functions (not the framework's). */
 static void runtime_compiled(GString *out, const SxsRuntimeModel *r, guint top) {
   const SxsCounters *c = &r->counters;
-  g_string_append_printf(out,
-                         "  jit_compiled=%" G_GINT64_FORMAT " modules_loaded=%" G_GINT64_FORMAT
-                         " exceptions=%" G_GINT64_FORMAT " gcs=%" G_GINT64_FORMAT " threads_created=%" G_GINT64_FORMAT
-                         "\n",
-                         c->jit_compiled, c->modules_loaded, c->exceptions, c->gcs, c->threads_created);
+  g_string_append_printf(
+      out,
+      "  jit_compiled=%" G_GINT64_FORMAT " modules_loaded=%" G_GINT64_FORMAT " modules_unloaded=%" G_GINT64_FORMAT
+      " exceptions=%" G_GINT64_FORMAT " gcs=%" G_GINT64_FORMAT " threads_created=%" G_GINT64_FORMAT "\n",
+      c->jit_compiled, c->modules_loaded, c->modules_unloaded, c->exceptions, c->gcs, c->threads_created);
   g_autoptr(GHashTable) per_module = g_hash_table_new(g_str_hash, g_str_equal);
   g_autoptr(GHashTable) app_seen = g_hash_table_new(g_str_hash, g_str_equal);
   g_autoptr(GPtrArray) app = g_ptr_array_new();

@@ -19,6 +19,12 @@
 //                    The main thread spins for <seconds> in RuntimeOne.Spin (name One) or
 //                    RuntimeTwo.Spin (name Two), so that two runtimes under runsxs each spin in a
 //                    function of their own. Prints "spin name=<name> seconds=<seconds>".
+//        SxsSample alc <seconds>
+//                    For <seconds>, again and again: loads this assembly into a new collectible
+//                    AssemblyLoadContext (made through reflection: the app is compiled against
+//                    2.0's API, collectible contexts came with 3.0), calls Plugin.Work there (JIT
+//                    compiled afresh in that context), unloads the context and collects, so that
+//                    modules load and unload all the time. Prints "alc seconds=<seconds> loads=<N>".
 //        SxsSample bridge <other> <seconds>
 //                    Caller.Call calls, through libsxsbridge, Callee.Burn in runtime <other> (as
 //                    runsxs numbers them; that runtime runs this app without arguments) again and
@@ -37,7 +43,7 @@ public static class SxsSample
 {
     private const string UsageText =
         "usage: SxsSample [hotcold <seconds> | sleep <seconds> | spin One|Two <seconds> | " +
-        "bridge <other> <seconds>]";
+        "alc <seconds> | bridge <other> <seconds>]";
 
     [DllImport("sxsbridge", CallingConvention = CallingConvention.Cdecl)]
     internal static extern int sxs_bridge_call(int runtimeIndex, string assemblyPath, string typeName,
@@ -97,6 +103,14 @@ public static class SxsSample
                         return Usage();
                     Console.WriteLine("spin name=" + args[1] + " seconds=" + Str(seconds));
                     return 0;
+                }
+            case "alc":
+                {
+                    if (args.Length != 2 || !TryParseSeconds(args[1], out seconds))
+                        return Usage();
+                    int loads = Plugin.LoadUnloadLoop(ToMs(seconds));
+                    Console.WriteLine("alc seconds=" + Str(seconds) + " loads=" + Str(loads));
+                    return loads > 0 ? 0 : 1;
                 }
             case "bridge":
                 {
@@ -343,5 +357,47 @@ public static class Callee
         } while ((now = Stopwatch.GetTimestamp()) < end);
         sink = x;
         return (int)((now - start) * 1000 / Stopwatch.Frequency);
+    }
+}
+
+public static class Plugin
+{
+    // Called in a collectible context: a little work, so that it is JIT compiled there.
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    public static int Work(int n)
+    {
+        int x = n;
+        for (int i = 0; i < n; i++)
+            x = (x * 31 + i) ^ (x >> 3);
+        return x;
+    }
+
+    // Loads, calls and unloads this assembly in new collectible contexts until ms have passed.
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    public static int LoadUnloadLoop(int ms)
+    {
+        Type alcType = typeof(System.Runtime.Loader.AssemblyLoadContext);
+        System.Reflection.MethodInfo unload = alcType.GetMethod("Unload");
+        long end = SxsSample.Deadline(ms);
+        int loads = 0;
+        do
+        {
+            LoadCallUnload(alcType, unload, loads);
+            loads++;
+            GC.Collect();
+            GC.WaitForPendingFinalizers();
+        } while (Stopwatch.GetTimestamp() < end);
+        return loads;
+    }
+
+    // In a method of its own, so that no reference to the context outlives it on the stack.
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    private static void LoadCallUnload(Type alcType, System.Reflection.MethodInfo unload, int i)
+    {
+        object alc = Activator.CreateInstance(alcType, new object[] { "plugin" + i.ToString(CultureInfo.InvariantCulture), true });
+        var context = (System.Runtime.Loader.AssemblyLoadContext)alc;
+        System.Reflection.Assembly asm = context.LoadFromAssemblyPath(SxsSample.AssemblyPath);
+        asm.GetType("Plugin").GetMethod("Work").Invoke(null, new object[] { 1000 });
+        unload.Invoke(alc, null);
     }
 }
