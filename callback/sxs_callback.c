@@ -1153,6 +1153,11 @@ static HRESULT callback_ProfilerAttachComplete(ICorProfilerCallback11 *This) {
   /* From the lists being taken to the last ID queried, no module unload gets past its
    * ModuleUnloadStarted (see there): every ID listed stays valid while it is queried. */
   g_mutex_lock(&self->catchup_lock);
+  /* Modules listed alive and not collectible: only their functions are named now. A collectible
+   * module may be in the middle of an unload that began before the attach (no UnloadStarted will
+   * tell), and its metadata is not safe to read then: its functions are named when an event, a
+   * sample or a stack meets them. */
+  g_autoptr(GHashTable) stable = g_hash_table_new(g_direct_hash, g_direct_equal);
   ICorProfilerInfo15 *info = sxs__callback_info_enter(self);
   if (info) {
     ICorProfilerModuleEnum *menum = NULL;
@@ -1160,10 +1165,20 @@ static HRESULT callback_ProfilerAttachComplete(ICorProfilerCallback11 *This) {
       ModuleID ids[64];
       ULONG got = 0;
       while (menum->lpVtbl->Next(menum, G_N_ELEMENTS(ids), ids, &got) >= 0 && got > 0) {
-        for (ULONG i = 0; i < got && !g_atomic_int_get(&self->unload_forced); i++)
-          if (!module_unloading(self, ids[i]) && !sxs__manager_module_known(self->runtime, ids[i]) &&
-              record_module(self, ids[i]))
+        for (ULONG i = 0; i < got && !g_atomic_int_get(&self->unload_forced); i++) {
+          if (module_unloading(self, ids[i]))
+            continue;
+          LPCBYTE base = NULL;
+          ULONG len = 0;
+          AssemblyID assembly = 0;
+          DWORD flags = 0;
+          if (info->lpVtbl->GetModuleInfo2(info, ids[i], &base, 0, &len, NULL, &assembly, &flags) < 0 ||
+              (flags & COR_PRF_MODULE_COLLECTIBLE))
+            continue;
+          g_hash_table_add(stable, GSIZE_TO_POINTER(ids[i]));
+          if (!sxs__manager_module_known(self->runtime, ids[i]) && record_module(self, ids[i]))
             modules++;
+        }
       }
       menum->lpVtbl->Release(menum);
     }
@@ -1183,7 +1198,8 @@ static HRESULT callback_ProfilerAttachComplete(ICorProfilerCallback11 *This) {
           mdToken token = 0;
           if (g_atomic_int_get(&self->unload_forced))
             break;
-          if (info->lpVtbl->GetFunctionInfo(info, fid, &cls, &module, &token) >= 0 && !module_unloading(self, module)) {
+          if (info->lpVtbl->GetFunctionInfo(info, fid, &cls, &module, &token) >= 0 &&
+              g_hash_table_contains(stable, GSIZE_TO_POINTER(module)) && !module_unloading(self, module)) {
             record_function(self, fid, SXS_CODE_NAMED);
             functions++;
           }

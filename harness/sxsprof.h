@@ -1,16 +1,45 @@
-/* sxsprof: what the launcher (sxsprof_main.c) and the report (sxsprof_report.c) share: reading
- * saved profiles into the model and rendering them in the formats the user asked for. */
+/* sxsprof: what the launcher (sxsprof_main.c), the report (sxsprof_report.c) and attach
+ * (sxsprof_attach.c) share: the profiler's library and config, reading saved profiles into the
+ * model and rendering them in the formats the user asked for. */
 #pragma once
 
 #include <glib.h>
 #include <stdio.h>
+#include <time.h>
 
 #include "sxs_config.h"
 #include "sxs_profile.h"
 #include "sxs_profile_read.h"
 #include "sxs_view.h"
 
+/* The profiler's COM class, as the runtime is told to create it. */
+#define SXS_PROFILER_CLSID "{0560F28C-910E-4FDA-94A2-5FACD8966E48}"
+
 extern const char sxsprof_usage[];
+
+/* The profiler library, as an absolute path: $SXSPROF_LIBRARY (not checked: the runtime says what
+ * is wrong with it), else ../lib/libsxsprof.so next to this program; NULL when that is not there.
+ * Caller frees. */
+char *sxsprof_find_library(void);
+
+/* The profiler options `run` and `attach` share. */
+typedef struct {
+  const char *config, *output, *mode, *runtime, *flush, *format, *sample, *include, *exclude, *stacks_on;
+  const char *config_output; /* output= written into the config itself (attach: no environment carries it) */
+  gboolean quiet, wall, trace;
+  guint formats; /* SXS_FORMAT_BIT()s, from --format (default all) */
+} SxsprofRunOptions;
+
+/* The config a profiled program runs with: the user's --config file (or nothing) with the options
+ * set over it, in a temporary file (its path returned; caller unlinks and frees). The user's file
+ * was checked before, so a problem found in this one comes from an option. */
+char *sxsprof_write_run_config(const SxsprofRunOptions *o, GError **error);
+
+/* The size of a file, 0 when it does not exist. */
+gint64 sxsprof_file_size(const char *path);
+
+/* Copies what was appended to the profiler's log since `offset` to stderr. */
+void sxsprof_relay_log(const char *path, gint64 offset);
 
 /* One profile read from disk. */
 typedef struct {
@@ -52,4 +81,15 @@ typedef struct {
  * printing why (no partial files are left behind). */
 int sxsprof_render(const SxsProfileModel *model, const SxsprofRender *r);
 
+/* On stderr: the views of profile p among `formats` that were written since `started` (not left
+ * over from an earlier run) on one line, then its summary when formats has the summary. */
+void sxsprof_print_views(const SxsprofProfile *p, guint formats, time_t started);
+
+/* On stderr: where p's flame graph is, or why there is none (when formats has svg). */
+void sxsprof_print_flame_graph(const SxsprofProfile *p, guint formats, time_t started);
+
 int sxsprof_cmd_report(int argc, char **argv);
+
+/* sxsprof attach PID [options]: loads the profiler into a running runtime through the diagnostics
+ * IPC, and gets its profile back. */
+int sxsprof_cmd_attach(int argc, char **argv);

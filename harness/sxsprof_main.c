@@ -2,6 +2,7 @@
  *
  *   sxsprof run [options] [--] COMMAND [ARGS...]
  *   sxsprof report PROFILE.json|FOLDER ... [--format LIST] [-o PREFIX] [--top N] ...
+ *   sxsprof attach PID [--runtime N|VERSION|PATH] [--duration SEC] [options]   (sxsprof_attach.c)
  *
  * `run` behaves like the program it runs: the program keeps the launcher's stdin, stdout, stderr,
  * working folder and process group; SIGINT, SIGTERM, SIGHUP and SIGQUIT sent to the launcher are
@@ -27,8 +28,6 @@
 #include "sxs_process.h"
 #include "sxsprof.h"
 
-#define SXS_PROFILER_CLSID "{0560F28C-910E-4FDA-94A2-5FACD8966E48}"
-
 const char sxsprof_usage[] =
     "usage:\n"
     "  sxsprof run [options] [--] COMMAND [ARGS...]\n"
@@ -50,15 +49,20 @@ const char sxsprof_usage[] =
     "      --top N                       rows per summary table (default 10)\n"
     "      --runtime ID                  only stacks with frames of runtime ID\n"
     "      --thread T                    only samples and stacks of thread T (OS id or name)\n"
-    "      --view samples|calls|events   what folded, svg and pprof show (default: samples if any)\n";
+    "      --view samples|calls|events   what folded, svg and pprof show (default: samples if any)\n"
+    "  sxsprof attach PID [options]      profile a running .NET process (.NET Core 3.0 or later)\n"
+    "      --runtime N|VERSION|PATH      which of its runtimes: runsxs's index N, a version prefix, or a\n"
+    "                                    runtime folder (named after its version); needed when it runs several\n"
+    "      --duration SEC                stop after SEC seconds (default: at Ctrl-C)\n"
+    "      -o, --output PREFIX|FOLDER/   where the profile goes (default ./sxsprof-<pid>)\n"
+    "      --sample[=HZ], --wall, --stacks-on EVENTS, --format LIST, --mode MODE, -c FILE, -q   as for run\n";
 
 /* ---- Running a program ---- */
 
-/* The profiler library: $SXSPROF_LIBRARY, else ../lib/libsxsprof.so next to this program. */
-static char *find_library(void) {
+char *sxsprof_find_library(void) {
   const char *env = g_getenv("SXSPROF_LIBRARY");
   if (env && *env)
-    return g_strdup(env);
+    return g_canonicalize_filename(env, NULL);
   g_autofree char *exe = g_file_read_link("/proc/self/exe", NULL);
   if (!exe)
     return NULL;
@@ -70,19 +74,12 @@ static char *find_library(void) {
   return g_strdup(resolved);
 }
 
-typedef struct {
-  const char *config, *output, *mode, *runtime, *flush, *format, *sample, *include, *exclude, *stacks_on;
-  gboolean quiet, wall, trace;
-  guint formats; /* SXS_FORMAT_BIT()s, from --format (default all) */
-} RunOptions;
-
-/* The config the program runs with: the user's --config file (or nothing) with the options set
- * over it, in a temporary file. The user's file was checked before, so a problem found in this
- * one comes from an option. */
-static char *write_run_config(const RunOptions *o, GError **error) {
+char *sxsprof_write_run_config(const SxsprofRunOptions *o, GError **error) {
   g_autoptr(GKeyFile) kf = g_key_file_new();
   if (o->config && !g_key_file_load_from_file(kf, o->config, G_KEY_FILE_KEEP_COMMENTS, error))
     return NULL;
+  if (o->config_output)
+    g_key_file_set_value(kf, "profiler", "output", o->config_output);
   if (o->mode)
     g_key_file_set_value(kf, "profiler", "mode", o->mode);
   if (o->runtime)
@@ -142,14 +139,12 @@ static void forward_signal(int signo, siginfo_t *info, void *ucontext) {
 
 static const int forwarded_signals[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};
 
-/* The size of a file, 0 when it does not exist. */
-static gint64 file_size(const char *path) {
+gint64 sxsprof_file_size(const char *path) {
   struct stat st;
   return path && stat(path, &st) == 0 ? (gint64)st.st_size : 0;
 }
 
-/* Copies what was appended to the log since `offset` to stderr. */
-static void relay_log(const char *path, gint64 offset) {
+void sxsprof_relay_log(const char *path, gint64 offset) {
   g_autofree char *text = NULL;
   gsize len = 0;
   if (!path || !g_file_get_contents(path, &text, &len, NULL) || (gsize)offset >= len)
@@ -195,7 +190,7 @@ static GPtrArray *find_run_profiles(const char *output, gboolean is_folder, cons
 }
 
 /* Parses run's options; returns the index of the command, or -1 after printing why. */
-static int parse_run_options(int argc, char **argv, RunOptions *o) {
+static int parse_run_options(int argc, char **argv, SxsprofRunOptions *o) {
   int i = 0;
   o->formats = SXS_FORMATS_ALL_FILES | SXS_FORMAT_BIT(SXS_FORMAT_SUMMARY);
   for (; i < argc; i++) {
@@ -268,15 +263,43 @@ static int parse_run_options(int argc, char **argv, RunOptions *o) {
   return i;
 }
 
-/* After the run: each profile, the views beside the program's own, its summary, and where its
- * flame graph is. */
 /* Is path a regular file written since the run began (not left over from an earlier run)? */
 static gboolean written_since(const char *path, time_t started) {
   struct stat st;
   return stat(path, &st) == 0 && S_ISREG(st.st_mode) && st.st_mtime >= started;
 }
 
-static void run_report(GPtrArray *profiles, const RunOptions *opt, const SxsConfig *cfg, pid_t child, time_t started) {
+void sxsprof_print_views(const SxsprofProfile *p, guint formats, time_t started) {
+  g_autofree char *base = sxs__formats_base(p->path);
+  g_autoptr(GString) views = g_string_new(NULL);
+  for (int f = SXS_FORMAT_JSON + 1; f < SXS_FORMAT_SUMMARY; f++) {
+    g_autofree char *path = g_strconcat(base, sxs__formats_suffix((SxsFormat)f), NULL);
+    if ((formats & SXS_FORMAT_BIT(f)) && written_since(path, started))
+      g_string_append_printf(views, "%s%s", views->len ? ", " : "", path);
+  }
+  if (views->len)
+    fprintf(stderr, "sxsprof: views: %s\n", views->str);
+  if (formats & SXS_FORMAT_BIT(SXS_FORMAT_SUMMARY)) {
+    SxsprofRender r = {.formats = SXS_FORMAT_BIT(SXS_FORMAT_SUMMARY),
+                       .render = {.top = 10, .color = isatty(STDERR_FILENO), .kind = SXS_VIEW_N_KINDS},
+                       .summary_out = stderr};
+    sxsprof_render(p->model, &r);
+  }
+}
+
+void sxsprof_print_flame_graph(const SxsprofProfile *p, guint formats, time_t started) {
+  g_autofree char *base = sxs__formats_base(p->path);
+  g_autofree char *svg = g_strconcat(base, ".svg", NULL);
+  if ((formats & SXS_FORMAT_BIT(SXS_FORMAT_SVG)) && written_since(svg, started))
+    fprintf(stderr, "sxsprof: flame graph: %s\n", svg);
+  else if (formats & SXS_FORMAT_BIT(SXS_FORMAT_SVG))
+    fprintf(stderr, "sxsprof: no flame graph: no stacks were recorded (turn on --sample, --trace or --stacks-on)\n");
+}
+
+/* After the run: each profile, the views beside the program's own, its summary, and where its
+ * flame graph is. */
+static void run_report(GPtrArray *profiles, const SxsprofRunOptions *opt, const SxsConfig *cfg, pid_t child,
+                       time_t started) {
   fprintf(stderr, "sxsprof: %u profile%s written by the program's processes:\n", profiles->len,
           profiles->len == 1 ? "" : "s");
   for (guint i = 0; i < profiles->len; i++)
@@ -288,21 +311,7 @@ static void run_report(GPtrArray *profiles, const RunOptions *opt, const SxsConf
     if (p->model->process && p->model->process->pid == child)
       main_profile = p;
   }
-  g_autofree char *base = sxs__formats_base(main_profile->path);
-  g_autoptr(GString) views = g_string_new(NULL);
-  for (int f = SXS_FORMAT_JSON + 1; f < SXS_FORMAT_SUMMARY; f++) {
-    g_autofree char *path = g_strconcat(base, sxs__formats_suffix((SxsFormat)f), NULL);
-    if ((opt->formats & SXS_FORMAT_BIT(f)) && written_since(path, started))
-      g_string_append_printf(views, "%s%s", views->len ? ", " : "", path);
-  }
-  if (views->len)
-    fprintf(stderr, "sxsprof: views: %s\n", views->str);
-  if (opt->formats & SXS_FORMAT_BIT(SXS_FORMAT_SUMMARY)) {
-    SxsprofRender r = {.formats = SXS_FORMAT_BIT(SXS_FORMAT_SUMMARY),
-                       .render = {.top = 10, .color = isatty(STDERR_FILENO), .kind = SXS_VIEW_N_KINDS},
-                       .summary_out = stderr};
-    sxsprof_render(main_profile->model, &r);
-  }
+  sxsprof_print_views(main_profile, opt->formats, started);
   if (profiles->len > 1) {
     /* How to see them all together: the folder, the files themselves, or a pattern. */
     g_autoptr(GString) how = g_string_new(NULL);
@@ -316,19 +325,15 @@ static void run_report(GPtrArray *profiles, const RunOptions *opt, const SxsConf
     }
     fprintf(stderr, "sxsprof: all %u together: sxsprof report %s\n", profiles->len, how->str);
   }
-  g_autofree char *svg = g_strconcat(base, ".svg", NULL);
-  if ((opt->formats & SXS_FORMAT_BIT(SXS_FORMAT_SVG)) && written_since(svg, started))
-    fprintf(stderr, "sxsprof: flame graph: %s\n", svg);
-  else if (opt->formats & SXS_FORMAT_BIT(SXS_FORMAT_SVG))
-    fprintf(stderr, "sxsprof: no flame graph: no stacks were recorded (turn on --sample, --trace or --stacks-on)\n");
+  sxsprof_print_flame_graph(main_profile, opt->formats, started);
 }
 
 static int cmd_run(int argc, char **argv) {
-  RunOptions opt = {0};
+  SxsprofRunOptions opt = {0};
   int cmd = parse_run_options(argc, argv, &opt);
   if (cmd < 0)
     return 2;
-  g_autofree char *library = find_library();
+  g_autofree char *library = sxsprof_find_library();
   if (!library) {
     fprintf(stderr, "sxsprof: cannot find libsxsprof.so next to this program; set SXSPROF_LIBRARY\n");
     return 2;
@@ -345,7 +350,7 @@ static int cmd_run(int argc, char **argv) {
   g_autofree char *generated = NULL;
   {
     g_autoptr(GError) error = NULL;
-    generated = write_run_config(&opt, &error);
+    generated = sxsprof_write_run_config(&opt, &error);
     if (!generated) {
       fprintf(stderr, "sxsprof: cannot prepare the config: %s; the program was not started\n", error->message);
       return 2;
@@ -412,7 +417,7 @@ static int cmd_run(int argc, char **argv) {
     g_autofree char *unused = NULL;
     sxs__process_output_paths(cfg->output, cfg->output_is_folder, TRUE, 0, "x", &unused, &log_path);
   }
-  gint64 log_offset = file_size(log_path);
+  gint64 log_offset = sxsprof_file_size(log_path);
 
   fflush(stdout);
   fflush(stderr);
@@ -481,7 +486,7 @@ static int cmd_run(int argc, char **argv) {
     return code;
 
   if (cfg->log_kind != SXS_LOG_STDERR)
-    relay_log(log_path, log_offset);
+    sxsprof_relay_log(log_path, log_offset);
   g_autoptr(GPtrArray) profiles = find_run_profiles(cfg->output, cfg->output_is_folder, run_id);
   if (profiles->len == 0) {
     fprintf(stderr, "sxsprof: no .NET runtime loaded the profiler, so no profile was written (is %s a .NET program?)\n",
@@ -501,6 +506,8 @@ int main(int argc, char **argv) {
     return cmd_run(argc - 2, argv + 2);
   if (g_str_equal(argv[1], "report"))
     return sxsprof_cmd_report(argc - 2, argv + 2);
+  if (g_str_equal(argv[1], "attach"))
+    return sxsprof_cmd_attach(argc - 2, argv + 2);
   fprintf(stderr, "sxsprof: unknown command \"%s\"\n%s", argv[1], sxsprof_usage);
   return 2;
 }
