@@ -12,7 +12,8 @@
  * coreclr_initialize and coreclr_execute_assembly run on the same thread (CoreCLR 2.0 crashes
  * otherwise); runtimes are shut down only once every app has finished, so cross-runtime calls
  * through libsxsbridge.so keep working until the end. The signal-chain repairs live in
- * runsxs_signals.c; this file only calls them at the documented points. */
+ * runsxs_signals.c, the per-runtime diagnostics sockets (--diagnostics) in runsxs_diag.c; this
+ * file only calls them at the documented points. */
 #include <dlfcn.h>
 #include <errno.h>
 #include <limits.h>
@@ -28,6 +29,7 @@
 
 #include <glib.h>
 
+#include "runsxs_diag.h"
 #include "runsxs_framework.h"
 #include "runsxs_host.h"
 #include "sxs_bridge.h"
@@ -85,7 +87,7 @@ static __thread RunsxsSlot *current_slot;
 
 static void usage(FILE *to) {
   fprintf(to,
-          "Usage: runsxs [--st] [--timeout SEC] [--no-signal-fixes] RUNTIME APP \"ARGS\" "
+          "Usage: runsxs [--st] [--timeout SEC] [--no-signal-fixes] [--diagnostics] RUNTIME APP \"ARGS\" "
           "[RUNTIME APP \"ARGS\" ...]\n"
           "\n"
           "Runs several .NET runtimes in one process, each running one app.\n"
@@ -99,6 +101,9 @@ static void usage(FILE *to) {
           "                      (default: all at once, each on its own thread)\n"
           "  --timeout SEC       give up after SEC seconds, exit 124 (default %d, 0 = never)\n"
           "  --no-signal-fixes   do not repair the runtimes' signal chains\n"
+          "  --diagnostics       give runtime N (3.0 or later) its own diagnostics IPC socket,\n"
+          "                      ${TMPDIR:-/tmp}/sxsprof-runsxs-<pid>-rt<N>.sock, instead of the\n"
+          "                      shared dotnet-diagnostic-<pid>-<key>-socket\n"
           "  -h, --help          this text\n"
           "\n"
           "Prints \"runsxs: [INDEX] VERSION FRAMEWORK-FOLDER exit=CODE\" per runtime at the end and\n"
@@ -150,9 +155,12 @@ static char *unfinished_list_locked(const RunsxsSlot *except) {
 
 /* SIGTERM or SIGINT reached the runtimes: each is about to run its ProcessExit and shut down,
  * and a runtime that has begun to shut down aborts the process when a foreign thread enters it.
- * From here on the bridge refuses calls. Context: a signal handler; atomics only. */
+ * From here on the bridge refuses calls. The diagnostics sockets go now: a runtime may end the
+ * process with the signal itself (10.0 on SIGTERM, every runtime on SIGINT), and then no exit
+ * handler runs. Context: a signal handler; async-signal-safe. */
 static void on_termination_signal(void) {
   sxs_bridge_close(0);
+  runsxs_diag_remove_sockets();
 }
 
 /* The exit() every runtime's import binds to (runsxs is linked -rdynamic). When one runtime ends
@@ -175,6 +183,7 @@ __attribute__((visibility("default"), noreturn)) void exit(int status) {
  * summary has already been printed. Context: the thread that called exit(). */
 static void on_process_exit(int status, void *arg) {
   (void)arg;
+  runsxs_diag_remove_sockets();
   if (atomic_exchange(&run.summary_printed, 1))
     return;
   pthread_mutex_lock(&run.lock);
@@ -263,6 +272,7 @@ static void on_abort_signal(int signo) {
       write_str(STDOUT_FILENO, "\n");
     }
   }
+  runsxs_diag_remove_sockets();
   signal(signo, SIG_DFL);
   raise(signo);
 }
@@ -317,7 +327,9 @@ static void slot_run(RunsxsSlot *s) {
     }
     pthread_mutex_unlock(&run.lock);
   }
+  runsxs_diag_thread_runtime(rt->index);
   int hr = runsxs_host_start(rt, run.bridge_dir, &message);
+  runsxs_diag_thread_runtime(0);
   if (hr > 0) {
     fprintf(stderr,
             "runsxs: [%d] %s: coreclr_initialize returned 0x%08x: this libcoreclr.so was already "
@@ -427,6 +439,7 @@ static G_NORETURN void timeout_exit_locked(int timeout_sec) {
   fprintf(stderr, "runsxs: timed out after %d s; not finished: %s\n", timeout_sec, unfinished);
   print_summary_locked(NULL, 0);
   fflush(stderr);
+  runsxs_diag_remove_sockets();
   _exit(RUNSXS_EXIT_TIMEOUT);
 }
 
@@ -541,6 +554,7 @@ static gboolean assign_folders(GError **error) {
 typedef struct {
   gboolean single_thread;
   gboolean signal_fixes;
+  gboolean diagnostics; /* --diagnostics: a diagnostics socket per runtime */
   int timeout_sec;
   char **operands; /* borrowed from argv */
   int operand_count;
@@ -551,6 +565,7 @@ typedef struct {
 static int parse_options(int argc, char **argv, RunsxsOptions *opt) {
   opt->single_thread = FALSE;
   opt->signal_fixes = TRUE;
+  opt->diagnostics = FALSE;
   opt->timeout_sec = RUNSXS_DEFAULT_TIMEOUT;
   int i = 1;
   for (; i < argc; i++) {
@@ -563,6 +578,8 @@ static int parse_options(int argc, char **argv, RunsxsOptions *opt) {
       opt->single_thread = TRUE;
     } else if (strcmp(a, "--no-signal-fixes") == 0) {
       opt->signal_fixes = FALSE;
+    } else if (strcmp(a, "--diagnostics") == 0) {
+      opt->diagnostics = TRUE;
     } else if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0 || strcmp(a, "/?") == 0) {
       return 1;
     } else if (strcmp(a, "--timeout") == 0 || g_str_has_prefix(a, "--timeout=")) {
@@ -646,6 +663,15 @@ int main(int argc, char **argv) {
     fprintf(stderr, "runsxs: %s\n", error->message);
     return RUNSXS_EXIT_USAGE;
   }
+  if (opt.diagnostics) {
+    g_autofree RunsxsRuntime **rts = g_new0(RunsxsRuntime *, run.count);
+    for (int i = 0; i < run.count; i++)
+      rts[i] = run.slots[i].rt;
+    if (!runsxs_diag_setup(rts, run.count, &error)) {
+      fprintf(stderr, "runsxs: %s\n", error->message);
+      return RUNSXS_EXIT_USAGE;
+    }
+  }
 
   pthread_condattr_t attr;
   pthread_condattr_init(&attr);
@@ -701,6 +727,8 @@ int main(int argc, char **argv) {
         timeout_exit_locked(opt.timeout_sec);
     }
   }
+  /* Every runtime is shut down: no diagnostics server answers any more. */
+  runsxs_diag_remove_sockets();
   atomic_store(&run.summary_printed, 1);
   print_summary_locked(NULL, 0);
   int status = 0;
