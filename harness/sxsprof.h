@@ -90,6 +90,10 @@ void sxsprof_print_flame_graph(const SxsprofProfile *p, guint formats, time_t st
 
 int sxsprof_cmd_report(int argc, char **argv);
 
+/* The value of the option at argv[*i]: inline_value ("--name=VALUE"), else the next argument
+ * (*i moves past it). Returns 0, or -1 after printing that the option needs a value. */
+int sxsprof_take_value(int argc, char **argv, int *i, const char *inline_value, const char **slot);
+
 /* sxsprof attach PID [options]: loads the profiler into a running runtime through the diagnostics
  * IPC, and gets its profile back. */
 int sxsprof_cmd_attach(int argc, char **argv);

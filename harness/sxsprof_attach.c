@@ -107,14 +107,8 @@ static int parse_attach_options(int argc, char **argv, AttachOptions *o) {
       fprintf(stderr, "sxsprof: unknown option \"%s\" for attach\n%s", a, sxsprof_usage);
       return -1;
     }
-    if (inline_value) {
-      *slot = inline_value;
-    } else if (i + 1 >= argc) {
-      fprintf(stderr, "sxsprof: %s needs a value\n", a);
+    if (sxsprof_take_value(argc, argv, &i, inline_value, slot) < 0)
       return -1;
-    } else {
-      *slot = argv[++i];
-    }
   }
   if (!pid_text) {
     fprintf(stderr, "sxsprof: attach needs a process id, e.g. sxsprof attach 1234\n");

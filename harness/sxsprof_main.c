@@ -189,6 +189,18 @@ static GPtrArray *find_run_profiles(const char *output, gboolean is_folder, cons
   return found;
 }
 
+int sxsprof_take_value(int argc, char **argv, int *i, const char *inline_value, const char **slot) {
+  if (inline_value) {
+    *slot = inline_value;
+  } else if (*i + 1 >= argc) {
+    fprintf(stderr, "sxsprof: %s needs a value\n", argv[*i]);
+    return -1;
+  } else {
+    *slot = argv[++*i];
+  }
+  return 0;
+}
+
 /* Parses run's options; returns the index of the command, or -1 after printing why. */
 static int parse_run_options(int argc, char **argv, SxsprofRunOptions *o) {
   int i = 0;
@@ -240,14 +252,8 @@ static int parse_run_options(int argc, char **argv, SxsprofRunOptions *o) {
       fprintf(stderr, "sxsprof: unknown option \"%s\"\n%s", a, sxsprof_usage);
       return -1;
     }
-    if (inline_value) {
-      *slot = inline_value;
-    } else if (i + 1 >= argc) {
-      fprintf(stderr, "sxsprof: %s needs a value\n", a);
+    if (sxsprof_take_value(argc, argv, &i, inline_value, slot) < 0)
       return -1;
-    } else {
-      *slot = argv[++i];
-    }
   }
   if (i >= argc) {
     fprintf(stderr, "sxsprof: run needs a command, e.g. sxsprof run -- dotnet app.dll\n");
