@@ -65,6 +65,7 @@ typedef struct {
   char *library_path;            /* this library's file, NULL when linked into a test program */
   char *profile_path;            /* where this process's profile goes, after any fallback */
   gboolean views_skipped_logged; /* the views left out (nothing to show) were logged; under write_lock */
+  char *views_digest;            /* digest of the document the views were last written for; write_lock */
   int log_fd;                    /* -1: no log (yet); STDERR_FILENO with log=stderr (not owned) */
   char *log_path;                /* the log file, or "stderr", or NULL */
   gboolean log_pending;          /* log_path is to be opened at the first line */
@@ -206,6 +207,8 @@ static void choose_paths(SxsConfig *cfg, gboolean explicit_output) {
     sxs__manager_log("%s; the profile goes to %s instead", problem, manager.profile_path);
 }
 
+static int write_profile(gboolean with_views);
+
 /* The periodic writer: every flush= seconds, the profile is rewritten atomically (an unchanged
  * document is not rewritten). It calls nothing in any runtime and holds no registry lock while it
  * formats or writes. Context: its own thread, every signal blocked. */
@@ -219,7 +222,7 @@ static void *flush_main(void *arg) {
     if (manager.flush_stop)
       break;
     g_mutex_unlock(&manager.flush_lock);
-    sxs__manager_write_profile();
+    write_profile(FALSE);
     g_mutex_lock(&manager.flush_lock);
   }
   g_mutex_unlock(&manager.flush_lock);
@@ -761,7 +764,11 @@ char *sxs__manager_render_profile(gsize *ret_len) {
   return sxs__profile_render_json(m, ret_len);
 }
 
-int sxs__manager_write_profile(void) {
+/* Writes the profile, and with_views the files formats= asks for beside it. The periodic flush
+ * writes the profile alone: rendering every view of a large profile each minute would cost a
+ * long-running service CPU time for files nobody reads before the end; Shutdown, exit and an
+ * attach's stop write the views too (sxsprof report renders them from any flushed profile). */
+static int write_profile(gboolean with_views) {
   sxs__manager_ensure();
   if (!manager.config || !manager.profile_path)
     return -EINVAL;
@@ -781,12 +788,21 @@ int sxs__manager_write_profile(void) {
       sxs__manager_log("cannot write the profile to %s: %s", manager.profile_path, g_strerror(-r));
     } else {
       g_free(manager.last_digest);
-      manager.last_digest = g_steal_pointer(&digest);
-      write_views_locked(model);
+      manager.last_digest = g_strdup(digest);
     }
+  }
+  /* The views of this document, unless they were written for it already. */
+  if (r == 0 && with_views && g_strcmp0(manager.views_digest, digest) != 0) {
+    write_views_locked(model);
+    g_free(manager.views_digest);
+    manager.views_digest = g_strdup(digest);
   }
   g_mutex_unlock(&manager.write_lock);
   return r;
+}
+
+int sxs__manager_write_profile(void) {
+  return write_profile(TRUE);
 }
 
 /* Process exit (or the library's final unload): write the profile once more, whatever Shutdown
@@ -884,6 +900,7 @@ void sxs__manager_reset_for_tests(void) {
   sxs__stacks_reset_for_tests();
   g_mutex_lock(&manager.write_lock);
   g_clear_pointer(&manager.last_digest, g_free);
+  g_clear_pointer(&manager.views_digest, g_free);
   g_mutex_unlock(&manager.write_lock);
   sxs__process_info_free(manager.process);
   manager.process = sxs__process_info_self();
