@@ -204,6 +204,19 @@ static guint32 *model_stack_frames(Builder *b, const SxsStackModel *s, const Sxs
   return frames;
 }
 
+/* The name of OS thread tid from the runtimes' thread records, or NULL. */
+static const char *thread_name_of(const SxsProfileModel *m, uint32_t tid) {
+  for (guint i = 0; i < m->runtimes->len; i++) {
+    const SxsRuntimeModel *r = m->runtimes->pdata[i];
+    for (guint j = 0; j < r->threads->len; j++) {
+      const SxsThreadRecord *t = r->threads->pdata[j];
+      if (t->os_tid == tid && t->name)
+        return t->name;
+    }
+  }
+  return NULL;
+}
+
 static gboolean thread_matches(const SxsViewFilter *filter, uint32_t tid, const char *name) {
   if (!filter || !filter->thread)
     return TRUE;
@@ -264,7 +277,8 @@ static void add_events(Builder *b, const SxsViewFilter *filter) {
     group_fill_init(&gf, g);
     for (guint i = 0; i < b->v->model->stacks->len; i++) {
       const SxsStackModel *s = b->v->model->stacks->pdata[i];
-      if (g_strcmp0(s->event, events[e]) != 0 || !thread_matches(filter, s->thread, NULL))
+      if (g_strcmp0(s->event, events[e]) != 0 ||
+          !thread_matches(filter, s->thread, filter && filter->thread ? thread_name_of(b->v->model, s->thread) : NULL))
         continue;
       guint32 *frames = model_stack_frames(b, s, filter);
       if (frames)
@@ -355,6 +369,7 @@ SxsView *sxs__view_new(const SxsProfileModel *m, const SxsViewFilter *filter) {
   v->frames = g_ptr_array_new_with_free_func(frame_free);
   v->groups = g_ptr_array_new_with_free_func(group_free);
   v->tags = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, g_free);
+  v->runtime_id = filter && filter->runtime_id > 0 ? filter->runtime_id : 0;
   Builder b = {.v = v, .by_label = g_hash_table_new(g_str_hash, g_str_equal)};
   if (m->samples.enabled || (m->samples.stacks && m->samples.stacks->len)) {
     v->frequency = m->samples.frequency;

@@ -63,6 +63,7 @@ typedef struct {
   const char *sample_mode;      /* "cpu", "wall", NULL */
   guint64 period_ns;            /* samples: ns one sample stands for (1e9 / frequency), else 0 */
   GHashTable *tags;             /* runtime id -> "[rt1 10.0.12]", the tag its frames carry; owned */
+  int runtime_id;               /* the filter's runtime (> 0), else 0: the summary shows only it */
 } SxsView;
 
 /* Builds the view of m (filter may be NULL). Frames are tagged with their runtime's id and

@@ -168,6 +168,8 @@ static void samples_section(GString *out, const SxsView *v, const SxsRenderOptio
   /* Runtimes first, then native code. */
   for (guint i = 0; i <= v->model->runtimes->len; i++) {
     const SxsRuntimeModel *r = i < v->model->runtimes->len ? v->model->runtimes->pdata[i] : NULL;
+    if (v->runtime_id && r && r->id != v->runtime_id)
+      continue;
     g_autoptr(GArray) rows = sxs__view_frame_totals(v, SXS_VIEW_SAMPLES, r ? r->id : 0);
     if (rows->len == 0)
       continue;
@@ -223,6 +225,8 @@ static void calls_table(GString *out, GPtrArray *fns, guint64 whole, gboolean ti
 static void calls_section(GString *out, const SxsView *v, const SxsRenderOptions *o, const Palette *p) {
   for (guint i = 0; i < v->model->runtimes->len; i++) {
     const SxsRuntimeModel *r = v->model->runtimes->pdata[i];
+    if (v->runtime_id && r->id != v->runtime_id)
+      continue;
     g_autoptr(GPtrArray) fns = g_ptr_array_new();
     guint64 whole = 0, calls = 0;
     for (guint j = 0; j < r->functions->len; j++) {
@@ -298,7 +302,8 @@ char *sxs__write_summary(const SxsView *v, const SxsRenderOptions *o, gsize *ret
   g_string_append_printf(out, "%spid %d:%s %s  (mode %s, %u runtime%s)\n", p->bold, m->process ? m->process->pid : 0,
                          p->reset, command, m->mode ? m->mode : "?", n, n == 1 ? "" : "s");
   for (guint i = 0; i < n; i++)
-    runtime_header(out, m->runtimes->pdata[i], p, opt.top);
+    if (!v->runtime_id || ((const SxsRuntimeModel *)m->runtimes->pdata[i])->id == v->runtime_id)
+      runtime_header(out, m->runtimes->pdata[i], p, opt.top);
   samples_section(out, v, &opt, p);
   calls_section(out, v, &opt, p);
   events_section(out, v, &opt, p);

@@ -73,6 +73,19 @@ static void test_filter(void) {
   SxsViewFilter by_thread = {.thread = FIXTURE_WORKER_THREAD};
   g_autoptr(SxsView) w = sxs__view_new(m, &by_thread);
   g_assert_cmpuint(((SxsViewGroup *)w->groups->pdata[0])->total, ==, 20);
+  /* Event stacks know their thread by id; the runtime's thread records give its name. */
+  SxsThreadRecord *rec = g_new0(SxsThreadRecord, 1);
+  rec->runtime_id = 1;
+  rec->os_tid = 100;
+  rec->name = g_strdup("Main");
+  g_ptr_array_add(((SxsRuntimeModel *)m->runtimes->pdata[0])->threads, rec);
+  SxsViewFilter by_name = {.thread = "Main"};
+  g_autoptr(SxsView) named = sxs__view_new(m, &by_name);
+  guint64 events = 0;
+  for (guint i = 0; i < named->groups->len; i++)
+    if (((SxsViewGroup *)named->groups->pdata[i])->kind == SXS_VIEW_EVENTS)
+      events += ((SxsViewGroup *)named->groups->pdata[i])->total;
+  g_assert_cmpuint(events, ==, FIXTURE_EXCEPTIONS);
   SxsViewFilter by_tid = {.thread = "100"};
   g_autoptr(SxsView) t = sxs__view_new(m, &by_tid);
   g_assert_cmpuint(((SxsViewGroup *)t->groups->pdata[0])->total, ==, 80);
