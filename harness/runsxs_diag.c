@@ -51,19 +51,9 @@ static struct {
 /* The runtime the calling thread is initializing (0: none). */
 static __thread int thread_runtime;
 
-typedef int (*DiagBindFn)(int, const struct sockaddr *, socklen_t);
-static _Atomic(DiagBindFn) real_bind_fn;
-
-/* The C library's bind(). Context: any thread. */
+/* The kernel's bind(), which is all the C library's is on Linux: no dlsym, so a first bind()
+ * from a signal handler stays async-signal-safe. Context: any thread. */
 static int real_bind(int fd, const struct sockaddr *addr, socklen_t len) {
-  DiagBindFn fn = atomic_load_explicit(&real_bind_fn, memory_order_acquire);
-  if (!fn) {
-    fn = (DiagBindFn)dlsym(RTLD_NEXT, "bind");
-    if (fn)
-      atomic_store_explicit(&real_bind_fn, fn, memory_order_release);
-  }
-  if (fn)
-    return fn(fd, addr, len);
   return (int)syscall(SYS_bind, fd, addr, len);
 }
 

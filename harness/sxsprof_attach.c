@@ -48,6 +48,8 @@
 #define ATTACH_TIMEOUT_MS 10000
 /* How long the profiler may take, after the runtime said OK, to connect and say "attached". */
 #define ATTACH_REPORT_SECONDS 30
+/* How long the profiler may take to write the profile once asked to stop. */
+#define ATTACH_STOP_SECONDS 60
 
 typedef struct {
   SxsprofRunOptions run;
@@ -367,7 +369,7 @@ static void control_read(Control *c) {
 static int control_serve(Control *c, const AttachOptions *o, const char *label, const char *target,
                          const sigset_t *wait_mask) {
   gint64 report_deadline = g_get_monotonic_time() + ATTACH_REPORT_SECONDS * G_USEC_PER_SEC;
-  gint64 stop_at = 0;
+  gint64 stop_at = 0, stop_deadline = 0;
   gboolean stop_sent = FALSE, told_stopping = FALSE;
   for (;;) {
     gint64 now = g_get_monotonic_time();
@@ -387,8 +389,14 @@ static int control_serve(Control *c, const AttachOptions *o, const char *label, 
         return 1;
       }
       stop_sent = TRUE;
+      /* A target that no longer answers must not hang a scripted run. */
+      stop_deadline = now + ATTACH_STOP_SECONDS * G_USEC_PER_SEC;
     }
-    gint64 until = !c->runtime_id ? report_deadline : (!stop_sent && stop_at) ? stop_at : 0;
+    if (stop_sent && now >= stop_deadline) {
+      fprintf(stderr, "sxsprof: the profiler in %s did not answer the stop within %d s\n", target, ATTACH_STOP_SECONDS);
+      return 1;
+    }
+    gint64 until = !c->runtime_id ? report_deadline : stop_sent ? stop_deadline : stop_at ? stop_at : 0;
     struct timespec ts, *timeout = NULL;
     if (until) {
       gint64 left = MAX(until - now, 0);
@@ -497,9 +505,11 @@ static int attach_run(const AttachOptions *o, const SxsDiagEndpoint *ep, const c
     sigemptyset(&block);
     sigaddset(&block, SIGINT);
     sigaddset(&block, SIGTERM);
+    sigaddset(&block, SIGHUP);
     sigprocmask(SIG_BLOCK, &block, &wait_mask);
     sigdelset(&wait_mask, SIGINT);
     sigdelset(&wait_mask, SIGTERM);
+    sigdelset(&wait_mask, SIGHUP);
     code = control_serve(&c, o, label, target, &wait_mask);
     sigprocmask(SIG_UNBLOCK, &block, NULL);
     if (!o->run.quiet)
@@ -647,8 +657,10 @@ int sxsprof_cmd_attach(int argc, char **argv) {
   sigemptyset(&sa.sa_mask);
   sigaddset(&sa.sa_mask, SIGINT); /* one handler at a time counts the signals */
   sigaddset(&sa.sa_mask, SIGTERM);
+  sigaddset(&sa.sa_mask, SIGHUP);
   sigaction(SIGINT, &sa, NULL);
   sigaction(SIGTERM, &sa, NULL);
+  sigaction(SIGHUP, &sa, NULL); /* a closed terminal: as Ctrl-C, so nothing is left in /tmp */
   signal(SIGPIPE, SIG_IGN);
 
   int code = attach_run(&o, ep, library, config, control_path, formats, &log);

@@ -79,6 +79,7 @@ static gboolean send_line(int fd, const char *line) {
  * and says where it went. */
 static void *control_main(void *arg) {
   Control *c = arg;
+  pthread_setname_np(pthread_self(), "sxsprof-attach");
   int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
   struct sockaddr_un addr = {.sun_family = AF_UNIX};
   gboolean connected = FALSE;
@@ -87,8 +88,12 @@ static void *control_main(void *arg) {
     connected = connect(fd, (struct sockaddr *)&addr, sizeof addr) == 0;
   }
   if (!connected) {
-    sxs__manager_log("attach: cannot connect to the control socket %s (%s); the profile is written at exit only",
+    /* Nobody will ask for the profile: stop the expensive work now and write what there is. */
+    sxs__manager_log("attach: cannot connect to the control socket %s (%s); sampling stops, the profile is "
+                     "written now and at exit",
                      c->path, g_strerror(errno));
+    sxs__manager_quiesce();
+    sxs__manager_write_profile();
   } else if (send_line(fd, c->hello)) {
     /* Anything that is not a line saying "stop" before the connection ends is ignored. */
     GString *in = g_string_new(NULL);
@@ -100,8 +105,14 @@ static void *control_main(void *arg) {
       if (n <= 0)
         break;
       g_string_append_len(in, buf, n);
-      if (strstr(in->str, "stop\n"))
+      if (g_str_has_prefix(in->str, "stop\n") || strstr(in->str, "\nstop\n"))
         break;
+      /* Only whole lines matter: keep the last one's start, never more than a few bytes. */
+      const char *nl = strrchr(in->str, '\n');
+      if (nl)
+        g_string_erase(in, 0, nl - in->str);
+      if (in->len > 64)
+        g_string_erase(in, 0, in->len - 8);
     }
     g_string_free(in, TRUE);
     sxs__manager_quiesce();
@@ -142,6 +153,5 @@ int sxs__attach_control_start(const char *socket_path, const char *hello) {
     g_free(c);
     return -r;
   }
-  pthread_setname_np(thread, "sxsprof-attach");
   return 0;
 }

@@ -830,6 +830,8 @@ static gint manager_quiet;
 void sxs__manager_quiesce(void) {
   g_atomic_int_set(&manager_quiet, 1);
   sxs__sampler_stop();
+  /* No periodic rewrite after a stop (the exit still writes it once more, with what came since). */
+  stop_flush_thread();
 }
 
 gboolean sxs__manager_quiet(void) {
@@ -853,7 +855,10 @@ gboolean sxs__manager_attach_config(const char *config_path, const char *run_id,
     return FALSE;
   }
   /* A new attach after an earlier one's stop: stacks on events record again (the sampler runs
-   * once per process, so it does not start again). */
+   * once per process, so it does not start again: said in the log). */
+  if (g_atomic_int_get(&manager_quiet) && cfg->sampling.enabled)
+    sxs__manager_log("attach: sampling ran in this process and was stopped by an earlier attach's stop; this attach "
+                     "takes no samples (functions and stacks on events are recorded)");
   g_atomic_int_set(&manager_quiet, 0);
   g_mutex_lock(&manager.lock);
   gboolean profiled = FALSE;

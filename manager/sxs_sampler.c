@@ -1081,7 +1081,12 @@ void sxs__sampler_start(const SxsConfig *cfg) {
 }
 
 void sxs__sampler_stop(void) {
-  if (!g_atomic_pointer_get(&sampler.started) || !sampler.running || getpid() != sampler.pid)
+  static gint joining;
+  if (!g_atomic_pointer_get(&sampler.started) || !__atomic_load_n(&sampler.running, __ATOMIC_ACQUIRE) ||
+      getpid() != sampler.pid)
+    return;
+  /* One caller joins (an attach's stop may meet the exit's): the others go on at once. */
+  if (!g_atomic_int_compare_and_exchange(&joining, 0, 1))
     return;
   __atomic_store_n(&sampler.stop, TRUE, __ATOMIC_RELEASE);
   /* A tick ends within one capture's wait (20 ms) once stop is set; a thread that never returns
@@ -1090,7 +1095,8 @@ void sxs__sampler_stop(void) {
   clock_gettime(CLOCK_REALTIME, &deadline);
   deadline.tv_sec += 2;
   if (pthread_timedjoin_np(sampler.thread, NULL, &deadline) == 0)
-    sampler.running = FALSE;
+    __atomic_store_n(&sampler.running, FALSE, __ATOMIC_RELEASE);
+  g_atomic_int_set(&joining, 0);
 }
 
 void sxs__sampler_thread_created(int runtime_id, uint64_t thread_id) {
