@@ -215,6 +215,19 @@ char *sxs__write_pprof(const SxsView *v, const SxsRenderOptions *o, gsize *ret_l
   };
   pprof_strings_init(&b.strings);
   Perftools__Profiles__Profile p = PERFTOOLS__PROFILES__PROFILE__INIT;
+  /* pprof takes the first mapping for the program ("File:"): the process's executable, which its
+   * own native frames (dotnet, runsxs) map into. */
+  if (v->model->process && v->model->process->executable && v->model->process->executable[0]) {
+    g_autofree char *base = g_path_get_basename(v->model->process->executable);
+    Perftools__Profiles__Mapping *m = pprof_alloc(&b, 1, sizeof *m);
+    perftools__profiles__mapping__init(m);
+    m->id = 1;
+    m->filename = pprof_string(&b.strings, v->model->process->executable);
+    m->has_functions = TRUE;
+    g_ptr_array_add(b.mappings, m);
+    g_hash_table_insert(b.mapping_of, g_strconcat("native:", base, NULL), GUINT_TO_POINTER(m->id));
+    g_hash_table_add(b.filenames, g_strdup(v->model->process->executable));
+  }
 
   /* What a sample's values are. */
   gboolean timed = FALSE, ns_from_period = FALSE;

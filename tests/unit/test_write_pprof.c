@@ -245,8 +245,10 @@ static void test_samples(PprofFixture *fx, gconstpointer data) {
   g_assert_cmpint(generic->value[0], ==, 15);
   g_assert_cmpint(label_num(p, generic, "thread_id"), ==, 101);
 
-  /* One mapping per runtime (its path) and per native module; each location in its own. */
-  g_assert_cmpuint(p->n_mapping, ==, 4);
+  /* The executable first (pprof's "File:"), then one mapping per runtime (its path) and per
+   * native module; each location in its own. */
+  g_assert_cmpuint(p->n_mapping, ==, 5);
+  g_assert_cmpstr(str(p, p->mapping[0]->filename), ==, "/usr/share/dotnet/dotnet");
   g_assert_cmpstr(mapping_file_of(p, FIXTURE_HOT_LABEL), ==, RT1_PATH);
   g_assert_cmpstr(mapping_file_of(p, FIXTURE_QUOTES_LABEL), ==, RT1_PATH);
   g_assert_cmpstr(mapping_file_of(p, FIXTURE_GENERIC_LABEL), ==, RT2_PATH);
@@ -306,7 +308,7 @@ static void test_calls(PprofFixture *fx, gconstpointer data) {
   g_assert_cmpint(hot->value[1], ==, 800);
   g_assert_cmpstr(label_str(p, hot, "runtime"), ==, "rt1 10.0.1");
   g_assert_cmpint(label_num(p, hot, "thread_id"), ==, -1);
-  g_assert_cmpuint(p->n_mapping, ==, 1);
+  g_assert_cmpuint(p->n_mapping, ==, 2); /* the executable and runtime 1 */
   g_assert_cmpstr(mapping_file_of(p, FIXTURE_MAIN_LABEL), ==, RT1_PATH);
 }
 
@@ -492,7 +494,8 @@ static void test_node(PprofFixture *fx, gconstpointer data) {
                   "Lib.dll");
 
   JsonArray *mappings = json_object_get_array_member(summary, "mappings");
-  g_assert_cmpuint(json_array_get_length(mappings), ==, 4);
+  g_assert_cmpuint(json_array_get_length(mappings), ==, 5);
+  g_assert_true(json_array_has_string(mappings, "/usr/share/dotnet/dotnet"));
   g_assert_true(json_array_has_string(mappings, RT1_PATH));
   g_assert_true(json_array_has_string(mappings, RT2_PATH));
   JsonObject *labels = json_object_get_object_member(summary, "labels");
