@@ -528,21 +528,30 @@ static gboolean module_unloading(SxsCallback *self, ModuleID module_id) {
   return gone;
 }
 
-/* Names a module and records it. FALSE when the runtime could not say (or is shutting down). */
+/* A module's file name (NULL when the runtime gives none) and its COR_PRF_MODULE_FLAGS, in one
+ * GetModuleInfo2. FALSE when the runtime does not answer. */
+static gboolean module_info(ICorProfilerInfo15 *info, ModuleID module_id, char **ret_name, DWORD *ret_flags) {
+  WCHAR path[1024] = {0};
+  ULONG len = 0;
+  LPCBYTE base = NULL;
+  AssemblyID assembly = 0;
+  DWORD flags = 0;
+  if (info->lpVtbl->GetModuleInfo2(info, module_id, &base, G_N_ELEMENTS(path), &len, path, &assembly, &flags) < 0)
+    return FALSE;
+  g_autofree char *utf8 = sxs__callback_utf8(path, -1);
+  *ret_name = utf8 && *utf8 ? g_path_get_basename(utf8) : NULL;
+  *ret_flags = flags;
+  return TRUE;
+}
+
+/* Names a module and records it. FALSE when the runtime is shutting down. */
 static gboolean record_module(SxsCallback *self, ModuleID moduleId) {
   ICorProfilerInfo15 *info = sxs__callback_info_enter(self);
   if (!info)
     return FALSE;
-  WCHAR path[1024];
-  ULONG len = 0;
-  LPCBYTE base = NULL;
-  AssemblyID assembly = 0;
   g_autofree char *name = NULL;
-  if (info->lpVtbl->GetModuleInfo(info, moduleId, &base, G_N_ELEMENTS(path), &len, path, &assembly) >= 0) {
-    g_autofree char *utf8 = sxs__callback_utf8(path, -1);
-    if (utf8 && *utf8)
-      name = g_path_get_basename(utf8);
-  }
+  DWORD flags = 0;
+  module_info(info, moduleId, &name, &flags);
   sxs__callback_info_leave(self);
   sxs__manager_record_module(self->runtime, moduleId, name);
   return TRUE;
@@ -1168,16 +1177,15 @@ static HRESULT callback_ProfilerAttachComplete(ICorProfilerCallback11 *This) {
         for (ULONG i = 0; i < got && !g_atomic_int_get(&self->unload_forced); i++) {
           if (module_unloading(self, ids[i]))
             continue;
-          LPCBYTE base = NULL;
-          ULONG len = 0;
-          AssemblyID assembly = 0;
+          g_autofree char *name = NULL;
           DWORD flags = 0;
-          if (info->lpVtbl->GetModuleInfo2(info, ids[i], &base, 0, &len, NULL, &assembly, &flags) < 0 ||
-              (flags & COR_PRF_MODULE_COLLECTIBLE))
+          if (!module_info(info, ids[i], &name, &flags) || (flags & COR_PRF_MODULE_COLLECTIBLE))
             continue;
           g_hash_table_add(stable, GSIZE_TO_POINTER(ids[i]));
-          if (!sxs__manager_module_known(self->runtime, ids[i]) && record_module(self, ids[i]))
+          if (!sxs__manager_module_known(self->runtime, ids[i])) {
+            sxs__manager_record_module(self->runtime, ids[i], name);
             modules++;
+          }
         }
       }
       menum->lpVtbl->Release(menum);

@@ -15,6 +15,7 @@
  * through the environment. The runtime keeps its own copy of the shared name and unlinks it at
  * shutdown; nothing is there, so that is harmless. runsxs removes the renamed sockets itself. */
 #include "runsxs_diag.h"
+#include "sxs_diag.h"
 
 #include <dlfcn.h>
 #include <errno.h>
@@ -170,7 +171,8 @@ gboolean runsxs_diag_setup(RunsxsRuntime *const *runtimes, int count, GError **e
       g_set_error(error, G_FILE_ERROR, g_file_error_from_errno(err), "--diagnostics: %s: %s", lib, g_strerror(err));
       return FALSE;
     }
-    g_autofree char *path = g_strdup_printf("%s/sxsprof-runsxs-%d-rt%d.sock", dir, (int)getpid(), rt->index);
+    g_autofree char *path = g_strdup_printf("%s/" SXS_RUNSXS_SOCKET_PREFIX "%d-rt%d" SXS_RUNSXS_SOCKET_SUFFIX, dir,
+                                            (int)getpid(), rt->index);
     if (strlen(path) >= DIAG_PATH_MAX) {
       g_set_error(error, G_FILE_ERROR, G_FILE_ERROR_NAMETOOLONG,
                   "--diagnostics: the socket name %s is %zu bytes long, a socket name holds at most %zu; set TMPDIR "

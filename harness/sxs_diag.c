@@ -493,13 +493,13 @@ GPtrArray *sxs_diag_find_endpoints(pid_t pid, int *ret_errno) {
   }
   g_autoptr(GPtrArray) found = g_ptr_array_new_with_free_func(sxs_diag_endpoint_free);
   g_autoptr(GPtrArray) dirs = socket_folders(pid);
-  g_autofree char *prefix = g_strdup_printf("sxsprof-runsxs-%d-rt", (int)pid);
+  g_autofree char *prefix = g_strdup_printf(SXS_RUNSXS_SOCKET_PREFIX "%d-rt", (int)pid);
   for (guint i = 0; i < dirs->len; i++) {
     g_autoptr(GDir) dir = g_dir_open(dirs->pdata[i], 0, NULL);
     const char *name;
     guint64 index = 0;
     while (dir && (name = g_dir_read_name(dir))) {
-      if (!name_matches(name, prefix, ".sock", &index) || index == 0 || index > G_MAXINT)
+      if (!name_matches(name, prefix, SXS_RUNSXS_SOCKET_SUFFIX, &index) || index == 0 || index > G_MAXINT)
         continue;
       g_autofree char *path = g_build_filename(dirs->pdata[i], name, NULL);
       SxsDiagEndpoint *e = probe(pid, (int)index, path);

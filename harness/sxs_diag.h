@@ -38,6 +38,11 @@ typedef struct {
 
 void sxs_diag_endpoint_free(gpointer e);
 
+/* runsxs --diagnostics gives runtime N of process PID the socket <TMPDIR>/SXS_RUNSXS_SOCKET_PREFIX
+ * <pid>-rt<N>SXS_RUNSXS_SOCKET_SUFFIX: runsxs makes the name, sxsprof attach looks for it. */
+#define SXS_RUNSXS_SOCKET_PREFIX "sxsprof-runsxs-"
+#define SXS_RUNSXS_SOCKET_SUFFIX ".sock"
+
 /* The diagnostics socket the runtime of `pid` created by default:
  * <TMPDIR>/dotnet-diagnostic-<pid>-<start time in clock ticks>-socket, TMPDIR being the target's
  * (default /tmp). Also accepts another start-time key for that pid in that folder, since the

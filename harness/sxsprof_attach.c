@@ -39,6 +39,7 @@
 #include <unistd.h>
 
 #include "sxs_config.h"
+#include "sxs_attach.h"
 #include "sxs_diag.h"
 #include "sxs_process.h"
 #include "sxs_version.h"
@@ -477,8 +478,9 @@ static int attach_run(const AttachOptions *o, const SxsDiagEndpoint *ep, const c
   SxsDiagGuid clsid;
   sxs_diag_guid_parse(SXS_PROFILER_CLSID, &clsid);
   g_autofree char *run_id = g_strdup_printf("%d-%" G_GINT64_FORMAT, (int)getpid(), g_get_real_time());
-  g_autofree char *data =
-      g_strdup_printf("sxsprof-attach 1\nconfig=%s\ncontrol=%s\nrun_id=%s\n", config, control_path, run_id);
+  SxsAttachRequest request = {.config = (char *)config, .control = (char *)control_path, .run_id = run_id};
+  gsize data_len = 0;
+  g_autofree char *data = sxs__attach_request_format(&request, &data_len);
 
   Control c = {.fd = -1, .in = g_string_new(NULL)};
   c.listen_fd = control_listen(control_path);
@@ -493,7 +495,7 @@ static int attach_run(const AttachOptions *o, const SxsDiagEndpoint *ep, const c
   time_t started = time(NULL) - 1;
   guint32 hr = 0;
   int code = 1;
-  int r = sxs_diag_attach_profiler(ep->path, ATTACH_TIMEOUT_MS, &clsid, library, data, strlen(data), &hr);
+  int r = sxs_diag_attach_profiler(ep->path, ATTACH_TIMEOUT_MS, &clsid, library, data, data_len, &hr);
   if (r < 0) {
     fprintf(stderr, "sxsprof: the attach request to %s failed: %s\n", target, attach_failure(r));
   } else if (hr != 0) {

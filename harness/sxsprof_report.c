@@ -117,10 +117,11 @@ static void progress(const SxsprofRender *r, const char *text) {
   fflush(stderr);
 }
 
+/* The progress line of each format rendered; data: the SxsprofRender. */
 static void render_progress(SxsFormat f, guint index, guint count, gpointer data) {
-  (void)data;
-  fprintf(stderr, "\r\033[Ksxsprof: rendering %s (%u/%u)...", sxs__config_format_name(f), index + 1, count);
-  fflush(stderr);
+  g_autofree char *line =
+      g_strdup_printf("sxsprof: rendering %s (%u/%u)...", sxs__config_format_name(f), index + 1, count);
+  progress(data, line);
 }
 
 int sxsprof_render(const SxsProfileModel *model, const SxsprofRender *r) {
@@ -130,8 +131,8 @@ int sxsprof_render(const SxsProfileModel *model, const SxsprofRender *r) {
   if (files && r->base) {
     g_autoptr(GPtrArray) written = g_ptr_array_new_with_free_func(g_free);
     g_autofree char *skipped = NULL, *error = NULL;
-    int n = sxs__formats_write(view, r->base, files, &r->render, SXS_FORMATS_ALL_OR_NOTHING,
-                               r->progress ? render_progress : NULL, NULL, written, &skipped, &error);
+    int n = sxs__formats_write(view, r->base, files, &r->render, SXS_FORMATS_ALL_OR_NOTHING, render_progress,
+                               (gpointer)r, written, &skipped, &error);
     progress(r, "");
     if (n < 0) {
       fprintf(stderr, "sxsprof: %s; nothing was written\n", error);

@@ -20,6 +20,17 @@ void sxs__attach_request_clear(SxsAttachRequest *r) {
   g_clear_pointer(&r->run_id, g_free);
 }
 
+char *sxs__attach_request_format(const SxsAttachRequest *r, gsize *ret_len) {
+  GString *text = g_string_new(ATTACH_MAGIC "\n");
+  g_string_append_printf(text, "config=%s\n", r->config);
+  if (r->control)
+    g_string_append_printf(text, "control=%s\n", r->control);
+  if (r->run_id)
+    g_string_append_printf(text, "run_id=%s\n", r->run_id);
+  *ret_len = text->len;
+  return g_string_free(text, FALSE);
+}
+
 gboolean sxs__attach_request_parse(const void *data, gsize len, SxsAttachRequest *ret, char **ret_error) {
   if (!data || len == 0) {
     *ret_error = g_strdup("the attach request carries no client data (attach with sxsprof attach)");

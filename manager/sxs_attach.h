@@ -30,6 +30,8 @@ typedef struct {
  * sentence) when it is not an sxsprof attach request; ret untouched then. */
 gboolean sxs__attach_request_parse(const void *data, gsize len, SxsAttachRequest *ret, char **ret_error);
 void sxs__attach_request_clear(SxsAttachRequest *r);
+/* The client data that sxs__attach_request_parse reads back (config required). Caller frees. */
+char *sxs__attach_request_format(const SxsAttachRequest *r, gsize *ret_len);
 
 /* Starts the control thread for an attached runtime: it connects to `socket_path`, says
  * "attached ..." with `hello`, and serves the stop request. Returns 0 or -errno (logged).

@@ -79,10 +79,6 @@ const char *sxs__view_runtime_tag(const SxsView *v, int runtime_id) {
   return made;
 }
 
-static const char *runtime_tag(Builder *b, int runtime_id) {
-  return sxs__view_runtime_tag(b->v, runtime_id);
-}
-
 /* The index of the frame with this label, added when new. Takes name and module. */
 static guint32 intern_frame(Builder *b, char *label, char *name, char *module, int runtime_id, gboolean managed) {
   gpointer hit = g_hash_table_lookup(b->by_label, label);
@@ -105,7 +101,7 @@ static guint32 intern_frame(Builder *b, char *label, char *name, char *module, i
 
 static guint32 managed_frame(Builder *b, int runtime_id, const char *name, const char *module) {
   const char *n = name && *name ? name : "?";
-  char *label = g_strdup_printf("%s %s", runtime_tag(b, runtime_id), n);
+  char *label = g_strdup_printf("%s %s", sxs__view_runtime_tag(b->v, runtime_id), n);
   return intern_frame(b, label, g_strdup(n), g_strdup(module), runtime_id, TRUE);
 }
 
@@ -296,7 +292,7 @@ static void add_calls(Builder *b, const SxsRuntimeModel *r) {
   gboolean timed = r->tracing.timing;
   SxsViewGroup *g = group_new(SXS_VIEW_CALLS, timed ? "nanoseconds" : "calls");
   g->runtime_id = r->id;
-  g->name = g_strdup_printf("calls, %s", runtime_tag(b, r->id));
+  g->name = g_strdup_printf("calls, %s", sxs__view_runtime_tag(b->v, r->id));
   GroupFill gf;
   group_fill_init(&gf, g);
 

@@ -127,6 +127,12 @@ static HRESULT mock_GetModuleInfo(ICorProfilerInfo15 *This, ModuleID module, LPC
   return mock_use((MockInfo *)This);
 }
 
+static HRESULT mock_GetModuleInfo2(ICorProfilerInfo15 *This, ModuleID module, LPCBYTE *base, ULONG cch, ULONG *pcch,
+                                   WCHAR name[], AssemblyID *assembly, DWORD *flags) {
+  (void)flags;
+  return mock_GetModuleInfo(This, module, base, cch, pcch, name, assembly);
+}
+
 static void mock_init(MockInfo *m, int max_version) {
   memset(m, 0, sizeof *m);
   mock_vtbl.QueryInterface = mock_QueryInterface;
@@ -137,6 +143,7 @@ static void mock_init(MockInfo *m, int max_version) {
   mock_vtbl.GetRuntimeInformation = mock_GetRuntimeInformation;
   mock_vtbl.GetFunctionInfo = mock_GetFunctionInfo;
   mock_vtbl.GetModuleInfo = mock_GetModuleInfo;
+  mock_vtbl.GetModuleInfo2 = mock_GetModuleInfo2;
   m->iface.lpVtbl = &mock_vtbl;
   m->max_version = max_version;
   m->refcount = 1;
