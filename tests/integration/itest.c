@@ -430,3 +430,21 @@ gboolean itest_wait_for_text(const char *path, const char *needle, int timeout_s
     g_usleep(50 * 1000);
   }
 }
+
+/* Numeric component-wise comparison of "a.b.c" versions. */
+int itest_version_cmp(const char *a, const char *b) {
+  while (*a || *b) {
+    long x = strtol(a, (char **)&a, 10), y = strtol(b, (char **)&b, 10);
+    if (x != y)
+      return x < y ? -1 : 1;
+    if (*a == '.')
+      a++;
+    if (*b == '.')
+      b++;
+    if ((!*a) != (!*b))
+      return *a ? 1 : -1;
+    if (!g_ascii_isdigit(*a) || !g_ascii_isdigit(*b))
+      break;
+  }
+  return 0;
+}

@@ -29,6 +29,9 @@ const char *itest_env(const char *name);
 /* $SXS_APPS_DIR/<name>/<name>.dll; fails the test when it does not exist. */
 char *itest_app(const char *name);
 
+/* Numeric component-wise comparison of "a.b.c" versions: <0, 0, >0. */
+int itest_version_cmp(const char *a, const char *b);
+
 /* Environment entries that load libsxsprof.so into a runtime, with SXSPROF_CONFIG=config (NULL:
  * variable removed) and the launcher's variables (SXSPROF_OUTPUT, SXSPROF_OWNER_PID,
  * SXSPROF_RUN_ID) removed. Returns a NULL-terminated array for g_strfreev. */

@@ -26,24 +26,6 @@
 
 /* --- installed frameworks ------------------------------------------------------------------- */
 
-/* Numeric component-wise comparison of "a.b.c" versions. */
-static int version_cmp(const char *a, const char *b) {
-  while (*a || *b) {
-    long x = strtol(a, (char **)&a, 10), y = strtol(b, (char **)&b, 10);
-    if (x != y)
-      return x < y ? -1 : 1;
-    if (*a == '.')
-      a++;
-    if (*b == '.')
-      b++;
-    if ((!*a) != (!*b))
-      return *a ? 1 : -1;
-    if (!g_ascii_isdigit(*a) || !g_ascii_isdigit(*b))
-      break;
-  }
-  return 0;
-}
-
 /* The version of the newest framework runsxs would pick for `prefix` ("10", "8", "2.0"): the
  * SDK's and $SXS_RUNTIMES_DIR's Microsoft.NETCore.App folders. NULL when none is installed. */
 static char *installed_version(const char *prefix) {
@@ -62,7 +44,7 @@ static char *installed_version(const char *prefix) {
       if (strcmp(name, prefix) != 0 && !g_str_has_prefix(name, dotted))
         continue;
       g_autofree char *lib = g_build_filename(roots[r], name, "libcoreclr.so", NULL);
-      if (!g_file_test(lib, G_FILE_TEST_IS_REGULAR) || (best && version_cmp(name, best) <= 0))
+      if (!g_file_test(lib, G_FILE_TEST_IS_REGULAR) || (best && itest_version_cmp(name, best) <= 0))
         continue;
       g_free(best);
       best = g_strdup(name);

@@ -15,24 +15,6 @@
 
 /* --- finding the frameworks a case expects ------------------------------------------------ */
 
-/* Numeric component-wise comparison of "a.b.c" versions. */
-static int version_cmp(const char *a, const char *b) {
-  while (*a || *b) {
-    long x = strtol(a, (char **)&a, 10), y = strtol(b, (char **)&b, 10);
-    if (x != y)
-      return x < y ? -1 : 1;
-    if (*a == '.')
-      a++;
-    if (*b == '.')
-      b++;
-    if ((!*a) != (!*b))
-      return *a ? 1 : -1;
-    if (!g_ascii_isdigit(*a) || !g_ascii_isdigit(*b))
-      break;
-  }
-  return 0;
-}
-
 /* The framework folders the tests know about: the SDK's and $SXS_RUNTIMES_DIR's. */
 static char **framework_roots(void) {
   char real[PATH_MAX];
@@ -60,7 +42,7 @@ static char *find_framework(const char *prefix, char **ret_version) {
       g_autofree char *lib = g_build_filename(path, "libcoreclr.so", NULL);
       if (!g_file_test(lib, G_FILE_TEST_IS_REGULAR))
         continue;
-      if (best_version && version_cmp(name, best_version) <= 0)
+      if (best_version && itest_version_cmp(name, best_version) <= 0)
         continue;
       char real[PATH_MAX];
       g_free(best);
