@@ -373,6 +373,10 @@ static void render_samples(SxsJsonWriter *w, const SxsSamplesModel *sm) {
   sxs__json_member_uint(w, "weight", sm->weight);
   sxs__json_member_uint(w, "frames", sm->frames);
   sxs__json_member_uint(w, "capture_ns", sm->capture_ns);
+  sxs__json_member_uint(w, "capture_ns_max", sm->capture_ns_max);
+  sxs__json_member_uint(w, "capture_ns_p50", sm->capture_ns_p50);
+  sxs__json_member_uint(w, "capture_ns_p90", sm->capture_ns_p90);
+  sxs__json_member_uint(w, "capture_ns_p99", sm->capture_ns_p99);
   sxs__json_member_uint(w, "resolve_ns", sm->resolve_ns);
   render_count_table(w, "dropped", sm->dropped);
   sxs__json_key(w, "stacks");
@@ -571,6 +575,11 @@ void sxs__profile_model_merge(SxsProfileModel *into, SxsProfileModel *from) {
   a->weight += b->weight;
   a->frames += b->frames;
   a->capture_ns += b->capture_ns;
+  /* Quantiles do not add up: a merged profile keeps the largest of each. */
+  a->capture_ns_max = MAX(a->capture_ns_max, b->capture_ns_max);
+  a->capture_ns_p50 = MAX(a->capture_ns_p50, b->capture_ns_p50);
+  a->capture_ns_p90 = MAX(a->capture_ns_p90, b->capture_ns_p90);
+  a->capture_ns_p99 = MAX(a->capture_ns_p99, b->capture_ns_p99);
   a->resolve_ns += b->resolve_ns;
   add_count_table(a->dropped, b->dropped);
 

@@ -169,18 +169,20 @@ SxsStackModel *sxs__stack_model_copy(const SxsStackModel *s);
 typedef struct {
   gboolean enabled;
   int frequency;
-  char *mode;                          /* "cpu", "wall" */
-  char *walker;                        /* "signal" */
-  char *off_reason;                    /* why sampling is off although asked for, or NULL */
-  guint64 ticks;                       /* sampling periods the sampler thread went through */
-  guint64 ticks_signal, ticks_suspend; /* of those, by walker */
-  guint64 taken;                       /* stacks captured */
-  guint64 weight;                      /* samples they stand for (cpu mode: periods of CPU time) */
-  guint64 capture_ns;                  /* time in the signal handler, summed */
-  guint64 resolve_ns;                  /* time classifying and recording captured stacks, summed */
-  guint64 frames;                      /* frames captured */
-  GHashTable *dropped;                 /* reason -> guint64*; owned */
-  GPtrArray *stacks;                   /* SxsStackModel*, per thread, by count; owned */
+  char *mode;                                             /* "cpu", "wall" */
+  char *walker;                                           /* "signal" */
+  char *off_reason;                                       /* why sampling is off although asked for, or NULL */
+  guint64 ticks;                                          /* sampling periods the sampler thread went through */
+  guint64 ticks_signal, ticks_suspend;                    /* of those, by walker */
+  guint64 taken;                                          /* stacks captured */
+  guint64 weight;                                         /* samples they stand for (cpu mode: periods of CPU time) */
+  guint64 capture_ns;                                     /* time in the signal handler, summed */
+  guint64 capture_ns_max;                                 /* the longest capture */
+  guint64 capture_ns_p50, capture_ns_p90, capture_ns_p99; /* quantiles of the last 4096 captures */
+  guint64 resolve_ns;                                     /* time classifying and recording captured stacks, summed */
+  guint64 frames;                                         /* frames captured */
+  GHashTable *dropped;                                    /* reason -> guint64*; owned */
+  GPtrArray *stacks;                                      /* SxsStackModel*, per thread, by count; owned */
 } SxsSamplesModel;
 
 /* The whole profile of one process. */

@@ -614,6 +614,14 @@ static void read_samples(SxsJsonReader *r, SxsSamplesModel *sm) {
       read_u64(r, &sm->frames);
     else if (key_is(key, "capture_ns"))
       read_u64(r, &sm->capture_ns);
+    else if (key_is(key, "capture_ns_max"))
+      read_u64(r, &sm->capture_ns_max);
+    else if (key_is(key, "capture_ns_p50"))
+      read_u64(r, &sm->capture_ns_p50);
+    else if (key_is(key, "capture_ns_p90"))
+      read_u64(r, &sm->capture_ns_p90);
+    else if (key_is(key, "capture_ns_p99"))
+      read_u64(r, &sm->capture_ns_p99);
     else if (key_is(key, "resolve_ns"))
       read_u64(r, &sm->resolve_ns);
     else if (key_is(key, "dropped"))

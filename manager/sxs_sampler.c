@@ -44,12 +44,14 @@
 #include "sxs_manager.h"
 #include "sxs_snapshot.h"
 #include "sxs_stacks.h"
+#include "sxs_stitch.h"
 #include "sxs_unwind.h"
 
 #define SAMPLER_MAX_FRAMES SXS_STITCH_MAX_FRAMES
 #define SAMPLER_LOADER "ld-linux-x86-64.so.2"
 #define SAMPLER_WAIT_NS (20 * G_GINT64_CONSTANT(1000000))    /* a thread has this long to take its sample */
 #define SAMPLER_STUCK_NS (1000 * G_GINT64_CONSTANT(1000000)) /* a handler that ran this long never ends */
+#define SAMPLER_CAPTURE_RING 4096                            /* captures whose times the quantiles are taken over */
 #define SAMPLER_RESCAN_NS (100 * G_GINT64_CONSTANT(1000000)) /* threads and stacks looked for again */
 
 /* The slot's state word: a request's sequence number in bits 2-31, its phase in bits 0-1. The
@@ -141,6 +143,9 @@ static struct {
   SxsSamplingMode mode;
   char *off_reason;
   guint64 ticks, taken, weight, capture_ns, resolve_ns, frames;
+  guint64 capture_max;                        /* the longest capture */
+  guint32 capture_ring[SAMPLER_CAPTURE_RING]; /* the last captures' times (ns), for quantiles */
+  guint capture_count;                        /* captures noted: the ring's next slot, modulo */
   GHashTable *dropped;
   GHashTable *threads; /* pid_t -> SampledThread* */
   StackRanges *stacks;
@@ -187,11 +192,6 @@ static guint64 now_ns(clockid_t clock) {
   struct timespec ts;
   clock_gettime(clock, &ts);
   return (guint64)ts.tv_sec * G_GUINT64_CONSTANT(1000000000) + (guint64)ts.tv_nsec;
-}
-
-/* SxsUnwindIsFpCode: code in no loaded ELF object is JIT code, stepped by frame pointers. */
-static bool sampler_is_fp_code(uintptr_t ip, void *user_data) {
-  return sxs__modmap_find(user_data, ip) == NULL;
 }
 
 /* The stack range holding sp. Context: the signal handler; async-signal-safe. */
@@ -249,8 +249,9 @@ static void on_timer(siginfo_t *si, void *uc) {
       bool allow_libunwind = may_start_libunwind(map, timer_res.loader, regs.ip);
       uintptr_t lo, hi;
       int n = -ERANGE;
+      SxsModmapCursor cursor = {.map = map};
       if (find_stack(__atomic_load_n(&timer_res.stacks, __ATOMIC_ACQUIRE), regs.sp, &lo, &hi))
-        n = sxs__unwind_from_regs(&regs, true, allow_libunwind, lo, hi, sampler_is_fp_code, (void *)map,
+        n = sxs__unwind_from_regs(&regs, true, allow_libunwind, lo, hi, sxs__stitch_is_fp_code, &cursor,
                                   __atomic_load_n(&timer_res.steps, __ATOMIC_ACQUIRE), ts->frames, SAMPLER_MAX_FRAMES);
       ts->n = n;
       ts->capture_ns = now_ns(CLOCK_MONOTONIC) - t0;
@@ -287,9 +288,10 @@ static void sampler_on_signal(int sig, siginfo_t *si, void *uc) {
        * a thread interrupted inside the loader or libc (where that lock is taken and released)
        * could deadlock on itself. There the walk uses cached rules and frame pointers only. */
       bool allow_libunwind = may_start_libunwind(slot.map, slot.loader, regs.ip);
+      SxsModmapCursor cursor = {.map = slot.map};
       if (find_stack(slot.stacks, regs.sp, &lo, &hi))
-        n = sxs__unwind_from_regs(&regs, true, allow_libunwind, lo, hi, sampler_is_fp_code, (void *)slot.map,
-                                  slot.steps, slot.frames, SAMPLER_MAX_FRAMES);
+        n = sxs__unwind_from_regs(&regs, true, allow_libunwind, lo, hi, sxs__stitch_is_fp_code, &cursor, slot.steps,
+                                  slot.frames, SAMPLER_MAX_FRAMES);
       slot.n = n;
       slot.capture_ns = now_ns(CLOCK_MONOTONIC) - t0;
       __atomic_store_n(&slot.state, SLOT_STATE(seq, SLOT_DONE), __ATOMIC_RELEASE);
@@ -297,6 +299,35 @@ static void sampler_on_signal(int sig, siginfo_t *si, void *uc) {
     }
   }
   errno = saved_errno;
+}
+
+/* Adds one capture's time in the handler to the totals and the quantiles' ring. Context: the
+ * sampler thread. */
+static void note_capture(guint64 ns) {
+  g_mutex_lock(&sampler.lock);
+  sampler.capture_ns += ns;
+  sampler.capture_max = MAX(sampler.capture_max, ns);
+  sampler.capture_ring[sampler.capture_count++ % SAMPLER_CAPTURE_RING] = (guint32)MIN(ns, G_MAXUINT32);
+  g_mutex_unlock(&sampler.lock);
+}
+
+static int compare_u32(const void *a, const void *b) {
+  guint32 x = *(const guint32 *)a, y = *(const guint32 *)b;
+  return x < y ? -1 : x > y;
+}
+
+/* The quantiles of the last captures' times (nearest rank), from the ring. Context: sampler.lock
+ * held. */
+static void capture_quantiles(SxsSamplesModel *s) {
+  guint n = MIN(sampler.capture_count, SAMPLER_CAPTURE_RING);
+  s->capture_ns_max = sampler.capture_max;
+  if (n == 0)
+    return;
+  g_autofree guint32 *sorted = g_memdup2(sampler.capture_ring, n * sizeof sorted[0]);
+  qsort(sorted, n, sizeof sorted[0], compare_u32);
+  s->capture_ns_p50 = sorted[(n - 1) * 50 / 100];
+  s->capture_ns_p90 = sorted[(n - 1) * 90 / 100];
+  s->capture_ns_p99 = sorted[(n - 1) * 99 / 100];
 }
 
 static void count_dropped(const char *reason) {
@@ -555,9 +586,7 @@ static int capture(SampledThread *t, const SxsWalkResources *res, gboolean *ret_
     count_failed_capture(n);
     return n < 0 ? n : -ENOENT;
   }
-  g_mutex_lock(&sampler.lock);
-  sampler.capture_ns += slot.capture_ns;
-  g_mutex_unlock(&sampler.lock);
+  note_capture(slot.capture_ns);
   return n;
 }
 
@@ -928,9 +957,7 @@ static void tick_timers(const SxsWalkResources *res, const SxsStitchTarget *targ
     if (overrun > 0)
       weight += (guint64)overrun;
     if (n > 0) {
-      g_mutex_lock(&sampler.lock);
-      sampler.capture_ns += ts->capture_ns;
-      g_mutex_unlock(&sampler.lock);
+      note_capture(ts->capture_ns);
       record_capture(t, res, ts->frames, (guint)n, weight, targets, runtimes, n_targets);
     } else {
       count_failed_capture(n);
@@ -1140,6 +1167,7 @@ void sxs__sampler_fill(SxsProfileModel *m) {
   s->taken = sampler.taken;
   s->weight = sampler.weight;
   s->capture_ns = sampler.capture_ns;
+  capture_quantiles(s);
   s->resolve_ns = sampler.resolve_ns;
   s->frames = sampler.frames;
   GHashTableIter it;

@@ -18,9 +18,15 @@ SxsIpMap *sxs__ipmap_new(unsigned capacity_log2) {
   if (capacity_log2 < 4 || capacity_log2 > 24)
     return NULL;
   size_t n = (size_t)1 << capacity_log2;
-  SxsIpMap *map = calloc(1, sizeof *map + n * sizeof map->slots[0]);
-  if (map != NULL)
-    map->mask = (unsigned)(n - 1);
+  size_t size = sizeof(SxsIpMap) + n * sizeof(((SxsIpMap *)NULL)->slots[0]);
+  SxsIpMap *map = calloc(1, size);
+  if (map == NULL)
+    return NULL;
+  /* Every page written once now: calloc's fresh pages would otherwise be mapped on their first
+   * touch, a page fault each inside whatever signal handler first reads or writes them. */
+  for (size_t at = 0; at < size; at += 4096)
+    ((volatile char *)map)[at] = 0;
+  map->mask = (unsigned)(n - 1);
   return map;
 }
 

@@ -63,10 +63,13 @@ static guint64 now_ns(void) {
   return (guint64)ts.tv_sec * G_GUINT64_CONSTANT(1000000000) + (guint64)ts.tv_nsec;
 }
 
-/* SxsUnwindIsFpCode: code in no loaded ELF object (JIT, ReadyToRun, stubs) is stepped by frame
- * pointers; libunwind has no unwind tables for it. */
-static bool stitch_is_fp_code(uintptr_t ip, void *user_data) {
-  return sxs__modmap_find(user_data, ip) == NULL;
+bool sxs__stitch_is_fp_code(uintptr_t ip, void *cursor, const SxsEhFrame **ret_eh) {
+  const SxsModule *module = sxs__modmap_find_cached(cursor, ip);
+  if (module == NULL)
+    return true;
+  if (module->eh.hdr != 0)
+    *ret_eh = &module->eh;
+  return false;
 }
 
 /* The index in runtimes of runtime_id, or -1. */
@@ -155,7 +158,8 @@ guint sxs__stitch_current_thread(const SxsStitchRuntime *runtimes, guint n_runti
 
   /* 1. The native walk, from this function's caller. */
   guint64 t0 = now_ns();
-  int n = sxs__unwind_cached(NULL, stack_lo, stack_hi, stitch_is_fp_code, (void *)map, steps, scratch->native,
+  SxsModmapCursor cursor = {.map = map};
+  int n = sxs__unwind_cached(NULL, stack_lo, stack_hi, sxs__stitch_is_fp_code, &cursor, steps, scratch->native,
                              SXS_STITCH_MAX_FRAMES);
   guint64 t1 = now_ns();
   report->ns_native = t1 - t0;

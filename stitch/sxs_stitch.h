@@ -70,6 +70,14 @@ SxsStitchScratch *sxs__stitch_scratch_new(void);
 void sxs__stitch_scratch_free(SxsStitchScratch *scratch);
 
 /*
+ * SxsUnwindIsFpCode for walks of a process's stacks: code in no loaded ELF object (JIT,
+ * ReadyToRun, stubs) is stepped by frame pointers; native code by its module's unwind tables.
+ * cursor is an SxsModmapCursor over the walk's module map, one per walk.
+ * Context: any thread; async-signal-safe.
+ */
+bool sxs__stitch_is_fp_code(uintptr_t ip, void *cursor, const SxsEhFrame **ret_eh);
+
+/*
  * Classifies native frames (leaf first, n of them) into out[0 .. n): a frame whose code lies in a
  * loaded ELF module is native; any other is offered to owners (the cache), then to each runtime's
  * owns_ip, the owner of the frame before first; nobody's code is native too. Return addresses are

@@ -58,6 +58,7 @@ typedef struct {
   gboolean is_main;
   gboolean is_vdso;
   uintptr_t base;
+  SxsEhFrame eh;
 } SxsRawModule;
 
 typedef struct {
@@ -103,12 +104,21 @@ static int modmap_scan_object(struct dl_phdr_info *info, size_t size, void *data
     is_main = scan->calls == 1 && !has_name;
   gboolean is_vdso = FALSE;
   guint first_range = scan->ranges->len;
+  SxsEhFrame eh = {0, 0, 0};
+  for (ElfW(Half) i = 0; i < info->dlpi_phnum; i++)
+    if (info->dlpi_phdr[i].p_type == PT_GNU_EH_FRAME)
+      eh.hdr = info->dlpi_addr + info->dlpi_phdr[i].p_vaddr;
 
   for (ElfW(Half) i = 0; i < info->dlpi_phnum; i++) {
     const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
     if (ph->p_type != PT_LOAD)
       continue;
     uintptr_t start = info->dlpi_addr + ph->p_vaddr;
+    /* The segment holding the unwind tables bounds every read of them. */
+    if (eh.hdr != 0 && eh.hdr >= start && eh.hdr - start < ph->p_filesz) {
+      eh.lo = start;
+      eh.hi = start + ph->p_filesz;
+    }
     if (scan->vdso_ehdr != 0 && scan->vdso_ehdr >= start && scan->vdso_ehdr - start < ph->p_memsz)
       is_vdso = TRUE;
     if ((ph->p_flags & PF_X) == 0 || ph->p_memsz == 0)
@@ -126,6 +136,7 @@ static int modmap_scan_object(struct dl_phdr_info *info, size_t size, void *data
       .is_main = is_main && !is_vdso,
       .is_vdso = is_vdso,
       .base = info->dlpi_addr,
+      .eh = eh.lo != 0 ? eh : (SxsEhFrame){0, 0, 0},
   };
   g_array_append_val(scan->modules, raw);
   return 0;
@@ -169,6 +180,7 @@ static void modmap_install(SxsModuleMap *map, const SxsModuleScan *scan) {
     const SxsRawModule *raw = &g_array_index(scan->modules, SxsRawModule, i);
     module_name_from_raw(&modules[i], raw, strings);
     modules[i].base = raw->base;
+    modules[i].eh = raw->eh;
   }
   for (guint i = 0; i < scan->ranges->len; i++) {
     const SxsRawRange *raw = &g_array_index(scan->ranges, SxsRawRange, i);
@@ -273,6 +285,33 @@ const SxsModule *sxs__modmap_find(const SxsModuleMap *map, uintptr_t addr) {
   if (lo == 0 || addr >= map->ranges[lo - 1].end)
     return NULL;
   return map->ranges[lo - 1].module;
+}
+
+const SxsModule *sxs__modmap_find_cached(SxsModmapCursor *cursor, uintptr_t addr) {
+  if (addr >= cursor->lo && addr < cursor->hi)
+    return cursor->module;
+  const SxsModuleMap *map = cursor->map;
+  if (map == NULL)
+    return NULL;
+  guint lo = 0, hi = map->n_ranges;
+  while (lo < hi) {
+    guint mid = lo + (hi - lo) / 2;
+    if (map->ranges[mid].start <= addr)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  /* In range lo - 1, or in the gap between its end and range lo's start. */
+  if (lo > 0 && addr < map->ranges[lo - 1].end) {
+    cursor->lo = map->ranges[lo - 1].start;
+    cursor->hi = map->ranges[lo - 1].end;
+    cursor->module = map->ranges[lo - 1].module;
+  } else {
+    cursor->lo = lo > 0 ? map->ranges[lo - 1].end : 0;
+    cursor->hi = lo < map->n_ranges ? map->ranges[lo].start : UINTPTR_MAX;
+    cursor->module = NULL;
+  }
+  return cursor->module;
 }
 
 /* ---- ELF function symbols ---- */

@@ -5,6 +5,8 @@
 
 #include <stdint.h>
 
+#include "sxs_cfi.h"
+
 #include <glib.h>
 
 /*
@@ -18,6 +20,7 @@ typedef struct {
   const char *name; /* basename of the name the loader knows ("libc.so.6", "libz.so.1", not the
                      * symlink target "libz.so.1.2.13"); the main program's is its file's basename */
   uintptr_t base;   /* dlpi_addr: run-time address minus link-time address (0 for ET_EXEC) */
+  SxsEhFrame eh;    /* its unwind tables (eh.hdr 0: none) */
 } SxsModule;
 
 /*
@@ -76,6 +79,20 @@ unsigned long long sxs__modmap_unloads(const SxsModuleMap *map);
  * Context: any thread; async-signal-safe.
  */
 const SxsModule *sxs__modmap_find(const SxsModuleMap *map, uintptr_t addr);
+
+/*
+ * sxs__modmap_find() for the addresses of one walk, which mostly fall in the module (or, for JIT
+ * code, the gap between modules) of the address before: the cursor remembers the span of
+ * addresses its last answer holds for and answers from it without a search. Start it as
+ * {.map = map}; one cursor per walk, never shared between threads.
+ * Context: as sxs__modmap_find (async-signal-safe).
+ */
+typedef struct {
+  const SxsModuleMap *map;
+  uintptr_t lo, hi; /* the last answer holds for [lo, hi); empty at first */
+  const SxsModule *module;
+} SxsModmapCursor;
+const SxsModule *sxs__modmap_find_cached(SxsModmapCursor *cursor, uintptr_t addr);
 
 /*
  * SxsSymbolCache: the function symbols of module files, read once per file path and kept for the

@@ -235,6 +235,13 @@ static int walk_libunwind(unw_cursor_t *cursor, SxsNativeFrame *frames, int max)
  * unloaded (another could be loaded at its addresses). JIT code never gets here: it is stepped by frame pointers.
  *
  * The table (sxs_ipmap.c) is open-addressed and lock-free: readers never wait, so signal handlers may read it.
+ *
+ * Where the walk is told the module's unwind tables (SxsUnwindIsFpCode's ret_eh), a rule is learned from them
+ * directly (sxs_cfi.c reads the row in place, in about a microsecond, async-signal-safe) before libunwind is asked:
+ * CFA = RSP + K gives an SP rule, CFA = RBP + 16 with RBP saved at CFA - 16 an FP rule, an undefined return address
+ * NONE. Rows a rule cannot hold (DWARF expressions, a CFA in another register, signal trampolines) go to libunwind as
+ * before. So in a signal handler a native frame costs a table lookup the first time it is seen, not a libunwind start
+ * (tens of microseconds, and the loader lock).
  */
 #define RULE_FP 1u
 #define RULE_SP 2u
@@ -324,6 +331,30 @@ __attribute__((no_sanitize_address)) static void cache_learn(SxsUnwindCache *cac
   cache_insert(cache, key, rule);
 }
 
+/* The rule for the frame at ip from its module's unwind tables (the row at ip itself when exact,
+ * else at the call instruction before the return address ip). False when the row is not one a rule
+ * can hold. Context: any thread; async-signal-safe. */
+static bool rule_from_tables(const SxsEhFrame *eh, uintptr_t ip, bool exact, uint64_t *ret_rule) {
+  SxsCfiRow row;
+  if (ip == 0 || sxs__cfi_row(eh, exact ? ip : ip - 1, &row) != 0)
+    return false;
+  if (row.end) {
+    *ret_rule = RULE_NONE;
+    return true;
+  }
+  if (row.cfa_is_rbp) {
+    if (row.cfa_offset != 16 || !row.rbp_saved || row.rbp_offset != -16)
+      return false;
+    *ret_rule = RULE_FP;
+    return true;
+  }
+  int64_t k = row.cfa_offset, m = row.rbp_saved ? -row.rbp_offset : 0;
+  if (k < 8 || k >= (INT64_C(1) << 32) || m < 0 || m >= (1 << 16) || m > k || (row.rbp_saved && m == 0))
+    return false;
+  *ret_rule = RULE_SP | ((uint64_t)k << 2) | ((uint64_t)m << 34);
+  return true;
+}
+
 /* The caller of cur by a cached rule, with the checks of fp_step: every word read is aligned and inside [lo, hi),
  * the caller's sp is above cur's and at most hi, its ip not 0. */
 __attribute__((no_sanitize_address)) static bool rule_step(uint64_t rule, const SxsRegs *cur, uintptr_t lo,
@@ -379,14 +410,24 @@ static int walk_hybrid(unw_cursor_t *cursor, unw_context_t *context, const SxsRe
   int n = 1;
   while (n < max) {
     bool by_libunwind = false, stepped = false, next_exact = false;
-    if (is_fp_code == NULL || !is_fp_code(cur.ip, user_data)) {
+    const SxsEhFrame *eh = NULL;
+    if (is_fp_code == NULL || !is_fp_code(cur.ip, user_data, &eh)) {
       /* An exact ip's row may differ from a return address's at the same ip: it has keys of its own. */
       bool cacheable = cache != NULL;
       uintptr_t key = cur_exact ? cur.ip | CACHE_EXACT_KEY : cur.ip;
       uint64_t rule = 0;
       bool cached = cacheable && cache_lookup(cache, key, &rule);
-      if (cached && (rule & 3u) != RULE_NONE)
+      if (!cached && cacheable && eh != NULL && rule_from_tables(eh, cur.ip, cur_exact, &rule)) {
+        /* Learned from the module's own tables: kept only when it steps (a row that leads off the
+         * stack is left to libunwind, which may know better). */
+        bool end = (rule & 3u) == RULE_NONE;
+        stepped = !end && rule_step(rule, &cur, lo, hi, &next) && next.sp > cur.sp;
+        cached = end || stepped;
+        if (cached)
+          cache_insert(cache, key, rule);
+      } else if (cached && (rule & 3u) != RULE_NONE) {
         stepped = rule_step(rule, &cur, lo, hi, &next) && next.sp > cur.sp;
+      }
       if (!stepped && allow_libunwind && !(cached && (rule & 3u) == RULE_NONE)) {
         if (!cursor_on_cur)
           cursor_on_cur = cursor_reseed(cursor, context, &cur, cur_exact);

@@ -6,6 +6,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "sxs_cfi.h"
+
 /* The registers a walk starts from: the instruction pointer, RSP and RBP of one frame. */
 typedef struct {
   uintptr_t ip, sp, fp;
@@ -120,14 +122,16 @@ int sxs__unwind_init(void);
 int sxs__unwind_libunwind(const void *ucontext_or_null, SxsNativeFrame *frames, int max);
 
 /*
- * Tells the hybrid walk that the frame at ip keeps a frame pointer and is to be stepped by it, not by libunwind:
- * JIT-compiled and ReadyToRun .NET code, which has no unwind tables libunwind can read (it is in no ELF object's
- * .eh_frame), and, if wanted, native modules known to be built with frame pointers (a frame-pointer step costs about
- * a nanosecond, a libunwind step microseconds). Called once per frame, from whatever context the walk runs in (a
- * signal handler), so it must be async-signal-safe: a lock-free lookup in code ranges the stitcher keeps. user_data
- * is the hybrid walk's.
+ * Tells the hybrid walk what code is at ip. True: the frame keeps a frame pointer and is to be
+ * stepped by it, not by unwind tables: JIT-compiled and ReadyToRun .NET code, which has no unwind
+ * tables in any ELF object's .eh_frame, and, if wanted, native modules known to be built with frame
+ * pointers (a frame-pointer step costs about a nanosecond, a libunwind step microseconds). False:
+ * native code, and *ret_eh may be set to its module's unwind tables (left NULL when unknown), which
+ * a cached walk reads itself before it turns to libunwind. Called once per frame, from whatever
+ * context the walk runs in (a signal handler), so it must be async-signal-safe: a lock-free lookup
+ * in code ranges the stitcher keeps. user_data is the hybrid walk's.
  */
-typedef bool (*SxsUnwindIsFpCode)(uintptr_t ip, void *user_data);
+typedef bool (*SxsUnwindIsFpCode)(uintptr_t ip, void *user_data, const SxsEhFrame **ret_eh);
 
 /*
  * The walk the stitcher needs for mixed native and .NET stacks: libunwind for native frames, frame pointers for
@@ -159,8 +163,8 @@ int sxs__unwind_hybrid(const void *ucontext_or_null, uintptr_t stack_lo, uintptr
                        SxsUnwindIsFpCode is_fp_code, void *user_data, SxsNativeFrame *frames, int max);
 
 /*
- * SxsUnwindCache: what libunwind found about the frames at each return address, as a rule a walk applies in a few
- * nanoseconds instead of a libunwind step (microseconds): see "The step cache" in sxs_unwind.c. Lock-free: readers
+ * SxsUnwindCache: what the unwind tables say about the frames at each return address, as a rule a walk applies in a
+ * few nanoseconds instead of reading the tables again (a libunwind step costs microseconds): see "The step cache" in sxs_unwind.c. Lock-free: readers
  * never wait (signal handlers may walk with it), writers claim slots with a compare-and-swap. It never forgets: drop it
  * (and walk with a new one) when a module is unloaded; a cache still in use by another thread must not be freed.
  * capacity_log2 from 4 to 24 (16 bytes a slot); NULL on a bad capacity or out of memory.
@@ -175,7 +179,8 @@ void sxs__unwind_cache_census(const SxsUnwindCache *cache, unsigned *ret_fp, uns
 /*
  * sxs__unwind_hybrid() with a step cache: a frame that is not frame-pointer code and whose return address is in cache
  * is stepped by its cached rule (checked like a frame-pointer step: aligned reads inside [stack_lo, stack_hi), sp
- * strictly rising); any other is stepped by libunwind, which teaches cache the rule for next time. With a warm cache a
+ * strictly rising); any other by the row of its module's unwind tables (sxs__cfi_row, when is_fp_code gives them),
+ * or else by libunwind; either teaches cache the rule for next time. With a warm cache a
  * walk calls libunwind only to start (and on a signal, for the interrupted frame). Same arguments, results and context
  * as sxs__unwind_hybrid(); cache NULL is sxs__unwind_hybrid().
  */
@@ -185,9 +190,10 @@ int sxs__unwind_cached(const void *ucontext_or_null, uintptr_t stack_lo, uintptr
 
 /*
  * sxs__unwind_cached() from given registers instead of the caller's or a ucontext's: frames[0] = {regs->ip,
- * regs->sp}, and libunwind is started only for a frame no rule and no frame pointer can step (with exact, regs->ip is
- * an interrupted instruction, as in a signal handler's ucontext; otherwise a return address). With a warm cache and
- * frame-pointer code, no libunwind call at all: what a sampling signal handler needs. Without allow_libunwind, a
+ * regs->sp}, and libunwind is started only for a frame no rule, no unwind-table row and no frame pointer can step
+ * (with exact, regs->ip is an interrupted instruction, as in a signal handler's ucontext; otherwise a return address).
+ * With the modules' unwind tables given by is_fp_code, native frames are stepped without libunwind even the first
+ * time: what a sampling signal handler needs. Without allow_libunwind, a
  * frame no rule covers is stepped by its frame pointer or ends the walk (for a handler that interrupted the loader,
  * whose lock libunwind would take). Same results and context as sxs__unwind_cached().
  */

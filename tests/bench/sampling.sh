@@ -95,15 +95,23 @@ declare -A med
 for c in "${configs[@]}"; do med[$c]=$(median <"$tmp/$c"); done
 share() { [[ -f $tmp/share-$1 ]] && median <"$tmp/share-$1" || echo "-"; }
 
-# One capture of a deep mixed stack: two runtimes, ten bridge levels, the innermost throwing.
-SXS_DEEP_THROWS=1500000 profiled deep build/bin/runsxs 10.0 "$deep" "deep 1 2 10" 10.0 "$deep" "" >/dev/null
-read -r taken frames capture resolve < <(python3 - "$tmp/prof-deep.json" <<'PY'
+# One capture of a deep mixed stack: two runtimes, twelve bridge levels, the innermost spinning
+# in managed code (a stack that stays put), then ten levels with the innermost throwing (its leaf
+# at ever new instructions of the runtime's exception dispatch, each first seen by the handler).
+deep_stats() {
+    python3 - "$1" <<'PY'
 import json, sys
 s = json.load(open(sys.argv[1]))["samples"]
 t = s["taken"]
-print(t, s["frames"] / t, s["capture_ns"] / t, s["resolve_ns"] / t)
+print(t, "%.0f" % (s["frames"] / t), "%.2f" % (s["capture_ns_p50"] / 1000), "%.2f" % (s["capture_ns_p90"] / 1000),
+      "%.2f" % (s["capture_ns_p99"] / 1000), "%.0f" % (s["capture_ns_max"] / 1000), "%.2f" % (s["capture_ns"] / t / 1000),
+      "%.2f" % (s["resolve_ns"] / t / 1000))
 PY
-)
+}
+SXS_DEEP_SPIN_MS=4000 profiled deep build/bin/runsxs 10.0 "$deep" "deep 1 2 12" 10.0 "$deep" "" >/dev/null
+read -r spin_taken spin_frames spin_p50 spin_p90 spin_p99 spin_max spin_mean spin_resolve < <(deep_stats "$tmp/prof-deep.json")
+SXS_DEEP_THROWS=1500000 profiled deep build/bin/runsxs 10.0 "$deep" "deep 1 2 10" 10.0 "$deep" "" >/dev/null
+read -r throw_taken throw_frames throw_p50 throw_p90 throw_p99 throw_max throw_mean throw_resolve < <(deep_stats "$tmp/prof-deep.json")
 
 rows=()
 for i in "${!configs[@]}"; do
@@ -114,10 +122,8 @@ for i in "${!configs[@]}"; do
         printf "| %s | %.2f | %+.1f %% | %s |", l, v, 100 * (v - p) / p, s }')")
 done
 printf '%s\n' "${rows[@]}"
-capture_us=$(awk -v v="$capture" 'BEGIN { printf "%.2f", v / 1000 }')
-resolve_us=$(awk -v v="$resolve" 'BEGIN { printf "%.2f", v / 1000 }')
-frames_r=$(awk -v v="$frames" 'BEGIN { printf "%.0f", v }')
-echo "deep stack: $taken captures of $frames_r frames: capture $capture_us us, resolution $resolve_us us"
+echo "deep stack, spinning: $spin_taken captures of $spin_frames frames: p50 $spin_p50 us, p90 $spin_p90, p99 $spin_p99, max $spin_max, mean $spin_mean; resolution $spin_resolve us"
+echo "deep stack, throwing: $throw_taken captures of $throw_frames frames: p50 $throw_p50 us, p90 $throw_p90, p99 $throw_p99, max $throw_max, mean $throw_mean; resolution $throw_resolve us"
 
 doc=docs/PERFORMANCE.md
 begin='<!-- sampling results -->'
@@ -134,10 +140,16 @@ end='<!-- end sampling results -->'
     echo "|---|---|---|---|"
     printf '%s\n' "${rows[@]}"
     echo
-    echo "One capture in the signal handler of a $frames_r-frame stack (two runtimes under runsxs,"
-    echo "SxsStitch \`deep 1 2 10\` sampled at 999 Hz, mean of $taken captures): **$capture_us µs**;"
-    echo "its resolution on the sampler thread (classification through the owners cache, the"
-    echo "aggregation lookup, naming when the stack is new): $resolve_us µs."
+    echo "One capture in the signal handler, sampled at 999 Hz (two runtimes under runsxs, SxsStitch"
+    echo "\`deep\`; quantiles of the last 4096 captures, the mean and the longest of all):"
+    echo
+    echo "| stack | captures | frames | p50 µs | p90 µs | p99 µs | longest µs | mean µs | resolution µs (mean) |"
+    echo "|---|---|---|---|---|---|---|---|---|"
+    echo "| 12 levels, the innermost spinning in managed code | $spin_taken | $spin_frames | **$spin_p50** | $spin_p90 | $spin_p99 | $spin_max | $spin_mean | $spin_resolve |"
+    echo "| 10 levels, the innermost throwing and catching | $throw_taken | $throw_frames | **$throw_p50** | $throw_p90 | $throw_p99 | $throw_max | $throw_mean | $throw_resolve |"
+    echo
+    echo "Resolution (on the sampler thread): classification through the owners cache, the aggregation"
+    echo "lookup, naming when the stack is new."
     echo
     echo "$end"
 } >"$tmp/section"

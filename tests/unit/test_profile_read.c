@@ -173,6 +173,10 @@ static SxsProfileModel *full_model(void) {
   sm->ticks_signal = 110;
   sm->ticks_suspend = 10;
   sm->capture_ns = 30;
+  sm->capture_ns_max = 17;
+  sm->capture_ns_p50 = 4;
+  sm->capture_ns_p90 = 9;
+  sm->capture_ns_p99 = 12;
   sm->resolve_ns = 31;
   sm->frames = 32;
   add_count(sm->dropped, "buffer full", 4);

@@ -73,7 +73,8 @@ static Probe *probe_new(ProbeAction action) {
   return p;
 }
 
-static bool is_stub_code(uintptr_t ip, void *user_data) {
+static bool is_stub_code(uintptr_t ip, void *user_data, const SxsEhFrame **ret_eh) {
+  (void)ret_eh;
   const Stub *stub = user_data;
   return ip >= (uintptr_t)stub->code && ip < (uintptr_t)stub->code + stub->len;
 }
@@ -460,7 +461,7 @@ static void assert_jit_frames(const Walk *w, const Stub *stub) {
   g_test_message("walk: %s", text);
   g_assert_cmpint(w->n, >=, 4);
   g_assert_cmpstr(func_name(w->frames[0].ip), ==, "jit_inner");
-  g_assert_true(is_stub_code(w->frames[1].ip, (void *)stub));
+  g_assert_true(is_stub_code(w->frames[1].ip, (void *)stub, NULL));
   g_assert_cmpuint(w->frames[1].ip, ==, (uintptr_t)stub->code + stub->len - 2); /* after the call */
   g_assert_cmpstr(func_name(w->frames[2].ip), ==, "jit_outer");
   g_assert_cmpstr(func_name(w->frames[3].ip), ==, "run_jit");
@@ -761,7 +762,8 @@ typedef struct {
   int calls, nested_libunwind, nested_hybrid, nested_fp;
 } NestedResult;
 
-static bool walk_while_walking(uintptr_t ip, void *user_data) {
+static bool walk_while_walking(uintptr_t ip, void *user_data, const SxsEhFrame **ret_eh) {
+  (void)ret_eh;
   NestedResult *r = user_data;
   (void)ip;
   SxsNativeFrame frames[8];
@@ -853,7 +855,8 @@ static void bench_report(const char *what, double ns, int walks) {
 }
 
 /* A classifier for the benchmark, whose frames all keep frame pointers. */
-static bool all_fp_code(uintptr_t ip, void *user_data) {
+static bool all_fp_code(uintptr_t ip, void *user_data, const SxsEhFrame **ret_eh) {
+  (void)ret_eh;
   (void)ip;
   (void)user_data;
   return true;

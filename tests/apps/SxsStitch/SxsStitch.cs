@@ -17,6 +17,9 @@
 //                    exception SXS_DEEP_THROWS times (default 2000, after 200 unmeasured ones from
 //                    another site) and prints
 //                    "deep levels=<levels> throws=<n> ns_per_throw=<mean>". For the stitch benchmark.
+//                    With SXS_DEEP_SPIN_MS=<ms> the last one spins in managed code (Deep.Spin) for
+//                    that long instead, and prints "deep spin=<iterations>": a deep stack that stays
+//                    put, for the sampler's capture benchmark.
 //        SxsStitch counts
 //                    Counts.SiteOne throws 7 times, Counts.SiteTwo 3 times (each caught), from the
 //                    same Counts.Fail. Prints "counts one=7 two=3".
@@ -195,6 +198,13 @@ public static class Deep
     [MethodImpl(MethodImplOptions.NoInlining)]
     private static int Leaf()
     {
+        string spin = Environment.GetEnvironmentVariable("SXS_DEEP_SPIN_MS");
+        if (!string.IsNullOrEmpty(spin))
+        {
+            long iterations = Spin(SxsStitch.Parse(spin));
+            Console.WriteLine("deep spin=" + iterations.ToString(CultureInfo.InvariantCulture));
+            return 1;
+        }
         string text = Environment.GetEnvironmentVariable("SXS_DEEP_THROWS");
         int n = string.IsNullOrEmpty(text) ? 2000 : SxsStitch.Parse(text);
         for (int i = 0; i < 200; i++)
@@ -207,6 +217,21 @@ public static class Deep
         Console.WriteLine("deep throws=" + SxsStitch.Str(n) + " ns_per_throw=" +
                           ((long)ns).ToString(CultureInfo.InvariantCulture));
         return 1;
+    }
+
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    private static long Spin(int ms)
+    {
+        System.Diagnostics.Stopwatch watch = System.Diagnostics.Stopwatch.StartNew();
+        long iterations = 0;
+        ulong x = 1;
+        while (watch.ElapsedMilliseconds < ms)
+        {
+            for (int i = 0; i < 100000; i++)
+                x = x * 6364136223846793005UL + 1442695040888963407UL;
+            iterations++;
+        }
+        return x == 0 ? 0 : iterations;
     }
 
     // The warm-up throws from a site of its own, so the measured loop's stack is a second one, named
