@@ -378,6 +378,8 @@ static void render_samples(SxsJsonWriter *w, const SxsSamplesModel *sm) {
   sxs__json_member_uint(w, "capture_ns_p90", sm->capture_ns_p90);
   sxs__json_member_uint(w, "capture_ns_p99", sm->capture_ns_p99);
   sxs__json_member_uint(w, "resolve_ns", sm->resolve_ns);
+  sxs__json_member_uint(w, "suspensions", sm->suspensions);
+  sxs__json_member_uint(w, "walks_reused", sm->walks_reused);
   render_count_table(w, "dropped", sm->dropped);
   sxs__json_key(w, "stacks");
   sxs__json_begin_array(w);
@@ -581,6 +583,8 @@ void sxs__profile_model_merge(SxsProfileModel *into, SxsProfileModel *from) {
   a->capture_ns_p90 = MAX(a->capture_ns_p90, b->capture_ns_p90);
   a->capture_ns_p99 = MAX(a->capture_ns_p99, b->capture_ns_p99);
   a->resolve_ns += b->resolve_ns;
+  a->suspensions += b->suspensions;
+  a->walks_reused += b->walks_reused;
   add_count_table(a->dropped, b->dropped);
 
   SxsWalkCounters *w = &into->walks;

@@ -624,6 +624,10 @@ static void read_samples(SxsJsonReader *r, SxsSamplesModel *sm) {
       read_u64(r, &sm->capture_ns_p99);
     else if (key_is(key, "resolve_ns"))
       read_u64(r, &sm->resolve_ns);
+    else if (key_is(key, "suspensions"))
+      read_u64(r, &sm->suspensions);
+    else if (key_is(key, "walks_reused"))
+      read_u64(r, &sm->walks_reused);
     else if (key_is(key, "dropped"))
       read_count_table(r, sm->dropped);
     else if (key_is(key, "stacks"))

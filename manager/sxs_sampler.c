@@ -128,7 +128,8 @@ typedef struct {
   ThreadSlot *tslot;    /* timer mode: its slot in the pool, or NULL */
   timer_t timer;        /* timer mode: its CPU-time timer (valid with tslot) */
   guint last_n;
-  guint skip; /* ticks left before it is looked at again */
+  guint skip;              /* ticks left before it is looked at again */
+  struct WalkReuse *reuse; /* suspend walker: its last walk by the runtimes, or NULL; owned */
 } SampledThread;
 
 /* The sampler. `lock` guards the counters and dropped (read by sxs__sampler_fill); the rest is the
@@ -143,6 +144,8 @@ static struct {
   SxsSamplingMode mode;
   char *off_reason;
   guint64 ticks, taken, weight, capture_ns, resolve_ns, frames;
+  guint64 suspensions, walks_reused;          /* suspend walker: times the runtimes were suspended; samples that
+                                      * reused a thread's last walk instead */
   guint64 capture_max;                        /* the longest capture */
   guint32 capture_ring[SAMPLER_CAPTURE_RING]; /* the last captures' times (ns), for quantiles */
   guint capture_count;                        /* captures noted: the ring's next slot, modulo */
@@ -442,9 +445,12 @@ static void timer_disarm(SampledThread *t) {
   t->tslot = NULL;
 }
 
+static void walk_reuse_free(struct WalkReuse *r);
+
 static void sampled_thread_free(gpointer p) {
   SampledThread *t = p;
   timer_disarm(t);
+  walk_reuse_free(t->reuse);
   g_free(t->last);
   g_free(t->name);
   g_free(t);
@@ -766,6 +772,9 @@ typedef struct {
   guint64 weight;
   int n_native;
   SxsNativeFrame native[SAMPLER_MAX_FRAMES];
+  guint n_classified;
+  SxsStackFrame classified[SAMPLER_MAX_FRAMES];
+  gboolean reused; /* its walks are the thread's last ones (no suspension for it) */
   guint n_walks;
   SxsRuntimeWalk walks[SXS_STITCH_MAX_RUNTIMES];
   SxsStackFrame walked[SXS_STITCH_MAX_RUNTIME_FRAMES];
@@ -773,6 +782,162 @@ typedef struct {
 
 #define SAMPLER_SUSPEND_MAX_THREADS 32
 #define SAMPLER_MAX_MANAGED_THREADS 1024
+#define SAMPLER_REUSE_NS (250 * G_GINT64_CONSTANT(1000000)) /* a walk is reused for this long at most */
+
+/*
+ * Walk reuse. A suspension is what the suspend walker costs (the runtime signals each thread,
+ * flushes every CPU's write buffers twice, and every thread waits), and a CPU-bound thread is
+ * mostly found where it was found before: the same return addresses at the same stack pointers,
+ * only the leaf's instruction moved on inside the same function. The runtimes' walk of such a
+ * stack is the walk they made last time (the frames above the leaf are the same calls, and the
+ * leaf is the same function), so it is kept and merged with the new capture. The walk is made
+ * anew when anything differs: a frame, a stack pointer, the leaf's function or owner, the
+ * number of frames; when a module was unloaded since (code may have moved into its place); when
+ * the walk was incomplete; and at least every SAMPLER_REUSE_NS, so no stack is trusted longer.
+ */
+struct WalkReuse {
+  SxsNativeFrame *native; /* the capture the walk went with; native[0].ip is not compared */
+  guint n_native;
+  int leaf_runtime;       /* the leaf's owner as classified, 0 for native code */
+  uint64_t leaf_function; /* and its function */
+  SxsStackFrame *walked;  /* every runtime's frames, walk after walk */
+  guint n_walks;
+  struct {
+    int runtime_id;
+    guint first, n;
+  } walks[SXS_STITCH_MAX_RUNTIMES];
+  guint64 at_ns;
+  unsigned long long unloads;
+};
+typedef struct WalkReuse WalkReuse;
+
+static void walk_reuse_free(WalkReuse *r) {
+  if (r == NULL)
+    return;
+  g_free(r->native);
+  g_free(r->walked);
+  g_free(r);
+}
+
+/* Whether sample s (captured) stands where its thread's last walk was made: the same frames at
+ * the same stack pointers, the leaf's instruction aside, within SAMPLER_REUSE_NS and with no
+ * module unloaded since. Context: the sampler thread. */
+static gboolean walk_reuse_matches(const SuspendedSample *s, const SxsWalkResources *res, guint64 now) {
+  const WalkReuse *r = s->thread->reuse;
+  return r != NULL && now - r->at_ns <= (guint64)SAMPLER_REUSE_NS && r->unloads == sxs__modmap_unloads(res->map) &&
+         (guint)s->n_native == r->n_native && s->native[0].sp == r->native[0].sp &&
+         memcmp(s->native + 1, r->native + 1, (r->n_native - 1) * sizeof r->native[0]) == 0;
+}
+
+/* Sample s's native frames, classified by owner. Context: the sampler thread, nothing suspended
+ * (the owners' lookups take the runtimes' locks). */
+static void classify(SuspendedSample *s, const SxsWalkResources *res, const SxsStitchRuntime *runtimes,
+                     guint n_targets) {
+  SxsStitchReport report = {0};
+  s->n_classified = sxs__stitch_classify(runtimes, n_targets, res->map, res->owners, s->native, (guint)s->n_native,
+                                         TRUE, s->classified, NULL, &report);
+}
+
+/* For sample s, which walk_reuse_matches and is classified: whether its leaf is the function
+ * (or native code) the last walk's was; if so, s's walks are set from that walk. Context: the
+ * sampler thread. */
+static gboolean walk_reuse_take(SuspendedSample *s) {
+  const WalkReuse *r = s->thread->reuse;
+  const SxsStackFrame *leaf = &s->classified[0];
+  if (leaf->kind == SXS_FRAME_MANAGED
+          ? leaf->function_id == 0 || leaf->runtime_id != r->leaf_runtime || leaf->function_id != r->leaf_function
+          : r->leaf_runtime != 0)
+    return FALSE;
+  s->n_walks = r->n_walks;
+  for (guint w = 0; w < r->n_walks; w++)
+    s->walks[w] = (SxsRuntimeWalk){.runtime_id = r->walks[w].runtime_id,
+                                   .frames = r->walked + r->walks[w].first,
+                                   .n = r->walks[w].n,
+                                   .complete = TRUE};
+  return TRUE;
+}
+
+static void walk_reuse_forget(SampledThread *t) {
+  walk_reuse_free(t->reuse);
+  t->reuse = NULL;
+}
+
+/*
+ * Checks sample s's fresh walks (trimmed to the capture) against its native capture. Between the
+ * capture and the suspension the thread runs on: it may have returned from the function it was
+ * captured in and called another at the same depth (Cold.Walk captured, Hot.Spin walked), which
+ * trimming by stack pointer cannot tell. The innermost managed frame of the capture, as the
+ * runtime that owns it named it, must be in that runtime's walk: frames before it there are
+ * where the thread went since, and are dropped; a walk without it is of another stack, and is
+ * dropped whole (the capture's own classification names those frames). Returns FALSE when a
+ * walk was dropped or shortened at its start (then it is not kept for reuse). Context: the
+ * sampler thread.
+ */
+static gboolean align_walks(SuspendedSample *s) {
+  const SxsStackFrame *first = NULL;
+  for (guint i = 0; i < s->n_classified && first == NULL; i++)
+    if (s->classified[i].kind == SXS_FRAME_MANAGED && s->classified[i].function_id != 0)
+      first = &s->classified[i];
+  if (first == NULL)
+    return TRUE;
+  gboolean intact = TRUE;
+  for (guint w = 0; w < s->n_walks; w++) {
+    SxsRuntimeWalk *walk = &s->walks[w];
+    if (walk->runtime_id != first->runtime_id)
+      continue;
+    guint at = 0;
+    while (at < walk->n && walk->frames[at].function_id != first->function_id)
+      at++;
+    if (at == walk->n) {
+      walk->n = 0;
+      walk->complete = FALSE;
+      intact = FALSE;
+    } else if (at > 0) {
+      walk->frames += at;
+      walk->n -= at;
+      intact = FALSE;
+    }
+  }
+  return intact;
+}
+
+/* Keeps sample s's fresh walks (trimmed to the capture) for its thread's next samples, when
+ * every one of them is complete. Context: the sampler thread. */
+static void walk_reuse_keep(const SuspendedSample *s, const SxsWalkResources *res, guint64 now) {
+  SampledThread *t = s->thread;
+  walk_reuse_free(t->reuse);
+  t->reuse = NULL;
+  guint total = 0;
+  for (guint w = 0; w < s->n_walks; w++) {
+    if (!s->walks[w].complete)
+      return;
+    total += s->walks[w].n;
+  }
+  if (s->n_walks == 0 || s->n_native <= 0)
+    return;
+  WalkReuse *r = g_new0(WalkReuse, 1);
+  r->native = g_memdup2(s->native, (gsize)s->n_native * sizeof s->native[0]);
+  r->n_native = (guint)s->n_native;
+  const SxsStackFrame *leaf = &s->classified[0];
+  r->leaf_runtime = leaf->kind == SXS_FRAME_MANAGED ? leaf->runtime_id : 0;
+  r->leaf_function = leaf->kind == SXS_FRAME_MANAGED ? leaf->function_id : 0;
+  r->walked = g_new(SxsStackFrame, MAX(total, 1));
+  guint at = 0;
+  for (guint w = 0; w < s->n_walks; w++) {
+    memcpy(r->walked + at, s->walks[w].frames, s->walks[w].n * sizeof r->walked[0]);
+    r->walks[w].runtime_id = s->walks[w].runtime_id;
+    r->walks[w].first = at;
+    r->walks[w].n = s->walks[w].n;
+    at += s->walks[w].n;
+  }
+  r->n_walks = s->n_walks;
+  r->at_ns = now;
+  r->unloads = sxs__modmap_unloads(res->map);
+  t->reuse = r;
+}
+
+static void walk_suspended(SuspendedSample *samples, guint n_due, const SxsStitchTarget *targets, guint n_targets,
+                           uint64_t **ids, uint32_t **tids);
 
 /* A suspend-walker tick: each thread due captures its native frames by the signal, where it runs;
  * then every runtime is suspended (in id order), each of those threads walked by each runtime's
@@ -836,6 +1001,72 @@ static void tick_suspend(guint64 period_ns, const SxsWalkResources *res, const S
   if (n_captured == 0)
     return;
 
+  /* A thread found where it was found before takes its last walk again (walk reuse, above): its
+   * frames are compared at once, and only such a thread's are classified before the suspension
+   * (classifying the others would only delay their walk). */
+  guint n_to_walk = 0;
+  guint64 now = now_ns(CLOCK_MONOTONIC);
+  for (guint i = 0; i < n_due; i++) {
+    SuspendedSample *s = &samples[i];
+    s->reused = FALSE;
+    s->n_classified = 0;
+    if (s->n_native <= 0)
+      continue;
+    if (walk_reuse_matches(s, res, now)) {
+      classify(s, res, runtimes, n_targets);
+      s->reused = walk_reuse_take(s);
+    }
+    if (!s->reused)
+      n_to_walk++;
+  }
+  if (n_to_walk > 0)
+    walk_suspended(samples, n_due, targets, n_targets, ids, tids);
+
+  static SxsStackFrame stitched[SXS_STITCH_MAX_STITCHED];
+  guint64 reused = 0;
+  for (guint i = 0; i < n_due; i++) {
+    SuspendedSample *s = &samples[i];
+    if (s->n_native <= 0)
+      continue;
+    guint64 t0 = now_ns(CLOCK_MONOTONIC);
+    if (s->reused) {
+      reused++;
+    } else {
+      if (s->n_classified == 0)
+        classify(s, res, runtimes, n_targets);
+      /* Frames of the runtime's walk below the thread's leaf as captured are where it was parked
+       * since (the wait for the suspension): not part of the sample. */
+      uintptr_t leaf_sp = s->native[0].sp;
+      for (guint w = 0; w < s->n_walks; w++) {
+        SxsRuntimeWalk *walk = &s->walks[w];
+        guint skip = 0;
+        while (skip < walk->n && walk->frames[skip].sp < leaf_sp)
+          skip++;
+        walk->frames += skip;
+        walk->n -= skip;
+      }
+      if (align_walks(s))
+        walk_reuse_keep(s, res, t0);
+      else
+        walk_reuse_forget(s->thread);
+    }
+    guint kept =
+        sxs__merge_stacks(s->classified, s->n_classified, s->walks, s->n_walks, stitched, G_N_ELEMENTS(stitched));
+    add_sample_of(s->thread, res, stitched, kept, s->weight, targets, n_targets);
+    count_taken(s->weight, kept, now_ns(CLOCK_MONOTONIC) - t0);
+  }
+  g_mutex_lock(&sampler.lock);
+  sampler.walks_reused += reused;
+  if (n_to_walk > 0)
+    sampler.suspensions++;
+  g_mutex_unlock(&sampler.lock);
+}
+
+/* The suspension of a suspend-walker tick: every runtime suspended (in id order), each sample
+ * not reusing a walk walked by each runtime's DoStackSnapshot, every runtime resumed (in reverse
+ * order). ids and tids: room for each runtime's thread list. Context: the sampler thread. */
+static void walk_suspended(SuspendedSample *samples, guint n_due, const SxsStitchTarget *targets, guint n_targets,
+                           uint64_t **ids, uint32_t **tids) {
   gboolean suspended[SXS_STITCH_MAX_RUNTIMES] = {FALSE};
   guint n_threads[SXS_STITCH_MAX_RUNTIMES] = {0};
   for (guint k = 0; k < n_targets; k++) {
@@ -849,6 +1080,8 @@ static void tick_suspend(guint64 period_ns, const SxsWalkResources *res, const S
   }
   for (guint i = 0; i < n_due && !sampler.stop; i++) {
     SuspendedSample *s = &samples[i];
+    if (s->reused)
+      continue;
     guint used = 0;
     for (guint k = 0; k < n_targets && s->n_native > 0; k++) {
       if (!suspended[k])
@@ -887,31 +1120,6 @@ static void tick_suspend(guint64 period_ns, const SxsWalkResources *res, const S
   for (guint k = n_targets; k-- > 0;)
     if (suspended[k])
       targets[k].ops->resume(targets[k].stitch.user);
-
-  static SxsStackFrame classified[SAMPLER_MAX_FRAMES], stitched[SXS_STITCH_MAX_STITCHED];
-  for (guint i = 0; i < n_due; i++) {
-    SuspendedSample *s = &samples[i];
-    if (s->n_native <= 0)
-      continue;
-    guint64 t0 = now_ns(CLOCK_MONOTONIC);
-    /* Frames of the runtime's walk below the thread's leaf as captured are where it was parked
-     * since (the wait for the suspension): not part of the sample. */
-    uintptr_t leaf_sp = s->native[0].sp;
-    for (guint w = 0; w < s->n_walks; w++) {
-      SxsRuntimeWalk *walk = &s->walks[w];
-      guint skip = 0;
-      while (skip < walk->n && walk->frames[skip].sp < leaf_sp)
-        skip++;
-      walk->frames += skip;
-      walk->n -= skip;
-    }
-    SxsStitchReport report = {0};
-    guint n = sxs__stitch_classify(runtimes, n_targets, res->map, res->owners, s->native, (guint)s->n_native, TRUE,
-                                   classified, NULL, &report);
-    guint kept = sxs__merge_stacks(classified, n, s->walks, s->n_walks, stitched, G_N_ELEMENTS(stitched));
-    add_sample_of(s->thread, res, stitched, kept, s->weight, targets, n_targets);
-    count_taken(s->weight, kept, now_ns(CLOCK_MONOTONIC) - t0);
-  }
 }
 
 /* Waits (at most 10 ms) until no timer handler is between its first and last read of timer_res. */
@@ -1169,6 +1377,8 @@ void sxs__sampler_fill(SxsProfileModel *m) {
   s->capture_ns = sampler.capture_ns;
   capture_quantiles(s);
   s->resolve_ns = sampler.resolve_ns;
+  s->suspensions = sampler.suspensions;
+  s->walks_reused = sampler.walks_reused;
   s->frames = sampler.frames;
   GHashTableIter it;
   gpointer key, value;

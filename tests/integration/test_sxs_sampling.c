@@ -139,6 +139,29 @@ static void test_hotcold(Fixture *f, gconstpointer data) {
   /* Cold.Walk runs 1 ms of wall time per 10: its CPU share falls when the machine is busy with
    * something else (another build), never to nothing. */
   assert_share_within(samples, "Cold.Walk", 1, "SxsSample.Main", 0.01, 0.20);
+  /* Hot.Spin and Cold.Walk are both called by SxsSample.HotCold, never one by the other: a walk
+   * made after the thread moved from one to the other is not stitched onto the capture. */
+  g_assert_cmpint(samples_with(samples, "Hot.Spin", 0, NULL), >, 0);
+  JsonArray *stacks = json_object_get_array_member(samples, "stacks");
+  for (guint i = 0; i < json_array_get_length(stacks); i++) {
+    JsonObject *st = json_array_get_object_element(stacks, i);
+    g_assert_false(stack_has(st, "Hot.Spin", 0) && stack_has(st, "Cold.Walk", 0));
+  }
+  if (g_str_equal(hc->walker, "suspend")) {
+    /* One thread spinning where it was found before: most samples reuse its last walk, and the
+     * runtime is suspended for the others only. */
+    gint64 taken = json_object_get_int_member(samples, "taken");
+    gint64 suspensions = json_object_get_int_member(samples, "suspensions");
+    gint64 reused = json_object_get_int_member(samples, "walks_reused");
+    g_test_message("taken %" G_GINT64_FORMAT ", suspensions %" G_GINT64_FORMAT ", reused %" G_GINT64_FORMAT, taken,
+                   suspensions, reused);
+    g_assert_cmpint(suspensions, >=, 1);
+    g_assert_cmpint(reused, >=, taken / 2);
+    g_assert_cmpint(suspensions + reused, <=, taken);
+  } else {
+    g_assert_cmpint(json_object_get_int_member(samples, "suspensions"), ==, 0);
+    g_assert_cmpint(json_object_get_int_member(samples, "walks_reused"), ==, 0);
+  }
 }
 
 /* Two runtimes, each spinning in its own function on its own thread: each function is counted

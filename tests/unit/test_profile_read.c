@@ -177,6 +177,8 @@ static SxsProfileModel *full_model(void) {
   sm->capture_ns_p50 = 4;
   sm->capture_ns_p90 = 9;
   sm->capture_ns_p99 = 12;
+  sm->suspensions = 21;
+  sm->walks_reused = 19;
   sm->resolve_ns = 31;
   sm->frames = 32;
   add_count(sm->dropped, "buffer full", 4);
