@@ -128,8 +128,8 @@ typedef struct {
   ThreadSlot *tslot;    /* timer mode: its slot in the pool, or NULL */
   timer_t timer;        /* timer mode: its CPU-time timer (valid with tslot) */
   guint last_n;
-  guint skip;              /* ticks left before it is looked at again */
-  struct WalkReuse *reuse; /* suspend walker: its last walk by the runtimes, or NULL; owned */
+  guint skip;                 /* ticks left before it is looked at again */
+  struct WalkReuse *reuse[4]; /* suspend walker: its last walks by the runtimes (NULL: none); owned */
 } SampledThread;
 
 /* The sampler. `lock` guards the counters and dropped (read by sxs__sampler_fill); the rest is the
@@ -169,7 +169,7 @@ static struct {
   gboolean stacks_stale;       /* the stack ranges are to be read again at the next rescan */
   gboolean abandoned;          /* a capture was left running at stop: its resources are never released */
   guint rotation;              /* where the next tick starts in the thread list */
-  gboolean use_timers;         /* mode=cpu with the signal walker: per-thread CPU-time timers */
+  gboolean use_timers;         /* mode=cpu: per-thread CPU-time timers capture the stacks */
   SxsWalkResources timer_walk; /* what timer handlers walk with (taken, released when replaced) */
   gboolean timer_walk_taken;
 } sampler;
@@ -450,7 +450,8 @@ static void walk_reuse_free(struct WalkReuse *r);
 static void sampled_thread_free(gpointer p) {
   SampledThread *t = p;
   timer_disarm(t);
-  walk_reuse_free(t->reuse);
+  for (guint i = 0; i < G_N_ELEMENTS(t->reuse); i++)
+    walk_reuse_free(t->reuse[i]);
   g_free(t->last);
   g_free(t->name);
   g_free(t);
@@ -774,7 +775,8 @@ typedef struct {
   SxsNativeFrame native[SAMPLER_MAX_FRAMES];
   guint n_classified;
   SxsStackFrame classified[SAMPLER_MAX_FRAMES];
-  gboolean reused; /* its walks are the thread's last ones (no suspension for it) */
+  gboolean reused;     /* its walks are the thread's last ones (no suspension for it) */
+  gboolean learn_only; /* captured by the sampler's signal only to learn a walk to reuse: not counted */
   guint n_walks;
   SxsRuntimeWalk walks[SXS_STITCH_MAX_RUNTIMES];
   SxsStackFrame walked[SXS_STITCH_MAX_RUNTIME_FRAMES];
@@ -782,7 +784,7 @@ typedef struct {
 
 #define SAMPLER_SUSPEND_MAX_THREADS 32
 #define SAMPLER_MAX_MANAGED_THREADS 1024
-#define SAMPLER_REUSE_NS (250 * G_GINT64_CONSTANT(1000000)) /* a walk is reused for this long at most */
+#define SAMPLER_REUSE_NS (1000 * G_GINT64_CONSTANT(1000000)) /* a walk is reused for this long at most */
 
 /*
  * Walk reuse. A suspension is what the suspend walker costs (the runtime signals each thread,
@@ -819,14 +821,31 @@ static void walk_reuse_free(WalkReuse *r) {
   g_free(r);
 }
 
-/* Whether sample s (captured) stands where its thread's last walk was made: the same frames at
- * the same stack pointers, the leaf's instruction aside, within SAMPLER_REUSE_NS and with no
- * module unloaded since. Context: the sampler thread. */
+/* The walk of sample s's thread that s stands where it was made: the same frames at the same
+ * stack pointers, the leaf's instruction aside, within SAMPLER_REUSE_NS and with no module
+ * unloaded since; with check_leaf, also with the leaf in the same function (s classified).
+ * NULL when there is none. Context: the sampler thread. */
+static WalkReuse *walk_reuse_find(const SuspendedSample *s, const SxsWalkResources *res, guint64 now,
+                                  gboolean check_leaf) {
+  const SxsStackFrame *leaf = &s->classified[0];
+  for (guint i = 0; i < G_N_ELEMENTS(s->thread->reuse); i++) {
+    WalkReuse *r = s->thread->reuse[i];
+    if (r == NULL || now - r->at_ns > (guint64)SAMPLER_REUSE_NS || r->unloads != sxs__modmap_unloads(res->map) ||
+        (guint)s->n_native != r->n_native || s->native[0].sp != r->native[0].sp ||
+        memcmp(s->native + 1, r->native + 1, (r->n_native - 1) * sizeof r->native[0]) != 0)
+      continue;
+    if (check_leaf &&
+        (leaf->kind == SXS_FRAME_MANAGED
+             ? leaf->function_id == 0 || leaf->runtime_id != r->leaf_runtime || leaf->function_id != r->leaf_function
+             : r->leaf_runtime != 0))
+      continue;
+    return r;
+  }
+  return NULL;
+}
+
 static gboolean walk_reuse_matches(const SuspendedSample *s, const SxsWalkResources *res, guint64 now) {
-  const WalkReuse *r = s->thread->reuse;
-  return r != NULL && now - r->at_ns <= (guint64)SAMPLER_REUSE_NS && r->unloads == sxs__modmap_unloads(res->map) &&
-         (guint)s->n_native == r->n_native && s->native[0].sp == r->native[0].sp &&
-         memcmp(s->native + 1, r->native + 1, (r->n_native - 1) * sizeof r->native[0]) == 0;
+  return walk_reuse_find(s, res, now, FALSE) != NULL;
 }
 
 /* Sample s's native frames, classified by owner. Context: the sampler thread, nothing suspended
@@ -838,15 +857,11 @@ static void classify(SuspendedSample *s, const SxsWalkResources *res, const SxsS
                                          TRUE, s->classified, NULL, &report);
 }
 
-/* For sample s, which walk_reuse_matches and is classified: whether its leaf is the function
- * (or native code) the last walk's was; if so, s's walks are set from that walk. Context: the
- * sampler thread. */
-static gboolean walk_reuse_take(SuspendedSample *s) {
-  const WalkReuse *r = s->thread->reuse;
-  const SxsStackFrame *leaf = &s->classified[0];
-  if (leaf->kind == SXS_FRAME_MANAGED
-          ? leaf->function_id == 0 || leaf->runtime_id != r->leaf_runtime || leaf->function_id != r->leaf_function
-          : r->leaf_runtime != 0)
+/* For sample s, classified: whether a kept walk of its thread fits it, leaf function included;
+ * if so, s's walks are set from that walk. Context: the sampler thread. */
+static gboolean walk_reuse_take(SuspendedSample *s, const SxsWalkResources *res, guint64 now) {
+  const WalkReuse *r = walk_reuse_find(s, res, now, TRUE);
+  if (r == NULL)
     return FALSE;
   s->n_walks = r->n_walks;
   for (guint w = 0; w < r->n_walks; w++)
@@ -855,11 +870,6 @@ static gboolean walk_reuse_take(SuspendedSample *s) {
                                    .n = r->walks[w].n,
                                    .complete = TRUE};
   return TRUE;
-}
-
-static void walk_reuse_forget(SampledThread *t) {
-  walk_reuse_free(t->reuse);
-  t->reuse = NULL;
 }
 
 /*
@@ -902,11 +912,11 @@ static gboolean align_walks(SuspendedSample *s) {
 }
 
 /* Keeps sample s's fresh walks (trimmed to the capture) for its thread's next samples, when
- * every one of them is complete. Context: the sampler thread. */
+ * every one of them is complete: in place of the kept walk of the same stack, else of none, else
+ * of the oldest (a thread keeps up to four stacks, so one that alternates between a few places,
+ * as a loop calling two functions does, reuses a walk for each). Context: the sampler thread. */
 static void walk_reuse_keep(const SuspendedSample *s, const SxsWalkResources *res, guint64 now) {
   SampledThread *t = s->thread;
-  walk_reuse_free(t->reuse);
-  t->reuse = NULL;
   guint total = 0;
   for (guint w = 0; w < s->n_walks; w++) {
     if (!s->walks[w].complete)
@@ -915,6 +925,23 @@ static void walk_reuse_keep(const SuspendedSample *s, const SxsWalkResources *re
   }
   if (s->n_walks == 0 || s->n_native <= 0)
     return;
+  WalkReuse *same = walk_reuse_find(s, res, now, TRUE);
+  const guint n_slots = G_N_ELEMENTS(t->reuse);
+  guint slot_at = n_slots;
+  for (guint i = 0; i < n_slots && slot_at == n_slots; i++)
+    if (same != NULL && t->reuse[i] == same)
+      slot_at = i;
+  for (guint i = 0; i < n_slots && slot_at == n_slots; i++)
+    if (t->reuse[i] == NULL)
+      slot_at = i;
+  if (slot_at == n_slots) {
+    slot_at = 0;
+    for (guint i = 1; i < n_slots; i++)
+      if (t->reuse[i]->at_ns < t->reuse[slot_at]->at_ns)
+        slot_at = i;
+  }
+  walk_reuse_free(t->reuse[slot_at]);
+  t->reuse[slot_at] = NULL;
   WalkReuse *r = g_new0(WalkReuse, 1);
   r->native = g_memdup2(s->native, (gsize)s->n_native * sizeof s->native[0]);
   r->n_native = (guint)s->n_native;
@@ -933,11 +960,21 @@ static void walk_reuse_keep(const SuspendedSample *s, const SxsWalkResources *re
   r->n_walks = s->n_walks;
   r->at_ns = now;
   r->unloads = sxs__modmap_unloads(res->map);
-  t->reuse = r;
+  t->reuse[slot_at] = r;
 }
 
 static void walk_suspended(SuspendedSample *samples, guint n_due, const SxsStitchTarget *targets, guint n_targets,
                            uint64_t **ids, uint32_t **tids);
+static void suspend_finish(SuspendedSample *samples, guint n_due, const SxsWalkResources *res,
+                           const SxsStitchTarget *targets, const SxsStitchRuntime *runtimes, guint n_targets);
+
+/* The suspend walker's per-tick samples (SAMPLER_SUSPEND_MAX_THREADS), allocated once. */
+static SuspendedSample *suspended_samples(void) {
+  static SuspendedSample *samples;
+  if (!samples)
+    samples = g_new0(SuspendedSample, SAMPLER_SUSPEND_MAX_THREADS);
+  return samples;
+}
 
 /* A suspend-walker tick: each thread due captures its native frames by the signal, where it runs;
  * then every runtime is suspended (in id order), each of those threads walked by each runtime's
@@ -946,16 +983,7 @@ static void walk_suspended(SuspendedSample *samples, guint n_due, const SxsStitc
  * where the thread parked for the suspension, left out) and counted. */
 static void tick_suspend(guint64 period_ns, const SxsWalkResources *res, const SxsStitchTarget *targets,
                          const SxsStitchRuntime *runtimes, guint n_targets) {
-  static SuspendedSample *samples;
-  static uint64_t *ids[SXS_STITCH_MAX_RUNTIMES];
-  static uint32_t *tids[SXS_STITCH_MAX_RUNTIMES];
-  if (!samples) {
-    samples = g_new0(SuspendedSample, SAMPLER_SUSPEND_MAX_THREADS);
-    for (guint k = 0; k < SXS_STITCH_MAX_RUNTIMES; k++) {
-      ids[k] = g_new(uint64_t, SAMPLER_MAX_MANAGED_THREADS);
-      tids[k] = g_new(uint32_t, SAMPLER_MAX_MANAGED_THREADS);
-    }
-  }
+  SuspendedSample *samples = suspended_samples();
   guint n_due = 0;
   g_autoptr(GPtrArray) order = tick_order();
   for (guint i = 0; i < order->len && n_due < SAMPLER_SUSPEND_MAX_THREADS; i++) {
@@ -985,6 +1013,7 @@ static void tick_suspend(guint64 period_ns, const SxsWalkResources *res, const S
     if (sampler.stop)
       continue;
     gboolean abandoned = FALSE;
+    s->learn_only = FALSE;
     s->n_native = capture(s->thread, res, &abandoned);
     if (abandoned) {
       sampler.abandoned = TRUE;
@@ -1000,7 +1029,21 @@ static void tick_suspend(guint64 period_ns, const SxsWalkResources *res, const S
   }
   if (n_captured == 0)
     return;
+  suspend_finish(samples, n_due, res, targets, runtimes, n_targets);
+}
 
+/* The rest of a suspend-walker tick once the due threads' native frames are captured (samples
+ * with n_native <= 0 are skipped): walk reuse, the suspension for the others, the merge. */
+static void suspend_finish(SuspendedSample *samples, guint n_due, const SxsWalkResources *res,
+                           const SxsStitchTarget *targets, const SxsStitchRuntime *runtimes, guint n_targets) {
+  static uint64_t *ids[SXS_STITCH_MAX_RUNTIMES];
+  static uint32_t *tids[SXS_STITCH_MAX_RUNTIMES];
+  if (!ids[0]) {
+    for (guint k = 0; k < SXS_STITCH_MAX_RUNTIMES; k++) {
+      ids[k] = g_new(uint64_t, SAMPLER_MAX_MANAGED_THREADS);
+      tids[k] = g_new(uint32_t, SAMPLER_MAX_MANAGED_THREADS);
+    }
+  }
   /* A thread found where it was found before takes its last walk again (walk reuse, above): its
    * frames are compared at once, and only such a thread's are classified before the suspension
    * (classifying the others would only delay their walk). */
@@ -1014,7 +1057,7 @@ static void tick_suspend(guint64 period_ns, const SxsWalkResources *res, const S
       continue;
     if (walk_reuse_matches(s, res, now)) {
       classify(s, res, runtimes, n_targets);
-      s->reused = walk_reuse_take(s);
+      s->reused = walk_reuse_take(s, res, now);
     }
     if (!s->reused)
       n_to_walk++;
@@ -1047,11 +1090,11 @@ static void tick_suspend(guint64 period_ns, const SxsWalkResources *res, const S
       }
       if (align_walks(s))
         walk_reuse_keep(s, res, t0);
-      else
-        walk_reuse_forget(s->thread);
     }
     guint kept =
         sxs__merge_stacks(s->classified, s->n_classified, s->walks, s->n_walks, stitched, G_N_ELEMENTS(stitched));
+    if (s->learn_only)
+      continue;
     add_sample_of(s->thread, res, stitched, kept, s->weight, targets, n_targets);
     count_taken(s->weight, kept, now_ns(CLOCK_MONOTONIC) - t0);
   }
@@ -1174,6 +1217,67 @@ static void tick_timers(const SxsWalkResources *res, const SxsStitchTarget *targ
   }
 }
 
+/*
+ * A suspend-walker tick in cpu mode: the threads' CPU-time timers have captured their native
+ * frames where they ran, on their own CPUs (no signal crossed CPUs). A capture that matches a
+ * walk its thread kept is merged with it at once; any other is counted as its own frames name it,
+ * and its thread is captured afresh by the sampler's signal and walked under a suspension, as in
+ * wall mode, to learn a walk for what follows (a timer capture is too old to be stitched with a
+ * walk made now).
+ */
+static void tick_suspend_timers(const SxsWalkResources *res, const SxsStitchTarget *targets,
+                                const SxsStitchRuntime *runtimes, guint n_targets) {
+  SuspendedSample *samples = suspended_samples();
+  guint n_due = 0;
+  GHashTableIter it;
+  gpointer value;
+  guint64 now = now_ns(CLOCK_MONOTONIC);
+  g_hash_table_iter_init(&it, sampler.threads);
+  while (n_due < SAMPLER_SUSPEND_MAX_THREADS && g_hash_table_iter_next(&it, NULL, &value)) {
+    SampledThread *t = value;
+    ThreadSlot *ts = t->tslot;
+    if (!ts || __atomic_load_n(&ts->state, __ATOMIC_ACQUIRE) != SLOT_DONE)
+      continue;
+    int n = ts->n;
+    guint64 weight = 1 + (guint64)__atomic_exchange_n(&ts->missed, 0, __ATOMIC_RELAXED);
+    int overrun = timer_getoverrun(t->timer);
+    if (overrun > 0)
+      weight += (guint64)overrun;
+    if (n <= 0) {
+      count_failed_capture(n);
+      __atomic_store_n(&ts->state, SLOT_IDLE, __ATOMIC_RELEASE);
+      continue;
+    }
+    note_capture(ts->capture_ns);
+    SuspendedSample *s = &samples[n_due++];
+    s->thread = t;
+    s->weight = weight;
+    s->n_walks = 0;
+    s->n_native = n;
+    memcpy(s->native, ts->frames, (size_t)n * sizeof s->native[0]);
+    __atomic_store_n(&ts->state, SLOT_IDLE, __ATOMIC_RELEASE);
+    s->learn_only = FALSE;
+    if (!walk_reuse_matches(s, res, now)) {
+      /* No walk fits: the sample counts as the capture names it (as the signal walker's would),
+       * and the thread is captured again, where it is now, and walked under a suspension, for
+       * its next samples to reuse. Counting that later capture instead would favour the places a
+       * thread stays in over those it passes through. */
+      record_capture(t, res, s->native, (guint)n, weight, targets, runtimes, n_targets);
+      gboolean abandoned = FALSE;
+      s->n_native = sampler.stop ? 0 : capture(t, res, &abandoned);
+      if (abandoned) {
+        sampler.abandoned = TRUE;
+        return;
+      }
+      if (s->n_native > 0)
+        memcpy(s->native, slot.frames, (size_t)s->n_native * sizeof s->native[0]);
+      s->learn_only = TRUE;
+    }
+  }
+  if (n_due > 0)
+    suspend_finish(samples, n_due, res, targets, runtimes, n_targets);
+}
+
 /* One tick: the suspend walker when asked for (or auto, at a frequency it allows) and every
  * profiled runtime can be suspended, the signal walker otherwise. */
 static void tick(guint64 period_ns) {
@@ -1197,9 +1301,11 @@ static void tick(guint64 period_ns) {
     }
   gboolean kept = FALSE;
   if (sampler.use_timers) {
-    use_suspend = FALSE;
     kept = timer_publish(&res);
-    tick_timers(&res, targets, runtimes, n_targets);
+    if (use_suspend)
+      tick_suspend_timers(&res, targets, runtimes, n_targets);
+    else
+      tick_timers(&res, targets, runtimes, n_targets);
   } else if (use_suspend) {
     tick_suspend(period_ns, &res, targets, runtimes, n_targets);
   } else {
@@ -1273,11 +1379,10 @@ void sxs__sampler_start(const SxsConfig *cfg) {
   sampler.frequency = cfg->sampling.frequency > 0 ? cfg->sampling.frequency : SXS_SAMPLING_FREQUENCY_DEFAULT;
   sampler.mode = cfg->sampling.mode;
   sampler.walker = cfg->sampling.walker;
-  /* mode=cpu with the signal walker (walker=signal, or auto, which picks the signal walker): the
-   * kernel's per-thread CPU-time timers deliver the signals. */
-  sampler.use_timers = sampler.mode == SXS_SAMPLING_CPU &&
-                       (sampler.walker == SXS_WALKER_SIGNAL ||
-                        (sampler.walker == SXS_WALKER_AUTO && sampler.frequency > SXS_SAMPLER_SUSPEND_AUTO_MAX_HZ));
+  /* mode=cpu, either walker: the kernel's per-thread CPU-time timers deliver the signals (the
+   * suspend walker uses the sampler's own signal only for a thread whose capture matched no walk
+   * it could reuse). */
+  sampler.use_timers = sampler.mode == SXS_SAMPLING_CPU;
 
   struct sigaction old;
   if (sigaction(SXS_SAMPLER_SIGNAL, NULL, &old) != 0 ||
