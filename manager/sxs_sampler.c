@@ -1191,6 +1191,21 @@ static gboolean timer_publish(const SxsWalkResources *res) {
   return TRUE;
 }
 
+/* Whether thread t's timer slot holds a finished capture; if so, *ret_weight is the timer
+ * expiries it stands for (its own, those that found the slot still full, the timer's overruns).
+ * Context: the sampler thread. */
+static gboolean timer_slot_done(SampledThread *t, guint64 *ret_weight) {
+  ThreadSlot *ts = t->tslot;
+  if (!ts || __atomic_load_n(&ts->state, __ATOMIC_ACQUIRE) != SLOT_DONE)
+    return FALSE;
+  guint64 weight = 1 + (guint64)__atomic_exchange_n(&ts->missed, 0, __ATOMIC_RELAXED);
+  int overrun = timer_getoverrun(t->timer);
+  if (overrun > 0)
+    weight += (guint64)overrun;
+  *ret_weight = weight;
+  return TRUE;
+}
+
 /* A timer-mode tick: every capture the threads' timers made since the last tick is collected. */
 static void tick_timers(const SxsWalkResources *res, const SxsStitchTarget *targets, const SxsStitchRuntime *runtimes,
                         guint n_targets) {
@@ -1200,13 +1215,10 @@ static void tick_timers(const SxsWalkResources *res, const SxsStitchTarget *targ
   while (g_hash_table_iter_next(&it, NULL, &value)) {
     SampledThread *t = value;
     ThreadSlot *ts = t->tslot;
-    if (!ts || __atomic_load_n(&ts->state, __ATOMIC_ACQUIRE) != SLOT_DONE)
+    guint64 weight;
+    if (!timer_slot_done(t, &weight))
       continue;
     int n = ts->n;
-    guint64 weight = 1 + (guint64)__atomic_exchange_n(&ts->missed, 0, __ATOMIC_RELAXED);
-    int overrun = timer_getoverrun(t->timer);
-    if (overrun > 0)
-      weight += (guint64)overrun;
     if (n > 0) {
       note_capture(ts->capture_ns);
       record_capture(t, res, ts->frames, (guint)n, weight, targets, runtimes, n_targets);
@@ -1236,13 +1248,10 @@ static void tick_suspend_timers(const SxsWalkResources *res, const SxsStitchTarg
   while (n_due < SAMPLER_SUSPEND_MAX_THREADS && g_hash_table_iter_next(&it, NULL, &value)) {
     SampledThread *t = value;
     ThreadSlot *ts = t->tslot;
-    if (!ts || __atomic_load_n(&ts->state, __ATOMIC_ACQUIRE) != SLOT_DONE)
+    guint64 weight;
+    if (!timer_slot_done(t, &weight))
       continue;
     int n = ts->n;
-    guint64 weight = 1 + (guint64)__atomic_exchange_n(&ts->missed, 0, __ATOMIC_RELAXED);
-    int overrun = timer_getoverrun(t->timer);
-    if (overrun > 0)
-      weight += (guint64)overrun;
     if (n <= 0) {
       count_failed_capture(n);
       __atomic_store_n(&ts->state, SLOT_IDLE, __ATOMIC_RELEASE);

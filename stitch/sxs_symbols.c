@@ -271,20 +271,8 @@ gboolean sxs__modmap_is_current(const SxsModuleMap *map) {
 }
 
 const SxsModule *sxs__modmap_find(const SxsModuleMap *map, uintptr_t addr) {
-  if (map == NULL)
-    return NULL;
-  /* lo ends at the first range that starts above addr; the one before it is the only candidate. */
-  guint lo = 0, hi = map->n_ranges;
-  while (lo < hi) {
-    guint mid = lo + (hi - lo) / 2;
-    if (map->ranges[mid].start <= addr)
-      lo = mid + 1;
-    else
-      hi = mid;
-  }
-  if (lo == 0 || addr >= map->ranges[lo - 1].end)
-    return NULL;
-  return map->ranges[lo - 1].module;
+  SxsModmapCursor cursor = {.map = map};
+  return sxs__modmap_find_cached(&cursor, addr);
 }
 
 const SxsModule *sxs__modmap_find_cached(SxsModmapCursor *cursor, uintptr_t addr) {
@@ -293,6 +281,7 @@ const SxsModule *sxs__modmap_find_cached(SxsModmapCursor *cursor, uintptr_t addr
   const SxsModuleMap *map = cursor->map;
   if (map == NULL)
     return NULL;
+  /* lo ends at the first range that starts above addr; the one before it is the only candidate. */
   guint lo = 0, hi = map->n_ranges;
   while (lo < hi) {
     guint mid = lo + (hi - lo) / 2;
