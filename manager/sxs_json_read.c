@@ -294,16 +294,6 @@ static int utf8_sequence(const guchar *p, const guchar *end) {
   return n;
 }
 
-static int hex_value(guchar c) {
-  if (c >= '0' && c <= '9')
-    return c - '0';
-  if (c >= 'a' && c <= 'f')
-    return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F')
-    return c - 'A' + 10;
-  return -1;
-}
-
 /* The four hex digits at p: the code unit, -1 when one is not a hex digit, -2 when the text ends
  * before the fourth. */
 static int hex4(const guchar *p, const guchar *end) {
@@ -311,7 +301,7 @@ static int hex4(const guchar *p, const guchar *end) {
   for (int i = 0; i < 4; i++) {
     if (p + i >= end)
       return -2;
-    int d = hex_value(p[i]);
+    int d = g_ascii_xdigit_value((gchar)p[i]);
     if (d < 0)
       return -1;
     v = v * 16 + d;

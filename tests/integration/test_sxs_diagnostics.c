@@ -296,6 +296,25 @@ static guint count_line(const char *text, const char *line) {
   return n;
 }
 
+/* The environment changes of a case's run: its sockets in dir (TMPDIR), no diagnostics setting
+ * inherited from the caller (names without "=" are unset). */
+static GStrv case_env(const char *dir) {
+  char **env = g_new0(char *, 5);
+  env[0] = g_strconcat("TMPDIR=", dir, NULL);
+  env[1] = g_strdup("DOTNET_DiagnosticPorts");
+  env[2] = g_strdup("DOTNET_EnableDiagnostics");
+  env[3] = g_strdup("DOTNET_EnableDiagnostics_IPC");
+  return env;
+}
+
+/* Starts case c under runsxs (with --diagnostics when asked) in case_env(dir), stdout and stderr
+ * to out and err. */
+static ItestProc *spawn_case(const Case *c, gboolean diagnostics, const char *dir, const char *out, const char *err) {
+  g_auto(GStrv) env = case_env(dir);
+  g_autoptr(GPtrArray) argv = case_argv(c, diagnostics);
+  return itest_spawn((const char *const *)argv->pdata, (const char *const *)env, NULL, out, err, FALSE);
+}
+
 /* --- cases -------------------------------------------------------------------------------------- */
 
 /* With --diagnostics, runtime N (3.0 or later) answers ProcessInfo2 on its own socket with its own
@@ -310,13 +329,9 @@ static void test_per_runtime_sockets(gconstpointer data) {
     return;
   const char *versions[2] = {first, second};
   g_autofree char *dir = itest_tmpdir();
-  g_autofree char *env_tmp = g_strconcat("TMPDIR=", dir, NULL);
-  const char *env[] = {env_tmp, "DOTNET_DiagnosticPorts", "DOTNET_EnableDiagnostics", "DOTNET_EnableDiagnostics_IPC",
-                       NULL};
   g_autofree char *out = g_build_filename(dir, "out.txt", NULL);
   g_autofree char *err = g_build_filename(dir, "err.txt", NULL);
-  g_autoptr(GPtrArray) argv = case_argv(c, TRUE);
-  g_autoptr(ItestProc) proc = itest_spawn((const char *const *)argv->pdata, env, NULL, out, err, FALSE);
+  g_autoptr(ItestProc) proc = spawn_case(c, TRUE, dir, out, err);
   GPid pid = proc->pid;
 
   g_autoptr(GPtrArray) expected = g_ptr_array_new_with_free_func(g_free);
@@ -381,7 +396,9 @@ static void test_per_runtime_sockets(gconstpointer data) {
 
   /* The same command without --diagnostics prints the same lines and ends the same way. */
   g_autoptr(GPtrArray) plain_argv = case_argv(c, FALSE);
-  g_autoptr(ItestRun) plain = itest_run((const char *const *)plain_argv->pdata, env, NULL, RUN_TIMEOUT);
+  g_auto(GStrv) env = case_env(dir);
+  g_autoptr(ItestRun) plain =
+      itest_run((const char *const *)plain_argv->pdata, (const char *const *)env, NULL, RUN_TIMEOUT);
   itest_assert_exit(plain, status);
   g_autoptr(GPtrArray) with_lines = sorted_lines(got_out);
   g_autoptr(GPtrArray) plain_lines = sorted_lines(plain->out);
@@ -401,13 +418,9 @@ static void test_off(void) {
   if (!v10 || !v8)
     return;
   g_autofree char *dir = itest_tmpdir();
-  g_autofree char *env_tmp = g_strconcat("TMPDIR=", dir, NULL);
-  const char *env[] = {env_tmp, "DOTNET_DiagnosticPorts", "DOTNET_EnableDiagnostics", "DOTNET_EnableDiagnostics_IPC",
-                       NULL};
   g_autofree char *out = g_build_filename(dir, "out.txt", NULL);
   g_autofree char *err = g_build_filename(dir, "err.txt", NULL);
-  g_autoptr(GPtrArray) argv = case_argv(&case_10_8_st, FALSE);
-  g_autoptr(ItestProc) proc = itest_spawn((const char *const *)argv->pdata, env, NULL, out, err, FALSE);
+  g_autoptr(ItestProc) proc = spawn_case(&case_10_8_st, FALSE, dir, out, err);
   GPid pid = proc->pid;
 
   /* Runtime 1's app has ended (runtime 1 lives on until the end); runtime 2 starts now. */
@@ -442,13 +455,9 @@ static void test_removed_on_signal(gconstpointer data) {
   if (!v10 || !v8)
     return;
   g_autofree char *dir = itest_tmpdir();
-  g_autofree char *env_tmp = g_strconcat("TMPDIR=", dir, NULL);
-  const char *env[] = {env_tmp, "DOTNET_DiagnosticPorts", "DOTNET_EnableDiagnostics", "DOTNET_EnableDiagnostics_IPC",
-                       NULL};
   g_autofree char *out = g_build_filename(dir, "out.txt", NULL);
   g_autofree char *err = g_build_filename(dir, "err.txt", NULL);
-  g_autoptr(GPtrArray) argv = case_argv(&case_10_8, TRUE);
-  g_autoptr(ItestProc) proc = itest_spawn((const char *const *)argv->pdata, env, NULL, out, err, FALSE);
+  g_autoptr(ItestProc) proc = spawn_case(&case_10_8, TRUE, dir, out, err);
   GPid pid = proc->pid;
   g_autoptr(GPtrArray) expected = g_ptr_array_new_with_free_func(g_free);
   g_ptr_array_add(expected, runtime_socket(dir, pid, 1));
