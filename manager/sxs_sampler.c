@@ -52,6 +52,7 @@
 #define SAMPLER_WAIT_NS (20 * G_GINT64_CONSTANT(1000000))    /* a thread has this long to take its sample */
 #define SAMPLER_STUCK_NS (1000 * G_GINT64_CONSTANT(1000000)) /* a handler that ran this long never ends */
 #define SAMPLER_CAPTURE_RING 4096                            /* captures whose times the quantiles are taken over */
+#define SAMPLER_REUSE_WALKS 4 /* stacks a thread keeps the runtimes' walks of (suspend walker) */
 #define SAMPLER_RESCAN_NS (100 * G_GINT64_CONSTANT(1000000)) /* threads and stacks looked for again */
 
 /* The slot's state word: a request's sequence number in bits 2-31, its phase in bits 0-1. The
@@ -128,8 +129,8 @@ typedef struct {
   ThreadSlot *tslot;    /* timer mode: its slot in the pool, or NULL */
   timer_t timer;        /* timer mode: its CPU-time timer (valid with tslot) */
   guint last_n;
-  guint skip;                 /* ticks left before it is looked at again */
-  struct WalkReuse *reuse[4]; /* suspend walker: its last walks by the runtimes (NULL: none); owned */
+  guint skip;                                   /* ticks left before it is looked at again */
+  struct WalkReuse *reuse[SAMPLER_REUSE_WALKS]; /* suspend walker: its last walks by the runtimes (NULL: none); owned */
 } SampledThread;
 
 /* The sampler. `lock` guards the counters and dropped (read by sxs__sampler_fill); the rest is the
@@ -912,9 +913,9 @@ static gboolean align_walks(SuspendedSample *s) {
 }
 
 /* Keeps sample s's fresh walks (trimmed to the capture) for its thread's next samples, when
- * every one of them is complete: in place of the kept walk of the same stack, else of none, else
- * of the oldest (a thread keeps up to four stacks, so one that alternates between a few places,
- * as a loop calling two functions does, reuses a walk for each). Context: the sampler thread. */
+ * every one of them is complete (a thread keeps SAMPLER_REUSE_WALKS stacks, so one that
+ * alternates between a few places, as a loop calling two functions does, reuses a walk for
+ * each). Context: the sampler thread. */
 static void walk_reuse_keep(const SuspendedSample *s, const SxsWalkResources *res, guint64 now) {
   SampledThread *t = s->thread;
   guint total = 0;
@@ -925,21 +926,12 @@ static void walk_reuse_keep(const SuspendedSample *s, const SxsWalkResources *re
   }
   if (s->n_walks == 0 || s->n_native <= 0)
     return;
-  WalkReuse *same = walk_reuse_find(s, res, now, TRUE);
-  const guint n_slots = G_N_ELEMENTS(t->reuse);
-  guint slot_at = n_slots;
-  for (guint i = 0; i < n_slots && slot_at == n_slots; i++)
-    if (same != NULL && t->reuse[i] == same)
+  /* No kept walk fits this stack (or it would have been reused): the new one takes a free place,
+   * else the oldest's (an expired walk of the same stack is always older). */
+  guint slot_at = 0;
+  for (guint i = 0; i < SAMPLER_REUSE_WALKS && t->reuse[slot_at] != NULL; i++)
+    if (t->reuse[i] == NULL || t->reuse[i]->at_ns < t->reuse[slot_at]->at_ns)
       slot_at = i;
-  for (guint i = 0; i < n_slots && slot_at == n_slots; i++)
-    if (t->reuse[i] == NULL)
-      slot_at = i;
-  if (slot_at == n_slots) {
-    slot_at = 0;
-    for (guint i = 1; i < n_slots; i++)
-      if (t->reuse[i]->at_ns < t->reuse[slot_at]->at_ns)
-        slot_at = i;
-  }
   walk_reuse_free(t->reuse[slot_at]);
   t->reuse[slot_at] = NULL;
   WalkReuse *r = g_new0(WalkReuse, 1);
@@ -976,11 +968,12 @@ static SuspendedSample *suspended_samples(void) {
   return samples;
 }
 
-/* A suspend-walker tick: each thread due captures its native frames by the signal, where it runs;
- * then every runtime is suspended (in id order), each of those threads walked by each runtime's
+/* A suspend-walker tick (wall mode): each thread due captures its native frames by the signal,
+ * where it runs; a capture that fits a walk its thread kept takes that walk; for the others every
+ * runtime is suspended (in id order), each of those threads walked by each runtime's
  * DoStackSnapshot, every runtime resumed (in reverse order); then, with nothing suspended, the
  * frames are classified, stitched by stack pointer (a runtime's frames below the captured leaf,
- * where the thread parked for the suspension, left out) and counted. */
+ * where the thread parked for the suspension, left out) and counted (suspend_finish). */
 static void tick_suspend(guint64 period_ns, const SxsWalkResources *res, const SxsStitchTarget *targets,
                          const SxsStitchRuntime *runtimes, guint n_targets) {
   SuspendedSample *samples = suspended_samples();

@@ -298,6 +298,15 @@ static inline void cache_insert(SxsUnwindCache *cache, uintptr_t ip, uint64_t ru
   sxs__ipmap_insert(cache->rules, ip, rule);
 }
 
+/* The SP rule CFA = sp + k, the caller's RBP at CFA - m (m 0: RBP unchanged), when k and m fit the rule's
+ * fields (k in [8, 2^32), m below 2^16 and at most k). */
+static bool sp_rule(uint64_t k, uint64_t m, uint64_t *ret_rule) {
+  if (k < 8 || k >= (UINT64_C(1) << 32) || m >= (1u << 16) || m > k)
+    return false;
+  *ret_rule = RULE_SP | (k << 2) | (m << 34);
+  return true;
+}
+
 /* Turns the libunwind step cur -> next (the cursor now on next) into a rule, and caches it. */
 __attribute__((no_sanitize_address)) static void cache_learn(SxsUnwindCache *cache, unw_cursor_t *cursor, uintptr_t key,
                                                              const SxsRegs *cur, const SxsRegs *next, uintptr_t hi) {
@@ -322,11 +331,10 @@ __attribute__((no_sanitize_address)) static void cache_learn(SxsUnwindCache *cac
     uintptr_t m = saved ? cfa - (uintptr_t)loc.u.addr : 0;
     if (!saved && next->fp != cur->fp)
       return;
-    if (k < 8 || k >= (UINT64_C(1) << 32) || (saved && ((uintptr_t)loc.u.addr >= cfa || m >= (1u << 16))))
+    if ((saved && (uintptr_t)loc.u.addr >= cfa) || !sp_rule(k, m, &rule))
       return;
     if (saved && ((uintptr_t)loc.u.addr & 7) == 0 && *(const uintptr_t *)(uintptr_t)loc.u.addr != next->fp)
       return;
-    rule = RULE_SP | ((uint64_t)k << 2) | ((uint64_t)m << 34);
   }
   cache_insert(cache, key, rule);
 }
@@ -349,10 +357,9 @@ static bool rule_from_tables(const SxsEhFrame *eh, uintptr_t ip, bool exact, uin
     return true;
   }
   int64_t k = row.cfa_offset, m = row.rbp_saved ? -row.rbp_offset : 0;
-  if (k < 8 || k >= (INT64_C(1) << 32) || m < 0 || m >= (1 << 16) || m > k || (row.rbp_saved && m == 0))
+  if (k < 0 || m < 0 || (row.rbp_saved && m == 0))
     return false;
-  *ret_rule = RULE_SP | ((uint64_t)k << 2) | ((uint64_t)m << 34);
-  return true;
+  return sp_rule((uint64_t)k, (uint64_t)m, ret_rule);
 }
 
 /* The caller of cur by a cached rule, with the checks of fp_step: every word read is aligned and inside [lo, hi),
