@@ -8,8 +8,10 @@
 #include "sxs_callback.h"
 
 #include "sxs_attach.h"
+#include "sxs_attach_control.h"
 
 #include "sxs_modules.h"
+#include "sxs_output.h"
 #include "sxs_sampler.h"
 #include "sxs_snapshot.h"
 #include "sxs_stacks.h"
@@ -434,6 +436,8 @@ static HRESULT run_features(SxsCallback *self, ICorProfilerInfo15 *info, const S
 static HRESULT initialize_runtime(SxsCallback *self, IUnknown *pICorProfilerInfoUnk, gboolean attached) {
   if (!pICorProfilerInfoUnk)
     return E_INVALIDARG;
+  /* The periodic flush runs from the first runtime's Initialize, profiled or declined. */
+  sxs__output_start();
   ICorProfilerInfo15 *info = NULL;
   int info_version = query_info(pICorProfilerInfoUnk, &info);
   if (info_version == 0) {
@@ -503,7 +507,7 @@ static HRESULT callback_Shutdown(ICorProfilerCallback11 *This) {
   gboolean drained = sxs__callback_info_close(self, 2000);
   if (self->trace)
     sxs__trace_runtime_shutdown(self->trace);
-  sxs__manager_runtime_shutdown(self->runtime);
+  sxs__output_runtime_shutdown(self->runtime);
   sxs__stacks_code_changed();
   ICorProfilerInfo15 *info = __atomic_exchange_n(&self->info, NULL, __ATOMIC_SEQ_CST);
   if (!drained) {
@@ -654,7 +658,7 @@ static HRESULT callback_InitializeForAttach(ICorProfilerCallback11 *This, IUnkno
   SxsAttachRequest req = {0};
   g_autofree char *why = NULL;
   if (!sxs__attach_request_parse(pvClientData, cbClientData, &req, &why) ||
-      !sxs__manager_attach_config(req.config, req.run_id, &why)) {
+      !sxs__output_attach_config(req.config, req.run_id, &why)) {
     g_autofree char *reason = g_strdup_printf("attach declined: %s", why);
     sxs__manager_decline(self->runtime, reason);
     sxs__attach_request_clear(&req);

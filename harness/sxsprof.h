@@ -1,6 +1,6 @@
-/* sxsprof: what the launcher (sxsprof_main.c), the report (sxsprof_report.c) and attach
- * (sxsprof_attach.c) share: the profiler's library and config, reading saved profiles into the
- * model and rendering them in the formats the user asked for. */
+/* sxsprof: the commands' entry points (main dispatches) and what they share (sxsprof_common.c):
+ * the profiler's library and config, reading saved profiles into the model and rendering them in
+ * the formats the user asked for. */
 #pragma once
 
 #include <glib.h>
@@ -88,12 +88,15 @@ void sxsprof_print_views(const SxsprofProfile *p, guint formats, time_t started)
 /* On stderr: where p's flame graph is, or why there is none (when formats has svg). */
 void sxsprof_print_flame_graph(const SxsprofProfile *p, guint formats, time_t started);
 
-int sxsprof_cmd_report(int argc, char **argv);
-
 /* The value of the option at argv[*i]: inline_value ("--name=VALUE"), else the next argument
  * (*i moves past it). Returns 0, or -1 after printing that the option needs a value. */
 int sxsprof_take_value(int argc, char **argv, int *i, const char *inline_value, const char **slot);
 
+/* The commands: each returns the launcher's exit status. */
+/* sxsprof run [options] [--] COMMAND: the program with the profiler loaded (sxsprof_run.c). */
+int sxsprof_run_main(int argc, char **argv);
+/* sxsprof report PROFILE|FOLDER...: renders saved profiles (sxsprof_report.c). */
+int sxsprof_report_main(int argc, char **argv);
 /* sxsprof attach PID [options]: loads the profiler into a running runtime through the diagnostics
- * IPC, and gets its profile back. */
-int sxsprof_cmd_attach(int argc, char **argv);
+ * IPC, and gets its profile back (sxsprof_attach.c). */
+int sxsprof_attach_main(int argc, char **argv);

@@ -577,7 +577,7 @@ static char *attach_output(const AttachOptions *o) {
   return g_strconcat(cfg->output, cfg->output_is_folder ? "/" : "", NULL);
 }
 
-int sxsprof_cmd_attach(int argc, char **argv) {
+int sxsprof_attach_main(int argc, char **argv) {
   AttachOptions o = {0};
   if (parse_attach_options(argc, argv, &o) < 0)
     return 2;

@@ -32,9 +32,3 @@ gboolean sxs__attach_request_parse(const void *data, gsize len, SxsAttachRequest
 void sxs__attach_request_clear(SxsAttachRequest *r);
 /* The client data that sxs__attach_request_parse reads back (config required). Caller frees. */
 char *sxs__attach_request_format(const SxsAttachRequest *r, gsize *ret_len);
-
-/* Starts the control thread for an attached runtime: it connects to `socket_path`, says
- * "attached ..." with `hello`, and serves the stop request. Returns 0 or -errno (logged).
- * Context: the runtime's thread in ProfilerAttachComplete; the thread it starts calls nothing in
- * any runtime. */
-int sxs__attach_control_start(const char *socket_path, const char *hello);

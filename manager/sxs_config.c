@@ -1344,21 +1344,12 @@ gboolean sxs__config_selector_matches(const SxsConfig *cfg, const char *version,
   return coreclr_path != NULL && config_path_matches(cfg->selector, coreclr_path);
 }
 
-static const char *const config_format_names[SXS_N_FORMATS] = {
-    [SXS_FORMAT_JSON] = "json", [SXS_FORMAT_SPEEDSCOPE] = "speedscope", [SXS_FORMAT_FOLDED] = "folded",
-    [SXS_FORMAT_SVG] = "svg",   [SXS_FORMAT_PPROF] = "pprof",           [SXS_FORMAT_SUMMARY] = "summary",
-};
-
-const char *sxs__config_format_name(SxsFormat f) {
-  return f < SXS_N_FORMATS ? config_format_names[f] : "unknown";
-}
-
 gboolean sxs__config_parse_formats(const char *value, gboolean summary_allowed, guint *ret_formats,
                                    char **ret_problem) {
   guint n_names = summary_allowed ? SXS_N_FORMATS : SXS_FORMAT_SUMMARY;
   g_autoptr(GString) expected = g_string_new("expected a comma-separated list of ");
   for (guint i = 0; i < n_names; i++)
-    g_string_append_printf(expected, "%s%s", i == 0 ? "" : i + 1 == n_names ? " or " : ", ", config_format_names[i]);
+    g_string_append_printf(expected, "%s%s", i == 0 ? "" : i + 1 == n_names ? " or " : ", ", sxs__format_name(i));
   g_string_append(expected, ", or all");
   guint set = 0;
   for (const char *p = value ? value : ""; *p;) {
@@ -1373,11 +1364,14 @@ gboolean sxs__config_parse_formats(const char *value, gboolean summary_allowed, 
       continue;
     }
     guint i = 0;
-    while (i < n_names && strcmp(word, config_format_names[i]) != 0)
+    while (i < n_names && strcmp(word, sxs__format_name(i)) != 0)
       i++;
     if (i == n_names) {
       g_autofree char *quoted = config_quote(word);
-      g_autofree char *hint = config_suggest(word, config_format_names, n_names);
+      const char *names[SXS_N_FORMATS];
+      for (guint k = 0; k < n_names; k++)
+        names[k] = sxs__format_name(k);
+      g_autofree char *hint = config_suggest(word, names, n_names);
       *ret_problem = g_strdup_printf("unknown format %s%s; %s", quoted, hint, expected->str);
       return FALSE;
     }

@@ -4,6 +4,8 @@
 
 #include <glib.h>
 
+#include "sxs_format.h"
+
 typedef enum { SXS_MODE_PICK_FIRST, SXS_MODE_PICK_ONE, SXS_MODE_PICK_ALL } SxsMode;
 
 typedef enum { SXS_SELECTOR_NONE, SXS_SELECTOR_VERSION, SXS_SELECTOR_PATH } SxsSelectorKind;
@@ -69,19 +71,6 @@ typedef struct {
   SxsWalkerKind walker; /* walker=, default auto */
 } SxsSamplingConfig;
 
-/* The files a profile is rendered to; formats= holds a set of SXS_FORMAT_BIT()s. */
-typedef enum {
-  SXS_FORMAT_JSON = 0,   /* <base>.json: the profile itself, always written by the profiler */
-  SXS_FORMAT_SPEEDSCOPE, /* <base>.speedscope.json */
-  SXS_FORMAT_FOLDED,     /* <base>.folded */
-  SXS_FORMAT_SVG,        /* <base>.svg */
-  SXS_FORMAT_PPROF,      /* <base>.pb.gz */
-  SXS_FORMAT_SUMMARY,    /* the terminal summary (sxsprof only, never a file the profiler writes) */
-  SXS_N_FORMATS
-} SxsFormat;
-#define SXS_FORMAT_BIT(f) (1u << (f))
-#define SXS_FORMATS_ALL_FILES (SXS_FORMAT_BIT(SXS_FORMAT_SUMMARY) - 1)
-
 typedef struct {
   SxsMode mode;
   SxsSelectorKind selector_kind;
@@ -143,8 +132,6 @@ gboolean sxs__config_pattern_matches(const char *pattern, const char *name);
  * --format` takes it). Returns FALSE with *ret_problem set (one sentence naming what is expected)
  * on an unknown or missing name; *ret_formats untouched then. */
 gboolean sxs__config_parse_formats(const char *value, gboolean summary_allowed, guint *ret_formats, char **ret_problem);
-/* "json", "speedscope", "folded", "svg", "pprof", "summary"; "unknown" for anything else. */
-const char *sxs__config_format_name(SxsFormat f);
 
 /* "pick-first", "pick-one", "pick-all"; "unknown" for anything else. */
 const char *sxs__config_mode_name(SxsMode mode);

@@ -1,4 +1,4 @@
-/* The process-wide profiler manager: config, log, runtime registry, thread registry, profile.
+/* The process-wide registry: config in force, log, runtimes, threads, functions and modules.
  *
  *            runtime 1 (libcoreclr.so #1)            runtime 2 (libcoreclr.so #2)
  *                     |                                        |
@@ -7,23 +7,21 @@
  *             SxsCallback #1  ---------.          .------  SxsCallback #2
  *          (callback/, per runtime)    |          |     (callback/, per runtime)
  *                                      v          v
- *                           +--------------------------------+
- *                           | manager (this file, singleton) |
- *                           |  runtimes: id -> SxsRuntime    |
- *                           |  threads: (id, ThreadID) -> .. |
- *                           |  config, log, profile writer   |
- *                           +--------------------------------+
+ *                           +---------------------------------+
+ *                           | registry (this file, singleton) |
+ *                           |  runtimes: id -> SxsRuntime     |
+ *                           |  threads: (id, ThreadID) -> ..  |
+ *                           |  config, log, profile path      |
+ *                           +---------------------------------+
  *
  * Every callback object holds a pointer to its own SxsRuntime and only ever records into it, so
  * an ID handed out by one runtime never reaches another. The registry never forgets a runtime:
- * declined ones are reported too. The profile is written at each runtime's Shutdown, every
- * flush= seconds from a thread of its own (so a process killed by SIGKILL or abort() keeps what
- * the last flush saw), and again at process exit (a destructor), because not every runtime gets a
- * Shutdown. Each write copies the registry under its locks and renders outside them.
+ * declined ones are reported too. It is the bottom of manager/: the recorders (record/) and the
+ * output (output/) call it, it calls none of them, and it writes no profile: output/ copies it
+ * through sxs__manager_copy() and writes.
  *
- * Lock order: manager.lock, then a runtime's lock. write_lock is taken before either (a write
- * snapshots under them) and never inside them; flush_lock and log_lock are leaves. Nothing here
- * runs on a hot or signal path. */
+ * Lock order: manager.lock, then a runtime's lock; log_lock is a leaf. Nothing here runs on a hot
+ * or signal path. */
 #include "sxs_manager.h"
 
 #include <dlfcn.h>
@@ -36,46 +34,32 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "sxs_formats.h"
-#include "sxs_json.h"
 #include "sxs_policy.h"
-#include "sxs_sampler.h"
-#include "sxs_stacks.h"
-#include "sxs_trace.h"
 
 typedef struct {
   int runtime_id;
   uint64_t thread_id;
 } SxsThreadKey;
 
-/* The singleton. `lock` guards runtimes, next_id and threads; `write_lock` serializes profile
- * writes and guards last_digest; `log_lock` guards log_fd and log_path; `flush_lock` guards
- * flush_stop. Each SxsRuntime has its own lock for its tables. config, config_error, process,
- * profile_path and library_path are written once at creation (and by reset_for_tests, which runs
- * with no runtime active) and read without a lock afterwards. */
+/* The singleton. `lock` guards runtimes, next_id, threads and profile_path; `log_lock` guards
+ * log_fd and log_path. Each SxsRuntime has its own lock for its tables. config, config_error,
+ * process and library_path are written once at creation (and by an attach's config, or by
+ * reset_for_tests, with no runtime profiled) and read without a lock afterwards. */
 typedef struct {
   GMutex lock;
-  GMutex write_lock;
   GMutex log_lock;
-  GMutex flush_lock;
-  GCond flush_cond;
   SxsConfig *config; /* NULL when the config failed; then config_error says why */
   char *config_error;
-  SxsProcessInfo *process;       /* this process: pid, parent, command line */
-  char *library_path;            /* this library's file, NULL when linked into a test program */
-  char *profile_path;            /* where this process's profile goes, after any fallback */
-  gboolean views_skipped_logged; /* the views left out (nothing to show) were logged; under write_lock */
-  char *views_digest;            /* digest of the document the views were last written for; write_lock */
-  int log_fd;                    /* -1: no log (yet); STDERR_FILENO with log=stderr (not owned) */
-  char *log_path;                /* the log file, or "stderr", or NULL */
-  gboolean log_pending;          /* log_path is to be opened at the first line */
-  GHashTable *runtimes;          /* int id -> SxsRuntime* ; owned, freed only by reset_for_tests */
+  SxsProcessInfo *process; /* this process: pid, parent, command line */
+  char *library_path;      /* this library's file, NULL when linked into a test program */
+  char *profile_path;      /* where this process's profile goes, after any fallback */
+  int log_fd;              /* -1: no log (yet); STDERR_FILENO with log=stderr (not owned) */
+  char *log_path;          /* the log file, or "stderr", or NULL */
+  gboolean log_pending;    /* log_path is to be opened at the first line */
+  GHashTable *runtimes;    /* int id -> SxsRuntime* ; owned, freed only by reset_for_tests */
   int next_id;
   GHashTable *threads; /* SxsThreadKey* -> SxsThreadRecord* ; both owned */
-  char *last_digest;   /* SHA-256 of the document last written */
-  pthread_t flush_thread;
-  gboolean flush_running; /* flush_thread was started and not yet joined */
-  gboolean flush_stop;
+  gint quiet;          /* sxs__manager_set_quiet: atomic */
 } SxsManager;
 
 static SxsManager manager;
@@ -201,64 +185,12 @@ static void choose_paths(SxsConfig *cfg, gboolean explicit_output) {
     g_free(log);
     sxs__process_output_paths(fallback, FALSE, TRUE, manager.process->pid, program, &profile, &log);
   }
+  g_mutex_lock(&manager.lock);
   manager.profile_path = g_strdup(profile);
+  g_mutex_unlock(&manager.lock);
   open_log(cfg->log_kind, cfg->log_kind == SXS_LOG_FILE ? cfg->log_path : log);
   if (problem)
     sxs__manager_log("%s; the profile goes to %s instead", problem, manager.profile_path);
-}
-
-static int write_profile(gboolean with_views);
-
-/* The periodic writer: every flush= seconds, the profile is rewritten atomically (an unchanged
- * document is not rewritten). It calls nothing in any runtime and holds no registry lock while it
- * formats or writes. Context: its own thread, every signal blocked. */
-static void *flush_main(void *arg) {
-  gint64 period = (gint64)GPOINTER_TO_INT(arg) * G_TIME_SPAN_SECOND;
-  g_mutex_lock(&manager.flush_lock);
-  while (!manager.flush_stop) {
-    gint64 deadline = g_get_monotonic_time() + period;
-    while (!manager.flush_stop && g_cond_wait_until(&manager.flush_cond, &manager.flush_lock, deadline))
-      ;
-    if (manager.flush_stop)
-      break;
-    g_mutex_unlock(&manager.flush_lock);
-    write_profile(FALSE);
-    g_mutex_lock(&manager.flush_lock);
-  }
-  g_mutex_unlock(&manager.flush_lock);
-  return NULL;
-}
-
-static void start_flush_thread(int seconds) {
-  if (seconds <= 0 || manager.flush_running)
-    return;
-  manager.flush_stop = FALSE;
-  /* Signals meant for the program (SIGTERM, SIGINT, the runtimes' own) must never be handled on
-   * this thread: it starts with all of them blocked. */
-  sigset_t all, old;
-  sigfillset(&all);
-  pthread_sigmask(SIG_BLOCK, &all, &old);
-  int r = pthread_create(&manager.flush_thread, NULL, flush_main, GINT_TO_POINTER(seconds));
-  pthread_sigmask(SIG_SETMASK, &old, NULL);
-  if (r != 0) {
-    sxs__manager_log("cannot start the flush thread (%s); the profile is written at shutdown and exit only",
-                     g_strerror(r));
-    return;
-  }
-  pthread_setname_np(manager.flush_thread, "sxsprof-flush");
-  manager.flush_running = TRUE;
-}
-
-static void stop_flush_thread(void) {
-  if (!manager.flush_running)
-    return;
-  g_mutex_lock(&manager.flush_lock);
-  manager.flush_stop = TRUE;
-  g_cond_broadcast(&manager.flush_cond);
-  g_mutex_unlock(&manager.flush_lock);
-  if (!pthread_equal(pthread_self(), manager.flush_thread))
-    pthread_join(manager.flush_thread, NULL);
-  manager.flush_running = FALSE;
 }
 
 /* Loads the config and decides where this process's profile and log go. Called at creation and
@@ -285,18 +217,13 @@ static void load_config(void) {
 
 static void manager_init(void) {
   g_mutex_init(&manager.lock);
-  g_mutex_init(&manager.write_lock);
   g_mutex_init(&manager.log_lock);
-  g_mutex_init(&manager.flush_lock);
-  g_cond_init(&manager.flush_cond);
   manager.log_fd = -1;
   manager.runtimes = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, runtime_free);
   manager.threads = g_hash_table_new_full(thread_key_hash, thread_key_equal, g_free, sxs__thread_record_free);
   manager.next_id = 1;
   manager.process = sxs__process_info_self();
   load_config();
-  if (manager.config)
-    start_flush_thread(manager.config->flush_seconds);
 }
 
 void sxs__manager_ensure(void) {
@@ -305,6 +232,10 @@ void sxs__manager_ensure(void) {
     manager_init();
     g_once_init_leave(&manager_ready, 1);
   }
+}
+
+gboolean sxs__manager_active(void) {
+  return g_atomic_pointer_get(&manager_ready) && manager.config != NULL;
 }
 
 gboolean sxs__manager_config_failed(void) {
@@ -670,7 +601,6 @@ void sxs__manager_runtime_shutdown(SxsRuntime *rt) {
   g_mutex_lock(&rt->lock);
   rt->shut_down = TRUE;
   g_mutex_unlock(&rt->lock);
-  sxs__manager_write_profile();
 }
 
 /* Copies one runtime for the profile. Called with manager.lock held; takes rt->lock. */
@@ -711,7 +641,7 @@ static SxsRuntimeModel *snapshot_runtime_locked(SxsRuntime *rt) {
   return r;
 }
 
-SxsProfileModel *sxs__manager_snapshot(void) {
+SxsProfileModel *sxs__manager_copy(void) {
   sxs__manager_ensure();
   SxsProfileModel *m = sxs__profile_model_new();
   m->process = sxs__process_info_copy(manager.process);
@@ -725,124 +655,38 @@ SxsProfileModel *sxs__manager_snapshot(void) {
   for (guint i = 0; i < all->len; i++)
     g_ptr_array_add(m->runtimes, snapshot_runtime_locked(all->pdata[i]));
   g_mutex_unlock(&manager.lock);
-  /* Sorting thousands of names, and reading the hooks' counters, happen outside the locks. */
-  for (guint i = 0; i < m->runtimes->len; i++) {
-    SxsRuntimeModel *r = m->runtimes->pdata[i];
-    sxs__runtime_model_sort(r);
-    sxs__trace_fill(r->id, r);
-  }
-  sxs__stacks_fill(m);
-  sxs__sampler_fill(m);
+  /* Sorting thousands of names happens outside the locks. */
+  for (guint i = 0; i < m->runtimes->len; i++)
+    sxs__runtime_model_sort(m->runtimes->pdata[i]);
   return m;
 }
 
-/* The other formats formats= asks for, beside the profile, from the model just written. Runs
- * with write_lock held (so two writers never interleave their files) and no other lock. */
-static void write_views_locked(const SxsProfileModel *model) {
-  guint extra = manager.config->formats & SXS_FORMATS_ALL_FILES & ~SXS_FORMAT_BIT(SXS_FORMAT_JSON);
-  if (!extra)
-    return;
-  g_autoptr(SxsView) view = sxs__view_new(model, NULL);
-  g_autofree char *base = sxs__formats_base(manager.profile_path);
-  g_autofree char *skipped = NULL, *error = NULL;
-  SxsRenderOptions options = {.top = 10, .kind = SXS_VIEW_N_KINDS};
-  /* A failed write keeps the views that were written (the last good ones stay); a view with
-   * nothing to show removes an older file of its name, from an earlier run. */
-  if (sxs__formats_write(view, base, extra, &options, SXS_FORMATS_DROP_STALE, NULL, NULL, NULL, &skipped, &error) < 0)
-    sxs__manager_log("%s", error);
-  /* Said once (the periodic flush would repeat it), and only when there are stacks: without any,
-   * every view is left out and the launcher says why. */
-  if (skipped && !manager.views_skipped_logged && sxs__view_primary_kind(view) != SXS_VIEW_N_KINDS) {
-    g_strdelimit(skipped, "\n", ';');
-    sxs__manager_log("not written: %s", skipped);
-    manager.views_skipped_logged = TRUE;
-  }
-}
-
-char *sxs__manager_render_profile(gsize *ret_len) {
-  g_autoptr(SxsProfileModel) m = sxs__manager_snapshot();
-  return sxs__profile_render_json(m, ret_len);
-}
-
-/* Writes the profile, and with_views the files formats= asks for beside it. The periodic flush
- * writes the profile alone: rendering every view of a large profile each minute would cost a
- * long-running service CPU time for files nobody reads before the end; Shutdown, exit and an
- * attach's stop write the views too (sxsprof report renders them from any flushed profile). */
-static int write_profile(gboolean with_views) {
+guint sxs__manager_runtime_count(void) {
   sxs__manager_ensure();
-  if (!manager.config || !manager.profile_path)
-    return -EINVAL;
-  g_mutex_lock(&manager.write_lock);
-  g_autoptr(SxsProfileModel) model = sxs__manager_snapshot();
-  gsize len = 0;
-  g_autofree char *text = sxs__profile_render_json(model, &len);
-  g_autofree char *digest = g_compute_checksum_for_data(G_CHECKSUM_SHA256, (const guchar *)text, len);
-  int r = 0;
-  /* The exit-time write usually follows a Shutdown write of the same document, and a quiet
-   * service flushes the same document again and again: the file is already right, and another
-   * replace (with its fsync) would only cost the process time. */
-  if (!manager.last_digest || !g_str_equal(manager.last_digest, digest) ||
-      !g_file_test(manager.profile_path, G_FILE_TEST_EXISTS)) {
-    r = sxs__file_write_atomic(manager.profile_path, text, len);
-    if (r < 0) {
-      sxs__manager_log("cannot write the profile to %s: %s", manager.profile_path, g_strerror(-r));
-    } else {
-      g_free(manager.last_digest);
-      manager.last_digest = g_strdup(digest);
-    }
-  }
-  /* The views of this document, unless they were written for it already. */
-  if (r == 0 && with_views && g_strcmp0(manager.views_digest, digest) != 0) {
-    write_views_locked(model);
-    g_free(manager.views_digest);
-    manager.views_digest = g_strdup(digest);
-  }
-  g_mutex_unlock(&manager.write_lock);
-  return r;
-}
-
-int sxs__manager_write_profile(void) {
-  return write_profile(TRUE);
-}
-
-/* Process exit (or the library's final unload): write the profile once more, whatever Shutdown
- * calls did or did not arrive. Runs on the exiting thread; other runtime threads may still be
- * delivering callbacks, which the locks keep consistent. */
-__attribute__((destructor)) static void manager_at_exit(void) {
-  if (!g_atomic_pointer_get(&manager_ready) || !manager.config)
-    return;
-  /* A child forked without exec is not the process this profile describes. */
-  if (manager.process && manager.process->pid != (int)getpid())
-    return;
-  stop_flush_thread();
-  sxs__sampler_stop();
   g_mutex_lock(&manager.lock);
   guint n = g_hash_table_size(manager.runtimes);
   g_mutex_unlock(&manager.lock);
-  if (n == 0)
-    return;
-  if (sxs__manager_write_profile() == 0)
-    sxs__manager_log("profile of %u runtime%s written to %s", n, n == 1 ? "" : "s", manager.profile_path);
+  return n;
 }
 
-static gint manager_quiet;
+int sxs__manager_pid(void) {
+  sxs__manager_ensure();
+  return manager.process ? manager.process->pid : 0;
+}
 
-void sxs__manager_quiesce(void) {
-  g_atomic_int_set(&manager_quiet, 1);
-  sxs__sampler_stop();
-  /* No periodic rewrite after a stop (the exit still writes it once more, with what came since). */
-  stop_flush_thread();
+void sxs__manager_set_quiet(gboolean quiet) {
+  g_atomic_int_set(&manager.quiet, quiet ? 1 : 0);
 }
 
 gboolean sxs__manager_quiet(void) {
-  return g_atomic_int_get(&manager_quiet) != 0;
+  return g_atomic_int_get(&manager.quiet) != 0;
 }
 
 char *sxs__manager_profile_path(void) {
   sxs__manager_ensure();
-  g_mutex_lock(&manager.write_lock);
+  g_mutex_lock(&manager.lock);
   char *path = g_strdup(manager.profile_path);
-  g_mutex_unlock(&manager.write_lock);
+  g_mutex_unlock(&manager.lock);
   return path;
 }
 
@@ -856,10 +700,10 @@ gboolean sxs__manager_attach_config(const char *config_path, const char *run_id,
   }
   /* A new attach after an earlier one's stop: stacks on events record again (the sampler runs
    * once per process, so it does not start again: said in the log). */
-  if (g_atomic_int_get(&manager_quiet) && cfg->sampling.enabled)
+  if (sxs__manager_quiet() && cfg->sampling.enabled)
     sxs__manager_log("attach: sampling ran in this process and was stopped by an earlier attach's stop; this attach "
                      "takes no samples (functions and stacks on events are recorded)");
-  g_atomic_int_set(&manager_quiet, 0);
+  sxs__manager_set_quiet(FALSE);
   g_mutex_lock(&manager.lock);
   gboolean profiled = FALSE;
   GHashTableIter it;
@@ -877,22 +721,19 @@ gboolean sxs__manager_attach_config(const char *config_path, const char *run_id,
   }
   /* No runtime reads the old config any more (none is profiled); it is kept, not freed, for a
    * reader that took its pointer a moment ago. */
-  stop_flush_thread();
-  g_mutex_lock(&manager.write_lock);
   g_free(manager.process->run_id);
   manager.process->run_id = g_strdup(run_id);
+  g_mutex_lock(&manager.lock);
   g_clear_pointer(&manager.profile_path, g_free);
+  g_mutex_unlock(&manager.lock);
   g_clear_pointer(&manager.config_error, g_free);
   manager.config = cfg;
   choose_paths(cfg, TRUE);
-  g_mutex_unlock(&manager.write_lock);
-  start_flush_thread(cfg->flush_seconds);
   return TRUE;
 }
 
 void sxs__manager_reset_for_tests(void) {
   sxs__manager_ensure();
-  stop_flush_thread();
   g_mutex_lock(&manager.lock);
   g_hash_table_remove_all(manager.runtimes);
   g_hash_table_remove_all(manager.threads);
@@ -902,14 +743,7 @@ void sxs__manager_reset_for_tests(void) {
   g_clear_pointer(&manager.config_error, g_free);
   g_clear_pointer(&manager.profile_path, g_free);
   g_mutex_unlock(&manager.lock);
-  sxs__stacks_reset_for_tests();
-  g_mutex_lock(&manager.write_lock);
-  g_clear_pointer(&manager.last_digest, g_free);
-  g_clear_pointer(&manager.views_digest, g_free);
-  g_mutex_unlock(&manager.write_lock);
   sxs__process_info_free(manager.process);
   manager.process = sxs__process_info_self();
   load_config();
-  if (manager.config)
-    start_flush_thread(manager.config->flush_seconds);
 }

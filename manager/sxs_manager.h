@@ -1,9 +1,11 @@
-/* The process-wide profiler manager: one per process, however many runtimes load the library.
+/* The process-wide registry: one per process, however many runtimes load the library.
  *
- * It owns the config, the log, the registry of runtimes (one SxsRuntime per CreateInstance, in
- * the order the runtimes arrived), the thread registry keyed by (runtime, thread), and the profile
- * writer. It does not speak COM: the callback objects in callback/ translate runtime calls into
- * the calls below. Nothing in here runs on a hot or signal path. */
+ * It owns the config in force, the log, the registry of runtimes (one SxsRuntime per
+ * CreateInstance, in the order the runtimes arrived) with their functions and modules, and the
+ * thread registry keyed by (runtime, thread). It does not speak COM (the callback objects in
+ * callback/ translate runtime calls into the calls below), calls nothing above itself (record/,
+ * output/) and writes no profile (output/ does, from sxs__manager_copy). Nothing in here runs on a
+ * hot or signal path. */
 #pragma once
 
 #include <glib.h>
@@ -83,9 +85,12 @@ typedef struct SxsRuntime {
   GHashTable *modules;   /* ModuleID (guint64*) -> char* file name ; owned */
 } SxsRuntime;
 
-/* Returns the manager, creating it on first use (thread-safe). On creation it reads the config
- * named by SXSPROF_CONFIG, opens the log and makes sure the profile is written at process exit. */
+/* Creates the registry on first use (thread-safe): reads the config named by SXSPROF_CONFIG and
+ * decides where the profile and the log go. */
 void sxs__manager_ensure(void);
+
+/* Was the registry created, with a usable config? Creates nothing. */
+gboolean sxs__manager_active(void);
 
 /* TRUE when the config could not be used: every runtime is declined. */
 gboolean sxs__manager_config_failed(void);
@@ -153,23 +158,23 @@ void sxs__manager_thread_os_id(SxsRuntime *rt, uint64_t thread_id, uint32_t os_t
 void sxs__manager_thread_named(SxsRuntime *rt, uint64_t thread_id, const char *name);
 void sxs__manager_thread_destroyed(SxsRuntime *rt, uint64_t thread_id);
 
-/* The runtime's Shutdown: marks it and writes the profile. */
+/* The runtime's Shutdown: marks it (output/ then writes the profile). */
 void sxs__manager_runtime_shutdown(SxsRuntime *rt);
-
-/* Writes the profile atomically with every runtime: a snapshot is copied under the registry's
- * locks, rendered and written outside them. Safe from any thread and at exit. Returns 0 or -errno. */
-int sxs__manager_write_profile(void);
 
 /* One line to the log (by default <prefix>.log, never the process's stdout or stderr unless
  * log=stderr), prefixed "sxsprof[<pid>]: " and written with one write(2) so that the lines of the
  * processes sharing a log never interleave. */
 void sxs__manager_log(const char *fmt, ...) G_GNUC_PRINTF(1, 2);
 
-/* A copy of everything the profile reports. Caller frees. */
-SxsProfileModel *sxs__manager_snapshot(void);
+/* The registry's part of a profile: the process, the config in force, the log, and a copy of
+ * every runtime (identity, capabilities, counters, functions sorted, threads, features off), taken
+ * under the registry's locks. The recorders' parts are added by output/. Caller frees. */
+SxsProfileModel *sxs__manager_copy(void);
 
-/* Renders the profile document (used by the writer and by tests). Caller frees. */
-char *sxs__manager_render_profile(gsize *ret_len);
+/* How many runtimes loaded the library (profiled or declined). */
+guint sxs__manager_runtime_count(void);
+/* The pid whose profile this is (a child forked without exec is another process). */
+int sxs__manager_pid(void);
 
 /* Test support: forget every runtime and reload the config from the environment. */
 void sxs__manager_reset_for_tests(void);
@@ -181,10 +186,10 @@ void sxs__manager_reset_for_tests(void);
  * the config cannot be read. Context: the thread in InitializeForAttach. */
 gboolean sxs__manager_attach_config(const char *config_path, const char *run_id, char **ret_error);
 
-/* Stops the expensive work for good (the sampler, stacks on events) while the runtimes keep the
- * library: what an attach's stop request does before the profile is written. */
-void sxs__manager_quiesce(void);
-/* Has sxs__manager_quiesce run? Context: any thread; lock-free. */
+/* Quiet: an attach's stop ended the expensive work (the sampler, stacks on events) while the
+ * runtimes keep the library. Set by output/'s quiesce, cleared by a new attach's config. Context:
+ * any thread; lock-free. */
+void sxs__manager_set_quiet(gboolean quiet);
 gboolean sxs__manager_quiet(void);
 /* Where this process's profile goes (a copy), or NULL when profiling is off. */
 char *sxs__manager_profile_path(void);

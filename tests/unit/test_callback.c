@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "sxs_callback.h"
+#include "sxs_output.h"
 
 /* ---- a mock ICorProfilerInfo answering up to `max_version` ---- */
 
@@ -161,7 +162,7 @@ static void use_config(Fixture *f, const char *body) {
   g_assert_true(g_file_set_contents(path, text, -1, NULL));
   g_setenv("SXSPROF_CONFIG", path, TRUE);
   g_unsetenv("SXSPROF_OUTPUT");
-  sxs__manager_reset_for_tests();
+  sxs__output_reset_for_tests();
 }
 
 static void fixture_setup(Fixture *f, gconstpointer data) {
@@ -179,7 +180,7 @@ static void fixture_teardown(Fixture *f, gconstpointer data) {
   g_rmdir(f->dir);
   g_free(f->dir);
   g_unsetenv("SXSPROF_CONFIG");
-  sxs__manager_reset_for_tests();
+  sxs__output_reset_for_tests();
 }
 
 static IClassFactory *get_factory(void) {
@@ -270,7 +271,7 @@ static void test_concurrent_create(Fixture *f, gconstpointer data) {
     for (int j = i + 1; j < N; j++)
       g_assert_true(objects[i] != objects[j]);
   gsize len = 0;
-  g_autofree char *doc = sxs__manager_render_profile(&len);
+  g_autofree char *doc = sxs__output_render_profile(&len);
   for (int id = 1; id <= N; id++) {
     g_autofree char *needle = g_strdup_printf("\"id\": %d,", id);
     g_assert_nonnull(strstr(doc, needle));
@@ -357,7 +358,7 @@ static void test_initialize_declines(Fixture *f, gconstpointer data) {
   g_assert_cmpint(m.set_mask_calls + m.set_mask2_calls, ==, 0);
   g_assert_cmpuint(cb->lpVtbl->Release(cb), ==, 0);
   gsize len = 0;
-  g_autofree char *doc = sxs__manager_render_profile(&len);
+  g_autofree char *doc = sxs__output_render_profile(&len);
   g_assert_nonnull(strstr(doc, "\"status\": \"declined\""));
   g_assert_nonnull(strstr(doc, "does not match"));
 

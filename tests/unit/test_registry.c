@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "sxs_manager.h"
+#include "sxs_output.h"
 
 typedef struct {
   char *dir;
@@ -21,7 +22,7 @@ static void use_config(Fixture *f, const char *body) {
     g_unsetenv("SXSPROF_CONFIG");
   }
   g_unsetenv("SXSPROF_OUTPUT");
-  sxs__manager_reset_for_tests();
+  sxs__output_reset_for_tests();
 }
 
 static void fixture_setup(Fixture *f, gconstpointer data) {
@@ -40,12 +41,12 @@ static void fixture_teardown(Fixture *f, gconstpointer data) {
   g_rmdir(f->dir);
   g_free(f->dir);
   g_unsetenv("SXSPROF_CONFIG");
-  sxs__manager_reset_for_tests();
+  sxs__output_reset_for_tests();
 }
 
 static JsonNode *render(void) {
   gsize len = 0;
-  g_autofree char *text = sxs__manager_render_profile(&len);
+  g_autofree char *text = sxs__output_render_profile(&len);
   g_assert_cmpuint(len, ==, strlen(text));
   g_autoptr(JsonParser) p = json_parser_new();
   g_autoptr(GError) error = NULL;
@@ -144,7 +145,7 @@ static void test_config_error_declines(Fixture *f, gconstpointer data) {
   g_assert_cmpint(a->status, ==, SXS_RUNTIME_DECLINED);
   g_assert_true(g_str_has_prefix(a->reason, "config error: "));
   g_assert_nonnull(strstr(a->reason, "pick-several"));
-  g_assert_cmpint(sxs__manager_write_profile(), ==, -EINVAL);
+  g_assert_cmpint(sxs__output_write(), ==, -EINVAL);
 }
 
 /* The same FunctionID and ThreadID values in two runtimes stay apart. */
@@ -227,7 +228,7 @@ static void test_write_profile(Fixture *f, gconstpointer data) {
   sxs__counter_add(&a->counters.exceptions);
   sxs__counter_add(&a->counters.exceptions);
   sxs__counter_add(&a->counters.gcs);
-  g_assert_cmpint(sxs__manager_write_profile(), ==, 0);
+  g_assert_cmpint(sxs__output_write(), ==, 0);
   g_autofree char *path = g_build_filename(f->dir, "prof.json", NULL);
   g_autoptr(JsonParser) p = json_parser_new();
   g_assert_true(json_parser_load_from_file(p, path, NULL));
@@ -241,16 +242,16 @@ static void test_write_profile(Fixture *f, gconstpointer data) {
   /* The same document again leaves the file alone; a changed one replaces it (new inode). */
   GStatBuf before, after;
   g_assert_cmpint(g_stat(path, &before), ==, 0);
-  g_assert_cmpint(sxs__manager_write_profile(), ==, 0);
+  g_assert_cmpint(sxs__output_write(), ==, 0);
   g_assert_cmpint(g_stat(path, &after), ==, 0);
   g_assert_cmpuint(before.st_ino, ==, after.st_ino);
   sxs__counter_add(&a->counters.gcs);
-  g_assert_cmpint(sxs__manager_write_profile(), ==, 0);
+  g_assert_cmpint(sxs__output_write(), ==, 0);
   g_assert_cmpint(g_stat(path, &after), ==, 0);
   g_assert_cmpuint(before.st_ino, !=, after.st_ino);
   /* A file removed behind the profiler's back is written again. */
   g_assert_cmpint(g_unlink(path), ==, 0);
-  g_assert_cmpint(sxs__manager_write_profile(), ==, 0);
+  g_assert_cmpint(sxs__output_write(), ==, 0);
   g_assert_true(g_file_test(path, G_FILE_TEST_IS_REGULAR));
 }
 

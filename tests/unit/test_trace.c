@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "sxs_manager.h"
+#include "sxs_output.h"
 #include "sxs_trace.h"
 
 typedef struct {
@@ -20,7 +21,7 @@ static void fixture_setup(Fixture *f, gconstpointer data) {
   g_assert_true(g_file_set_contents(path, text, -1, NULL));
   g_setenv("SXSPROF_CONFIG", path, TRUE);
   g_unsetenv("SXSPROF_OUTPUT");
-  sxs__manager_reset_for_tests();
+  sxs__output_reset_for_tests();
 }
 
 static void fixture_teardown(Fixture *f, gconstpointer data) {
@@ -33,7 +34,7 @@ static void fixture_teardown(Fixture *f, gconstpointer data) {
   g_rmdir(f->dir);
   g_free(f->dir);
   g_unsetenv("SXSPROF_CONFIG");
-  sxs__manager_reset_for_tests();
+  sxs__output_reset_for_tests();
 }
 
 /* A profiled runtime with a trace slot, and its functions named "T.<letter>" for FunctionIDs
@@ -142,7 +143,7 @@ static void test_exact(Fixture *f, gconstpointer data) {
   }
   sxs__trace_leave(main_id);
 
-  g_autoptr(SxsProfileModel) m = sxs__manager_snapshot();
+  g_autoptr(SxsProfileModel) m = sxs__output_snapshot();
   SxsRuntimeModel *r = model_of(m, t.rt->id);
   g_assert_true(r->tracing.enabled);
   g_assert_cmpstr(r->tracing.path, ==, "fast");
@@ -178,7 +179,7 @@ static void test_tailcall(Fixture *f, gconstpointer data) {
   }
   sxs__trace_leave(a);
   sxs__trace_leave(main_id);
-  g_autoptr(SxsProfileModel) m = sxs__manager_snapshot();
+  g_autoptr(SxsProfileModel) m = sxs__output_snapshot();
   SxsRuntimeModel *r = model_of(m, t.rt->id);
   g_assert_cmpuint(calls_of(r, "T.Ping"), ==, 501);
   g_assert_cmpuint(calls_of(r, "T.Pong"), ==, 500);
@@ -214,7 +215,7 @@ static void test_unwind(Fixture *f, gconstpointer data) {
     sxs__trace_unwind_enter(t.tr, 0x100);
     sxs__trace_leave(catcher);
   }
-  g_autoptr(SxsProfileModel) m = sxs__manager_snapshot();
+  g_autoptr(SxsProfileModel) m = sxs__output_snapshot();
   SxsRuntimeModel *r = model_of(m, t.rt->id);
   g_assert_cmpuint(calls_of(r, "T.Catcher"), ==, 100);
   g_assert_cmpuint(calls_of(r, "T.L3"), ==, 100);
@@ -234,7 +235,7 @@ static void test_resync(Fixture *f, gconstpointer data) {
   sxs__trace_enter(c);
   sxs__trace_leave(a); /* B and C never left */
   sxs__trace_leave(b); /* nothing open for B any more: ignored */
-  g_autoptr(SxsProfileModel) m = sxs__manager_snapshot();
+  g_autoptr(SxsProfileModel) m = sxs__output_snapshot();
   SxsRuntimeModel *r = model_of(m, t.rt->id);
   g_assert_cmpuint(r->tracing.open_frames, ==, 0);
   g_assert_cmpuint(calls_of(r, "T.C"), ==, 1);
@@ -257,7 +258,7 @@ static void test_depth_overflow(Fixture *f, gconstpointer data) {
   deep(d, SXS_TRACE_MAX_DEPTH + 99); /* SXS_TRACE_MAX_DEPTH + 100 frames */
   sxs__trace_enter(after);
   sxs__trace_leave(after);
-  g_autoptr(SxsProfileModel) m = sxs__manager_snapshot();
+  g_autoptr(SxsProfileModel) m = sxs__output_snapshot();
   SxsRuntimeModel *r = model_of(m, t.rt->id);
   g_assert_cmpuint(calls_of(r, "T.Deep"), ==, SXS_TRACE_MAX_DEPTH + 100);
   g_assert_cmpuint(calls_of(r, "T.After"), ==, 1);
@@ -288,7 +289,7 @@ static void test_unwind_overflow(Fixture *f, gconstpointer data) {
   }
   sxs__trace_enter(after);
   sxs__trace_leave(after);
-  g_autoptr(SxsProfileModel) m = sxs__manager_snapshot();
+  g_autoptr(SxsProfileModel) m = sxs__output_snapshot();
   SxsRuntimeModel *r = model_of(m, t.rt->id);
   g_assert_cmpuint(r->tracing.unwound, ==, (guint64)frames);
   g_assert_cmpuint(r->tracing.open_frames, ==, 0);
@@ -325,7 +326,7 @@ static void test_thread_reuse(Fixture *f, gconstpointer data) {
   for (int i = 0; i < 40; i++)
     g_thread_join(g_thread_new("pool", thread_calls, &w));
   g_assert_cmpuint(sxs__trace_thread_states(t.rt->id), ==, 1);
-  g_autoptr(SxsProfileModel) m = sxs__manager_snapshot();
+  g_autoptr(SxsProfileModel) m = sxs__output_snapshot();
   g_assert_cmpuint(calls_of(model_of(m, t.rt->id), "T.Work"), ==, 40000);
 }
 
@@ -345,7 +346,7 @@ static void test_runtimes_and_threads(Fixture *f, gconstpointer data) {
   thread_calls(&w2);
   for (int i = 0; i < 8; i++)
     g_thread_join(threads[i]);
-  g_autoptr(SxsProfileModel) m = sxs__manager_snapshot();
+  g_autoptr(SxsProfileModel) m = sxs__output_snapshot();
   g_assert_cmpuint(calls_of(model_of(m, t1.rt->id), "T.Shared"), ==, 800000);
   g_assert_cmpuint(calls_of(model_of(m, t2.rt->id), "T.Shared"), ==, 7);
 }

@@ -10,16 +10,21 @@
 typedef char *(*RenderFn)(const SxsView *v, const SxsRenderOptions *o, gsize *ret_len, char **ret_error);
 
 static const struct {
+  const char *name;
   const char *suffix;
   RenderFn render; /* NULL: the JSON document, rendered from the model */
 } formats[SXS_N_FORMATS] = {
-    [SXS_FORMAT_JSON] = {".json", NULL},
-    [SXS_FORMAT_SPEEDSCOPE] = {".speedscope.json", sxs__write_speedscope},
-    [SXS_FORMAT_FOLDED] = {".folded", sxs__write_folded},
-    [SXS_FORMAT_SVG] = {".svg", sxs__write_svg},
-    [SXS_FORMAT_PPROF] = {".pb.gz", sxs__write_pprof},
-    [SXS_FORMAT_SUMMARY] = {NULL, sxs__write_summary},
+    [SXS_FORMAT_JSON] = {"json", ".json", NULL},
+    [SXS_FORMAT_SPEEDSCOPE] = {"speedscope", ".speedscope.json", sxs__write_speedscope},
+    [SXS_FORMAT_FOLDED] = {"folded", ".folded", sxs__write_folded},
+    [SXS_FORMAT_SVG] = {"svg", ".svg", sxs__write_svg},
+    [SXS_FORMAT_PPROF] = {"pprof", ".pb.gz", sxs__write_pprof},
+    [SXS_FORMAT_SUMMARY] = {"summary", NULL, sxs__write_summary},
 };
+
+const char *sxs__format_name(SxsFormat f) {
+  return f < SXS_N_FORMATS ? formats[f].name : "unknown";
+}
 
 const char *sxs__formats_suffix(SxsFormat f) {
   return f < SXS_N_FORMATS ? formats[f].suffix : NULL;
@@ -66,7 +71,7 @@ int sxs__formats_write(const SxsView *v, const char *base, guint set, const SxsR
     g_autofree char *why = NULL;
     data[f] = sxs__formats_render(v, (SxsFormat)f, o, &len[f], &why);
     if (!data[f]) {
-      g_string_append_printf(skipped, "%s%s: %s", skipped->len ? "\n" : "", sxs__config_format_name((SxsFormat)f),
+      g_string_append_printf(skipped, "%s%s: %s", skipped->len ? "\n" : "", sxs__format_name((SxsFormat)f),
                              why ? why : "nothing to show");
       if (flags & SXS_FORMATS_DROP_STALE) {
         g_autofree char *stale = g_strconcat(base, formats[f].suffix, NULL);

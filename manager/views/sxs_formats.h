@@ -5,7 +5,7 @@
 
 #include <glib.h>
 
-#include "sxs_config.h"
+#include "sxs_format.h"
 #include "sxs_view.h"
 
 /* The file name suffix of a format (".speedscope.json", ".pb.gz", ...); NULL for the summary. */

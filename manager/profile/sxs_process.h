@@ -6,8 +6,6 @@
 #include <glib.h>
 #include <stdint.h>
 
-#include "sxs_config.h"
-
 /* Environment variables the sxsprof launcher sets for the program it runs. */
 #define SXS_OUTPUT_ENV "SXSPROF_OUTPUT"       /* the output prefix or folder (grammar of output=) */
 #define SXS_OWNER_PID_ENV "SXSPROF_OWNER_PID" /* the pid that owns <prefix>.json */

@@ -1,0 +1,314 @@
+/* sxsprof_common: what the launcher's commands (run, report, attach) share: the usage, the
+ * profiler's library and the config a program runs with, option values, the profiler's log, reading
+ * saved profiles, rendering them, and listing the views of a run. No command calls another's code:
+ * each lives in its own file (sxsprof_run.c, sxsprof_report.c, sxsprof_attach.c) and main
+ * (sxsprof_main.c) dispatches. */
+#include <errno.h>
+#include <glib.h>
+#include <glib/gstdio.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "sxs_config.h"
+#include "sxs_formats.h"
+#include "sxsprof.h"
+
+const char sxsprof_usage[] =
+    "usage:\n"
+    "  sxsprof run [options] [--] COMMAND [ARGS...]\n"
+    "      -o, --output PREFIX|FOLDER/   where the profile and its views go (default ./sxsprof-<pid>)\n"
+    "      --format LIST                 json,speedscope,folded,svg,pprof,summary or all (default all)\n"
+    "      --sample[=HZ]                 sample every thread (CPU time, 99 Hz by default)\n"
+    "      --wall                        sample wall-clock time instead of CPU time\n"
+    "      --trace                       trace every call exactly (Enter/Leave hooks)\n"
+    "      --include PATTERNS            trace only these functions (implies --trace)\n"
+    "      --exclude PATTERNS            do not trace these functions (implies --trace)\n"
+    "      --stacks-on EVENTS            record stacks at exception,jit,gc\n"
+    "      --mode pick-first|pick-one|pick-all, --runtime SELECTOR   which runtimes to profile\n"
+    "      --flush SECONDS               rewrite the profile this often (0: at exit only)\n"
+    "      -c, --config FILE             a config file; the options above override it\n"
+    "      -q, --quiet                   print nothing after the program ends\n"
+    "  sxsprof report PROFILE.json|FOLDER ... [options]\n"
+    "      --format LIST                 as above (default: summary; all with -o)\n"
+    "      -o, --output PREFIX           write the views to PREFIX.<format>\n"
+    "      --top N                       rows per summary table (default 10)\n"
+    "      --runtime ID                  only stacks with frames of runtime ID\n"
+    "      --thread T                    only samples and stacks of thread T (OS id or name)\n"
+    "      --view samples|calls|events   what folded, svg and pprof show (default: samples if any)\n"
+    "  sxsprof attach PID [options]      profile a running .NET process (.NET Core 3.0 or later)\n"
+    "      --runtime N|VERSION|PATH      which of its runtimes: runsxs's index N, a version prefix, or a\n"
+    "                                    runtime folder (named after its version); needed when it runs several\n"
+    "      --duration SEC                stop after SEC seconds (default: at Ctrl-C)\n"
+    "      -o, --output PREFIX|FOLDER/   where the profile goes (default ./sxsprof-<pid>)\n"
+    "      --sample[=HZ], --wall, --stacks-on EVENTS, --format LIST, --mode MODE, -c FILE, -q   as for run\n";
+
+char *sxsprof_find_library(void) {
+  const char *env = g_getenv("SXSPROF_LIBRARY");
+  if (env && *env)
+    return g_canonicalize_filename(env, NULL);
+  g_autofree char *exe = g_file_read_link("/proc/self/exe", NULL);
+  if (!exe)
+    return NULL;
+  g_autofree char *bindir = g_path_get_dirname(exe);
+  g_autofree char *candidate = g_build_filename(bindir, "..", "lib", "libsxsprof.so", NULL);
+  char resolved[PATH_MAX];
+  if (!realpath(candidate, resolved))
+    return NULL;
+  return g_strdup(resolved);
+}
+
+char *sxsprof_write_run_config(const SxsprofRunOptions *o, GError **error) {
+  g_autoptr(GKeyFile) kf = g_key_file_new();
+  if (o->config && !g_key_file_load_from_file(kf, o->config, G_KEY_FILE_KEEP_COMMENTS, error))
+    return NULL;
+  if (o->config_output)
+    g_key_file_set_value(kf, "profiler", "output", o->config_output);
+  if (o->mode)
+    g_key_file_set_value(kf, "profiler", "mode", o->mode);
+  if (o->runtime)
+    g_key_file_set_value(kf, "profiler", "runtime", o->runtime);
+  if (o->flush)
+    g_key_file_set_value(kf, "profiler", "flush", o->flush);
+  /* The files the profiler writes: the profile and every file view asked for. */
+  g_autoptr(GString) files = g_string_new("json");
+  for (int f = SXS_FORMAT_JSON + 1; f < SXS_FORMAT_SUMMARY; f++)
+    if (o->formats & SXS_FORMAT_BIT(f))
+      g_string_append_printf(files, ",%s", sxs__format_name((SxsFormat)f));
+  if (o->format || !o->config || !g_key_file_has_key(kf, "profiler", "formats", NULL))
+    g_key_file_set_value(kf, "profiler", "formats", files->str);
+  if (o->sample || o->wall) {
+    g_key_file_set_value(kf, "sampling", "enabled", "true");
+    if (o->sample && *o->sample)
+      g_key_file_set_value(kf, "sampling", "frequency", o->sample);
+    if (o->wall)
+      g_key_file_set_value(kf, "sampling", "mode", "wall");
+  }
+  if (o->trace || o->include || o->exclude)
+    g_key_file_set_value(kf, "tracing", "enabled", "true");
+  if (o->include)
+    g_key_file_set_value(kf, "tracing", "include", o->include);
+  if (o->exclude)
+    g_key_file_set_value(kf, "tracing", "exclude", o->exclude);
+  if (o->stacks_on)
+    g_key_file_set_value(kf, "stacks", "on", o->stacks_on);
+  gsize len = 0;
+  g_autofree char *text = g_key_file_to_data(kf, &len, NULL);
+  g_autofree char *path = NULL;
+  int fd = g_file_open_tmp("sxsprof-XXXXXX.conf", &path, error);
+  if (fd < 0)
+    return NULL;
+  close(fd);
+  if (!g_file_set_contents(path, text, len, error)) {
+    g_unlink(path);
+    return NULL;
+  }
+  return g_steal_pointer(&path);
+}
+
+gint64 sxsprof_file_size(const char *path) {
+  struct stat st;
+  return path && stat(path, &st) == 0 ? (gint64)st.st_size : 0;
+}
+
+void sxsprof_relay_log(const char *path, gint64 offset) {
+  g_autofree char *text = NULL;
+  gsize len = 0;
+  if (!path || !g_file_get_contents(path, &text, &len, NULL) || (gsize)offset >= len)
+    return;
+  fwrite(text + offset, 1, len - offset, stderr);
+  if (text[len - 1] != '\n')
+    fputc('\n', stderr);
+}
+
+int sxsprof_take_value(int argc, char **argv, int *i, const char *inline_value, const char **slot) {
+  if (inline_value) {
+    *slot = inline_value;
+  } else if (*i + 1 >= argc) {
+    fprintf(stderr, "sxsprof: %s needs a value\n", argv[*i]);
+    return -1;
+  } else {
+    *slot = argv[++*i];
+  }
+  return 0;
+}
+
+/* Is path a regular file written since the run began (not left over from an earlier run)? */
+static gboolean written_since(const char *path, time_t started) {
+  struct stat st;
+  return stat(path, &st) == 0 && S_ISREG(st.st_mode) && st.st_mtime >= started;
+}
+
+void sxsprof_print_views(const SxsprofProfile *p, guint formats, time_t started) {
+  g_autofree char *base = sxs__formats_base(p->path);
+  g_autoptr(GString) views = g_string_new(NULL);
+  for (int f = SXS_FORMAT_JSON + 1; f < SXS_FORMAT_SUMMARY; f++) {
+    g_autofree char *path = g_strconcat(base, sxs__formats_suffix((SxsFormat)f), NULL);
+    if ((formats & SXS_FORMAT_BIT(f)) && written_since(path, started))
+      g_string_append_printf(views, "%s%s", views->len ? ", " : "", path);
+  }
+  if (views->len)
+    fprintf(stderr, "sxsprof: views: %s\n", views->str);
+  if (formats & SXS_FORMAT_BIT(SXS_FORMAT_SUMMARY)) {
+    SxsprofRender r = {.formats = SXS_FORMAT_BIT(SXS_FORMAT_SUMMARY),
+                       .render = {.top = 10, .color = isatty(STDERR_FILENO), .kind = SXS_VIEW_N_KINDS},
+                       .summary_out = stderr};
+    sxsprof_render(p->model, &r);
+  }
+}
+
+void sxsprof_print_flame_graph(const SxsprofProfile *p, guint formats, time_t started) {
+  g_autofree char *base = sxs__formats_base(p->path);
+  g_autofree char *svg = g_strconcat(base, ".svg", NULL);
+  if ((formats & SXS_FORMAT_BIT(SXS_FORMAT_SVG)) && written_since(svg, started))
+    fprintf(stderr, "sxsprof: flame graph: %s\n", svg);
+  else if (formats & SXS_FORMAT_BIT(SXS_FORMAT_SVG))
+    fprintf(stderr, "sxsprof: no flame graph: no stacks were recorded (turn on --sample, --trace or --stacks-on)\n");
+}
+
+void sxsprof_profile_free(gpointer p) {
+  SxsprofProfile *pr = p;
+  g_free(pr->path);
+  sxs__profile_model_free(pr->model);
+  g_free(pr);
+}
+
+SxsprofProfile *sxsprof_profile_load(const char *path, char **ret_error) {
+  g_autoptr(GError) error = NULL;
+  SxsProfileModel *m = sxs__profile_load(path, &error);
+  if (!m) {
+    *ret_error = g_strdup(error->message);
+    return NULL;
+  }
+  SxsprofProfile *p = g_new0(SxsprofProfile, 1);
+  p->path = g_strdup(path);
+  p->model = m;
+  return p;
+}
+
+char *sxsprof_profile_command(const SxsprofProfile *p, guint max) {
+  g_autoptr(GString) s = g_string_new(NULL);
+  char **argv = p->model->process ? p->model->process->argv : NULL;
+  for (guint i = 0; argv && argv[i]; i++) {
+    const char *arg = argv[i];
+    if (i > 0)
+      g_string_append_c(s, ' ');
+    if (i == 0 || (g_str_has_suffix(arg, ".dll") && strchr(arg, '/'))) {
+      g_autofree char *base = g_path_get_basename(arg);
+      g_string_append(s, base);
+    } else {
+      g_string_append(s, arg);
+    }
+  }
+  if (s->len == 0)
+    g_string_append(s, "?");
+  if (g_utf8_strlen(s->str, -1) > max) {
+    g_autofree char *cut = g_utf8_substring(s->str, 0, max - 3);
+    g_string_assign(s, cut);
+    g_string_append(s, "...");
+  }
+  return g_string_free(g_steal_pointer(&s), FALSE);
+}
+
+void sxsprof_profile_list_line(const SxsprofProfile *p, FILE *out) {
+  g_autofree char *command = sxsprof_profile_command(p, 60);
+  const GPtrArray *rts = p->model->runtimes;
+  g_autoptr(GString) s = g_string_new(NULL);
+  g_string_printf(s, "%u runtime%s", rts->len, rts->len == 1 ? "" : "s");
+  for (guint i = 0; i < rts->len; i++) {
+    const SxsRuntimeModel *r = rts->pdata[i];
+    g_string_append(s, i == 0 ? " (" : ", ");
+    g_string_append(s, r->version ? r->version : "?");
+    if (r->status != SXS_RUNTIME_PROFILING)
+      g_string_append_printf(s, " %s", sxs__runtime_status_name(r->status));
+  }
+  if (rts->len)
+    g_string_append_c(s, ')');
+  fprintf(out, "sxsprof: pid %d (%s): %s -> %s\n", p->model->process ? p->model->process->pid : 0, command, s->str,
+          p->path);
+}
+
+static int compare_profiles(gconstpointer a, gconstpointer b) {
+  const SxsprofProfile *x = *(const SxsprofProfile *const *)a, *y = *(const SxsprofProfile *const *)b;
+  int px = x->model->process ? x->model->process->pid : 0, py = y->model->process ? y->model->process->pid : 0;
+  if (px != py)
+    return px < py ? -1 : 1;
+  return strcmp(x->path, y->path);
+}
+
+void sxsprof_profiles_sort(GPtrArray *profiles) {
+  g_ptr_array_sort(profiles, compare_profiles);
+}
+
+gboolean sxsprof_load_folder(const char *folder, GPtrArray *profiles, guint *ret_skipped) {
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GDir) dir = g_dir_open(folder, 0, &error);
+  if (!dir) {
+    fprintf(stderr, "sxsprof: cannot read folder %s: %s\n", folder, error->message);
+    return FALSE;
+  }
+  guint skipped = 0;
+  const char *name;
+  while ((name = g_dir_read_name(dir))) {
+    if (!g_str_has_suffix(name, ".json") || sxs__formats_is_view_file(name))
+      continue;
+    g_autofree char *path = g_build_filename(folder, name, NULL);
+    g_autofree char *why = NULL;
+    SxsprofProfile *p = sxsprof_profile_load(path, &why);
+    if (p)
+      g_ptr_array_add(profiles, p);
+    else
+      skipped++;
+  }
+  *ret_skipped = skipped;
+  return TRUE;
+}
+
+/* "\r<text>" on a terminal's stderr, cleared by an empty text. */
+static void progress(const SxsprofRender *r, const char *text) {
+  if (!r->progress)
+    return;
+  fprintf(stderr, "\r\033[K%s", text);
+  fflush(stderr);
+}
+
+/* The progress line of each format rendered; data: the SxsprofRender. */
+static void render_progress(SxsFormat f, guint index, guint count, gpointer data) {
+  g_autofree char *line = g_strdup_printf("sxsprof: rendering %s (%u/%u)...", sxs__format_name(f), index + 1, count);
+  progress(data, line);
+}
+
+int sxsprof_render(const SxsProfileModel *model, const SxsprofRender *r) {
+  progress(r, "sxsprof: building the view...");
+  g_autoptr(SxsView) view = sxs__view_new(model, &r->filter);
+  guint files = r->formats & SXS_FORMATS_ALL_FILES;
+  if (files && r->base) {
+    g_autoptr(GPtrArray) written = g_ptr_array_new_with_free_func(g_free);
+    g_autofree char *skipped = NULL, *error = NULL;
+    int n = sxs__formats_write(view, r->base, files, &r->render, SXS_FORMATS_ALL_OR_NOTHING, render_progress,
+                               (gpointer)r, written, &skipped, &error);
+    progress(r, "");
+    if (n < 0) {
+      fprintf(stderr, "sxsprof: %s; nothing was written\n", error);
+      return 1;
+    }
+    g_auto(GStrv) lines = g_strsplit(skipped ? skipped : "", "\n", -1);
+    for (char **l = lines; *l && **l; l++)
+      fprintf(stderr, "sxsprof: not written: %s\n", *l);
+    for (guint i = 0; i < written->len; i++)
+      fprintf(stderr, "sxsprof: wrote %s\n", (const char *)written->pdata[i]);
+  }
+  progress(r, "");
+  if (r->formats & SXS_FORMAT_BIT(SXS_FORMAT_SUMMARY)) {
+    gsize len = 0;
+    g_autofree char *why = NULL;
+    g_autofree char *text = sxs__formats_render(view, SXS_FORMAT_SUMMARY, &r->render, &len, &why);
+    if (text)
+      fwrite(text, 1, len, r->summary_out);
+  }
+  return 0;
+}

@@ -1,0 +1,348 @@
+/* sxsprof run: runs a .NET command with the profiler loaded.
+ *
+ *   sxsprof run [options] [--] COMMAND [ARGS...]
+ *
+ * `run` behaves like the program it runs: the program keeps the launcher's stdin, stdout, stderr,
+ * working folder and process group; SIGINT, SIGTERM, SIGHUP and SIGQUIT sent to the launcher are
+ * passed on; the launcher exits with the program's status (128 + N when signal N killed it).
+ * After the program ends it relays the profiler's log lines, lists every profile the program's
+ * process tree wrote and the views beside them, and prints the summary, all on stderr, so that
+ * the program's stdout stays exactly its own. It does not profile anything itself. */
+#include <errno.h>
+#include <glib.h>
+#include <glib/gstdio.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "sxs_config.h"
+#include "sxs_formats.h"
+#include "sxs_process.h"
+#include "sxsprof.h"
+
+static volatile sig_atomic_t child_pid;
+
+/* Passes a signal sent to the launcher on to the program. A signal the terminal generated
+ * (Ctrl-C, Ctrl-\, hang-up) already reached the program, which shares the launcher's process
+ * group, so only signals some process sent (kill, a supervisor) are passed on.
+ * Context: signal handler; async-signal-safe. */
+static void forward_signal(int signo, siginfo_t *info, void *ucontext) {
+  (void)ucontext;
+  int saved = errno;
+  pid_t pid = (pid_t)child_pid;
+  if (pid > 0 && (!info || info->si_code <= 0)) /* SI_USER, SI_QUEUE, SI_TKILL: sent by a process */
+    kill(pid, signo);
+  errno = saved;
+}
+
+static const int forwarded_signals[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};
+
+/* Every profile of this run: the files the output names that record run_id. */
+static GPtrArray *find_run_profiles(const char *output, gboolean is_folder, const char *run_id) {
+  GPtrArray *found = g_ptr_array_new_with_free_func(sxsprof_profile_free);
+  g_autofree char *folder = is_folder ? g_strdup(output) : g_path_get_dirname(output);
+  g_autofree char *base = is_folder ? NULL : g_path_get_basename(output);
+  g_autoptr(GDir) dir = g_dir_open(folder, 0, NULL);
+  const char *name;
+  while (dir && (name = g_dir_read_name(dir))) {
+    if (!g_str_has_suffix(name, ".json") || sxs__formats_is_view_file(name))
+      continue;
+    if (!is_folder) {
+      /* <base>.json or <base>.<pid>.json */
+      size_t bl = strlen(base);
+      if (strncmp(name, base, bl) != 0 || name[bl] != '.')
+        continue;
+      const char *rest = name + bl + 1;
+      size_t digits = strspn(rest, "0123456789");
+      if (!g_str_equal(rest, "json") && !(digits > 0 && g_str_equal(rest + digits, ".json")))
+        continue;
+    }
+    g_autofree char *path = g_build_filename(folder, name, NULL);
+    g_autofree char *why = NULL;
+    SxsprofProfile *p = sxsprof_profile_load(path, &why);
+    if (!p)
+      continue;
+    if (!p->model->process || g_strcmp0(p->model->process->run_id, run_id) != 0) {
+      sxsprof_profile_free(p);
+      continue;
+    }
+    g_ptr_array_add(found, p);
+  }
+  sxsprof_profiles_sort(found);
+  return found;
+}
+
+/* Parses run's options; returns the index of the command, or -1 after printing why. */
+static int parse_run_options(int argc, char **argv, SxsprofRunOptions *o) {
+  int i = 0;
+  o->formats = SXS_FORMATS_ALL_FILES | SXS_FORMAT_BIT(SXS_FORMAT_SUMMARY);
+  for (; i < argc; i++) {
+    const char *a = argv[i];
+    if (g_str_equal(a, "--")) {
+      i++;
+      break;
+    }
+    if (a[0] != '-')
+      break;
+    if (g_str_equal(a, "--quiet") || g_str_equal(a, "-q")) {
+      o->quiet = TRUE;
+      continue;
+    }
+    if (g_str_equal(a, "--wall")) {
+      o->wall = TRUE;
+      continue;
+    }
+    if (g_str_equal(a, "--trace")) {
+      o->trace = TRUE;
+      continue;
+    }
+    if (g_str_equal(a, "--sample") || g_str_has_prefix(a, "--sample=")) {
+      o->sample = a[8] == '=' ? a + 9 : "";
+      /* "--sample 200 dotnet app.dll" would run a program called 200. */
+      if (a[8] == '\0' && i + 1 < argc && argv[i + 1][0] && strspn(argv[i + 1], "0123456789") == strlen(argv[i + 1])) {
+        fprintf(stderr, "sxsprof: a sampling frequency goes with '=': --sample=%s; the program was not started\n",
+                argv[i + 1]);
+        return -1;
+      }
+      continue;
+    }
+    /* --name VALUE or --name=VALUE */
+    g_autofree char *name = g_strndup(a, strcspn(a, "="));
+    const char *inline_value = a[strlen(name)] == '=' ? a + strlen(name) + 1 : NULL;
+    const char **slot = g_str_equal(name, "--config") || g_str_equal(name, "-c")   ? &o->config
+                        : g_str_equal(name, "--output") || g_str_equal(name, "-o") ? &o->output
+                        : g_str_equal(name, "--mode")                              ? &o->mode
+                        : g_str_equal(name, "--runtime")                           ? &o->runtime
+                        : g_str_equal(name, "--flush")                             ? &o->flush
+                        : g_str_equal(name, "--format")                            ? &o->format
+                        : g_str_equal(name, "--include")                           ? &o->include
+                        : g_str_equal(name, "--exclude")                           ? &o->exclude
+                        : g_str_equal(name, "--stacks-on")                         ? &o->stacks_on
+                                                                                   : NULL;
+    if (!slot) {
+      fprintf(stderr, "sxsprof: unknown option \"%s\"\n%s", a, sxsprof_usage);
+      return -1;
+    }
+    if (sxsprof_take_value(argc, argv, &i, inline_value, slot) < 0)
+      return -1;
+  }
+  if (i >= argc) {
+    fprintf(stderr, "sxsprof: run needs a command, e.g. sxsprof run -- dotnet app.dll\n");
+    return -1;
+  }
+  if (o->format) {
+    g_autofree char *problem = NULL;
+    if (!sxs__config_parse_formats(o->format, TRUE, &o->formats, &problem)) {
+      fprintf(stderr, "sxsprof: --format: %s; the program was not started\n", problem);
+      return -1;
+    }
+  }
+  return i;
+}
+
+/* After the run: each profile, the views beside the program's own, its summary, and where its
+ * flame graph is. */
+static void run_report(GPtrArray *profiles, const SxsprofRunOptions *opt, const SxsConfig *cfg, pid_t child,
+                       time_t started) {
+  fprintf(stderr, "sxsprof: %u profile%s written by the program's processes:\n", profiles->len,
+          profiles->len == 1 ? "" : "s");
+  for (guint i = 0; i < profiles->len; i++)
+    sxsprof_profile_list_line(profiles->pdata[i], stderr);
+  /* The program itself (the process the launcher started), else the first. */
+  const SxsprofProfile *main_profile = profiles->pdata[0];
+  for (guint i = 0; i < profiles->len; i++) {
+    const SxsprofProfile *p = profiles->pdata[i];
+    if (p->model->process && p->model->process->pid == child)
+      main_profile = p;
+  }
+  sxsprof_print_views(main_profile, opt->formats, started);
+  if (profiles->len > 1) {
+    /* How to see them all together: the folder, the files themselves, or a pattern. */
+    g_autoptr(GString) how = g_string_new(NULL);
+    if (cfg->output_is_folder) {
+      g_string_append(how, cfg->output);
+    } else if (profiles->len <= 4) {
+      for (guint i = 0; i < profiles->len; i++)
+        g_string_append_printf(how, "%s%s", i ? " " : "", ((const SxsprofProfile *)profiles->pdata[i])->path);
+    } else {
+      g_string_append_printf(how, "%s.json %s.[0-9]*.json", cfg->output, cfg->output);
+    }
+    fprintf(stderr, "sxsprof: all %u together: sxsprof report %s\n", profiles->len, how->str);
+  }
+  sxsprof_print_flame_graph(main_profile, opt->formats, started);
+}
+
+int sxsprof_run_main(int argc, char **argv) {
+  SxsprofRunOptions opt = {0};
+  int cmd = parse_run_options(argc, argv, &opt);
+  if (cmd < 0)
+    return 2;
+  g_autofree char *library = sxsprof_find_library();
+  if (!library) {
+    fprintf(stderr, "sxsprof: cannot find libsxsprof.so next to this program; set SXSPROF_LIBRARY\n");
+    return 2;
+  }
+  /* The user's config is checked on its own first, so that its problems name its lines. */
+  if (opt.config) {
+    g_autoptr(GError) error = NULL;
+    g_autoptr(SxsConfig) user = sxs__config_load(opt.config, &error);
+    if (!user) {
+      fprintf(stderr, "sxsprof: %s; the program was not started\n", error->message);
+      return 2;
+    }
+  }
+  g_autofree char *generated = NULL;
+  {
+    g_autoptr(GError) error = NULL;
+    generated = sxsprof_write_run_config(&opt, &error);
+    if (!generated) {
+      fprintf(stderr, "sxsprof: cannot prepare the config: %s; the program was not started\n", error->message);
+      return 2;
+    }
+  }
+  const char *config_path = generated;
+
+  /* A config the profiler would refuse is reported now, before the program starts. */
+  g_autoptr(SxsConfig) cfg = NULL;
+  {
+    g_autoptr(GError) error = NULL;
+    cfg = sxs__config_load(config_path, &error);
+    if (!cfg) {
+      /* The generated file's line numbers mean nothing to the user: the problem is an option's. */
+      const char *msg = error->message;
+      fprintf(stderr, "sxsprof: bad option: %s; the program was not started\n",
+              g_str_has_prefix(msg, generated) && strstr(msg, ": ") ? strstr(msg, ": ") + 2 : msg);
+      g_unlink(generated);
+      return 2;
+    }
+  }
+  g_autoptr(SxsConfig) defaults = sxs__config_new_default();
+  gboolean config_output = cfg->output_is_folder || !g_str_equal(cfg->output, defaults->output);
+  if (opt.output) {
+    g_autoptr(GError) error = NULL;
+    if (!sxs__config_set_output(cfg, opt.output, "--output", &error)) {
+      fprintf(stderr, "sxsprof: %s\n", error->message);
+      if (generated)
+        g_unlink(generated);
+      return 2;
+    }
+  }
+  gboolean explicit_output = opt.output || config_output;
+  if (explicit_output) {
+    g_autofree char *problem = NULL;
+    if (sxs__config_check_output(cfg->output, cfg->output_is_folder, &problem) < 0) {
+      fprintf(stderr, "sxsprof: %s; the program was not started\n", problem);
+      if (generated)
+        g_unlink(generated);
+      return 2;
+    }
+  }
+  /* The views of this run are the files written since now (second resolution: a second back). */
+  time_t started = time(NULL) - 1;
+  /* Without --format, the files are what the config's formats= says (all when it says nothing). */
+  if (!opt.format)
+    opt.formats = cfg->formats | SXS_FORMAT_BIT(SXS_FORMAT_SUMMARY);
+  g_autofree char *cwd = g_get_current_dir();
+  g_autofree char *run_id = g_strdup_printf("%d-%" G_GINT64_FORMAT, (int)getpid(), g_get_real_time());
+
+  /* The terminal signals are held until the handlers know the program's pid. */
+  sigset_t forwarded, old_mask;
+  sigemptyset(&forwarded);
+  for (size_t s = 0; s < G_N_ELEMENTS(forwarded_signals); s++)
+    sigaddset(&forwarded, forwarded_signals[s]);
+  sigprocmask(SIG_BLOCK, &forwarded, &old_mask);
+
+  /* Where this run's log lines will go, when that is known before the program's pid is: its
+   * current end is where they begin. The default log (<cwd>/sxsprof-<pid>.log) is new. */
+  g_autofree char *log_path = NULL;
+  if (cfg->log_kind == SXS_LOG_FILE) {
+    log_path = g_strdup(cfg->log_path);
+  } else if (cfg->log_kind == SXS_LOG_DEFAULT && explicit_output) {
+    g_autofree char *unused = NULL;
+    sxs__process_output_paths(cfg->output, cfg->output_is_folder, TRUE, 0, "x", &unused, &log_path);
+  }
+  gint64 log_offset = sxsprof_file_size(log_path);
+
+  fflush(stdout);
+  fflush(stderr);
+  pid_t child = fork();
+  if (child < 0) {
+    fprintf(stderr, "sxsprof: fork failed: %s\n", g_strerror(errno));
+    sigprocmask(SIG_SETMASK, &old_mask, NULL);
+    return 2;
+  }
+  if (child == 0) {
+    sigprocmask(SIG_SETMASK, &old_mask, NULL);
+    g_autofree char *default_output = g_strdup_printf("%s/sxsprof-%d", cwd, (int)getpid());
+    g_autofree char *owner = g_strdup_printf("%d", (int)getpid());
+    g_setenv("CORECLR_ENABLE_PROFILING", "1", TRUE);
+    g_setenv("CORECLR_PROFILER", SXS_PROFILER_CLSID, TRUE);
+    g_setenv("CORECLR_PROFILER_PATH", library, TRUE);
+    if (opt.output)
+      g_setenv(SXS_OUTPUT_ENV, cfg->output_is_folder ? g_strconcat(cfg->output, "/", NULL) : cfg->output, TRUE);
+    else if (!config_output)
+      g_setenv(SXS_OUTPUT_ENV, default_output, TRUE);
+    else
+      g_unsetenv(SXS_OUTPUT_ENV);
+    g_setenv(SXS_OWNER_PID_ENV, owner, TRUE);
+    g_setenv(SXS_RUN_ID_ENV, run_id, TRUE);
+    if (config_path)
+      g_setenv(SXS_CONFIG_ENV, config_path, TRUE);
+    else
+      g_unsetenv(SXS_CONFIG_ENV);
+    execvp(argv[cmd], argv + cmd);
+    fprintf(stderr, "sxsprof: cannot run %s: %s\n", argv[cmd], g_strerror(errno));
+    _exit(127);
+  }
+
+  child_pid = child;
+  struct sigaction sa;
+  memset(&sa, 0, sizeof sa);
+  sa.sa_sigaction = forward_signal;
+  sa.sa_flags = SA_SIGINFO | SA_RESTART;
+  sigemptyset(&sa.sa_mask);
+  for (size_t s = 0; s < G_N_ELEMENTS(forwarded_signals); s++)
+    sigaction(forwarded_signals[s], &sa, NULL);
+  signal(SIGPIPE, SIG_IGN); /* a closed stderr must not cut the launcher's own lines short */
+
+  /* Where the profiles and the shared log go, as the profiler will decide it. */
+  if (!explicit_output) {
+    g_free(cfg->output);
+    cfg->output = g_strdup_printf("%s/sxsprof-%d", cwd, (int)child);
+  }
+  if (cfg->log_kind == SXS_LOG_DEFAULT && !log_path) {
+    g_autofree char *unused = NULL;
+    sxs__process_output_paths(cfg->output, cfg->output_is_folder, TRUE, (int)child, "x", &unused, &log_path);
+    log_offset = 0;
+  }
+  sigprocmask(SIG_SETMASK, &old_mask, NULL);
+
+  int status = 0;
+  while (waitpid(child, &status, 0) < 0 && errno == EINTR)
+    ;
+  child_pid = 0;
+  if (generated)
+    g_unlink(generated);
+  if (WIFEXITED(status) && WEXITSTATUS(status) == 127 && !g_file_test(log_path ? log_path : "", G_FILE_TEST_EXISTS))
+    return 127;
+  int code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  if (opt.quiet)
+    return code;
+
+  if (cfg->log_kind != SXS_LOG_STDERR)
+    sxsprof_relay_log(log_path, log_offset);
+  g_autoptr(GPtrArray) profiles = find_run_profiles(cfg->output, cfg->output_is_folder, run_id);
+  if (profiles->len == 0) {
+    fprintf(stderr, "sxsprof: no .NET runtime loaded the profiler, so no profile was written (is %s a .NET program?)\n",
+            argv[cmd]);
+    return code;
+  }
+  run_report(profiles, &opt, cfg, child, started);
+  return code;
+}

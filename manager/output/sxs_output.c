@@ -1,0 +1,239 @@
+/* sxs_output: snapshot -> render -> write, and the moments a profile is written (see sxs_output.h).
+ *
+ * Each write copies the registry under its locks (sxs__manager_copy), adds the recorders' parts
+ * (their own locks), and renders and writes outside every lock but write_lock, which serializes
+ * writers so two never interleave their files. The profile is written at each runtime's Shutdown,
+ * every flush= seconds from a thread of its own (so a process killed by SIGKILL or abort() keeps
+ * what the last flush saw), and again at process exit (a destructor), because not every runtime
+ * gets a Shutdown.
+ *
+ * Lock order: write_lock, then the registry's locks (taken inside sxs__manager_copy) and the
+ * recorders'; flush_lock is a leaf. Nothing here runs on a hot or signal path. */
+#include "sxs_output.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include "sxs_formats.h"
+#include "sxs_json.h"
+#include "sxs_sampler.h"
+#include "sxs_stacks.h"
+#include "sxs_trace.h"
+
+/* `write_lock` serializes writes and guards last_digest, views_digest and views_skipped_logged;
+ * `flush_lock` guards flush_stop; flush_thread and flush_running are touched by one caller at a
+ * time (Initialize, an attach's config, quiesce, exit). */
+typedef struct {
+  GMutex write_lock;
+  GMutex flush_lock;
+  GCond flush_cond;
+  char *last_digest;             /* SHA-256 of the document last written */
+  char *views_digest;            /* digest of the document the views were last written for */
+  gboolean views_skipped_logged; /* the views left out (nothing to show) were logged */
+  pthread_t flush_thread;
+  gboolean flush_running; /* flush_thread was started and not yet joined */
+  gboolean flush_stop;
+} SxsOutput;
+
+/* Zero-initialized GMutex and GCond need no init when static. */
+static SxsOutput output;
+
+SxsProfileModel *sxs__output_snapshot(void) {
+  SxsProfileModel *m = sxs__manager_copy();
+  /* Reading the hooks' counters and the recorded stacks happens outside the registry's locks. */
+  for (guint i = 0; i < m->runtimes->len; i++) {
+    SxsRuntimeModel *r = m->runtimes->pdata[i];
+    sxs__trace_fill(r->id, r);
+  }
+  sxs__stacks_fill(m);
+  sxs__sampler_fill(m);
+  return m;
+}
+
+char *sxs__output_render_profile(gsize *ret_len) {
+  g_autoptr(SxsProfileModel) m = sxs__output_snapshot();
+  return sxs__profile_render_json(m, ret_len);
+}
+
+/* The other formats formats= asks for, beside the profile, from the model just written. Runs
+ * with write_lock held and no other lock. */
+static void write_views_locked(const SxsConfig *cfg, const char *profile_path, const SxsProfileModel *model) {
+  guint extra = cfg->formats & SXS_FORMATS_ALL_FILES & ~SXS_FORMAT_BIT(SXS_FORMAT_JSON);
+  if (!extra)
+    return;
+  g_autoptr(SxsView) view = sxs__view_new(model, NULL);
+  g_autofree char *base = sxs__formats_base(profile_path);
+  g_autofree char *skipped = NULL, *error = NULL;
+  SxsRenderOptions options = {.top = 10, .kind = SXS_VIEW_N_KINDS};
+  /* A failed write keeps the views that were written (the last good ones stay); a view with
+   * nothing to show removes an older file of its name, from an earlier run. */
+  if (sxs__formats_write(view, base, extra, &options, SXS_FORMATS_DROP_STALE, NULL, NULL, NULL, &skipped, &error) < 0)
+    sxs__manager_log("%s", error);
+  /* Said once (the periodic flush would repeat it), and only when there are stacks: without any,
+   * every view is left out and the launcher says why. */
+  if (skipped && !output.views_skipped_logged && sxs__view_primary_kind(view) != SXS_VIEW_N_KINDS) {
+    g_strdelimit(skipped, "\n", ';');
+    sxs__manager_log("not written: %s", skipped);
+    output.views_skipped_logged = TRUE;
+  }
+}
+
+/* Writes the profile, and with_views the files formats= asks for beside it. The periodic flush
+ * writes the profile alone: rendering every view of a large profile each minute would cost a
+ * long-running service CPU time for files nobody reads before the end; Shutdown, exit and an
+ * attach's stop write the views too (sxsprof report renders them from any flushed profile). */
+static int write_profile(gboolean with_views) {
+  const SxsConfig *cfg = sxs__manager_config();
+  if (!cfg)
+    return -EINVAL;
+  g_mutex_lock(&output.write_lock);
+  g_autofree char *profile_path = sxs__manager_profile_path();
+  if (!profile_path) {
+    g_mutex_unlock(&output.write_lock);
+    return -EINVAL;
+  }
+  g_autoptr(SxsProfileModel) model = sxs__output_snapshot();
+  gsize len = 0;
+  g_autofree char *text = sxs__profile_render_json(model, &len);
+  g_autofree char *digest = g_compute_checksum_for_data(G_CHECKSUM_SHA256, (const guchar *)text, len);
+  int r = 0;
+  /* The exit-time write usually follows a Shutdown write of the same document, and a quiet
+   * service flushes the same document again and again: the file is already right, and another
+   * replace (with its fsync) would only cost the process time. */
+  if (!output.last_digest || !g_str_equal(output.last_digest, digest) ||
+      !g_file_test(profile_path, G_FILE_TEST_EXISTS)) {
+    r = sxs__file_write_atomic(profile_path, text, len);
+    if (r < 0) {
+      sxs__manager_log("cannot write the profile to %s: %s", profile_path, g_strerror(-r));
+    } else {
+      g_free(output.last_digest);
+      output.last_digest = g_strdup(digest);
+    }
+  }
+  /* The views of this document, unless they were written for it already. */
+  if (r == 0 && with_views && g_strcmp0(output.views_digest, digest) != 0) {
+    write_views_locked(cfg, profile_path, model);
+    g_free(output.views_digest);
+    output.views_digest = g_strdup(digest);
+  }
+  g_mutex_unlock(&output.write_lock);
+  return r;
+}
+
+int sxs__output_write(void) {
+  return write_profile(TRUE);
+}
+
+void sxs__output_runtime_shutdown(SxsRuntime *rt) {
+  sxs__manager_runtime_shutdown(rt);
+  sxs__output_write();
+}
+
+/* The periodic writer: every flush= seconds, the profile is rewritten atomically (an unchanged
+ * document is not rewritten). It calls nothing in any runtime and holds no registry lock while it
+ * formats or writes. Context: its own thread, every signal blocked. */
+static void *flush_main(void *arg) {
+  gint64 period = (gint64)GPOINTER_TO_INT(arg) * G_TIME_SPAN_SECOND;
+  g_mutex_lock(&output.flush_lock);
+  while (!output.flush_stop) {
+    gint64 deadline = g_get_monotonic_time() + period;
+    while (!output.flush_stop && g_cond_wait_until(&output.flush_cond, &output.flush_lock, deadline))
+      ;
+    if (output.flush_stop)
+      break;
+    g_mutex_unlock(&output.flush_lock);
+    write_profile(FALSE);
+    g_mutex_lock(&output.flush_lock);
+  }
+  g_mutex_unlock(&output.flush_lock);
+  return NULL;
+}
+
+static void start_flush_thread(int seconds) {
+  if (seconds <= 0 || output.flush_running)
+    return;
+  output.flush_stop = FALSE;
+  /* Signals meant for the program (SIGTERM, SIGINT, the runtimes' own) must never be handled on
+   * this thread: it starts with all of them blocked. */
+  sigset_t all, old;
+  sigfillset(&all);
+  pthread_sigmask(SIG_BLOCK, &all, &old);
+  int r = pthread_create(&output.flush_thread, NULL, flush_main, GINT_TO_POINTER(seconds));
+  pthread_sigmask(SIG_SETMASK, &old, NULL);
+  if (r != 0) {
+    sxs__manager_log("cannot start the flush thread (%s); the profile is written at shutdown and exit only",
+                     g_strerror(r));
+    return;
+  }
+  pthread_setname_np(output.flush_thread, "sxsprof-flush");
+  output.flush_running = TRUE;
+}
+
+static void stop_flush_thread(void) {
+  if (!output.flush_running)
+    return;
+  g_mutex_lock(&output.flush_lock);
+  output.flush_stop = TRUE;
+  g_cond_broadcast(&output.flush_cond);
+  g_mutex_unlock(&output.flush_lock);
+  if (!pthread_equal(pthread_self(), output.flush_thread))
+    pthread_join(output.flush_thread, NULL);
+  output.flush_running = FALSE;
+}
+
+void sxs__output_start(void) {
+  const SxsConfig *cfg = sxs__manager_config();
+  /* After an attach's stop the periodic rewrite stays off (the exit still writes once more). */
+  if (cfg && !sxs__manager_quiet())
+    start_flush_thread(cfg->flush_seconds);
+}
+
+void sxs__output_quiesce(void) {
+  sxs__manager_set_quiet(TRUE);
+  sxs__sampler_stop();
+  /* No periodic rewrite after a stop (the exit still writes it once more, with what came since). */
+  stop_flush_thread();
+}
+
+gboolean sxs__output_attach_config(const char *config_path, const char *run_id, char **ret_error) {
+  /* The flush of the old config must not write while the config and paths change. */
+  stop_flush_thread();
+  gboolean ok = sxs__manager_attach_config(config_path, run_id, ret_error);
+  sxs__output_start();
+  return ok;
+}
+
+void sxs__output_reset_for_tests(void) {
+  stop_flush_thread();
+  sxs__manager_reset_for_tests();
+  sxs__stacks_reset_for_tests();
+  g_mutex_lock(&output.write_lock);
+  g_clear_pointer(&output.last_digest, g_free);
+  g_clear_pointer(&output.views_digest, g_free);
+  g_mutex_unlock(&output.write_lock);
+  const SxsConfig *cfg = sxs__manager_config();
+  if (cfg)
+    start_flush_thread(cfg->flush_seconds);
+}
+
+/* Process exit (or the library's final unload): write the profile once more, whatever Shutdown
+ * calls did or did not arrive. Runs on the exiting thread; other runtime threads may still be
+ * delivering callbacks, which the locks keep consistent. */
+__attribute__((destructor)) static void output_at_exit(void) {
+  if (!sxs__manager_active())
+    return;
+  /* A child forked without exec is not the process this profile describes. */
+  if (sxs__manager_pid() != (int)getpid())
+    return;
+  stop_flush_thread();
+  sxs__sampler_stop();
+  guint n = sxs__manager_runtime_count();
+  if (n == 0)
+    return;
+  if (sxs__output_write() == 0) {
+    g_autofree char *path = sxs__manager_profile_path();
+    sxs__manager_log("profile of %u runtime%s written to %s", n, n == 1 ? "" : "s", path);
+  }
+}

@@ -1,0 +1,19 @@
+/* sxs_format: the files a profile is rendered to, and their names. What the config (formats=),
+ * the launcher (--format) and the format table (sxs_formats.h) share; nothing else. */
+#pragma once
+
+/* The files a profile is rendered to; formats= holds a set of SXS_FORMAT_BIT()s. */
+typedef enum {
+  SXS_FORMAT_JSON = 0,   /* <base>.json: the profile itself, always written by the profiler */
+  SXS_FORMAT_SPEEDSCOPE, /* <base>.speedscope.json */
+  SXS_FORMAT_FOLDED,     /* <base>.folded */
+  SXS_FORMAT_SVG,        /* <base>.svg */
+  SXS_FORMAT_PPROF,      /* <base>.pb.gz */
+  SXS_FORMAT_SUMMARY,    /* the terminal summary (sxsprof only, never a file the profiler writes) */
+  SXS_N_FORMATS
+} SxsFormat;
+#define SXS_FORMAT_BIT(f) (1u << (f))
+#define SXS_FORMATS_ALL_FILES (SXS_FORMAT_BIT(SXS_FORMAT_SUMMARY) - 1)
+
+/* "json", "speedscope", "folded", "svg", "pprof", "summary"; "unknown" for anything else. */
+const char *sxs__format_name(SxsFormat f);
