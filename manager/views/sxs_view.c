@@ -384,13 +384,34 @@ SxsView *sxs__view_new(const SxsProfileModel *m, const SxsViewFilter *filter) {
   return v;
 }
 
-static gboolean kind_has_stacks(const SxsView *v, SxsViewKind k) {
-  for (guint i = 0; i < v->groups->len; i++) {
-    const SxsViewGroup *g = v->groups->pdata[i];
-    if (g->kind == k && g->stacks->len > 0)
-      return TRUE;
+void sxs__view_iter_init(SxsViewIter *it, const SxsView *v, SxsViewKind kind) {
+  *it = (SxsViewIter){.view = v, .kind = kind};
+}
+
+const SxsViewGroup *sxs__view_iter_next_group(SxsViewIter *it) {
+  while (it->next_group_index < it->view->groups->len) {
+    const SxsViewGroup *g = it->view->groups->pdata[it->next_group_index++];
+    if (it->kind == SXS_VIEW_N_KINDS || g->kind == it->kind) {
+      it->group = g;
+      it->next_stack_index = 0;
+      return g;
+    }
   }
-  return FALSE;
+  it->group = NULL;
+  return NULL;
+}
+
+const SxsViewStack *sxs__view_iter_next_stack(SxsViewIter *it) {
+  while (!it->group || it->next_stack_index >= it->group->stacks->len)
+    if (!sxs__view_iter_next_group(it))
+      return NULL;
+  return &g_array_index(it->group->stacks, SxsViewStack, it->next_stack_index++);
+}
+
+static gboolean kind_has_stacks(const SxsView *v, SxsViewKind k) {
+  SxsViewIter it;
+  sxs__view_iter_init(&it, v, k);
+  return sxs__view_iter_next_stack(&it) != NULL;
 }
 
 SxsViewKind sxs__view_resolve_kind(const SxsView *v, const SxsRenderOptions *o) {
@@ -409,11 +430,11 @@ const char *sxs__view_kind_unit(const SxsView *v, SxsViewKind k) {
   case SXS_VIEW_SAMPLES: return "samples";
   case SXS_VIEW_CALLS:
     /* Nanoseconds when every traced runtime timed its calls, else call counts. */
-    for (guint i = 0; i < v->groups->len; i++) {
-      const SxsViewGroup *g = v->groups->pdata[i];
-      if (g->kind == SXS_VIEW_CALLS && g_str_equal(g->unit, "calls"))
+    SxsViewIter it;
+    sxs__view_iter_init(&it, v, SXS_VIEW_CALLS);
+    for (const SxsViewGroup *g; (g = sxs__view_iter_next_group(&it));)
+      if (g_str_equal(g->unit, "calls"))
         return "calls";
-    }
     return "nanoseconds";
   case SXS_VIEW_EVENTS: return "events";
   default: return "none";
@@ -458,32 +479,30 @@ SxsViewTree *sxs__view_tree_new(const SxsView *v, SxsViewKind k, const SxsViewGr
   g_array_append_val(t->nodes, root);
   /* (parent << 32 | frame) -> node */
   g_autoptr(GHashTable) edges = g_hash_table_new_full(edge_hash, g_int64_equal, g_free, NULL);
-  for (guint gi = 0; gi < v->groups->len; gi++) {
-    const SxsViewGroup *g = v->groups->pdata[gi];
-    if (group ? g != group : g->kind != k)
+  SxsViewIter it;
+  sxs__view_iter_init(&it, v, group ? group->kind : k);
+  for (const SxsViewStack *s; (s = sxs__view_iter_next_stack(&it));) {
+    if (group && it.group != group)
       continue;
-    for (guint si = 0; si < g->stacks->len; si++) {
-      const SxsViewStack *s = &g_array_index(g->stacks, SxsViewStack, si);
-      guint32 at = 0;
-      g_array_index(t->nodes, SxsViewNode, 0).total += s->weight;
-      for (guint d = 0; d < s->depth; d++) {
-        gint64 key = ((gint64)at << 32) | s->frames[d];
-        gpointer hit = g_hash_table_lookup(edges, &key);
-        guint32 next;
-        if (hit) {
-          next = GPOINTER_TO_UINT(hit) - 1;
-        } else {
-          SxsViewNode n = {.frame = s->frames[d], .parent = at};
-          g_array_append_val(t->nodes, n);
-          next = t->nodes->len - 1;
-          g_hash_table_insert(edges, g_memdup2(&key, sizeof key), GUINT_TO_POINTER(next + 1));
-          g_array_index(t->nodes, SxsViewNode, at).n_children++;
-        }
-        at = next;
-        g_array_index(t->nodes, SxsViewNode, at).total += s->weight;
+    guint32 at = 0;
+    g_array_index(t->nodes, SxsViewNode, 0).total += s->weight;
+    for (guint d = 0; d < s->depth; d++) {
+      gint64 key = ((gint64)at << 32) | s->frames[d];
+      gpointer hit = g_hash_table_lookup(edges, &key);
+      guint32 next;
+      if (hit) {
+        next = GPOINTER_TO_UINT(hit) - 1;
+      } else {
+        SxsViewNode n = {.frame = s->frames[d], .parent = at};
+        g_array_append_val(t->nodes, n);
+        next = t->nodes->len - 1;
+        g_hash_table_insert(edges, g_memdup2(&key, sizeof key), GUINT_TO_POINTER(next + 1));
+        g_array_index(t->nodes, SxsViewNode, at).n_children++;
       }
-      g_array_index(t->nodes, SxsViewNode, at).self += s->weight;
+      at = next;
+      g_array_index(t->nodes, SxsViewNode, at).total += s->weight;
     }
+    g_array_index(t->nodes, SxsViewNode, at).self += s->weight;
   }
   /* Children grouped per parent, in label order. */
   guint n = t->nodes->len;
@@ -527,23 +546,19 @@ GArray *sxs__view_frame_totals(const SxsView *v, SxsViewKind k, int runtime_id) 
   g_autofree guint64 *total = g_new0(guint64, MAX(n, 1));
   g_autofree guint32 *seen = g_new0(guint32, MAX(n, 1)); /* stamp of the last stack that counted it */
   guint32 stamp = 0;
-  for (guint gi = 0; gi < v->groups->len; gi++) {
-    const SxsViewGroup *g = v->groups->pdata[gi];
-    if (g->kind != k)
-      continue;
-    for (guint si = 0; si < g->stacks->len; si++) {
-      const SxsViewStack *s = &g_array_index(g->stacks, SxsViewStack, si);
-      stamp++;
-      for (guint d = 0; d < s->depth; d++) {
-        guint32 f = s->frames[d];
-        if (seen[f] != stamp) {
-          seen[f] = stamp;
-          total[f] += s->weight;
-        }
+  SxsViewIter it;
+  sxs__view_iter_init(&it, v, k);
+  for (const SxsViewStack *s; (s = sxs__view_iter_next_stack(&it));) {
+    stamp++;
+    for (guint d = 0; d < s->depth; d++) {
+      guint32 f = s->frames[d];
+      if (seen[f] != stamp) {
+        seen[f] = stamp;
+        total[f] += s->weight;
       }
-      if (s->depth > 0)
-        self[s->frames[s->depth - 1]] += s->weight;
     }
+    if (s->depth > 0)
+      self[s->frames[s->depth - 1]] += s->weight;
   }
   GArray *out = g_array_new(FALSE, FALSE, sizeof(SxsViewFrameTotal));
   for (guint f = 0; f < n; f++) {

@@ -75,6 +75,28 @@ SxsView *sxs__view_new(const SxsProfileModel *m, const SxsViewFilter *filter);
 void sxs__view_free(SxsView *v);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(SxsView, sxs__view_free)
 
+/* Walks the groups, or the stacks, of one kind in view order (kind SXS_VIEW_N_KINDS: of every
+ * kind). Every writer's "for each stack of this kind" is one of these:
+ *
+ *   SxsViewIter it;
+ *   sxs__view_iter_init(&it, v, kind);
+ *   for (const SxsViewStack *s; (s = sxs__view_iter_next_stack(&it));)
+ *     ... it.group is s's group ...
+ *
+ * Use either next_group or next_stack on one iterator, not both. */
+typedef struct {
+  const SxsView *view;
+  SxsViewKind kind;
+  guint next_group_index;    /* the group after it.group */
+  guint next_stack_index;    /* within it.group */
+  const SxsViewGroup *group; /* the group last returned, or that of the stack last returned */
+} SxsViewIter;
+void sxs__view_iter_init(SxsViewIter *it, const SxsView *v, SxsViewKind kind);
+/* The next group of the kind, or NULL at the end. */
+const SxsViewGroup *sxs__view_iter_next_group(SxsViewIter *it);
+/* The next stack of a group of the kind (it->group is its group), or NULL at the end. */
+const SxsViewStack *sxs__view_iter_next_stack(SxsViewIter *it);
+
 /* The kind single-graph formats (folded, SVG, pprof) render: samples when there are any, else
  * traced calls, else event stacks. Returns SXS_VIEW_N_KINDS when the view has no stacks. */
 SxsViewKind sxs__view_primary_kind(const SxsView *v);

@@ -46,28 +46,24 @@ char *sxs__write_folded(const SxsView *v, const SxsRenderOptions *o, gsize *ret_
   /* stack line without its weight -> guint64 weight; both owned */
   g_autoptr(GHashTable) weights = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
   g_autoptr(GString) line = g_string_new(NULL);
-  for (guint i = 0; i < v->groups->len; i++) {
-    const SxsViewGroup *g = g_ptr_array_index(v->groups, i);
-    if (g->kind != kind)
+  SxsViewIter it;
+  sxs__view_iter_init(&it, v, kind);
+  for (const SxsViewStack *s; (s = sxs__view_iter_next_stack(&it));) {
+    if (s->weight == 0 || s->depth == 0)
       continue;
-    for (guint j = 0; j < g->stacks->len; j++) {
-      const SxsViewStack *s = &g_array_index(g->stacks, SxsViewStack, j);
-      if (s->weight == 0 || s->depth == 0)
-        continue;
-      g_string_truncate(line, 0);
-      for (guint d = 0; d < s->depth; d++) {
-        const SxsViewFrame *f = g_ptr_array_index(v->frames, s->frames[d]);
-        if (d > 0)
-          g_string_append_c(line, ';');
-        folded_append_label(line, f->label);
-      }
-      guint64 *sum = g_hash_table_lookup(weights, line->str);
-      if (sum == NULL) {
-        sum = g_new0(guint64, 1);
-        g_hash_table_insert(weights, g_strdup(line->str), sum);
-      }
-      *sum += s->weight;
+    g_string_truncate(line, 0);
+    for (guint d = 0; d < s->depth; d++) {
+      const SxsViewFrame *f = g_ptr_array_index(v->frames, s->frames[d]);
+      if (d > 0)
+        g_string_append_c(line, ';');
+      folded_append_label(line, f->label);
     }
+    guint64 *sum = g_hash_table_lookup(weights, line->str);
+    if (sum == NULL) {
+      sum = g_new0(guint64, 1);
+      g_hash_table_insert(weights, g_strdup(line->str), sum);
+    }
+    *sum += s->weight;
   }
   if (g_hash_table_size(weights) == 0) {
     if (ret_error != NULL)

@@ -189,17 +189,13 @@ char *sxs__write_pprof(const SxsView *v, const SxsRenderOptions *o, gsize *ret_l
   guint n_frames = v->frames->len;
   g_autofree uint64_t *location_of = g_new0(uint64_t, MAX(n_frames, 1)); /* frame -> location id */
   gsize n_samples = 0, n_ids = 0;
-  for (guint i = 0; i < v->groups->len; i++) {
-    const SxsViewGroup *g = g_ptr_array_index(v->groups, i);
-    if (g->kind != kind)
-      continue;
-    for (guint j = 0; j < g->stacks->len; j++) {
-      const SxsViewStack *s = &g_array_index(g->stacks, SxsViewStack, j);
-      n_samples++;
-      n_ids += s->depth;
-      for (guint d = 0; d < s->depth; d++)
-        location_of[s->frames[d]] = 1;
-    }
+  SxsViewIter it;
+  sxs__view_iter_init(&it, v, kind);
+  for (const SxsViewStack *s; (s = sxs__view_iter_next_stack(&it));) {
+    n_samples++;
+    n_ids += s->depth;
+    for (guint d = 0; d < s->depth; d++)
+      location_of[s->frames[d]] = 1;
   }
   if (n_samples == 0) {
     if (ret_error != NULL)
@@ -298,33 +294,33 @@ char *sxs__write_pprof(const SxsView *v, const SxsRenderOptions *o, gsize *ret_l
   p.sample = pprof_alloc(&b, n_samples, sizeof *p.sample);
   uint64_t *ids = pprof_alloc(&b, n_ids, sizeof *ids);
   int64_t *values = pprof_alloc(&b, n_samples * p.n_sample_type, sizeof *values);
-  for (guint i = 0; i < v->groups->len; i++) {
-    const SxsViewGroup *g = g_ptr_array_index(v->groups, i);
-    if (g->kind != kind)
-      continue;
-    size_t n_labels = 0;
-    Perftools__Profiles__Label **labels = pprof_group_labels(&b, v, g, &n_labels);
-    for (guint j = 0; j < g->stacks->len; j++) {
-      const SxsViewStack *s = &g_array_index(g->stacks, SxsViewStack, j);
-      Perftools__Profiles__Sample *sm = &samples[p.n_sample];
-      perftools__profiles__sample__init(sm);
-      sm->n_location_id = s->depth;
-      sm->location_id = ids;
-      for (guint d = 0; d < s->depth; d++)
-        ids[d] = location_of[s->frames[s->depth - 1 - d]];
-      ids += s->depth;
-      sm->n_value = p.n_sample_type;
-      sm->value = values;
-      values[0] = (int64_t)s->count;
-      if (ns_from_period)
-        values[1] = (int64_t)(s->count * v->period_ns);
-      else if (timed)
-        values[1] = (int64_t)s->weight;
-      values += p.n_sample_type;
-      sm->n_label = n_labels;
-      sm->label = labels;
-      p.sample[p.n_sample++] = sm;
+  size_t n_labels = 0;
+  Perftools__Profiles__Label **labels = NULL;
+  const SxsViewGroup *labelled = NULL;
+  sxs__view_iter_init(&it, v, kind);
+  for (const SxsViewStack *s; (s = sxs__view_iter_next_stack(&it));) {
+    if (it.group != labelled) {
+      labels = pprof_group_labels(&b, v, it.group, &n_labels);
+      labelled = it.group;
     }
+    Perftools__Profiles__Sample *sm = &samples[p.n_sample];
+    perftools__profiles__sample__init(sm);
+    sm->n_location_id = s->depth;
+    sm->location_id = ids;
+    for (guint d = 0; d < s->depth; d++)
+      ids[d] = location_of[s->frames[s->depth - 1 - d]];
+    ids += s->depth;
+    sm->n_value = p.n_sample_type;
+    sm->value = values;
+    values[0] = (int64_t)s->count;
+    if (ns_from_period)
+      values[1] = (int64_t)(s->count * v->period_ns);
+    else if (timed)
+      values[1] = (int64_t)s->weight;
+    values += p.n_sample_type;
+    sm->n_label = n_labels;
+    sm->label = labels;
+    p.sample[p.n_sample++] = sm;
   }
 
   /* When and what: the process's start, and comments `pprof -comments` shows. */

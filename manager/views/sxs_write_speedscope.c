@@ -176,8 +176,9 @@ char *sxs__write_speedscope(const SxsView *v, const SxsRenderOptions *o, gsize *
 
   sxs__json_key(w, "profiles");
   sxs__json_begin_array(w);
-  for (guint i = 0; i < v->groups->len; i++) {
-    const SxsViewGroup *g = g_ptr_array_index(v->groups, i);
+  SxsViewIter it;
+  sxs__view_iter_init(&it, v, SXS_VIEW_N_KINDS);
+  for (const SxsViewGroup *g; (g = sxs__view_iter_next_group(&it));) {
     if (g->stacks->len == 0)
       continue;
     sxs__json_begin_object(w);

@@ -145,13 +145,12 @@ static void frame_table(GString *out, const SxsView *v, GArray *rows, guint64 wh
 static void samples_section(GString *out, const SxsView *v, const SxsRenderOptions *o, const Palette *p) {
   guint64 whole = 0, stacks = 0;
   guint threads = 0;
-  for (guint i = 0; i < v->groups->len; i++) {
-    const SxsViewGroup *g = v->groups->pdata[i];
-    if (g->kind == SXS_VIEW_SAMPLES) {
-      whole += g->total;
-      stacks += g->stacks->len;
-      threads++;
-    }
+  SxsViewIter it;
+  sxs__view_iter_init(&it, v, SXS_VIEW_SAMPLES);
+  for (const SxsViewGroup *g; (g = sxs__view_iter_next_group(&it));) {
+    whole += g->total;
+    stacks += g->stacks->len;
+    threads++;
   }
   const SxsSamplesModel *sm = &v->model->samples;
   if (!sm->enabled && whole == 0)
@@ -263,10 +262,9 @@ static void calls_section(GString *out, const SxsView *v, const SxsRenderOptions
 
 /* The event stacks seen most, leaf and a few callers each. */
 static void events_section(GString *out, const SxsView *v, const SxsRenderOptions *o, const Palette *p) {
-  for (guint i = 0; i < v->groups->len; i++) {
-    const SxsViewGroup *g = v->groups->pdata[i];
-    if (g->kind != SXS_VIEW_EVENTS)
-      continue;
+  SxsViewIter it;
+  sxs__view_iter_init(&it, v, SXS_VIEW_EVENTS);
+  for (const SxsViewGroup *g; (g = sxs__view_iter_next_group(&it));) {
     g_string_append_printf(out, "%s%s stacks:%s %" G_GUINT64_FORMAT " events, %u distinct stacks, seen most:\n",
                            p->bold, g->event, p->reset, g->total, g->stacks->len);
     for (guint s = 0; s < g->stacks->len && s < o->top; s++) {

@@ -510,9 +510,10 @@ static char *svg_title(const SxsView *v, const SxsRenderOptions *o) {
 /* The subtitle: what was drawn, its total and how it was measured. */
 static char *svg_subtitle(const SxsView *v, SxsViewKind kind, const char *unit, guint64 total) {
   guint groups = 0;
-  for (guint i = 0; i < v->groups->len; i++)
-    if (((const SxsViewGroup *)g_ptr_array_index(v->groups, i))->kind == kind)
-      groups++;
+  SxsViewIter it;
+  sxs__view_iter_init(&it, v, kind);
+  while (sxs__view_iter_next_group(&it))
+    groups++;
   g_autofree char *quantity = svg_quantity(total, unit);
   switch (kind) {
   case SXS_VIEW_SAMPLES: {

@@ -8,6 +8,7 @@
 
 #include "sxs_callback.h"
 #include "sxs_output.h"
+#include "sxs_scratch.h"
 
 /* ---- a mock ICorProfilerInfo answering up to `max_version` ---- */
 
@@ -167,18 +168,13 @@ static void use_config(Fixture *f, const char *body) {
 
 static void fixture_setup(Fixture *f, gconstpointer data) {
   (void)data;
-  f->dir = g_dir_make_tmp("sxs-callback-XXXXXX", NULL);
+  f->dir = sxs_scratch_new("sxs-callback");
   use_config(f, "mode=pick-all\n");
 }
 
 static void fixture_teardown(Fixture *f, gconstpointer data) {
   (void)data;
-  g_autofree char *conf = g_build_filename(f->dir, "sxsprof.conf", NULL);
-  g_autofree char *prof = g_build_filename(f->dir, "prof.json", NULL);
-  g_unlink(conf);
-  g_unlink(prof);
-  g_rmdir(f->dir);
-  g_free(f->dir);
+  sxs_scratch_remove(f->dir);
   g_unsetenv("SXSPROF_CONFIG");
   sxs__output_reset_for_tests();
 }

@@ -12,6 +12,7 @@
 #include <glib/gstdio.h>
 
 #include "sxs_config.h"
+#include "sxs_scratch.h"
 
 #define RUNTIME_EXPECTED "expected an absolute path of a runtime folder containing libcoreclr.so or of a libcoreclr.so"
 #define SELECTOR_EXPECTED                                                                                              \
@@ -37,38 +38,14 @@ typedef struct {
   char *dir; /* fresh folder per test, removed afterwards */
 } Fixture;
 
-static void remove_tree(const char *path) {
-  struct stat st;
-  if (lstat(path, &st) < 0)
-    return;
-  if (S_ISDIR(st.st_mode)) {
-    chmod(path, 0700);
-    GDir *dir = g_dir_open(path, 0, NULL);
-    if (dir) {
-      const char *name;
-      while ((name = g_dir_read_name(dir))) {
-        g_autofree char *child = g_build_filename(path, name, NULL);
-        remove_tree(child);
-      }
-      g_dir_close(dir);
-    }
-    g_rmdir(path);
-  } else {
-    g_unlink(path);
-  }
-}
-
 static void fixture_setup(Fixture *f, gconstpointer data) {
   (void)data;
-  g_autoptr(GError) error = NULL;
-  f->dir = g_dir_make_tmp("sxsprof-config-XXXXXX", &error);
-  g_assert_no_error(error);
+  f->dir = sxs_scratch_new("sxsprof-config");
 }
 
 static void fixture_teardown(Fixture *f, gconstpointer data) {
   (void)data;
-  remove_tree(f->dir);
-  g_free(f->dir);
+  sxs_scratch_remove(f->dir);
 }
 
 /* Replaces every "@DIR@" in template with the fixture's folder. */

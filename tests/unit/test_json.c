@@ -12,6 +12,7 @@
 #include <json-glib/json-glib.h>
 
 #include "sxs_json.h"
+#include "sxs_scratch.h"
 
 /* Parses text with json-glib, failing the test on a syntax error or invalid UTF-8. */
 static JsonNode *parse_json(const char *text, gsize len) {
@@ -682,28 +683,12 @@ typedef struct {
 
 static void tmpdir_setup(TmpDirFixture *fx, gconstpointer data) {
   (void)data;
-  g_autoptr(GError) error = NULL;
-  fx->dir = g_dir_make_tmp("sxs-json-XXXXXX", &error);
-  g_assert_no_error(error);
-}
-
-static void remove_tree(const char *path) {
-  GDir *dir = g_dir_open(path, 0, NULL);
-  if (dir != NULL) {
-    const char *name;
-    while ((name = g_dir_read_name(dir)) != NULL) {
-      g_autofree char *child = g_build_filename(path, name, NULL);
-      remove_tree(child);
-    }
-    g_dir_close(dir);
-  }
-  g_remove(path);
+  fx->dir = sxs_scratch_new("sxs-json");
 }
 
 static void tmpdir_teardown(TmpDirFixture *fx, gconstpointer data) {
   (void)data;
-  remove_tree(fx->dir);
-  g_free(fx->dir);
+  sxs_scratch_remove(fx->dir);
 }
 
 static int compare_names(gconstpointer a, gconstpointer b) {

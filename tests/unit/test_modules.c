@@ -12,6 +12,7 @@
 #include <glib/gstdio.h>
 
 #include "sxs_modules.h"
+#include "sxs_scratch.h"
 
 static int function_in_test_binary(int x) {
   return x + 1;
@@ -110,28 +111,12 @@ typedef struct {
 
 static void fake_setup(FakeFixture *fx, gconstpointer data) {
   (void)data;
-  g_autoptr(GError) error = NULL;
-  fx->root = g_dir_make_tmp("sxs-modules-XXXXXX", &error);
-  g_assert_no_error(error);
-}
-
-static void remove_tree(const char *path) {
-  GDir *dir = g_dir_open(path, 0, NULL);
-  if (dir != NULL) {
-    const char *name;
-    while ((name = g_dir_read_name(dir)) != NULL) {
-      g_autofree char *child = g_build_filename(path, name, NULL);
-      remove_tree(child);
-    }
-    g_dir_close(dir);
-  }
-  g_remove(path);
+  fx->root = sxs_scratch_new("sxs-modules");
 }
 
 static void fake_teardown(FakeFixture *fx, gconstpointer data) {
   (void)data;
-  remove_tree(fx->root);
-  g_free(fx->root);
+  sxs_scratch_remove(fx->root);
 }
 
 /* Creates root/folder/libcoreclr.so (empty) and, when version_text is not NULL, root/folder/.version

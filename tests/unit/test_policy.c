@@ -7,6 +7,7 @@
 
 #include "sxs_config.h"
 #include "sxs_policy.h"
+#include "sxs_scratch.h"
 
 #define SHARED "/usr/share/dotnet/shared/Microsoft.NETCore.App"
 #define EXTRA "/root/.local/share/sxsprof/dotnet/shared/Microsoft.NETCore.App"
@@ -266,9 +267,7 @@ static void make_copy(const char *folder) {
 
 static void copies_setup(CopiesFixture *f, gconstpointer data) {
   (void)data;
-  g_autofree char *dir = g_dir_make_tmp("sxsprof-policy-XXXXXX", NULL);
-  g_assert_nonnull(dir);
-  f->dir = realpath(dir, NULL); /* selectors are canonical; so are the runtime paths here */
+  f->dir = sxs_scratch_new("sxsprof-policy"); /* canonical, as selectors and runtime paths are */
   f->folder_a = g_build_filename(f->dir, "a", "shared", "Microsoft.NETCore.App", "10.0.12", NULL);
   f->folder_b = g_build_filename(f->dir, "b", "shared", "Microsoft.NETCore.App", "10.0.12", NULL);
   make_copy(f->folder_a);
@@ -281,26 +280,11 @@ static void copies_setup(CopiesFixture *f, gconstpointer data) {
 
 static void copies_teardown(CopiesFixture *f, gconstpointer data) {
   (void)data;
-  const char *libs[] = {f->lib_a, f->lib_b};
-  for (size_t i = 0; i < G_N_ELEMENTS(libs); i++)
-    g_unlink(libs[i]);
-  const char *side[] = {"a", "b"};
-  for (size_t i = 0; i < G_N_ELEMENTS(side); i++) {
-    g_autofree char *v = g_build_filename(f->dir, side[i], "shared", "Microsoft.NETCore.App", "10.0.12", NULL);
-    g_autofree char *app = g_path_get_dirname(v);
-    g_autofree char *shared = g_path_get_dirname(app);
-    g_autofree char *top = g_path_get_dirname(shared);
-    g_rmdir(v);
-    g_rmdir(app);
-    g_rmdir(shared);
-    g_rmdir(top);
-  }
-  g_rmdir(f->dir);
+  sxs_scratch_remove(f->dir);
   g_free(f->folder_a);
   g_free(f->folder_b);
   g_free(f->lib_a);
   g_free(f->lib_b);
-  free(f->dir);
 }
 
 static SxsConfig *load_pick_one(const CopiesFixture *f, const char *runtime) {

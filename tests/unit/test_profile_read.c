@@ -10,6 +10,7 @@
 
 #include "sxs_profile_read.h"
 #include "sxs_view_fixture.h"
+#include "sxs_scratch.h"
 
 #define LARGE_STACKS 10000
 #define LARGE_DEPTH 30
@@ -452,21 +453,12 @@ typedef struct {
 
 static void tmpdir_setup(TmpDir *t, gconstpointer data) {
   (void)data;
-  g_autoptr(GError) error = NULL;
-  t->dir = g_dir_make_tmp("sxs-profile-read-XXXXXX", &error);
-  g_assert_no_error(error);
+  t->dir = sxs_scratch_new("sxs-profile-read");
 }
 
 static void tmpdir_teardown(TmpDir *t, gconstpointer data) {
   (void)data;
-  g_autoptr(GDir) dir = g_dir_open(t->dir, 0, NULL);
-  const char *name;
-  while (dir && (name = g_dir_read_name(dir)) != NULL) {
-    g_autofree char *path = g_build_filename(t->dir, name, NULL);
-    g_unlink(path);
-  }
-  g_rmdir(t->dir);
-  g_free(t->dir);
+  sxs_scratch_remove(t->dir);
 }
 
 static void test_load(TmpDir *t, gconstpointer data) {

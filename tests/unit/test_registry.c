@@ -6,6 +6,7 @@
 
 #include "sxs_manager.h"
 #include "sxs_output.h"
+#include "sxs_scratch.h"
 
 typedef struct {
   char *dir;
@@ -27,19 +28,12 @@ static void use_config(Fixture *f, const char *body) {
 
 static void fixture_setup(Fixture *f, gconstpointer data) {
   (void)data;
-  f->dir = g_dir_make_tmp("sxs-registry-XXXXXX", NULL);
-  g_assert_nonnull(f->dir);
+  f->dir = sxs_scratch_new("sxs-registry");
 }
 
 static void fixture_teardown(Fixture *f, gconstpointer data) {
   (void)data;
-  g_autoptr(GDir) d = g_dir_open(f->dir, 0, NULL);
-  for (const char *n; d && (n = g_dir_read_name(d));) {
-    g_autofree char *p = g_build_filename(f->dir, n, NULL);
-    g_unlink(p);
-  }
-  g_rmdir(f->dir);
-  g_free(f->dir);
+  sxs_scratch_remove(f->dir);
   g_unsetenv("SXSPROF_CONFIG");
   sxs__output_reset_for_tests();
 }

@@ -14,6 +14,7 @@
 
 #include "sxs_modules.h"
 #include "sxs_symbols.h"
+#include "sxs_scratch.h"
 
 int main(int argc, char **argv);
 
@@ -267,25 +268,13 @@ typedef struct {
 
 static void file_setup(FileFixture *fx, gconstpointer data) {
   (void)data;
-  g_autoptr(GError) error = NULL;
-  fx->root = g_dir_make_tmp("sxs-symbols-XXXXXX", &error);
-  g_assert_no_error(error);
+  fx->root = sxs_scratch_new("sxs-symbols");
   fx->cache = sxs__symbols_cache_new();
 }
 
 static void file_teardown(FileFixture *fx, gconstpointer data) {
   (void)data;
-  GDir *dir = g_dir_open(fx->root, 0, NULL);
-  if (dir != NULL) {
-    const char *name;
-    while ((name = g_dir_read_name(dir)) != NULL) {
-      g_autofree char *child = g_build_filename(fx->root, name, NULL);
-      g_remove(child);
-    }
-    g_dir_close(dir);
-  }
-  g_rmdir(fx->root);
-  g_free(fx->root);
+  sxs_scratch_remove(fx->root);
   sxs__symbols_cache_free(fx->cache);
 }
 

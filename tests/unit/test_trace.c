@@ -8,6 +8,7 @@
 #include "sxs_manager.h"
 #include "sxs_output.h"
 #include "sxs_trace.h"
+#include "sxs_scratch.h"
 
 typedef struct {
   char *dir;
@@ -15,7 +16,7 @@ typedef struct {
 
 static void fixture_setup(Fixture *f, gconstpointer data) {
   (void)data;
-  f->dir = g_dir_make_tmp("sxs-trace-XXXXXX", NULL);
+  f->dir = sxs_scratch_new("sxs-trace");
   g_autofree char *path = g_build_filename(f->dir, "sxsprof.conf", NULL);
   g_autofree char *text = g_strdup_printf("[profiler]\noutput=%s/prof\nflush=0\n[tracing]\nenabled=true\n", f->dir);
   g_assert_true(g_file_set_contents(path, text, -1, NULL));
@@ -26,13 +27,7 @@ static void fixture_setup(Fixture *f, gconstpointer data) {
 
 static void fixture_teardown(Fixture *f, gconstpointer data) {
   (void)data;
-  g_autoptr(GDir) d = g_dir_open(f->dir, 0, NULL);
-  for (const char *n; d && (n = g_dir_read_name(d));) {
-    g_autofree char *p = g_build_filename(f->dir, n, NULL);
-    g_unlink(p);
-  }
-  g_rmdir(f->dir);
-  g_free(f->dir);
+  sxs_scratch_remove(f->dir);
   g_unsetenv("SXSPROF_CONFIG");
   sxs__output_reset_for_tests();
 }

@@ -14,6 +14,7 @@
 #include "profile.pb-c.h"
 #include "sxs_view.h"
 #include "sxs_view_fixture.h"
+#include "sxs_scratch.h"
 
 #define NS_PER_SAMPLE (G_GUINT64_CONSTANT(1000000000) / FIXTURE_FREQUENCY)
 #define RT1_PATH "/usr/share/dotnet/shared/Microsoft.NETCore.App/10.0.1/libcoreclr.so"
@@ -29,20 +30,12 @@ static void fixture_setup(PprofFixture *fx, gconstpointer data) {
   (void)data;
   fx->model = fixture_model();
   fx->view = sxs__view_new(fx->model, NULL);
-  g_autoptr(GError) error = NULL;
-  fx->dir = g_dir_make_tmp("sxs-pprof-XXXXXX", &error);
-  g_assert_no_error(error);
+  fx->dir = sxs_scratch_new("sxs-pprof");
 }
 
 static void fixture_teardown(PprofFixture *fx, gconstpointer data) {
   (void)data;
-  g_autoptr(GDir) d = g_dir_open(fx->dir, 0, NULL);
-  for (const char *name; d != NULL && (name = g_dir_read_name(d)) != NULL;) {
-    g_autofree char *path = g_build_filename(fx->dir, name, NULL);
-    g_remove(path);
-  }
-  g_rmdir(fx->dir);
-  g_free(fx->dir);
+  sxs_scratch_remove(fx->dir);
   sxs__view_free(fx->view);
   sxs__profile_model_free(fx->model);
 }
