@@ -37,7 +37,7 @@ typedef struct {
   gint info_closed;                 /* set once Shutdown began (atomic) */
   gboolean profiled;                /* Initialize accepted the runtime: the object is never freed */
   SxsImporterCache importers;       /* emptied at Shutdown */
-  struct SxsTraceRuntime *trace;    /* call tracing state of this runtime (manager/sxs_trace.h), or NULL */
+  struct SxsTraceRuntime *trace;    /* call tracing state of this runtime (manager/record/sxs_trace.h), or NULL */
   ICorProfilerInfo15 *suspended_by; /* the Info SuspendRuntime was called on, until ResumeRuntime: the
                                      * resume uses it even when Shutdown has let self->info go */
   char *attach_control;             /* attached: the control socket sxsprof attach listens on, or NULL */

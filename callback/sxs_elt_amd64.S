@@ -9,9 +9,9 @@
  *             the same registers to keep as Leave.
  *
  * Each trampoline saves the general-purpose registers the JIT expects to survive the call and
- * calls the C side with the client ID as its one argument. The C side (manager/sxs_trace_hot.c) is compiled with -mgeneral-regs-only, so it
+ * calls the C side with the client ID as its one argument. The C side (manager/record/sxs_trace_hot.c) is compiled with -mgeneral-regs-only, so it
  * never touches a vector register; the only path that may (a thread's first hook, which maps its
- * state) goes through sxs_elt_thread_init (manager/sxs_trace_amd64.S), which saves XMM0-15.
+ * state) goes through sxs_elt_thread_init (manager/record/sxs_trace_amd64.S), which saves XMM0-15.
  *
  * Context: any managed thread; no allocation beyond that first mapping, no lock. */
 

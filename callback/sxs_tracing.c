@@ -3,7 +3,7 @@
  * routing=closure: a libffi closure bound to the instance, through the clientData-less
  * SetFunctionIDMapper) and the Enter/Leave/Tailcall hooks: the assembly trampolines on the fast
  * path, plain C functions on the slow path (WithInfo) when the runtime refuses the fast one.
- * What the hooks record lives in manager/sxs_trace.c. */
+ * What the hooks record lives in manager/record/sxs_trace.c. */
 #include <errno.h>
 #include <ffi.h>
 

@@ -31,7 +31,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-G_DEFINE_QUARK(sxs - config - error - quark, sxs__config_error)
+GQuark sxs__config_error_quark(void) {
+  return g_quark_from_static_string("sxs-config-error-quark");
+}
 
 #define CONFIG_CORECLR "libcoreclr.so"
 #define CONFIG_VERSION_MAX_COMPONENTS 4

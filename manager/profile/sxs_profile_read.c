@@ -18,7 +18,9 @@
 
 #include "sxs_json_read.h"
 
-G_DEFINE_QUARK(sxs - profile - read - error - quark, sxs__profile_read_error)
+GQuark sxs__profile_read_error_quark(void) {
+  return g_quark_from_static_string("sxs-profile-read-error-quark");
+}
 
 typedef enum {
   FORMAT_MISSING = 0,

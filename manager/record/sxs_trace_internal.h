@@ -76,7 +76,7 @@ extern int sxs__trace_use_tsc;
 extern int sxs__trace_timing;
 
 /* Maps and registers this thread's state for `slot`. NULL when it cannot (the hooks then skip
- * this thread). Called by the hot side through sxs_elt_thread_init (callback/sxs_elt_amd64.S),
+ * this thread). Called by the hot side through sxs_elt_thread_init (manager/record/sxs_trace_amd64.S),
  * which saves the vector registers first: this is the one place a hook may allocate. */
 SxsThreadTrace *sxs__trace_thread_create(uint32_t slot);
 

@@ -17,7 +17,7 @@ runtime_pkgs=(libprotobuf-c1 libicu72 libunwind8 libuuid1 liblzma5 zlib1g libssl
 fetch_pkgs=(unzip tar gzip ca-certificates time)
 
 # Views: pprof is encoded with protobuf-c (its compiler makes the C code from
-# manager/pprof/profile.proto) and gzipped with zlib, `go tool pprof` reads it back, headless
+# manager/views/pprof/profile.proto) and gzipped with zlib, `go tool pprof` reads it back, headless
 # Chromium opens the flame graph.
 view_pkgs=(libprotobuf-c-dev protobuf-c-compiler zlib1g-dev golang-go chromium fonts-dejavu-core)
 

@@ -1,4 +1,4 @@
-/* Unit tests for the JSON writer and the atomic file replace (manager/sxs_json.c). */
+/* Unit tests for the JSON writer and the atomic file replace (manager/profile/sxs_json.c). */
 #include <errno.h>
 #include <float.h>
 #include <locale.h>

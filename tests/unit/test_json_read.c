@@ -1,4 +1,4 @@
-/* Unit tests for the JSON pull reader (manager/sxs_json_read.c). */
+/* Unit tests for the JSON pull reader (manager/profile/sxs_json_read.c). */
 #include <string.h>
 
 #include <glib.h>

@@ -1,4 +1,4 @@
-/* Reading a saved profile back (manager/sxs_profile_read.c): the synthetic fixture rendered, read
+/* Reading a saved profile back (manager/profile/sxs_profile_read.c): the synthetic fixture rendered, read
  * and rendered again gives the same bytes; every kind of bad file gets its one message. */
 #include <errno.h>
 #include <string.h>

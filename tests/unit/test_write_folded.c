@@ -1,4 +1,4 @@
-/* The folded-stacks writer (manager/sxs_write_folded.c): its output read back the way flamegraph.pl
+/* The folded-stacks writer (manager/views/sxs_write_folded.c): its output read back the way flamegraph.pl
  * reads it (weight after the last space, frames split at ';') gives the view's stacks, merged
  * across threads, with the labels that would break the format made safe. */
 #include <stdlib.h>

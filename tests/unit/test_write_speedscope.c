@@ -1,4 +1,4 @@
-/* The speedscope writer (manager/sxs_write_speedscope.c) on the synthetic fixture: read back with
+/* The speedscope writer (manager/views/sxs_write_speedscope.c) on the synthetic fixture: read back with
  * json-glib for exact frames, weights and events, and checked against speedscope's own schema by
  * tests/unit/speedscope_validate.js, whose rejection of broken files is tested too. */
 #include <string.h>

@@ -1,4 +1,4 @@
-/* The SVG flame graph writer (manager/sxs_write_svg.c): its output read back with an XML parser is
+/* The SVG flame graph writer (manager/views/sxs_write_svg.c): its output read back with an XML parser is
  * well-formed, its frames nest (children never wider than their parent), the hot function is the
  * widest leaf, every tricky label survives escaping exactly, and huge profiles stay small and fast.
  *
