@@ -657,8 +657,8 @@ static HRESULT callback_InitializeForAttach(ICorProfilerCallback11 *This, IUnkno
   SxsCallback *self = impl_from_ICorProfilerCallback11(This);
   SxsAttachRequest req = {0};
   g_autofree char *why = NULL;
-  if (!sxs__attach_request_parse(pvClientData, cbClientData, &req, &why) ||
-      !sxs__output_attach_config(req.config, req.run_id, &why)) {
+  if (sxs__attach_request_parse(pvClientData, cbClientData, &req, &why) < 0 ||
+      sxs__output_attach_config(req.config, req.run_id, &why) < 0) {
     g_autofree char *reason = g_strdup_printf("attach declined: %s", why);
     sxs__manager_decline(self->runtime, reason);
     sxs__attach_request_clear(&req);

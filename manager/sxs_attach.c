@@ -1,6 +1,7 @@
 /* sxs_attach: the attach request's client data (see sxs_attach.h). */
 #include "sxs_attach.h"
 
+#include <errno.h>
 #include <string.h>
 
 #define ATTACH_MAGIC "sxsprof-attach 1"
@@ -23,20 +24,20 @@ char *sxs__attach_request_format(const SxsAttachRequest *r, gsize *ret_len) {
   return g_string_free(text, FALSE);
 }
 
-gboolean sxs__attach_request_parse(const void *data, gsize len, SxsAttachRequest *ret, char **ret_error) {
+int sxs__attach_request_parse(const void *data, gsize len, SxsAttachRequest *ret, char **ret_message) {
   if (!data || len == 0) {
-    *ret_error = g_strdup("the attach request carries no client data (attach with sxsprof attach)");
-    return FALSE;
+    *ret_message = g_strdup("the attach request carries no client data (attach with sxsprof attach)");
+    return -EINVAL;
   }
   if (len > ATTACH_MAX_DATA || !g_utf8_validate(data, (gssize)len, NULL)) {
-    *ret_error = g_strdup("the attach request's client data is not an sxsprof request");
-    return FALSE;
+    *ret_message = g_strdup("the attach request's client data is not an sxsprof request");
+    return -EINVAL;
   }
   g_autofree char *text = g_strndup(data, len);
   g_auto(GStrv) lines = g_strsplit(text, "\n", -1);
   if (!lines[0] || !g_str_equal(g_strchomp(lines[0]), ATTACH_MAGIC)) {
-    *ret_error = g_strdup("the attach request's client data is not an sxsprof request (or of another version)");
-    return FALSE;
+    *ret_message = g_strdup("the attach request's client data is not an sxsprof request (or of another version)");
+    return -EINVAL;
   }
   SxsAttachRequest r = {0};
   for (char **l = lines + 1; *l; l++) {
@@ -53,9 +54,9 @@ gboolean sxs__attach_request_parse(const void *data, gsize len, SxsAttachRequest
   }
   if (!r.config || !g_path_is_absolute(r.config) || (r.control && !g_path_is_absolute(r.control))) {
     sxs__attach_request_clear(&r);
-    *ret_error = g_strdup("the attach request names no config file by absolute path");
-    return FALSE;
+    *ret_message = g_strdup("the attach request names no config file by absolute path");
+    return -EINVAL;
   }
   *ret = r;
-  return TRUE;
+  return 0;
 }

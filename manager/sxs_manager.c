@@ -690,13 +690,13 @@ char *sxs__manager_profile_path(void) {
   return path;
 }
 
-gboolean sxs__manager_attach_config(const char *config_path, const char *run_id, char **ret_error) {
+int sxs__manager_attach_config(const char *config_path, const char *run_id, char **ret_message) {
   sxs__manager_ensure();
   g_autoptr(GError) error = NULL;
   SxsConfig *cfg = sxs__config_load(config_path, &error);
   if (!cfg) {
-    *ret_error = g_strdup(error->message);
-    return FALSE;
+    *ret_message = g_strdup(error->message);
+    return -EINVAL;
   }
   /* A new attach after an earlier one's stop: stacks on events record again (the sampler runs
    * once per process, so it does not start again: said in the log). */
@@ -717,7 +717,7 @@ gboolean sxs__manager_attach_config(const char *config_path, const char *run_id,
                      "config (%s), not %s",
                      manager.config->source ? manager.config->source : "the defaults", config_path);
     sxs__config_free(cfg);
-    return TRUE;
+    return 0;
   }
   /* No runtime reads the old config any more (none is profiled); it is kept, not freed, for a
    * reader that took its pointer a moment ago. */
@@ -729,7 +729,7 @@ gboolean sxs__manager_attach_config(const char *config_path, const char *run_id,
   g_clear_pointer(&manager.config_error, g_free);
   manager.config = cfg;
   choose_paths(cfg, TRUE);
-  return TRUE;
+  return 0;
 }
 
 void sxs__manager_reset_for_tests(void) {

@@ -182,9 +182,9 @@ void sxs__manager_reset_for_tests(void);
 /* An attach (sxsprof attach) brings its config by path: it becomes the process's config when no
  * runtime is profiled yet (the output, log, formats and features it names), and the profile's
  * run id becomes run_id. With a runtime already profiled since startup, that runtime's config
- * stays and the attach shares it (logged). Returns FALSE with *ret_error (one sentence) when
- * the config cannot be read. Context: the thread in InitializeForAttach. */
-gboolean sxs__manager_attach_config(const char *config_path, const char *run_id, char **ret_error);
+ * stays and the attach shares it (logged). Returns 0, or -EINVAL with *ret_message (one sentence)
+ * when the config cannot be read. Context: the thread in InitializeForAttach. */
+int sxs__manager_attach_config(const char *config_path, const char *run_id, char **ret_message);
 
 /* Quiet: an attach's stop ended the expensive work (the sampler, stacks on events) while the
  * runtimes keep the library. Set by output/'s quiesce, cleared by a new attach's config. Context:

@@ -197,12 +197,12 @@ void sxs__output_quiesce(void) {
   stop_flush_thread();
 }
 
-gboolean sxs__output_attach_config(const char *config_path, const char *run_id, char **ret_error) {
+int sxs__output_attach_config(const char *config_path, const char *run_id, char **ret_message) {
   /* The flush of the old config must not write while the config and paths change. */
   stop_flush_thread();
-  gboolean ok = sxs__manager_attach_config(config_path, run_id, ret_error);
+  int r = sxs__manager_attach_config(config_path, run_id, ret_message);
   sxs__output_start();
-  return ok;
+  return r;
 }
 
 void sxs__output_reset_for_tests(void) {
