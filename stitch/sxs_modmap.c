@@ -19,6 +19,7 @@
  * rebuilt only outside signal handlers, by its owner, while nobody searches it.
  */
 #include "sxs_modmap.h"
+#include "sxs_search.h"
 
 #include <link.h>
 #include <stddef.h>
@@ -273,15 +274,8 @@ const SxsModule *sxs__modmap_find_cached(SxsModmapCursor *cursor, uintptr_t addr
   const SxsModuleMap *map = cursor->map;
   if (map == NULL)
     return NULL;
-  /* lo ends at the first range that starts above addr; the one before it is the only candidate. */
-  guint lo = 0, hi = map->n_ranges;
-  while (lo < hi) {
-    guint mid = lo + (hi - lo) / 2;
-    if (map->ranges[mid].start <= addr)
-      lo = mid + 1;
-    else
-      hi = mid;
-  }
+  /* lo is the first range that starts above addr; the one before it is the only candidate. */
+  size_t lo = SXS_SEARCH_UPPER_BOUND(map->ranges, map->n_ranges, start, addr);
   /* In range lo - 1, or in the gap between its end and range lo's start. */
   if (lo > 0 && addr < map->ranges[lo - 1].end) {
     cursor->lo = map->ranges[lo - 1].start;

@@ -18,6 +18,7 @@
  * signal handler (it allocates, reads files and takes a lock).
  */
 #include "sxs_symbols.h"
+#include "sxs_search.h"
 
 #include <elf.h>
 #include <errno.h>
@@ -289,15 +290,8 @@ static const SxsSymbolFile *symbol_cache_get(SxsSymbolCache *cache, const char *
 
 /* The symbol covering key (a link-time address), the innermost when symbols nest. */
 static const SxsSymbol *symbol_file_find(const SxsSymbolFile *file, uint64_t key) {
-  guint lo = 0, hi = file->n_symbols;
-  while (lo < hi) {
-    guint mid = lo + (hi - lo) / 2;
-    if (file->symbols[mid].start <= key)
-      lo = mid + 1;
-    else
-      hi = mid;
-  }
-  for (guint i = lo; i-- > 0;) {
+  size_t after = SXS_SEARCH_UPPER_BOUND(file->symbols, file->n_symbols, start, key);
+  for (size_t i = after; i-- > 0;) {
     const SxsSymbol *s = &file->symbols[i];
     if (s->reach <= key)
       break; /* neither this symbol nor any before it reaches key */

@@ -42,6 +42,7 @@
 #include <unistd.h>
 
 #include "sxs_manager.h"
+#include "sxs_search.h"
 #include "sxs_snapshot.h"
 #include "sxs_stacks.h"
 #include "sxs_stitch.h"
@@ -202,18 +203,11 @@ static guint64 now_ns(clockid_t clock) {
 static bool find_stack(const StackRanges *stacks, uintptr_t sp, uintptr_t *ret_lo, uintptr_t *ret_hi) {
   if (!stacks)
     return false;
-  guint lo = 0, hi = stacks->n;
-  while (lo < hi) {
-    guint mid = lo + (hi - lo) / 2;
-    if (stacks->ranges[mid].lo <= sp)
-      lo = mid + 1;
-    else
-      hi = mid;
-  }
-  if (lo == 0 || sp >= stacks->ranges[lo - 1].hi)
+  size_t after = SXS_SEARCH_UPPER_BOUND(stacks->ranges, stacks->n, lo, sp);
+  if (after == 0 || sp >= stacks->ranges[after - 1].hi)
     return false;
-  *ret_lo = stacks->ranges[lo - 1].lo;
-  *ret_hi = stacks->ranges[lo - 1].hi;
+  *ret_lo = stacks->ranges[after - 1].lo;
+  *ret_hi = stacks->ranges[after - 1].hi;
   return true;
 }
 
