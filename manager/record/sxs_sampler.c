@@ -1206,82 +1206,77 @@ static gboolean timer_slot_done(SampledThread *t, guint64 *ret_weight) {
   return TRUE;
 }
 
-/* A timer-mode tick: every capture the threads' timers made since the last tick is collected. */
-static void tick_timers(const SxsWalkResources *res, const SxsStitchTarget *targets, const SxsStitchRuntime *runtimes,
-                        guint n_targets) {
-  GHashTableIter it;
-  gpointer value;
-  g_hash_table_iter_init(&it, sampler.threads);
-  while (g_hash_table_iter_next(&it, NULL, &value)) {
-    SampledThread *t = value;
-    ThreadSlot *ts = t->tslot;
-    guint64 weight;
-    if (!timer_slot_done(t, &weight))
-      continue;
-    int n = ts->out.n;
-    if (n > 0) {
-      note_capture(ts->out.capture_ns);
-      record_capture(t, res, ts->out.frames, (guint)n, weight, targets, runtimes, n_targets);
-    } else {
-      count_failed_capture(n);
-    }
-    __atomic_store_n(&ts->state, SLOT_IDLE, __ATOMIC_RELEASE);
+/*
+ * Suspend walker, cpu mode: sample s holds a timer capture of its thread. A capture that matches a
+ * walk its thread kept is merged with it (suspend_finish). Any other is counted at once as its own
+ * frames name it (as the signal walker's would), and its thread is captured again by the sampler's
+ * signal, where it is now, and walked under a suspension, as in wall mode, to learn a walk for its
+ * next samples to reuse (a timer capture is too old to be stitched with a walk made now). Counting
+ * that later capture instead would favour the places a thread stays in over those it passes
+ * through. Returns FALSE when that capture was abandoned at stop (the tick ends). Context: the
+ * sampler thread.
+ */
+static gboolean timer_sample_prepare(SuspendedSample *s, const SxsWalkResources *res, guint64 now,
+                                     const SxsStitchTarget *targets, const SxsStitchRuntime *runtimes,
+                                     guint n_targets) {
+  s->learn_only = FALSE;
+  if (walk_reuse_matches(s, res, now))
+    return TRUE;
+  record_capture(s->thread, res, s->native, (guint)s->n_native, s->weight, targets, runtimes, n_targets);
+  gboolean abandoned = FALSE;
+  s->n_native = sampler.stop ? 0 : capture(s->thread, res, &abandoned);
+  if (abandoned) {
+    sampler.abandoned = TRUE;
+    return FALSE;
   }
+  if (s->n_native > 0)
+    memcpy(s->native, slot.out.frames, (size_t)s->n_native * sizeof s->native[0]);
+  s->learn_only = TRUE;
+  return TRUE;
 }
 
 /*
- * A suspend-walker tick in cpu mode: the threads' CPU-time timers have captured their native
- * frames where they ran, on their own CPUs (no signal crossed CPUs). A capture that matches a
- * walk its thread kept is merged with it at once; any other is counted as its own frames name it,
- * and its thread is captured afresh by the sampler's signal and walked under a suspension, as in
- * wall mode, to learn a walk for what follows (a timer capture is too old to be stitched with a
- * walk made now).
+ * A timer-mode tick: the captures the threads' CPU-time timers made since the last tick, each
+ * where its thread ran, on its own CPU (no signal crossed CPUs), are collected. The signal walker
+ * counts each as its frames name it. The suspend walker takes up to SAMPLER_SUSPEND_MAX_THREADS
+ * of them (the others stay in their slots for the next tick) and stitches them with the
+ * runtimes' walks (timer_sample_prepare, suspend_finish). Context: the sampler thread.
  */
-static void tick_suspend_timers(const SxsWalkResources *res, const SxsStitchTarget *targets,
-                                const SxsStitchRuntime *runtimes, guint n_targets) {
-  SuspendedSample *samples = suspended_samples();
+static void tick_timers(const SxsWalkResources *res, const SxsStitchTarget *targets, const SxsStitchRuntime *runtimes,
+                        guint n_targets, gboolean use_suspend) {
+  SuspendedSample *samples = use_suspend ? suspended_samples() : NULL;
   guint n_due = 0;
+  guint64 now = now_ns(CLOCK_MONOTONIC);
   GHashTableIter it;
   gpointer value;
-  guint64 now = now_ns(CLOCK_MONOTONIC);
   g_hash_table_iter_init(&it, sampler.threads);
-  while (n_due < SAMPLER_SUSPEND_MAX_THREADS && g_hash_table_iter_next(&it, NULL, &value)) {
+  while ((!use_suspend || n_due < SAMPLER_SUSPEND_MAX_THREADS) && g_hash_table_iter_next(&it, NULL, &value)) {
     SampledThread *t = value;
     ThreadSlot *ts = t->tslot;
     guint64 weight;
     if (!timer_slot_done(t, &weight))
       continue;
     int n = ts->out.n;
+    SuspendedSample *s = NULL;
     if (n <= 0) {
       count_failed_capture(n);
-      __atomic_store_n(&ts->state, SLOT_IDLE, __ATOMIC_RELEASE);
-      continue;
-    }
-    note_capture(ts->out.capture_ns);
-    SuspendedSample *s = &samples[n_due++];
-    s->thread = t;
-    s->weight = weight;
-    s->n_walks = 0;
-    s->n_native = n;
-    memcpy(s->native, ts->out.frames, (size_t)n * sizeof s->native[0]);
-    __atomic_store_n(&ts->state, SLOT_IDLE, __ATOMIC_RELEASE);
-    s->learn_only = FALSE;
-    if (!walk_reuse_matches(s, res, now)) {
-      /* No walk fits: the sample counts as the capture names it (as the signal walker's would),
-       * and the thread is captured again, where it is now, and walked under a suspension, for
-       * its next samples to reuse. Counting that later capture instead would favour the places a
-       * thread stays in over those it passes through. */
-      record_capture(t, res, s->native, (guint)n, weight, targets, runtimes, n_targets);
-      gboolean abandoned = FALSE;
-      s->n_native = sampler.stop ? 0 : capture(t, res, &abandoned);
-      if (abandoned) {
-        sampler.abandoned = TRUE;
-        return;
+    } else {
+      note_capture(ts->out.capture_ns);
+      if (!use_suspend) {
+        record_capture(t, res, ts->out.frames, (guint)n, weight, targets, runtimes, n_targets);
+      } else {
+        s = &samples[n_due++];
+        s->thread = t;
+        s->weight = weight;
+        s->n_walks = 0;
+        s->n_native = n;
+        memcpy(s->native, ts->out.frames, (size_t)n * sizeof s->native[0]);
       }
-      if (s->n_native > 0)
-        memcpy(s->native, slot.out.frames, (size_t)s->n_native * sizeof s->native[0]);
-      s->learn_only = TRUE;
     }
+    /* The frames were counted or copied: the handler may write the slot again. */
+    __atomic_store_n(&ts->state, SLOT_IDLE, __ATOMIC_RELEASE);
+    if (s != NULL && !timer_sample_prepare(s, res, now, targets, runtimes, n_targets))
+      return;
   }
   if (n_due > 0)
     suspend_finish(samples, n_due, res, targets, runtimes, n_targets);
@@ -1311,10 +1306,7 @@ static void tick(guint64 period_ns) {
   gboolean kept = FALSE;
   if (sampler.use_timers) {
     kept = timer_publish(&res);
-    if (use_suspend)
-      tick_suspend_timers(&res, targets, runtimes, n_targets);
-    else
-      tick_timers(&res, targets, runtimes, n_targets);
+    tick_timers(&res, targets, runtimes, n_targets, use_suspend);
   } else if (use_suspend) {
     tick_suspend(period_ns, &res, targets, runtimes, n_targets);
   } else {
