@@ -9,7 +9,7 @@
 #include "sxs_cor.h"
 #include "sxs_ipmap.h"
 #include "sxs_merge.h"
-#include "sxs_symbols.h"
+#include "sxs_modmap.h"
 #include "sxs_unwind.h"
 
 /* Most native frames one walk reads. */

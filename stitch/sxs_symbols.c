@@ -1,309 +1,32 @@
-/* Native symbolization: which loaded module's code holds an address (a snapshot searched without
- * locks), and which ELF function symbol of that module's file covers it. It does not unwind, does
- * not know JIT-compiled code (the stitcher asks the runtimes for that), and reads no DWARF.
+/* Native symbolization: which ELF function symbol of a module's file covers an address. It does
+ * not unwind, does not know JIT-compiled code (the stitcher asks the runtimes for that), and reads
+ * no DWARF. The module comes from the module map (sxs_modmap.c).
  *
- *   dl_iterate_phdr, only when the loader's         SxsSymbolCache (GMutex)
- *   dlpi_adds/dlpi_subs moved since the last build    path -> SxsSymbolFile, read once:
- *        |                                                .symtab, else .dynsym, functions only,
- *        v                                                sorted by link-time start
- *   SxsModuleMap (read without locks)                   +-----------------------------+
- *     ranges[], PF_X PT_LOADs sorted by start            | 0x3fc80 +834  qsort_r       |
- *     [0x55d1c000, 0x55d1e451) -> test_symbols           | 0x3ffd0 +8    qsort   <-----+-- addr - base
- *     [0x7f3e5c426000, ...)    -> libc.so.6  ---+        | ...                         |
- *     [0x7ffd3c3fb000, ...)    -> [vdso]        |        +-----------------------------+
- *                                               |
- *   find(addr): binary search -> SxsModule -----+--> lookup(module, addr) -> "qsort", +0x4
+ *   SxsModule (sxs__modmap_find)          SxsSymbolCache (GMutex)
+ *     path, name, base ---------+           path -> SxsSymbolFile, read once:
+ *                               |             .symtab, else .dynsym, functions only,
+ *                               |             sorted by link-time start
+ *                               |           +-----------------------------+
+ *                               |           | 0x3fc80 +834  qsort_r       |
+ *                               |           | 0x3ffd0 +8    qsort   <-----+-- addr - base (ET_DYN)
+ *                               |           | ...                         |
+ *                               v           +-----------------------------+
+ *   lookup(module, addr) -> "qsort", +0x4
  *   describe(addr): "libc.so.6!qsort+0x4" | "libc.so.6+0x26dd0" (no symbol) | "0x55d1e8a2c0" (no module)
  *
- * The map is what a signal handler may consult (a classification of the interrupted IP); the
- * symbol cache is for the thread that turns recorded addresses into names later.
+ * The symbol cache is for the thread that turns recorded addresses into names later, never for a
+ * signal handler (it allocates, reads files and takes a lock).
  */
 #include "sxs_symbols.h"
+#include "sxs_search.h"
 
 #include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
-#include <link.h>
-#include <stddef.h>
-#include <stdlib.h>
 #include <string.h>
-#include <sys/auxv.h>
 #include <sys/stat.h>
 #include <unistd.h>
-
-/* ---- the module map ---- */
-
-/* One executable PT_LOAD segment of a module, at run-time addresses. */
-typedef struct {
-  uintptr_t start; /* first byte */
-  uintptr_t end;   /* one past the last byte */
-  const SxsModule *module;
-} SxsCodeRange;
-
-struct SxsModuleMap {
-  SxsModule *modules; /* n_modules, in the loader's order */
-  guint n_modules;
-  SxsCodeRange *ranges; /* n_ranges, sorted by start; module points into modules */
-  guint n_ranges;
-  GStringChunk *strings; /* every module's path and name */
-  gboolean counted;      /* adds and subs hold the loader's counters at the last build */
-  unsigned long long adds;
-  unsigned long long subs;
-};
-
-/* What the dl_iterate_phdr callback copies out, so that the loader lock is held only for that. */
-typedef struct {
-  char *loader_name; /* dlpi_name (owned); NULL for the main program and the vdso */
-  gboolean is_main;
-  gboolean is_vdso;
-  uintptr_t base;
-  SxsEhFrame eh;
-} SxsRawModule;
-
-typedef struct {
-  uintptr_t start;
-  uintptr_t end;
-  guint module; /* index into SxsModuleScan.modules */
-} SxsRawRange;
-
-typedef struct {
-  const SxsModuleMap *map;
-  uintptr_t main_phdr; /* getauxval(AT_PHDR): the main program's program headers; 0 if unknown */
-  uintptr_t vdso_ehdr; /* getauxval(AT_SYSINFO_EHDR): the vdso's ELF header; 0 if none */
-  guint calls;
-  gboolean counted;
-  gboolean unchanged; /* the counters equal the map's: the scan stopped at the first object */
-  unsigned long long adds;
-  unsigned long long subs;
-  GArray *modules; /* SxsRawModule */
-  GArray *ranges;  /* SxsRawRange */
-} SxsModuleScan;
-
-/* dl_iterate_phdr callback, run under the loader lock: compares the counters on the first object,
- * then copies each object's name, base and executable segments. Objects without a name (other
- * than the main program and the vdso) or without code are left out. */
-static int modmap_scan_object(struct dl_phdr_info *info, size_t size, void *data) {
-  SxsModuleScan *scan = data;
-
-  if (scan->calls++ == 0 && size >= offsetof(struct dl_phdr_info, dlpi_subs) + sizeof(info->dlpi_subs)) {
-    scan->counted = TRUE;
-    scan->adds = info->dlpi_adds;
-    scan->subs = info->dlpi_subs;
-    if (scan->map->counted && scan->adds == scan->map->adds && scan->subs == scan->map->subs) {
-      scan->unchanged = TRUE;
-      return 1;
-    }
-  }
-
-  gboolean has_name = info->dlpi_name != NULL && info->dlpi_name[0] != '\0';
-  gboolean is_main;
-  if (scan->main_phdr != 0)
-    is_main = (uintptr_t)info->dlpi_phdr == scan->main_phdr;
-  else
-    is_main = scan->calls == 1 && !has_name;
-  gboolean is_vdso = FALSE;
-  guint first_range = scan->ranges->len;
-  SxsEhFrame eh = {0, 0, 0};
-  for (ElfW(Half) i = 0; i < info->dlpi_phnum; i++)
-    if (info->dlpi_phdr[i].p_type == PT_GNU_EH_FRAME)
-      eh.hdr = info->dlpi_addr + info->dlpi_phdr[i].p_vaddr;
-
-  for (ElfW(Half) i = 0; i < info->dlpi_phnum; i++) {
-    const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
-    if (ph->p_type != PT_LOAD)
-      continue;
-    uintptr_t start = info->dlpi_addr + ph->p_vaddr;
-    /* The segment holding the unwind tables bounds every read of them. */
-    if (eh.hdr != 0 && eh.hdr >= start && eh.hdr - start < ph->p_filesz) {
-      eh.lo = start;
-      eh.hi = start + ph->p_filesz;
-    }
-    if (scan->vdso_ehdr != 0 && scan->vdso_ehdr >= start && scan->vdso_ehdr - start < ph->p_memsz)
-      is_vdso = TRUE;
-    if ((ph->p_flags & PF_X) == 0 || ph->p_memsz == 0)
-      continue;
-    SxsRawRange range = {.start = start, .end = start + ph->p_memsz, .module = scan->modules->len};
-    g_array_append_val(scan->ranges, range);
-  }
-
-  if (scan->ranges->len == first_range || (!is_main && !is_vdso && !has_name)) {
-    g_array_set_size(scan->ranges, first_range);
-    return 0;
-  }
-  SxsRawModule raw = {
-      .loader_name = is_main || is_vdso ? NULL : g_strdup(info->dlpi_name),
-      .is_main = is_main && !is_vdso,
-      .is_vdso = is_vdso,
-      .base = info->dlpi_addr,
-      .eh = eh.lo != 0 ? eh : (SxsEhFrame){0, 0, 0},
-  };
-  g_array_append_val(scan->modules, raw);
-  return 0;
-}
-
-static void raw_module_clear(gpointer data) {
-  SxsRawModule *raw = data;
-  g_free(raw->loader_name);
-}
-
-static int code_range_compare(const void *a, const void *b) {
-  const SxsCodeRange *x = a, *y = b;
-  return x->start < y->start ? -1 : x->start > y->start;
-}
-
-/* Fills module's path and name from what the scan saw; realpath runs here, outside the loader lock. */
-static void module_name_from_raw(SxsModule *module, const SxsRawModule *raw, GStringChunk *strings) {
-  if (raw->is_vdso) {
-    module->path = module->name = g_string_chunk_insert_const(strings, "[vdso]");
-    return;
-  }
-  /* The main program's own name is empty; /proc/self/exe does not depend on argv[0] or on the
-   * working directory. */
-  const char *loader_name = raw->is_main ? "/proc/self/exe" : raw->loader_name;
-  char *real = realpath(loader_name, NULL);
-  module->path = g_string_chunk_insert(strings, real != NULL ? real : loader_name);
-  free(real);
-
-  const char *shown = raw->is_main ? module->path : loader_name;
-  const char *slash = strrchr(shown, '/');
-  module->name = g_string_chunk_insert(strings, slash != NULL && slash[1] != '\0' ? slash + 1 : shown);
-}
-
-/* Replaces the map's snapshot with the scanned objects. */
-static void modmap_install(SxsModuleMap *map, const SxsModuleScan *scan) {
-  GStringChunk *strings = g_string_chunk_new(4096);
-  SxsModule *modules = g_new0(SxsModule, MAX(scan->modules->len, 1));
-  SxsCodeRange *ranges = g_new0(SxsCodeRange, MAX(scan->ranges->len, 1));
-
-  for (guint i = 0; i < scan->modules->len; i++) {
-    const SxsRawModule *raw = &g_array_index(scan->modules, SxsRawModule, i);
-    module_name_from_raw(&modules[i], raw, strings);
-    modules[i].base = raw->base;
-    modules[i].eh = raw->eh;
-  }
-  for (guint i = 0; i < scan->ranges->len; i++) {
-    const SxsRawRange *raw = &g_array_index(scan->ranges, SxsRawRange, i);
-    ranges[i] = (SxsCodeRange){.start = raw->start, .end = raw->end, .module = &modules[raw->module]};
-  }
-  qsort(ranges, scan->ranges->len, sizeof(*ranges), code_range_compare);
-
-  g_free(map->modules);
-  g_free(map->ranges);
-  if (map->strings != NULL)
-    g_string_chunk_free(map->strings);
-  map->modules = modules;
-  map->n_modules = scan->modules->len;
-  map->ranges = ranges;
-  map->n_ranges = scan->ranges->len;
-  map->strings = strings;
-  map->counted = scan->counted;
-  map->adds = scan->adds;
-  map->subs = scan->subs;
-}
-
-SxsModuleMap *sxs__modmap_new(void) {
-  SxsModuleMap *map = g_new0(SxsModuleMap, 1);
-  sxs__modmap_refresh(map);
-  return map;
-}
-
-void sxs__modmap_free(SxsModuleMap *map) {
-  if (map == NULL)
-    return;
-  g_free(map->modules);
-  g_free(map->ranges);
-  if (map->strings != NULL)
-    g_string_chunk_free(map->strings);
-  g_free(map);
-}
-
-gboolean sxs__modmap_refresh(SxsModuleMap *map) {
-  if (map == NULL)
-    return FALSE;
-
-  SxsModuleScan scan = {
-      .map = map,
-      .main_phdr = getauxval(AT_PHDR),
-      .vdso_ehdr = getauxval(AT_SYSINFO_EHDR),
-      .modules = g_array_new(FALSE, TRUE, sizeof(SxsRawModule)),
-      .ranges = g_array_new(FALSE, TRUE, sizeof(SxsRawRange)),
-  };
-  g_array_set_clear_func(scan.modules, raw_module_clear);
-  dl_iterate_phdr(modmap_scan_object, &scan);
-
-  gboolean rebuilt = !scan.unchanged;
-  if (rebuilt)
-    modmap_install(map, &scan);
-  g_array_unref(scan.modules);
-  g_array_unref(scan.ranges);
-  return rebuilt;
-}
-
-/* dl_iterate_phdr callback of sxs__modmap_is_current: the counters, from the first object only. */
-static int modmap_read_counters(struct dl_phdr_info *info, size_t size, void *data) {
-  unsigned long long *counters = data;
-  if (size >= offsetof(struct dl_phdr_info, dlpi_subs) + sizeof(info->dlpi_subs)) {
-    counters[0] = info->dlpi_adds;
-    counters[1] = info->dlpi_subs;
-    counters[2] = 1;
-  }
-  return 1;
-}
-
-unsigned long long sxs__modmap_unloads(const SxsModuleMap *map) {
-  return map != NULL && map->counted ? map->subs : 0;
-}
-
-const SxsModule *sxs__modmap_find_named(const SxsModuleMap *map, const char *name) {
-  for (guint i = 0; map != NULL && name != NULL && i < map->n_modules; i++)
-    if (strcmp(map->modules[i].name, name) == 0)
-      return &map->modules[i];
-  return NULL;
-}
-
-gboolean sxs__modmap_is_current(const SxsModuleMap *map) {
-  if (map == NULL || !map->counted)
-    return FALSE;
-  unsigned long long counters[3] = {0, 0, 0};
-  dl_iterate_phdr(modmap_read_counters, counters);
-  return counters[2] && counters[0] == map->adds && counters[1] == map->subs;
-}
-
-const SxsModule *sxs__modmap_find(const SxsModuleMap *map, uintptr_t addr) {
-  SxsModmapCursor cursor = {.map = map};
-  return sxs__modmap_find_cached(&cursor, addr);
-}
-
-const SxsModule *sxs__modmap_find_cached(SxsModmapCursor *cursor, uintptr_t addr) {
-  if (addr >= cursor->lo && addr < cursor->hi)
-    return cursor->module;
-  const SxsModuleMap *map = cursor->map;
-  if (map == NULL)
-    return NULL;
-  /* lo ends at the first range that starts above addr; the one before it is the only candidate. */
-  guint lo = 0, hi = map->n_ranges;
-  while (lo < hi) {
-    guint mid = lo + (hi - lo) / 2;
-    if (map->ranges[mid].start <= addr)
-      lo = mid + 1;
-    else
-      hi = mid;
-  }
-  /* In range lo - 1, or in the gap between its end and range lo's start. */
-  if (lo > 0 && addr < map->ranges[lo - 1].end) {
-    cursor->lo = map->ranges[lo - 1].start;
-    cursor->hi = map->ranges[lo - 1].end;
-    cursor->module = map->ranges[lo - 1].module;
-  } else {
-    cursor->lo = lo > 0 ? map->ranges[lo - 1].end : 0;
-    cursor->hi = lo < map->n_ranges ? map->ranges[lo].start : UINTPTR_MAX;
-    cursor->module = NULL;
-  }
-  return cursor->module;
-}
-
-/* ---- ELF function symbols ---- */
 
 /* One function symbol, at its link-time address. */
 typedef struct {
@@ -567,15 +290,8 @@ static const SxsSymbolFile *symbol_cache_get(SxsSymbolCache *cache, const char *
 
 /* The symbol covering key (a link-time address), the innermost when symbols nest. */
 static const SxsSymbol *symbol_file_find(const SxsSymbolFile *file, uint64_t key) {
-  guint lo = 0, hi = file->n_symbols;
-  while (lo < hi) {
-    guint mid = lo + (hi - lo) / 2;
-    if (file->symbols[mid].start <= key)
-      lo = mid + 1;
-    else
-      hi = mid;
-  }
-  for (guint i = lo; i-- > 0;) {
+  size_t after = SXS_SEARCH_UPPER_BOUND(file->symbols, file->n_symbols, start, key);
+  for (size_t i = after; i-- > 0;) {
     const SxsSymbol *s = &file->symbols[i];
     if (s->reach <= key)
       break; /* neither this symbol nor any before it reaches key */

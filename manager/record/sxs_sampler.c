@@ -42,6 +42,7 @@
 #include <unistd.h>
 
 #include "sxs_manager.h"
+#include "sxs_search.h"
 #include "sxs_snapshot.h"
 #include "sxs_stacks.h"
 #include "sxs_stitch.h"
@@ -70,19 +71,29 @@ typedef struct {
   } ranges[];
 } StackRanges;
 
-/* What one capture needs and gives. The sampler fills the inputs before it signals; the handler
- * writes the outputs before it stores DONE (release), which the sampler reads (acquire). */
+/* What one capture walks with: snapshots the sampler replaces only between samples. */
 typedef struct {
-  gint state; /* SLOT_STATE(sequence, phase) */
-  guint seq;  /* the last request's sequence number (the sampler's) */
-  pid_t tid;
   const SxsModuleMap *map;
   const SxsModule *loader; /* in map: where libunwind must not be started from */
   SxsUnwindCache *steps;
   const StackRanges *stacks;
+} CaptureInputs;
+
+/* What one capture gives, written by the handler before it stores DONE. */
+typedef struct {
   int n; /* frames written, or -errno */
   guint64 capture_ns;
   SxsNativeFrame frames[SAMPLER_MAX_FRAMES];
+} Capture;
+
+/* The sampler's request to one thread. The sampler fills the inputs before it signals; the handler
+ * writes the capture before it stores DONE (release), which the sampler reads (acquire). */
+typedef struct {
+  gint state; /* SLOT_STATE(sequence, phase) */
+  guint seq;  /* the last request's sequence number (the sampler's) */
+  pid_t tid;
+  CaptureInputs in;
+  Capture out;
 } SampleSlot;
 
 static SampleSlot slot;
@@ -100,20 +111,14 @@ typedef struct {
   pid_t tid;
   gint state;  /* SLOT_IDLE, SLOT_RUNNING, SLOT_DONE */
   gint missed; /* expiries while the last capture was not collected yet (atomic) */
-  int n;
-  guint64 capture_ns;
-  SxsNativeFrame frames[SAMPLER_MAX_FRAMES];
+  Capture out;
 } ThreadSlot;
 
 static ThreadSlot *pool;       /* SAMPLER_POOL_SLOTS slots, allocated when timers are used */
 static gint handlers_inflight; /* timer handlers between their first and last read of timer_res */
-/* What timer handlers walk with, published by the sampler (atomic pointers). */
-static struct {
-  const SxsModuleMap *map;
-  SxsUnwindCache *steps;
-  const StackRanges *stacks;
-  const SxsModule *loader;
-} timer_res;
+/* What timer handlers walk with, published by the sampler (atomic pointers; map last, so that a
+ * handler that reads it first finds the loader and steps that go with it). */
+static CaptureInputs timer_res;
 static pid_t sampler_pid; /* the process the handler answers for (a forked child is another) */
 
 typedef struct {
@@ -202,23 +207,14 @@ static guint64 now_ns(clockid_t clock) {
 static bool find_stack(const StackRanges *stacks, uintptr_t sp, uintptr_t *ret_lo, uintptr_t *ret_hi) {
   if (!stacks)
     return false;
-  guint lo = 0, hi = stacks->n;
-  while (lo < hi) {
-    guint mid = lo + (hi - lo) / 2;
-    if (stacks->ranges[mid].lo <= sp)
-      lo = mid + 1;
-    else
-      hi = mid;
-  }
-  if (lo == 0 || sp >= stacks->ranges[lo - 1].hi)
+  size_t after = SXS_SEARCH_UPPER_BOUND(stacks->ranges, stacks->n, lo, sp);
+  if (after == 0 || sp >= stacks->ranges[after - 1].hi)
     return false;
-  *ret_lo = stacks->ranges[lo - 1].lo;
-  *ret_hi = stacks->ranges[lo - 1].hi;
+  *ret_lo = stacks->ranges[after - 1].lo;
+  *ret_hi = stacks->ranges[after - 1].hi;
   return true;
 }
 
-/* The signal handler: the capture. Context: the sampled thread, any point of its code;
- * async-signal-safe (no allocation, no lock, errno preserved). */
 /* The lock-taking code of the loader's lock: pthread_mutex_lock and pthread_mutex_unlock of libc
  * (the loader's recursive lock goes through them), found at start. A thread interrupted between
  * taking that lock and recording itself as its owner (or between forgetting the owner and letting
@@ -235,7 +231,30 @@ static bool may_start_libunwind(const SxsModuleMap *map, const SxsModule *loader
   return loader == NULL || sxs__modmap_find(map, ip) != loader;
 }
 
-/* A timer expiry on the current thread: the capture into its own slot. */
+/* The capture: the interrupted thread's native stack, from the registers in uc, walked with in,
+ * into out (its frames, or -errno: -ERANGE when no stack range holds the stack pointer), and the
+ * time it took. Context: the sampled thread's signal handler, any point of its code;
+ * async-signal-safe (no allocation, no lock). */
+static void capture_in_handler(const void *uc, const CaptureInputs *in, Capture *out) {
+  guint64 t0 = now_ns(CLOCK_MONOTONIC);
+  SxsRegs regs;
+  sxs__regs_from_ucontext(&regs, uc);
+  uintptr_t lo, hi;
+  int n = -ERANGE;
+  /* libunwind reads unwind tables through dl_iterate_phdr, which takes the loader's lock:
+   * a thread interrupted inside the loader or libc (where that lock is taken and released)
+   * could deadlock on itself. There the walk uses cached rules and frame pointers only. */
+  bool allow_libunwind = may_start_libunwind(in->map, in->loader, regs.ip);
+  SxsModmapCursor cursor = {.map = in->map};
+  if (find_stack(in->stacks, regs.sp, &lo, &hi))
+    n = sxs__unwind_from_regs(&regs, true, allow_libunwind, lo, hi, sxs__stitch_is_fp_code, &cursor, in->steps,
+                              out->frames, SAMPLER_MAX_FRAMES);
+  out->n = n;
+  out->capture_ns = now_ns(CLOCK_MONOTONIC) - t0;
+}
+
+/* A timer expiry on the current thread: the capture into its own slot, with what the sampler
+ * published last. Context: the signal handler (sampler_on_signal); async-signal-safe. */
 static void on_timer(siginfo_t *si, void *uc) {
   ThreadSlot *ts = si->si_value.sival_ptr;
   /* Only a pointer into the pool is ours (another timer's value is never dereferenced). */
@@ -246,19 +265,12 @@ static void on_timer(siginfo_t *si, void *uc) {
   if (__atomic_load_n(&ts->magic, __ATOMIC_ACQUIRE) == THREAD_SLOT_MAGIC && ts->tid == sampler_gettid()) {
     gint expected = SLOT_IDLE;
     if (__atomic_compare_exchange_n(&ts->state, &expected, SLOT_RUNNING, false, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
-      guint64 t0 = now_ns(CLOCK_MONOTONIC);
-      SxsRegs regs;
-      sxs__regs_from_ucontext(&regs, uc);
-      const SxsModuleMap *map = __atomic_load_n(&timer_res.map, __ATOMIC_ACQUIRE);
-      bool allow_libunwind = may_start_libunwind(map, timer_res.loader, regs.ip);
-      uintptr_t lo, hi;
-      int n = -ERANGE;
-      SxsModmapCursor cursor = {.map = map};
-      if (find_stack(__atomic_load_n(&timer_res.stacks, __ATOMIC_ACQUIRE), regs.sp, &lo, &hi))
-        n = sxs__unwind_from_regs(&regs, true, allow_libunwind, lo, hi, sxs__stitch_is_fp_code, &cursor,
-                                  __atomic_load_n(&timer_res.steps, __ATOMIC_ACQUIRE), ts->frames, SAMPLER_MAX_FRAMES);
-      ts->n = n;
-      ts->capture_ns = now_ns(CLOCK_MONOTONIC) - t0;
+      CaptureInputs in;
+      in.map = __atomic_load_n(&timer_res.map, __ATOMIC_ACQUIRE); /* first: published last */
+      in.loader = __atomic_load_n(&timer_res.loader, __ATOMIC_ACQUIRE);
+      in.steps = __atomic_load_n(&timer_res.steps, __ATOMIC_ACQUIRE);
+      in.stacks = __atomic_load_n(&timer_res.stacks, __ATOMIC_ACQUIRE);
+      capture_in_handler(uc, &in, &ts->out);
       __atomic_store_n(&ts->state, SLOT_DONE, __ATOMIC_RELEASE);
     } else {
       __atomic_add_fetch(&ts->missed, 1, __ATOMIC_RELAXED);
@@ -267,41 +279,34 @@ static void on_timer(siginfo_t *si, void *uc) {
   __atomic_sub_fetch(&handlers_inflight, 1, __ATOMIC_SEQ_CST);
 }
 
+/* The sampler's request (sequence number seq) to the current thread: the capture into the
+ * sampler's slot, then the sampler is woken. Context: the signal handler (sampler_on_signal);
+ * async-signal-safe. */
+static void on_request(guint seq, void *uc) {
+  if (__atomic_load_n(&slot.tid, __ATOMIC_ACQUIRE) != sampler_gettid())
+    return;
+  gint expected = SLOT_STATE(seq, SLOT_REQUESTED);
+  if (!__atomic_compare_exchange_n(&slot.state, &expected, SLOT_STATE(seq, SLOT_RUNNING), false, __ATOMIC_ACQ_REL,
+                                   __ATOMIC_ACQUIRE))
+    return;
+  capture_in_handler(uc, &slot.in, &slot.out);
+  __atomic_store_n(&slot.state, SLOT_STATE(seq, SLOT_DONE), __ATOMIC_RELEASE);
+  syscall(SYS_futex, &slot.state, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+}
+
+/* The signal handler: a thread's CPU-time timer expired (mode=cpu), or the sampler asks for a
+ * capture; any other SIGPROF is ignored, as its default disposition would not be wanted. Context:
+ * the sampled thread, any point of its code; async-signal-safe (no allocation, no lock, errno
+ * preserved). */
 static void sampler_on_signal(int sig, siginfo_t *si, void *uc) {
   (void)sig;
-  if (si != NULL && si->si_code == SI_TIMER) {
-    int saved_errno = errno;
-    on_timer(si, uc);
-    errno = saved_errno;
+  if (si == NULL)
     return;
-  }
-  if (si == NULL || si->si_code != SI_QUEUE || si->si_pid != sampler_pid)
-    return; /* not the sampler's: ignored, as the default disposition would not be wanted */
   int saved_errno = errno;
-  guint seq = (guint)si->si_value.sival_int;
-  if (__atomic_load_n(&slot.tid, __ATOMIC_ACQUIRE) == sampler_gettid()) {
-    gint expected = SLOT_STATE(seq, SLOT_REQUESTED);
-    if (__atomic_compare_exchange_n(&slot.state, &expected, SLOT_STATE(seq, SLOT_RUNNING), false, __ATOMIC_ACQ_REL,
-                                    __ATOMIC_ACQUIRE)) {
-      guint64 t0 = now_ns(CLOCK_MONOTONIC);
-      SxsRegs regs;
-      sxs__regs_from_ucontext(&regs, uc);
-      uintptr_t lo, hi;
-      int n = -ERANGE;
-      /* libunwind reads unwind tables through dl_iterate_phdr, which takes the loader's lock:
-       * a thread interrupted inside the loader or libc (where that lock is taken and released)
-       * could deadlock on itself. There the walk uses cached rules and frame pointers only. */
-      bool allow_libunwind = may_start_libunwind(slot.map, slot.loader, regs.ip);
-      SxsModmapCursor cursor = {.map = slot.map};
-      if (find_stack(slot.stacks, regs.sp, &lo, &hi))
-        n = sxs__unwind_from_regs(&regs, true, allow_libunwind, lo, hi, sxs__stitch_is_fp_code, &cursor, slot.steps,
-                                  slot.frames, SAMPLER_MAX_FRAMES);
-      slot.n = n;
-      slot.capture_ns = now_ns(CLOCK_MONOTONIC) - t0;
-      __atomic_store_n(&slot.state, SLOT_STATE(seq, SLOT_DONE), __ATOMIC_RELEASE);
-      syscall(SYS_futex, &slot.state, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
-    }
-  }
+  if (si->si_code == SI_TIMER)
+    on_timer(si, uc);
+  else if (si->si_code == SI_QUEUE && si->si_pid == sampler_pid)
+    on_request((guint)si->si_value.sival_int, uc);
   errno = saved_errno;
 }
 
@@ -543,11 +548,13 @@ static void rescan(void) {
  * Context: the sampler thread. */
 static int capture(SampledThread *t, const SxsWalkResources *res, gboolean *ret_abandoned) {
   guint seq = ++slot.seq & 0x3FFFFFFFu;
-  slot.map = res->map;
-  slot.loader = sxs__modmap_find_named(res->map, SAMPLER_LOADER);
-  slot.steps = res->steps;
-  slot.stacks = sampler.stacks;
-  slot.n = 0;
+  slot.in = (CaptureInputs){
+      .map = res->map,
+      .loader = sxs__modmap_find_named(res->map, SAMPLER_LOADER),
+      .steps = res->steps,
+      .stacks = sampler.stacks,
+  };
+  slot.out.n = 0;
   __atomic_store_n(&slot.tid, t->tid, __ATOMIC_RELEASE);
   __atomic_store_n(&slot.state, SLOT_STATE(seq, SLOT_REQUESTED), __ATOMIC_RELEASE);
   siginfo_t si;
@@ -588,13 +595,13 @@ static int capture(SampledThread *t, const SxsWalkResources *res, gboolean *ret_
     syscall(SYS_futex, &slot.state, FUTEX_WAIT_PRIVATE, state, &ms, NULL, 0);
   }
   t->timeouts = 0;
-  int n = slot.n;
+  int n = slot.out.n;
   __atomic_store_n(&slot.state, SLOT_IDLE, __ATOMIC_RELEASE);
   if (n <= 0) {
     count_failed_capture(n);
     return n < 0 ? n : -ENOENT;
   }
-  note_capture(slot.capture_ns);
+  note_capture(slot.out.capture_ns);
   return n;
 }
 
@@ -750,7 +757,7 @@ static void tick_signal(guint64 period_ns, const SxsWalkResources *res, const Sx
       check_unanswered(t);
       continue;
     }
-    record_capture(t, res, slot.frames, (guint)n, weight, targets, runtimes, n_targets);
+    record_capture(t, res, slot.out.frames, (guint)n, weight, targets, runtimes, n_targets);
   }
 }
 
@@ -1013,7 +1020,7 @@ static void tick_suspend(guint64 period_ns, const SxsWalkResources *res, const S
       return;
     }
     if (s->n_native > 0) {
-      memcpy(s->native, slot.frames, (size_t)s->n_native * sizeof s->native[0]);
+      memcpy(s->native, slot.out.frames, (size_t)s->n_native * sizeof s->native[0]);
       n_captured++;
     } else {
       refund(s->thread, s->weight, period_ns);
@@ -1199,82 +1206,77 @@ static gboolean timer_slot_done(SampledThread *t, guint64 *ret_weight) {
   return TRUE;
 }
 
-/* A timer-mode tick: every capture the threads' timers made since the last tick is collected. */
-static void tick_timers(const SxsWalkResources *res, const SxsStitchTarget *targets, const SxsStitchRuntime *runtimes,
-                        guint n_targets) {
-  GHashTableIter it;
-  gpointer value;
-  g_hash_table_iter_init(&it, sampler.threads);
-  while (g_hash_table_iter_next(&it, NULL, &value)) {
-    SampledThread *t = value;
-    ThreadSlot *ts = t->tslot;
-    guint64 weight;
-    if (!timer_slot_done(t, &weight))
-      continue;
-    int n = ts->n;
-    if (n > 0) {
-      note_capture(ts->capture_ns);
-      record_capture(t, res, ts->frames, (guint)n, weight, targets, runtimes, n_targets);
-    } else {
-      count_failed_capture(n);
-    }
-    __atomic_store_n(&ts->state, SLOT_IDLE, __ATOMIC_RELEASE);
+/*
+ * Suspend walker, cpu mode: sample s holds a timer capture of its thread. A capture that matches a
+ * walk its thread kept is merged with it (suspend_finish). Any other is counted at once as its own
+ * frames name it (as the signal walker's would), and its thread is captured again by the sampler's
+ * signal, where it is now, and walked under a suspension, as in wall mode, to learn a walk for its
+ * next samples to reuse (a timer capture is too old to be stitched with a walk made now). Counting
+ * that later capture instead would favour the places a thread stays in over those it passes
+ * through. Returns FALSE when that capture was abandoned at stop (the tick ends). Context: the
+ * sampler thread.
+ */
+static gboolean timer_sample_prepare(SuspendedSample *s, const SxsWalkResources *res, guint64 now,
+                                     const SxsStitchTarget *targets, const SxsStitchRuntime *runtimes,
+                                     guint n_targets) {
+  s->learn_only = FALSE;
+  if (walk_reuse_matches(s, res, now))
+    return TRUE;
+  record_capture(s->thread, res, s->native, (guint)s->n_native, s->weight, targets, runtimes, n_targets);
+  gboolean abandoned = FALSE;
+  s->n_native = sampler.stop ? 0 : capture(s->thread, res, &abandoned);
+  if (abandoned) {
+    sampler.abandoned = TRUE;
+    return FALSE;
   }
+  if (s->n_native > 0)
+    memcpy(s->native, slot.out.frames, (size_t)s->n_native * sizeof s->native[0]);
+  s->learn_only = TRUE;
+  return TRUE;
 }
 
 /*
- * A suspend-walker tick in cpu mode: the threads' CPU-time timers have captured their native
- * frames where they ran, on their own CPUs (no signal crossed CPUs). A capture that matches a
- * walk its thread kept is merged with it at once; any other is counted as its own frames name it,
- * and its thread is captured afresh by the sampler's signal and walked under a suspension, as in
- * wall mode, to learn a walk for what follows (a timer capture is too old to be stitched with a
- * walk made now).
+ * A timer-mode tick: the captures the threads' CPU-time timers made since the last tick, each
+ * where its thread ran, on its own CPU (no signal crossed CPUs), are collected. The signal walker
+ * counts each as its frames name it. The suspend walker takes up to SAMPLER_SUSPEND_MAX_THREADS
+ * of them (the others stay in their slots for the next tick) and stitches them with the
+ * runtimes' walks (timer_sample_prepare, suspend_finish). Context: the sampler thread.
  */
-static void tick_suspend_timers(const SxsWalkResources *res, const SxsStitchTarget *targets,
-                                const SxsStitchRuntime *runtimes, guint n_targets) {
-  SuspendedSample *samples = suspended_samples();
+static void tick_timers(const SxsWalkResources *res, const SxsStitchTarget *targets, const SxsStitchRuntime *runtimes,
+                        guint n_targets, gboolean use_suspend) {
+  SuspendedSample *samples = use_suspend ? suspended_samples() : NULL;
   guint n_due = 0;
+  guint64 now = now_ns(CLOCK_MONOTONIC);
   GHashTableIter it;
   gpointer value;
-  guint64 now = now_ns(CLOCK_MONOTONIC);
   g_hash_table_iter_init(&it, sampler.threads);
-  while (n_due < SAMPLER_SUSPEND_MAX_THREADS && g_hash_table_iter_next(&it, NULL, &value)) {
+  while ((!use_suspend || n_due < SAMPLER_SUSPEND_MAX_THREADS) && g_hash_table_iter_next(&it, NULL, &value)) {
     SampledThread *t = value;
     ThreadSlot *ts = t->tslot;
     guint64 weight;
     if (!timer_slot_done(t, &weight))
       continue;
-    int n = ts->n;
+    int n = ts->out.n;
+    SuspendedSample *s = NULL;
     if (n <= 0) {
       count_failed_capture(n);
-      __atomic_store_n(&ts->state, SLOT_IDLE, __ATOMIC_RELEASE);
-      continue;
-    }
-    note_capture(ts->capture_ns);
-    SuspendedSample *s = &samples[n_due++];
-    s->thread = t;
-    s->weight = weight;
-    s->n_walks = 0;
-    s->n_native = n;
-    memcpy(s->native, ts->frames, (size_t)n * sizeof s->native[0]);
-    __atomic_store_n(&ts->state, SLOT_IDLE, __ATOMIC_RELEASE);
-    s->learn_only = FALSE;
-    if (!walk_reuse_matches(s, res, now)) {
-      /* No walk fits: the sample counts as the capture names it (as the signal walker's would),
-       * and the thread is captured again, where it is now, and walked under a suspension, for
-       * its next samples to reuse. Counting that later capture instead would favour the places a
-       * thread stays in over those it passes through. */
-      record_capture(t, res, s->native, (guint)n, weight, targets, runtimes, n_targets);
-      gboolean abandoned = FALSE;
-      s->n_native = sampler.stop ? 0 : capture(t, res, &abandoned);
-      if (abandoned) {
-        sampler.abandoned = TRUE;
-        return;
+    } else {
+      note_capture(ts->out.capture_ns);
+      if (!use_suspend) {
+        record_capture(t, res, ts->out.frames, (guint)n, weight, targets, runtimes, n_targets);
+      } else {
+        s = &samples[n_due++];
+        s->thread = t;
+        s->weight = weight;
+        s->n_walks = 0;
+        s->n_native = n;
+        memcpy(s->native, ts->out.frames, (size_t)n * sizeof s->native[0]);
       }
-      if (s->n_native > 0)
-        memcpy(s->native, slot.frames, (size_t)s->n_native * sizeof s->native[0]);
-      s->learn_only = TRUE;
     }
+    /* The frames were counted or copied: the handler may write the slot again. */
+    __atomic_store_n(&ts->state, SLOT_IDLE, __ATOMIC_RELEASE);
+    if (s != NULL && !timer_sample_prepare(s, res, now, targets, runtimes, n_targets))
+      return;
   }
   if (n_due > 0)
     suspend_finish(samples, n_due, res, targets, runtimes, n_targets);
@@ -1304,10 +1306,7 @@ static void tick(guint64 period_ns) {
   gboolean kept = FALSE;
   if (sampler.use_timers) {
     kept = timer_publish(&res);
-    if (use_suspend)
-      tick_suspend_timers(&res, targets, runtimes, n_targets);
-    else
-      tick_timers(&res, targets, runtimes, n_targets);
+    tick_timers(&res, targets, runtimes, n_targets, use_suspend);
   } else if (use_suspend) {
     tick_suspend(period_ns, &res, targets, runtimes, n_targets);
   } else {

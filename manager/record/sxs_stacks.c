@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "sxs_snapshot.h"
+#include "sxs_symbols.h"
 #include "sxs_unwind.h"
 
 /* Slots of the step cache (16 K return addresses, 256 KiB) and of the owners cache (4 K, 64 KiB). */

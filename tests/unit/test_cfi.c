@@ -9,8 +9,8 @@
 #include <glib.h>
 
 #include "sxs_cfi.h"
+#include "sxs_modmap.h"
 #include "sxs_stitch.h"
-#include "sxs_symbols.h"
 #include "sxs_unwind.h"
 
 /* ---- hand-built tables ---- */

@@ -1,4 +1,4 @@
-/* Unit tests for the loaded-module snapshot and ELF function symbols (stitch/sxs_symbols.c). */
+/* Unit tests for the loaded-module snapshot (stitch/sxs_modmap.c) and ELF function symbols (stitch/sxs_symbols.c). */
 #include <dlfcn.h>
 #include <elf.h>
 #include <errno.h>
@@ -12,6 +12,7 @@
 #include <glib.h>
 #include <glib/gstdio.h>
 
+#include "sxs_modmap.h"
 #include "sxs_modules.h"
 #include "sxs_symbols.h"
 #include "sxs_scratch.h"
