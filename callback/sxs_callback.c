@@ -291,7 +291,6 @@ static char *clr_version_of(ICorProfilerInfo15 *info) {
 
 /* Counters: modules, exceptions, threads, GCs (without heap walks where the runtime can). */
 static void counters_mask(const SxsCapabilities *caps, const SxsConfig *cfg, DWORD *low, DWORD *high) {
-  (void)cfg;
   *low |= COR_PRF_MONITOR_MODULE_LOADS | COR_PRF_MONITOR_EXCEPTIONS | COR_PRF_MONITOR_THREADS;
   if (caps->basic_gc && caps->event_mask2)
     *high |= COR_PRF_HIGH_BASIC_GC;
@@ -302,8 +301,6 @@ static void counters_mask(const SxsCapabilities *caps, const SxsConfig *cfg, DWO
 /* Names: every function JIT-compiled, inlined or taken precompiled. After an attach the runtime
  * reports no cache searches: precompiled code is then named when a sample or a stack meets it. */
 static void names_mask(const SxsCapabilities *caps, const SxsConfig *cfg, DWORD *low, DWORD *high) {
-  (void)cfg;
-  (void)high;
   *low |= COR_PRF_MONITOR_JIT_COMPILATION;
   if (!caps->attached)
     *low |= COR_PRF_MONITOR_CACHE_SEARCHES;
@@ -329,7 +326,9 @@ static void stacks_mask(const SxsCapabilities *caps, const SxsConfig *cfg, DWORD
 }
 
 static const SxsFeature counters_feature = {.name = "counters", .mask = counters_mask};
+
 static const SxsFeature names_feature = {.name = "names", .mask = names_mask};
+
 static const SxsFeature stacks_feature = {.name = "stacks", .wanted = stacks_wanted, .mask = stacks_mask};
 
 /* Sampling ([sampling] enabled=true): the suspend walker asks runtimes for stack snapshots. */
@@ -338,9 +337,6 @@ static gboolean sampling_wanted(const SxsConfig *cfg) {
 }
 
 static void sampling_mask(const SxsCapabilities *caps, const SxsConfig *cfg, DWORD *low, DWORD *high) {
-  (void)caps;
-  (void)cfg;
-  (void)high;
   *low |= COR_PRF_ENABLE_STACK_SNAPSHOT;
 }
 
@@ -354,7 +350,6 @@ static const SxsFeature *const features[] = {&counters_feature, &names_feature, 
  * has begun to shut down is not asked to walk (the manager's list leaves it out, and its guard
  * answers no), but the event is still counted and the other runtimes walked. */
 static void maybe_record_stack(SxsCallback *self, SxsStackEvents event) {
-  (void)self;
   const SxsConfig *cfg = sxs__manager_config();
   if (cfg && (cfg->stacks_on & event) && !sxs__manager_quiet())
     sxs__stacks_record(event);
@@ -591,7 +586,6 @@ static void record_function(SxsCallback *self, FunctionID function_id, SxsCodeKi
 static HRESULT callback_JITCompilationFinished(ICorProfilerCallback11 *This, FunctionID functionId, HRESULT hrStatus,
                                                BOOL fIsSafeToBlock) {
   SxsCallback *self = impl_from_ICorProfilerCallback11(This);
-  (void)fIsSafeToBlock;
   if (hrStatus >= 0)
     record_function(self, functionId, SXS_CODE_JIT);
   return S_OK;
@@ -629,7 +623,6 @@ static HRESULT callback_ThreadNameChanged(ICorProfilerCallback11 *This, ThreadID
 /* Context: the throwing thread; lock-free. */
 static HRESULT callback_ExceptionThrown(ICorProfilerCallback11 *This, ObjectID thrownObjectId) {
   SxsCallback *self = impl_from_ICorProfilerCallback11(This);
-  (void)thrownObjectId;
   sxs__counter_add(&self->runtime->counters.exceptions);
   maybe_record_stack(self, SXS_STACKS_EXCEPTION);
   return S_OK;
@@ -639,9 +632,6 @@ static HRESULT callback_ExceptionThrown(ICorProfilerCallback11 *This, ObjectID t
 static HRESULT callback_GarbageCollectionStarted(ICorProfilerCallback11 *This, int cGenerations,
                                                  BOOL generationCollected[], COR_PRF_GC_REASON reason) {
   SxsCallback *self = impl_from_ICorProfilerCallback11(This);
-  (void)cGenerations;
-  (void)generationCollected;
-  (void)reason;
   sxs__counter_add(&self->runtime->counters.gcs);
   maybe_record_stack(self, SXS_STACKS_GC);
   /* A collection may free dynamic methods' code, whose addresses new code can then take. */
@@ -670,72 +660,8 @@ static HRESULT callback_InitializeForAttach(ICorProfilerCallback11 *This, IUnkno
 }
 
 static HRESULT callback_LoadAsNotificationOnly(ICorProfilerCallback11 *This, BOOL *pbNotificationOnly) {
-  (void)This;
   if (pbNotificationOnly)
     *pbNotificationOnly = FALSE;
-  return S_OK;
-}
-
-/* Callbacks the profile does not use. They are never enabled by the event mask, but a runtime
- * may call some regardless (e.g. AppDomain and assembly events), so each answers S_OK. */
-
-static HRESULT callback_AppDomainCreationStarted(ICorProfilerCallback11 *This, AppDomainID appDomainId) {
-  (void)This;
-  (void)appDomainId;
-  return S_OK;
-}
-
-static HRESULT callback_AppDomainCreationFinished(ICorProfilerCallback11 *This, AppDomainID appDomainId,
-                                                  HRESULT hrStatus) {
-  (void)This;
-  (void)appDomainId;
-  (void)hrStatus;
-  return S_OK;
-}
-
-static HRESULT callback_AppDomainShutdownStarted(ICorProfilerCallback11 *This, AppDomainID appDomainId) {
-  (void)This;
-  (void)appDomainId;
-  return S_OK;
-}
-
-static HRESULT callback_AppDomainShutdownFinished(ICorProfilerCallback11 *This, AppDomainID appDomainId,
-                                                  HRESULT hrStatus) {
-  (void)This;
-  (void)appDomainId;
-  (void)hrStatus;
-  return S_OK;
-}
-
-static HRESULT callback_AssemblyLoadStarted(ICorProfilerCallback11 *This, AssemblyID assemblyId) {
-  (void)This;
-  (void)assemblyId;
-  return S_OK;
-}
-
-static HRESULT callback_AssemblyLoadFinished(ICorProfilerCallback11 *This, AssemblyID assemblyId, HRESULT hrStatus) {
-  (void)This;
-  (void)assemblyId;
-  (void)hrStatus;
-  return S_OK;
-}
-
-static HRESULT callback_AssemblyUnloadStarted(ICorProfilerCallback11 *This, AssemblyID assemblyId) {
-  (void)This;
-  (void)assemblyId;
-  return S_OK;
-}
-
-static HRESULT callback_AssemblyUnloadFinished(ICorProfilerCallback11 *This, AssemblyID assemblyId, HRESULT hrStatus) {
-  (void)This;
-  (void)assemblyId;
-  (void)hrStatus;
-  return S_OK;
-}
-
-static HRESULT callback_ModuleLoadStarted(ICorProfilerCallback11 *This, ModuleID moduleId) {
-  (void)This;
-  (void)moduleId;
   return S_OK;
 }
 
@@ -764,57 +690,12 @@ static HRESULT callback_ModuleUnloadStarted(ICorProfilerCallback11 *This, Module
 
 /* A collectible module's code is going: code addresses the stacks learned may be reused. */
 static HRESULT callback_ModuleUnloadFinished(ICorProfilerCallback11 *This, ModuleID moduleId, HRESULT hrStatus) {
-  (void)This;
-  (void)moduleId;
-  (void)hrStatus;
   sxs__stacks_code_changed();
-  return S_OK;
-}
-
-static HRESULT callback_ModuleAttachedToAssembly(ICorProfilerCallback11 *This, ModuleID moduleId,
-                                                 AssemblyID AssemblyId) {
-  (void)This;
-  (void)moduleId;
-  (void)AssemblyId;
-  return S_OK;
-}
-
-static HRESULT callback_ClassLoadStarted(ICorProfilerCallback11 *This, ClassID classId) {
-  (void)This;
-  (void)classId;
-  return S_OK;
-}
-
-static HRESULT callback_ClassLoadFinished(ICorProfilerCallback11 *This, ClassID classId, HRESULT hrStatus) {
-  (void)This;
-  (void)classId;
-  (void)hrStatus;
-  return S_OK;
-}
-
-static HRESULT callback_ClassUnloadStarted(ICorProfilerCallback11 *This, ClassID classId) {
-  (void)This;
-  (void)classId;
-  return S_OK;
-}
-
-static HRESULT callback_ClassUnloadFinished(ICorProfilerCallback11 *This, ClassID classId, HRESULT hrStatus) {
-  (void)This;
-  (void)classId;
-  (void)hrStatus;
-  return S_OK;
-}
-
-static HRESULT callback_FunctionUnloadStarted(ICorProfilerCallback11 *This, FunctionID functionId) {
-  (void)This;
-  (void)functionId;
   return S_OK;
 }
 
 static HRESULT callback_JITCompilationStarted(ICorProfilerCallback11 *This, FunctionID functionId,
                                               BOOL fIsSafeToBlock) {
-  (void)functionId;
-  (void)fIsSafeToBlock;
   maybe_record_stack(impl_from_ICorProfilerCallback11(This), SXS_STACKS_JIT);
   return S_OK;
 }
@@ -822,8 +703,6 @@ static HRESULT callback_JITCompilationStarted(ICorProfilerCallback11 *This, Func
 /* The runtime asks whether to use a function's precompiled (ReadyToRun) code: always yes. */
 static HRESULT callback_JITCachedFunctionSearchStarted(ICorProfilerCallback11 *This, FunctionID functionId,
                                                        BOOL *pbUseCachedFunction) {
-  (void)This;
-  (void)functionId;
   if (pbUseCachedFunction)
     *pbUseCachedFunction = TRUE;
   return S_OK;
@@ -839,205 +718,11 @@ static HRESULT callback_JITCachedFunctionSearchFinished(ICorProfilerCallback11 *
   return S_OK;
 }
 
-static HRESULT callback_JITFunctionPitched(ICorProfilerCallback11 *This, FunctionID functionId) {
-  (void)This;
-  (void)functionId;
-  return S_OK;
-}
-
 /* A function whose code only ever exists inlined into its callers (a small lambda, a property)
  * is still named in the profile. The JIT's decision is left as it is. Context: a JIT thread. */
 static HRESULT callback_JITInlining(ICorProfilerCallback11 *This, FunctionID callerId, FunctionID calleeId,
                                     BOOL *pfShouldInline) {
-  (void)callerId;
-  (void)pfShouldInline;
   record_function(impl_from_ICorProfilerCallback11(This), calleeId, SXS_CODE_INLINED);
-  return S_OK;
-}
-
-static HRESULT callback_RemotingClientInvocationStarted(ICorProfilerCallback11 *This) {
-  (void)This;
-  return S_OK;
-}
-
-static HRESULT callback_RemotingClientSendingMessage(ICorProfilerCallback11 *This, GUID *pCookie, BOOL fIsAsync) {
-  (void)This;
-  (void)pCookie;
-  (void)fIsAsync;
-  return S_OK;
-}
-
-static HRESULT callback_RemotingClientReceivingReply(ICorProfilerCallback11 *This, GUID *pCookie, BOOL fIsAsync) {
-  (void)This;
-  (void)pCookie;
-  (void)fIsAsync;
-  return S_OK;
-}
-
-static HRESULT callback_RemotingClientInvocationFinished(ICorProfilerCallback11 *This) {
-  (void)This;
-  return S_OK;
-}
-
-static HRESULT callback_RemotingServerReceivingMessage(ICorProfilerCallback11 *This, GUID *pCookie, BOOL fIsAsync) {
-  (void)This;
-  (void)pCookie;
-  (void)fIsAsync;
-  return S_OK;
-}
-
-static HRESULT callback_RemotingServerInvocationStarted(ICorProfilerCallback11 *This) {
-  (void)This;
-  return S_OK;
-}
-
-static HRESULT callback_RemotingServerInvocationReturned(ICorProfilerCallback11 *This) {
-  (void)This;
-  return S_OK;
-}
-
-static HRESULT callback_RemotingServerSendingReply(ICorProfilerCallback11 *This, GUID *pCookie, BOOL fIsAsync) {
-  (void)This;
-  (void)pCookie;
-  (void)fIsAsync;
-  return S_OK;
-}
-
-static HRESULT callback_UnmanagedToManagedTransition(ICorProfilerCallback11 *This, FunctionID functionId,
-                                                     COR_PRF_TRANSITION_REASON reason) {
-  (void)This;
-  (void)functionId;
-  (void)reason;
-  return S_OK;
-}
-
-static HRESULT callback_ManagedToUnmanagedTransition(ICorProfilerCallback11 *This, FunctionID functionId,
-                                                     COR_PRF_TRANSITION_REASON reason) {
-  (void)This;
-  (void)functionId;
-  (void)reason;
-  return S_OK;
-}
-
-static HRESULT callback_RuntimeSuspendStarted(ICorProfilerCallback11 *This, COR_PRF_SUSPEND_REASON suspendReason) {
-  (void)This;
-  (void)suspendReason;
-  return S_OK;
-}
-
-static HRESULT callback_RuntimeSuspendFinished(ICorProfilerCallback11 *This) {
-  (void)This;
-  return S_OK;
-}
-
-static HRESULT callback_RuntimeSuspendAborted(ICorProfilerCallback11 *This) {
-  (void)This;
-  return S_OK;
-}
-
-static HRESULT callback_RuntimeResumeStarted(ICorProfilerCallback11 *This) {
-  (void)This;
-  return S_OK;
-}
-
-static HRESULT callback_RuntimeResumeFinished(ICorProfilerCallback11 *This) {
-  (void)This;
-  return S_OK;
-}
-
-static HRESULT callback_RuntimeThreadSuspended(ICorProfilerCallback11 *This, ThreadID threadId) {
-  (void)This;
-  (void)threadId;
-  return S_OK;
-}
-
-static HRESULT callback_RuntimeThreadResumed(ICorProfilerCallback11 *This, ThreadID threadId) {
-  (void)This;
-  (void)threadId;
-  return S_OK;
-}
-
-static HRESULT callback_MovedReferences(ICorProfilerCallback11 *This, ULONG cMovedObjectIDRanges,
-                                        ObjectID oldObjectIDRangeStart[], ObjectID newObjectIDRangeStart[],
-                                        ULONG cObjectIDRangeLength[]) {
-  (void)This;
-  (void)cMovedObjectIDRanges;
-  (void)oldObjectIDRangeStart;
-  (void)newObjectIDRangeStart;
-  (void)cObjectIDRangeLength;
-  return S_OK;
-}
-
-static HRESULT callback_ObjectAllocated(ICorProfilerCallback11 *This, ObjectID objectId, ClassID classId) {
-  (void)This;
-  (void)objectId;
-  (void)classId;
-  return S_OK;
-}
-
-static HRESULT callback_ObjectsAllocatedByClass(ICorProfilerCallback11 *This, ULONG cClassCount, ClassID classIds[],
-                                                ULONG cObjects[]) {
-  (void)This;
-  (void)cClassCount;
-  (void)classIds;
-  (void)cObjects;
-  return S_OK;
-}
-
-static HRESULT callback_ObjectReferences(ICorProfilerCallback11 *This, ObjectID objectId, ClassID classId,
-                                         ULONG cObjectRefs, ObjectID objectRefIds[]) {
-  (void)This;
-  (void)objectId;
-  (void)classId;
-  (void)cObjectRefs;
-  (void)objectRefIds;
-  return S_OK;
-}
-
-static HRESULT callback_RootReferences(ICorProfilerCallback11 *This, ULONG cRootRefs, ObjectID rootRefIds[]) {
-  (void)This;
-  (void)cRootRefs;
-  (void)rootRefIds;
-  return S_OK;
-}
-
-static HRESULT callback_ExceptionSearchFunctionEnter(ICorProfilerCallback11 *This, FunctionID functionId) {
-  (void)This;
-  (void)functionId;
-  return S_OK;
-}
-
-static HRESULT callback_ExceptionSearchFunctionLeave(ICorProfilerCallback11 *This) {
-  (void)This;
-  return S_OK;
-}
-
-static HRESULT callback_ExceptionSearchFilterEnter(ICorProfilerCallback11 *This, FunctionID functionId) {
-  (void)This;
-  (void)functionId;
-  return S_OK;
-}
-
-static HRESULT callback_ExceptionSearchFilterLeave(ICorProfilerCallback11 *This) {
-  (void)This;
-  return S_OK;
-}
-
-static HRESULT callback_ExceptionSearchCatcherFound(ICorProfilerCallback11 *This, FunctionID functionId) {
-  (void)This;
-  (void)functionId;
-  return S_OK;
-}
-
-static HRESULT callback_ExceptionOSHandlerEnter(ICorProfilerCallback11 *This, UINT_PTR unused) {
-  (void)This;
-  (void)unused;
-  return S_OK;
-}
-
-static HRESULT callback_ExceptionOSHandlerLeave(ICorProfilerCallback11 *This, UINT_PTR unused) {
-  (void)This;
-  (void)unused;
   return S_OK;
 }
 
@@ -1054,105 +739,6 @@ static HRESULT callback_ExceptionUnwindFunctionLeave(ICorProfilerCallback11 *Thi
   SxsCallback *self = impl_from_ICorProfilerCallback11(This);
   if (self->trace)
     sxs__trace_unwind_leave(self->trace);
-  return S_OK;
-}
-
-static HRESULT callback_ExceptionUnwindFinallyEnter(ICorProfilerCallback11 *This, FunctionID functionId) {
-  (void)This;
-  (void)functionId;
-  return S_OK;
-}
-
-static HRESULT callback_ExceptionUnwindFinallyLeave(ICorProfilerCallback11 *This) {
-  (void)This;
-  return S_OK;
-}
-
-static HRESULT callback_ExceptionCatcherEnter(ICorProfilerCallback11 *This, FunctionID functionId, ObjectID objectId) {
-  (void)This;
-  (void)functionId;
-  (void)objectId;
-  return S_OK;
-}
-
-static HRESULT callback_ExceptionCatcherLeave(ICorProfilerCallback11 *This) {
-  (void)This;
-  return S_OK;
-}
-
-static HRESULT callback_COMClassicVTableCreated(ICorProfilerCallback11 *This, ClassID wrappedClassId,
-                                                REFGUID implementedIID, void *pVTable, ULONG cSlots) {
-  (void)This;
-  (void)wrappedClassId;
-  (void)implementedIID;
-  (void)pVTable;
-  (void)cSlots;
-  return S_OK;
-}
-
-static HRESULT callback_COMClassicVTableDestroyed(ICorProfilerCallback11 *This, ClassID wrappedClassId,
-                                                  REFGUID implementedIID, void *pVTable) {
-  (void)This;
-  (void)wrappedClassId;
-  (void)implementedIID;
-  (void)pVTable;
-  return S_OK;
-}
-
-static HRESULT callback_ExceptionCLRCatcherFound(ICorProfilerCallback11 *This) {
-  (void)This;
-  return S_OK;
-}
-
-static HRESULT callback_ExceptionCLRCatcherExecute(ICorProfilerCallback11 *This) {
-  (void)This;
-  return S_OK;
-}
-
-static HRESULT callback_SurvivingReferences(ICorProfilerCallback11 *This, ULONG cSurvivingObjectIDRanges,
-                                            ObjectID objectIDRangeStart[], ULONG cObjectIDRangeLength[]) {
-  (void)This;
-  (void)cSurvivingObjectIDRanges;
-  (void)objectIDRangeStart;
-  (void)cObjectIDRangeLength;
-  return S_OK;
-}
-
-static HRESULT callback_GarbageCollectionFinished(ICorProfilerCallback11 *This) {
-  (void)This;
-  return S_OK;
-}
-
-static HRESULT callback_FinalizeableObjectQueued(ICorProfilerCallback11 *This, DWORD finalizerFlags,
-                                                 ObjectID objectID) {
-  (void)This;
-  (void)finalizerFlags;
-  (void)objectID;
-  return S_OK;
-}
-
-static HRESULT callback_RootReferences2(ICorProfilerCallback11 *This, ULONG cRootRefs, ObjectID rootRefIds[],
-                                        COR_PRF_GC_ROOT_KIND rootKinds[], COR_PRF_GC_ROOT_FLAGS rootFlags[],
-                                        UINT_PTR rootIds[]) {
-  (void)This;
-  (void)cRootRefs;
-  (void)rootRefIds;
-  (void)rootKinds;
-  (void)rootFlags;
-  (void)rootIds;
-  return S_OK;
-}
-
-static HRESULT callback_HandleCreated(ICorProfilerCallback11 *This, GCHandleID handleId, ObjectID initialObjectId) {
-  (void)This;
-  (void)handleId;
-  (void)initialObjectId;
-  return S_OK;
-}
-
-static HRESULT callback_HandleDestroyed(ICorProfilerCallback11 *This, GCHandleID handleId) {
-  (void)This;
-  (void)handleId;
   return S_OK;
 }
 
@@ -1236,143 +822,261 @@ static HRESULT callback_ProfilerAttachComplete(ICorProfilerCallback11 *This) {
   return S_OK;
 }
 
-static HRESULT callback_ProfilerDetachSucceeded(ICorProfilerCallback11 *This) {
-  (void)This;
+/* Callbacks the profile does not use: each answers S_OK and does nothing. Some come with events
+ * the mask enables for other callbacks (module loads, exceptions, GCs), and a runtime may call
+ * some regardless (e.g. AppDomain and assembly events). This file is built without
+ * unused-parameter warnings (callback/CMakeLists.txt): a method takes what the IDL gives. */
+static HRESULT callback_AppDomainCreationStarted(ICorProfilerCallback11 *This, AppDomainID appDomainId) {
   return S_OK;
 }
-
+static HRESULT callback_AppDomainCreationFinished(ICorProfilerCallback11 *This, AppDomainID appDomainId,
+                                                  HRESULT hrStatus) {
+  return S_OK;
+}
+static HRESULT callback_AppDomainShutdownStarted(ICorProfilerCallback11 *This, AppDomainID appDomainId) {
+  return S_OK;
+}
+static HRESULT callback_AppDomainShutdownFinished(ICorProfilerCallback11 *This, AppDomainID appDomainId,
+                                                  HRESULT hrStatus) {
+  return S_OK;
+}
+static HRESULT callback_AssemblyLoadStarted(ICorProfilerCallback11 *This, AssemblyID assemblyId) {
+  return S_OK;
+}
+static HRESULT callback_AssemblyLoadFinished(ICorProfilerCallback11 *This, AssemblyID assemblyId, HRESULT hrStatus) {
+  return S_OK;
+}
+static HRESULT callback_AssemblyUnloadStarted(ICorProfilerCallback11 *This, AssemblyID assemblyId) {
+  return S_OK;
+}
+static HRESULT callback_AssemblyUnloadFinished(ICorProfilerCallback11 *This, AssemblyID assemblyId, HRESULT hrStatus) {
+  return S_OK;
+}
+static HRESULT callback_ModuleLoadStarted(ICorProfilerCallback11 *This, ModuleID moduleId) {
+  return S_OK;
+}
+static HRESULT callback_ModuleAttachedToAssembly(ICorProfilerCallback11 *This, ModuleID moduleId,
+                                                 AssemblyID AssemblyId) {
+  return S_OK;
+}
+static HRESULT callback_ClassLoadStarted(ICorProfilerCallback11 *This, ClassID classId) {
+  return S_OK;
+}
+static HRESULT callback_ClassLoadFinished(ICorProfilerCallback11 *This, ClassID classId, HRESULT hrStatus) {
+  return S_OK;
+}
+static HRESULT callback_ClassUnloadStarted(ICorProfilerCallback11 *This, ClassID classId) {
+  return S_OK;
+}
+static HRESULT callback_ClassUnloadFinished(ICorProfilerCallback11 *This, ClassID classId, HRESULT hrStatus) {
+  return S_OK;
+}
+static HRESULT callback_FunctionUnloadStarted(ICorProfilerCallback11 *This, FunctionID functionId) {
+  return S_OK;
+}
+static HRESULT callback_JITFunctionPitched(ICorProfilerCallback11 *This, FunctionID functionId) {
+  return S_OK;
+}
+static HRESULT callback_RemotingClientInvocationStarted(ICorProfilerCallback11 *This) {
+  return S_OK;
+}
+static HRESULT callback_RemotingClientSendingMessage(ICorProfilerCallback11 *This, GUID *pCookie, BOOL fIsAsync) {
+  return S_OK;
+}
+static HRESULT callback_RemotingClientReceivingReply(ICorProfilerCallback11 *This, GUID *pCookie, BOOL fIsAsync) {
+  return S_OK;
+}
+static HRESULT callback_RemotingClientInvocationFinished(ICorProfilerCallback11 *This) {
+  return S_OK;
+}
+static HRESULT callback_RemotingServerReceivingMessage(ICorProfilerCallback11 *This, GUID *pCookie, BOOL fIsAsync) {
+  return S_OK;
+}
+static HRESULT callback_RemotingServerInvocationStarted(ICorProfilerCallback11 *This) {
+  return S_OK;
+}
+static HRESULT callback_RemotingServerInvocationReturned(ICorProfilerCallback11 *This) {
+  return S_OK;
+}
+static HRESULT callback_RemotingServerSendingReply(ICorProfilerCallback11 *This, GUID *pCookie, BOOL fIsAsync) {
+  return S_OK;
+}
+static HRESULT callback_UnmanagedToManagedTransition(ICorProfilerCallback11 *This, FunctionID functionId,
+                                                     COR_PRF_TRANSITION_REASON reason) {
+  return S_OK;
+}
+static HRESULT callback_ManagedToUnmanagedTransition(ICorProfilerCallback11 *This, FunctionID functionId,
+                                                     COR_PRF_TRANSITION_REASON reason) {
+  return S_OK;
+}
+static HRESULT callback_RuntimeSuspendStarted(ICorProfilerCallback11 *This, COR_PRF_SUSPEND_REASON suspendReason) {
+  return S_OK;
+}
+static HRESULT callback_RuntimeSuspendFinished(ICorProfilerCallback11 *This) {
+  return S_OK;
+}
+static HRESULT callback_RuntimeSuspendAborted(ICorProfilerCallback11 *This) {
+  return S_OK;
+}
+static HRESULT callback_RuntimeResumeStarted(ICorProfilerCallback11 *This) {
+  return S_OK;
+}
+static HRESULT callback_RuntimeResumeFinished(ICorProfilerCallback11 *This) {
+  return S_OK;
+}
+static HRESULT callback_RuntimeThreadSuspended(ICorProfilerCallback11 *This, ThreadID threadId) {
+  return S_OK;
+}
+static HRESULT callback_RuntimeThreadResumed(ICorProfilerCallback11 *This, ThreadID threadId) {
+  return S_OK;
+}
+static HRESULT callback_MovedReferences(ICorProfilerCallback11 *This, ULONG cMovedObjectIDRanges,
+                                        ObjectID oldObjectIDRangeStart[], ObjectID newObjectIDRangeStart[],
+                                        ULONG cObjectIDRangeLength[]) {
+  return S_OK;
+}
+static HRESULT callback_ObjectAllocated(ICorProfilerCallback11 *This, ObjectID objectId, ClassID classId) {
+  return S_OK;
+}
+static HRESULT callback_ObjectsAllocatedByClass(ICorProfilerCallback11 *This, ULONG cClassCount, ClassID classIds[],
+                                                ULONG cObjects[]) {
+  return S_OK;
+}
+static HRESULT callback_ObjectReferences(ICorProfilerCallback11 *This, ObjectID objectId, ClassID classId,
+                                         ULONG cObjectRefs, ObjectID objectRefIds[]) {
+  return S_OK;
+}
+static HRESULT callback_RootReferences(ICorProfilerCallback11 *This, ULONG cRootRefs, ObjectID rootRefIds[]) {
+  return S_OK;
+}
+static HRESULT callback_ExceptionSearchFunctionEnter(ICorProfilerCallback11 *This, FunctionID functionId) {
+  return S_OK;
+}
+static HRESULT callback_ExceptionSearchFunctionLeave(ICorProfilerCallback11 *This) {
+  return S_OK;
+}
+static HRESULT callback_ExceptionSearchFilterEnter(ICorProfilerCallback11 *This, FunctionID functionId) {
+  return S_OK;
+}
+static HRESULT callback_ExceptionSearchFilterLeave(ICorProfilerCallback11 *This) {
+  return S_OK;
+}
+static HRESULT callback_ExceptionSearchCatcherFound(ICorProfilerCallback11 *This, FunctionID functionId) {
+  return S_OK;
+}
+static HRESULT callback_ExceptionOSHandlerEnter(ICorProfilerCallback11 *This, UINT_PTR unused) {
+  return S_OK;
+}
+static HRESULT callback_ExceptionOSHandlerLeave(ICorProfilerCallback11 *This, UINT_PTR unused) {
+  return S_OK;
+}
+static HRESULT callback_ExceptionUnwindFinallyEnter(ICorProfilerCallback11 *This, FunctionID functionId) {
+  return S_OK;
+}
+static HRESULT callback_ExceptionUnwindFinallyLeave(ICorProfilerCallback11 *This) {
+  return S_OK;
+}
+static HRESULT callback_ExceptionCatcherEnter(ICorProfilerCallback11 *This, FunctionID functionId, ObjectID objectId) {
+  return S_OK;
+}
+static HRESULT callback_ExceptionCatcherLeave(ICorProfilerCallback11 *This) {
+  return S_OK;
+}
+static HRESULT callback_COMClassicVTableCreated(ICorProfilerCallback11 *This, ClassID wrappedClassId,
+                                                REFGUID implementedIID, void *pVTable, ULONG cSlots) {
+  return S_OK;
+}
+static HRESULT callback_COMClassicVTableDestroyed(ICorProfilerCallback11 *This, ClassID wrappedClassId,
+                                                  REFGUID implementedIID, void *pVTable) {
+  return S_OK;
+}
+static HRESULT callback_ExceptionCLRCatcherFound(ICorProfilerCallback11 *This) {
+  return S_OK;
+}
+static HRESULT callback_ExceptionCLRCatcherExecute(ICorProfilerCallback11 *This) {
+  return S_OK;
+}
+static HRESULT callback_SurvivingReferences(ICorProfilerCallback11 *This, ULONG cSurvivingObjectIDRanges,
+                                            ObjectID objectIDRangeStart[], ULONG cObjectIDRangeLength[]) {
+  return S_OK;
+}
+static HRESULT callback_GarbageCollectionFinished(ICorProfilerCallback11 *This) {
+  return S_OK;
+}
+static HRESULT callback_FinalizeableObjectQueued(ICorProfilerCallback11 *This, DWORD finalizerFlags,
+                                                 ObjectID objectID) {
+  return S_OK;
+}
+static HRESULT callback_RootReferences2(ICorProfilerCallback11 *This, ULONG cRootRefs, ObjectID rootRefIds[],
+                                        COR_PRF_GC_ROOT_KIND rootKinds[], COR_PRF_GC_ROOT_FLAGS rootFlags[],
+                                        UINT_PTR rootIds[]) {
+  return S_OK;
+}
+static HRESULT callback_HandleCreated(ICorProfilerCallback11 *This, GCHandleID handleId, ObjectID initialObjectId) {
+  return S_OK;
+}
+static HRESULT callback_HandleDestroyed(ICorProfilerCallback11 *This, GCHandleID handleId) {
+  return S_OK;
+}
+static HRESULT callback_ProfilerDetachSucceeded(ICorProfilerCallback11 *This) {
+  return S_OK;
+}
 static HRESULT callback_ReJITCompilationStarted(ICorProfilerCallback11 *This, FunctionID functionId, ReJITID rejitId,
                                                 BOOL fIsSafeToBlock) {
-  (void)This;
-  (void)functionId;
-  (void)rejitId;
-  (void)fIsSafeToBlock;
   return S_OK;
 }
-
 static HRESULT callback_GetReJITParameters(ICorProfilerCallback11 *This, ModuleID moduleId, mdMethodDef methodId,
                                            ICorProfilerFunctionControl *pFunctionControl) {
-  (void)This;
-  (void)moduleId;
-  (void)methodId;
-  (void)pFunctionControl;
   return S_OK;
 }
-
 static HRESULT callback_ReJITCompilationFinished(ICorProfilerCallback11 *This, FunctionID functionId, ReJITID rejitId,
                                                  HRESULT hrStatus, BOOL fIsSafeToBlock) {
-  (void)This;
-  (void)functionId;
-  (void)rejitId;
-  (void)hrStatus;
-  (void)fIsSafeToBlock;
   return S_OK;
 }
-
 static HRESULT callback_ReJITError(ICorProfilerCallback11 *This, ModuleID moduleId, mdMethodDef methodId,
                                    FunctionID functionId, HRESULT hrStatus) {
-  (void)This;
-  (void)moduleId;
-  (void)methodId;
-  (void)functionId;
-  (void)hrStatus;
   return S_OK;
 }
-
 static HRESULT callback_MovedReferences2(ICorProfilerCallback11 *This, ULONG cMovedObjectIDRanges,
                                          ObjectID oldObjectIDRangeStart[], ObjectID newObjectIDRangeStart[],
                                          SIZE_T cObjectIDRangeLength[]) {
-  (void)This;
-  (void)cMovedObjectIDRanges;
-  (void)oldObjectIDRangeStart;
-  (void)newObjectIDRangeStart;
-  (void)cObjectIDRangeLength;
   return S_OK;
 }
-
 static HRESULT callback_SurvivingReferences2(ICorProfilerCallback11 *This, ULONG cSurvivingObjectIDRanges,
                                              ObjectID objectIDRangeStart[], SIZE_T cObjectIDRangeLength[]) {
-  (void)This;
-  (void)cSurvivingObjectIDRanges;
-  (void)objectIDRangeStart;
-  (void)cObjectIDRangeLength;
   return S_OK;
 }
-
 static HRESULT callback_ConditionalWeakTableElementReferences(ICorProfilerCallback11 *This, ULONG cRootRefs,
                                                               ObjectID keyRefIds[], ObjectID valueRefIds[],
                                                               GCHandleID rootIds[]) {
-  (void)This;
-  (void)cRootRefs;
-  (void)keyRefIds;
-  (void)valueRefIds;
-  (void)rootIds;
   return S_OK;
 }
-
 static HRESULT callback_GetAssemblyReferences(ICorProfilerCallback11 *This, const WCHAR *wszAssemblyPath,
                                               ICorProfilerAssemblyReferenceProvider *pAsmRefProvider) {
-  (void)This;
-  (void)wszAssemblyPath;
-  (void)pAsmRefProvider;
   return S_OK;
 }
-
 static HRESULT callback_ModuleInMemorySymbolsUpdated(ICorProfilerCallback11 *This, ModuleID moduleId) {
-  (void)This;
-  (void)moduleId;
   return S_OK;
 }
-
 static HRESULT callback_DynamicMethodJITCompilationStarted(ICorProfilerCallback11 *This, FunctionID functionId,
                                                            BOOL fIsSafeToBlock, LPCBYTE pILHeader, ULONG cbILHeader) {
-  (void)This;
-  (void)functionId;
-  (void)fIsSafeToBlock;
-  (void)pILHeader;
-  (void)cbILHeader;
   return S_OK;
 }
-
 static HRESULT callback_DynamicMethodJITCompilationFinished(ICorProfilerCallback11 *This, FunctionID functionId,
                                                             HRESULT hrStatus, BOOL fIsSafeToBlock) {
-  (void)This;
-  (void)functionId;
-  (void)hrStatus;
-  (void)fIsSafeToBlock;
   return S_OK;
 }
-
 static HRESULT callback_DynamicMethodUnloaded(ICorProfilerCallback11 *This, FunctionID functionId) {
-  (void)This;
-  (void)functionId;
   return S_OK;
 }
-
 static HRESULT callback_EventPipeEventDelivered(ICorProfilerCallback11 *This, EVENTPIPE_PROVIDER provider,
                                                 DWORD eventId, DWORD eventVersion, ULONG cbMetadataBlob,
                                                 LPCBYTE metadataBlob, ULONG cbEventData, LPCBYTE eventData,
                                                 LPCGUID pActivityId, LPCGUID pRelatedActivityId, ThreadID eventThread,
                                                 ULONG numStackFrames, UINT_PTR stackFrames[]) {
-  (void)This;
-  (void)provider;
-  (void)eventId;
-  (void)eventVersion;
-  (void)cbMetadataBlob;
-  (void)metadataBlob;
-  (void)cbEventData;
-  (void)eventData;
-  (void)pActivityId;
-  (void)pRelatedActivityId;
-  (void)eventThread;
-  (void)numStackFrames;
-  (void)stackFrames;
   return S_OK;
 }
-
 static HRESULT callback_EventPipeProviderCreated(ICorProfilerCallback11 *This, EVENTPIPE_PROVIDER provider) {
-  (void)This;
-  (void)provider;
   return S_OK;
 }
 
