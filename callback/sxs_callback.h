@@ -68,6 +68,31 @@ typedef struct {
 /* Exact call tracing (sxs_tracing.c). */
 extern const SxsFeature sxs__tracing_feature;
 
+/* Runs the feature table (sxs_features.c) for a runtime that is profiled: mask first (some setups
+ * need their bits set before them), then each setup in order. Returns the failing HRESULT when the
+ * mask itself could not be set. Context: Initialize or InitializeForAttach. */
+HRESULT sxs__features_run(SxsCallback *self, ICorProfilerInfo15 *info, const SxsCapabilities *caps);
+
+/* What the manager may ask of this runtime (sxs_callback_ops.c); the instance is the SxsCallback. */
+extern const SxsRuntimeOps sxs__callback_ops;
+
+/* SxsRuntimeOps.function_name: names a function through the guarded Info; -ESHUTDOWN once
+ * Shutdown has begun. */
+int sxs__callback_ops_function_name(gpointer instance, uint64_t function_id, char **ret_name, char **ret_module);
+
+/* The attach catch-up (sxs_catchup.c): records the modules and JIT-compiled functions the runtime
+ * loaded before the attach, and counts those it recorded. Context: ProfilerAttachComplete. */
+void sxs__catchup_run(SxsCallback *self, guint *ret_modules, guint *ret_functions);
+
+/* A module's file name (NULL when the runtime gives none) and its COR_PRF_MODULE_FLAGS, in one
+ * GetModuleInfo2. FALSE when the runtime does not answer. */
+gboolean sxs__callback_module_info(ICorProfilerInfo15 *info, ModuleID module_id, char **ret_name, DWORD *ret_flags);
+
+/* Records a function whose code was made or taken, naming it through the metadata the first
+ * time it is seen. Context: a runtime thread in a JIT or loader callback, or the attach catch-up
+ * (may allocate, may block). */
+void sxs__callback_record_function(SxsCallback *self, FunctionID function_id, SxsCodeKind kind);
+
 /* The Info for one use, or NULL once Shutdown has begun (or before Initialize). A non-NULL
  * answer must be paired with sxs__callback_info_leave(). Context: any thread; lock-free. */
 ICorProfilerInfo15 *sxs__callback_info_enter(SxsCallback *self);

@@ -29,6 +29,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include "sxs_hresult.h"
 #include "sxs_version.h"
 
 #define DIAG_MAGIC "DOTNET_IPC_V1"
@@ -558,72 +559,26 @@ char *sxs_diag_mapped_runtime_version(pid_t pid) {
 
 /* ---- HRESULTs ---- */
 
-typedef struct {
-  guint32 hr;
-  const char *name;
-  const char *meaning;
-} DiagHresult;
-
-/* The values are those of the runtime's corerror.h (0x8013xxxx: FACILITY_URT) and winerror.h. */
-static const DiagHresult diag_hresults[] = {
-    {0x8013135Bu, "CORPROF_E_NOT_YET_AVAILABLE",
-     "the runtime is not ready for this request (starting or shutting down)"},
-    {0x80131367u, "CORPROF_E_PROFILER_DETACHING", "a profiler is still detaching from this runtime; try again later"},
-    {0x80131368u, "CORPROF_E_PROFILER_NOT_ATTACHABLE", "the profiler does not support attaching to a running process"},
-    {0x8013136Au, "CORPROF_E_PROFILER_ALREADY_ACTIVE",
-     "a profiler is already loaded in this runtime (it takes only one)"},
-    {0x8013136Bu, "CORPROF_E_PROFILEE_INCOMPATIBLE_WITH_TRIGGER",
-     "the runtime's version cannot take this attach request"},
-    {0x8013136Cu, "CORPROF_E_IPC_FAILED", "the attach request failed on its way to the runtime"},
-    {0x8013136Du, "CORPROF_E_PROFILEE_PROCESS_NOT_FOUND", "the runtime's process was not found"},
-    {0x8013136Eu, "CORPROF_E_CALLBACK3_REQUIRED",
-     "the profiler does not implement ICorProfilerCallback3, which attaching needs"},
-    {0x8013136Fu, "CORPROF_E_UNSUPPORTED_FOR_ATTACHING_PROFILER",
-     "the profiler asked for something only a profiler loaded at start-up may have"},
-    {0x80131371u, "CORPROF_E_RUNTIME_UNINITIALIZED", "the runtime has not finished starting; try again in a moment"},
-    {0x80131375u, "CORPROF_E_PROFILER_CANCEL_ACTIVATION", "the profiler declined to load into this runtime"},
-    {0x80131376u, "CORPROF_E_CONCURRENT_GC_NOT_PROFILABLE",
-     "the runtime's concurrent garbage collector prevents attaching"},
-    {0x80131379u, "CORPROF_E_TIMEOUT_WAITING_FOR_CONCURRENT_GC",
-     "the runtime timed out waiting for a concurrent garbage collection; try again"},
-    {0x80131384u, "CORDIAGIPC_E_BAD_ENCODING", "the runtime could not read the request"},
-    {0x80131385u, "CORDIAGIPC_E_UNKNOWN_COMMAND", "the runtime does not know this command"},
-    {0x80131386u, "CORDIAGIPC_E_UNKNOWN_MAGIC", "the runtime does not speak this version of the protocol"},
-    {0x80131387u, "CORDIAGIPC_E_UNKNOWN_ERROR", "the runtime failed for an unknown reason"},
-    {0x80131505u, "COR_E_TIMEOUT", "the runtime timed out"},
-    {0x80131515u, "COR_E_NOTSUPPORTED", "this runtime cannot attach profilers"},
-    {0x80004002u, "E_NOINTERFACE", "the profiler library does not implement an interface the runtime needs"},
-    {0x80004005u, "E_FAIL", "the runtime failed without saying why"},
-    {0x80040111u, "CLASS_E_CLASSNOTAVAILABLE", "the profiler library does not provide the requested CLSID"},
-    {0x80070002u, "COR_E_FILENOTFOUND", "the runtime could not find the profiler library"},
-    {0x80070003u, "COR_E_DIRECTORYNOTFOUND", "the runtime could not find the profiler library's folder"},
-    {0x80070005u, "E_ACCESSDENIED", "the runtime may not read the profiler library"},
-    {0x8007000Bu, "COR_E_BADIMAGEFORMAT", "the profiler library is not a loadable library for this process"},
-    {0x8007000Eu, "E_OUTOFMEMORY", "the runtime ran out of memory"},
-    {0x80070057u, "E_INVALIDARG", "the runtime rejected the request's arguments"},
-    {0x8007007Eu, "ERROR_MOD_NOT_FOUND", "the runtime could not load the profiler library"},
-};
-
-static const DiagHresult *hresult_find(guint32 hr) {
-  for (size_t i = 0; i < G_N_ELEMENTS(diag_hresults); i++)
-    if (diag_hresults[i].hr == hr)
-      return &diag_hresults[i];
-  return NULL;
+/* The names and meanings are those of the table beside the ABI (sxs_hresult.h); the HRESULTs an
+ * attach can answer are those with a meaning. */
+static const SxsHresult *hresult_find(guint32 hr) {
+  const SxsHresult *h = sxs__hresult_find((HRESULT)hr);
+  return h && h->attach_meaning ? h : NULL;
 }
 
 const char *sxs_diag_hresult_name(guint32 hr) {
-  const DiagHresult *h = hresult_find(hr);
+  const SxsHresult *h = hresult_find(hr);
   return h ? h->name : NULL;
 }
 
 const char *sxs_diag_hresult_meaning(guint32 hr) {
-  const DiagHresult *h = hresult_find(hr);
-  return h ? h->meaning : NULL;
+  const SxsHresult *h = hresult_find(hr);
+  return h ? h->attach_meaning : NULL;
 }
 
 char *sxs_diag_hresult_describe(guint32 hr) {
-  const DiagHresult *h = hresult_find(hr);
+  const SxsHresult *h = hresult_find(hr);
   if (!h)
     return g_strdup_printf("HRESULT 0x%08X", hr);
-  return g_strdup_printf("%s (0x%08X): %s", h->name, hr, h->meaning);
+  return g_strdup_printf("%s (0x%08X): %s", h->name, hr, h->attach_meaning);
 }

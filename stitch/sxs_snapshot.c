@@ -2,6 +2,8 @@
  * thread. */
 #include "sxs_snapshot.h"
 
+#include "sxs_hresult.h"
+
 #include <errno.h>
 #include <string.h>
 
@@ -64,25 +66,5 @@ int sxs__snapshot_thread(ICorProfilerInfo15 *info, int runtime_id, uint64_t thre
 }
 
 const char *sxs__snapshot_hresult_name(HRESULT hr) {
-  switch (hr) {
-  case S_OK: return "S_OK";
-  case S_FALSE: return "S_FALSE";
-  case E_FAIL: return "E_FAIL";
-  case E_NOTIMPL: return "E_NOTIMPL";
-  case E_INVALIDARG: return "E_INVALIDARG";
-  case E_UNEXPECTED: return "E_UNEXPECTED";
-  case E_OUTOFMEMORY: return "E_OUTOFMEMORY";
-  case CORPROF_E_NOT_MANAGED_THREAD: return "CORPROF_E_NOT_MANAGED_THREAD";
-  case CORPROF_E_NOT_YET_AVAILABLE: return "CORPROF_E_NOT_YET_AVAILABLE";
-  case CORPROF_E_STACKSNAPSHOT_INVALID_TGT_THREAD: return "CORPROF_E_STACKSNAPSHOT_INVALID_TGT_THREAD";
-  case CORPROF_E_STACKSNAPSHOT_UNMANAGED_CTX: return "CORPROF_E_STACKSNAPSHOT_UNMANAGED_CTX";
-  case CORPROF_E_STACKSNAPSHOT_UNSAFE: return "CORPROF_E_STACKSNAPSHOT_UNSAFE";
-  case CORPROF_E_STACKSNAPSHOT_ABORTED: return "CORPROF_E_STACKSNAPSHOT_ABORTED";
-  case CORPROF_E_UNSUPPORTED_CALL_SEQUENCE: return "CORPROF_E_UNSUPPORTED_CALL_SEQUENCE";
-  case CORPROF_E_ASYNCHRONOUS_UNSAFE: return "CORPROF_E_ASYNCHRONOUS_UNSAFE";
-  case CORPROF_E_PROFILER_DETACHING: return "CORPROF_E_PROFILER_DETACHING";
-  case CORPROF_E_RUNTIME_UNINITIALIZED: return "CORPROF_E_RUNTIME_UNINITIALIZED";
-  case CORPROF_E_INCONSISTENT_WITH_FLAGS: return "CORPROF_E_INCONSISTENT_WITH_FLAGS";
-  default: return NULL;
-  }
+  return sxs__hresult_name(hr);
 }

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "sxs_cor.h"
+#include "sxs_hresult.h"
 
 /* --- GUID strings ------------------------------------------------------------------------- */
 
@@ -451,6 +452,67 @@ static void test_constants(void) {
     g_assert_cmpint(COR_PRF_CORE_CLR, ==, 2);
 }
 
+/* --- HRESULT names ------------------------------------------------------------------------ */
+
+/* The constants the attach answers added to sxs_cor.h, by value (corerror.h, winerror.h). */
+static void test_hresult_constants(void) {
+    g_assert_cmphex((uint32_t)COR_E_FILENOTFOUND,           ==, 0x80070002u);
+    g_assert_cmphex((uint32_t)COR_E_DIRECTORYNOTFOUND,      ==, 0x80070003u);
+    g_assert_cmphex((uint32_t)COR_E_BADIMAGEFORMAT,         ==, 0x8007000Bu);
+    g_assert_cmphex((uint32_t)SXS_E_MOD_NOT_FOUND,          ==, 0x8007007Eu);
+    g_assert_cmphex((uint32_t)COR_E_TIMEOUT,                ==, 0x80131505u);
+    g_assert_cmphex((uint32_t)COR_E_NOTSUPPORTED,           ==, 0x80131515u);
+    g_assert_cmphex((uint32_t)CORDIAGIPC_E_BAD_ENCODING,    ==, 0x80131384u);
+    g_assert_cmphex((uint32_t)CORDIAGIPC_E_UNKNOWN_COMMAND, ==, 0x80131385u);
+    g_assert_cmphex((uint32_t)CORDIAGIPC_E_UNKNOWN_MAGIC,   ==, 0x80131386u);
+    g_assert_cmphex((uint32_t)CORDIAGIPC_E_UNKNOWN_ERROR,   ==, 0x80131387u);
+}
+
+/* Each name is its constant's, spelled as in sxs_cor.h; only attach answers carry a meaning. */
+static void test_hresult_names(void) {
+#define NAMED(c) {c, #c}
+    static const struct { HRESULT hr; const char *name; } named[] = {
+        NAMED(S_OK), NAMED(S_FALSE), NAMED(E_NOTIMPL), NAMED(E_NOINTERFACE), NAMED(E_FAIL),
+        NAMED(E_UNEXPECTED), NAMED(CLASS_E_CLASSNOTAVAILABLE), NAMED(COR_E_FILENOTFOUND),
+        NAMED(COR_E_DIRECTORYNOTFOUND), NAMED(E_ACCESSDENIED), NAMED(COR_E_BADIMAGEFORMAT),
+        NAMED(E_OUTOFMEMORY), NAMED(E_INVALIDARG), NAMED(CORPROF_E_NOT_MANAGED_THREAD),
+        NAMED(CORPROF_E_NOT_YET_AVAILABLE), NAMED(CORPROF_E_STACKSNAPSHOT_INVALID_TGT_THREAD),
+        NAMED(CORPROF_E_STACKSNAPSHOT_UNMANAGED_CTX), NAMED(CORPROF_E_STACKSNAPSHOT_UNSAFE),
+        NAMED(CORPROF_E_STACKSNAPSHOT_ABORTED), NAMED(CORPROF_E_UNSUPPORTED_CALL_SEQUENCE),
+        NAMED(CORPROF_E_ASYNCHRONOUS_UNSAFE), NAMED(CORPROF_E_PROFILER_DETACHING),
+        NAMED(CORPROF_E_PROFILER_NOT_ATTACHABLE), NAMED(CORPROF_E_PROFILER_ALREADY_ACTIVE),
+        NAMED(CORPROF_E_PROFILEE_INCOMPATIBLE_WITH_TRIGGER), NAMED(CORPROF_E_IPC_FAILED),
+        NAMED(CORPROF_E_PROFILEE_PROCESS_NOT_FOUND), NAMED(CORPROF_E_CALLBACK3_REQUIRED),
+        NAMED(CORPROF_E_UNSUPPORTED_FOR_ATTACHING_PROFILER), NAMED(CORPROF_E_RUNTIME_UNINITIALIZED),
+        NAMED(CORPROF_E_INCONSISTENT_WITH_FLAGS), NAMED(CORPROF_E_PROFILER_CANCEL_ACTIVATION),
+        NAMED(CORPROF_E_CONCURRENT_GC_NOT_PROFILABLE), NAMED(CORPROF_E_TIMEOUT_WAITING_FOR_CONCURRENT_GC),
+        NAMED(CORDIAGIPC_E_BAD_ENCODING), NAMED(CORDIAGIPC_E_UNKNOWN_COMMAND),
+        NAMED(CORDIAGIPC_E_UNKNOWN_MAGIC), NAMED(CORDIAGIPC_E_UNKNOWN_ERROR), NAMED(COR_E_TIMEOUT),
+        NAMED(COR_E_NOTSUPPORTED),
+    };
+#undef NAMED
+    for (size_t i = 0; i < G_N_ELEMENTS(named); i++) {
+        const SxsHresult *h = sxs__hresult_find(named[i].hr);
+        g_assert_nonnull(h);
+        g_assert_cmphex((uint32_t)h->hr, ==, (uint32_t)named[i].hr);
+        g_assert_cmpstr(h->name, ==, named[i].name);
+        g_assert_cmpstr(sxs__hresult_name(named[i].hr), ==, named[i].name);
+    }
+    /* A Win32 error is named as the error. */
+    g_assert_cmpstr(sxs__hresult_name(SXS_E_MOD_NOT_FOUND), ==, "ERROR_MOD_NOT_FOUND");
+
+    g_assert_null(sxs__hresult_find((HRESULT)0x80001234u));
+    g_assert_null(sxs__hresult_name((HRESULT)0x80001234u));
+    g_assert_null(sxs__hresult_name(E_POINTER));
+
+    g_assert_null(sxs__hresult_find(S_OK)->attach_meaning);
+    g_assert_null(sxs__hresult_find(CORPROF_E_STACKSNAPSHOT_UNSAFE)->attach_meaning);
+    g_assert_cmpstr(sxs__hresult_find(CORPROF_E_PROFILER_ALREADY_ACTIVE)->attach_meaning, ==,
+                    "a profiler is already loaded in this runtime (it takes only one)");
+    g_assert_cmpstr(sxs__hresult_find(SXS_E_MOD_NOT_FOUND)->attach_meaning, ==,
+                    "the runtime could not load the profiler library");
+}
+
 int main(int argc, char **argv) {
     g_test_init(&argc, &argv, NULL);
     g_test_add_func("/callback/abi/guid-parser", test_guid_parser);
@@ -460,6 +522,8 @@ int main(int argc, char **argv) {
     g_test_add_func("/callback/abi/callback-slots", test_callback_slots);
     g_test_add_func("/callback/abi/metadata-slots", test_metadata_slots);
     g_test_add_func("/callback/abi/constants", test_constants);
+    g_test_add_func("/callback/abi/hresult-constants", test_hresult_constants);
+    g_test_add_func("/callback/abi/hresult-names", test_hresult_names);
     return g_test_run();
 }
 /* clang-format on */

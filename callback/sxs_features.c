@@ -1,0 +1,135 @@
+/* The feature table: what the profiler does for a runtime (counters, names, stacks on events,
+ * sampling, call tracing), the event-mask bits each needs, and running it at Initialize. */
+#include "sxs_callback.h"
+
+/* Counters: modules, exceptions, threads, GCs (without heap walks where the runtime can). */
+static void counters_mask(const SxsCapabilities *caps, const SxsConfig *cfg, DWORD *low, DWORD *high) {
+  (void)cfg;
+  *low |= COR_PRF_MONITOR_MODULE_LOADS | COR_PRF_MONITOR_EXCEPTIONS | COR_PRF_MONITOR_THREADS;
+  if (caps->basic_gc && caps->event_mask2)
+    *high |= COR_PRF_HIGH_BASIC_GC;
+  else
+    *low |= COR_PRF_MONITOR_GC;
+}
+
+/* Names: every function JIT-compiled, inlined or taken precompiled. After an attach the runtime
+ * reports no cache searches: precompiled code is then named when a sample or a stack meets it. */
+static void names_mask(const SxsCapabilities *caps, const SxsConfig *cfg, DWORD *low, DWORD *high) {
+  (void)cfg;
+  (void)high;
+  *low |= COR_PRF_MONITOR_JIT_COMPILATION;
+  if (!caps->attached)
+    *low |= COR_PRF_MONITOR_CACHE_SEARCHES;
+}
+
+/* Stacks on events ([stacks] on=): stack snapshots, and the events asked for. */
+static gboolean stacks_wanted(const SxsConfig *cfg) {
+  return cfg && cfg->stacks_on != 0;
+}
+
+static void stacks_mask(const SxsCapabilities *caps, const SxsConfig *cfg, DWORD *low, DWORD *high) {
+  *low |= COR_PRF_ENABLE_STACK_SNAPSHOT;
+  if (cfg->stacks_on & SXS_STACKS_EXCEPTION)
+    *low |= COR_PRF_MONITOR_EXCEPTIONS;
+  if (cfg->stacks_on & SXS_STACKS_JIT)
+    *low |= COR_PRF_MONITOR_JIT_COMPILATION;
+  if (cfg->stacks_on & SXS_STACKS_GC) {
+    if (caps->basic_gc && caps->event_mask2)
+      *high |= COR_PRF_HIGH_BASIC_GC;
+    else
+      *low |= COR_PRF_MONITOR_GC;
+  }
+}
+
+static const SxsFeature counters_feature = {.name = "counters", .mask = counters_mask};
+static const SxsFeature names_feature = {.name = "names", .mask = names_mask};
+static const SxsFeature stacks_feature = {.name = "stacks", .wanted = stacks_wanted, .mask = stacks_mask};
+
+/* Sampling ([sampling] enabled=true): the suspend walker asks runtimes for stack snapshots. */
+static gboolean sampling_wanted(const SxsConfig *cfg) {
+  return cfg && cfg->sampling.enabled;
+}
+
+static void sampling_mask(const SxsCapabilities *caps, const SxsConfig *cfg, DWORD *low, DWORD *high) {
+  (void)caps;
+  (void)cfg;
+  (void)high;
+  *low |= COR_PRF_ENABLE_STACK_SNAPSHOT;
+}
+
+static const SxsFeature sampling_feature = {.name = "sampling", .wanted = sampling_wanted, .mask = sampling_mask};
+
+/* In order: a setup may rely on the mask bits of the features before it. */
+static const SxsFeature *const features[] = {&counters_feature, &names_feature, &stacks_feature, &sampling_feature,
+                                             &sxs__tracing_feature};
+
+/* Sets the runtime's event mask from its low and high halves: the classic call when no high bit
+ * is needed, SetEventMask2 (Info5) when one is. */
+static HRESULT set_mask(ICorProfilerInfo15 *info, const SxsCapabilities *caps, DWORD low, DWORD high) {
+  if (!high)
+    return info->lpVtbl->SetEventMask(info, low);
+  return caps->event_mask2 ? info->lpVtbl->SetEventMask2(info, low, high) : E_INVALIDARG;
+}
+
+/* Runs the features for a runtime that is profiled: mask first (some setups need their bits set
+ * before them), then each setup in order. Returns the failing HRESULT when the mask itself could
+ * not be set. */
+HRESULT sxs__features_run(SxsCallback *self, ICorProfilerInfo15 *info, const SxsCapabilities *caps) {
+  const SxsConfig *cfg = sxs__manager_config();
+  gboolean on[G_N_ELEMENTS(features)];
+  DWORD feature_low[G_N_ELEMENTS(features)], feature_high[G_N_ELEMENTS(features)];
+  DWORD low = 0, high = 0;
+  for (size_t i = 0; i < G_N_ELEMENTS(features); i++) {
+    const SxsFeature *f = features[i];
+    feature_low[i] = feature_high[i] = 0;
+    on[i] = !f->wanted || f->wanted(cfg);
+    if (!on[i])
+      continue;
+    const char *why = f->unsupported ? f->unsupported(caps) : NULL;
+    if (why) {
+      on[i] = FALSE;
+      sxs__manager_feature_off(self->runtime, f->name, why);
+      continue;
+    }
+    f->mask(caps, cfg, &feature_low[i], &feature_high[i]);
+    low |= feature_low[i];
+    high |= feature_high[i];
+  }
+  if (caps->attached && ((low & ~COR_PRF_ALLOWABLE_AFTER_ATTACH) || (high & ~COR_PRF_HIGH_ALLOWABLE_AFTER_ATTACH))) {
+    /* A feature that asked for more than an attached profiler may have: the rest still runs. */
+    sxs__manager_log("runtime %d: event bits 0x%08X/0x%08X are not allowed after attach and are left out",
+                     self->runtime->id, (unsigned)(low & ~COR_PRF_ALLOWABLE_AFTER_ATTACH),
+                     (unsigned)(high & ~COR_PRF_HIGH_ALLOWABLE_AFTER_ATTACH));
+    low &= COR_PRF_ALLOWABLE_AFTER_ATTACH;
+    high &= COR_PRF_HIGH_ALLOWABLE_AFTER_ATTACH;
+  }
+  HRESULT hr = set_mask(info, caps, low, high);
+  if (hr < 0)
+    return hr;
+  for (size_t i = 0; i < G_N_ELEMENTS(features); i++) {
+    if (!on[i] || !features[i]->setup)
+      continue;
+    g_autofree char *why = NULL;
+    if (features[i]->setup(self, info, cfg, &why) < 0) {
+      sxs__manager_feature_off(self->runtime, features[i]->name, why ? why : "its setup failed");
+      /* Bits no other feature needs go out of the mask again. */
+      DWORD keep_low = 0, keep_high = 0;
+      for (size_t j = 0; j < G_N_ELEMENTS(features); j++)
+        if (j != i && on[j]) {
+          keep_low |= feature_low[j];
+          keep_high |= feature_high[j];
+        }
+      /* The mask as it is now: an earlier setup may have added bits of its own. */
+      DWORD now_low = low, now_high = high;
+      if (caps->event_mask2)
+        info->lpVtbl->GetEventMask2(info, &now_low, &now_high);
+      else
+        info->lpVtbl->GetEventMask(info, &now_low);
+      low = now_low & ~(feature_low[i] & ~keep_low);
+      high = now_high & ~(feature_high[i] & ~keep_high);
+      on[i] = FALSE;
+      set_mask(info, caps, low, high);
+    }
+  }
+  return S_OK;
+}
