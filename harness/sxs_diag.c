@@ -566,11 +566,6 @@ static const SxsHresult *hresult_find(guint32 hr) {
   return h && h->attach_meaning ? h : NULL;
 }
 
-const char *sxs_diag_hresult_name(guint32 hr) {
-  const SxsHresult *h = hresult_find(hr);
-  return h ? h->name : NULL;
-}
-
 const char *sxs_diag_hresult_meaning(guint32 hr) {
   const SxsHresult *h = hresult_find(hr);
   return h ? h->attach_meaning : NULL;

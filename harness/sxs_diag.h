@@ -87,9 +87,6 @@ int sxs_diag_attach_profiler(const char *path, guint32 attach_timeout_ms, const 
                              const char *profiler_path, const void *client_data, gsize client_len,
                              guint32 *ret_hresult);
 
-/* "CORPROF_E_PROFILER_ALREADY_ACTIVE" for the HRESULTs an attach or ProcessInfo2 can answer; NULL
- * for others. */
-const char *sxs_diag_hresult_name(guint32 hr);
 
 /* One sentence, without a final period, on what an HRESULT means for an attach: "a profiler is
  * already loaded in this runtime (a runtime takes only one)"; NULL when unknown. */

@@ -64,7 +64,3 @@ int sxs__snapshot_thread(ICorProfilerInfo15 *info, int runtime_id, uint64_t thre
     return -ENOBUFS;
   return hr == S_OK ? 0 : -EIO;
 }
-
-const char *sxs__snapshot_hresult_name(HRESULT hr) {
-  return sxs__hresult_name(hr);
-}

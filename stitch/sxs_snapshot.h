@@ -32,9 +32,3 @@
  */
 int sxs__snapshot_thread(ICorProfilerInfo15 *info, int runtime_id, uint64_t thread_id, SxsStackFrame *frames, guint max,
                          guint *ret_n, HRESULT *ret_hr, guint *ret_dropped);
-
-/* The symbolic name of an HRESULT a walk or a classification can end with ("S_OK", "E_FAIL",
- * "CORPROF_E_STACKSNAPSHOT_UNSAFE", ...), from the table beside the ABI (sxs_hresult.h), or NULL
- * for one it does not know.
- * Context: any thread; async-signal-safe. */
-const char *sxs__snapshot_hresult_name(HRESULT hr);

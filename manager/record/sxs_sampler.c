@@ -43,6 +43,7 @@
 
 #include "sxs_manager.h"
 #include "sxs_search.h"
+#include "sxs_hresult.h"
 #include "sxs_snapshot.h"
 #include "sxs_stacks.h"
 #include "sxs_stitch.h"
@@ -1146,7 +1147,7 @@ static void walk_suspended(SuspendedSample *samples, guint n_due, const SxsStitc
         __atomic_store_n(&sampler.walking_thread, 0, __ATOMIC_SEQ_CST);
         if (r != 0) {
           char what[96];
-          const char *name = sxs__snapshot_hresult_name(hr);
+          const char *name = sxs__hresult_name(hr);
           if (name)
             g_snprintf(what, sizeof what, "runtime walk incomplete: %s", name);
           else

@@ -21,6 +21,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "sxs_hresult.h"
 #include "sxs_snapshot.h"
 #include "sxs_symbols.h"
 #include "sxs_unwind.h"
@@ -235,7 +236,7 @@ static const char *failure_name(int rc, HRESULT hr, char *buf, gsize size) {
     return "runtime shut down";
   if (rc == -ENOBUFS)
     return "too many frames";
-  const char *name = sxs__snapshot_hresult_name(hr);
+  const char *name = sxs__hresult_name(hr);
   if (name)
     return name;
   g_snprintf(buf, size, "0x%08X", (unsigned)hr);
