@@ -87,7 +87,6 @@ int sxs_diag_attach_profiler(const char *path, guint32 attach_timeout_ms, const 
                              const char *profiler_path, const void *client_data, gsize client_len,
                              guint32 *ret_hresult);
 
-
 /* One sentence, without a final period, on what an HRESULT means for an attach: "a profiler is
  * already loaded in this runtime (a runtime takes only one)"; NULL when unknown. */
 const char *sxs_diag_hresult_meaning(guint32 hr);

@@ -2,8 +2,6 @@
  * thread. */
 #include "sxs_snapshot.h"
 
-#include "sxs_hresult.h"
-
 #include <errno.h>
 #include <string.h>
 
