@@ -454,8 +454,7 @@ static HRESULT initialize_runtime(SxsCallback *self, IUnknown *pICorProfilerInfo
   sxs__modules_path_of((const void *)info->lpVtbl->GetRuntimeInformation, &path);
   /* The product version from the runtime itself, never its CLR version (2.x and 3.x say 4.0.x). */
   sxs__modules_runtime_version(path, clr_version, &version, &source);
-  sxs__manager_log("runtime %d: product version %s, read from %s", self->runtime->id, version ? version : "unknown",
-                   sxs__modules_version_source_name(source));
+  sxs__manager_version_source(self->runtime, sxs__modules_version_source_key(source));
 
   /* The capability record: the one place that decides what this runtime can do. BASIC_GC came
    * with the runtimes that have Info10 (3.0 and later); older ones ignore unknown high bits

@@ -83,6 +83,17 @@ const char *sxs__modules_version_source_name(SxsVersionSource source) {
   }
 }
 
+const char *sxs__modules_version_source_key(SxsVersionSource source) {
+  switch (source) {
+  case SXS_VERSION_SOURCE_RUNTIME: return "runtime";
+  case SXS_VERSION_SOURCE_CORELIB: return "corelib";
+  case SXS_VERSION_SOURCE_VERSION_FILE: return ".version";
+  case SXS_VERSION_SOURCE_DEPS: return "deps.json";
+  case SXS_VERSION_SOURCE_FOLDER: return "folder";
+  default: return NULL;
+  }
+}
+
 /* The runtime's own answer when it is a product version: .NET 5 and later give "10.0.12"; Core 2.x
  * and 3.x give their CLR version, "v4.0.22220" or "v4.0.30319", which is not one. */
 static char *version_from_api(const char *api_version) {

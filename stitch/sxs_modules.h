@@ -26,8 +26,10 @@ typedef enum {
   SXS_VERSION_SOURCE_FOLDER,       /* the name of its folder */
 } SxsVersionSource;
 
-/* What a source is called in the log: "the runtime", "System.Private.CoreLib.dll", ... */
+/* What a source is called in a sentence ("System.Private.CoreLib.dll's informational version"), and
+ * as a word in the profile ("corelib"; NULL for SXS_VERSION_SOURCE_NONE). */
 const char *sxs__modules_version_source_name(SxsVersionSource source);
+const char *sxs__modules_version_source_key(SxsVersionSource source);
 
 /*
  * The product version ("2.0.0", "3.1.3", "10.0.12") of the runtime whose code lies in the file

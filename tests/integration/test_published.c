@@ -48,11 +48,6 @@ static ItestRun *run_with(Fixture *f, const char *const *argv, const char *confi
   return itest_run(argv, (const char *const *)env, f->dir, TIMEOUT);
 }
 
-static char *log_of(Fixture *f) {
-  g_autofree char *path = g_strconcat(f->output, ".log", NULL);
-  return itest_read_file(path);
-}
-
 /* The one runtime of the profile. */
 static JsonObject *only_runtime(JsonNode *doc) {
   g_assert_cmpuint(itest_profile_runtime_count(doc), ==, 1);
@@ -90,22 +85,32 @@ static void assert_hot_samples(JsonNode *doc, const char *exe_name, double lo) {
     }
   }
   g_test_message("Hot.Spin: %" G_GINT64_FORMAT " of %" G_GINT64_FORMAT " samples", hot, total);
-  g_assert_cmpint(total, >=, 50);
+  /* 99 Hz of CPU time for 2 s; fewer when the machine is busy with other work. */
+  g_assert_cmpint(total, >=, 30);
   g_assert_cmpfloat((double)hot / (double)total, >=, lo);
   g_assert_nonnull(heaviest);
   guint n = (guint)frames_count(heaviest);
-  g_assert_cmpstr(frame_name(heaviest, 1), ==, "SxsSample.HotCold");
-  g_assert_cmpstr(frame_name(heaviest, 2), ==, "SxsSample.Main");
+  /* A loop the JIT replaced on the stack (OSR, 7 and later) runs above its first version's frame:
+   * Hot.Spin may be there twice, and a frame replaced so is not always seen. What must be there is
+   * Main, above the runtime. */
+  guint at = 1;
+  while (at < n && g_str_equal(frame_name(heaviest, at), "Hot.Spin"))
+    at++;
+  g_assert_cmpuint(at, <=, 2);
+  if (g_str_equal(frame_name(heaviest, at), "SxsSample.HotCold"))
+    at++;
+  g_assert_cmpstr(frame_name(heaviest, at), ==, "SxsSample.Main");
+  at--;
   g_autofree char *main_prefix = g_strdup_printf("%s!main+0x", exe_name);
   g_autofree char *start_prefix = g_strdup_printf("%s!_start+0x", exe_name);
   guint main_at = 0;
-  for (guint i = 3; i < n; i++)
+  for (guint i = at + 2; i < n; i++)
     if (g_str_has_prefix(frame_name(heaviest, i), main_prefix))
       main_at = i;
   if (main_at == 0)
     for (guint i = 0; i < n; i++)
       g_test_message("frame %u: %s", i, frame_name(heaviest, i));
-  g_assert_cmpuint(main_at, >, 3);
+  g_assert_cmpuint(main_at, >, at + 2);
   g_assert_true(g_str_has_prefix(frame_name(heaviest, n - 1), start_prefix));
 }
 
@@ -122,18 +127,15 @@ static void assert_traced(JsonObject *rt) {
   g_assert_cmpint(hot, ==, cold);
 }
 
-/* The log line that says where the version came from. */
-static void assert_version_source(Fixture *f, const char *version, const char *source) {
-  g_autofree char *log = log_of(f);
-  g_autofree char *line = g_strdup_printf("runtime 1: product version %s, read from %s", version, source);
-  if (!strstr(log, line))
-    g_test_message("log:\n%s", log);
-  g_assert_nonnull(strstr(log, line));
+/* The profile's version of the runtime and where it was read from. */
+static void assert_version(JsonObject *rt, const char *version, const char *source) {
+  g_assert_cmpstr(json_object_get_string_member(rt, "version"), ==, version);
+  g_assert_cmpstr(json_object_get_string_member(rt, "version_source"), ==, source);
 }
 
-#define FROM_API "the runtime (GetRuntimeInformation)"
-#define FROM_CORELIB "System.Private.CoreLib.dll's informational version"
-#define FROM_DEPS "Microsoft.NETCore.App.deps.json"
+#define FROM_API "runtime"
+#define FROM_CORELIB "corelib"
+#define FROM_DEPS "deps.json"
 
 /* The SDK's runtime version (10.0.12): what the SDK's dotnet runs. */
 static char *sdk_runtime_version(void) {
@@ -176,13 +178,12 @@ static void test_published_app(Fixture *f, gconstpointer data) {
   g_assert_nonnull(strstr(run->out, "hotcold seconds=2 "));
   g_autoptr(JsonNode) doc = itest_load_json(f->profile);
   JsonObject *rt = only_runtime(doc);
-  g_assert_cmpstr(json_object_get_string_member(rt, "version"), ==, version);
+  assert_version(rt, version, p->source);
   g_assert_cmpstr(json_object_get_string_member(rt, "status"), ==, "profiling");
   /* The runtime's code is its libcoreclr.so beside the app, or the executable itself. */
   g_autofree char *real_exe = realpath(exe, NULL);
   g_autofree char *real_coreclr = p->single_file ? NULL : realpath(coreclr, NULL);
   g_assert_cmpstr(json_object_get_string_member(rt, "path"), ==, p->single_file ? real_exe : real_coreclr);
-  assert_version_source(f, version, p->source);
   assert_hot_samples(doc, "SxsSample", 0.6);
 
   g_autoptr(ItestRun) traced = run_with(f, argv, "[tracing]\nenabled=true\ninclude=Hot.*,Cold.*,SxsSample.*\n", NULL);
@@ -290,7 +291,7 @@ static void test_app_host(Fixture *f, gconstpointer data) {
     functions[i] = app_functions(rt);
     versions[i] = g_strdup(json_object_get_string_member(rt, "version"));
     JsonObject *s = json_object_get_object_member(json_node_get_object(doc), "samples");
-    g_assert_cmpint(json_object_get_int_member(s, "taken"), >=, 50);
+    g_assert_cmpint(json_object_get_int_member(s, "taken"), >=, 20);
     const char *program = json_object_get_string_member(
         json_object_get_object_member(json_node_get_object(doc), "process"), "executable");
     g_test_message("%s: %s", program, functions[i]);
@@ -370,10 +371,9 @@ static void test_renamed(Fixture *f, gconstpointer data) {
   g_assert_nonnull(strstr(run->out, runsxs_line));
   g_autoptr(JsonNode) doc = itest_load_json(f->profile);
   JsonObject *rt = only_runtime(doc);
-  g_assert_cmpstr(json_object_get_string_member(rt, "version"), ==, version);
+  assert_version(rt, version, r->source);
   g_autofree char *path = g_build_filename(copy, "libcoreclr.so", NULL);
   g_assert_cmpstr(json_object_get_string_member(rt, "path"), ==, path);
-  assert_version_source(f, version, r->source);
   g_assert_cmpint(itest_runtime_counter(rt, "exceptions"), ==, 3);
   JsonObject *caps = json_object_get_object_member(rt, "capabilities");
   g_assert_cmpint(json_object_get_boolean_member(caps, "elt3"), ==, r->elt3);
@@ -415,11 +415,10 @@ static void test_dotnet_root(Fixture *f, gconstpointer data) {
   itest_assert_exit(run, 0);
   g_autoptr(JsonNode) doc = itest_load_json(f->profile);
   JsonObject *rt = only_runtime(doc);
-  g_assert_cmpstr(json_object_get_string_member(rt, "version"), ==, sdk);
+  assert_version(rt, sdk, FROM_API);
   g_autofree char *path = g_build_filename(fw_to, "libcoreclr.so", NULL);
   g_autofree char *real = realpath(path, NULL);
   g_assert_cmpstr(json_object_get_string_member(rt, "path"), ==, real);
-  assert_version_source(f, sdk, FROM_API);
 }
 
 int main(int argc, char **argv) {
