@@ -186,11 +186,12 @@ static HRESULT initialize_runtime(SxsCallback *self, IUnknown *pICorProfilerInfo
    * when two copies of one version are loaded. */
   g_autofree char *path = NULL;
   g_autofree char *version = NULL;
-  if (sxs__modules_path_of((const void *)info->lpVtbl->GetRuntimeInformation, &path) == 0)
-    sxs__modules_runtime_version(path, &version);
   g_autofree char *clr_version = clr_version_of(info);
-  if (!version && clr_version)
-    version = g_strdup(clr_version);
+  SxsVersionSource source = SXS_VERSION_SOURCE_NONE;
+  sxs__modules_path_of((const void *)info->lpVtbl->GetRuntimeInformation, &path);
+  /* The product version from the runtime itself, never its CLR version (2.x and 3.x say 4.0.x). */
+  sxs__modules_runtime_version(path, clr_version, &version, &source);
+  sxs__manager_version_source(self->runtime, sxs__modules_version_source_key(source));
 
   /* The capability record: the one place that decides what this runtime can do. BASIC_GC came
    * with the runtimes that have Info10 (3.0 and later); older ones ignore unknown high bits

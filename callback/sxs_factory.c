@@ -37,11 +37,12 @@ static ULONG factory_Release(IClassFactory *This) {
   return old > 1 ? (ULONG)(old - 1) : 1; /* static: never freed */
 }
 
-/* Identity of the runtime calling us: the caller's return address lies in its libcoreclr.so. */
+/* Identity of the runtime calling us: the caller's return address lies in its libcoreclr.so, or in
+ * the executable of a single-file app, which holds the runtime. */
 static void identify_caller(const void *return_address, char **ret_path, char **ret_version) {
   char *path = NULL, *version = NULL;
-  if (sxs__modules_path_of(return_address, &path) == 0 && sxs__modules_is_coreclr(path))
-    sxs__modules_runtime_version(path, &version);
+  if (sxs__modules_path_of(return_address, &path) == 0 && sxs__modules_holds_runtime(path))
+    sxs__modules_runtime_version(path, NULL, &version, NULL);
   else
     g_clear_pointer(&path, g_free);
   *ret_path = path;

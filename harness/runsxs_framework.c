@@ -11,6 +11,7 @@
  *
  * This file does not load anything; it only finds and copies folders. */
 #include "runsxs_framework.h"
+#include "sxs_modules.h"
 #include "sxs_version.h"
 
 #include <errno.h>
@@ -66,22 +67,12 @@ static gboolean version_matches(const char *prefix, const char *version) {
 }
 
 char *runsxs_framework_read_version(const char *dir) {
-  g_autofree char *file = g_build_filename(dir, ".version", NULL);
-  g_autofree char *text = NULL;
-  if (g_file_get_contents(file, &text, NULL, NULL)) {
-    g_auto(GStrv) lines = g_strsplit(text, "\n", 3);
-    if (lines[0] && lines[1]) {
-      char *v = g_strstrip(g_strdup(lines[1]));
-      SxsVersion parsed;
-      if (sxs__version_parse(v, &parsed))
-        return v;
-      g_free(v);
-    }
-  }
-  g_autofree char *base = g_path_get_basename(dir);
-  SxsVersion parsed;
-  if (sxs__version_parse(base, &parsed))
-    return g_steal_pointer(&base);
+  /* The same reading as the profiler's, from the runtime's own files (CoreLib, .version, its
+   * manifest, the folder's name), so that a copied or renamed folder is still its version. */
+  g_autofree char *lib = g_build_filename(dir, "libcoreclr.so", NULL);
+  char *version = NULL;
+  if (sxs__modules_runtime_version(lib, NULL, &version, NULL) == 0)
+    return version;
   return g_strdup("unknown");
 }
 

@@ -31,8 +31,8 @@ GPtrArray *runsxs_framework_list_installed(void);
  * without libcoreclr.so. */
 RunsxsFramework *runsxs_framework_resolve(const char *spec, GError **error);
 
-/* Reads the product version of a framework folder: line 2 of its .version file, else the folder
- * name when it looks like a version, else "unknown". */
+/* Reads the product version of a framework folder as the profiler does (sxs__modules_runtime_version:
+ * its CoreLib's informational version, its .version file, its manifest, its name), else "unknown". */
 char *runsxs_framework_read_version(const char *dir);
 
 /* Returns the folder of private copy number `copy` (1, 2, ...) of `fw`, creating it when it is

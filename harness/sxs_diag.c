@@ -30,6 +30,7 @@
 #include <unistd.h>
 
 #include "sxs_hresult.h"
+#include "sxs_modules.h"
 #include "sxs_version.h"
 
 #define DIAG_MAGIC "DOTNET_IPC_V1"
@@ -469,6 +470,14 @@ static SxsDiagEndpoint *probe(pid_t pid, int index, const char *path) {
   int r = process_info(path, 3000, TRUE, &info);
   if (r == -EOPNOTSUPP)
     r = process_info(path, 3000, FALSE, &info);
+  if (r == -EOPNOTSUPP) {
+    /* .NET Core 3.x answers, but knows no ProcessInfo (it came with 5.0): the socket's name, which
+     * holds the pid (and the start time, or runsxs's runtime number), is all it tells. */
+    SxsDiagEndpoint *e = g_new0(SxsDiagEndpoint, 1);
+    e->index = index;
+    e->path = g_strdup(path);
+    return e;
+  }
   if (r < 0 || info.pid != (guint64)pid) {
     sxs_diag_process_info_clear(&info);
     return NULL;
@@ -516,7 +525,8 @@ GPtrArray *sxs_diag_find_endpoints(pid_t pid, int *ret_errno) {
     return NULL;
   }
   SxsDiagEndpoint *e = r == 0 ? probe(pid, 0, def) : NULL;
-  for (guint i = 0; e && i < found->len; i++) {
+  static const guint8 no_cookie[16] = {0};
+  for (guint i = 0; e && memcmp(e->cookie, no_cookie, sizeof no_cookie) != 0 && i < found->len; i++) {
     const SxsDiagEndpoint *other = found->pdata[i];
     if (memcmp(other->cookie, e->cookie, sizeof e->cookie) == 0)
       g_clear_pointer(&e, sxs_diag_endpoint_free);
@@ -539,6 +549,13 @@ GPtrArray *sxs_diag_find_endpoints(pid_t pid, int *ret_errno) {
 /* ---- Runtime folders ---- */
 
 char *sxs_diag_folder_version(const char *folder) {
+  /* What the runtime's own files say (its CoreLib, .version, manifest), as the profiler reads it. */
+  g_autofree char *coreclr = g_build_filename(folder, "libcoreclr.so", NULL);
+  char *version = NULL;
+  SxsVersionSource source = SXS_VERSION_SOURCE_NONE;
+  if (sxs__modules_runtime_version(coreclr, NULL, &version, &source) == 0 && source != SXS_VERSION_SOURCE_FOLDER)
+    return version;
+  g_free(version);
   g_autofree char *name = g_path_get_basename(folder);
   /* A runsxs private copy: <version>-<12 hex digits>-copy<N>. */
   char *copy = g_strrstr(name, "-copy");

@@ -63,9 +63,10 @@ GPtrArray *sxs_diag_find_endpoints(pid_t pid, int *ret_errno);
  * is mapped; NULL otherwise. A runsxs private copy (<version>-<hash>-copy<N>) gives <version>. */
 char *sxs_diag_mapped_runtime_version(pid_t pid);
 
-/* The version a runtime folder's name stands for: the name itself ("10.0.12",
- * "10.0.0-rc.1.25451.107"), or for a runsxs private copy (<version>-<hash>-copy<N>) <version>.
- * NULL when the name is not a version. */
+/* The version of the runtime in a folder: what its own files say (sxs__modules_runtime_version:
+ * its CoreLib's informational version, .version, manifest), else what the folder's name stands
+ * for: the name itself ("10.0.12", "10.0.0-rc.1.25451.107"), or for a runsxs private copy
+ * (<version>-<hash>-copy<N>) <version>. NULL when neither gives a version. */
 char *sxs_diag_folder_version(const char *folder);
 
 /* Connects to a diagnostics socket with send and receive timeouts of timeout_ms. Returns the

@@ -23,6 +23,7 @@
 
 #include "sxs_config.h"
 #include "sxs_formats.h"
+#include "sxs_modules.h"
 #include "sxs_process.h"
 #include "sxsprof.h"
 
@@ -176,6 +177,14 @@ static void run_report(GPtrArray *profiles, const SxsprofRunOptions *opt, const 
     fprintf(stderr, "sxsprof: all %u together: sxsprof report %s\n", profiles->len, how->str);
   }
   sxsprof_print_flame_graph(main_profile, opt->formats, started);
+}
+
+/* Is the program (a path, or a name looked up in PATH) a NativeAOT executable? It exports the
+ * NativeAOT runtime's DotNetRuntimeDebugHeader and no CoreCLR's MetaDataGetDispenser. */
+static gboolean is_native_aot(const char *program) {
+  g_autofree char *path = strchr(program, '/') ? g_strdup(program) : g_find_program_in_path(program);
+  return path && sxs__modules_exports(path, "DotNetRuntimeDebugHeader") &&
+         !sxs__modules_exports(path, "MetaDataGetDispenser");
 }
 
 int sxsprof_run_main(int argc, char **argv) {
@@ -339,8 +348,15 @@ int sxsprof_run_main(int argc, char **argv) {
     sxsprof_relay_log(log_path, log_offset);
   g_autoptr(GPtrArray) profiles = find_run_profiles(cfg->output, cfg->output_is_folder, run_id);
   if (profiles->len == 0) {
-    fprintf(stderr, "sxsprof: no .NET runtime loaded the profiler, so no profile was written (is %s a .NET program?)\n",
-            argv[cmd]);
+    if (is_native_aot(argv[cmd]))
+      fprintf(stderr,
+              "sxsprof: %s is a NativeAOT program: compiled ahead of time, it has no CoreCLR and so no CoreCLR "
+              "profiling API to load the profiler; no profile was written\n",
+              argv[cmd]);
+    else
+      fprintf(stderr,
+              "sxsprof: no .NET runtime loaded the profiler, so no profile was written (is %s a .NET program?)\n",
+              argv[cmd]);
     return code;
   }
   run_report(profiles, &opt, cfg, child, started);

@@ -84,6 +84,7 @@ static void runtime_free(gpointer p) {
   g_free(rt->reason);
   g_free(rt->version);
   g_free(rt->clr_version);
+  g_free(rt->version_source);
   g_free(rt->path);
   g_free(rt);
 }
@@ -330,6 +331,13 @@ SxsRuntime *sxs__manager_admit(const char *path, const char *version) {
     sxs__manager_log("%s declined: %s", who, reason);
   }
   return rt;
+}
+
+void sxs__manager_version_source(SxsRuntime *rt, const char *source) {
+  g_mutex_lock(&rt->lock);
+  g_free(rt->version_source);
+  rt->version_source = g_strdup(source);
+  g_mutex_unlock(&rt->lock);
 }
 
 gboolean sxs__manager_initialize(SxsRuntime *rt, const char *path, const char *version, const char *clr_version,
@@ -612,6 +620,7 @@ static SxsRuntimeModel *snapshot_runtime_locked(SxsRuntime *rt) {
   r->reason = g_strdup(rt->reason);
   r->version = g_strdup(rt->version);
   r->clr_version = g_strdup(rt->clr_version);
+  r->version_source = g_strdup(rt->version_source);
   r->path = g_strdup(rt->path);
   r->caps = rt->caps;
   r->attached_unix_ms = rt->attached_unix_ms;

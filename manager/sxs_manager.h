@@ -70,6 +70,8 @@ typedef struct SxsRuntime {
   char *reason;             /* why it was declined; NULL while profiled */
   char *version;            /* product version: 10.0.12, 2.0.0 */
   char *clr_version;        /* what GetRuntimeInformation says: 10.0.12, 4.0.22220.0 */
+  char *version_source;     /* where version was read: "runtime", "corelib", ".version", "deps.json",
+                             * "folder"; NULL when unknown (docs/design.md, "Which version a runtime is") */
   char *path;               /* canonical path of the libcoreclr.so that owns it */
   SxsCapabilities caps;     /* recorded once at Initialize */
   int selector_match;       /* SXS_MATCH_*: does pick-one's runtime= match it (worked out at Initialize) */
@@ -104,6 +106,10 @@ SxsRuntime *sxs__manager_admit(const char *path, const char *version);
  * of the policy. Returns TRUE to profile; FALSE declines (reason recorded and logged). */
 gboolean sxs__manager_initialize(SxsRuntime *rt, const char *path, const char *version, const char *clr_version,
                                  const SxsCapabilities *caps);
+
+/* Records where the runtime's product version was read from (a word the profile shows as
+ * "version_source"); called at Initialize, before sxs__manager_initialize. */
+void sxs__manager_version_source(SxsRuntime *rt, const char *source);
 
 /* Registers (ops non-NULL) or withdraws (NULL) the live side of a runtime. The instance withdraws
  * before it is freed. */

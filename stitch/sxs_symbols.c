@@ -4,7 +4,8 @@
  *
  *   SxsModule (sxs__modmap_find)          SxsSymbolCache (GMutex)
  *     path, name, base ---------+           path -> SxsSymbolFile, read once:
- *                               |             .symtab, else .dynsym, functions only,
+ *                               |             .symtab, else .dynsym (and _start, main
+ *                               |             from the entry point), functions only,
  *                               |             sorted by link-time start
  *                               |           +-----------------------------+
  *                               |           | 0x3fc80 +834  qsort_r       |
@@ -153,11 +154,13 @@ static int symbol_candidate_compare(const void *a, const void *b) {
   return strcmp(x->symbol.name, y->symbol.name);
 }
 
-/* Collects the function symbols of a symbol table into file: sorted, one per address, names
- * copied. Returns 0 or -EINVAL for a name outside the string table or a symbol past 2^64. */
+/* Collects the function symbols of a symbol table, and the extra ones (entry-point names of a
+ * stripped executable), into file: sorted, one per address, names copied. Returns 0 or -EINVAL for
+ * a name outside the string table or a symbol past 2^64. */
 static int symbol_file_fill(SxsSymbolFile *file, const Elf64_Sym *syms, size_t n_syms, const char *strtab,
-                            uint64_t strtab_size) {
+                            uint64_t strtab_size, const SxsSymbolCandidate *extra, size_t n_extra) {
   g_autoptr(GArray) found = g_array_new(FALSE, FALSE, sizeof(SxsSymbolCandidate));
+  g_array_append_vals(found, extra, (guint)n_extra);
 
   for (size_t i = 0; i < n_syms; i++) {
     const Elf64_Sym *sym = &syms[i];
@@ -198,6 +201,111 @@ static int symbol_file_fill(SxsSymbolFile *file, const Elf64_Sym *syms, size_t n
   return 0;
 }
 
+/* ---- the entry point of a stripped executable ---- */
+
+/* glibc's x86-64 _start (sysdeps/x86_64/start.S) begins with xor %ebp,%ebp; mov %rdx,%r9; pop %rsi,
+ * and hands main's address to __libc_start_main in %rdi before it calls it. */
+static const uint8_t start_prologue[] = {0x31, 0xed, 0x49, 0x89, 0xd1, 0x5e};
+
+/* The file offset of [vaddr, vaddr + len) through the PT_LOAD segments, or -1 when no segment's
+ * file bytes hold it. */
+static int64_t elf_vaddr_offset(const Elf64_Phdr *ph, unsigned n, uint64_t vaddr, uint64_t len) {
+  for (unsigned i = 0; i < n; i++)
+    if (ph[i].p_type == PT_LOAD && vaddr >= ph[i].p_vaddr && vaddr - ph[i].p_vaddr <= ph[i].p_filesz &&
+        len <= ph[i].p_filesz - (vaddr - ph[i].p_vaddr))
+      return (int64_t)(ph[i].p_offset + (vaddr - ph[i].p_vaddr));
+  return -1;
+}
+
+/* main's link-time address, decoded from the _start at entry: a `lea main(%rip),%rdi` (48 8d 3d) or
+ * a `mov $main,%rdi` (48 c7 c7) before the first call. 0 when _start is not glibc's. */
+static uint64_t entry_main(const uint8_t *code, size_t len, uint64_t entry) {
+  if (len < sizeof start_prologue || memcmp(code, start_prologue, sizeof start_prologue) != 0)
+    return 0;
+  for (size_t i = sizeof start_prologue; i + 7 <= len; i++) {
+    if (code[i] == 0xe8 || (code[i] == 0xff && code[i + 1] == 0x15))
+      return 0; /* the call, with no main before it */
+    if (code[i] != 0x48)
+      continue;
+    int32_t imm;
+    memcpy(&imm, code + i + 3, sizeof imm);
+    if (code[i + 1] == 0x8d && code[i + 2] == 0x3d)
+      return entry + i + 7 + (uint64_t)(int64_t)imm;
+    if (code[i + 1] == 0xc7 && code[i + 2] == 0xc7)
+      return (uint64_t)(int64_t)imm;
+  }
+  return 0;
+}
+
+/* The extent of the function at start from the .eh_frame_hdr search table: the next function's
+ * start. 0 when the table (of the usual 32-bit data-relative entries) has no function at start. */
+static uint64_t eh_function_end(const uint8_t *hdr, size_t len, uint64_t hdr_vaddr, uint64_t start) {
+  /* version 1, eh_frame_ptr pcrel sdata4, fde_count udata4, table datarel sdata4 */
+  if (len < 12 || hdr[0] != 1 || hdr[1] != 0x1b || hdr[2] != 0x03 || hdr[3] != 0x3b)
+    return 0;
+  uint32_t count;
+  memcpy(&count, hdr + 8, sizeof count);
+  if (count > (len - 12) / 8)
+    return 0;
+  for (uint32_t i = 0; i + 1 < count; i++) {
+    int32_t at;
+    memcpy(&at, hdr + 12 + (size_t)i * 8, sizeof at);
+    if (hdr_vaddr + (uint64_t)(int64_t)at != start)
+      continue;
+    int32_t next;
+    memcpy(&next, hdr + 12 + (size_t)(i + 1) * 8, sizeof next);
+    uint64_t end = hdr_vaddr + (uint64_t)(int64_t)next;
+    return end > start ? end : 0;
+  }
+  return 0;
+}
+
+/* Names for a stripped executable's entry frames, whose file has no symbol for them: `_start` at
+ * the entry point and `main`, whose address _start passes on, each as long as the unwind table's
+ * entry for it. Fills at most 2 candidates; returns how many. Every read is checked against the
+ * file. */
+static size_t entry_symbols(int fd, const Elf64_Ehdr *eh, uint64_t file_size, SxsSymbolCandidate *ret) {
+  if (eh->e_entry == 0 || eh->e_phentsize != sizeof(Elf64_Phdr) || eh->e_phnum == 0 || eh->e_phnum > 256 ||
+      !elf_in_file(eh->e_phoff, (uint64_t)eh->e_phnum * sizeof(Elf64_Phdr), file_size))
+    return 0;
+  Elf64_Phdr ph[256];
+  if (!elf_pread(fd, ph, eh->e_phnum * sizeof(Elf64_Phdr), eh->e_phoff))
+    return 0;
+  const Elf64_Phdr *interp = NULL, *ehf = NULL;
+  for (unsigned i = 0; i < eh->e_phnum; i++) {
+    if (ph[i].p_type == PT_INTERP)
+      interp = &ph[i];
+    else if (ph[i].p_type == PT_GNU_EH_FRAME)
+      ehf = &ph[i];
+  }
+  if (interp == NULL || ehf == NULL || ehf->p_filesz > (64u << 20) ||
+      !elf_in_file(ehf->p_offset, ehf->p_filesz, file_size))
+    return 0;
+  uint8_t code[64];
+  int64_t code_off = elf_vaddr_offset(ph, eh->e_phnum, eh->e_entry, sizeof code);
+  if (code_off < 0 || !elf_pread(fd, code, sizeof code, (uint64_t)code_off))
+    return 0;
+  g_autofree uint8_t *hdr = g_try_malloc(MAX(ehf->p_filesz, 1));
+  if (hdr == NULL || !elf_pread(fd, hdr, ehf->p_filesz, ehf->p_offset))
+    return 0;
+  size_t n = 0;
+  uint64_t main = entry_main(code, sizeof code, eh->e_entry);
+  const struct {
+    const char *name;
+    uint64_t start;
+  } entries[] = {{"_start", eh->e_entry}, {"main", main}};
+  for (size_t i = 0; i < G_N_ELEMENTS(entries); i++) {
+    uint64_t end = entries[i].start ? eh_function_end(hdr, ehf->p_filesz, ehf->p_vaddr, entries[i].start) : 0;
+    if (end == 0)
+      continue;
+    ret[n++] = (SxsSymbolCandidate){
+        .symbol = {.start = entries[i].start, .size = end - entries[i].start, .name = entries[i].name},
+        .rank = 3,
+    };
+  }
+  return n;
+}
+
 /* Reads the function symbols of the ELF file open at fd into file. Every offset and size read
  * from the file is checked against its size before use. Returns 0 (also for a valid file without
  * symbols), -EINVAL or -ENOMEM. */
@@ -218,8 +326,13 @@ static int symbol_file_read(SxsSymbolFile *file, int fd) {
   if (eh.e_type != ET_EXEC && eh.e_type != ET_DYN)
     return -EINVAL;
   file->is_exec = eh.e_type == ET_EXEC;
-  if (eh.e_shoff == 0)
-    return 0; /* no section headers at all (sstrip): valid, no symbols */
+  SxsSymbolCandidate extra[2];
+  size_t n_extra = 0;
+  if (eh.e_shoff == 0) {
+    /* no section headers at all (sstrip): valid, only the entry's names */
+    n_extra = entry_symbols(fd, &eh, file_size, extra);
+    return symbol_file_fill(file, NULL, 0, "", 1, extra, n_extra);
+  }
   if (eh.e_shentsize != sizeof(Elf64_Shdr) || !elf_in_file(eh.e_shoff, sizeof(Elf64_Shdr), file_size))
     return -EINVAL;
 
@@ -245,11 +358,14 @@ static int symbol_file_read(SxsSymbolFile *file, int fd) {
   for (uint64_t i = 0; i < shnum && symtab == NULL; i++)
     if (shdrs[i].sh_type == SHT_SYMTAB)
       symtab = &shdrs[i];
+  /* A stripped executable (no .symtab) still has its entry frames named. */
+  if (symtab == NULL)
+    n_extra = entry_symbols(fd, &eh, file_size, extra);
   for (uint64_t i = 0; i < shnum && symtab == NULL; i++)
     if (shdrs[i].sh_type == SHT_DYNSYM)
       symtab = &shdrs[i];
   if (symtab == NULL)
-    return 0;
+    return symbol_file_fill(file, NULL, 0, "", 1, extra, n_extra);
   if (!elf_symtab_valid(shdrs, shnum, symtab, file_size))
     return -EINVAL;
 
@@ -261,7 +377,7 @@ static int symbol_file_read(SxsSymbolFile *file, int fd) {
   g_autofree char *strtab = elf_read_section(fd, strtab_sh, &r);
   if (strtab == NULL)
     return r;
-  return symbol_file_fill(file, syms, symtab->sh_size / sizeof(Elf64_Sym), strtab, strtab_sh->sh_size);
+  return symbol_file_fill(file, syms, symtab->sh_size / sizeof(Elf64_Sym), strtab, strtab_sh->sh_size, extra, n_extra);
 }
 
 /* The cached symbols of path, read now when first asked for. Called with cache->lock held. */

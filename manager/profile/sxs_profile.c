@@ -120,6 +120,7 @@ void sxs__runtime_model_free(gpointer p) {
   g_free(r->reason);
   g_free(r->version);
   g_free(r->clr_version);
+  g_free(r->version_source);
   g_free(r->path);
   g_ptr_array_unref(r->functions);
   g_ptr_array_unref(r->threads);
@@ -271,6 +272,7 @@ static void render_runtime(SxsJsonWriter *w, const SxsRuntimeModel *r) {
   sxs__json_member_int(w, "id", r->id);
   sxs__json_member_string(w, "version", r->version);
   sxs__json_member_string(w, "clr_version", r->clr_version);
+  sxs__json_member_string(w, "version_source", r->version_source);
   sxs__json_member_string(w, "path", r->path);
   sxs__json_member_string(w, "status", sxs__runtime_status_name(r->status));
   sxs__json_member_string(w, "reason", r->reason);

@@ -110,6 +110,7 @@ typedef struct {
   char *reason;
   char *version;
   char *clr_version;
+  char *version_source; /* where version was read ("runtime", "corelib", ...); NULL when unknown */
   char *path;
   SxsCapabilities caps;
   gint64 attached_unix_ms; /* when the profiler was attached (caps.attached), 0 otherwise */

@@ -463,6 +463,8 @@ static void read_runtime(SxsJsonReader *r, SxsRuntimeModel *rt) {
       read_str(r, &rt->version);
     else if (key_is(key, "clr_version"))
       read_str(r, &rt->clr_version);
+    else if (key_is(key, "version_source"))
+      read_str(r, &rt->version_source);
     else if (key_is(key, "path"))
       read_str(r, &rt->path);
     else if (key_is(key, "status"))

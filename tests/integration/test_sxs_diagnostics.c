@@ -167,6 +167,32 @@ static DiagProcessInfo *diag_process_info2(const char *socket_path) {
   return info;
 }
 
+/* The error a runtime's diagnostics server answers ProcessInfo2 with: .NET Core 3.x, which has the
+ * server but no Process commands (they came with 5.0), says UnknownCommand (0x80131385). */
+static guint32 diag_process_info2_error(const char *socket_path) {
+  int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  g_assert_cmpint(fd, >=, 0);
+  struct timeval tv = {.tv_sec = 15};
+  setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+  struct sockaddr_un addr = {.sun_family = AF_UNIX};
+  strcpy(addr.sun_path, socket_path);
+  g_assert_cmpint(connect(fd, (struct sockaddr *)&addr, sizeof addr), ==, 0);
+  static const char magic[14] = "DOTNET_IPC_V1";
+  guint8 request[20] = {0};
+  memcpy(request, magic, sizeof magic);
+  request[14] = 20;
+  request[16] = 0x04;
+  request[17] = 0x04;
+  g_assert_cmpint(write(fd, request, sizeof request), ==, (ssize_t)sizeof request);
+  guint8 answer[24];
+  g_assert_true(read_exactly(fd, answer, sizeof answer));
+  close(fd);
+  g_assert_cmpmem(answer, 14, magic, 14);
+  g_assert_cmpuint(answer[16], ==, 0xff); /* Server */
+  g_assert_cmpuint(answer[17], ==, 0xff); /* Error */
+  return (guint32)answer[20] | (guint32)answer[21] << 8 | (guint32)answer[22] << 16 | (guint32)answer[23] << 24;
+}
+
 /* Asks for ProcessInfo2 until the runtime runs its app: a runtime listens from early in
  * coreclr_initialize on, and names its entry assembly only once coreclr_execute_assembly has
  * begun (before that the name is empty). */
@@ -211,6 +237,10 @@ static const Case case_10_10 = {{{"10", "SxsSample", "spin One " SPIN, "spin nam
 static const Case case_10_2 = {{{"10", "SxsSample", "spin One " SPIN, "spin name=One seconds=" SPIN, TRUE},
                                 {"2.0", "SxsHello", "sleep 6000", "hello from 4.0.30319.42000 args=sleep,6000", FALSE}},
                                FALSE};
+
+static const Case case_10_31 = {{{"10", "SxsSample", "spin One " SPIN, "spin name=One seconds=" SPIN, TRUE},
+                                 {"3.1", "SxsSample", "spin Two " SPIN, "spin name=Two seconds=" SPIN, TRUE}},
+                                FALSE};
 
 /* runsxs's argv for a case (with or without --diagnostics); apps resolved through SXS_APPS_DIR. */
 static GPtrArray *case_argv(const Case *c, gboolean diagnostics) {
@@ -361,6 +391,10 @@ static void test_per_runtime_sockets(gconstpointer data) {
     struct stat st;
     g_assert_cmpint(lstat(path, &st), ==, 0);
     g_assert_cmpint(st.st_mode & 0777, ==, 0600); /* the runtime's own permissions */
+    if (atoi(c->rt[i].prefix) < 5) {
+      g_assert_cmphex(diag_process_info2_error(path), ==, 0x80131385);
+      continue;
+    }
     infos[i] = diag_process_info2_running(path, LISTEN_TIMEOUT);
     g_test_message("[%d] %s: pid=%" G_GUINT64_FORMAT " version=%s entry=%s command line=%s", i + 1, path, infos[i]->pid,
                    infos[i]->version, infos[i]->entry_assembly, infos[i]->command_line);
@@ -505,6 +539,7 @@ int main(int argc, char **argv) {
   g_test_add_data_func("/sxs/diagnostics/10-and-8/st", &case_10_8_st, test_per_runtime_sockets);
   g_test_add_data_func("/sxs/diagnostics/10-and-10-copy", &case_10_10, test_per_runtime_sockets);
   g_test_add_data_func("/sxs/diagnostics/10-and-2.0", &case_10_2, test_per_runtime_sockets);
+  g_test_add_data_func("/sxs/diagnostics/10-and-3.1", &case_10_31, test_per_runtime_sockets);
   g_test_add_func("/sxs/diagnostics/off", test_off);
   g_test_add_data_func("/sxs/diagnostics/removed/sigterm", GINT_TO_POINTER(SIGTERM), test_removed_on_signal);
   g_test_add_data_func("/sxs/diagnostics/removed/sigint", GINT_TO_POINTER(SIGINT), test_removed_on_signal);

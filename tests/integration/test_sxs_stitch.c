@@ -401,12 +401,22 @@ int main(int argc, char **argv) {
   static const Chain three = {{"10.0", "9.0", "8.0"}, 1, 2, 3};
   static const Chain with_2_0 = {{"10.0", "2.0.0"}, 1, 2, 1};
   static const Chain from_2_0 = {{"10.0", "2.0.0"}, 2, 1, 2};
+  static const Chain with_3_1 = {{"10.0", "3.1"}, 1, 2, 1};
+  static const Chain from_3_1 = {{"10.0", "3.1"}, 2, 1, 2};
+  static const Chain from_3_1_to_2_0 = {{"3.1", "2.0.0"}, 1, 2, 1};
+  static const Chain from_2_0_to_3_1 = {{"3.1", "2.0.0"}, 2, 1, 2};
   g_test_add("/sxs/stitch/chain/10+10", Fixture, &two, itest_scratch_setup, test_chain, itest_scratch_teardown);
   g_test_add("/sxs/stitch/chain/10+10-swapped", Fixture, &swapped, itest_scratch_setup, test_chain,
              itest_scratch_teardown);
   g_test_add("/sxs/stitch/chain/10+9+8", Fixture, &three, itest_scratch_setup, test_chain, itest_scratch_teardown);
   g_test_add("/sxs/stitch/chain/10+2.0", Fixture, &with_2_0, itest_scratch_setup, test_chain, itest_scratch_teardown);
   g_test_add("/sxs/stitch/chain/2.0+10", Fixture, &from_2_0, itest_scratch_setup, test_chain, itest_scratch_teardown);
+  g_test_add("/sxs/stitch/chain/10+3.1", Fixture, &with_3_1, itest_scratch_setup, test_chain, itest_scratch_teardown);
+  g_test_add("/sxs/stitch/chain/3.1+10", Fixture, &from_3_1, itest_scratch_setup, test_chain, itest_scratch_teardown);
+  g_test_add("/sxs/stitch/chain/3.1+2.0", Fixture, &from_3_1_to_2_0, itest_scratch_setup, test_chain,
+             itest_scratch_teardown);
+  g_test_add("/sxs/stitch/chain/2.0+3.1", Fixture, &from_2_0_to_3_1, itest_scratch_setup, test_chain,
+             itest_scratch_teardown);
   g_test_add("/sxs/stitch/qsort-callback", Fixture, NULL, itest_scratch_setup, test_qsort, itest_scratch_teardown);
   g_test_add("/sxs/stitch/counts-7-3", Fixture, NULL, itest_scratch_setup, test_counts, itest_scratch_teardown);
   g_test_add("/sxs/stitch/stress", Fixture, NULL, itest_scratch_setup, test_stress, itest_scratch_teardown);

@@ -6,6 +6,7 @@
  *   10.0 + 10.0 (a private copy)     fib 18 (8361 calls) | fib 16 (3193 calls)
  *   10.0 + 8.0                       fib 18              | loop 4321
  *   10.0 + 9.0 + 2.0.0               fib 18              | fib 15 (1973) | fib 16 (2.0: not traced)
+ *   10.0 + 3.1 + 2.0.0               loop 4321           | fib 16 (3193) | fib 15 (2.0: not traced)
  * Profile entries are matched to runsxs indexes by the folder of their libcoreclr.so. */
 #include <glib/gstdio.h>
 #include <stdlib.h>
@@ -123,6 +124,12 @@ static const Lane three[] = {
     {"2.0.0", "fib 16", NULL, 0, "fib n=16 result=987 calls=3193\n"},
 };
 
+static const Lane with_3_1[] = {
+    {"10.0", "loop 4321", "Sxs.Tests.Tracing.Trivial", 4321, "loop calls=4321\n"},
+    {"3.1", "fib 16", "Sxs.Tests.Tracing.Fib", 3193, "fib n=16 result=987 calls=3193\n"},
+    {"2.0.0", "fib 15", NULL, 0, "fib n=15 result=610 calls=1973\n"},
+};
+
 static void test_copies(Fixture *f, gconstpointer data) {
   run_lanes(f, data, copies, G_N_ELEMENTS(copies));
 }
@@ -135,6 +142,10 @@ static void test_three(Fixture *f, gconstpointer data) {
   run_lanes(f, data, three, G_N_ELEMENTS(three));
 }
 
+static void test_with_3_1(Fixture *f, gconstpointer data) {
+  run_lanes(f, data, with_3_1, G_N_ELEMENTS(with_3_1));
+}
+
 int main(int argc, char **argv) {
   g_test_init(&argc, &argv, NULL);
   const char *routings[] = {"mapper2", "closure"};
@@ -145,6 +156,8 @@ int main(int argc, char **argv) {
     g_test_add(a, Fixture, routings[r], itest_scratch_setup, test_copies, itest_scratch_teardown);
     g_test_add(b, Fixture, routings[r], itest_scratch_setup, test_ten_eight, itest_scratch_teardown);
     g_test_add(c, Fixture, routings[r], itest_scratch_setup, test_three, itest_scratch_teardown);
+    g_autofree char *d = g_strdup_printf("/sxs/tracing/%s/10+3.1+2.0", routings[r]);
+    g_test_add(d, Fixture, routings[r], itest_scratch_setup, test_with_3_1, itest_scratch_teardown);
   }
   return g_test_run();
 }

@@ -171,7 +171,7 @@ static void test_run_hotcold(ItestScratch *s, gconstpointer data) {
 
 /* Two runtimes under runsxs, each spinning in its own function: both, tagged, in the views. */
 static void test_run_two_runtimes(ItestScratch *s, gconstpointer data) {
-  (void)data;
+  const char *second = data; /* "8.0", "3.1" */
   g_autofree char *app = itest_app("SxsSample");
   const char *argv[] = {itest_env("SXS_SXSPROF"),
                         "run",
@@ -184,7 +184,7 @@ static void test_run_two_runtimes(ItestScratch *s, gconstpointer data) {
                         "10.0",
                         app,
                         "spin One 2",
-                        "8.0",
+                        second,
                         app,
                         "spin Two 2",
                         NULL};
@@ -219,7 +219,8 @@ static void test_run_two_runtimes(ItestScratch *s, gconstpointer data) {
   g_assert_nonnull(tag_one);
   g_assert_nonnull(tag_two);
   g_assert_true(g_str_has_prefix(tag_one, "[rt") && strstr(tag_one, " 10.0."));
-  g_assert_true(g_str_has_prefix(tag_two, "[rt") && strstr(tag_two, " 8.0."));
+  g_autofree char *second_version = g_strdup_printf(" %s.", second);
+  g_assert_true(g_str_has_prefix(tag_two, "[rt") && strstr(tag_two, second_version));
   g_assert_cmpstr(tag_one, !=, tag_two);
   g_autofree char *svg = g_strconcat(s->output, ".svg", NULL);
   g_autofree char *text = itest_read_file(svg);
@@ -356,7 +357,11 @@ static void test_report_formats(ItestScratch *s, gconstpointer data) {
 int main(int argc, char **argv) {
   g_test_init(&argc, &argv, NULL);
   g_test_add("/views/run/hotcold", ItestScratch, NULL, itest_scratch_setup, test_run_hotcold, itest_scratch_teardown);
-  g_test_add("/views/run/two-runtimes", ItestScratch, NULL, itest_scratch_setup, test_run_two_runtimes,
+  g_test_add("/views/run/two-runtimes/10+8", ItestScratch, "8.0", itest_scratch_setup, test_run_two_runtimes,
+             itest_scratch_teardown);
+  g_test_add("/views/run/two-runtimes/10+3.1", ItestScratch, "3.1", itest_scratch_setup, test_run_two_runtimes,
+             itest_scratch_teardown);
+  g_test_add("/views/run/two-runtimes/10+2.0", ItestScratch, "2.0", itest_scratch_setup, test_run_two_runtimes,
              itest_scratch_teardown);
   g_test_add("/views/run/not-dotnet", ItestScratch, NULL, itest_scratch_setup, test_run_not_dotnet,
              itest_scratch_teardown);

@@ -22,6 +22,19 @@
 # Both need nothing beyond the SDK and its packs, so they work offline. A fixture is done when
 # its .sxs-ready stamp is newer than this script; otherwise its folder is made afresh.
 #
+# And the published apps in BUILD_DIR/apps/published/, each `dotnet publish` of a test app's
+# sources (runtime and app-host packs come from NuGet, as for any user):
+#   published/sc10/SxsSample    self-contained on the SDK's runtime: the runtime beside the app,
+#                               started by its own executable (the app host)
+#   published/sf10/SxsSample    single file: the runtime linked into the executable, no
+#                               libcoreclr.so on disk
+#   published/fd10/SxsSample    framework-dependent, started by its app host (SxsSample.dll too)
+#   published/sc31/SxsSample    self-contained on .NET Core 3.1: a 3.1 runtime in a folder named
+#                               after the app, with no .version
+#   published/aot10/SxsHello    NativeAOT (linked with gcc): no CoreCLR at all
+# All five are one MSBuild run, so the SDK starts once; they are done when their .sxs-ready stamp
+# is newer than this script and the apps' sources.
+#
 # Environment: SXS_RUNTIMES_DIR (default ~/.local/share/sxsprof/dotnet) holds the 2.0.0
 # framework; SXS_DOTNET (default: dotnet on PATH) is the SDK's dotnet.
 set -euo pipefail
@@ -83,10 +96,102 @@ make_fixture() {
     return 1
 }
 
+# The published apps (see the top of this file). One traversal project publishes them all.
+publish_apps() {
+    local out="$apps_out/published"
+    local stamp="$out/.sxs-ready"
+    local src_dir="$build_dir/published-src"
+    local -a sources
+    mapfile -t sources < <(find "$apps_src/SxsSample" "$apps_src/SxsHello" -name '*.cs' -type f | LC_ALL=C sort)
+    if [[ -f "$stamp" ]]; then
+        local fresh=1 f
+        for f in "${sources[@]}" "${BASH_SOURCE[0]}"; do
+            [[ "$f" -nt "$stamp" ]] && { fresh=0; break; }
+        done
+        if [[ $fresh -eq 1 ]]; then
+            echo "build-apps: published apps up to date in $out"
+            return 0
+        fi
+    fi
+    rm -rf "$out" "$src_dir"
+    mkdir -p "$src_dir" "$out"
+    local sdk_major
+    sdk_major=$("$dotnet" --version 2>/dev/null | cut -d. -f1)
+    # variant  app  target framework  extra properties
+    local -a variants=(
+        "sc10 SxsSample net$sdk_major.0 SelfContained=true"
+        "sf10 SxsSample net$sdk_major.0 SelfContained=true;PublishSingleFile=true"
+        "fd10 SxsSample net$sdk_major.0 SelfContained=false;UseAppHost=true"
+        "sc31 SxsSample netcoreapp3.1 SelfContained=true;CheckEolTargetFramework=false;DisableTransitiveFrameworkReferenceDownloads=true"
+        "aot10 SxsHello net$sdk_major.0 PublishAot=true;SelfContained=true;CppCompilerAndLinker=gcc"
+    )
+    # The 3.1 runtime the set-up installed (install-runtimes.sh), whose packs the registry serves.
+    local v31
+    v31=$(ls "$runtimes_dir/shared/Microsoft.NETCore.App" 2>/dev/null | grep '^3\.1\.' | sort -V | tail -n 1)
+    [[ -n "$v31" ]] || { echo "build-apps: no 3.1 runtime in $runtimes_dir (run tests/setup/install-runtimes.sh)" >&2; return 1; }
+    local items="" v name app tfm props
+    for v in "${variants[@]}"; do
+        read -r name app tfm props <<<"$v"
+        mkdir -p "$src_dir/$name"
+        cat >"$src_dir/$name/$app.csproj" <<EOF
+<Project Sdk="Microsoft.NET.Sdk">
+  <PropertyGroup>
+    <OutputType>Exe</OutputType>
+    <TargetFramework>$tfm</TargetFramework>
+    <RuntimeIdentifier>linux-x64</RuntimeIdentifier>
+    <EnableDefaultCompileItems>false</EnableDefaultCompileItems>
+    <ImplicitUsings>disable</ImplicitUsings>
+    <Nullable>disable</Nullable>
+    <InvariantGlobalization>true</InvariantGlobalization>
+    <NoWarn>\$(NoWarn);IL3000;NETSDK1138</NoWarn>
+    <DebugType>none</DebugType>
+  </PropertyGroup>
+  <ItemGroup>
+    <Compile Include="$apps_src/$app/**/*.cs" />
+  </ItemGroup>
+  <!-- 3.1: the version the registry serves, runtime pack and app host alike, not the SDK's newest. -->
+  <Target Name="SxsPin31" BeforeTargets="ProcessFrameworkReferences"
+          Condition="'\$(TargetFramework)' == 'netcoreapp3.1'">
+    <ItemGroup>
+      <KnownFrameworkReference Condition="'%(Identity)' == 'Microsoft.NETCore.App' and '%(TargetFramework)' == 'netcoreapp3.1'"
+                               LatestRuntimeFrameworkVersion="$v31" />
+      <KnownAppHostPack Condition="'%(Identity)' == 'Microsoft.NETCore.App' and '%(TargetFramework)' == 'netcoreapp3.1'"
+                        AppHostPackVersion="$v31" />
+    </ItemGroup>
+  </Target>
+</Project>
+EOF
+        items+="    <P Include=\"$name/$app.csproj\" Properties=\"$props;PublishDir=$out/$name/\" />"$'\n'
+    done
+    cat >"$src_dir/publish.proj" <<EOF
+<Project>
+  <ItemGroup>
+$items  </ItemGroup>
+  <Target Name="Restore">
+    <MSBuild Projects="@(P)" Targets="Restore" Properties="%(P.Properties)" />
+  </Target>
+  <Target Name="Publish">
+    <MSBuild Projects="@(P)" Targets="Publish" Properties="%(P.Properties)" BuildInParallel="true" />
+  </Target>
+</Project>
+EOF
+    local log="$out.log"
+    if sdk msbuild "$src_dir/publish.proj" -restore -t:Publish -p:Configuration=Release -m:2 -nodeReuse:false \
+            -p:UseSharedCompilation=false -v:m >"$log" 2>&1; then
+        touch "$stamp"
+        echo "build-apps: published ${#variants[@]} apps (self-contained 10 and 3.1, single file, app host, NativeAOT) in $out"
+        return 0
+    fi
+    echo "build-apps: FAILED publishing apps:" >&2
+    cat "$log" >&2
+    return 1
+}
+
 make_fixtures() {
     local bad=0
     make_fixture hello console 0 || bad=1
     make_fixture web web 1 || bad=1
+    publish_apps || bad=1
     [[ $bad -eq 0 ]] || die "some fixtures failed"
 }
 

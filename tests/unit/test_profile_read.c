@@ -123,6 +123,7 @@ static SxsProfileModel *full_model(void) {
   r2->reason = g_strdup("another runtime was picked");
   g_free(r2->clr_version);
   r2->clr_version = g_strdup("8.0.11.12345");
+  r2->version_source = g_strdup("corelib");
   r2->tracing.enabled = TRUE;
   r2->tracing.path = g_strdup("slow");
   r2->tracing.routing = g_strdup("closure");

@@ -678,6 +678,41 @@ static void test_describe_threads(void) {
   g_assert_cmpint(g_atomic_int_get(&job.mismatches), ==, 0);
 }
 
+/* A stripped copy of this binary (objcopy --strip-all) keeps names for its entry frames: `main`,
+ * whose address _start hands to __libc_start_main, and `_start` itself; nothing else has one. */
+static void test_stripped_entry(FileFixture *fx, gconstpointer data) {
+  (void)data;
+  g_autofree char *exe = self_exe();
+  g_autofree char *stripped = g_build_filename(fx->root, "test_symbols", NULL);
+  const char *argv[] = {"objcopy", "--strip-all", exe, stripped, NULL};
+  gint status = -1;
+  g_autoptr(GError) error = NULL;
+  g_assert_true(g_spawn_sync(NULL, (char **)argv, NULL, G_SPAWN_SEARCH_PATH, NULL, NULL, NULL, NULL, &status, &error));
+  g_assert_no_error(error);
+  g_assert_cmpint(status, ==, 0);
+
+  g_autoptr(SxsModuleMap) map = sxs__modmap_new();
+  const SxsModule *self = sxs__modmap_find(map, (uintptr_t)main);
+  g_assert_nonnull(self);
+  SxsModule copy = *self;
+  copy.path = stripped;
+  const char *symbol = NULL;
+  uintptr_t offset = 0;
+  g_assert_cmpint(sxs__symbols_lookup(fx->cache, &copy, (uintptr_t)main + 5, &symbol, &offset), ==, 0);
+  g_assert_cmpstr(symbol, ==, "main");
+  g_assert_cmphex(offset, ==, 5);
+  uintptr_t entry = getauxval(AT_ENTRY);
+  g_assert_cmpint(sxs__symbols_lookup(fx->cache, &copy, entry + 0x20, &symbol, &offset), ==, 0);
+  g_assert_cmpstr(symbol, ==, "_start");
+  g_assert_cmphex(offset, ==, 0x20);
+  /* Every other function of the stripped file has no name. */
+  g_assert_cmpint(sxs__symbols_lookup(fx->cache, &copy, (uintptr_t)symbols_test_function, &symbol, &offset), ==,
+                  -ENOENT);
+  /* The unstripped binary has its own main, of its own size. */
+  g_assert_cmpint(sxs__symbols_lookup(fx->cache, self, (uintptr_t)main + 5, &symbol, &offset), ==, 0);
+  g_assert_cmpstr(symbol, ==, "main");
+}
+
 int main(int argc, char **argv) {
   g_test_init(&argc, &argv, NULL);
 
@@ -689,6 +724,7 @@ int main(int argc, char **argv) {
   g_test_add_func("/stitch/symbols/describe/outside-symbols", test_describe_outside_symbols);
   g_test_add("/stitch/symbols/elf/synthetic", FileFixture, NULL, file_setup, test_elf_synthetic, file_teardown);
   g_test_add("/stitch/symbols/elf/invalid", FileFixture, NULL, file_setup, test_elf_invalid, file_teardown);
+  g_test_add("/stitch/symbols/elf/stripped-entry", FileFixture, NULL, file_setup, test_stripped_entry, file_teardown);
   g_test_add("/stitch/symbols/elf/damaged-library", FileFixture, NULL, file_setup, test_elf_damaged_library,
              file_teardown);
   g_test_add_func("/stitch/symbols/describe/threads", test_describe_threads);
