@@ -187,6 +187,9 @@ static void *flush_main(void *arg) {
       ended = TRUE;
       write_ending(signal);
       sxs__ending_done();
+      /* The process is about to die: no new spool in the meantime. One that lives on (its
+       * runtime ended it in an orderly way, or the signal was handled after all) resumes. */
+      next_spool = g_get_monotonic_time() + 2 * SXS_ENDING_WAIT_MS * G_TIME_SPAN_MILLISECOND;
       continue;
     }
     now = g_get_monotonic_time();

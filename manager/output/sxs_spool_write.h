@@ -14,7 +14,7 @@
 
 /* How often the output thread appends a batch: at most this much recorded data is lost when the
  * process is killed by SIGKILL. */
-#define SXS_SPOOL_PERIOD_MS 200
+#define SXS_SPOOL_PERIOD_MS 100
 
 /* Appends a batch to the spool of the process's profile (created, with everything recorded so
  * far, when there is none yet). `signal` not 0: the process is dying from that signal (said in
