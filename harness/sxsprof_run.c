@@ -452,8 +452,7 @@ int sxsprof_run_main(int argc, char **argv) {
     sxsprof_relay_log(log_path, log_offset);
   g_autofree char *command = sxs__process_command_line(argv + cmd, 60);
   if (profiles->len == 0) {
-    fprintf(stderr, "sxsprof: no .NET runtime loaded the profiler in %s (pid %d), so no profile was written\n", command,
-            (int)child);
+    fprintf(stderr, "sxsprof: no .NET runtime loaded the profiler in %s, so no profile was written\n", command);
     return code;
   }
   run_report(profiles, &opt, cfg, child, command, started);

@@ -5,9 +5,15 @@
  * abort() and a SIGSEGV in native code; SIGKILL, rebuilt from the spool by the launcher and by
  * `sxsprof report`. Each time: the exit status as without the profiler, samples of the loop that
  * match its CPU time, the loop's function on top, every view, and the launcher's list, exactly. */
+#include <arpa/inet.h>
 #include <glib/gstdio.h>
+#include <netinet/in.h>
+#include <poll.h>
 #include <signal.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <sys/time.h>
 #include <unistd.h>
 
 #include "itest.h"
@@ -97,8 +103,8 @@ static void assert_loop_profile(const char *path, gint64 loop_ticks, double min_
   g_assert_nonnull(itest_runtime_function(itest_profile_runtime(doc, 1), "Sxs.Tests.Endings.Step"));
 }
 
-/* Every view beside base, with the loop in it. */
-static void assert_views(const char *base) {
+/* Every view beside base, with `function` in it (the loop's by default). */
+static void assert_views_of(const char *base, const char *function) {
   static const char *const suffixes[] = {".speedscope.json", ".folded", ".svg", ".pb.gz"};
   for (guint i = 0; i < G_N_ELEMENTS(suffixes); i++) {
     g_autofree char *path = g_strconcat(base, suffixes[i], NULL);
@@ -107,9 +113,13 @@ static void assert_views(const char *base) {
     g_assert_cmpint(st.st_size, >, 100);
     if (i < 3) {
       g_autofree char *text = itest_read_file(path);
-      g_assert_nonnull(strstr(text, "Sxs.Tests.Endings.Step"));
+      g_assert_nonnull(strstr(text, function));
     }
   }
+}
+
+static void assert_views(const char *base) {
+  assert_views_of(base, "Sxs.Tests.Endings.Step");
 }
 
 static char *runtime_version(const char *profile) {
@@ -391,6 +401,200 @@ static void test_sigkill(Fixture *f, gconstpointer data) {
   assert_views(rebuilt);
 }
 
+/* ---- a TCP server ---- */
+
+/* Sends `requests` lines "<rounds>" on one connection to 127.0.0.1:port, checks every answer. */
+static void tcp_client(int port, int requests, int rounds) {
+  int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  g_assert_cmpint(fd, >=, 0);
+  struct timeval tv = {.tv_sec = 30};
+  setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+  struct sockaddr_in addr = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port)};
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  g_assert_cmpint(connect(fd, (struct sockaddr *)&addr, sizeof addr), ==, 0);
+  FILE *in = fdopen(dup(fd), "r");
+  g_autofree char *request = g_strdup_printf("%d\n", rounds);
+  g_autofree char *prefix = g_strdup_printf("%d ", rounds);
+  char line[128];
+  for (int i = 0; i < requests; i++) {
+    g_assert_cmpint(write(fd, request, strlen(request)), ==, (ssize_t)strlen(request));
+    g_assert_nonnull(fgets(line, sizeof line, in));
+    g_assert_true(g_str_has_prefix(line, prefix));
+  }
+  fclose(in);
+  close(fd);
+}
+
+/* A server of the test's own, under the launcher, stopped by SIGTERM after a few thousand
+ * requests from clients over loopback: its profile has the request-handling functions. */
+static void test_tcp_server(Fixture *f, gconstpointer data) {
+  (void)data;
+  g_autofree char *dll = itest_app("TcpServer");
+  const char *argv[] = {itest_env("SXS_SXSPROF"), "run", "--sample", "-o", f->output, "--",
+                        itest_env("SXS_DOTNET"),  dll,   NULL};
+  g_autofree char *out = g_build_filename(f->dir, "out.txt", NULL);
+  g_autofree char *err = g_build_filename(f->dir, "err.txt", NULL);
+  g_autoptr(ItestProc) proc = itest_spawn(argv, clean_env, f->dir, out, err, FALSE);
+  int server = child_of(proc->pid);
+  g_assert_true(itest_wait_for_text(out, "listening ", 60));
+  g_autofree char *text = itest_read_file(out);
+  int port = atoi(strstr(text, "listening ") + strlen("listening "));
+  g_assert_cmpint(port, >, 0);
+  /* 4 clients one after the other, 1000 requests each. */
+  for (int c = 0; c < 4; c++)
+    tcp_client(port, 1000, 200000);
+  g_assert_cmpint(kill(proc->pid, SIGTERM), ==, 0);
+  int code = itest_proc_wait(proc, TIMEOUT);
+  g_autofree char *errors = itest_read_file(err);
+  g_test_message("stderr:\n%s", errors);
+  g_assert_cmpint(code, ==, 128 + SIGTERM);
+
+  g_autoptr(JsonNode) doc = itest_load_json(f->profile);
+  JsonObject *rt = itest_profile_runtime(doc, 1);
+  g_assert_nonnull(itest_runtime_function(rt, "Sxs.Tests.TcpServer.HandleConnection"));
+  g_assert_nonnull(itest_runtime_function(rt, "Sxs.Tests.TcpServer.HandleRequest"));
+  g_assert_nonnull(itest_runtime_function(rt, "Sxs.Tests.TcpServer.Checksum"));
+  /* The requests' work is where the samples are. */
+  JsonArray *stacks =
+      json_object_get_array_member(json_object_get_object_member(json_node_get_object(doc), "samples"), "stacks");
+  gint64 handling = 0, all = 0;
+  for (guint i = 0; i < json_array_get_length(stacks); i++) {
+    JsonObject *s = json_array_get_object_element(stacks, i);
+    JsonArray *frames = json_object_get_array_member(s, "frames");
+    gint64 count = json_object_get_int_member(s, "count");
+    all += count;
+    gboolean checksum = FALSE, request = FALSE;
+    for (guint j = 0; j < json_array_get_length(frames); j++) {
+      const char *name = json_object_get_string_member(json_array_get_object_element(frames, j), "name");
+      checksum |= g_str_equal(name, "Sxs.Tests.TcpServer.Checksum");
+      request |= g_str_equal(name, "Sxs.Tests.TcpServer.HandleConnection");
+    }
+    if (checksum && request)
+      handling += count;
+  }
+  g_test_message("%" G_GINT64_FORMAT " of %" G_GINT64_FORMAT " samples handle requests", handling, all);
+  g_assert_cmpint(handling * 2, >, all);
+  assert_views_of(f->output, "Sxs.Tests.TcpServer.Checksum");
+  g_autofree char *version = runtime_version(f->profile);
+  g_autofree char *listing =
+      g_strdup_printf("sxsprof: 1 process of the run:\n"
+                      "sxsprof: pid %d (dotnet TcpServer.dll): 1 runtime (%s) -> %s, rebuilt from its spool: it died "
+                      "from SIGTERM\n",
+                      server, version, f->profile);
+  g_assert_true(g_str_has_prefix(errors, listing));
+}
+
+/* ---- signal to death ---- */
+
+/* How long process pid takes to die after SIGTERM, in ms. */
+static double time_to_death(int pid) {
+  int fd = (int)syscall(SYS_pidfd_open, pid, 0);
+  g_assert_cmpint(fd, >=, 0);
+  gint64 t0 = g_get_monotonic_time();
+  g_assert_cmpint(kill(pid, SIGTERM), ==, 0);
+  struct pollfd p = {.fd = fd, .events = POLLIN};
+  g_assert_cmpint(poll(&p, 1, 60000), ==, 1);
+  close(fd);
+  return (double)(g_get_monotonic_time() - t0) / 1000.0;
+}
+
+/* Under the launcher the profiled process only brings its spool up to date when a signal ends it:
+ * its time from the signal to its death does not grow with its profile (50,000 functions against
+ * a few hundred). */
+static void test_signal_to_death(Fixture *f, gconstpointer data) {
+  (void)data;
+  g_autofree char *dll = itest_app("ManyFunctions");
+  double ms[2];
+  const char *counts[] = {"100", "50000"};
+  for (int i = 0; i < 2; i++) {
+    g_autofree char *prefix = g_strdup_printf("%s-%s", f->output, counts[i]);
+    const char *argv[] = {itest_env("SXS_SXSPROF"), "run", "--sample", "-o", prefix, "--",
+                          itest_env("SXS_DOTNET"),  dll,   counts[i],  NULL};
+    g_autofree char *started = g_strdup_printf("started %s", counts[i]);
+    Started s = start(f, argv, clean_env, TRUE);
+    g_assert_true(itest_wait_for_text(s.out, started, 120));
+    g_usleep(1000 * 1000);
+    ms[i] = time_to_death(s.program);
+    g_assert_cmpint(itest_proc_wait(s.proc, TIMEOUT), ==, 128 + SIGTERM);
+    g_autofree char *profile = g_strconcat(prefix, ".json", NULL);
+    g_autoptr(JsonNode) doc = itest_load_json(profile);
+    guint n = itest_runtime_count_functions(itest_profile_runtime(doc, 1), "Sxs.Generated.Functions.F");
+    g_test_message("%s functions: %u in the profile, %.0f ms from SIGTERM to death", counts[i], n, ms[i]);
+    g_assert_cmpuint(n, ==, (guint)atoi(counts[i]));
+    started_clear(&s);
+  }
+  g_assert_cmpfloat(ms[1], <, ms[0] + 300);
+}
+
+/* ---- two runtimes in one process ---- */
+
+/* runsxs with 10.0 and 2.0 running the loop, both profiled (pick-all), SIGTERM to the launcher:
+ * the status is runsxs's own without the profiler, and each runtime's samples are kept, tagged. */
+static void test_runsxs_sigterm(Fixture *f, gconstpointer data) {
+  (void)data;
+  g_autofree char *dll = itest_app("Endings");
+  const char *runsxs = itest_env("SXS_RUNSXS");
+  const char *plain_argv[] = {runsxs, "10.0", dll, "loop", "2.0.0", dll, "loop", NULL};
+  g_autoptr(ItestRun) plain = itest_run_signal(plain_argv, clean_env, f->dir, TIMEOUT, 4000, SIGTERM);
+  g_assert_false(plain->timed_out);
+  const char *argv[] = {itest_env("SXS_SXSPROF"),
+                        "run",
+                        "--sample",
+                        "--mode",
+                        "pick-all",
+                        "-o",
+                        f->output,
+                        "--",
+                        runsxs,
+                        "10.0",
+                        dll,
+                        "loop",
+                        "2.0.0",
+                        dll,
+                        "loop",
+                        NULL};
+  g_autoptr(ItestRun) run = itest_run_signal(argv, clean_env, f->dir, TIMEOUT, 5000, SIGTERM);
+  g_test_message("stdout:\n%s\nstderr:\n%s", run->out, run->err);
+  itest_assert_exit(run, plain->exit_code);
+  g_autoptr(JsonNode) doc = itest_load_json(f->profile);
+  g_assert_cmpuint(itest_profile_runtime_count(doc), ==, 2);
+  /* The runtimes start concurrently: either may be runtime 1. */
+  gboolean seen_ten = FALSE, seen_two = FALSE;
+  for (gint64 id = 1; id <= 2; id++) {
+    JsonObject *rt = itest_profile_runtime(doc, id);
+    const char *version = json_object_get_string_member(rt, "version");
+    seen_ten |= g_str_has_prefix(version, "10.0.");
+    seen_two |= g_str_equal(version, "2.0.0");
+    g_assert_cmpstr(json_object_get_string_member(rt, "status"), ==, "profiling");
+    g_assert_nonnull(itest_runtime_function(rt, "Sxs.Tests.Endings.Step"));
+  }
+  g_assert_true(seen_ten && seen_two);
+  /* Each runtime's loop in the samples, its frames tagged with that runtime. */
+  JsonArray *stacks =
+      json_object_get_array_member(json_object_get_object_member(json_node_get_object(doc), "samples"), "stacks");
+  gint64 by_runtime[3] = {0};
+  for (guint i = 0; i < json_array_get_length(stacks); i++) {
+    JsonObject *s = json_array_get_object_element(stacks, i);
+    JsonObject *leaf = json_array_get_object_element(json_object_get_array_member(s, "frames"), 0);
+    if (g_str_equal(json_object_get_string_member(leaf, "name"), "Sxs.Tests.Endings.Step")) {
+      gint64 r = json_object_get_int_member(leaf, "runtime");
+      g_assert_true(r == 1 || r == 2);
+      by_runtime[r] += json_object_get_int_member(s, "count");
+    }
+  }
+  g_test_message("Step samples: runtime 1 %" G_GINT64_FORMAT ", runtime 2 %" G_GINT64_FORMAT, by_runtime[1],
+                 by_runtime[2]);
+  g_assert_cmpint(by_runtime[1], >, 20);
+  g_assert_cmpint(by_runtime[2], >, 20);
+  g_autofree char *folded_path = g_strconcat(f->output, ".folded", NULL);
+  g_autofree char *folded = itest_read_file(folded_path);
+  for (gint64 id = 1; id <= 2; id++) {
+    g_autofree char *tag = g_strdup_printf("[rt%" G_GINT64_FORMAT " %s] Sxs.Tests.Endings.Step", id,
+                                           json_object_get_string_member(itest_profile_runtime(doc, id), "version"));
+    g_assert_nonnull(strstr(folded, tag));
+  }
+}
+
 int main(int argc, char **argv) {
   g_test_init(&argc, &argv, NULL);
   /* The programs must see these signals as a terminal's would: not ignored. */
@@ -409,6 +613,9 @@ int main(int argc, char **argv) {
     ADD(path, test_inside, &inside_cases[i]);
   }
   ADD("/endings/SIGKILL", test_sigkill, NULL);
+  ADD("/endings/tcp-server/SIGTERM", test_tcp_server, NULL);
+  ADD("/endings/launcher/signal-to-death", test_signal_to_death, NULL);
+  ADD("/endings/runsxs/pick-all/SIGTERM", test_runsxs_sigterm, NULL);
 #undef ADD
   return g_test_run();
 }

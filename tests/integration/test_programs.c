@@ -421,23 +421,28 @@ static void test_bad_config(Fixture *f, gconstpointer data) {
   itest_assert_exit(flush, 2);
   g_assert_nonnull(strstr(flush->err, "flush=\"soon\" is not a whole number of seconds"));
 
-  const char *missing_argv[] = {itest_env("SXS_SXSPROF"), "run", "-o", "/nonexistent-sxsprof/x", "--",
+  /* An output folder that cannot be made (a file stands in its way) stops the run before it
+   * starts; one that does not exist yet is made, as mkdir -p would. */
+  g_autofree char *blocker = itest_write_file(f->dir, "blocker", "");
+  g_autofree char *blocked = g_build_filename(blocker, "sub", "x", NULL);
+  const char *missing_argv[] = {itest_env("SXS_SXSPROF"), "run", "-o", blocked, "--",
                                 itest_env("SXS_DOTNET"),  dll,   NULL};
   g_autoptr(ItestRun) missing = itest_run(missing_argv, clean_env, f->dir, TIMEOUT);
   itest_assert_exit(missing, 2);
-  g_assert_cmpstr(missing->err, ==,
-                  "sxsprof: The output folder /nonexistent-sxsprof does not exist; the program was not started\n");
+  g_autofree char *expected_missing = g_strdup_printf(
+      "sxsprof: cannot create the output folder %s/sub: Not a directory; the program was not started\n", blocker);
+  g_assert_cmpstr(missing->err, ==, expected_missing);
   /* No profile anywhere: nothing ran. */
   g_autoptr(GHashTable) profiles = profiles_in(f->dir);
   g_assert_cmpuint(g_hash_table_size(profiles), ==, 0);
 }
 
-/* output= a folder: <folder>/<program>-<pid>.json and <folder>/sxsprof.log. */
+/* output= a folder: <folder>/<program>-<pid>.json and <folder>/sxsprof.log; the folder and its
+ * parents are made when they do not exist. */
 static void test_output_folder(Fixture *f, gconstpointer data) {
   (void)data;
   g_autofree char *dll = itest_app("Counts");
-  g_autofree char *folder = g_build_filename(f->dir, "profiles", NULL);
-  g_assert_cmpint(g_mkdir(folder, 0755), ==, 0);
+  g_autofree char *folder = g_build_filename(f->dir, "new", "profiles", NULL);
   g_autofree char *output = g_strconcat(folder, "/", NULL);
   const char *argv[] = {
       itest_env("SXS_SXSPROF"), "run", "-o", output, "--", itest_env("SXS_DOTNET"), dll, "3", "0", "0", NULL};
