@@ -23,9 +23,9 @@ static struct {
   int wake[2];                         /* handler -> output thread */
   int done[2];                         /* output thread -> handlers; readable for good once written */
   struct sigaction replaced[N_ENDING]; /* what each handler replaced */
-  gboolean ours[N_ENDING];             /* installed (not for a signal the process ignores) */
   int signal;                          /* the first ending signal (atomic) */
   int listening;                       /* the output thread runs (atomic) */
+  pid_t listener;                      /* its thread id: a signal on it waits for nobody (atomic) */
 } ending = {.wake = {-1, -1}, .done = {-1, -1}};
 
 static int index_of(int sig) {
@@ -86,7 +86,9 @@ static void on_ending_signal(int sig, siginfo_t *info, void *uc) {
     errno = saved;
     return;
   }
-  if (getpid() == ending.pid && __atomic_load_n(&ending.listening, __ATOMIC_ACQUIRE)) {
+  /* The output thread itself (an abort() in it) cannot answer itself. */
+  if (getpid() == ending.pid && __atomic_load_n(&ending.listening, __ATOMIC_ACQUIRE) &&
+      (pid_t)syscall(SYS_gettid) != __atomic_load_n(&ending.listener, __ATOMIC_ACQUIRE)) {
     int none = 0;
     __atomic_compare_exchange_n(&ending.signal, &none, sig, FALSE, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE);
     char byte = 'e';
@@ -126,8 +128,7 @@ void sxs__ending_install(void) {
     sigorset(&sa.sa_mask, &sa.sa_mask, &prev.sa_mask);
     /* What the handler reads is in place before it can run. */
     __atomic_thread_fence(__ATOMIC_SEQ_CST);
-    if (sigaction(ending_signals[i], &sa, &prev) == 0)
-      ending.ours[i] = TRUE;
+    sigaction(ending_signals[i], &sa, NULL);
   }
   g_once_init_leave(&ending.installed, 1);
 }
@@ -163,5 +164,6 @@ void sxs__ending_done(void) {
 }
 
 void sxs__ending_set_listening(gboolean listening) {
+  __atomic_store_n(&ending.listener, listening ? (pid_t)syscall(SYS_gettid) : 0, __ATOMIC_RELEASE);
   __atomic_store_n(&ending.listening, listening ? 1 : 0, __ATOMIC_RELEASE);
 }

@@ -37,5 +37,6 @@ int sxs__ending_signal(void);
 /* The output thread wrote what the dying process had: every handler waiting goes on. */
 void sxs__ending_done(void);
 
-/* Does the output thread answer (set by it while it runs)? A handler does not wait otherwise. */
+/* Does the output thread answer (set by it, on it, while it runs)? A handler does not wait
+ * otherwise, nor on the output thread itself. */
 void sxs__ending_set_listening(gboolean listening);
