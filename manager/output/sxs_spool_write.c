@@ -39,6 +39,7 @@ static struct {
   char *skeleton_digest; /* of the last S document written to the open file */
   char *traced_digest;   /* of the last T document */
   gint64 traced_at;      /* when the last T was considered (monotonic, us) */
+  gint64 traced_period;  /* until the next T: a second, or 20 times what the last one took */
   SxsSpoolStats stats;
 } spool = {.fd = -1};
 
@@ -130,13 +131,14 @@ static void append_stacks(GString *b, gboolean all) {
 }
 
 /* The traced runtimes' functions, call trees and summaries: a whole copy, so at most once a
- * second (and at every batch of everything, and when the process is dying). */
+ * second, and less often when it takes long (it never costs more than 5 % of the output thread's
+ * time); also at every batch of everything, and when the process is dying. */
 static void append_traced(GString *b, gboolean all, gboolean now) {
   const SxsConfig *cfg = sxs__manager_config();
   if (!cfg || !cfg->tracing.enabled)
     return;
   gint64 t = g_get_monotonic_time();
-  if (!all && !now && t - spool.traced_at < SPOOL_TRACED_PERIOD_US)
+  if (!all && !now && t - spool.traced_at < MAX(spool.traced_period, SPOOL_TRACED_PERIOD_US))
     return;
   spool.traced_at = t;
   g_autoptr(SxsProfileModel) m = sxs__manager_copy();
@@ -151,6 +153,7 @@ static void append_traced(GString *b, gboolean all, gboolean now) {
   gsize len = 0;
   g_autofree char *text = sxs__profile_render_json(m, &len);
   append_document(b, 'T', text, len, &spool.traced_digest, all);
+  spool.traced_period = 20 * (g_get_monotonic_time() - t);
 }
 
 /* One batch: everything (all) or what changed. Called with spool.lock held. */

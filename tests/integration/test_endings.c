@@ -239,6 +239,34 @@ static void test_sigquit(Fixture *f, gconstpointer data) {
   launcher_signal(f, SIGQUIT, TO_LAUNCHER);
 }
 
+/* Exact call tracing ended by SIGTERM under the launcher: the calls counted up to the end, and
+ * the call tree, come back from the spool. */
+static void test_sigterm_traced(Fixture *f, gconstpointer data) {
+  (void)data;
+  g_autofree char *dll = itest_app("Endings");
+  const char *argv[] = {itest_env("SXS_SXSPROF"), "run", "--include", "Sxs.Tests.*", "-o", f->output, "--",
+                        itest_env("SXS_DOTNET"),  dll,   "loop",      NULL};
+  Started s = start(f, argv, clean_env, TRUE);
+  g_usleep(RUN_MS * 1000);
+  g_assert_cmpint(kill(s.proc->pid, SIGTERM), ==, 0);
+  g_assert_cmpint(itest_proc_wait(s.proc, TIMEOUT), ==, 128 + SIGTERM);
+  g_autofree char *err = itest_read_file(s.err);
+  g_assert_nonnull(strstr(err, "rebuilt from its spool: it died from SIGTERM\n"));
+  g_autoptr(JsonNode) doc = itest_load_json(f->profile);
+  JsonObject *rt = itest_profile_runtime(doc, 1);
+  JsonObject *tracing = json_object_get_object_member(rt, "tracing");
+  g_assert_true(json_object_get_boolean_member(tracing, "enabled"));
+  JsonObject *main_fn = itest_runtime_function(rt, "Sxs.Tests.Endings.Main");
+  JsonObject *step = itest_runtime_function(rt, "Sxs.Tests.Endings.Step");
+  g_assert_nonnull(main_fn);
+  g_assert_nonnull(step);
+  g_assert_cmpint(json_object_get_int_member(main_fn, "calls"), ==, 1);
+  g_test_message("Step called %" G_GINT64_FORMAT " times", json_object_get_int_member(step, "calls"));
+  g_assert_cmpint(json_object_get_int_member(step, "calls"), >, 1000);
+  g_assert_cmpuint(json_array_get_length(json_object_get_array_member(rt, "call_tree")), >=, 3);
+  started_clear(&s);
+}
+
 /* ---- the profiler's variables only ---- */
 
 static char **direct_env(Fixture *f, const char *extra_config) {
@@ -606,6 +634,7 @@ int main(int argc, char **argv) {
   ADD("/endings/launcher/SIGTERM", test_sigterm_launcher, NULL);
   ADD("/endings/launcher/SIGHUP", test_sighup, NULL);
   ADD("/endings/launcher/SIGQUIT", test_sigquit, NULL);
+  ADD("/endings/launcher/SIGTERM-traced", test_sigterm_traced, NULL);
   ADD("/endings/direct/SIGTERM", test_direct_signal, GINT_TO_POINTER(SIGTERM));
   ADD("/endings/direct/SIGINT", test_direct_signal, GINT_TO_POINTER(SIGINT));
   for (guint i = 0; i < G_N_ELEMENTS(inside_cases); i++) {
