@@ -56,6 +56,11 @@ sdk() {
         MSBUILDDISABLENODEREUSE=1 DOTNET_CLI_USE_MSBUILD_SERVER=0 "$dotnet" "$@"
 }
 
+# A machine without the registry may hold the test template's packages in a local feed: restores
+# take them from there when it exists.
+restore_sources=()
+[[ -d /opt/nuget/packages ]] && restore_sources=(--source /opt/nuget/packages)
+
 # Makes one fixture, real/<name>, from the template <template>: created, then restored, and
 # built too when <build> is 1 (in Release when <build> is 1, in Debug when it is 2). The .cs files of
 # tests/setup/<name>/, when there is such a folder, replace the template's own test file. Prints one
@@ -79,7 +84,7 @@ make_fixture() {
     if sdk new "$template" --name "$name" --output "$dir" --no-restore >"$log" 2>&1 &&
         { [[ ! -d "$script_dir/$name" ]] ||
           { rm -f "$dir/UnitTest1.cs" && cp "$script_dir/$name"/*.cs "$dir/"; }; } &&
-        sdk restore "$dir/$name.csproj" >>"$log" 2>&1 &&
+        sdk restore "$dir/$name.csproj" "${restore_sources[@]}" >>"$log" 2>&1 &&
         { [[ $build -eq 0 ]] ||
           sdk build "$dir/$name.csproj" -c "$config" --no-restore -nodeReuse:false \
               -p:UseSharedCompilation=false >>"$log" 2>&1; }; then
