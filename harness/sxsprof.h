@@ -27,7 +27,8 @@ typedef struct {
   const char *config, *output, *mode, *runtime, *flush, *format, *sample, *include, *exclude, *stacks_on;
   const char *config_output; /* output= written into the config itself (attach: no environment carries it) */
   gboolean quiet, wall, trace;
-  guint formats; /* SXS_FORMAT_BIT()s, from --format (default all) */
+  guint formats;            /* SXS_FORMAT_BIT()s, from --format (default all) */
+  gboolean json_in_process; /* the program writes its profile only: the launcher renders the views */
 } SxsprofRunOptions;
 
 /* The config a profiled program runs with: the user's --config file (or nothing) with the options
@@ -45,23 +46,30 @@ void sxsprof_relay_log(const char *path, gint64 offset);
 typedef struct {
   char *path;
   SxsProfileModel *model; /* owned */
+  char *note;             /* what became of its process, when the list says more than the path */
 } SxsprofProfile;
 
 void sxsprof_profile_free(gpointer p);
 
-/* Reads one profile; NULL with *ret_error set (one sentence naming the file) when it cannot. */
+/* Reads one profile, or rebuilds one from a spool (a path ending in .spool); NULL with *ret_error
+ * set (one sentence naming the file) when it cannot. */
 SxsprofProfile *sxsprof_profile_load(const char *path, char **ret_error);
 
 /* "dotnet Demo.dll ...", cut to max characters. Caller frees. */
 char *sxsprof_profile_command(const SxsprofProfile *p, guint max);
 
-/* "sxsprof: pid 42 (dotnet app.dll): 2 runtimes (10.0.1, 2.0.0 declined) -> PATH" on out. */
+/* "sxsprof: pid 42 (dotnet app.dll): 2 runtimes (10.0.1, 2.0.0 declined) -> PATH" on out, and the
+ * profile's note after it. */
 void sxsprof_profile_list_line(const SxsprofProfile *p, FILE *out);
 
 /* Profiles of a folder: every *.json there that is an sxsprof profile (views beside them such as
  * *.speedscope.json are not), by pid. Returns FALSE after printing why when the folder cannot be
  * read; *ret_skipped counts .json files that are not profiles. */
 gboolean sxsprof_load_folder(const char *folder, GPtrArray *profiles, guint *ret_skipped);
+
+/* Creates the folder a -o PREFIX or FOLDER/ writes into, and its parents, as mkdir -p does.
+ * FALSE after printing why it cannot. */
+gboolean sxsprof_make_output_folder(const char *output, gboolean is_folder);
 
 /* Sorts profiles by pid. */
 void sxsprof_profiles_sort(GPtrArray *profiles);
@@ -74,6 +82,7 @@ typedef struct {
   SxsRenderOptions render;
   FILE *summary_out; /* where the summary goes */
   gboolean progress; /* a progress line on stderr while rendering (stderr is a terminal) */
+  gboolean quiet;    /* no line per file written or left out */
 } SxsprofRender;
 
 /* Renders model as r says: the files, then the summary. Prints one line per file written and one

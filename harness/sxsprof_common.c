@@ -16,6 +16,7 @@
 
 #include "sxs_config.h"
 #include "sxs_formats.h"
+#include "sxs_spool.h"
 #include "sxsprof.h"
 
 const char sxsprof_usage[] =
@@ -74,12 +75,13 @@ char *sxsprof_write_run_config(const SxsprofRunOptions *o, GError **error) {
     g_key_file_set_value(kf, "profiler", "runtime", o->runtime);
   if (o->flush)
     g_key_file_set_value(kf, "profiler", "flush", o->flush);
-  /* The files the profiler writes: the profile and every file view asked for. */
+  /* The files the profiler writes: the profile and every file view asked for, or the profile
+   * alone when the launcher renders the views. */
   g_autoptr(GString) files = g_string_new("json");
-  for (int f = SXS_FORMAT_JSON + 1; f < SXS_FORMAT_SUMMARY; f++)
+  for (int f = SXS_FORMAT_JSON + 1; f < SXS_FORMAT_SUMMARY && !o->json_in_process; f++)
     if (o->formats & SXS_FORMAT_BIT(f))
       g_string_append_printf(files, ",%s", sxs__format_name((SxsFormat)f));
-  if (o->format || !o->config || !g_key_file_has_key(kf, "profiler", "formats", NULL))
+  if (o->json_in_process || o->format || !o->config || !g_key_file_has_key(kf, "profiler", "formats", NULL))
     g_key_file_set_value(kf, "profiler", "formats", files->str);
   if (o->sample || o->wall) {
     g_key_file_set_value(kf, "sampling", "enabled", "true");
@@ -173,13 +175,22 @@ void sxsprof_print_flame_graph(const SxsprofProfile *p, guint formats, time_t st
 void sxsprof_profile_free(gpointer p) {
   SxsprofProfile *pr = p;
   g_free(pr->path);
+  g_free(pr->note);
   sxs__profile_model_free(pr->model);
   g_free(pr);
 }
 
 SxsprofProfile *sxsprof_profile_load(const char *path, char **ret_error) {
   g_autoptr(GError) error = NULL;
-  SxsProfileModel *m = sxs__profile_load(path, &error);
+  SxsProfileModel *m = NULL;
+  if (g_str_has_suffix(path, SXS_SPOOL_SUFFIX)) {
+    SxsSpoolRead *spool = sxs__spool_load(path, &error);
+    if (spool)
+      m = g_steal_pointer(&spool->model);
+    sxs__spool_read_free(spool);
+  } else {
+    m = sxs__profile_load(path, &error);
+  }
   if (!m) {
     *ret_error = g_strdup(error->message);
     return NULL;
@@ -228,8 +239,19 @@ void sxsprof_profile_list_line(const SxsprofProfile *p, FILE *out) {
   }
   if (rts->len)
     g_string_append_c(s, ')');
-  fprintf(out, "sxsprof: pid %d (%s): %s -> %s\n", p->model->process ? p->model->process->pid : 0, command, s->str,
-          p->path);
+  fprintf(out, "sxsprof: pid %d (%s): %s -> %s%s%s\n", p->model->process ? p->model->process->pid : 0, command, s->str,
+          p->path, p->note ? ", " : "", p->note ? p->note : "");
+}
+
+gboolean sxsprof_make_output_folder(const char *output, gboolean is_folder) {
+  g_autofree char *folder = is_folder ? g_strdup(output) : g_path_get_dirname(output);
+  if (g_mkdir_with_parents(folder, 0777) != 0) {
+    int e = errno;
+    fprintf(stderr, "sxsprof: cannot create the output folder %s: %s; the program was not started\n", folder,
+            g_strerror(e));
+    return FALSE;
+  }
+  return TRUE;
 }
 
 static int compare_profiles(gconstpointer a, gconstpointer b) {
@@ -254,9 +276,19 @@ gboolean sxsprof_load_folder(const char *folder, GPtrArray *profiles, guint *ret
   guint skipped = 0;
   const char *name;
   while ((name = g_dir_read_name(dir))) {
-    if (!g_str_has_suffix(name, ".json") || sxs__formats_is_view_file(name))
+    gboolean spool = g_str_has_suffix(name, SXS_SPOOL_SUFFIX);
+    if ((!g_str_has_suffix(name, ".json") && !spool) || sxs__formats_is_view_file(name))
       continue;
     g_autofree char *path = g_build_filename(folder, name, NULL);
+    /* A profile and a spool of one process: the newer one holds more. */
+    g_autofree char *other = spool ? sxs__spool_profile_path(path) : sxs__spool_path(path);
+    struct stat mine, theirs;
+    if (stat(path, &mine) == 0 && stat(other, &theirs) == 0) {
+      gint64 m = (gint64)mine.st_mtim.tv_sec * 1000000000 + mine.st_mtim.tv_nsec;
+      gint64 t = (gint64)theirs.st_mtim.tv_sec * 1000000000 + theirs.st_mtim.tv_nsec;
+      if (spool ? t >= m : t > m)
+        continue;
+    }
     g_autofree char *why = NULL;
     SxsprofProfile *p = sxsprof_profile_load(path, &why);
     if (p)
@@ -297,9 +329,9 @@ int sxsprof_render(const SxsProfileModel *model, const SxsprofRender *r) {
       return 1;
     }
     g_auto(GStrv) lines = g_strsplit(skipped ? skipped : "", "\n", -1);
-    for (char **l = lines; *l && **l; l++)
+    for (char **l = lines; !r->quiet && *l && **l; l++)
       fprintf(stderr, "sxsprof: not written: %s\n", *l);
-    for (guint i = 0; i < written->len; i++)
+    for (guint i = 0; !r->quiet && i < written->len; i++)
       fprintf(stderr, "sxsprof: wrote %s\n", (const char *)written->pdata[i]);
   }
   progress(r, "");

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "sxs_formats.h"
+#include "sxs_spool.h"
 #include "sxsprof.h"
 
 /* Do two paths name the same file (both existing)? */
@@ -103,6 +104,12 @@ int sxsprof_report_main(int argc, char **argv) {
   g_autofree char *base = NULL;
   if (output) {
     base = sxs__formats_base(output);
+    g_autofree char *folder = g_path_get_dirname(base);
+    if (g_mkdir_with_parents(folder, 0777) != 0) {
+      int e = errno;
+      fprintf(stderr, "sxsprof: cannot create the output folder %s: %s; nothing was written\n", folder, g_strerror(e));
+      return 2;
+    }
     g_autofree char *problem = NULL;
     if (sxs__config_check_output(base, FALSE, &problem) < 0) {
       fprintf(stderr, "sxsprof: %s (-o %s); nothing was written\n", problem, output);
@@ -147,8 +154,12 @@ int sxsprof_report_main(int argc, char **argv) {
               profiles->len);
       return 2;
     }
-    base = sxs__formats_base(((SxsprofProfile *)profiles->pdata[0])->path);
-    formats &= ~SXS_FORMAT_BIT(SXS_FORMAT_JSON); /* the profile itself is already there */
+    const char *path = ((SxsprofProfile *)profiles->pdata[0])->path;
+    /* A spool's views go where its profile would be: X.spool -> X.svg. */
+    g_autofree char *profile = g_str_has_suffix(path, SXS_SPOOL_SUFFIX) ? sxs__spool_profile_path(path) : NULL;
+    base = sxs__formats_base(profile ? profile : path);
+    if (!profile)
+      formats &= ~SXS_FORMAT_BIT(SXS_FORMAT_JSON); /* the profile itself is already there */
   }
 
   if (formats == 0) {

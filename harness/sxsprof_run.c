@@ -5,8 +5,10 @@
  * `run` behaves like the program it runs: the program keeps the launcher's stdin, stdout, stderr,
  * working folder and process group; SIGINT, SIGTERM, SIGHUP and SIGQUIT sent to the launcher are
  * passed on; the launcher exits with the program's status (128 + N when signal N killed it).
- * After the program ends it relays the profiler's log lines, lists every profile the program's
- * process tree wrote and the views beside them, and prints the summary, all on stderr, so that
+ * The profiled processes write their profile data only. After the program ends the launcher
+ * rebuilds the profile of every process that died without writing it (a signal, SIGKILL) from its
+ * spool, renders the views of every profile of the run, relays the profiler's log lines, lists
+ * every process of the run and what became of it, and prints the summary, all on stderr, so that
  * the program's stdout stays exactly its own. It does not profile anything itself. */
 #include <errno.h>
 #include <glib.h>
@@ -23,8 +25,10 @@
 
 #include "sxs_config.h"
 #include "sxs_formats.h"
+#include "sxs_json.h"
 #include "sxs_modules.h"
 #include "sxs_process.h"
+#include "sxs_spool.h"
 #include "sxsprof.h"
 
 static volatile sig_atomic_t child_pid;
@@ -44,27 +48,90 @@ static void forward_signal(int signo, siginfo_t *info, void *ucontext) {
 
 static const int forwarded_signals[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};
 
-/* Every profile of this run: the files the output names that record run_id. */
-static GPtrArray *find_run_profiles(const char *output, gboolean is_folder, const char *run_id) {
-  GPtrArray *found = g_ptr_array_new_with_free_func(sxsprof_profile_free);
+/* The files of the output named <base><suffix> or <base>.<pid><suffix> (a prefix), or *<suffix>
+ * (a folder). */
+static GPtrArray *output_files(const char *output, gboolean is_folder, const char *suffix) {
+  GPtrArray *found = g_ptr_array_new_with_free_func(g_free);
   g_autofree char *folder = is_folder ? g_strdup(output) : g_path_get_dirname(output);
   g_autofree char *base = is_folder ? NULL : g_path_get_basename(output);
   g_autoptr(GDir) dir = g_dir_open(folder, 0, NULL);
   const char *name;
   while (dir && (name = g_dir_read_name(dir))) {
-    if (!g_str_has_suffix(name, ".json") || sxs__formats_is_view_file(name))
+    if (!g_str_has_suffix(name, suffix) || sxs__formats_is_view_file(name))
       continue;
     if (!is_folder) {
-      /* <base>.json or <base>.<pid>.json */
       size_t bl = strlen(base);
       if (strncmp(name, base, bl) != 0 || name[bl] != '.')
         continue;
-      const char *rest = name + bl + 1;
-      size_t digits = strspn(rest, "0123456789");
-      if (!g_str_equal(rest, "json") && !(digits > 0 && g_str_equal(rest + digits, ".json")))
+      const char *rest = name + bl;
+      size_t digits = rest[0] == '.' ? strspn(rest + 1, "0123456789") : 0;
+      if (!g_str_equal(rest, suffix) && !(digits > 0 && g_str_equal(rest + 1 + digits, suffix)))
         continue;
     }
-    g_autofree char *path = g_build_filename(folder, name, NULL);
+    g_ptr_array_add(found, g_build_filename(folder, name, NULL));
+  }
+  return found;
+}
+
+/* "SIGTERM" for 15. */
+static const char *signal_name(int sig, char *buf, gsize size) {
+  const char *abbrev = sigabbrev_np(sig);
+  if (abbrev)
+    g_snprintf(buf, size, "SIG%s", abbrev);
+  else
+    g_snprintf(buf, size, "signal %d", sig);
+  return buf;
+}
+
+/* What became of a process that left a spool and no profile: from the program's status when it is
+ * the program itself, else from what the spool says. */
+static char *spool_note(const SxsSpoolRead *spool, pid_t child, int status) {
+  char buf[32];
+  int pid = spool->model->process ? spool->model->process->pid : 0;
+  if (pid == child && WIFSIGNALED(status))
+    return WTERMSIG(status) == SIGKILL ? g_strdup("rebuilt from its spool: it was killed by SIGKILL")
+                                       : g_strdup_printf("rebuilt from its spool: it died from %s",
+                                                         signal_name(WTERMSIG(status), buf, sizeof buf));
+  if (spool->signal)
+    return g_strdup_printf("rebuilt from its spool: it died from %s", signal_name(spool->signal, buf, sizeof buf));
+  if (pid == child)
+    return g_strdup_printf("rebuilt from its spool: it exited with status %d before writing it",
+                           WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+  return g_strdup("rebuilt from its spool: it was killed without warning (SIGKILL, or the OOM killer)");
+}
+
+/* The spools of this run (processes that died before writing their profile): each one's profile
+ * is written beside it and the spool removed. Returns profile path -> what became of its process. */
+static GHashTable *rebuild_run_spools(const char *output, gboolean is_folder, const char *run_id, pid_t child,
+                                      int status) {
+  GHashTable *notes = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
+  g_autoptr(GPtrArray) spools = output_files(output, is_folder, SXS_SPOOL_SUFFIX);
+  for (guint i = 0; i < spools->len; i++) {
+    const char *path = spools->pdata[i];
+    g_autoptr(GError) error = NULL;
+    g_autoptr(SxsSpoolRead) spool = sxs__spool_load(path, &error);
+    if (!spool || !spool->model->process || g_strcmp0(spool->model->process->run_id, run_id) != 0)
+      continue;
+    g_autofree char *profile = sxs__spool_profile_path(path);
+    gsize len = 0;
+    g_autofree char *text = sxs__profile_render_json(spool->model, &len);
+    int r = sxs__file_write_atomic(profile, text, len);
+    if (r < 0) {
+      fprintf(stderr, "sxsprof: cannot write the profile rebuilt from %s to %s: %s\n", path, profile, g_strerror(-r));
+      continue;
+    }
+    g_unlink(path);
+    g_hash_table_insert(notes, g_steal_pointer(&profile), spool_note(spool, child, status));
+  }
+  return notes;
+}
+
+/* Every profile of this run: the files the output names that record run_id. */
+static GPtrArray *find_run_profiles(const char *output, gboolean is_folder, const char *run_id) {
+  GPtrArray *found = g_ptr_array_new_with_free_func(sxsprof_profile_free);
+  g_autoptr(GPtrArray) files = output_files(output, is_folder, ".json");
+  for (guint i = 0; i < files->len; i++) {
+    const char *path = files->pdata[i];
     g_autofree char *why = NULL;
     SxsprofProfile *p = sxsprof_profile_load(path, &why);
     if (!p)
@@ -77,6 +144,24 @@ static GPtrArray *find_run_profiles(const char *output, gboolean is_folder, cons
   }
   sxsprof_profiles_sort(found);
   return found;
+}
+
+/* The views of every profile of the run, rendered here rather than in the profiled processes. */
+static void render_run_views(GPtrArray *profiles, guint formats) {
+  guint files = formats & SXS_FORMATS_ALL_FILES & ~SXS_FORMAT_BIT(SXS_FORMAT_JSON);
+  if (!files)
+    return;
+  for (guint i = 0; i < profiles->len; i++) {
+    const SxsprofProfile *p = profiles->pdata[i];
+    g_autofree char *base = sxs__formats_base(p->path);
+    SxsprofRender r = {.formats = files,
+                       .base = base,
+                       .render = {.top = 10, .kind = SXS_VIEW_N_KINDS},
+                       .summary_out = stderr,
+                       .progress = isatty(STDERR_FILENO),
+                       .quiet = TRUE};
+    sxsprof_render(p->model, &r);
+  }
 }
 
 /* Parses run's options; returns the index of the command, or -1 after printing why. */
@@ -150,11 +235,19 @@ static int parse_run_options(int argc, char **argv, SxsprofRunOptions *o) {
 /* After the run: each profile, the views beside the program's own, its summary, and where its
  * flame graph is. */
 static void run_report(GPtrArray *profiles, const SxsprofRunOptions *opt, const SxsConfig *cfg, pid_t child,
-                       time_t started) {
-  fprintf(stderr, "sxsprof: %u profile%s written by the program's processes:\n", profiles->len,
-          profiles->len == 1 ? "" : "s");
+                       const char *command, time_t started) {
+  gboolean child_listed = FALSE;
+  for (guint i = 0; i < profiles->len; i++) {
+    const SxsprofProfile *p = profiles->pdata[i];
+    child_listed |= p->model->process && p->model->process->pid == child;
+  }
+  guint n = profiles->len + !child_listed;
+  fprintf(stderr, "sxsprof: %u process%s of the run:\n", n, n == 1 ? "" : "es");
   for (guint i = 0; i < profiles->len; i++)
     sxsprof_profile_list_line(profiles->pdata[i], stderr);
+  if (!child_listed)
+    fprintf(stderr, "sxsprof: pid %d (%s): no .NET runtime loaded the profiler, so it wrote no profile\n", (int)child,
+            command);
   /* The program itself (the process the launcher started), else the first. */
   const SxsprofProfile *main_profile = profiles->pdata[0];
   for (guint i = 0; i < profiles->len; i++) {
@@ -198,6 +291,7 @@ int sxsprof_run_main(int argc, char **argv) {
     return 2;
   }
   /* The user's config is checked on its own first, so that its problems name its lines. */
+  guint user_formats = SXS_FORMATS_ALL_FILES;
   if (opt.config) {
     g_autoptr(GError) error = NULL;
     g_autoptr(SxsConfig) user = sxs__config_load(opt.config, &error);
@@ -205,7 +299,10 @@ int sxsprof_run_main(int argc, char **argv) {
       fprintf(stderr, "sxsprof: %s; the program was not started\n", error->message);
       return 2;
     }
+    user_formats = user->formats;
   }
+  /* The program writes its profile; the launcher renders the views after it ended. */
+  opt.json_in_process = TRUE;
   g_autofree char *generated = NULL;
   {
     g_autoptr(GError) error = NULL;
@@ -244,6 +341,11 @@ int sxsprof_run_main(int argc, char **argv) {
   }
   gboolean explicit_output = opt.output || config_output;
   if (explicit_output) {
+    if (!sxsprof_make_output_folder(cfg->output, cfg->output_is_folder)) {
+      if (generated)
+        g_unlink(generated);
+      return 2;
+    }
     g_autofree char *problem = NULL;
     if (sxs__config_check_output(cfg->output, cfg->output_is_folder, &problem) < 0) {
       fprintf(stderr, "sxsprof: %s; the program was not started\n", problem);
@@ -256,7 +358,7 @@ int sxsprof_run_main(int argc, char **argv) {
   time_t started = time(NULL) - 1;
   /* Without --format, the files are what the config's formats= says (all when it says nothing). */
   if (!opt.format)
-    opt.formats = cfg->formats | SXS_FORMAT_BIT(SXS_FORMAT_SUMMARY);
+    opt.formats = user_formats | SXS_FORMAT_BIT(SXS_FORMAT_SUMMARY);
   g_autofree char *cwd = g_get_current_dir();
   g_autofree char *run_id = g_strdup_printf("%d-%" G_GINT64_FORMAT, (int)getpid(), g_get_real_time());
 
@@ -301,6 +403,8 @@ int sxsprof_run_main(int argc, char **argv) {
       g_unsetenv(SXS_OUTPUT_ENV);
     g_setenv(SXS_OWNER_PID_ENV, owner, TRUE);
     g_setenv(SXS_RUN_ID_ENV, run_id, TRUE);
+    g_autofree char *launcher = g_strdup_printf("%d", (int)getppid());
+    g_setenv(SXS_LAUNCHER_ENV, launcher, TRUE);
     if (config_path)
       g_setenv(SXS_CONFIG_ENV, config_path, TRUE);
     else
@@ -341,12 +445,21 @@ int sxsprof_run_main(int argc, char **argv) {
   if (WIFEXITED(status) && WEXITSTATUS(status) == 127 && !g_file_test(log_path ? log_path : "", G_FILE_TEST_EXISTS))
     return 127;
   int code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+
+  /* What the processes could not write themselves, then the views of every profile. */
+  g_autoptr(GHashTable) notes = rebuild_run_spools(cfg->output, cfg->output_is_folder, run_id, child, status);
+  g_autoptr(GPtrArray) profiles = find_run_profiles(cfg->output, cfg->output_is_folder, run_id);
+  for (guint i = 0; i < profiles->len; i++) {
+    SxsprofProfile *p = profiles->pdata[i];
+    p->note = g_strdup(g_hash_table_lookup(notes, p->path));
+  }
+  render_run_views(profiles, opt.formats);
   if (opt.quiet)
     return code;
 
   if (cfg->log_kind != SXS_LOG_STDERR)
     sxsprof_relay_log(log_path, log_offset);
-  g_autoptr(GPtrArray) profiles = find_run_profiles(cfg->output, cfg->output_is_folder, run_id);
+  g_autofree char *command = sxs__process_command_line(argv + cmd, 60);
   if (profiles->len == 0) {
     if (is_native_aot(argv[cmd]))
       fprintf(stderr,
@@ -354,11 +467,9 @@ int sxsprof_run_main(int argc, char **argv) {
               "profiling API to load the profiler; no profile was written\n",
               argv[cmd]);
     else
-      fprintf(stderr,
-              "sxsprof: no .NET runtime loaded the profiler, so no profile was written (is %s a .NET program?)\n",
-              argv[cmd]);
+      fprintf(stderr, "sxsprof: no .NET runtime loaded the profiler in %s, so no profile was written\n", command);
     return code;
   }
-  run_report(profiles, &opt, cfg, child, started);
+  run_report(profiles, &opt, cfg, child, command, started);
   return code;
 }

@@ -77,6 +77,7 @@ static gboolean thread_key_equal(gconstpointer a, gconstpointer b) {
 
 static void runtime_free(gpointer p) {
   SxsRuntime *rt = p;
+  g_hash_table_unref(rt->changed_functions);
   g_hash_table_unref(rt->functions);
   g_hash_table_unref(rt->modules);
   g_hash_table_unref(rt->features_off);
@@ -299,6 +300,7 @@ SxsRuntime *sxs__manager_admit(const char *path, const char *version) {
   SxsRuntime *rt = g_new0(SxsRuntime, 1);
   g_mutex_init(&rt->lock);
   rt->functions = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, sxs__function_record_free);
+  rt->changed_functions = g_hash_table_new(g_direct_hash, g_direct_equal);
   rt->modules = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, g_free);
   rt->features_off = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
   rt->path = g_strdup(path);
@@ -520,6 +522,7 @@ void sxs__manager_record_function(SxsRuntime *rt, uint64_t function_id, SxsCodeK
   case SXS_CODE_PRECOMPILED: f->precompiled++; break;
   case SXS_CODE_NAMED: break;
   }
+  g_hash_table_add(rt->changed_functions, f);
   g_mutex_unlock(&rt->lock);
 }
 
@@ -611,8 +614,9 @@ void sxs__manager_runtime_shutdown(SxsRuntime *rt) {
   g_mutex_unlock(&rt->lock);
 }
 
-/* Copies one runtime for the profile. Called with manager.lock held; takes rt->lock. */
-static SxsRuntimeModel *snapshot_runtime_locked(SxsRuntime *rt) {
+/* Copies one runtime for the profile, with its functions or without. Called with manager.lock
+ * held; takes rt->lock. */
+static SxsRuntimeModel *snapshot_runtime_locked(SxsRuntime *rt, gboolean with_functions) {
   SxsRuntimeModel *r = sxs__runtime_model_new();
   g_mutex_lock(&rt->lock);
   r->id = rt->id;
@@ -634,7 +638,7 @@ static SxsRuntimeModel *snapshot_runtime_locked(SxsRuntime *rt) {
   GHashTableIter it;
   gpointer key, value;
   g_hash_table_iter_init(&it, rt->functions);
-  while (g_hash_table_iter_next(&it, NULL, &value))
+  while (with_functions && g_hash_table_iter_next(&it, NULL, &value))
     g_ptr_array_add(r->functions, sxs__function_record_copy(value));
   g_hash_table_iter_init(&it, rt->features_off);
   while (g_hash_table_iter_next(&it, &key, &value))
@@ -650,7 +654,7 @@ static SxsRuntimeModel *snapshot_runtime_locked(SxsRuntime *rt) {
   return r;
 }
 
-SxsProfileModel *sxs__manager_copy(void) {
+static SxsProfileModel *copy_model(gboolean with_functions) {
   sxs__manager_ensure();
   SxsProfileModel *m = sxs__profile_model_new();
   m->process = sxs__process_info_copy(manager.process);
@@ -662,12 +666,50 @@ SxsProfileModel *sxs__manager_copy(void) {
   g_mutex_lock(&manager.lock);
   g_autoptr(GPtrArray) all = runtimes_sorted_locked();
   for (guint i = 0; i < all->len; i++)
-    g_ptr_array_add(m->runtimes, snapshot_runtime_locked(all->pdata[i]));
+    g_ptr_array_add(m->runtimes, snapshot_runtime_locked(all->pdata[i], with_functions));
   g_mutex_unlock(&manager.lock);
   /* Sorting thousands of names happens outside the locks. */
   for (guint i = 0; i < m->runtimes->len; i++)
     sxs__runtime_model_sort(m->runtimes->pdata[i]);
   return m;
+}
+
+SxsProfileModel *sxs__manager_copy(void) {
+  return copy_model(TRUE);
+}
+
+SxsProfileModel *sxs__manager_copy_without_functions(void) {
+  return copy_model(FALSE);
+}
+
+GPtrArray *sxs__manager_function_changes(gboolean all) {
+  GPtrArray *out = g_ptr_array_new_with_free_func(sxs__function_change_free);
+  sxs__manager_ensure();
+  g_mutex_lock(&manager.lock);
+  g_autoptr(GPtrArray) rts = runtimes_sorted_locked();
+  for (guint i = 0; i < rts->len; i++) {
+    SxsRuntime *rt = rts->pdata[i];
+    g_mutex_lock(&rt->lock);
+    GHashTableIter it;
+    gpointer value;
+    g_hash_table_iter_init(&it, all ? rt->functions : rt->changed_functions);
+    while (g_hash_table_iter_next(&it, NULL, &value)) { /* a set's values are its keys */
+      SxsFunctionChange *c = g_new0(SxsFunctionChange, 1);
+      c->runtime_id = rt->id;
+      c->function = sxs__function_record_copy(value);
+      g_ptr_array_add(out, c);
+    }
+    g_hash_table_remove_all(rt->changed_functions);
+    g_mutex_unlock(&rt->lock);
+  }
+  g_mutex_unlock(&manager.lock);
+  return out;
+}
+
+void sxs__function_change_free(gpointer p) {
+  SxsFunctionChange *c = p;
+  sxs__function_record_free(c->function);
+  g_free(c);
 }
 
 guint sxs__manager_runtime_count(void) {

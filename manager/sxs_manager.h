@@ -83,8 +83,10 @@ typedef struct SxsRuntime {
                              * profiler at startup */
   SxsCounters counters;
   GMutex lock;
-  GHashTable *functions; /* FunctionID (guint64*) -> SxsFunctionRecord* ; owned */
-  GHashTable *modules;   /* ModuleID (guint64*) -> char* file name ; owned */
+  GHashTable *functions;         /* FunctionID (guint64*) -> SxsFunctionRecord* ; owned */
+  GHashTable *changed_functions; /* records of `functions` made or counted since the last
+                                  * sxs__manager_function_changes (a set, borrowed) */
+  GHashTable *modules;           /* ModuleID (guint64*) -> char* file name ; owned */
 } SxsRuntime;
 
 /* Creates the registry on first use (thread-safe): reads the config named by SXSPROF_CONFIG and
@@ -176,6 +178,22 @@ void sxs__manager_log(const char *fmt, ...) G_GNUC_PRINTF(1, 2);
  * every runtime (identity, capabilities, counters, functions sorted, threads, features off), taken
  * under the registry's locks. The recorders' parts are added by output/. Caller frees. */
 SxsProfileModel *sxs__manager_copy(void);
+
+/* sxs__manager_copy without the runtimes' functions (for the spool, which keeps them apart).
+ * Caller frees. */
+SxsProfileModel *sxs__manager_copy_without_functions(void);
+
+/* A function record made or counted since the last sxs__manager_function_changes: a copy. */
+typedef struct {
+  int runtime_id;
+  SxsFunctionRecord *function;
+} SxsFunctionChange;
+void sxs__function_change_free(gpointer change);
+
+/* Copies of the function records of every runtime made or counted since the last call (every
+ * record with `all`), in runtime order, as SxsFunctionChange*. Context: the output thread; takes
+ * the registry's locks. Caller frees the array. */
+GPtrArray *sxs__manager_function_changes(gboolean all);
 
 /* How many runtimes loaded the library (profiled or declined). */
 guint sxs__manager_runtime_count(void);

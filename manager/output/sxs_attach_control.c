@@ -49,7 +49,7 @@ static void *control_main(void *arg) {
                      "written now and at exit",
                      c->path, g_strerror(errno));
     sxs__output_quiesce();
-    sxs__output_write();
+    sxs__output_finish();
   } else if (send_line(fd, c->hello)) {
     /* Anything that is not a line saying "stop" before the connection ends is ignored. */
     GString *in = g_string_new(NULL);
@@ -72,7 +72,7 @@ static void *control_main(void *arg) {
     }
     g_string_free(in, TRUE);
     sxs__output_quiesce();
-    int r = sxs__output_write();
+    int r = sxs__output_finish();
     g_autofree char *path = sxs__manager_profile_path();
     g_autofree char *reply = r == 0 && path ? g_strdup_printf("written %s\n", path)
                                             : g_strdup_printf("error cannot write the profile: %s\n", g_strerror(-r));

@@ -3,38 +3,54 @@
  * Each write copies the registry under its locks (sxs__manager_copy), adds the recorders' parts
  * (their own locks), and renders and writes outside every lock but write_lock, which serializes
  * writers so two never interleave their files. The profile is written at each runtime's Shutdown,
- * every flush= seconds from a thread of its own (so a process killed by SIGKILL or abort() keeps
- * what the last flush saw), and again at process exit (a destructor), because not every runtime
- * gets a Shutdown.
+ * every flush= seconds, and again at process exit (a destructor), because not every runtime gets a
+ * Shutdown. Between them, the output thread appends what changed to the spool every
+ * SXS_SPOOL_PERIOD_MS (sxs_spool_write.c), so a process killed by SIGKILL loses at most that much;
+ * and a signal that ends the process wakes the thread at once (sxs_ending.c):
+ *
+ *   output thread: poll(wake pipe, until the next spool batch or flush)
+ *     woken by an ending signal --> spool batch saying so; without the launcher also the profile
+ *                                   and its views --> done pipe (the handler lets the signal go on)
+ *     spool period passed       --> spool batch (what changed)
+ *     flush= passed             --> the profile, alone
+ *     stop                      --> returns (quiesce, exit)
+ *
+ * Under the launcher (SXSPROF_LAUNCHER) the process writes no views and, when a signal ends it,
+ * only the spool: the launcher rebuilds the profile from it and renders the views after the
+ * process died, so the time from the signal to the death does not grow with the profile.
  *
  * Lock order: write_lock, then the registry's locks (taken inside sxs__manager_copy) and the
- * recorders'; flush_lock is a leaf. Nothing here runs on a hot or signal path. */
+ * recorders'; the spool's lock is never taken inside write_lock. Nothing here runs on a hot or signal path (sxs_ending.c's handler only
+ * writes a byte and polls). */
 #include "sxs_output.h"
 
 #include <errno.h>
+#include <poll.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdlib.h>
 #include <unistd.h>
 
+#include "sxs_ending.h"
 #include "sxs_formats.h"
 #include "sxs_json.h"
+#include "sxs_process.h"
 #include "sxs_sampler.h"
+#include "sxs_spool_write.h"
 #include "sxs_stacks.h"
 #include "sxs_trace.h"
 
 /* `write_lock` serializes writes and guards last_digest, views_digest and views_skipped_logged;
- * `flush_lock` guards flush_stop; flush_thread and flush_running are touched by one caller at a
- * time (Initialize, an attach's config, quiesce, exit). */
+ * flush_stop is atomic; flush_thread and flush_running are touched by one caller at a time
+ * (Initialize, an attach's config, quiesce, exit). */
 typedef struct {
   GMutex write_lock;
-  GMutex flush_lock;
-  GCond flush_cond;
   char *last_digest;             /* SHA-256 of the document last written */
   char *views_digest;            /* digest of the document the views were last written for */
   gboolean views_skipped_logged; /* the views left out (nothing to show) were logged */
-  pthread_t flush_thread;
-  gboolean flush_running; /* flush_thread was started and not yet joined */
-  gboolean flush_stop;
+  pthread_t flush_thread;        /* the output thread */
+  gboolean flush_running;        /* flush_thread was started and not yet joined */
+  int flush_stop;                /* atomic: the output thread is to return */
 } SxsOutput;
 
 /* Zero-initialized GMutex and GCond need no init when static. */
@@ -131,53 +147,101 @@ void sxs__output_runtime_shutdown(SxsRuntime *rt) {
   sxs__output_write();
 }
 
-/* The periodic writer: every flush= seconds, the profile is rewritten atomically (an unchanged
- * document is not rewritten). It calls nothing in any runtime and holds no registry lock while it
- * formats or writes. Context: its own thread, every signal blocked. */
-static void *flush_main(void *arg) {
-  gint64 period = (gint64)GPOINTER_TO_INT(arg) * G_TIME_SPAN_SECOND;
-  g_mutex_lock(&output.flush_lock);
-  while (!output.flush_stop) {
-    gint64 deadline = g_get_monotonic_time() + period;
-    while (!output.flush_stop && g_cond_wait_until(&output.flush_cond, &output.flush_lock, deadline))
-      ;
-    if (output.flush_stop)
-      break;
-    g_mutex_unlock(&output.flush_lock);
-    write_profile(FALSE);
-    g_mutex_lock(&output.flush_lock);
+/* Does a launcher wait for this process, to rebuild its profile from the spool and render its
+ * views? Only while that launcher runs. */
+static gboolean launcher_waits(void) {
+  const char *pid = g_getenv(SXS_LAUNCHER_ENV);
+  if (!pid || !*pid)
+    return FALSE;
+  long p = strtol(pid, NULL, 10);
+  return p > 0 && kill((pid_t)p, 0) == 0;
+}
+
+/* A signal is ending the process: the spool gets everything recorded and says so; without a
+ * launcher to rebuild the profile, the process writes the profile and its views itself. */
+static void write_ending(int signal) {
+  int r = sxs__spool_append(signal);
+  if (!launcher_waits() && write_profile(TRUE) == 0) {
+    sxs__spool_remove();
+    return;
   }
-  g_mutex_unlock(&output.flush_lock);
+  if (r < 0)
+    write_profile(FALSE);
+}
+
+/* The output thread: a spool batch every SXS_SPOOL_PERIOD_MS, the profile every flush= seconds
+ * (0: never), and what a dying process needs as soon as an ending signal's handler wakes it. It
+ * calls nothing in any runtime and holds no registry lock while it formats or writes.
+ * Context: its own thread, every signal blocked. */
+static void *flush_main(void *arg) {
+  gint64 flush_period = (gint64)GPOINTER_TO_INT(arg) * G_TIME_SPAN_SECOND;
+  gint64 spool_period = SXS_SPOOL_PERIOD_MS * G_TIME_SPAN_MILLISECOND;
+  gint64 now = g_get_monotonic_time();
+  gint64 next_flush = flush_period > 0 ? now + flush_period : G_MAXINT64;
+  gint64 next_spool = now;
+  gboolean ended = FALSE, spool_failed_logged = FALSE;
+  sxs__ending_set_listening(TRUE);
+  while (!__atomic_load_n(&output.flush_stop, __ATOMIC_ACQUIRE)) {
+    int signal = sxs__ending_signal();
+    if (signal && !ended) {
+      ended = TRUE;
+      write_ending(signal);
+      sxs__ending_done();
+      /* The process is about to die: no new spool in the meantime. One that lives on (its
+       * runtime ended it in an orderly way, or the signal was handled after all) resumes. */
+      next_spool = g_get_monotonic_time() + 2 * SXS_ENDING_WAIT_MS * G_TIME_SPAN_MILLISECOND;
+      continue;
+    }
+    now = g_get_monotonic_time();
+    if (now >= next_spool) {
+      int r = sxs__spool_append(0);
+      if (r < 0 && !spool_failed_logged) {
+        sxs__manager_log("cannot write the spool beside the profile (%s); a process killed now keeps only the "
+                         "last profile written",
+                         g_strerror(-r));
+        spool_failed_logged = TRUE;
+      }
+      next_spool = now + spool_period;
+    }
+    if (now >= next_flush) {
+      write_profile(FALSE);
+      next_flush = now + flush_period;
+    }
+    now = g_get_monotonic_time();
+    gint64 wait = MIN(next_spool, next_flush) - now;
+    struct pollfd p = {.fd = sxs__ending_wake_fd(), .events = POLLIN};
+    if (wait > 0 && poll(&p, p.fd >= 0 ? 1 : 0, (int)MIN(wait / 1000 + 1, G_MAXINT)) > 0)
+      sxs__ending_drain();
+  }
+  sxs__ending_set_listening(FALSE);
   return NULL;
 }
 
 static void start_flush_thread(int seconds) {
-  if (seconds <= 0 || output.flush_running)
+  if (output.flush_running)
     return;
-  output.flush_stop = FALSE;
+  __atomic_store_n(&output.flush_stop, 0, __ATOMIC_RELEASE);
   /* Signals meant for the program (SIGTERM, SIGINT, the runtimes' own) must never be handled on
    * this thread: it starts with all of them blocked. */
   sigset_t all, old;
   sigfillset(&all);
   pthread_sigmask(SIG_BLOCK, &all, &old);
-  int r = pthread_create(&output.flush_thread, NULL, flush_main, GINT_TO_POINTER(seconds));
+  int r = pthread_create(&output.flush_thread, NULL, flush_main, GINT_TO_POINTER(MAX(seconds, 0)));
   pthread_sigmask(SIG_SETMASK, &old, NULL);
   if (r != 0) {
-    sxs__manager_log("cannot start the flush thread (%s); the profile is written at shutdown and exit only",
+    sxs__manager_log("cannot start the output thread (%s); the profile is written at shutdown and exit only",
                      g_strerror(r));
     return;
   }
-  pthread_setname_np(output.flush_thread, "sxsprof-flush");
+  pthread_setname_np(output.flush_thread, "sxsprof-output");
   output.flush_running = TRUE;
 }
 
 static void stop_flush_thread(void) {
   if (!output.flush_running)
     return;
-  g_mutex_lock(&output.flush_lock);
-  output.flush_stop = TRUE;
-  g_cond_broadcast(&output.flush_cond);
-  g_mutex_unlock(&output.flush_lock);
+  __atomic_store_n(&output.flush_stop, 1, __ATOMIC_RELEASE);
+  sxs__ending_wake();
   if (!pthread_equal(pthread_self(), output.flush_thread))
     pthread_join(output.flush_thread, NULL);
   output.flush_running = FALSE;
@@ -185,9 +249,19 @@ static void stop_flush_thread(void) {
 
 void sxs__output_start(void) {
   const SxsConfig *cfg = sxs__manager_config();
+  if (!cfg)
+    return;
+  sxs__ending_install();
   /* After an attach's stop the periodic rewrite stays off (the exit still writes once more). */
-  if (cfg && !sxs__manager_quiet())
+  if (!sxs__manager_quiet())
     start_flush_thread(cfg->flush_seconds);
+}
+
+int sxs__output_finish(void) {
+  int r = sxs__output_write();
+  if (r == 0)
+    sxs__spool_remove();
+  return r;
 }
 
 void sxs__output_quiesce(void) {
@@ -213,6 +287,7 @@ void sxs__output_reset_for_tests(void) {
   g_clear_pointer(&output.last_digest, g_free);
   g_clear_pointer(&output.views_digest, g_free);
   g_mutex_unlock(&output.write_lock);
+  sxs__spool_remove();
   const SxsConfig *cfg = sxs__manager_config();
   if (cfg)
     start_flush_thread(cfg->flush_seconds);
@@ -232,7 +307,7 @@ __attribute__((destructor)) static void output_at_exit(void) {
   guint n = sxs__manager_runtime_count();
   if (n == 0)
     return;
-  if (sxs__output_write() == 0) {
+  if (sxs__output_finish() == 0) {
     g_autofree char *path = sxs__manager_profile_path();
     sxs__manager_log("profile of %u runtime%s written to %s", n, n == 1 ? "" : "s", path);
   }

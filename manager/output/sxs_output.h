@@ -32,6 +32,10 @@ char *sxs__output_render_profile(gsize *ret_len);
  * when profiling is off). */
 int sxs__output_write(void);
 
+/* The profile's last write (exit, an attach's stop): sxs__output_write, then the spool, whose
+ * data the profile now holds, is removed. 0 or -errno. */
+int sxs__output_finish(void);
+
 /* A runtime's Shutdown: the registry marks it, then the profile is written. */
 void sxs__output_runtime_shutdown(SxsRuntime *rt);
 

@@ -10,6 +10,9 @@
 #define SXS_OUTPUT_ENV "SXSPROF_OUTPUT"       /* the output prefix or folder (grammar of output=) */
 #define SXS_OWNER_PID_ENV "SXSPROF_OWNER_PID" /* the pid that owns <prefix>.json */
 #define SXS_RUN_ID_ENV "SXSPROF_RUN_ID"       /* recorded in every profile of the run */
+#define SXS_LAUNCHER_ENV                                                                                               \
+  "SXSPROF_LAUNCHER" /* the launcher's pid: it rebuilds the profile of a process a \
+                                               * signal ended from its spool, and renders the views */
 
 /* The identity of a process, recorded in its profile. */
 typedef struct {

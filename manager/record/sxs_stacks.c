@@ -47,6 +47,9 @@ typedef struct {
   guint n;
   StackFrameId *ids;
   SxsStackModel *model; /* names, first occurrence's ip and sp, count */
+  guint spool_id;       /* its id in the spool's changes, given at its first report; 0 before */
+  guint64 reported;     /* model->count at the last report of changes */
+  gboolean changed;     /* in `changed` */
 } StackEntry;
 
 /* What one thread keeps between its walks; freed when the thread ends. */
@@ -128,6 +131,20 @@ static guint64 frames_total, native_frames_total, stacks_named;
 static guint64 ns_native, ns_classify, ns_runtime_walks, ns_merge, ns_naming, ns_naming_first;
 static GHashTable *failures; /* name -> guint64* */
 static GHashTable *skipped;  /* reason -> guint64* */
+/* Entries new or counted since the last sxs__stacks_changes (borrowed from `stacks`, each once:
+ * their `changed` flag), and the last spool id given. */
+static GPtrArray *changed;
+static guint last_spool_id;
+
+/* Called with stacks_lock held. */
+static void mark_changed_locked(StackEntry *e) {
+  if (e->changed)
+    return;
+  e->changed = TRUE;
+  if (!changed)
+    changed = g_ptr_array_new();
+  g_ptr_array_add(changed, e);
+}
 
 static guint entry_hash(gconstpointer p) {
   return ((const StackEntry *)p)->hash;
@@ -358,8 +375,10 @@ static void add_stack(SxsStackEvents kind, uint32_t thread, const char *thread_n
   g_mutex_lock(&stacks_lock);
   ensure_tables_locked();
   StackEntry *known = g_hash_table_lookup(stacks, &key);
-  if (known)
+  if (known) {
     known->model->count += weight;
+    mark_changed_locked(known);
+  }
   g_mutex_unlock(&stacks_lock);
   if (known)
     return;
@@ -375,11 +394,13 @@ static void add_stack(SxsStackEvents kind, uint32_t thread, const char *thread_n
   known = g_hash_table_lookup(stacks, &key);
   if (known) {
     known->model->count += weight;
+    mark_changed_locked(known);
   } else if (g_hash_table_size(stacks) >= SXS_STACKS_MAX_DISTINCT) {
     stacks_dropped++;
   } else {
     fresh->model->count = weight;
     g_hash_table_add(stacks, fresh);
+    mark_changed_locked(fresh);
     fresh = NULL;
   }
   g_mutex_unlock(&stacks_lock);
@@ -447,8 +468,8 @@ static void copy_counts(GHashTable *to, GHashTable *from) {
     count_in(to, key, *(guint64 *)value);
 }
 
-void sxs__stacks_fill(SxsProfileModel *m) {
-  g_mutex_lock(&stacks_lock);
+/* The walk counters into m. Called with stacks_lock held. */
+static void fill_counters_locked(SxsProfileModel *m) {
   m->walks.made = walks_made;
   m->walks.failed = walks_failed;
   m->walks.runtime_walks = runtime_walks;
@@ -469,37 +490,103 @@ void sxs__stacks_fill(SxsProfileModel *m) {
   m->walks.ns_naming_first = ns_naming_first;
   copy_counts(m->walks.failures, failures);
   copy_counts(m->walks.skipped, skipped);
+}
+
+void sxs__stacks_fill_counters(SxsProfileModel *m) {
+  g_mutex_lock(&stacks_lock);
+  fill_counters_locked(m);
+  g_mutex_unlock(&stacks_lock);
+}
+
+/* Frames recorded unnamed (at a GC) get the name their function has been given since. Called
+ * with stacks_lock held (takes registry locks). */
+static void name_late_locked(StackEntry *e) {
+  for (guint i = 0; i < e->n; i++) {
+    SxsStackFrameModel *f = &g_array_index(e->model->frames, SxsStackFrameModel, i);
+    if (f->managed && !f->name && e->ids[i].rt)
+      sxs__manager_recorded_function(e->ids[i].rt, e->ids[i].id, &f->name, &f->module);
+  }
+}
+
+/* What still has no name is reported by its identity. */
+static void name_unknown(SxsStackModel *st) {
+  for (guint j = 0; j < st->frames->len; j++) {
+    SxsStackFrameModel *f = &g_array_index(st->frames, SxsStackFrameModel, j);
+    if (!f->name)
+      f->name = g_strdup_printf("[runtime %d code at 0x%" G_GINTPTR_MODIFIER "x]", f->runtime_id, (guintptr)f->ip);
+    if (!f->module)
+      f->module = g_strdup("");
+  }
+}
+
+void sxs__stacks_fill(SxsProfileModel *m) {
+  g_mutex_lock(&stacks_lock);
+  fill_counters_locked(m);
   if (stacks) {
     GHashTableIter it;
     gpointer key;
     g_hash_table_iter_init(&it, stacks);
     while (g_hash_table_iter_next(&it, &key, NULL)) {
       StackEntry *e = key;
-      /* Frames recorded unnamed (at a GC) get the name their function has been given since. */
-      for (guint i = 0; i < e->n; i++) {
-        SxsStackFrameModel *f = &g_array_index(e->model->frames, SxsStackFrameModel, i);
-        if (f->managed && !f->name && e->ids[i].rt)
-          sxs__manager_recorded_function(e->ids[i].rt, e->ids[i].id, &f->name, &f->module);
-      }
+      name_late_locked(e);
       g_ptr_array_add(e->event == SXS_STACKS_SAMPLE ? m->samples.stacks : m->stacks, sxs__stack_model_copy(e->model));
     }
   }
   g_mutex_unlock(&stacks_lock);
-  /* What still has no name is reported by its identity. */
   GPtrArray *lists[] = {m->stacks, m->samples.stacks};
   for (guint l = 0; l < G_N_ELEMENTS(lists); l++) {
-    for (guint i = 0; i < lists[l]->len; i++) {
-      SxsStackModel *st = lists[l]->pdata[i];
-      for (guint j = 0; j < st->frames->len; j++) {
-        SxsStackFrameModel *f = &g_array_index(st->frames, SxsStackFrameModel, j);
-        if (!f->name)
-          f->name = g_strdup_printf("[runtime %d code at 0x%" G_GINTPTR_MODIFIER "x]", f->runtime_id, (guintptr)f->ip);
-        if (!f->module)
-          f->module = g_strdup("");
-      }
-    }
+    for (guint i = 0; i < lists[l]->len; i++)
+      name_unknown(lists[l]->pdata[i]);
     g_ptr_array_sort(lists[l], compare_stacks);
   }
+}
+
+/* Reports one entry: its first report carries a copy of its frames. Called with stacks_lock held. */
+static void report_locked(GArray *out, StackEntry *e, gboolean all) {
+  SxsStackChange c = {.id = e->spool_id};
+  if (e->spool_id == 0 || all) {
+    if (e->spool_id == 0)
+      e->spool_id = ++last_spool_id;
+    c.id = e->spool_id;
+    name_late_locked(e);
+    c.model = sxs__stack_model_copy(e->model);
+    c.model->count = 0;
+    name_unknown(c.model);
+    if (all)
+      e->reported = 0; /* a fresh spool: the whole count */
+  }
+  c.delta = e->model->count - e->reported;
+  e->reported = e->model->count;
+  e->changed = FALSE;
+  if (c.model || c.delta)
+    g_array_append_val(out, c);
+}
+
+GArray *sxs__stacks_changes(gboolean all) {
+  GArray *out = g_array_new(FALSE, FALSE, sizeof(SxsStackChange));
+  g_mutex_lock(&stacks_lock);
+  if (all && stacks) {
+    GHashTableIter it;
+    gpointer key;
+    g_hash_table_iter_init(&it, stacks);
+    while (g_hash_table_iter_next(&it, &key, NULL))
+      report_locked(out, key, TRUE);
+  } else {
+    for (guint i = 0; changed && i < changed->len; i++)
+      report_locked(out, changed->pdata[i], FALSE);
+  }
+  if (changed)
+    g_ptr_array_set_size(changed, 0);
+  g_mutex_unlock(&stacks_lock);
+  return out;
+}
+
+void sxs__stacks_changes_free(GArray *changes) {
+  if (!changes)
+    return;
+  for (guint i = 0; i < changes->len; i++)
+    sxs__stack_model_free(g_array_index(changes, SxsStackChange, i).model);
+  g_array_unref(changes);
 }
 
 void sxs__stacks_walk_enter(SxsWalkResources *ret) {
@@ -535,6 +622,8 @@ void sxs__stacks_code_changed(void) {
 
 void sxs__stacks_reset_for_tests(void) {
   g_mutex_lock(&stacks_lock);
+  g_clear_pointer(&changed, g_ptr_array_unref);
+  last_spool_id = 0;
   g_clear_pointer(&stacks, g_hash_table_unref);
   g_clear_pointer(&failures, g_hash_table_unref);
   g_clear_pointer(&skipped, g_hash_table_unref);

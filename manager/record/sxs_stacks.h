@@ -39,6 +39,24 @@ void sxs__stacks_record(SxsStackEvents event);
  * thread; takes the stacks lock, then registry locks (to name frames recorded unnamed). */
 void sxs__stacks_fill(SxsProfileModel *m);
 
+/* The walk counters alone (no stacks) into m. Context: any thread; takes the stacks lock. */
+void sxs__stacks_fill_counters(SxsProfileModel *m);
+
+/* One stack's change since the last report: `id` names the stack in the spool (1, 2, ... in the
+ * order stacks were first reported); `model` (owned) is a copy of its frames and names, with
+ * count 0, at its first report (and at every report of `all`); delta is what its count grew by. */
+typedef struct {
+  guint id;
+  guint64 delta;
+  SxsStackModel *model;
+} SxsStackChange;
+
+/* The stacks new or counted since the last call, as SxsStackChange; with `all`, every stack with
+ * its frames and its whole count (a spool starting afresh). Context: the output thread; takes the
+ * stacks lock, then registry locks (names found since). Free with sxs__stacks_changes_free. */
+GArray *sxs__stacks_changes(gboolean all);
+void sxs__stacks_changes_free(GArray *changes);
+
 /* Managed code may have gone or come (a module unloaded, a runtime initialized or shut down, a
  * garbage collection that may free dynamic methods' code):
  * forget which runtime owns which code address. Context: any thread; a short lock. */

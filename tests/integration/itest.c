@@ -192,6 +192,7 @@ char **itest_profiler_env(const char *config) {
   g_ptr_array_add(env, g_strdup("SXSPROF_OUTPUT"));
   g_ptr_array_add(env, g_strdup("SXSPROF_OWNER_PID"));
   g_ptr_array_add(env, g_strdup("SXSPROF_RUN_ID"));
+  g_ptr_array_add(env, g_strdup("SXSPROF_LAUNCHER"));
   g_ptr_array_add(env, NULL);
   return (char **)g_ptr_array_free(env, FALSE);
 }

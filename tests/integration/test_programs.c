@@ -93,12 +93,12 @@ static guint count_lines(const char *text, const char *needle) {
   return n;
 }
 
-/* The profiles in dir: file name -> parsed document. */
+/* The profiles in dir (not the speedscope views beside them): file name -> parsed document. */
 static GHashTable *profiles_in(const char *dir) {
   GHashTable *t = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, (GDestroyNotify)json_node_unref);
   g_autoptr(GDir) d = g_dir_open(dir, 0, NULL);
   for (const char *n; d && (n = g_dir_read_name(d));) {
-    if (!g_str_has_suffix(n, ".json"))
+    if (!g_str_has_suffix(n, ".json") || g_str_has_suffix(n, ".speedscope.json"))
       continue;
     g_autofree char *path = g_build_filename(dir, n, NULL);
     g_hash_table_insert(t, g_strdup(n), itest_load_json(path));
@@ -186,6 +186,71 @@ static void test_dotnet_build(Fixture *f, gconstpointer data) {
   g_assert_nonnull(strstr(report->out, "merged:\n"));
   g_assert_nonnull(strstr(report->out, "Microsoft.CodeAnalysis.CSharp.dll"));
   g_assert_cmpuint(count_lines(report->out, "profile " /* one header per process */), >=, 2);
+}
+
+/* ---- dotnet test ---- */
+
+/* `dotnet test` of a project made by the SDK's xunit template, with one test doing measurable
+ * work: three .NET processes (the CLI, vstest.console, testhost), of which the test platform ends
+ * testhost without an orderly shutdown. Its profile is rebuilt from its spool, and names the test
+ * method and the work it calls; the launcher lists all three. */
+static void test_dotnet_test(Fixture *f, gconstpointer data) {
+  (void)data;
+  g_autofree char *project = g_build_filename(itest_env("SXS_BUILD_DIR"), "real", "worktests", NULL);
+  g_assert_true(g_file_test(project, G_FILE_TEST_IS_DIR));
+  g_autofree char *folder = g_build_filename(f->dir, "out", NULL);
+  g_autofree char *output = g_strconcat(folder, "/", NULL);
+  const char *argv[] = {itest_env("SXS_SXSPROF"), "run",  "--sample",   "-o", output, "--",
+                        itest_env("SXS_DOTNET"),  "test", "--no-build", NULL};
+  g_autoptr(ItestRun) run = itest_run(argv, clean_env, project, TIMEOUT);
+  g_test_message("stdout:\n%s\nstderr:\n%s", run->out, run->err);
+  itest_assert_exit(run, 0);
+  g_assert_nonnull(strstr(run->out, "Passed!  - Failed:     0, Passed:     1, Skipped:     0, Total:     1"));
+
+  /* Three processes, each with its profile; testhost's rebuilt from its spool. */
+  g_assert_nonnull(strstr(run->err, "sxsprof: 3 processes of the run:\n"));
+  g_assert_cmpuint(count_lines(run->err, "): 1 runtime ("), ==, 3);
+  g_assert_cmpuint(count_lines(run->err, " (dotnet test --no-build): 1 runtime ("), ==, 1);
+  g_assert_cmpuint(count_lines(run->err, "vstest.console.dll"), ==, 1);
+  g_autoptr(GHashTable) profiles = profiles_in(folder);
+  g_assert_cmpuint(g_hash_table_size(profiles), ==, 3);
+  JsonNode *testhost = NULL;
+  GHashTableIter it;
+  gpointer key, value;
+  g_hash_table_iter_init(&it, profiles);
+  while (g_hash_table_iter_next(&it, &key, &value))
+    if (g_str_has_prefix(key, "testhost-"))
+      testhost = value;
+  g_assert_nonnull(testhost);
+  gint64 pid = json_object_get_int_member(process_of(testhost), "pid");
+  g_autofree char *line = g_strdup_printf("sxsprof: pid %" G_GINT64_FORMAT " (", pid);
+  const char *listed = strstr(run->err, line);
+  g_assert_nonnull(listed);
+  g_autofree char *listed_line = g_strndup(listed, strcspn(listed, "\n"));
+  g_autofree char *file = g_strdup_printf("/testhost-%" G_GINT64_FORMAT ".json, ", pid);
+  g_assert_nonnull(strstr(listed_line, file));
+  g_assert_true(g_str_has_suffix(
+      listed_line, ".json, rebuilt from its spool: it was killed without warning (SIGKILL, or the OOM killer)"));
+  g_assert_cmpuint(count_functions(testhost, "Sxs.Tests.Work.WorkTests.ComputesHashes", "worktests.dll"), ==, 1);
+  g_assert_cmpuint(count_functions(testhost, "Sxs.Tests.Work.Hashes.Compute", "worktests.dll"), ==, 1);
+  /* The work's samples, under the test method. */
+  JsonObject *samples = json_object_get_object_member(json_node_get_object(testhost), "samples");
+  JsonArray *stacks = json_object_get_array_member(samples, "stacks");
+  gint64 work = 0;
+  for (guint i = 0; i < json_array_get_length(stacks); i++) {
+    JsonObject *s = json_array_get_object_element(stacks, i);
+    JsonArray *frames = json_object_get_array_member(s, "frames");
+    gboolean test = FALSE, compute = FALSE;
+    for (guint j = 0; j < json_array_get_length(frames); j++) {
+      const char *name = member_str(json_array_get_object_element(frames, j), "name");
+      test |= g_strcmp0(name, "Sxs.Tests.Work.WorkTests.ComputesHashes") == 0;
+      compute |= g_strcmp0(name, "Sxs.Tests.Work.Hashes.Compute") == 0;
+    }
+    if (test && compute)
+      work += json_object_get_int_member(s, "count");
+  }
+  g_test_message("testhost: %" G_GINT64_FORMAT " samples of the test's work", work);
+  g_assert_cmpint(work, >=, 20);
 }
 
 /* ---- ASP.NET Core ---- */
@@ -421,23 +486,28 @@ static void test_bad_config(Fixture *f, gconstpointer data) {
   itest_assert_exit(flush, 2);
   g_assert_nonnull(strstr(flush->err, "flush=\"soon\" is not a whole number of seconds"));
 
-  const char *missing_argv[] = {itest_env("SXS_SXSPROF"), "run", "-o", "/nonexistent-sxsprof/x", "--",
+  /* An output folder that cannot be made (a file stands in its way) stops the run before it
+   * starts; one that does not exist yet is made, as mkdir -p would. */
+  g_autofree char *blocker = itest_write_file(f->dir, "blocker", "");
+  g_autofree char *blocked = g_build_filename(blocker, "sub", "x", NULL);
+  const char *missing_argv[] = {itest_env("SXS_SXSPROF"), "run", "-o", blocked, "--",
                                 itest_env("SXS_DOTNET"),  dll,   NULL};
   g_autoptr(ItestRun) missing = itest_run(missing_argv, clean_env, f->dir, TIMEOUT);
   itest_assert_exit(missing, 2);
-  g_assert_cmpstr(missing->err, ==,
-                  "sxsprof: The output folder /nonexistent-sxsprof does not exist; the program was not started\n");
+  g_autofree char *expected_missing = g_strdup_printf(
+      "sxsprof: cannot create the output folder %s/sub: Not a directory; the program was not started\n", blocker);
+  g_assert_cmpstr(missing->err, ==, expected_missing);
   /* No profile anywhere: nothing ran. */
   g_autoptr(GHashTable) profiles = profiles_in(f->dir);
   g_assert_cmpuint(g_hash_table_size(profiles), ==, 0);
 }
 
-/* output= a folder: <folder>/<program>-<pid>.json and <folder>/sxsprof.log. */
+/* output= a folder: <folder>/<program>-<pid>.json and <folder>/sxsprof.log; the folder and its
+ * parents are made when they do not exist. */
 static void test_output_folder(Fixture *f, gconstpointer data) {
   (void)data;
   g_autofree char *dll = itest_app("Counts");
-  g_autofree char *folder = g_build_filename(f->dir, "profiles", NULL);
-  g_assert_cmpint(g_mkdir(folder, 0755), ==, 0);
+  g_autofree char *folder = g_build_filename(f->dir, "new", "profiles", NULL);
   g_autofree char *output = g_strconcat(folder, "/", NULL);
   const char *argv[] = {
       itest_env("SXS_SXSPROF"), "run", "-o", output, "--", itest_env("SXS_DOTNET"), dll, "3", "0", "0", NULL};
@@ -469,6 +539,7 @@ int main(int argc, char **argv) {
 #define ADD(path, fn, data) g_test_add(path, Fixture, data, itest_scratch_setup, fn, itest_scratch_teardown)
   ADD("/programs/dotnet-build", test_dotnet_build, NULL);
   ADD("/programs/web/sigterm", test_web_sigterm, NULL);
+  ADD("/programs/dotnet-test", test_dotnet_test, NULL);
   ADD("/programs/unhandled-exception/flush", test_unhandled_flush, NULL);
   ADD("/programs/pipe", test_pipe, NULL);
   ADD("/programs/signal/SIGINT", test_signal, GINT_TO_POINTER(SIGINT));

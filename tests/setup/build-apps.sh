@@ -19,6 +19,9 @@
 #   real/web    `dotnet new web`, restored and built in Release:
 #               real/web/bin/Release/net<N>.0/web.dll, started as
 #               `dotnet web.dll --urls http://127.0.0.1:<port>`
+#   real/worktests  `dotnet new xunit` with tests/setup/worktests/*.cs in place of the template's
+#               test (one test doing measurable work), restored (packages from the NuGet registry)
+#               and built: tests run `dotnet test --no-build` in it
 # Both need nothing beyond the SDK and its packs, so they work offline. A fixture is done when
 # its .sxs-ready stamp is newer than this script; otherwise its folder is made afresh.
 #
@@ -66,26 +69,41 @@ sdk() {
         MSBUILDDISABLENODEREUSE=1 DOTNET_CLI_USE_MSBUILD_SERVER=0 "$dotnet" "$@"
 }
 
+# A machine without the registry may hold the test template's packages in a local feed: restores
+# take them from there when it exists.
+restore_sources=()
+[[ -d /opt/nuget/packages ]] && restore_sources=(--source /opt/nuget/packages)
+
 # Makes one fixture, real/<name>, from the template <template>: created, then restored, and
-# built too when <build> is 1. Prints one line; on failure prints the SDK's output and returns 1.
+# built too when <build> is 1 (in Release when <build> is 1, in Debug when it is 2). The .cs files of
+# tests/setup/<name>/, when there is such a folder, replace the template's own test file. Prints one
+# line; on failure prints the SDK's output and returns 1.
 make_fixture() {
     local name=$1 template=$2 build=$3
     local dir="$real_out/$name"
     local log="$real_out/$name.log"
-    if [[ -f "$dir/.sxs-ready" && ! "${BASH_SOURCE[0]}" -nt "$dir/.sxs-ready" ]]; then
+    local fresh=1 src
+    for src in "${BASH_SOURCE[0]}" "$script_dir/$name"/*.cs; do
+        [[ -e "$src" && "$src" -nt "$dir/.sxs-ready" ]] && fresh=0
+    done
+    if [[ -f "$dir/.sxs-ready" && $fresh -eq 1 ]]; then
         echo "build-apps: fixture $name up to date in $dir"
         return 0
     fi
     rm -rf "$dir"
     mkdir -p "$real_out"
+    local config=Release
+    [[ $build -eq 2 ]] && config=Debug
     if sdk new "$template" --name "$name" --output "$dir" --no-restore >"$log" 2>&1 &&
-        sdk restore "$dir/$name.csproj" >>"$log" 2>&1 &&
+        { [[ ! -d "$script_dir/$name" ]] ||
+          { rm -f "$dir/UnitTest1.cs" && cp "$script_dir/$name"/*.cs "$dir/"; }; } &&
+        sdk restore "$dir/$name.csproj" "${restore_sources[@]}" >>"$log" 2>&1 &&
         { [[ $build -eq 0 ]] ||
-          sdk build "$dir/$name.csproj" -c Release --no-restore -nodeReuse:false \
+          sdk build "$dir/$name.csproj" -c "$config" --no-restore -nodeReuse:false \
               -p:UseSharedCompilation=false >>"$log" 2>&1; }; then
         touch "$dir/.sxs-ready"
-        if [[ $build -eq 1 ]]; then
-            echo "build-apps: made fixture $name (dotnet new $template, restored, built Release) in $dir"
+        if [[ $build -ge 1 ]]; then
+            echo "build-apps: made fixture $name (dotnet new $template, restored, built $config) in $dir"
         else
             echo "build-apps: made fixture $name (dotnet new $template, restored) in $dir"
         fi
@@ -191,6 +209,7 @@ make_fixtures() {
     local bad=0
     make_fixture hello console 0 || bad=1
     make_fixture web web 1 || bad=1
+    make_fixture worktests xunit 2 || bad=1
     publish_apps || bad=1
     [[ $bad -eq 0 ]] || die "some fixtures failed"
 }

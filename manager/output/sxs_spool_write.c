@@ -1,0 +1,267 @@
+/* sxs_spool_write: appends what changed to the spool, compacts it when it grew (see
+ * sxs_spool_write.h; the format is sxs_spool.h's).
+ *
+ *   output thread, every SXS_SPOOL_PERIOD_MS
+ *     registry ------- sxs__manager_copy_without_functions --> S (when its text changed)
+ *              ------- sxs__manager_function_changes -------> F ...
+ *     stacks   ------- sxs__stacks_changes -----------------> N (new frame names) K (new stacks) W (counts)
+ *     tracing  ------- every second: a full copy, traced ---> T (when its text changed)
+ *     all of it as one batch, B ... E, one write(2)
+ *
+ * Lock order: spool_lock, then the registry's and the recorders' (taken inside their calls). */
+#include "sxs_spool_write.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "sxs_manager.h"
+#include "sxs_sampler.h"
+#include "sxs_spool.h"
+#include "sxs_stacks.h"
+#include "sxs_trace.h"
+
+#define SPOOL_COMPACT_MIN (8u << 20) /* a spool is never compacted below this size */
+#define SPOOL_TRACED_PERIOD_US G_TIME_SPAN_SECOND
+
+/* The spool of this process. Everything is guarded by `lock`. */
+static struct {
+  GMutex lock;
+  int fd; /* -1: none open */
+  char *path;
+  guint64 size;
+  guint64 compact_at;    /* size past which the next append compacts */
+  GHashTable *frame_ids; /* "m|n\trt\tname\tmodule" -> frame id (GUINT), for the open file */
+  guint next_frame;
+  guint64 seq;
+  char *skeleton_digest; /* of the last S document written to the open file */
+  char *traced_digest;   /* of the last T document */
+  gint64 traced_at;      /* when the last T was considered (monotonic, us) */
+  gint64 traced_period;  /* until the next T: a second, or 20 times what the last one took */
+  SxsSpoolStats stats;
+} spool = {.fd = -1};
+
+static char *digest_of(const char *text, gsize len) {
+  return g_compute_checksum_for_data(G_CHECKSUM_SHA256, (const guchar *)text, len);
+}
+
+/* Appends "<letter> <bytes>\n<document>\n" when the document differs from *digest (or always). */
+static void append_document(GString *b, char letter, const char *text, gsize len, char **digest, gboolean always) {
+  g_autofree char *d = digest_of(text, len);
+  if (!always && *digest && g_str_equal(*digest, d))
+    return;
+  g_string_append_printf(b, "%c\t%" G_GSIZE_FORMAT "\n", letter, len);
+  g_string_append_len(b, text, (gssize)len);
+  g_string_append_c(b, '\n');
+  g_free(*digest);
+  *digest = g_steal_pointer(&d);
+}
+
+/* The profile's small part: the registry without functions, the sampler's and the walks'
+ * counters, tracing's summary when nothing is traced (else T carries it). */
+static void append_skeleton(GString *b, gboolean all) {
+  g_autoptr(SxsProfileModel) m = sxs__manager_copy_without_functions();
+  const SxsConfig *cfg = sxs__manager_config();
+  if (!cfg || !cfg->tracing.enabled)
+    for (guint i = 0; i < m->runtimes->len; i++) {
+      SxsRuntimeModel *r = m->runtimes->pdata[i];
+      sxs__trace_fill(r->id, r);
+    }
+  sxs__stacks_fill_counters(m);
+  sxs__sampler_fill(m);
+  gsize len = 0;
+  g_autofree char *text = sxs__profile_render_json(m, &len);
+  append_document(b, 'S', text, len, &spool.skeleton_digest, all);
+}
+
+static void append_functions(GString *b, gboolean all) {
+  g_autoptr(GPtrArray) changes = sxs__manager_function_changes(all);
+  for (guint i = 0; i < changes->len; i++) {
+    const SxsFunctionChange *c = changes->pdata[i];
+    const SxsFunctionRecord *f = c->function;
+    g_string_append_printf(b, "F\t%d\t%" G_GINT64_MODIFIER "x\t%u\t%u\t%u\t", c->runtime_id, f->function_id,
+                           f->jit_compiled, f->inlined, f->precompiled);
+    sxs__spool_append_string(b, f->name);
+    g_string_append_c(b, '\t');
+    sxs__spool_append_string(b, f->module);
+    g_string_append_c(b, '\n');
+  }
+}
+
+/* The id of a frame's name in the open file, written as an N line the first time. */
+static guint frame_id(GString *b, const SxsStackFrameModel *f) {
+  g_autoptr(GString) key = g_string_new(f->managed ? "m\t" : "n\t");
+  g_string_append_printf(key, "%d\t", f->managed ? f->runtime_id : 0);
+  sxs__spool_append_string(key, f->name);
+  g_string_append_c(key, '\t');
+  sxs__spool_append_string(key, f->module);
+  guint id = GPOINTER_TO_UINT(g_hash_table_lookup(spool.frame_ids, key->str));
+  if (id)
+    return id;
+  id = ++spool.next_frame;
+  g_string_append_printf(b, "N\t%x\t%s\n", id, key->str);
+  g_hash_table_insert(spool.frame_ids, g_strdup(key->str), GUINT_TO_POINTER(id));
+  return id;
+}
+
+static void append_stacks(GString *b, gboolean all) {
+  GArray *changes = sxs__stacks_changes(all);
+  g_autoptr(GString) frames = g_string_new(NULL);
+  for (guint i = 0; i < changes->len; i++) {
+    const SxsStackChange *c = &g_array_index(changes, SxsStackChange, i);
+    if (c->model) {
+      g_string_truncate(frames, 0);
+      for (guint j = 0; j < c->model->frames->len; j++) {
+        const SxsStackFrameModel *f = &g_array_index(c->model->frames, SxsStackFrameModel, j);
+        g_string_append_printf(frames, "%s%x:%" G_GINTPTR_MODIFIER "x:%" G_GINTPTR_MODIFIER "x", j ? "," : "",
+                               frame_id(b, f), (guintptr)f->ip, (guintptr)f->sp);
+      }
+      g_string_append_printf(b, "K\t%x\t", c->id);
+      sxs__spool_append_string(b, c->model->event);
+      g_string_append_printf(b, "\t%u\t", c->model->thread);
+      sxs__spool_append_string(b, c->model->thread_name);
+      g_string_append_printf(b, "\t%s\n", frames->str);
+    }
+    if (c->delta)
+      g_string_append_printf(b, "W\t%x\t%" G_GUINT64_FORMAT "\n", c->id, c->delta);
+  }
+  sxs__stacks_changes_free(changes);
+}
+
+/* The traced runtimes' functions, call trees and summaries: a whole copy, so at most once a
+ * second, and less often when it takes long (it never costs more than 5 % of the output thread's
+ * time); also at every batch of everything, and when the process is dying. */
+static void append_traced(GString *b, gboolean all, gboolean now) {
+  const SxsConfig *cfg = sxs__manager_config();
+  if (!cfg || !cfg->tracing.enabled)
+    return;
+  gint64 t = g_get_monotonic_time();
+  if (!all && !now && t - spool.traced_at < MAX(spool.traced_period, SPOOL_TRACED_PERIOD_US))
+    return;
+  spool.traced_at = t;
+  g_autoptr(SxsProfileModel) m = sxs__manager_copy();
+  for (guint i = 0; i < m->runtimes->len; i++) {
+    SxsRuntimeModel *r = m->runtimes->pdata[i];
+    sxs__trace_fill(r->id, r);
+    /* Only what tracing adds: the reader matches traced functions to the F records by name. */
+    for (guint j = r->functions->len; j-- > 0;)
+      if (!((SxsFunctionRecord *)r->functions->pdata[j])->traced)
+        g_ptr_array_remove_index(r->functions, j);
+  }
+  gsize len = 0;
+  g_autofree char *text = sxs__profile_render_json(m, &len);
+  append_document(b, 'T', text, len, &spool.traced_digest, all);
+  spool.traced_period = 20 * (g_get_monotonic_time() - t);
+}
+
+/* One batch: everything (all) or what changed. Called with spool.lock held. */
+static GString *make_batch(gboolean all, int signal) {
+  GString *b = g_string_sized_new(4096);
+  g_string_append_printf(b, "B\t%" G_GUINT64_FORMAT "\n", ++spool.seq);
+  append_skeleton(b, all);
+  append_functions(b, all);
+  append_stacks(b, all);
+  append_traced(b, all, signal != 0);
+  if (signal)
+    g_string_append_printf(b, "X\t%d\n", signal);
+  g_string_append_printf(b, "E\t%" G_GUINT64_FORMAT "\n", spool.seq);
+  return b;
+}
+
+static int write_all(int fd, const char *data, gsize len) {
+  gsize done = 0;
+  while (done < len) {
+    ssize_t n = write(fd, data + done, len - done);
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n <= 0)
+      return n < 0 ? -errno : -EIO;
+    done += (gsize)n;
+  }
+  return 0;
+}
+
+/* A new file at path with everything recorded so far (temp file, then rename: a reader never
+ * sees a spool without its first batch). Called with spool.lock held; closes the open one. */
+static int start_file(const char *path, int signal) {
+  g_autofree char *tmp = g_strconcat(path, ".tmp", NULL);
+  int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0)
+    return -errno;
+  if (spool.frame_ids)
+    g_hash_table_remove_all(spool.frame_ids);
+  else
+    spool.frame_ids = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+  spool.next_frame = 0;
+  g_autoptr(GString) b = g_string_new(SXS_SPOOL_MAGIC);
+  g_autoptr(GString) batch = make_batch(TRUE, signal);
+  g_string_append_len(b, batch->str, (gssize)batch->len);
+  int r = write_all(fd, b->str, b->len);
+  if (r == 0 && rename(tmp, path) != 0)
+    r = -errno;
+  if (r < 0) {
+    close(fd);
+    unlink(tmp);
+    return r;
+  }
+  if (spool.fd >= 0)
+    close(spool.fd);
+  spool.fd = fd;
+  if (spool.path != path) {
+    g_free(spool.path);
+    spool.path = g_strdup(path);
+  }
+  spool.size = b->len;
+  spool.compact_at = MAX((guint64)SPOOL_COMPACT_MIN, 4 * spool.size);
+  spool.stats.bytes += b->len;
+  return 0;
+}
+
+int sxs__spool_append(int signal) {
+  g_autofree char *profile = sxs__manager_profile_path();
+  if (!profile)
+    return -EINVAL;
+  gint64 t0 = g_get_monotonic_time();
+  int r = 0;
+  g_mutex_lock(&spool.lock);
+  if (spool.fd < 0) {
+    g_autofree char *path = sxs__spool_path(profile);
+    r = start_file(path, signal);
+    if (r < 0) {
+      g_mutex_unlock(&spool.lock);
+      return r;
+    }
+  } else if (spool.size >= spool.compact_at) {
+    r = start_file(spool.path, signal);
+    spool.stats.compactions += r == 0;
+  } else {
+    g_autoptr(GString) b = make_batch(FALSE, signal);
+    r = write_all(spool.fd, b->str, b->len);
+    spool.size += b->len;
+    spool.stats.bytes += b->len;
+  }
+  spool.stats.batches++;
+  spool.stats.ns += (guint64)(g_get_monotonic_time() - t0) * 1000;
+  g_mutex_unlock(&spool.lock);
+  return r;
+}
+
+void sxs__spool_remove(void) {
+  g_mutex_lock(&spool.lock);
+  if (spool.fd >= 0) {
+    close(spool.fd);
+    spool.fd = -1;
+    unlink(spool.path);
+  }
+  g_clear_pointer(&spool.skeleton_digest, g_free);
+  g_clear_pointer(&spool.traced_digest, g_free);
+  g_mutex_unlock(&spool.lock);
+}
+
+void sxs__spool_stats(SxsSpoolStats *ret_stats) {
+  g_mutex_lock(&spool.lock);
+  *ret_stats = spool.stats;
+  g_mutex_unlock(&spool.lock);
+}

@@ -1,0 +1,447 @@
+/* sxs_spool: the spool's text and the reader that rebuilds a profile from it (see sxs_spool.h). */
+#include "sxs_spool.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sxs_profile_read.h"
+
+void sxs__spool_append_string(GString *out, const char *s) {
+  if (!s || !*s) {
+    g_string_append_c(out, '-');
+    return;
+  }
+  if (s[0] == '-' && s[1] == '\0') {
+    g_string_append(out, "\\-");
+    return;
+  }
+  for (const char *p = s; *p; p++) {
+    switch (*p) {
+    case '\\': g_string_append(out, "\\\\"); break;
+    case '\t': g_string_append(out, "\\t"); break;
+    case '\n': g_string_append(out, "\\n"); break;
+    default: g_string_append_c(out, *p); break;
+    }
+  }
+}
+
+/* The string a field holds (NULL for "-"). Caller frees. */
+static char *field_string(const char *s, gsize len) {
+  if (len == 1 && s[0] == '-')
+    return NULL;
+  GString *out = g_string_sized_new(len);
+  for (gsize i = 0; i < len; i++) {
+    if (s[i] == '\\' && i + 1 < len) {
+      char c = s[++i];
+      g_string_append_c(out, c == 't' ? '\t' : c == 'n' ? '\n' : c);
+    } else {
+      g_string_append_c(out, s[i]);
+    }
+  }
+  return g_string_free(out, FALSE);
+}
+
+typedef struct {
+  const char *s;
+  gsize len;
+} Field;
+
+/* Splits a line into at most max fields at tabs; the count. */
+static guint split_fields(const char *line, gsize len, Field *fields, guint max) {
+  guint n = 0;
+  gsize start = 0;
+  for (gsize i = 0; i <= len && n < max; i++) {
+    if (i == len || line[i] == '\t') {
+      fields[n++] = (Field){line + start, i - start};
+      start = i + 1;
+    }
+  }
+  return n;
+}
+
+static guint64 field_u64(const Field *f, int base) {
+  char buf[32];
+  gsize n = MIN(f->len, sizeof buf - 1);
+  memcpy(buf, f->s, n);
+  buf[n] = '\0';
+  return g_ascii_strtoull(buf, NULL, base);
+}
+
+typedef struct {
+  gboolean managed;
+  int runtime_id;
+  char *name;
+  char *module;
+} FrameName;
+
+static void frame_name_free(gpointer p) {
+  FrameName *f = p;
+  g_free(f->name);
+  g_free(f->module);
+  g_free(f);
+}
+
+typedef struct {
+  int runtime_id;
+  SxsFunctionRecord *f;
+} SpoolFunction;
+
+static void spool_function_free(gpointer p) {
+  SpoolFunction *sf = p;
+  sxs__function_record_free(sf->f);
+  g_free(sf);
+}
+
+/* What the records say, applied in order. */
+typedef struct {
+  const char *skeleton; /* the last S document, in the text */
+  gsize skeleton_len;
+  const char *traced; /* the last T document, in the text */
+  gsize traced_len;
+  GHashTable *functions; /* "rt:fid" -> SpoolFunction* */
+  GHashTable *frames;    /* frame id -> FrameName* */
+  GHashTable *stacks;    /* stack id -> SxsStackModel* */
+  int signal;
+} SpoolState;
+
+static void apply_function(SpoolState *st, const Field *f, guint n) {
+  if (n < 8)
+    return;
+  SpoolFunction *sf = g_new0(SpoolFunction, 1);
+  sf->runtime_id = (int)field_u64(&f[1], 10);
+  sf->f = g_new0(SxsFunctionRecord, 1);
+  sf->f->function_id = field_u64(&f[2], 16);
+  sf->f->jit_compiled = (guint)field_u64(&f[3], 10);
+  sf->f->inlined = (guint)field_u64(&f[4], 10);
+  sf->f->precompiled = (guint)field_u64(&f[5], 10);
+  sf->f->name = field_string(f[6].s, f[6].len);
+  sf->f->module = field_string(f[7].s, f[7].len);
+  if (!sf->f->name)
+    sf->f->name = g_strdup("?");
+  if (!sf->f->module)
+    sf->f->module = g_strdup("?");
+  char *key = g_strdup_printf("%d:%" G_GINT64_MODIFIER "x", sf->runtime_id, sf->f->function_id);
+  g_hash_table_replace(st->functions, key, sf);
+}
+
+static void apply_frame(SpoolState *st, const Field *f, guint n) {
+  if (n < 6)
+    return;
+  FrameName *fn = g_new0(FrameName, 1);
+  fn->managed = f[2].len == 1 && f[2].s[0] == 'm';
+  fn->runtime_id = (int)field_u64(&f[3], 10);
+  fn->name = field_string(f[4].s, f[4].len);
+  fn->module = field_string(f[5].s, f[5].len);
+  g_hash_table_replace(st->frames, GUINT_TO_POINTER((guint)field_u64(&f[1], 16)), fn);
+}
+
+static void apply_stack(SpoolState *st, const Field *f, guint n) {
+  if (n < 6)
+    return;
+  g_autofree char *event = field_string(f[2].s, f[2].len);
+  SxsStackModel *s = sxs__stack_model_new(event ? event : "sample", (uint32_t)field_u64(&f[3], 10));
+  s->thread_name = field_string(f[4].s, f[4].len);
+  /* <frame id>:<ip>:<sp>,... */
+  const char *p = f[5].s, *end = f[5].s + f[5].len;
+  while (p < end) {
+    const char *comma = memchr(p, ',', end - p);
+    const char *stop = comma ? comma : end;
+    Field parts[3];
+    guint k = 0;
+    const char *q = p;
+    for (const char *c = p; c <= stop && k < 3; c++) {
+      if (c == stop || *c == ':') {
+        parts[k++] = (Field){q, c - q};
+        q = c + 1;
+      }
+    }
+    if (k == 3) {
+      FrameName *fn = g_hash_table_lookup(st->frames, GUINT_TO_POINTER((guint)field_u64(&parts[0], 16)));
+      SxsStackFrameModel m = {.ip = (uintptr_t)field_u64(&parts[1], 16), .sp = (uintptr_t)field_u64(&parts[2], 16)};
+      if (fn) {
+        m.managed = fn->managed;
+        m.runtime_id = fn->runtime_id;
+        m.name = g_strdup(fn->name ? fn->name : "?");
+        m.module = g_strdup(fn->module ? fn->module : "");
+      } else {
+        m.name = g_strdup("?");
+        m.module = g_strdup("");
+      }
+      g_array_append_val(s->frames, m);
+    }
+    p = stop + 1;
+  }
+  g_hash_table_replace(st->stacks, GUINT_TO_POINTER((guint)field_u64(&f[1], 16)), s);
+}
+
+static void apply_weight(SpoolState *st, const Field *f, guint n) {
+  if (n < 3)
+    return;
+  SxsStackModel *s = g_hash_table_lookup(st->stacks, GUINT_TO_POINTER((guint)field_u64(&f[1], 16)));
+  if (s)
+    s->count += field_u64(&f[2], 10);
+}
+
+/* One record line (without its newline); S and T carry their document after it. */
+static void apply_line(SpoolState *st, const char *line, gsize len) {
+  Field f[8];
+  guint n = split_fields(line, len, f, G_N_ELEMENTS(f));
+  if (n == 0 || f[0].len != 1)
+    return;
+  switch (f[0].s[0]) {
+  case 'F': apply_function(st, f, n); break;
+  case 'N': apply_frame(st, f, n); break;
+  case 'K': apply_stack(st, f, n); break;
+  case 'W': apply_weight(st, f, n); break;
+  case 'X':
+    if (n >= 2)
+      st->signal = (int)field_u64(&f[1], 10);
+    break;
+  default: break;
+  }
+}
+
+static int compare_stacks(gconstpointer a, gconstpointer b) {
+  const SxsStackModel *x = *(SxsStackModel *const *)a, *y = *(SxsStackModel *const *)b;
+  int c = strcmp(x->event, y->event);
+  if (c)
+    return c;
+  if (x->count != y->count)
+    return x->count > y->count ? -1 : 1;
+  if (x->thread != y->thread)
+    return x->thread < y->thread ? -1 : 1;
+  return 0;
+}
+
+static SxsRuntimeModel *runtime_by_id(SxsProfileModel *m, int id) {
+  for (guint i = 0; i < m->runtimes->len; i++)
+    if (((SxsRuntimeModel *)m->runtimes->pdata[i])->id == id)
+      return m->runtimes->pdata[i];
+  return NULL;
+}
+
+/* The traced runtimes' part (T) over the model: tracing summaries and call trees, and the traced
+ * functions' calls and times, matched to the functions by name and module. */
+static void apply_traced(SxsProfileModel *m, SxsProfileModel *traced) {
+  for (guint i = 0; i < traced->runtimes->len; i++) {
+    SxsRuntimeModel *t = traced->runtimes->pdata[i];
+    SxsRuntimeModel *r = runtime_by_id(m, t->id);
+    if (!r)
+      continue;
+    SxsTracingModel swap = r->tracing;
+    r->tracing = t->tracing;
+    t->tracing = swap;
+    GPtrArray *tree = r->call_tree;
+    r->call_tree = t->call_tree;
+    t->call_tree = tree;
+    g_autoptr(GHashTable) by_name = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+    for (guint j = 0; j < r->functions->len; j++) {
+      SxsFunctionRecord *f = r->functions->pdata[j];
+      g_hash_table_insert(by_name, g_strconcat(f->name, "\t", f->module, NULL), f);
+    }
+    for (guint j = 0; j < t->functions->len; j++) {
+      SxsFunctionRecord *tf = t->functions->pdata[j];
+      if (!tf->traced)
+        continue;
+      g_autofree char *key = g_strconcat(tf->name, "\t", tf->module, NULL);
+      SxsFunctionRecord *f = g_hash_table_lookup(by_name, key);
+      if (!f) {
+        f = sxs__function_record_copy(tf);
+        g_ptr_array_add(r->functions, f);
+        continue;
+      }
+      f->traced = TRUE;
+      f->calls = tf->calls;
+      f->inclusive_ns = tf->inclusive_ns;
+      f->exclusive_ns = tf->exclusive_ns;
+    }
+  }
+}
+
+/* A document record (S or T) at *at: "<letter> <bytes>\n<document>\n". Moves *at past it; FALSE
+ * when the document does not fit in the text. */
+static gboolean take_document(const char *text, gsize len, gsize *at, gsize line_len, const char **ret_doc,
+                              gsize *ret_doc_len) {
+  Field f[2];
+  if (split_fields(text + *at, line_len, f, 2) < 2)
+    return FALSE;
+  guint64 bytes = field_u64(&f[1], 10);
+  gsize start = *at + line_len + 1;
+  if (start > len || bytes > len - start || start + bytes >= len || text[start + bytes] != '\n')
+    return FALSE;
+  *ret_doc = text + start;
+  *ret_doc_len = (gsize)bytes;
+  *at = start + bytes + 1;
+  return TRUE;
+}
+
+static gboolean spool_error(GError **error, int code, const char *source, const char *what) {
+  g_set_error(error, SXS_PROFILE_READ_ERROR, code, "%s %s", source, what);
+  return FALSE;
+}
+
+/* The model the records applied to st make, over the last profile document (S) and the last
+ * traced part (T). NULL with error set when there is no profile document to start from. */
+static SxsProfileModel *rebuild(SpoolState *st, const char *source, const char *skeleton, gsize skeleton_len,
+                                const char *traced, gsize traced_len, guint batches, GError **error) {
+  if (!skeleton) {
+    spool_error(error, SXS_PROFILE_READ_ERROR_TRUNCATED, source,
+                batches ? "holds no profile (its process ended before it wrote one)"
+                        : "holds no complete batch (its process ended before it wrote one)");
+    return NULL;
+  }
+  g_autoptr(GError) inner = NULL;
+  SxsProfileModel *m = sxs__profile_read(skeleton, skeleton_len, &inner);
+  if (!m) {
+    g_set_error(error, SXS_PROFILE_READ_ERROR, SXS_PROFILE_READ_ERROR_INVALID, "%s: %s", source, inner->message);
+    return NULL;
+  }
+  GHashTableIter it;
+  gpointer value;
+  g_hash_table_iter_init(&it, st->functions);
+  while (g_hash_table_iter_next(&it, NULL, &value)) {
+    SpoolFunction *sf = value;
+    SxsRuntimeModel *rt = runtime_by_id(m, sf->runtime_id);
+    if (rt) {
+      g_ptr_array_add(rt->functions, sf->f);
+      sf->f = NULL;
+    }
+  }
+  if (traced) {
+    g_autoptr(SxsProfileModel) t = sxs__profile_read(traced, traced_len, NULL);
+    if (t)
+      apply_traced(m, t);
+  }
+  g_hash_table_iter_init(&it, st->stacks);
+  while (g_hash_table_iter_next(&it, NULL, &value)) {
+    SxsStackModel *s = value;
+    if (s->count == 0)
+      continue;
+    g_ptr_array_add(g_str_equal(s->event, "sample") ? m->samples.stacks : m->stacks, s);
+    g_hash_table_iter_steal(&it);
+  }
+  g_ptr_array_sort(m->stacks, compare_stacks);
+  g_ptr_array_sort(m->samples.stacks, compare_stacks);
+  for (guint i = 0; i < m->runtimes->len; i++)
+    sxs__runtime_model_sort(m->runtimes->pdata[i]);
+  return m;
+}
+
+SxsSpoolRead *sxs__spool_read(const char *source, const char *text, gsize len, GError **error) {
+  gsize magic = strlen(SXS_SPOOL_MAGIC);
+  if (len < magic || memcmp(text, SXS_SPOOL_MAGIC, magic) != 0) {
+    spool_error(error, SXS_PROFILE_READ_ERROR_NOT_PROFILE, source, "is not an sxsprof spool");
+    return NULL;
+  }
+  SpoolState st = {
+      .functions = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, spool_function_free),
+      .frames = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, frame_name_free),
+      .stacks = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, sxs__stack_model_free),
+  };
+  /* Records are applied batch by batch: a batch's lines are collected (as offsets) and applied at
+   * its E line, so a torn last batch leaves no trace. */
+  g_autoptr(GArray) pending = g_array_new(FALSE, FALSE, sizeof(gsize) * 2);
+  const char *skeleton = NULL, *traced = NULL;
+  gsize skeleton_len = 0, traced_len = 0;
+  const char *batch_skeleton = NULL, *batch_traced = NULL;
+  gsize batch_skeleton_len = 0, batch_traced_len = 0;
+  guint batches = 0;
+  gboolean in_batch = FALSE;
+  gsize at = magic;
+  while (at < len) {
+    const char *nl = memchr(text + at, '\n', len - at);
+    if (!nl)
+      break; /* a line cut short */
+    gsize line_len = (gsize)(nl - (text + at));
+    char kind = line_len >= 1 ? text[at] : '\0';
+    if (kind == 'S' || kind == 'T') {
+      const char *doc = NULL;
+      gsize doc_len = 0;
+      if (!take_document(text, len, &at, line_len, &doc, &doc_len))
+        break;
+      if (kind == 'S') {
+        batch_skeleton = doc;
+        batch_skeleton_len = doc_len;
+      } else {
+        batch_traced = doc;
+        batch_traced_len = doc_len;
+      }
+      continue;
+    }
+    if (kind == 'B') {
+      in_batch = TRUE;
+      g_array_set_size(pending, 0);
+      batch_skeleton = batch_traced = NULL;
+    } else if (kind == 'E' && in_batch) {
+      for (guint i = 0; i < pending->len; i++) {
+        gsize *span = &g_array_index(pending, gsize, i * 2);
+        apply_line(&st, text + span[0], span[1]);
+      }
+      if (batch_skeleton) {
+        skeleton = batch_skeleton;
+        skeleton_len = batch_skeleton_len;
+      }
+      if (batch_traced) {
+        traced = batch_traced;
+        traced_len = batch_traced_len;
+      }
+      g_array_set_size(pending, 0);
+      in_batch = FALSE;
+      batches++;
+    } else if (in_batch) {
+      gsize span[2] = {at, line_len};
+      g_array_append_vals(pending, span, 1);
+    }
+    at += line_len + 1;
+  }
+  gboolean torn = in_batch || at < len;
+
+  SxsSpoolRead *r = NULL;
+  SxsProfileModel *m = rebuild(&st, source, skeleton, skeleton_len, traced, traced_len, batches, error);
+  if (m) {
+    r = g_new0(SxsSpoolRead, 1);
+    r->model = m;
+    r->signal = st.signal;
+    r->batches = batches;
+    r->torn = torn;
+  }
+  g_hash_table_unref(st.functions);
+  g_hash_table_unref(st.frames);
+  g_hash_table_unref(st.stacks);
+  return r;
+}
+
+SxsSpoolRead *sxs__spool_load(const char *path, GError **error) {
+  g_autofree char *text = NULL;
+  gsize len = 0;
+  g_autoptr(GError) inner = NULL;
+  if (!g_file_get_contents(path, &text, &len, &inner)) {
+    g_set_error(error, SXS_PROFILE_READ_ERROR, SXS_PROFILE_READ_ERROR_FILE, "%s", inner->message);
+    return NULL;
+  }
+  return sxs__spool_read(path, text, len, error);
+}
+
+void sxs__spool_read_free(SxsSpoolRead *r) {
+  if (!r)
+    return;
+  sxs__profile_model_free(r->model);
+  g_free(r);
+}
+
+char *sxs__spool_path(const char *profile_path) {
+  gsize n = strlen(profile_path);
+  if (g_str_has_suffix(profile_path, ".json"))
+    n -= strlen(".json");
+  g_autofree char *base = g_strndup(profile_path, n);
+  return g_strconcat(base, SXS_SPOOL_SUFFIX, NULL);
+}
+
+char *sxs__spool_profile_path(const char *spool_path) {
+  gsize n = strlen(spool_path);
+  if (g_str_has_suffix(spool_path, SXS_SPOOL_SUFFIX))
+    n -= strlen(SXS_SPOOL_SUFFIX);
+  g_autofree char *base = g_strndup(spool_path, n);
+  return g_strconcat(base, ".json", NULL);
+}

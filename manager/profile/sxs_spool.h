@@ -1,0 +1,60 @@
+/* sxs_spool: the spool, an append-only file beside a profile that a profiled process extends with
+ * what it recorded every few hundred milliseconds, so that whatever ends the process (SIGKILL,
+ * the OOM killer, a crash) its profile can be rebuilt from the file: by the launcher after the
+ * program ended, by `sxsprof report X.spool`, or from nothing the runtime must still answer
+ * (names are written when first seen). This file is the format: the records' text and the reader
+ * that rebuilds the profile model. What is written when is output/'s (sxs_spool_write.c).
+ *
+ *   sxsprof-spool 1                                   first line
+ *   B <seq>                                           a batch begins
+ *   S <bytes>\n<profile JSON>                         the profile without functions and stacks:
+ *                                                     process, runtimes, threads, counters (replaces)
+ *   F <rt> <function id> <jit> <inlined> <precompiled> <name> <module>   a function (replaces)
+ *   N <frame id> <m|n> <rt> <name> <module>           a frame name, once
+ *   K <stack id> <event> <thread> <thread name|-> <frame id>:<ip>:<sp>,...   a stack, once
+ *   W <stack id> <count>                              a stack's count grew by <count>
+ *   T <bytes>\n<profile JSON>                         the traced runtimes' functions, call trees and
+ *                                                     tracing summaries (replaces)
+ *   X <signal>                                        the process is dying from <signal>
+ *   E <seq>                                           the batch is complete
+ *
+ * Numbers are decimal, ids and addresses hexadecimal; fields are separated by one tab; strings
+ * escape \, tab and newline as \\, \t and \n ("-" alone is the empty name). A reader applies a
+ * batch only once it has read its E line: a batch the process was writing when it died is left
+ * out whole. A spool grows until its writer compacts it: a new file with one batch that holds
+ * everything, renamed over the old one. */
+#pragma once
+
+#include <glib.h>
+
+#include "sxs_profile.h"
+
+#define SXS_SPOOL_MAGIC "sxsprof-spool 1\n"
+#define SXS_SPOOL_SUFFIX ".spool"
+
+/* Appends s escaped as a spool string (NULL and "" as "-"). */
+void sxs__spool_append_string(GString *out, const char *s);
+
+/* A spool read back. */
+typedef struct {
+  SxsProfileModel *model; /* the profile rebuilt from it; owned */
+  int signal;             /* the signal the process said it was dying from, 0 when it said none */
+  guint batches;          /* complete batches read */
+  gboolean torn;          /* the file ends inside a batch (the writer died while writing it) */
+} SxsSpoolRead;
+
+void sxs__spool_read_free(SxsSpoolRead *r);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(SxsSpoolRead, sxs__spool_read_free)
+
+/* Rebuilds the profile a spool holds, from len bytes of text. NULL with error set (domain
+ * SXS_PROFILE_READ_ERROR, the message starting with `source`) when the text is not a spool or
+ * holds no complete batch with a profile in it. Context: any thread. */
+SxsSpoolRead *sxs__spool_read(const char *source, const char *text, gsize len, GError **error);
+
+/* Reads and rebuilds the spool at path. */
+SxsSpoolRead *sxs__spool_load(const char *path, GError **error);
+
+/* The spool of a profile: X.json -> X.spool. Caller frees. */
+char *sxs__spool_path(const char *profile_path);
+/* The profile of a spool: X.spool -> X.json. Caller frees. */
+char *sxs__spool_profile_path(const char *spool_path);
