@@ -13,6 +13,7 @@
 #include "sxs_attach.h"
 #include "sxs_attach_control.h"
 
+#include "sxs_events.h"
 #include "sxs_modules.h"
 #include "sxs_output.h"
 #include "sxs_sampler.h"
@@ -424,11 +425,30 @@ static HRESULT callback_ThreadNameChanged(ICorProfilerCallback11 *This, ThreadID
   return S_OK;
 }
 
-/* Context: the throwing thread; lock-free. */
+/* The type of a thrown object, named by its own runtime; NULL when that cannot be done (the
+ * runtime is shutting down, or its metadata does not answer). */
+static char *exception_type(SxsCallback *self, ObjectID object) {
+  ICorProfilerInfo15 *info = sxs__callback_info_enter(self);
+  if (!info)
+    return NULL;
+  char *name = NULL;
+  ClassID class_id = 0;
+  if (info->lpVtbl->GetClassFromObject(info, object, &class_id) >= 0 && class_id != 0)
+    sxs__callback_class_name(info, &self->importers, class_id, &name);
+  sxs__callback_info_leave(self);
+  return name;
+}
+
+/* Counted always; with [exceptions] enabled=true, typed and its throwing stack recorded.
+ * Context: the throwing thread; the counter is lock-free, the profile takes locks. */
 static HRESULT callback_ExceptionThrown(ICorProfilerCallback11 *This, ObjectID thrownObjectId) {
   SxsCallback *self = impl_from_ICorProfilerCallback11(This);
   sxs__counter_add(&self->runtime->counters.exceptions);
   maybe_record_stack(self, SXS_STACKS_EXCEPTION);
+  if (self->profiles_on[SXS_PROFILE_EXCEPTIONS] && !sxs__manager_quiet()) {
+    g_autofree char *type = exception_type(self, thrownObjectId);
+    sxs__events_exception(self->runtime, type);
+  }
   return S_OK;
 }
 

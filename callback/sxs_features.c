@@ -59,9 +59,35 @@ static void sampling_mask(const SxsCapabilities *caps, const SxsConfig *cfg, DWO
 
 static const SxsFeature sampling_feature = {.name = "sampling", .wanted = sampling_wanted, .mask = sampling_mask};
 
+/* The exception profile ([exceptions] enabled=true): every runtime reports its exceptions
+ * (ExceptionThrown, COR_PRF_MONITOR_EXCEPTIONS) and walks the throwing thread (stack snapshots),
+ * 2.0 included; the type is read from the thrown object (GetClassFromObject, GetClassIDInfo and
+ * the module's metadata). */
+static gboolean exceptions_wanted(const SxsConfig *cfg) {
+  return cfg && cfg->profiles[SXS_PROFILE_EXCEPTIONS];
+}
+
+static void exceptions_mask(const SxsCapabilities *caps, const SxsConfig *cfg, DWORD *low, DWORD *high) {
+  (void)caps;
+  (void)cfg;
+  (void)high;
+  *low |= COR_PRF_MONITOR_EXCEPTIONS | COR_PRF_ENABLE_STACK_SNAPSHOT;
+}
+
+static int exceptions_setup(SxsCallback *self, ICorProfilerInfo15 *info, const SxsConfig *cfg, char **ret_why) {
+  (void)info;
+  (void)cfg;
+  (void)ret_why;
+  self->profiles_on[SXS_PROFILE_EXCEPTIONS] = TRUE;
+  return 0;
+}
+
+static const SxsFeature exceptions_feature = {
+    .name = "exceptions", .wanted = exceptions_wanted, .mask = exceptions_mask, .setup = exceptions_setup};
+
 /* In order: a setup may rely on the mask bits of the features before it. */
-static const SxsFeature *const features[] = {&counters_feature, &names_feature, &stacks_feature, &sampling_feature,
-                                             &sxs__tracing_feature};
+static const SxsFeature *const features[] = {&counters_feature, &names_feature,        &stacks_feature,
+                                             &sampling_feature, &sxs__tracing_feature, &exceptions_feature};
 
 /* Sets the runtime's event mask from its low and high halves: the classic call when no high bit
  * is needed, SetEventMask2 (Info5) when one is. */

@@ -16,6 +16,7 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include "sxs_events.h"
 #include "sxs_formats.h"
 #include "sxs_json.h"
 #include "sxs_sampler.h"
@@ -48,6 +49,7 @@ SxsProfileModel *sxs__output_snapshot(void) {
     sxs__trace_fill(r->id, r);
   }
   sxs__stacks_fill(m);
+  sxs__events_fill(m);
   sxs__sampler_fill(m);
   return m;
 }

@@ -44,6 +44,9 @@ typedef struct {
   guint hash;
   SxsStackEvents event;
   uint32_t thread;
+  int runtime_id;   /* the profiles' stacks: whose event; else 0 */
+  const char *type; /* the profiles' stacks: interned (g_intern_string), or NULL */
+  guint64 value;    /* added up with the count: nanoseconds or bytes */
   guint n;
   StackFrameId *ids;
   SxsStackModel *model; /* names, first occurrence's ip and sp, count */
@@ -135,7 +138,8 @@ static guint entry_hash(gconstpointer p) {
 
 static gboolean entry_equal(gconstpointer a, gconstpointer b) {
   const StackEntry *x = a, *y = b;
-  if (x->hash != y->hash || x->event != y->event || x->thread != y->thread || x->n != y->n)
+  if (x->hash != y->hash || x->event != y->event || x->thread != y->thread || x->n != y->n ||
+      x->runtime_id != y->runtime_id || x->type != y->type)
     return FALSE;
   for (guint i = 0; i < x->n; i++)
     if (x->ids[i].runtime_id != y->ids[i].runtime_id || x->ids[i].id != y->ids[i].id)
@@ -289,9 +293,19 @@ static SxsRuntime *target_runtime(const SxsStitchTarget *targets, guint n, int r
   return NULL;
 }
 
+/* The event profile a kind of stack belongs to, or -1 for samples and [stacks] on= events. */
+static int profile_of(SxsStackEvents event) {
+  for (int k = 0; k < SXS_PROFILE_N_KINDS; k++)
+    if (event == SXS_STACKS_PROFILE(k))
+      return k;
+  return -1;
+}
+
 static const char *event_name(SxsStackEvents event) {
   if (event == SXS_STACKS_SAMPLE)
     return "sample";
+  if (profile_of(event) >= 0)
+    return sxs__profile_kind_name((SxsProfileKind)profile_of(event));
   const char *name = sxs__config_stack_event_name(event);
   return name ? name : "?";
 }
@@ -318,6 +332,8 @@ static StackEntry *entry_new(const StackEntry *key, const SxsStackFrame *frames,
   *e = *key;
   e->ids = g_memdup2(key->ids, sizeof *key->ids * key->n);
   e->model = sxs__stack_model_new(event_name(key->event), key->thread);
+  e->model->runtime_id = key->runtime_id;
+  e->model->type = g_strdup(key->type);
   /* Metadata is not read on a thread that holds the runtime suspended for a GC. */
   gboolean may_ask = key->event != SXS_STACKS_GC;
   for (guint i = 0; i < key->n; i++) {
@@ -339,13 +355,27 @@ static StackEntry *entry_new(const StackEntry *key, const SxsStackFrame *frames,
   return e;
 }
 
-/* Counts one stack (weight times) under (kind, thread, frames), naming it when it is new.
- * ids: room for n identities. Context: normal context, no lock held; takes stacks_lock. */
+/* What an event profile's stack is counted under besides its frames, and what it adds. */
+typedef struct {
+  int runtime_id;
+  const char *type; /* interned */
+  guint64 value;
+} StackTag;
+
+/* Counts one stack (weight times) under (kind, thread, tag, frames), naming it when it is new.
+ * ids: room for n identities; tag may be NULL. Context: normal context, no lock held; takes
+ * stacks_lock. */
 static void add_stack(SxsStackEvents kind, uint32_t thread, const char *thread_name, const SxsStackFrame *frames,
                       guint n, guint64 weight, const SxsModuleMap *map, const SxsStitchTarget *targets, guint n_targets,
-                      StackFrameId *ids) {
+                      StackFrameId *ids, const StackTag *tag) {
   StackEntry key = {.event = kind, .thread = thread, .n = n, .ids = ids};
+  if (tag) {
+    key.runtime_id = tag->runtime_id;
+    key.type = tag->type;
+  }
+  guint64 value = tag ? tag->value : 0;
   guint h = 2166136261u ^ (guint)kind ^ (key.thread * 16777619u);
+  h = (h ^ (guint)key.runtime_id ^ (guint)(guintptr)key.type) * 16777619u;
   for (guint i = 0; i < n; i++) {
     const SxsStackFrame *f = &frames[i];
     gboolean managed = f->kind == SXS_FRAME_MANAGED && f->function_id != 0;
@@ -358,8 +388,10 @@ static void add_stack(SxsStackEvents kind, uint32_t thread, const char *thread_n
   g_mutex_lock(&stacks_lock);
   ensure_tables_locked();
   StackEntry *known = g_hash_table_lookup(stacks, &key);
-  if (known)
+  if (known) {
     known->model->count += weight;
+    known->model->value += value;
+  }
   g_mutex_unlock(&stacks_lock);
   if (known)
     return;
@@ -375,10 +407,12 @@ static void add_stack(SxsStackEvents kind, uint32_t thread, const char *thread_n
   known = g_hash_table_lookup(stacks, &key);
   if (known) {
     known->model->count += weight;
+    known->model->value += value;
   } else if (g_hash_table_size(stacks) >= SXS_STACKS_MAX_DISTINCT) {
     stacks_dropped++;
   } else {
     fresh->model->count = weight;
+    fresh->model->value = value;
     g_hash_table_add(stacks, fresh);
     fresh = NULL;
   }
@@ -387,16 +421,17 @@ static void add_stack(SxsStackEvents kind, uint32_t thread, const char *thread_n
     entry_free(fresh);
 }
 
-void sxs__stacks_record(SxsStackEvents event) {
-  count_event(event);
+/* Walks the calling thread and counts its stack under event (and tag). FALSE when no stack was
+ * recorded (a walk already under way on this thread, unknown bounds, no frame). */
+static gboolean record_current(SxsStackEvents event, guint64 weight, const StackTag *tag) {
   StacksThread *t = thread_state();
   if (t->busy) {
     count_skipped("event during a walk");
-    return;
+    return FALSE;
   }
   if (t->bounds < 0) {
     count_skipped("stack bounds unknown");
-    return;
+    return FALSE;
   }
   t->busy = TRUE;
 
@@ -417,12 +452,23 @@ void sxs__stacks_record(SxsStackEvents event) {
   if (n == 0) {
     walk_leave();
     t->busy = FALSE;
-    return;
+    return FALSE;
   }
 
-  add_stack(event, (uint32_t)syscall(SYS_gettid), NULL, t->out, n, 1, map, targets, n_targets, t->ids);
+  add_stack(event, (uint32_t)syscall(SYS_gettid), NULL, t->out, n, weight, map, targets, n_targets, t->ids, tag);
   walk_leave();
   t->busy = FALSE;
+  return TRUE;
+}
+
+void sxs__stacks_record(SxsStackEvents event) {
+  count_event(event);
+  record_current(event, 1, NULL);
+}
+
+gboolean sxs__stacks_record_typed(SxsProfileKind kind, int runtime_id, const char *type, guint64 count, guint64 value) {
+  StackTag tag = {.runtime_id = runtime_id, .type = type ? g_intern_string(type) : NULL, .value = value};
+  return record_current(SXS_STACKS_PROFILE(kind), count, &tag);
 }
 
 static int compare_stacks(gconstpointer a, gconstpointer b) {
@@ -434,7 +480,9 @@ static int compare_stacks(gconstpointer a, gconstpointer b) {
     return x->count > y->count ? -1 : 1;
   if (x->thread != y->thread)
     return x->thread < y->thread ? -1 : 1;
-  return 0;
+  if (x->runtime_id != y->runtime_id)
+    return x->runtime_id < y->runtime_id ? -1 : 1;
+  return g_strcmp0(x->type, y->type);
 }
 
 static void copy_counts(GHashTable *to, GHashTable *from) {
@@ -481,12 +529,16 @@ void sxs__stacks_fill(SxsProfileModel *m) {
         if (f->managed && !f->name && e->ids[i].rt)
           sxs__manager_recorded_function(e->ids[i].rt, e->ids[i].id, &f->name, &f->module);
       }
-      g_ptr_array_add(e->event == SXS_STACKS_SAMPLE ? m->samples.stacks : m->stacks, sxs__stack_model_copy(e->model));
+      int k = profile_of(e->event);
+      GPtrArray *to = e->event == SXS_STACKS_SAMPLE ? m->samples.stacks : k >= 0 ? m->profiles[k].stacks : m->stacks;
+      g_ptr_array_add(to, sxs__stack_model_copy(e->model));
     }
   }
   g_mutex_unlock(&stacks_lock);
   /* What still has no name is reported by its identity. */
-  GPtrArray *lists[] = {m->stacks, m->samples.stacks};
+  GPtrArray *lists[] = {m->stacks, m->samples.stacks, m->profiles[0].stacks, m->profiles[1].stacks,
+                        m->profiles[2].stacks};
+  G_STATIC_ASSERT(SXS_PROFILE_N_KINDS == 3);
   for (guint l = 0; l < G_N_ELEMENTS(lists); l++) {
     for (guint i = 0; i < lists[l]->len; i++) {
       SxsStackModel *st = lists[l]->pdata[i];
@@ -520,7 +572,7 @@ void sxs__stacks_add_stitched(const SxsWalkResources *res, uint32_t thread, cons
   if (!ids)
     ids = g_new(StackFrameId, STACKS_MAX_FRAMES);
   add_stack(SXS_STACKS_SAMPLE, thread, thread_name, frames, MIN(n, STACKS_MAX_FRAMES), weight, res->map, targets,
-            n_targets, ids);
+            n_targets, ids, NULL);
 }
 
 void sxs__stacks_code_changed(void) {

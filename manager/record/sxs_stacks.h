@@ -11,6 +11,8 @@
 
 /* The kind of the sampler's stacks, beside the events of [stacks] on= (SxsStackEvents). */
 #define SXS_STACKS_SAMPLE ((SxsStackEvents)(1 << 7))
+/* The kinds of the event profiles' stacks (SxsProfileKind k). */
+#define SXS_STACKS_PROFILE(k) ((SxsStackEvents)(1 << (8 + (int)(k))))
 
 /* What a walk reads, valid between sxs__stacks_walk_enter() and sxs__stacks_walk_leave(): the module
  * map (immutable), the step cache and the owners cache (lock-free). */
@@ -34,6 +36,17 @@ typedef struct {
  * Allocates (per thread once; per new stack).
  */
 void sxs__stacks_record(SxsStackEvents event);
+
+/*
+ * Records the stitched stack of the calling thread for one event of an event profile (exceptions,
+ * contention, allocations) of runtime runtime_id: aggregated per (runtime, type, thread, frames),
+ * counting count events that add value (nanoseconds, bytes; 0 for exceptions). type is copied.
+ * Returns FALSE when no stack could be recorded (the caller counts the event as unwalked).
+ *
+ * Context: a runtime's callback on the thread the event happened on; normal context, no profiler
+ * lock held. Allocates (per thread once; per new stack).
+ */
+gboolean sxs__stacks_record_typed(SxsProfileKind kind, int runtime_id, const char *type, guint64 count, guint64 value);
 
 /* Copies the recorded stacks and the walk counters into m (which must have none yet). Context: any
  * thread; takes the stacks lock, then registry locks (to name frames recorded unnamed). */

@@ -1,0 +1,23 @@
+/* sxs_events: the event profiles (exceptions, lock contention, allocations): what each runtime
+ * reports, recorded as typed stitched stacks (sxs_stacks) and exact event counts. */
+#pragma once
+
+#include <glib.h>
+
+#include "sxs_manager.h"
+#include "sxs_profile.h"
+
+/*
+ * An exception of type (Namespace.Type, NULL when it could not be named) was thrown in runtime rt:
+ * counted, and its throwing stack recorded under rt and type.
+ *
+ * Context: rt's ExceptionThrown callback on the throwing thread; normal context, no lock held.
+ */
+void sxs__events_exception(SxsRuntime *rt, const char *type);
+
+/* Fills m's event profiles: asked for or not (the config in force), the event counts, and the
+ * stacks (from sxs_stacks, which must have been filled into m already). Context: any thread. */
+void sxs__events_fill(SxsProfileModel *m);
+
+/* Test support: forget every count. */
+void sxs__events_reset_for_tests(void);
