@@ -102,6 +102,10 @@ static int parse_run_options(int argc, char **argv, SxsprofRunOptions *o) {
       o->trace = TRUE;
       continue;
     }
+    if (g_str_equal(a, "--exceptions")) {
+      o->profiles[SXS_PROFILE_EXCEPTIONS] = TRUE;
+      continue;
+    }
     if (g_str_equal(a, "--sample") || g_str_has_prefix(a, "--sample=")) {
       o->sample = a[8] == '=' ? a + 9 : "";
       /* "--sample 200 dotnet app.dll" would run a program called 200. */

@@ -1,0 +1,230 @@
+/* The event profiles on real runtimes: the exception profile's exact counts per type and per
+ * throwing site, its views (folded and SVG of their own, pprof's `exceptions` sample type, the
+ * summary's "exceptions by type", `sxsprof report` reading it back), and two runtimes in one
+ * process (runsxs, pick-all) each with its own exceptions, no runtime's frames under another.
+ *
+ * The app is Profiles (tests/apps/Profiles): `exceptions A B` throws A InvalidOperationExceptions
+ * from Sxs.Tests.Sites.ThrowA and B ArgumentExceptions from Sxs.Tests.Sites.ThrowB. */
+#include <string.h>
+
+#include "itest.h"
+
+#define TIMEOUT 240
+
+/* The throwing site of a stack: its first managed frame from the leaf that is not the runtime's own
+ * exception dispatch (System.Runtime.EH, managed from .NET 9 on). NULL when it has none. */
+static const char *site_of(JsonObject *stack) {
+  JsonArray *frames = json_object_get_array_member(stack, "frames");
+  for (guint i = 0; i < json_array_get_length(frames); i++) {
+    JsonObject *f = json_array_get_object_element(frames, i);
+    const char *name = json_object_get_string_member(f, "name");
+    if (g_str_equal(json_object_get_string_member(f, "kind"), "managed") &&
+        !g_str_has_prefix(name, "System.Runtime.EH."))
+      return name;
+  }
+  return NULL;
+}
+
+/* Every managed frame of every exception stack is of the stack's own runtime. */
+static void assert_own_frames(JsonArray *stacks) {
+  for (guint i = 0; i < json_array_get_length(stacks); i++) {
+    JsonObject *s = json_array_get_object_element(stacks, i);
+    gint64 rt = json_object_get_int_member(s, "runtime");
+    JsonArray *frames = json_object_get_array_member(s, "frames");
+    for (guint j = 0; j < json_array_get_length(frames); j++) {
+      JsonObject *f = json_array_get_object_element(frames, j);
+      if (g_str_equal(json_object_get_string_member(f, "kind"), "managed"))
+        g_assert_cmpint(json_object_get_int_member(f, "runtime"), ==, rt);
+    }
+  }
+}
+
+/* Sums the exception stacks of runtime rt (0: any) by "type" and by "type@site". */
+static void count_exceptions(JsonArray *stacks, gint64 rt, GHashTable *by_type, GHashTable *by_site) {
+  for (guint i = 0; i < json_array_get_length(stacks); i++) {
+    JsonObject *s = json_array_get_object_element(stacks, i);
+    if (rt && json_object_get_int_member(s, "runtime") != rt)
+      continue;
+    const char *type = json_object_get_string_member(s, "type");
+    gint64 count = json_object_get_int_member(s, "count");
+    const char *site = site_of(s);
+    g_assert_nonnull(site);
+    char *site_key = g_strdup_printf("%s@%s", type, site);
+    gint64 had = GPOINTER_TO_SIZE(g_hash_table_lookup(by_type, type));
+    g_hash_table_insert(by_type, g_strdup(type), GSIZE_TO_POINTER(had + count));
+    had = GPOINTER_TO_SIZE(g_hash_table_lookup(by_site, site_key));
+    g_hash_table_insert(by_site, site_key, GSIZE_TO_POINTER(had + count));
+  }
+}
+
+static gint64 lookup(GHashTable *t, const char *key) {
+  return (gint64)GPOINTER_TO_SIZE(g_hash_table_lookup(t, key));
+}
+
+/* The run's go tool pprof output for one sample type. */
+static char *pprof_top(const ItestScratch *s, const char *pprof_path, const char *index) {
+  g_autofree char *home = g_build_filename(s->dir, "gohome", NULL);
+  g_autofree char *home_env = g_strconcat("HOME=", home, NULL);
+  g_autofree char *cache_env = g_strconcat("GOCACHE=", home, "/cache", NULL);
+  const char *env[] = {home_env, cache_env, NULL};
+  g_autofree char *sample_index = g_strconcat("-sample_index=", index, NULL);
+  const char *argv[] = {"go", "tool", "pprof", sample_index, "-top", "-nodecount=200", pprof_path, NULL};
+  g_autoptr(ItestRun) top = itest_run(argv, env, s->dir, 120);
+  itest_assert_exit(top, 0);
+  return g_strdup(top->out);
+}
+
+/* `sxsprof run --exceptions` on 30 + 20 exceptions: exact counts per type and per site in the
+ * profile, in its own folded file and SVG, in pprof and in the summary, and read back by report. */
+static void test_exceptions_counts(ItestScratch *s, gconstpointer data) {
+  (void)data;
+  g_autofree char *app = itest_app("Profiles");
+  const char *argv[] = {itest_env("SXS_SXSPROF"), "run", "--exceptions", "-o", s->output, "--",
+                        itest_env("SXS_DOTNET"),  app,   "exceptions",   "30", "20",      NULL};
+  g_autoptr(ItestRun) run = itest_run(argv, NULL, s->dir, TIMEOUT);
+  itest_assert_exit(run, 0);
+  g_assert_cmpstr(run->out, ==, "exceptions a=30 b=20\n");
+
+  g_autoptr(JsonNode) doc = itest_load_json(s->profile);
+  JsonObject *ex = json_object_get_object_member(json_node_get_object(doc), "exceptions");
+  g_assert_true(json_object_get_boolean_member(ex, "enabled"));
+  g_assert_cmpint(json_object_get_int_member(ex, "events"), ==, 50);
+  g_assert_cmpint(json_object_get_int_member(ex, "unwalked"), ==, 0);
+  JsonArray *stacks = json_object_get_array_member(ex, "stacks");
+  g_autoptr(GHashTable) by_type = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+  g_autoptr(GHashTable) by_site = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+  count_exceptions(stacks, 1, by_type, by_site);
+  g_assert_cmpuint(g_hash_table_size(by_type), ==, 2);
+  g_assert_cmpint(lookup(by_type, "System.InvalidOperationException"), ==, 30);
+  g_assert_cmpint(lookup(by_type, "System.ArgumentException"), ==, 20);
+  g_assert_cmpuint(g_hash_table_size(by_site), ==, 2);
+  g_assert_cmpint(lookup(by_site, "System.InvalidOperationException@Sxs.Tests.Sites.ThrowA"), ==, 30);
+  g_assert_cmpint(lookup(by_site, "System.ArgumentException@Sxs.Tests.Sites.ThrowB"), ==, 20);
+  assert_own_frames(stacks);
+
+  /* Its own folded file: the type is the leaf, under its site and its caller. */
+  g_autofree char *folded_path = g_strconcat(s->output, ".exceptions.folded", NULL);
+  g_autofree char *folded = itest_read_file(folded_path);
+  g_assert_nonnull(folded);
+  guint64 ioe = 0, ae = 0;
+  g_auto(GStrv) lines = g_strsplit(folded, "\n", -1);
+  for (char **l = lines; *l && **l; l++) {
+    char *space = strrchr(*l, ' ');
+    g_assert_nonnull(space);
+    guint64 w = g_ascii_strtoull(space + 1, NULL, 10);
+    if (strstr(*l, "] Sxs.Tests.Sites.RunA;") && strstr(*l, "] Sxs.Tests.Sites.ThrowA;") &&
+        strstr(*l, "] System.InvalidOperationException "))
+      ioe += w;
+    else if (strstr(*l, "] Sxs.Tests.Sites.RunB;") && strstr(*l, "] Sxs.Tests.Sites.ThrowB;") &&
+             strstr(*l, "] System.ArgumentException "))
+      ae += w;
+    else
+      g_assert_not_reached();
+  }
+  g_assert_cmpuint(ioe, ==, 30);
+  g_assert_cmpuint(ae, ==, 20);
+  g_autofree char *svg_path = g_strconcat(s->output, ".exceptions.svg", NULL);
+  g_autofree char *svg = itest_read_file(svg_path);
+  g_assert_nonnull(strstr(svg, "exceptions: 50 exceptions in 1 runtime"));
+  g_assert_true(g_str_has_suffix(g_strchomp(svg), "</svg>"));
+
+  /* pprof: the exceptions sample type, each type's flat count exact. */
+  g_autofree char *pprof_path = g_strconcat(s->output, ".pb.gz", NULL);
+  g_autofree char *top = pprof_top(s, pprof_path, "exceptions");
+  g_assert_nonnull(strstr(top, "Type: exceptions"));
+  g_assert_true(g_regex_match_simple("\\n\\s+30\\s+60\\.00%\\s+60\\.00%\\s+30\\s+60\\.00%\\s+\\[rt1 [0-9.]+\\] "
+                                     "System\\.InvalidOperationException\\n",
+                                     top, 0, 0));
+  g_assert_true(g_regex_match_simple("\\n\\s+20\\s+40\\.00%\\s+100%\\s+20\\s+40\\.00%\\s+\\[rt1 [0-9.]+\\] "
+                                     "System\\.ArgumentException\\n",
+                                     top, 0, 0));
+
+  /* The summary, and report reading the profile back. */
+  g_assert_nonnull(strstr(run->err, "exceptions by type, runtime 1 ("));
+  const char *report_argv[] = {itest_env("SXS_SXSPROF"), "report", "--format", "summary", s->profile, NULL};
+  g_autoptr(ItestRun) report = itest_run(report_argv, NULL, s->dir, TIMEOUT);
+  itest_assert_exit(report, 0);
+  g_assert_true(
+      g_regex_match_simple("exceptions by type, runtime 1 \\([0-9.]+\\): 50 exceptions, 2 types\\n"
+                           "\\s+30\\s+60\\.0%\\s+System\\.InvalidOperationException\\n"
+                           "\\s+30\\s+60\\.0%\\s+at Sxs\\.Tests\\.Sites\\.ThrowA <- Sxs\\.Tests\\.Sites\\.RunA"
+                           " <- Sxs\\.Tests\\.Profiles\\.Main\\n"
+                           "\\s+20\\s+40\\.0%\\s+System\\.ArgumentException\\n"
+                           "\\s+20\\s+40\\.0%\\s+at Sxs\\.Tests\\.Sites\\.ThrowB <- Sxs\\.Tests\\.Sites\\.RunB"
+                           " <- Sxs\\.Tests\\.Profiles\\.Main\\n",
+                           report->out, 0, 0));
+}
+
+/* runsxs, pick-all: 10.0 throws 3 + 2, 2.0.0 throws 4 + 1, one after the other. Each runtime's
+ * exceptions are its own, typed and placed by that runtime, their frames never another's. */
+static void test_exceptions_two_runtimes(ItestScratch *s, gconstpointer data) {
+  (void)data;
+  g_autofree char *cfg_text =
+      g_strdup_printf("[profiler]\nmode=pick-all\noutput=%s\n[exceptions]\nenabled=true\n", s->output);
+  g_autofree char *cfg = itest_write_file(s->dir, "sxsprof.conf", cfg_text);
+  g_autofree char *app = itest_app("Profiles");
+  const char *argv[] = {itest_env("SXS_RUNSXS"), "--st", "10.0", app, "exceptions 3 2", "2.0.0", app,
+                        "exceptions 4 1",        NULL};
+  g_auto(GStrv) env = itest_profiler_env(cfg);
+  g_autoptr(ItestRun) run = itest_run(argv, (const char *const *)env, s->dir, TIMEOUT);
+  itest_assert_exit(run, 0);
+  g_assert_nonnull(strstr(run->out, "exceptions a=3 b=2\n"));
+  g_assert_nonnull(strstr(run->out, "exceptions a=4 b=1\n"));
+
+  g_autoptr(JsonNode) doc = itest_load_json(s->profile);
+  g_assert_cmpuint(itest_profile_runtime_count(doc), ==, 2);
+  gint64 rt10 = 0, rt2 = 0;
+  for (gint64 id = 1; id <= 2; id++) {
+    JsonObject *rt = itest_profile_runtime(doc, id);
+    const char *version = json_object_get_string_member(rt, "version");
+    if (g_str_has_prefix(version, "2.0."))
+      rt2 = id;
+    else if (g_str_has_prefix(version, "10."))
+      rt10 = id;
+    /* The feature is on in both: no reason given for it. */
+    JsonObject *off = json_object_get_object_member(rt, "features_off");
+    g_assert_false(off && json_object_has_member(off, "exceptions"));
+  }
+  g_assert_cmpint(rt10, !=, 0);
+  g_assert_cmpint(rt2, !=, 0);
+
+  JsonObject *ex = json_object_get_object_member(json_node_get_object(doc), "exceptions");
+  g_assert_cmpint(json_object_get_int_member(ex, "events"), ==, 10);
+  JsonArray *stacks = json_object_get_array_member(ex, "stacks");
+  assert_own_frames(stacks);
+  struct {
+    gint64 rt, a, b;
+  } expect[] = {{rt10, 3, 2}, {rt2, 4, 1}};
+  for (guint i = 0; i < G_N_ELEMENTS(expect); i++) {
+    g_autoptr(GHashTable) by_type = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+    g_autoptr(GHashTable) by_site = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+    count_exceptions(stacks, expect[i].rt, by_type, by_site);
+    g_assert_cmpint(lookup(by_type, "System.InvalidOperationException"), ==, expect[i].a);
+    g_assert_cmpint(lookup(by_type, "System.ArgumentException"), ==, expect[i].b);
+    g_assert_cmpuint(g_hash_table_size(by_site), ==, 2);
+    g_assert_cmpint(lookup(by_site, "System.InvalidOperationException@Sxs.Tests.Sites.ThrowA"), ==, expect[i].a);
+    g_assert_cmpint(lookup(by_site, "System.ArgumentException@Sxs.Tests.Sites.ThrowB"), ==, expect[i].b);
+  }
+
+  /* The views keep them apart: one speedscope profile per runtime, tagged. */
+  const char *report_argv[] = {
+      itest_env("SXS_SXSPROF"), "report", "--format", "speedscope,summary", "-o", s->output, s->profile, NULL};
+  g_autoptr(ItestRun) report = itest_run(report_argv, NULL, s->dir, TIMEOUT);
+  itest_assert_exit(report, 0);
+  g_autofree char *rt2_title =
+      g_strdup_printf("exceptions by type, runtime %" G_GINT64_FORMAT " (2.0.0): 5 exceptions", rt2);
+  g_assert_nonnull(strstr(report->out, rt2_title));
+  g_autofree char *ss_path = g_strconcat(s->output, ".speedscope.json", NULL);
+  g_autofree char *ss = itest_read_file(ss_path);
+  g_autofree char *rt2_profile = g_strdup_printf("\"name\":\"exceptions, [rt%" G_GINT64_FORMAT " 2.0.0]\"", rt2);
+  g_assert_nonnull(strstr(ss, rt2_profile));
+}
+
+int main(int argc, char **argv) {
+  g_test_init(&argc, &argv, NULL);
+#define ADD(path, fn) g_test_add(path, ItestScratch, NULL, itest_scratch_setup, fn, itest_scratch_teardown)
+  ADD("/sxs/profiles/exceptions/counts", test_exceptions_counts);
+  ADD("/sxs/profiles/exceptions/two-runtimes", test_exceptions_two_runtimes);
+#undef ADD
+  return g_test_run();
+}
