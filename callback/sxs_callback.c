@@ -23,6 +23,7 @@
 
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 static inline SxsCallback *impl_from_ICorProfilerCallback11(ICorProfilerCallback11 *iface) {
@@ -768,11 +769,35 @@ static HRESULT callback_DynamicMethodJITCompilationFinished(ICorProfilerCallback
 static HRESULT callback_DynamicMethodUnloaded(ICorProfilerCallback11 *This, FunctionID functionId) {
   return S_OK;
 }
+/* Events of the runtime's provider (Microsoft-Windows-DotNETRuntime) that our EventPipe session
+ * asked for (sxs_features.c), delivered synchronously on the thread that raised them:
+ *   ContentionStart (81): ContentionFlags u8, ClrInstanceID u16 [V2: LockID, AssociatedObjectID,
+ *                         LockOwnerThreadID], raised by the waiting thread as its wait begins;
+ *   ContentionStop (91):  ContentionFlags u8, ClrInstanceID u16 [V1 (.NET 8): DurationNs double],
+ *                         raised by the same thread once it holds the lock.
+ * Payloads are packed, little-endian. Context: the waiting thread. */
+#define SXS_EVENT_CONTENTION_START 81
+#define SXS_EVENT_CONTENTION_STOP 91
 static HRESULT callback_EventPipeEventDelivered(ICorProfilerCallback11 *This, EVENTPIPE_PROVIDER provider,
                                                 DWORD eventId, DWORD eventVersion, ULONG cbMetadataBlob,
                                                 LPCBYTE metadataBlob, ULONG cbEventData, LPCBYTE eventData,
                                                 LPCGUID pActivityId, LPCGUID pRelatedActivityId, ThreadID eventThread,
                                                 ULONG numStackFrames, UINT_PTR stackFrames[]) {
+  SxsCallback *self = impl_from_ICorProfilerCallback11(This);
+  if (!self->profiles_on[SXS_PROFILE_CONTENTION] || sxs__manager_quiet())
+    return S_OK;
+  if (eventId == SXS_EVENT_CONTENTION_START) {
+    sxs__events_contention_start(self->runtime);
+  } else if (eventId == SXS_EVENT_CONTENTION_STOP) {
+    gint64 duration_ns = -1;
+    double d = 0;
+    if (eventVersion >= 1 && eventData && cbEventData >= 3 + sizeof d) {
+      memcpy(&d, eventData + 3, sizeof d);
+      if (d >= 0 && d < 1e18)
+        duration_ns = (gint64)d;
+    }
+    sxs__events_contention_stop(self->runtime, duration_ns);
+  }
   return S_OK;
 }
 static HRESULT callback_EventPipeProviderCreated(ICorProfilerCallback11 *This, EVENTPIPE_PROVIDER provider) {

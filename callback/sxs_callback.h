@@ -48,6 +48,7 @@ typedef struct {
                                      * the attach catch-up never queries them */
   gboolean profiles_on[SXS_PROFILE_N_KINDS]; /* the event profiles this runtime records (set up by
                                               * the feature table at Initialize) */
+  EVENTPIPE_SESSION eventpipe_session;       /* the in-process session of the contention profile, 0: none */
 } SxsCallback;
 
 /* One thing the profiler does for a runtime, as data: the event-mask bits it needs, whether the

@@ -2,6 +2,10 @@
  * sampling, call tracing), the event-mask bits each needs, and running it at Initialize. */
 #include "sxs_callback.h"
 
+#include <errno.h>
+
+#include "sxs_hresult.h"
+
 /* Counters: modules, exceptions, threads, GCs (without heap walks where the runtime can). */
 static void counters_mask(const SxsCapabilities *caps, const SxsConfig *cfg, DWORD *low, DWORD *high) {
   (void)cfg;
@@ -85,9 +89,65 @@ static int exceptions_setup(SxsCallback *self, ICorProfilerInfo15 *info, const S
 static const SxsFeature exceptions_feature = {
     .name = "exceptions", .wanted = exceptions_wanted, .mask = exceptions_mask, .setup = exceptions_setup};
 
+/* The contention profile ([contention] enabled=true): the runtime's own contention events
+ * (ContentionStart/Stop of Microsoft-Windows-DotNETRuntime, keyword 0x4000, level Informational)
+ * through an in-process EventPipe session, delivered to EventPipeEventDelivered on the waiting
+ * thread, which is walked there. EventPipe sessions of a profiler need ICorProfilerInfo12 (.NET 5);
+ * older runtimes have the feature off with that reason. No event-mask bit but stack snapshots. */
+#define SXS_RUNTIME_PROVIDER "Microsoft-Windows-DotNETRuntime"
+#define SXS_CONTENTION_KEYWORD G_GUINT64_CONSTANT(0x4000)
+
+static gboolean contention_wanted(const SxsConfig *cfg) {
+  return cfg && cfg->profiles[SXS_PROFILE_CONTENTION];
+}
+
+static const char *contention_unsupported(const SxsCapabilities *caps) {
+  return caps->info_version >= 12 ? NULL
+                                  : "lock contention events reach a profiler only through an in-process EventPipe "
+                                    "session (ICorProfilerInfo12, .NET 5 and later)";
+}
+
+static void contention_mask(const SxsCapabilities *caps, const SxsConfig *cfg, DWORD *low, DWORD *high) {
+  (void)caps;
+  (void)cfg;
+  (void)high;
+  *low |= COR_PRF_ENABLE_STACK_SNAPSHOT;
+}
+
+static int contention_setup(SxsCallback *self, ICorProfilerInfo15 *info, const SxsConfig *cfg, char **ret_why) {
+  (void)cfg;
+  g_autofree gunichar2 *name = g_utf8_to_utf16(SXS_RUNTIME_PROVIDER, -1, NULL, NULL, NULL);
+  COR_PRF_EVENTPIPE_PROVIDER_CONFIG provider = {
+      .providerName = (const WCHAR *)name,
+      .keywords = SXS_CONTENTION_KEYWORD,
+      .loggingLevel = COR_PRF_EVENTPIPE_INFORMATIONAL,
+      .filterData = NULL,
+  };
+  /* On before the session starts: its first events may arrive before the call returns. */
+  self->profiles_on[SXS_PROFILE_CONTENTION] = TRUE;
+  EVENTPIPE_SESSION session = 0;
+  HRESULT hr = info->lpVtbl->EventPipeStartSession(info, 1, &provider, FALSE, &session);
+  if (hr < 0) {
+    self->profiles_on[SXS_PROFILE_CONTENTION] = FALSE;
+    const char *hr_name = sxs__hresult_name(hr);
+    *ret_why = hr_name ? g_strdup_printf("EventPipeStartSession failed: %s", hr_name)
+                       : g_strdup_printf("EventPipeStartSession failed: 0x%08X", (unsigned)hr);
+    return -EIO;
+  }
+  self->eventpipe_session = session;
+  return 0;
+}
+
+static const SxsFeature contention_feature = {.name = "contention",
+                                              .wanted = contention_wanted,
+                                              .unsupported = contention_unsupported,
+                                              .mask = contention_mask,
+                                              .setup = contention_setup};
+
 /* In order: a setup may rely on the mask bits of the features before it. */
-static const SxsFeature *const features[] = {&counters_feature, &names_feature,        &stacks_feature,
-                                             &sampling_feature, &sxs__tracing_feature, &exceptions_feature};
+static const SxsFeature *const features[] = {&counters_feature,  &names_feature,        &stacks_feature,
+                                             &sampling_feature,  &sxs__tracing_feature, &exceptions_feature,
+                                             &contention_feature};
 
 /* Sets the runtime's event mask from its low and high halves: the classic call when no high bit
  * is needed, SetEventMask2 (Info5) when one is. */

@@ -472,6 +472,7 @@ static void render_event_profile(SxsJsonWriter *w, SxsProfileKind k, const SxsEv
   sxs__json_member_bool(w, "enabled", p->enabled);
   sxs__json_member_uint(w, "events", p->events);
   sxs__json_member_uint(w, "unwalked", p->unwalked);
+  sxs__json_member_uint(w, "value", p->value);
   if (p->sampling)
     sxs__json_member_string(w, "sampling", p->sampling);
   sxs__json_key(w, "stacks");
@@ -602,6 +603,7 @@ void sxs__profile_model_merge(SxsProfileModel *into, SxsProfileModel *from) {
     pa->enabled |= pb->enabled;
     pa->events += pb->events;
     pa->unwalked += pb->unwalked;
+    pa->value += pb->value;
     if (!pa->sampling)
       pa->sampling = g_steal_pointer(&pb->sampling);
   }

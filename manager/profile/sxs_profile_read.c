@@ -299,6 +299,8 @@ static void read_event_profile(SxsJsonReader *r, SxsProfileKind k, SxsEventProfi
       read_u64(r, &p->events);
     else if (key_is(key, "unwalked"))
       read_u64(r, &p->unwalked);
+    else if (key_is(key, "value"))
+      read_u64(r, &p->value);
     else if (key_is(key, "sampling"))
       read_str(r, &p->sampling);
     else if (key_is(key, "stacks"))

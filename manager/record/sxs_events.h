@@ -15,6 +15,18 @@
  */
 void sxs__events_exception(SxsRuntime *rt, const char *type);
 
+/*
+ * A thread of runtime rt begins to wait for a lock: counted, and its stack recorded (count 1) under
+ * rt; the wait's time is added to that stack when the matching stop comes.
+ *
+ * Context: rt's EventPipeEventDelivered (ContentionStart) on the waiting thread; normal context.
+ */
+void sxs__events_contention_start(SxsRuntime *rt);
+/* The wait begun by this thread's last start ended: duration_ns as the runtime measured it (.NET 8
+ * and later), or < 0 for the time since the start. A stop without a start is ignored. Context: the
+ * same thread (ContentionStop). */
+void sxs__events_contention_stop(SxsRuntime *rt, gint64 duration_ns);
+
 /* Fills m's event profiles: asked for or not (the config in force), the event counts, and the
  * stacks (from sxs_stacks, which must have been filled into m already). Context: any thread. */
 void sxs__events_fill(SxsProfileModel *m);

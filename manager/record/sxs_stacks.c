@@ -363,11 +363,11 @@ typedef struct {
 } StackTag;
 
 /* Counts one stack (weight times) under (kind, thread, tag, frames), naming it when it is new.
- * ids: room for n identities; tag may be NULL. Context: normal context, no lock held; takes
- * stacks_lock. */
-static void add_stack(SxsStackEvents kind, uint32_t thread, const char *thread_name, const SxsStackFrame *frames,
-                      guint n, guint64 weight, const SxsModuleMap *map, const SxsStitchTarget *targets, guint n_targets,
-                      StackFrameId *ids, const StackTag *tag) {
+ * ids: room for n identities; tag may be NULL. Returns the stack's entry (kept until a reset), NULL
+ * when it was dropped. Context: normal context, no lock held; takes stacks_lock. */
+static StackEntry *add_stack(SxsStackEvents kind, uint32_t thread, const char *thread_name, const SxsStackFrame *frames,
+                             guint n, guint64 weight, const SxsModuleMap *map, const SxsStitchTarget *targets,
+                             guint n_targets, StackFrameId *ids, const StackTag *tag) {
   StackEntry key = {.event = kind, .thread = thread, .n = n, .ids = ids};
   if (tag) {
     key.runtime_id = tag->runtime_id;
@@ -394,7 +394,7 @@ static void add_stack(SxsStackEvents kind, uint32_t thread, const char *thread_n
   }
   g_mutex_unlock(&stacks_lock);
   if (known)
-    return;
+    return known;
   gint64 t0 = g_get_monotonic_time();
   StackEntry *fresh = entry_new(&key, frames, map, targets, n_targets);
   if (thread_name)
@@ -414,24 +414,25 @@ static void add_stack(SxsStackEvents kind, uint32_t thread, const char *thread_n
     fresh->model->count = weight;
     fresh->model->value = value;
     g_hash_table_add(stacks, fresh);
-    fresh = NULL;
+    known = g_steal_pointer(&fresh);
   }
   g_mutex_unlock(&stacks_lock);
   if (fresh)
     entry_free(fresh);
+  return known;
 }
 
-/* Walks the calling thread and counts its stack under event (and tag). FALSE when no stack was
- * recorded (a walk already under way on this thread, unknown bounds, no frame). */
-static gboolean record_current(SxsStackEvents event, guint64 weight, const StackTag *tag) {
+/* Walks the calling thread and counts its stack under event (and tag). NULL when no stack was
+ * recorded (a walk already under way on this thread, unknown bounds, no frame, the table full). */
+static StackEntry *record_current(SxsStackEvents event, guint64 weight, const StackTag *tag) {
   StacksThread *t = thread_state();
   if (t->busy) {
     count_skipped("event during a walk");
-    return FALSE;
+    return NULL;
   }
   if (t->bounds < 0) {
     count_skipped("stack bounds unknown");
-    return FALSE;
+    return NULL;
   }
   t->busy = TRUE;
 
@@ -452,13 +453,14 @@ static gboolean record_current(SxsStackEvents event, guint64 weight, const Stack
   if (n == 0) {
     walk_leave();
     t->busy = FALSE;
-    return FALSE;
+    return NULL;
   }
 
-  add_stack(event, (uint32_t)syscall(SYS_gettid), NULL, t->out, n, weight, map, targets, n_targets, t->ids, tag);
+  StackEntry *e =
+      add_stack(event, (uint32_t)syscall(SYS_gettid), NULL, t->out, n, weight, map, targets, n_targets, t->ids, tag);
   walk_leave();
   t->busy = FALSE;
-  return TRUE;
+  return e;
 }
 
 void sxs__stacks_record(SxsStackEvents event) {
@@ -466,9 +468,18 @@ void sxs__stacks_record(SxsStackEvents event) {
   record_current(event, 1, NULL);
 }
 
-gboolean sxs__stacks_record_typed(SxsProfileKind kind, int runtime_id, const char *type, guint64 count, guint64 value) {
+SxsStackHandle *sxs__stacks_record_typed(SxsProfileKind kind, int runtime_id, const char *type, guint64 count,
+                                         guint64 value) {
   StackTag tag = {.runtime_id = runtime_id, .type = type ? g_intern_string(type) : NULL, .value = value};
-  return record_current(SXS_STACKS_PROFILE(kind), count, &tag);
+  return (SxsStackHandle *)record_current(SXS_STACKS_PROFILE(kind), count, &tag);
+}
+
+void sxs__stacks_add_to(SxsStackHandle *handle, guint64 count, guint64 value) {
+  StackEntry *e = (StackEntry *)handle;
+  g_mutex_lock(&stacks_lock);
+  e->model->count += count;
+  e->model->value += value;
+  g_mutex_unlock(&stacks_lock);
 }
 
 static int compare_stacks(gconstpointer a, gconstpointer b) {
@@ -571,8 +582,8 @@ void sxs__stacks_add_stitched(const SxsWalkResources *res, uint32_t thread, cons
   static __thread StackFrameId *ids;
   if (!ids)
     ids = g_new(StackFrameId, STACKS_MAX_FRAMES);
-  add_stack(SXS_STACKS_SAMPLE, thread, thread_name, frames, MIN(n, STACKS_MAX_FRAMES), weight, res->map, targets,
-            n_targets, ids, NULL);
+  (void)add_stack(SXS_STACKS_SAMPLE, thread, thread_name, frames, MIN(n, STACKS_MAX_FRAMES), weight, res->map, targets,
+                  n_targets, ids, NULL);
 }
 
 void sxs__stacks_code_changed(void) {

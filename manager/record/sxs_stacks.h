@@ -41,12 +41,18 @@ void sxs__stacks_record(SxsStackEvents event);
  * Records the stitched stack of the calling thread for one event of an event profile (exceptions,
  * contention, allocations) of runtime runtime_id: aggregated per (runtime, type, thread, frames),
  * counting count events that add value (nanoseconds, bytes; 0 for exceptions). type is copied.
- * Returns FALSE when no stack could be recorded (the caller counts the event as unwalked).
+ * Returns the stack's handle, for adding to it later (a wait's time once it ends), or NULL when no
+ * stack could be recorded (the caller counts the event as unwalked).
  *
  * Context: a runtime's callback on the thread the event happened on; normal context, no profiler
  * lock held. Allocates (per thread once; per new stack).
  */
-gboolean sxs__stacks_record_typed(SxsProfileKind kind, int runtime_id, const char *type, guint64 count, guint64 value);
+typedef struct SxsStackHandle SxsStackHandle;
+SxsStackHandle *sxs__stacks_record_typed(SxsProfileKind kind, int runtime_id, const char *type, guint64 count,
+                                         guint64 value);
+/* Adds count and value to a stack recorded by sxs__stacks_record_typed. A handle stays valid until
+ * sxs__stacks_reset_for_tests. Context: any thread; takes stacks_lock. */
+void sxs__stacks_add_to(SxsStackHandle *handle, guint64 count, guint64 value);
 
 /* Copies the recorded stacks and the walk counters into m (which must have none yet). Context: any
  * thread; takes the stacks lock, then registry locks (to name frames recorded unnamed). */

@@ -291,10 +291,12 @@ static char *profile_quantity(SxsViewKind kind, guint64 value) {
   return g_strdup_printf("%" G_GUINT64_FORMAT, value);
 }
 
-/* Is this frame the runtime's own throwing or waiting machinery: native code, or the managed
- * exception dispatch of .NET 9 and later (System.Runtime.EH)? */
+/* Is this frame the runtime's own throwing or waiting machinery: native code, the managed
+ * exception dispatch of .NET 9 and later (System.Runtime.EH), or the lock being entered (Monitor,
+ * .NET 9's System.Threading.Lock)? */
 static gboolean machinery_frame(const SxsViewFrame *f) {
-  return !f->managed || g_str_has_prefix(f->name, "System.Runtime.EH.");
+  return !f->managed || g_str_has_prefix(f->name, "System.Runtime.EH.") ||
+         g_str_has_prefix(f->name, "System.Threading.Monitor.") || g_str_has_prefix(f->name, "System.Threading.Lock.");
 }
 
 /* Up to three frames of a stack from depth `from` towards the root, untagged: where it happened,

@@ -1,10 +1,14 @@
 /* The event profiles on real runtimes: the exception profile's exact counts per type and per
  * throwing site, its views (folded and SVG of their own, pprof's `exceptions` sample type, the
  * summary's "exceptions by type", `sxsprof report` reading it back), and two runtimes in one
- * process (runsxs, pick-all) each with its own exceptions, no runtime's frames under another.
+ * process (runsxs, pick-all) each with its own exceptions, no runtime's frames under another; the
+ * contention profile's waits against a known wait, and on runtimes too old for it (3.1, 2.0) off
+ * with its reason while the program runs on.
  *
  * The app is Profiles (tests/apps/Profiles): `exceptions A B` throws A InvalidOperationExceptions
- * from Sxs.Tests.Sites.ThrowA and B ArgumentExceptions from Sxs.Tests.Sites.ThrowB. */
+ * from Sxs.Tests.Sites.ThrowA and B ArgumentExceptions from Sxs.Tests.Sites.ThrowB; `contention R
+ * H` has its main thread wait R times, in Sxs.Tests.Locks.Contend, for a lock another thread holds
+ * H ms. */
 #include <string.h>
 
 #include "itest.h"
@@ -220,11 +224,130 @@ static void test_exceptions_two_runtimes(ItestScratch *s, gconstpointer data) {
   g_assert_nonnull(strstr(ss, rt2_profile));
 }
 
+/* The contention stacks of runtime rt: their delay in all, and the delay of those through
+ * Sxs.Tests.Locks.Contend. */
+static void contention_delay(JsonArray *stacks, gint64 rt, gint64 *ret_total, gint64 *ret_contend, gint64 *ret_count) {
+  *ret_total = *ret_contend = *ret_count = 0;
+  for (guint i = 0; i < json_array_get_length(stacks); i++) {
+    JsonObject *s = json_array_get_object_element(stacks, i);
+    if (json_object_get_int_member(s, "runtime") != rt)
+      continue;
+    gint64 value = json_object_get_int_member(s, "value");
+    *ret_total += value;
+    *ret_count += json_object_get_int_member(s, "count");
+    JsonArray *frames = json_object_get_array_member(s, "frames");
+    for (guint j = 0; j < json_array_get_length(frames); j++)
+      if (g_strcmp0(json_object_get_string_member(json_array_get_object_element(frames, j), "name"),
+                    "Sxs.Tests.Locks.Contend") == 0) {
+        *ret_contend += value;
+        break;
+      }
+  }
+}
+
+/* `sxsprof run --lock`, 10 waits of 50 ms: Contend's stack holds the delay, 500 ms within 25 %,
+ * in the profile, in pprof's delay and contentions and in the summary. */
+static void test_contention_wait(ItestScratch *s, gconstpointer data) {
+  (void)data;
+  g_autofree char *app = itest_app("Profiles");
+  const char *argv[] = {itest_env("SXS_SXSPROF"), "run", "--lock",     "-o", s->output, "--",
+                        itest_env("SXS_DOTNET"),  app,   "contention", "10", "50",      NULL};
+  g_autoptr(ItestRun) run = itest_run(argv, NULL, s->dir, TIMEOUT);
+  itest_assert_exit(run, 0);
+  g_assert_cmpstr(run->out, ==, "contention rounds=10 hold_ms=50\n");
+
+  g_autoptr(JsonNode) doc = itest_load_json(s->profile);
+  JsonObject *c = json_object_get_object_member(json_node_get_object(doc), "contention");
+  g_assert_true(json_object_get_boolean_member(c, "enabled"));
+  g_assert_cmpint(json_object_get_int_member(c, "events"), >=, 10);
+  g_assert_cmpint(json_object_get_int_member(c, "unwalked"), ==, 0);
+  gint64 total = 0, contend = 0, count = 0;
+  contention_delay(json_object_get_array_member(c, "stacks"), 1, &total, &contend, &count);
+  g_assert_cmpint(total, ==, json_object_get_int_member(c, "value"));
+  g_assert_cmpint(count, >=, 10);
+  g_assert_cmpint(contend, >=, total * 9 / 10);
+  g_assert_cmpint(contend, >=, 375 * G_GINT64_CONSTANT(1000000));
+  g_assert_cmpint(contend, <=, 625 * G_GINT64_CONSTANT(1000000));
+  assert_own_frames(json_object_get_array_member(c, "stacks"));
+
+  g_autofree char *pprof_path = g_strconcat(s->output, ".pb.gz", NULL);
+  g_autofree char *delay = pprof_top(s, pprof_path, "delay");
+  g_assert_nonnull(strstr(delay, "Type: delay"));
+  g_assert_true(
+      g_regex_match_simple("\\n\\s+[0-9.]+(m?s)?\\s+[0-9.]+%\\s+[0-9.]+%\\s+[0-9.]+m?s\\s+(9[0-9]|100)(\\.[0-9]+)?%"
+                           "\\s+\\[rt1 [0-9.]+\\] Sxs\\.Tests\\.Locks\\.Contend\\n",
+                           delay, 0, 0));
+  g_autofree char *contentions = pprof_top(s, pprof_path, "contentions");
+  g_assert_nonnull(strstr(contentions, "Type: contentions"));
+  g_assert_true(
+      g_regex_match_simple("lock contention by site, runtime 1 \\([0-9.]+\\): [0-9.]+ ms waited in [0-9]+ "
+                           "contentions\\n\\s+[0-9.]+ ms\\s+(9[0-9]|100)\\.[0-9]%\\s+at Sxs\\.Tests\\.Locks\\.Contend "
+                           "<- Sxs\\.Tests\\.Locks\\.Run <- Sxs\\.Tests\\.Profiles\\.Main",
+                           run->err, 0, 0));
+}
+
+/* runsxs, pick-all, exceptions and contention asked of 8.0, 3.1 and 2.0: 8.0 records both; 3.1
+ * and 2.0 record their exceptions and have contention off with the reason (no EventPipe session for
+ * a profiler before .NET 5); every program runs to its end. */
+static void test_contention_older_runtimes(ItestScratch *s, gconstpointer data) {
+  (void)data;
+  g_autofree char *cfg_text = g_strdup_printf(
+      "[profiler]\nmode=pick-all\noutput=%s\n[exceptions]\nenabled=true\n[contention]\nenabled=true\n", s->output);
+  g_autofree char *cfg = itest_write_file(s->dir, "sxsprof.conf", cfg_text);
+  g_autofree char *app = itest_app("Profiles");
+  const char *argv[] = {
+      itest_env("SXS_RUNSXS"), "--st", "8.0", app, "contention 4 50", "3.1", app, "exceptions 2 1", "2.0.0", app,
+      "contention 4 50",       NULL};
+  g_auto(GStrv) env = itest_profiler_env(cfg);
+  g_autoptr(ItestRun) run = itest_run(argv, (const char *const *)env, s->dir, TIMEOUT);
+  itest_assert_exit(run, 0);
+  g_assert_nonnull(strstr(run->out, "exceptions a=2 b=1\n"));
+  const char *first = strstr(run->out, "contention rounds=4 hold_ms=50\n");
+  g_assert_nonnull(first);
+  g_assert_nonnull(strstr(first + 1, "contention rounds=4 hold_ms=50\n"));
+
+  g_autoptr(JsonNode) doc = itest_load_json(s->profile);
+  g_assert_cmpuint(itest_profile_runtime_count(doc), ==, 3);
+  JsonObject *root = json_node_get_object(doc);
+  JsonArray *stacks = json_object_get_array_member(json_object_get_object_member(root, "contention"), "stacks");
+  JsonArray *ex_stacks = json_object_get_array_member(json_object_get_object_member(root, "exceptions"), "stacks");
+  assert_own_frames(stacks);
+  assert_own_frames(ex_stacks);
+  for (gint64 id = 1; id <= 3; id++) {
+    JsonObject *rt = itest_profile_runtime(doc, id);
+    const char *version = json_object_get_string_member(rt, "version");
+    JsonObject *off = json_object_get_object_member(rt, "features_off");
+    gint64 total = 0, contend = 0, count = 0;
+    contention_delay(stacks, id, &total, &contend, &count);
+    if (g_str_has_prefix(version, "8.")) {
+      g_assert_false(off && json_object_has_member(off, "contention"));
+      g_assert_cmpint(count, >=, 4);
+      g_assert_cmpint(contend, >=, 150 * G_GINT64_CONSTANT(1000000));
+      g_assert_cmpint(contend, <=, 250 * G_GINT64_CONSTANT(1000000));
+    } else {
+      g_assert_true(g_str_has_prefix(version, "3.1.") || g_str_has_prefix(version, "2.0."));
+      g_assert_nonnull(off);
+      g_assert_nonnull(strstr(json_object_get_string_member(off, "contention"), "ICorProfilerInfo12"));
+      g_assert_false(json_object_has_member(off, "exceptions"));
+      g_assert_cmpint(count, ==, 0);
+    }
+    if (g_str_has_prefix(version, "3.1.")) {
+      g_autoptr(GHashTable) by_type = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+      g_autoptr(GHashTable) by_site = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+      count_exceptions(ex_stacks, id, by_type, by_site);
+      g_assert_cmpint(lookup(by_site, "System.InvalidOperationException@Sxs.Tests.Sites.ThrowA"), ==, 2);
+      g_assert_cmpint(lookup(by_site, "System.ArgumentException@Sxs.Tests.Sites.ThrowB"), ==, 1);
+    }
+  }
+}
+
 int main(int argc, char **argv) {
   g_test_init(&argc, &argv, NULL);
 #define ADD(path, fn) g_test_add(path, ItestScratch, NULL, itest_scratch_setup, fn, itest_scratch_teardown)
   ADD("/sxs/profiles/exceptions/counts", test_exceptions_counts);
   ADD("/sxs/profiles/exceptions/two-runtimes", test_exceptions_two_runtimes);
+  ADD("/sxs/profiles/contention/wait", test_contention_wait);
+  ADD("/sxs/profiles/contention/older-runtimes", test_contention_older_runtimes);
 #undef ADD
   return g_test_run();
 }

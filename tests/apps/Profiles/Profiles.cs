@@ -4,9 +4,10 @@
 // Usage: Profiles exceptions <a> <b>
 //          throws <a> InvalidOperationExceptions from Sites.ThrowA and <b> ArgumentExceptions from
 //          Sites.ThrowB (each caught); prints "exceptions a=<a> b=<b>"
-//        Profiles contention <threads> <hold_ms> <rounds>
-//          <threads> threads take one lock <rounds> times each, holding it <hold_ms> ms, inside
-//          Locks.Contend; prints "contention threads=T hold_ms=H rounds=R"
+//        Profiles contention <rounds> <hold_ms>
+//          <rounds> times, a second thread holds one lock for <hold_ms> ms while the main thread
+//          waits for it in Sxs.Tests.Locks.Contend: about rounds x hold_ms of contention in all;
+//          prints "contention rounds=R hold_ms=H"
 using System;
 using System.Globalization;
 using System.Runtime.CompilerServices;
@@ -25,15 +26,14 @@ namespace Sxs.Tests
                 Console.WriteLine("exceptions a=" + Str(caughtA) + " b=" + Str(caughtB));
                 return 0;
             }
-            if (args.Length == 4 && args[0] == "contention")
+            if (args.Length == 3 && args[0] == "contention")
             {
-                int threads = Parse(args[1]), hold = Parse(args[2]), rounds = Parse(args[3]);
-                Locks.Run(threads, hold, rounds);
-                Console.WriteLine("contention threads=" + Str(threads) + " hold_ms=" + Str(hold) + " rounds=" +
-                                  Str(rounds));
+                int rounds = Parse(args[1]), hold = Parse(args[2]);
+                Locks.Run(rounds, hold);
+                Console.WriteLine("contention rounds=" + Str(rounds) + " hold_ms=" + Str(hold));
                 return 0;
             }
-            Console.Error.WriteLine("usage: Profiles exceptions <a> <b> | contention <threads> <hold_ms> <rounds>");
+            Console.Error.WriteLine("usage: Profiles exceptions <a> <b> | contention <rounds> <hold_ms>");
             return 2;
         }
 
@@ -103,28 +103,47 @@ namespace Sxs.Tests
     {
         private static readonly object Gate = new object();
 
+        // The holder takes the lock and says so; the main thread then blocks on it in Contend
+        // until the holder lets go, hold ms later. Each round starts when the last has ended.
         [MethodImpl(MethodImplOptions.NoInlining)]
-        public static void Run(int threads, int hold, int rounds)
+        public static void Run(int rounds, int hold)
         {
-            var started = new Thread[threads];
-            for (int i = 0; i < threads; i++)
+            var taken = new AutoResetEvent(false);
+            var done = new AutoResetEvent(false);
+            var holder = new Thread(() =>
             {
-                started[i] = new Thread(() => Contend(hold, rounds));
-                started[i].Start();
+                for (int r = 0; r < rounds; r++)
+                {
+                    Hold(taken, hold);
+                    done.WaitOne();
+                }
+            });
+            holder.Name = "sxs-holder";
+            holder.Start();
+            for (int r = 0; r < rounds; r++)
+            {
+                taken.WaitOne();
+                Contend();
+                done.Set();
             }
-            for (int i = 0; i < threads; i++)
-                started[i].Join();
+            holder.Join();
         }
 
         [MethodImpl(MethodImplOptions.NoInlining)]
-        public static void Contend(int hold, int rounds)
+        private static void Hold(AutoResetEvent taken, int hold)
         {
-            for (int r = 0; r < rounds; r++)
+            lock (Gate)
             {
-                lock (Gate)
-                {
-                    Thread.Sleep(hold);
-                }
+                taken.Set();
+                Thread.Sleep(hold);
+            }
+        }
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        public static void Contend()
+        {
+            lock (Gate)
+            {
             }
         }
     }
