@@ -46,9 +46,10 @@ typedef struct {
   gint unload_forced;               /* an unload went on without waiting (atomic): the catch-up stops */
   GHashTable *unloading;            /* ModuleIDs whose ModuleUnloadStarted arrived (and no load since):
                                      * the attach catch-up never queries them */
-  gboolean profiles_on[SXS_PROFILE_N_KINDS]; /* the event profiles this runtime records (set up by
+  gboolean profiles_on[SXS_PROFILE_N_KINDS];                 /* the event profiles this runtime records (set up by
                                               * the feature table at Initialize) */
-  EVENTPIPE_SESSION eventpipe_session;       /* the in-process session of the contention profile, 0: none */
+  EVENTPIPE_SESSION eventpipe_sessions[SXS_PROFILE_N_KINDS]; /* in-process sessions of the profiles
+                                                              * that have one; 0: none */
 } SxsCallback;
 
 /* One thing the profiler does for a runtime, as data: the event-mask bits it needs, whether the

@@ -114,28 +114,36 @@ static void contention_mask(const SxsCapabilities *caps, const SxsConfig *cfg, D
   *low |= COR_PRF_ENABLE_STACK_SNAPSHOT;
 }
 
-static int contention_setup(SxsCallback *self, ICorProfilerInfo15 *info, const SxsConfig *cfg, char **ret_why) {
-  (void)cfg;
+/* Starts an in-process EventPipe session on the runtime's provider for one profile, which is on
+ * from before the call (its first events may arrive before the call returns) and off again if the
+ * session cannot start. */
+static int start_session(SxsCallback *self, ICorProfilerInfo15 *info, SxsProfileKind kind, guint64 keywords,
+                         UINT32 level, char **ret_why) {
   g_autofree gunichar2 *name = g_utf8_to_utf16(SXS_RUNTIME_PROVIDER, -1, NULL, NULL, NULL);
   COR_PRF_EVENTPIPE_PROVIDER_CONFIG provider = {
       .providerName = (const WCHAR *)name,
-      .keywords = SXS_CONTENTION_KEYWORD,
-      .loggingLevel = COR_PRF_EVENTPIPE_INFORMATIONAL,
+      .keywords = keywords,
+      .loggingLevel = level,
       .filterData = NULL,
   };
-  /* On before the session starts: its first events may arrive before the call returns. */
-  self->profiles_on[SXS_PROFILE_CONTENTION] = TRUE;
+  self->profiles_on[kind] = TRUE;
   EVENTPIPE_SESSION session = 0;
   HRESULT hr = info->lpVtbl->EventPipeStartSession(info, 1, &provider, FALSE, &session);
   if (hr < 0) {
-    self->profiles_on[SXS_PROFILE_CONTENTION] = FALSE;
+    self->profiles_on[kind] = FALSE;
     const char *hr_name = sxs__hresult_name(hr);
     *ret_why = hr_name ? g_strdup_printf("EventPipeStartSession failed: %s", hr_name)
                        : g_strdup_printf("EventPipeStartSession failed: 0x%08X", (unsigned)hr);
     return -EIO;
   }
-  self->eventpipe_session = session;
+  self->eventpipe_sessions[kind] = session;
   return 0;
+}
+
+static int contention_setup(SxsCallback *self, ICorProfilerInfo15 *info, const SxsConfig *cfg, char **ret_why) {
+  (void)cfg;
+  return start_session(self, info, SXS_PROFILE_CONTENTION, SXS_CONTENTION_KEYWORD, COR_PRF_EVENTPIPE_INFORMATIONAL,
+                       ret_why);
 }
 
 static const SxsFeature contention_feature = {.name = "contention",
@@ -144,10 +152,42 @@ static const SxsFeature contention_feature = {.name = "contention",
                                               .mask = contention_mask,
                                               .setup = contention_setup};
 
+/* The allocation profile ([allocations] enabled=true): the runtime's GCAllocationTick events (GC
+ * keyword 0x1 at level Verbose) through an in-process EventPipe session, delivered on the allocating
+ * thread, which is walked there. The runtime raises one about every 100 KB allocated (per heap and
+ * small/large kind), naming the object that crossed the threshold and the bytes since the last
+ * one: those bytes are the sample's weight (see sxs_events.c for the upscaling). The GC keyword at
+ * Verbose also delivers the collections' own events, which are ignored. Runtimes before .NET 5 (no
+ * EventPipe session for a profiler) have it off: ObjectAllocated there would cost every allocation
+ * a callback. */
+#define SXS_GC_KEYWORD G_GUINT64_CONSTANT(0x1)
+
+static gboolean allocations_wanted(const SxsConfig *cfg) {
+  return cfg && cfg->profiles[SXS_PROFILE_ALLOCATIONS];
+}
+
+static const char *allocations_unsupported(const SxsCapabilities *caps) {
+  return caps->info_version >= 12
+             ? NULL
+             : "allocation events reach a profiler only through an in-process EventPipe session (ICorProfilerInfo12, "
+               ".NET 5 and later); ObjectAllocated would cost every allocation a callback";
+}
+
+static int allocations_setup(SxsCallback *self, ICorProfilerInfo15 *info, const SxsConfig *cfg, char **ret_why) {
+  (void)cfg;
+  return start_session(self, info, SXS_PROFILE_ALLOCATIONS, SXS_GC_KEYWORD, COR_PRF_EVENTPIPE_VERBOSE, ret_why);
+}
+
+static const SxsFeature allocations_feature = {.name = "allocations",
+                                               .wanted = allocations_wanted,
+                                               .unsupported = allocations_unsupported,
+                                               .mask = contention_mask, /* stack snapshots */
+                                               .setup = allocations_setup};
+
 /* In order: a setup may rely on the mask bits of the features before it. */
-static const SxsFeature *const features[] = {&counters_feature,  &names_feature,        &stacks_feature,
-                                             &sampling_feature,  &sxs__tracing_feature, &exceptions_feature,
-                                             &contention_feature};
+static const SxsFeature *const features[] = {&counters_feature,   &names_feature,        &stacks_feature,
+                                             &sampling_feature,   &sxs__tracing_feature, &exceptions_feature,
+                                             &contention_feature, &allocations_feature};
 
 /* Sets the runtime's event mask from its low and high halves: the classic call when no high bit
  * is needed, SetEventMask2 (Info5) when one is. */

@@ -31,6 +31,7 @@ const char sxsprof_usage[] =
     "      --stacks-on EVENTS            record stacks at exception,jit,gc\n"
     "      --exceptions                  profile exceptions: every one thrown, by type and throwing stack\n"
     "      --lock                        profile lock contention: every wait, its time and stack (.NET 5+)\n"
+    "      --alloc                       profile allocations: sampled every ~100 KB, by type and stack (.NET 5+)\n"
     "      --mode pick-first|pick-one|pick-all, --runtime SELECTOR   which runtimes to profile\n"
     "      --flush SECONDS               rewrite the profile this often (0: at exit only)\n"
     "      -c, --config FILE             a config file; the options above override it\n"
@@ -180,7 +181,7 @@ void sxsprof_print_flame_graph(const SxsprofProfile *p, guint formats, time_t st
     fprintf(stderr, "sxsprof: flame graph: %s\n", svg);
   else if (formats & SXS_FORMAT_BIT(SXS_FORMAT_SVG))
     fprintf(stderr, "sxsprof: no flame graph: no stacks were recorded (turn on --sample, --trace, --stacks-on or "
-                    "--exceptions or --lock)\n");
+                    "--exceptions, --lock or --alloc)\n");
 }
 
 void sxsprof_profile_free(gpointer p) {

@@ -162,7 +162,7 @@ typedef struct {
   gboolean enabled;  /* asked for by the config */
   guint64 events;    /* events seen, over every runtime (walked or not) */
   guint64 unwalked;  /* of those, events whose stack could not be recorded */
-  guint64 value;     /* contention: nanoseconds waited in all (stacks or not); else 0 */
+  guint64 value;     /* contention: nanoseconds waited; allocations: bytes (estimated); stacks or not */
   char *sampling;    /* allocations: how counts and bytes were upscaled; else NULL */
   GPtrArray *stacks; /* SxsStackModel*: by count descending; owned */
 } SxsEventProfileModel;

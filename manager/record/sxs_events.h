@@ -27,6 +27,15 @@ void sxs__events_contention_start(SxsRuntime *rt);
  * same thread (ContentionStop). */
 void sxs__events_contention_stop(SxsRuntime *rt, gint64 duration_ns);
 
+/*
+ * An allocation tick of runtime rt: `bytes` allocated since the last one (about 100 KB), the tick
+ * raised by an object of `type` and `size` bytes (0: unknown). Recorded as an estimate of bytes
+ * (all of them to this type and stack) and of objects (bytes / size, at least 1).
+ *
+ * Context: rt's EventPipeEventDelivered (GCAllocationTick) on the allocating thread.
+ */
+void sxs__events_allocation(SxsRuntime *rt, const char *type, guint64 bytes, guint64 size);
+
 /* Fills m's event profiles: asked for or not (the config in force), the event counts, and the
  * stacks (from sxs_stacks, which must have been filled into m already). Context: any thread. */
 void sxs__events_fill(SxsProfileModel *m);

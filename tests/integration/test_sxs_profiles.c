@@ -2,13 +2,16 @@
  * throwing site, its views (folded and SVG of their own, pprof's `exceptions` sample type, the
  * summary's "exceptions by type", `sxsprof report` reading it back), and two runtimes in one
  * process (runsxs, pick-all) each with its own exceptions, no runtime's frames under another; the
- * contention profile's waits against a known wait, and on runtimes too old for it (3.1, 2.0) off
- * with its reason while the program runs on.
+ * contention profile's waits against a known wait; the allocation profile's shares and upscaled
+ * bytes against what the program allocated; on runtimes too old for the last two (3.1, 2.0) both off
+ * with their reason while the program runs on.
  *
  * The app is Profiles (tests/apps/Profiles): `exceptions A B` throws A InvalidOperationExceptions
  * from Sxs.Tests.Sites.ThrowA and B ArgumentExceptions from Sxs.Tests.Sites.ThrowB; `contention R
  * H` has its main thread wait R times, in Sxs.Tests.Locks.Contend, for a lock another thread holds
- * H ms. */
+ * H ms; `alloc B S` allocates B 64 KiB byte arrays in Sxs.Tests.Allocs.Big and S 32-byte
+ * Sxs.Tests.Small objects in Sxs.Tests.Allocs.Small. */
+#include <math.h>
 #include <string.h>
 
 #include "itest.h"
@@ -286,13 +289,84 @@ static void test_contention_wait(ItestScratch *s, gconstpointer data) {
                            run->err, 0, 0));
 }
 
+/* The allocation stacks of runtime 1 through `site`: bytes and objects, and the types they name. */
+static void allocations_at(JsonArray *stacks, const char *site, gint64 *ret_bytes, gint64 *ret_objects,
+                           GHashTable *types) {
+  *ret_bytes = *ret_objects = 0;
+  for (guint i = 0; i < json_array_get_length(stacks); i++) {
+    JsonObject *s = json_array_get_object_element(stacks, i);
+    if (g_strcmp0(site_of(s), site) != 0)
+      continue;
+    g_assert_cmpint(json_object_get_int_member(s, "runtime"), ==, 1);
+    *ret_bytes += json_object_get_int_member(s, "value");
+    *ret_objects += json_object_get_int_member(s, "count");
+    g_hash_table_add(types, g_strdup(json_object_get_string_member(s, "type")));
+  }
+}
+
+/* `sxsprof run --alloc`: 4000 64 KiB byte arrays (65 560 bytes each with the array's header) and
+ * 2 048 750 objects of 32 bytes, 4:1 in bytes. Each site within 5 points of its true share of the
+ * profile's bytes, the upscaled bytes of both within 20 % of the truth, the types named, pprof's
+ * alloc_space and alloc_objects, the summary's allocations by type. */
+static void test_allocations_shares(ItestScratch *s, gconstpointer data) {
+  (void)data;
+  g_autofree char *app = itest_app("Profiles");
+  const char *argv[] = {itest_env("SXS_SXSPROF"), "run", "--alloc", "-o",   s->output, "--",
+                        itest_env("SXS_DOTNET"),  app,   "alloc",   "4000", "2048750", NULL};
+  g_autoptr(ItestRun) run = itest_run(argv, NULL, s->dir, TIMEOUT);
+  itest_assert_exit(run, 0);
+  g_assert_cmpstr(run->out, ==, "alloc big=4000 small=2048750\n");
+
+  g_autoptr(JsonNode) doc = itest_load_json(s->profile);
+  JsonObject *a = json_object_get_object_member(json_node_get_object(doc), "allocations");
+  g_assert_true(json_object_get_boolean_member(a, "enabled"));
+  g_assert_true(g_str_has_prefix(json_object_get_string_member(a, "sampling"), "GCAllocationTick"));
+  g_assert_cmpint(json_object_get_int_member(a, "unwalked"), ==, 0);
+  JsonArray *stacks = json_object_get_array_member(a, "stacks");
+  gint64 all = 0;
+  for (guint i = 0; i < json_array_get_length(stacks); i++)
+    all += json_object_get_int_member(json_array_get_object_element(stacks, i), "value");
+  g_assert_cmpint(all, ==, json_object_get_int_member(a, "value"));
+  g_autoptr(GHashTable) big_types = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+  g_autoptr(GHashTable) small_types = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+  gint64 big = 0, big_objects = 0, small = 0, small_objects = 0;
+  allocations_at(stacks, "Sxs.Tests.Allocs.Big", &big, &big_objects, big_types);
+  allocations_at(stacks, "Sxs.Tests.Allocs.Small", &small, &small_objects, small_types);
+  g_assert_cmpuint(g_hash_table_size(big_types), ==, 1);
+  g_assert_true(g_hash_table_contains(big_types, "System.Byte[]"));
+  g_assert_cmpuint(g_hash_table_size(small_types), ==, 1);
+  g_assert_true(g_hash_table_contains(small_types, "Sxs.Tests.Small"));
+  const double true_big = 4000.0 * 65560, true_small = 2048750.0 * 32;
+  g_assert_cmpfloat(fabs(100.0 * (double)big / (double)all - 100.0 * true_big / (true_big + true_small)), <=, 5.0);
+  g_assert_cmpfloat(fabs(100.0 * (double)small / (double)all - 100.0 * true_small / (true_big + true_small)), <=, 5.0);
+  g_assert_cmpfloat(fabs((double)(big + small) - (true_big + true_small)), <=, 0.2 * (true_big + true_small));
+  g_assert_cmpfloat(fabs((double)big_objects - 4000.0), <=, 0.2 * 4000.0);
+  g_assert_cmpfloat(fabs((double)small_objects - 2048750.0), <=, 0.2 * 2048750.0);
+
+  g_autofree char *pprof_path = g_strconcat(s->output, ".pb.gz", NULL);
+  g_autofree char *space = pprof_top(s, pprof_path, "alloc_space");
+  g_assert_nonnull(strstr(space, "Type: alloc_space"));
+  g_assert_true(g_regex_match_simple(
+      "\\n\\s+[0-9.]+([kMG]?B)?\\s+[0-9.]+%\\s+[0-9.]+%\\s+[0-9.]+[kMG]?B\\s+(7[5-9]|8[0-5])\\.[0-9]+%"
+      "\\s+\\[rt1 [0-9.]+\\] Sxs\\.Tests\\.Allocs\\.Big\\n",
+      space, 0, 0));
+  g_autofree char *objects = pprof_top(s, pprof_path, "alloc_objects");
+  g_assert_nonnull(strstr(objects, "Type: alloc_objects"));
+  g_assert_true(g_regex_match_simple(
+      "allocations by type, runtime 1 \\([0-9.]+\\): [0-9.]+ MiB in [0-9]+ objects "
+      "\\(estimated\\), [0-9]+ types\\n\\s+[0-9.]+ MiB\\s+(7[5-9]|8[0-5])\\.[0-9]%\\s+System\\.Byte\\[\\]",
+      run->err, 0, 0));
+}
+
 /* runsxs, pick-all, exceptions and contention asked of 8.0, 3.1 and 2.0: 8.0 records both; 3.1
  * and 2.0 record their exceptions and have contention off with the reason (no EventPipe session for
  * a profiler before .NET 5); every program runs to its end. */
 static void test_contention_older_runtimes(ItestScratch *s, gconstpointer data) {
   (void)data;
-  g_autofree char *cfg_text = g_strdup_printf(
-      "[profiler]\nmode=pick-all\noutput=%s\n[exceptions]\nenabled=true\n[contention]\nenabled=true\n", s->output);
+  g_autofree char *cfg_text =
+      g_strdup_printf("[profiler]\nmode=pick-all\noutput=%s\n[exceptions]\nenabled=true\n[contention]\nenabled=true\n"
+                      "[allocations]\nenabled=true\n",
+                      s->output);
   g_autofree char *cfg = itest_write_file(s->dir, "sxsprof.conf", cfg_text);
   g_autofree char *app = itest_app("Profiles");
   const char *argv[] = {
@@ -321,6 +395,7 @@ static void test_contention_older_runtimes(ItestScratch *s, gconstpointer data) 
     contention_delay(stacks, id, &total, &contend, &count);
     if (g_str_has_prefix(version, "8.")) {
       g_assert_false(off && json_object_has_member(off, "contention"));
+      g_assert_false(off && json_object_has_member(off, "allocations"));
       g_assert_cmpint(count, >=, 4);
       g_assert_cmpint(contend, >=, 150 * G_GINT64_CONSTANT(1000000));
       g_assert_cmpint(contend, <=, 250 * G_GINT64_CONSTANT(1000000));
@@ -328,6 +403,7 @@ static void test_contention_older_runtimes(ItestScratch *s, gconstpointer data) 
       g_assert_true(g_str_has_prefix(version, "3.1.") || g_str_has_prefix(version, "2.0."));
       g_assert_nonnull(off);
       g_assert_nonnull(strstr(json_object_get_string_member(off, "contention"), "ICorProfilerInfo12"));
+      g_assert_nonnull(strstr(json_object_get_string_member(off, "allocations"), "ICorProfilerInfo12"));
       g_assert_false(json_object_has_member(off, "exceptions"));
       g_assert_cmpint(count, ==, 0);
     }
@@ -347,7 +423,8 @@ int main(int argc, char **argv) {
   ADD("/sxs/profiles/exceptions/counts", test_exceptions_counts);
   ADD("/sxs/profiles/exceptions/two-runtimes", test_exceptions_two_runtimes);
   ADD("/sxs/profiles/contention/wait", test_contention_wait);
-  ADD("/sxs/profiles/contention/older-runtimes", test_contention_older_runtimes);
+  ADD("/sxs/profiles/allocations/shares", test_allocations_shares);
+  ADD("/sxs/profiles/older-runtimes", test_contention_older_runtimes);
 #undef ADD
   return g_test_run();
 }

@@ -8,6 +8,10 @@
 //          <rounds> times, a second thread holds one lock for <hold_ms> ms while the main thread
 //          waits for it in Sxs.Tests.Locks.Contend: about rounds x hold_ms of contention in all;
 //          prints "contention rounds=R hold_ms=H"
+//        Profiles alloc <big> <small>
+//          allocates <big> 64 KiB byte arrays in Sxs.Tests.Allocs.Big and <small> Sxs.Tests.Small
+//          objects (two longs: 32 bytes on 64-bit) in Sxs.Tests.Allocs.Small, keeping the last of
+//          each; prints "alloc big=B small=S"
 using System;
 using System.Globalization;
 using System.Runtime.CompilerServices;
@@ -33,7 +37,14 @@ namespace Sxs.Tests
                 Console.WriteLine("contention rounds=" + Str(rounds) + " hold_ms=" + Str(hold));
                 return 0;
             }
-            Console.Error.WriteLine("usage: Profiles exceptions <a> <b> | contention <rounds> <hold_ms>");
+            if (args.Length == 3 && args[0] == "alloc")
+            {
+                int big = Parse(args[1]), small = Parse(args[2]);
+                int madeBig = Allocs.Big(big), madeSmall = Allocs.Small(small);
+                Console.WriteLine("alloc big=" + Str(madeBig) + " small=" + Str(madeSmall));
+                return 0;
+            }
+            Console.Error.WriteLine("usage: Profiles exceptions <a> <b> | contention <rounds> <hold_ms> | alloc <big> <small>");
             return 2;
         }
 
@@ -145,6 +156,42 @@ namespace Sxs.Tests
             lock (Gate)
             {
             }
+        }
+    }
+
+    public sealed class Small
+    {
+        public long A;
+        public long B;
+    }
+
+    public static class Allocs
+    {
+        public static byte[] LastBig;
+        public static Small LastSmall;
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        public static int Big(int count)
+        {
+            int made = 0;
+            for (int i = 0; i < count; i++)
+            {
+                LastBig = new byte[64 * 1024];
+                made++;
+            }
+            return made;
+        }
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        public static int Small(int count)
+        {
+            int made = 0;
+            for (int i = 0; i < count; i++)
+            {
+                LastSmall = new Small { A = i, B = made };
+                made++;
+            }
+            return made;
         }
     }
 }
