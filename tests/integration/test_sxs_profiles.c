@@ -81,6 +81,33 @@ static char *pprof_top(const ItestScratch *s, const char *pprof_path, const char
   return g_strdup(top->out);
 }
 
+/* The views of a run with the profile `kind`: speedscope valid against its published schema with a
+ * profile of that kind for runtime 1 in `unit`, and <output>.<kind>.svg well-formed XML. */
+static void assert_views(const ItestScratch *s, const char *kind, const char *unit) {
+  g_autofree char *validator =
+      g_build_filename(itest_env("SXS_SOURCE_DIR"), "tests", "unit", "speedscope_validate.js", NULL);
+  g_autofree char *ss = g_strconcat(s->output, ".speedscope.json", NULL);
+  const char *node_argv[] = {"node", validator, ss, NULL};
+  g_autoptr(ItestRun) valid = itest_run(node_argv, NULL, s->dir, 60);
+  itest_assert_exit(valid, 0);
+  g_autofree char *doc = itest_read_file(ss);
+  g_autofree char *profile = g_strdup_printf("\"name\":\"%s, [rt1 ", kind);
+  const char *at = strstr(doc, profile);
+  g_assert_nonnull(at);
+  g_autofree char *unit_member = g_strdup_printf("\"unit\":\"%s\"", unit);
+  g_assert_true(g_str_has_prefix(strchr(strchr(at, ']'), ',') + 1, unit_member));
+
+  g_autofree char *svg_path = g_strdup_printf("%s.%s.svg", s->output, kind);
+  g_autofree char *svg = itest_read_file(svg_path);
+  static const GMarkupParser parser = {0};
+  GMarkupParseContext *ctx = g_markup_parse_context_new(&parser, G_MARKUP_TREAT_CDATA_AS_TEXT, NULL, NULL);
+  g_autoptr(GError) error = NULL;
+  gboolean ok = g_markup_parse_context_parse(ctx, svg, -1, &error) && g_markup_parse_context_end_parse(ctx, &error);
+  g_markup_parse_context_free(ctx);
+  g_assert_no_error(error);
+  g_assert_true(ok);
+}
+
 /* `sxsprof run --exceptions` on 30 + 20 exceptions: exact counts per type and per site in the
  * profile, in its own folded file and SVG, in pprof and in the summary, and read back by report. */
 static void test_exceptions_counts(ItestScratch *s, gconstpointer data) {
@@ -134,6 +161,7 @@ static void test_exceptions_counts(ItestScratch *s, gconstpointer data) {
   g_autofree char *svg = itest_read_file(svg_path);
   g_assert_nonnull(strstr(svg, "exceptions: 50 exceptions in 1 runtime"));
   g_assert_true(g_str_has_suffix(g_strchomp(svg), "</svg>"));
+  assert_views(s, "exceptions", "none");
 
   /* pprof: the exceptions sample type, each type's flat count exact. */
   g_autofree char *pprof_path = g_strconcat(s->output, ".pb.gz", NULL);
@@ -280,6 +308,7 @@ static void test_contention_wait(ItestScratch *s, gconstpointer data) {
       g_regex_match_simple("\\n\\s+[0-9.]+(m?s)?\\s+[0-9.]+%\\s+[0-9.]+%\\s+[0-9.]+m?s\\s+(9[0-9]|100)(\\.[0-9]+)?%"
                            "\\s+\\[rt1 [0-9.]+\\] Sxs\\.Tests\\.Locks\\.Contend\\n",
                            delay, 0, 0));
+  assert_views(s, "contention", "nanoseconds");
   g_autofree char *contentions = pprof_top(s, pprof_path, "contentions");
   g_assert_nonnull(strstr(contentions, "Type: contentions"));
   g_assert_true(
@@ -350,6 +379,7 @@ static void test_allocations_shares(ItestScratch *s, gconstpointer data) {
       "\\n\\s+[0-9.]+([kMG]?B)?\\s+[0-9.]+%\\s+[0-9.]+%\\s+[0-9.]+[kMG]?B\\s+(7[5-9]|8[0-5])\\.[0-9]+%"
       "\\s+\\[rt1 [0-9.]+\\] Sxs\\.Tests\\.Allocs\\.Big\\n",
       space, 0, 0));
+  assert_views(s, "allocations", "bytes");
   g_autofree char *objects = pprof_top(s, pprof_path, "alloc_objects");
   g_assert_nonnull(strstr(objects, "Type: alloc_objects"));
   g_assert_true(g_regex_match_simple(
