@@ -394,12 +394,14 @@ static void profiles_section(GString *out, const SxsView *v, const SxsRenderOpti
       g_string_append_printf(out, "%s%s, %sruntime %d (%s)%s:%s %s", p->bold, title, p->managed, g->runtime_id,
                              r && r->version ? r->version : "?", p->reset, p->reset, total);
       if (kind == SXS_VIEW_CONTENTION)
-        g_string_append_printf(out, " waited in %" G_GUINT64_FORMAT " contentions\n", g->total_count);
+        g_string_append_printf(out, " waited in %" G_GUINT64_FORMAT " contention%s\n", g->total_count,
+                               g->total_count == 1 ? "" : "s");
       else if (kind == SXS_VIEW_ALLOCATIONS)
-        g_string_append_printf(out, " in %" G_GUINT64_FORMAT " objects (estimated), %u types\n", g->total_count,
-                               rows->len);
+        g_string_append_printf(out, " in %" G_GUINT64_FORMAT " objects (estimated), %u type%s\n", g->total_count,
+                               rows->len, rows->len == 1 ? "" : "s");
       else
-        g_string_append_printf(out, " exceptions, %u types\n", rows->len);
+        g_string_append_printf(out, " exception%s, %u type%s\n", g->total == 1 ? "" : "s", rows->len,
+                               rows->len == 1 ? "" : "s");
       for (guint i = 0; i < rows->len; i++) {
         ProfileRow *row = &g_array_index(rows, ProfileRow, i);
         g_autoptr(GArray) sites = g_array_new(FALSE, FALSE, sizeof(SiteRow));
@@ -427,7 +429,8 @@ static void profiles_section(GString *out, const SxsView *v, const SxsRenderOpti
             g_string_append_printf(out, "  %s%12s %5.1f%%  at %s", typed ? "  " : "", sq, percent(sr->sum[0], g->total),
                                    sr->site);
             if (kind == SXS_VIEW_CONTENTION)
-              g_string_append_printf(out, "  (%" G_GUINT64_FORMAT " contentions)", sr->sum[1]);
+              g_string_append_printf(out, "  (%" G_GUINT64_FORMAT " contention%s)", sr->sum[1],
+                                     sr->sum[1] == 1 ? "" : "s");
             g_string_append_c(out, '\n');
           }
         }
