@@ -388,6 +388,98 @@ static void test_allocations_shares(ItestScratch *s, gconstpointer data) {
       run->err, 0, 0));
 }
 
+/* runsxs, pick-all, allocations and exceptions asked of 10.0 and 8.0 in one process: 10.0 allocates
+ * only the arrays and throws 3 + 0, 8.0 only the small objects and throws 0 + 2. Each runtime's
+ * events are tagged with it and hold only its own frames and types; `report --runtime` keeps one. */
+static void test_allocations_two_runtimes(ItestScratch *s, gconstpointer data) {
+  (void)data;
+  g_autofree char *cfg_text = g_strdup_printf(
+      "[profiler]\nmode=pick-all\noutput=%s\n[exceptions]\nenabled=true\n[allocations]\nenabled=true\n", s->output);
+  g_autofree char *cfg = itest_write_file(s->dir, "sxsprof.conf", cfg_text);
+  g_autofree char *app = itest_app("Profiles");
+  const char *argv[] = {itest_env("SXS_RUNSXS"),
+                        "--st",
+                        "10.0",
+                        app,
+                        "alloc 800 0",
+                        "10.0",
+                        app,
+                        "exceptions 3 0",
+                        "8.0",
+                        app,
+                        "alloc 0 3000000",
+                        "8.0",
+                        app,
+                        "exceptions 0 2",
+                        NULL};
+  g_auto(GStrv) env = itest_profiler_env(cfg);
+  g_autoptr(ItestRun) run = itest_run(argv, (const char *const *)env, s->dir, TIMEOUT);
+  itest_assert_exit(run, 0);
+  g_assert_nonnull(strstr(run->out, "alloc big=800 small=0\n"));
+  g_assert_nonnull(strstr(run->out, "alloc big=0 small=3000000\n"));
+
+  g_autoptr(JsonNode) doc = itest_load_json(s->profile);
+  guint n = itest_profile_runtime_count(doc);
+  g_assert_cmpuint(n, ==, 4);
+  JsonObject *root = json_node_get_object(doc);
+  JsonArray *allocs = json_object_get_array_member(json_object_get_object_member(root, "allocations"), "stacks");
+  JsonArray *ex = json_object_get_array_member(json_object_get_object_member(root, "exceptions"), "stacks");
+  assert_own_frames(allocs);
+  assert_own_frames(ex);
+  /* Per version: bytes through each site, exceptions of each type. */
+  gint64 big[2] = {0}, small[2] = {0}, ioe[2] = {0}, ae[2] = {0};
+  for (guint i = 0; i < json_array_get_length(allocs) + json_array_get_length(ex); i++) {
+    gboolean is_alloc = i < json_array_get_length(allocs);
+    JsonObject *st = is_alloc ? json_array_get_object_element(allocs, i)
+                              : json_array_get_object_element(ex, i - json_array_get_length(allocs));
+    JsonObject *rt = itest_profile_runtime(doc, json_object_get_int_member(st, "runtime"));
+    g_assert_nonnull(rt);
+    int v = g_str_has_prefix(json_object_get_string_member(rt, "version"), "10.") ? 0 : 1;
+    const char *site = site_of(st);
+    const char *type = json_object_get_string_member(st, "type");
+    gint64 value = json_object_get_int_member(st, "value"), count = json_object_get_int_member(st, "count");
+    if (is_alloc && g_strcmp0(site, "Sxs.Tests.Allocs.Big") == 0) {
+      g_assert_cmpstr(type, ==, "System.Byte[]");
+      big[v] += value;
+    } else if (is_alloc && g_strcmp0(site, "Sxs.Tests.Allocs.Small") == 0) {
+      g_assert_cmpstr(type, ==, "Sxs.Tests.Small");
+      small[v] += value;
+    } else if (!is_alloc) {
+      if (g_str_equal(type, "System.InvalidOperationException"))
+        ioe[v] += count;
+      else if (g_str_equal(type, "System.ArgumentException"))
+        ae[v] += count;
+    }
+  }
+  const double true_big = 800.0 * 65560, true_small = 3000000.0 * 32;
+  g_assert_cmpfloat(fabs((double)big[0] - true_big), <=, 0.2 * true_big);
+  g_assert_cmpint(small[0], ==, 0);
+  g_assert_cmpint(big[1], ==, 0);
+  g_assert_cmpfloat(fabs((double)small[1] - true_small), <=, 0.2 * true_small);
+  g_assert_cmpint(ioe[0], ==, 3);
+  g_assert_cmpint(ae[0], ==, 0);
+  g_assert_cmpint(ioe[1], ==, 0);
+  g_assert_cmpint(ae[1], ==, 2);
+
+  /* report --runtime: only that runtime's event profiles (8.0's that allocated the small objects:
+   * none of the arrays, none of the other runtimes' exceptions). */
+  gint64 rt_small = 0;
+  for (guint i = 0; i < json_array_get_length(allocs); i++)
+    if (g_strcmp0(site_of(json_array_get_object_element(allocs, i)), "Sxs.Tests.Allocs.Small") == 0)
+      rt_small = json_object_get_int_member(json_array_get_object_element(allocs, i), "runtime");
+  g_assert_cmpint(rt_small, !=, 0);
+  g_autofree char *rt_text = g_strdup_printf("%" G_GINT64_FORMAT, rt_small);
+  const char *report_argv[] = {
+      itest_env("SXS_SXSPROF"), "report", "--format", "summary", "--runtime", rt_text, s->profile, NULL};
+  g_autoptr(ItestRun) report = itest_run(report_argv, NULL, s->dir, TIMEOUT);
+  itest_assert_exit(report, 0);
+  g_autofree char *title = g_strdup_printf("allocations by type, runtime %" G_GINT64_FORMAT " (8.", rt_small);
+  g_assert_nonnull(strstr(report->out, title));
+  g_assert_nonnull(strstr(report->out, "at Sxs.Tests.Allocs.Small <- Sxs.Tests.Profiles.Main"));
+  g_assert_null(strstr(report->out, "at Sxs.Tests.Allocs.Big"));
+  g_assert_null(strstr(report->out, "exceptions by type"));
+}
+
 /* runsxs, pick-all, exceptions and contention asked of 8.0, 3.1 and 2.0: 8.0 records both; 3.1
  * and 2.0 record their exceptions and have contention off with the reason (no EventPipe session for
  * a profiler before .NET 5); every program runs to its end. */
@@ -454,6 +546,7 @@ int main(int argc, char **argv) {
   ADD("/sxs/profiles/exceptions/two-runtimes", test_exceptions_two_runtimes);
   ADD("/sxs/profiles/contention/wait", test_contention_wait);
   ADD("/sxs/profiles/allocations/shares", test_allocations_shares);
+  ADD("/sxs/profiles/allocations/two-runtimes", test_allocations_two_runtimes);
   ADD("/sxs/profiles/older-runtimes", test_contention_older_runtimes);
 #undef ADD
   return g_test_run();
