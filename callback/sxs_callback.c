@@ -13,6 +13,7 @@
 #include "sxs_attach.h"
 #include "sxs_attach_control.h"
 
+#include "sxs_events.h"
 #include "sxs_modules.h"
 #include "sxs_output.h"
 #include "sxs_sampler.h"
@@ -22,6 +23,7 @@
 
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 static inline SxsCallback *impl_from_ICorProfilerCallback11(ICorProfilerCallback11 *iface) {
@@ -425,11 +427,30 @@ static HRESULT callback_ThreadNameChanged(ICorProfilerCallback11 *This, ThreadID
   return S_OK;
 }
 
-/* Context: the throwing thread; lock-free. */
+/* The type of a thrown object, named by its own runtime; NULL when that cannot be done (the
+ * runtime is shutting down, or its metadata does not answer). */
+static char *exception_type(SxsCallback *self, ObjectID object) {
+  ICorProfilerInfo15 *info = sxs__callback_info_enter(self);
+  if (!info)
+    return NULL;
+  char *name = NULL;
+  ClassID class_id = 0;
+  if (info->lpVtbl->GetClassFromObject(info, object, &class_id) >= 0 && class_id != 0)
+    sxs__callback_class_name(info, &self->importers, class_id, &name);
+  sxs__callback_info_leave(self);
+  return name;
+}
+
+/* Counted always; with [exceptions] enabled=true, typed and its throwing stack recorded.
+ * Context: the throwing thread; the counter is lock-free, the profile takes locks. */
 static HRESULT callback_ExceptionThrown(ICorProfilerCallback11 *This, ObjectID thrownObjectId) {
   SxsCallback *self = impl_from_ICorProfilerCallback11(This);
   sxs__counter_add(&self->runtime->counters.exceptions);
   maybe_record_stack(self, SXS_STACKS_EXCEPTION);
+  if (self->profiles_on[SXS_PROFILE_EXCEPTIONS] && !sxs__manager_quiet()) {
+    g_autofree char *type = exception_type(self, thrownObjectId);
+    sxs__events_exception(self->runtime, type);
+  }
   return S_OK;
 }
 
@@ -749,11 +770,77 @@ static HRESULT callback_DynamicMethodJITCompilationFinished(ICorProfilerCallback
 static HRESULT callback_DynamicMethodUnloaded(ICorProfilerCallback11 *This, FunctionID functionId) {
   return S_OK;
 }
+/* Events of the runtime's provider (Microsoft-Windows-DotNETRuntime) that our EventPipe session
+ * asked for (sxs_features.c), delivered synchronously on the thread that raised them:
+ *   ContentionStart (81): ContentionFlags u8, ClrInstanceID u16 [V2: LockID, AssociatedObjectID,
+ *                         LockOwnerThreadID], raised by the waiting thread as its wait begins;
+ *   ContentionStop (91):  ContentionFlags u8, ClrInstanceID u16 [V1 (.NET 8): DurationNs double],
+ *                         raised by the same thread once it holds the lock;
+ *   GCAllocationTick (10), V2 and later: AllocationAmount u32, AllocationKind u32, ClrInstanceID
+ *                         u16, AllocationAmount64 u64, TypeID pointer, TypeName NUL-terminated
+ *                         UTF-16, HeapIndex u32 [V3: Address pointer] [V4: ObjectSize u64], raised
+ *                         by the allocating thread about every 100 KB.
+ * Payloads are packed, little-endian. Context: the waiting thread. */
+#define SXS_EVENT_CONTENTION_START 81
+#define SXS_EVENT_CONTENTION_STOP 91
+#define SXS_EVENT_ALLOCATION_TICK 10
+
+/* An allocation tick's payload: the bytes it stands for, the type's name (UTF-8, caller frees), the
+ * object's size (0 when the event is older than V4). FALSE when it is too short or malformed. */
+static gboolean allocation_tick(DWORD version, LPCBYTE data, ULONG len, guint64 *ret_bytes, char **ret_type,
+                                guint64 *ret_size) {
+  const gsize name_at = 4 + 4 + 2 + 8 + sizeof(void *);
+  if (version < 2 || !data || len < name_at + 2)
+    return FALSE;
+  guint64 bytes;
+  memcpy(&bytes, data + 10, sizeof bytes);
+  gsize chars = 0;
+  while (name_at + 2 * chars + 1 < len && (data[name_at + 2 * chars] || data[name_at + 2 * chars + 1]))
+    chars++;
+  if (name_at + 2 * chars + 1 >= len)
+    return FALSE;
+  g_autofree gunichar2 *name = g_new(gunichar2, chars + 1);
+  memcpy(name, data + name_at, 2 * chars);
+  name[chars] = 0;
+  gsize after = name_at + 2 * (chars + 1) + 4; /* HeapIndex */
+  guint64 size = 0;
+  if (version >= 4 && len >= after + sizeof(void *) + sizeof size)
+    memcpy(&size, data + after + sizeof(void *), sizeof size);
+  *ret_bytes = bytes;
+  *ret_type = g_utf16_to_utf8(name, (glong)chars, NULL, NULL, NULL);
+  *ret_size = size;
+  return TRUE;
+}
 static HRESULT callback_EventPipeEventDelivered(ICorProfilerCallback11 *This, EVENTPIPE_PROVIDER provider,
                                                 DWORD eventId, DWORD eventVersion, ULONG cbMetadataBlob,
                                                 LPCBYTE metadataBlob, ULONG cbEventData, LPCBYTE eventData,
                                                 LPCGUID pActivityId, LPCGUID pRelatedActivityId, ThreadID eventThread,
                                                 ULONG numStackFrames, UINT_PTR stackFrames[]) {
+  SxsCallback *self = impl_from_ICorProfilerCallback11(This);
+  if (sxs__manager_quiet())
+    return S_OK;
+  if (eventId == SXS_EVENT_ALLOCATION_TICK) {
+    guint64 bytes = 0, size = 0;
+    g_autofree char *type = NULL;
+    if (self->profiles_on[SXS_PROFILE_ALLOCATIONS] &&
+        allocation_tick(eventVersion, eventData, cbEventData, &bytes, &type, &size))
+      sxs__events_allocation(self->runtime, type, bytes, size);
+    return S_OK;
+  }
+  if (!self->profiles_on[SXS_PROFILE_CONTENTION])
+    return S_OK;
+  if (eventId == SXS_EVENT_CONTENTION_START) {
+    sxs__events_contention_start(self->runtime);
+  } else if (eventId == SXS_EVENT_CONTENTION_STOP) {
+    gint64 duration_ns = -1;
+    double d = 0;
+    if (eventVersion >= 1 && eventData && cbEventData >= 3 + sizeof d) {
+      memcpy(&d, eventData + 3, sizeof d);
+      if (d >= 0 && d < 1e18)
+        duration_ns = (gint64)d;
+    }
+    sxs__events_contention_stop(self->runtime, duration_ns);
+  }
   return S_OK;
 }
 static HRESULT callback_EventPipeProviderCreated(ICorProfilerCallback11 *This, EVENTPIPE_PROVIDER provider) {

@@ -46,6 +46,10 @@ typedef struct {
   gint unload_forced;               /* an unload went on without waiting (atomic): the catch-up stops */
   GHashTable *unloading;            /* ModuleIDs whose ModuleUnloadStarted arrived (and no load since):
                                      * the attach catch-up never queries them */
+  gboolean profiles_on[SXS_PROFILE_N_KINDS];                 /* the event profiles this runtime records (set up by
+                                              * the feature table at Initialize) */
+  EVENTPIPE_SESSION eventpipe_sessions[SXS_PROFILE_N_KINDS]; /* in-process sessions of the profiles
+                                                              * that have one; 0: none */
 } SxsCallback;
 
 /* One thing the profiler does for a runtime, as data: the event-mask bits it needs, whether the
@@ -111,6 +115,11 @@ HRESULT sxs__callback_get_class_object(REFCLSID rclsid, REFIID riid, void **ppv)
  * callback thread (may allocate, may block). */
 int sxs__callback_function_name(ICorProfilerInfo15 *info, SxsImporterCache *cache, FunctionID function_id,
                                 char **ret_name, ModuleID *ret_module);
+
+/* The name of a class of this runtime: Namespace.Type (nested types joined by '.'), arrays as
+ * Element[] (Element[,] for rank 2). Returns 0 and *ret_name (caller frees), or -ENOENT. Context:
+ * any runtime thread in a callback; reads metadata. */
+int sxs__callback_class_name(ICorProfilerInfo15 *info, SxsImporterCache *cache, ClassID class_id, char **ret_name);
 
 /* UTF-16 from the runtime to UTF-8; NULL on invalid input. */
 char *sxs__callback_utf8(const WCHAR *s, gssize len);

@@ -2,6 +2,10 @@
  * sampling, call tracing), the event-mask bits each needs, and running it at Initialize. */
 #include "sxs_callback.h"
 
+#include <errno.h>
+
+#include "sxs_hresult.h"
+
 /* Counters: modules, exceptions, threads, GCs (without heap walks where the runtime can). */
 static void counters_mask(const SxsCapabilities *caps, const SxsConfig *cfg, DWORD *low, DWORD *high) {
   (void)cfg;
@@ -59,9 +63,131 @@ static void sampling_mask(const SxsCapabilities *caps, const SxsConfig *cfg, DWO
 
 static const SxsFeature sampling_feature = {.name = "sampling", .wanted = sampling_wanted, .mask = sampling_mask};
 
+/* The exception profile ([exceptions] enabled=true): every runtime reports its exceptions
+ * (ExceptionThrown, COR_PRF_MONITOR_EXCEPTIONS) and walks the throwing thread (stack snapshots),
+ * 2.0 included; the type is read from the thrown object (GetClassFromObject, GetClassIDInfo and
+ * the module's metadata). */
+static gboolean exceptions_wanted(const SxsConfig *cfg) {
+  return cfg && cfg->profiles[SXS_PROFILE_EXCEPTIONS];
+}
+
+static void exceptions_mask(const SxsCapabilities *caps, const SxsConfig *cfg, DWORD *low, DWORD *high) {
+  (void)caps;
+  (void)cfg;
+  (void)high;
+  *low |= COR_PRF_MONITOR_EXCEPTIONS | COR_PRF_ENABLE_STACK_SNAPSHOT;
+}
+
+static int exceptions_setup(SxsCallback *self, ICorProfilerInfo15 *info, const SxsConfig *cfg, char **ret_why) {
+  (void)info;
+  (void)cfg;
+  (void)ret_why;
+  self->profiles_on[SXS_PROFILE_EXCEPTIONS] = TRUE;
+  return 0;
+}
+
+static const SxsFeature exceptions_feature = {
+    .name = "exceptions", .wanted = exceptions_wanted, .mask = exceptions_mask, .setup = exceptions_setup};
+
+/* The contention profile ([contention] enabled=true): the runtime's own contention events
+ * (ContentionStart/Stop of Microsoft-Windows-DotNETRuntime, keyword 0x4000, level Informational)
+ * through an in-process EventPipe session, delivered to EventPipeEventDelivered on the waiting
+ * thread, which is walked there. EventPipe sessions of a profiler need ICorProfilerInfo12 (.NET 5);
+ * older runtimes have the feature off with that reason. No event-mask bit but stack snapshots. */
+#define SXS_RUNTIME_PROVIDER "Microsoft-Windows-DotNETRuntime"
+#define SXS_CONTENTION_KEYWORD G_GUINT64_CONSTANT(0x4000)
+
+static gboolean contention_wanted(const SxsConfig *cfg) {
+  return cfg && cfg->profiles[SXS_PROFILE_CONTENTION];
+}
+
+static const char *contention_unsupported(const SxsCapabilities *caps) {
+  return caps->info_version >= 12 ? NULL
+                                  : "lock contention events reach a profiler only through an in-process EventPipe "
+                                    "session (ICorProfilerInfo12, .NET 5 and later)";
+}
+
+static void contention_mask(const SxsCapabilities *caps, const SxsConfig *cfg, DWORD *low, DWORD *high) {
+  (void)caps;
+  (void)cfg;
+  (void)high;
+  *low |= COR_PRF_ENABLE_STACK_SNAPSHOT;
+}
+
+/* Starts an in-process EventPipe session on the runtime's provider for one profile, which is on
+ * from before the call (its first events may arrive before the call returns) and off again if the
+ * session cannot start. */
+static int start_session(SxsCallback *self, ICorProfilerInfo15 *info, SxsProfileKind kind, guint64 keywords,
+                         UINT32 level, char **ret_why) {
+  g_autofree gunichar2 *name = g_utf8_to_utf16(SXS_RUNTIME_PROVIDER, -1, NULL, NULL, NULL);
+  COR_PRF_EVENTPIPE_PROVIDER_CONFIG provider = {
+      .providerName = (const WCHAR *)name,
+      .keywords = keywords,
+      .loggingLevel = level,
+      .filterData = NULL,
+  };
+  self->profiles_on[kind] = TRUE;
+  EVENTPIPE_SESSION session = 0;
+  HRESULT hr = info->lpVtbl->EventPipeStartSession(info, 1, &provider, FALSE, &session);
+  if (hr < 0) {
+    self->profiles_on[kind] = FALSE;
+    const char *hr_name = sxs__hresult_name(hr);
+    *ret_why = hr_name ? g_strdup_printf("EventPipeStartSession failed: %s", hr_name)
+                       : g_strdup_printf("EventPipeStartSession failed: 0x%08X", (unsigned)hr);
+    return -EIO;
+  }
+  self->eventpipe_sessions[kind] = session;
+  return 0;
+}
+
+static int contention_setup(SxsCallback *self, ICorProfilerInfo15 *info, const SxsConfig *cfg, char **ret_why) {
+  (void)cfg;
+  return start_session(self, info, SXS_PROFILE_CONTENTION, SXS_CONTENTION_KEYWORD, COR_PRF_EVENTPIPE_INFORMATIONAL,
+                       ret_why);
+}
+
+static const SxsFeature contention_feature = {.name = "contention",
+                                              .wanted = contention_wanted,
+                                              .unsupported = contention_unsupported,
+                                              .mask = contention_mask,
+                                              .setup = contention_setup};
+
+/* The allocation profile ([allocations] enabled=true): the runtime's GCAllocationTick events (GC
+ * keyword 0x1 at level Verbose) through an in-process EventPipe session, delivered on the allocating
+ * thread, which is walked there. The runtime raises one about every 100 KB allocated (per heap and
+ * small/large kind), naming the object that crossed the threshold and the bytes since the last
+ * one: those bytes are the sample's weight (see sxs_events.c for the upscaling). The GC keyword at
+ * Verbose also delivers the collections' own events, which are ignored. Runtimes before .NET 5 (no
+ * EventPipe session for a profiler) have it off: ObjectAllocated there would cost every allocation
+ * a callback. */
+#define SXS_GC_KEYWORD G_GUINT64_CONSTANT(0x1)
+
+static gboolean allocations_wanted(const SxsConfig *cfg) {
+  return cfg && cfg->profiles[SXS_PROFILE_ALLOCATIONS];
+}
+
+static const char *allocations_unsupported(const SxsCapabilities *caps) {
+  return caps->info_version >= 12
+             ? NULL
+             : "allocation events reach a profiler only through an in-process EventPipe session (ICorProfilerInfo12, "
+               ".NET 5 and later); ObjectAllocated would cost every allocation a callback";
+}
+
+static int allocations_setup(SxsCallback *self, ICorProfilerInfo15 *info, const SxsConfig *cfg, char **ret_why) {
+  (void)cfg;
+  return start_session(self, info, SXS_PROFILE_ALLOCATIONS, SXS_GC_KEYWORD, COR_PRF_EVENTPIPE_VERBOSE, ret_why);
+}
+
+static const SxsFeature allocations_feature = {.name = "allocations",
+                                               .wanted = allocations_wanted,
+                                               .unsupported = allocations_unsupported,
+                                               .mask = contention_mask, /* stack snapshots */
+                                               .setup = allocations_setup};
+
 /* In order: a setup may rely on the mask bits of the features before it. */
-static const SxsFeature *const features[] = {&counters_feature, &names_feature, &stacks_feature, &sampling_feature,
-                                             &sxs__tracing_feature};
+static const SxsFeature *const features[] = {&counters_feature,   &names_feature,        &stacks_feature,
+                                             &sampling_feature,   &sxs__tracing_feature, &exceptions_feature,
+                                             &contention_feature, &allocations_feature};
 
 /* Sets the runtime's event mask from its low and high halves: the classic call when no high bit
  * is needed, SetEventMask2 (Info5) when one is. */

@@ -129,3 +129,56 @@ int sxs__callback_function_name(ICorProfilerInfo15 *info, SxsImporterCache *cach
     *ret_module = module_id;
   return 0;
 }
+
+/* Element types the metadata has no TypeDef to name with, as C# spells them in System. */
+static const char *primitive_name(CorElementType t) {
+  switch (t) {
+  case 0x02: return "System.Boolean";
+  case 0x03: return "System.Char";
+  case 0x04: return "System.SByte";
+  case 0x05: return "System.Byte";
+  case 0x06: return "System.Int16";
+  case 0x07: return "System.UInt16";
+  case 0x08: return "System.Int32";
+  case 0x09: return "System.UInt32";
+  case 0x0a: return "System.Int64";
+  case 0x0b: return "System.UInt64";
+  case 0x0c: return "System.Single";
+  case 0x0d: return "System.Double";
+  case 0x0e: return "System.String";
+  case 0x18: return "System.IntPtr";
+  case 0x19: return "System.UIntPtr";
+  case 0x1c: return "System.Object";
+  default: return NULL;
+  }
+}
+
+int sxs__callback_class_name(ICorProfilerInfo15 *info, SxsImporterCache *cache, ClassID class_id, char **ret_name) {
+  CorElementType elem = 0;
+  ClassID elem_class = 0;
+  ULONG rank = 0;
+  /* S_OK: an array (of elem_class, or of a primitive when that is 0); S_FALSE: not an array. */
+  if (info->lpVtbl->IsArrayClass(info, class_id, &elem, &elem_class, &rank) == S_OK) {
+    g_autofree char *inner = NULL;
+    if (elem_class != 0 && elem_class != class_id)
+      sxs__callback_class_name(info, cache, elem_class, &inner);
+    if (!inner)
+      inner = g_strdup(primitive_name(elem) ? primitive_name(elem) : "?");
+    g_autofree char *commas = rank > 1 ? g_strnfill(MIN(rank, 32) - 1, ',') : g_strdup("");
+    *ret_name = g_strdup_printf("%s[%s]", inner, commas);
+    return 0;
+  }
+  ModuleID module_id = 0;
+  mdTypeDef td = 0;
+  if (info->lpVtbl->GetClassIDInfo(info, class_id, &module_id, &td) < 0 || td == 0)
+    return -ENOENT;
+  IMetaDataImport *md = importer_get(info, cache, module_id);
+  if (!md)
+    return -ENOENT;
+  char *name = type_name(md, td);
+  md->lpVtbl->Release(md);
+  if (!name)
+    return -ENOENT;
+  *ret_name = name;
+  return 0;
+}

@@ -27,8 +27,9 @@ typedef struct {
   const char *config, *output, *mode, *runtime, *flush, *format, *sample, *include, *exclude, *stacks_on;
   const char *config_output; /* output= written into the config itself (attach: no environment carries it) */
   gboolean quiet, wall, trace;
-  guint formats;            /* SXS_FORMAT_BIT()s, from --format (default all) */
-  gboolean json_in_process; /* the program writes its profile only: the launcher renders the views */
+  gboolean profiles[SXS_PROFILE_N_KINDS]; /* --exceptions, --lock, --alloc */
+  guint formats;                          /* SXS_FORMAT_BIT()s, from --format (default all) */
+  gboolean json_in_process;               /* the program writes its profile only: the launcher renders the views */
 } SxsprofRunOptions;
 
 /* The config a profiled program runs with: the user's --config file (or nothing) with the options

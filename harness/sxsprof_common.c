@@ -30,6 +30,9 @@ const char sxsprof_usage[] =
     "      --include PATTERNS            trace only these functions (implies --trace)\n"
     "      --exclude PATTERNS            do not trace these functions (implies --trace)\n"
     "      --stacks-on EVENTS            record stacks at exception,jit,gc\n"
+    "      --exceptions                  profile exceptions: every one thrown, by type and throwing stack\n"
+    "      --lock                        profile lock contention: every wait, its time and stack (.NET 5+)\n"
+    "      --alloc                       profile allocations: sampled every ~100 KB, by type and stack (.NET 5+)\n"
     "      --mode pick-first|pick-one|pick-all, --runtime SELECTOR   which runtimes to profile\n"
     "      --flush SECONDS               rewrite the profile this often (0: at exit only)\n"
     "      -c, --config FILE             a config file; the options above override it\n"
@@ -40,7 +43,8 @@ const char sxsprof_usage[] =
     "      --top N                       rows per summary table (default 10)\n"
     "      --runtime ID                  only stacks with frames of runtime ID\n"
     "      --thread T                    only samples and stacks of thread T (OS id or name)\n"
-    "      --view samples|calls|events   what folded, svg and pprof show (default: samples if any)\n"
+    "      --view samples|calls|events   what folded, svg and pprof show (default: samples if any);\n"
+    "             |exceptions|contention|allocations   also an event profile alone\n"
     "  sxsprof attach PID [options]      profile a running .NET process (.NET Core 3.0 or later)\n"
     "      --runtime N|VERSION|PATH      which of its runtimes: runsxs's index N, a version prefix, or a\n"
     "                                    runtime folder (named after its version); needed when it runs several\n"
@@ -98,6 +102,9 @@ char *sxsprof_write_run_config(const SxsprofRunOptions *o, GError **error) {
     g_key_file_set_value(kf, "tracing", "exclude", o->exclude);
   if (o->stacks_on)
     g_key_file_set_value(kf, "stacks", "on", o->stacks_on);
+  for (int k = 0; k < SXS_PROFILE_N_KINDS; k++)
+    if (o->profiles[k])
+      g_key_file_set_value(kf, sxs__profile_kind_name((SxsProfileKind)k), "enabled", "true");
   gsize len = 0;
   g_autofree char *text = g_key_file_to_data(kf, &len, NULL);
   g_autofree char *path = NULL;
@@ -152,6 +159,13 @@ void sxsprof_print_views(const SxsprofProfile *p, guint formats, time_t started)
     g_autofree char *path = g_strconcat(base, sxs__formats_suffix((SxsFormat)f), NULL);
     if ((formats & SXS_FORMAT_BIT(f)) && written_since(path, started))
       g_string_append_printf(views, "%s%s", views->len ? ", " : "", path);
+    /* The event profiles' own folded and SVG files. */
+    for (int k = 0; k < SXS_PROFILE_N_KINDS; k++) {
+      g_autofree char *kind_path = g_strdup_printf("%s.%s%s", base, sxs__profile_kind_name((SxsProfileKind)k),
+                                                   sxs__formats_suffix((SxsFormat)f));
+      if ((formats & SXS_FORMAT_BIT(f)) && written_since(kind_path, started))
+        g_string_append_printf(views, ", %s", kind_path);
+    }
   }
   if (views->len)
     fprintf(stderr, "sxsprof: views: %s\n", views->str);
@@ -169,7 +183,8 @@ void sxsprof_print_flame_graph(const SxsprofProfile *p, guint formats, time_t st
   if ((formats & SXS_FORMAT_BIT(SXS_FORMAT_SVG)) && written_since(svg, started))
     fprintf(stderr, "sxsprof: flame graph: %s\n", svg);
   else if (formats & SXS_FORMAT_BIT(SXS_FORMAT_SVG))
-    fprintf(stderr, "sxsprof: no flame graph: no stacks were recorded (turn on --sample, --trace or --stacks-on)\n");
+    fprintf(stderr, "sxsprof: no flame graph: no stacks were recorded (turn on --sample, --trace, --stacks-on or "
+                    "--exceptions, --lock or --alloc)\n");
 }
 
 void sxsprof_profile_free(gpointer p) {

@@ -188,6 +188,12 @@ static int parse_run_options(int argc, char **argv, SxsprofRunOptions *o) {
       o->trace = TRUE;
       continue;
     }
+    if (g_str_equal(a, "--exceptions") || g_str_equal(a, "--lock") || g_str_equal(a, "--alloc")) {
+      o->profiles[g_str_equal(a, "--lock")    ? SXS_PROFILE_CONTENTION
+                  : g_str_equal(a, "--alloc") ? SXS_PROFILE_ALLOCATIONS
+                                              : SXS_PROFILE_EXCEPTIONS] = TRUE;
+      continue;
+    }
     if (g_str_equal(a, "--sample") || g_str_has_prefix(a, "--sample=")) {
       o->sample = a[8] == '=' ? a + 9 : "";
       /* "--sample 200 dotnet app.dll" would run a program called 200. */

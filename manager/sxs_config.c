@@ -40,11 +40,22 @@ GQuark sxs__config_error_quark(void) {
 #define CONFIG_VERSION_MAX_DIGITS 5
 #define CONFIG_QUOTE_MAX_CHARS 60
 
-enum { GROUP_PROFILER, GROUP_TRACING, GROUP_STACKS, GROUP_SAMPLING, N_GROUPS };
+enum {
+  GROUP_PROFILER,
+  GROUP_TRACING,
+  GROUP_STACKS,
+  GROUP_SAMPLING,
+  GROUP_EXCEPTIONS,
+  GROUP_CONTENTION,
+  GROUP_ALLOCATIONS,
+  N_GROUPS
+};
 
-static const char *const config_groups[N_GROUPS] = {"profiler", "tracing", "stacks", "sampling"};
-static const char *const config_group_labels[N_GROUPS] = {"[profiler]", "[tracing]", "[stacks]", "[sampling]"};
-#define CONFIG_GROUP_LIST "[profiler], [tracing], [stacks] or [sampling]"
+static const char *const config_groups[N_GROUPS] = {"profiler",   "tracing",    "stacks",     "sampling",
+                                                    "exceptions", "contention", "allocations"};
+static const char *const config_group_labels[N_GROUPS] = {"[profiler]",   "[tracing]",    "[stacks]",     "[sampling]",
+                                                          "[exceptions]", "[contention]", "[allocations]"};
+#define CONFIG_GROUP_LIST "[profiler], [tracing], [stacks], [sampling], [exceptions], [contention] or [allocations]"
 
 enum {
   KEY_MODE,
@@ -65,14 +76,17 @@ enum {
   KEY_SAMPLING_ENABLED,
   KEY_FREQUENCY,
   KEY_SAMPLING_MODE,
-  KEY_WALKER, /* [sampling] */
+  KEY_WALKER,              /* [sampling] */
+  KEY_EXCEPTIONS_ENABLED,  /* [exceptions] */
+  KEY_CONTENTION_ENABLED,  /* [contention] */
+  KEY_ALLOCATIONS_ENABLED, /* [allocations] */
   N_KEYS
 };
 
 /* The name of each key; a name may recur in another group's run (see config_key_in_group). */
 static const char *const config_keys[N_KEYS] = {
-    "mode",   "runtime", "output",  "log",     "flush", "formats", "enabled",   "inlining", "routing", "hooks",
-    "timing", "path",    "include", "exclude", "on",    "enabled", "frequency", "mode",     "walker",
+    "mode", "runtime", "output",  "log", "flush",   "formats",   "enabled", "inlining", "routing", "hooks",   "timing",
+    "path", "include", "exclude", "on",  "enabled", "frequency", "mode",    "walker",   "enabled", "enabled", "enabled",
 };
 
 /* The keys of each group: a run of config_keys, and the list the messages name. */
@@ -84,7 +98,11 @@ static const struct {
     [GROUP_TRACING] = {KEY_ENABLED, KEY_ON - KEY_ENABLED,
                        "enabled, inlining, routing, hooks, timing, path, include, exclude"},
     [GROUP_STACKS] = {KEY_ON, KEY_SAMPLING_ENABLED - KEY_ON, "on"},
-    [GROUP_SAMPLING] = {KEY_SAMPLING_ENABLED, N_KEYS - KEY_SAMPLING_ENABLED, "enabled, frequency, mode, walker"},
+    [GROUP_SAMPLING] = {KEY_SAMPLING_ENABLED, KEY_EXCEPTIONS_ENABLED - KEY_SAMPLING_ENABLED,
+                        "enabled, frequency, mode, walker"},
+    [GROUP_EXCEPTIONS] = {KEY_EXCEPTIONS_ENABLED, 1, "enabled"},
+    [GROUP_CONTENTION] = {KEY_CONTENTION_ENABLED, 1, "enabled"},
+    [GROUP_ALLOCATIONS] = {KEY_ALLOCATIONS_ENABLED, 1, "enabled"},
 };
 
 #define CONFIG_OUTPUT_EXPECTED                                                                                         \
@@ -1162,7 +1180,16 @@ static gboolean config_apply(const SxsConfigScan *scan, char *values[N_KEYS], Sx
     return FALSE;
   if (values[KEY_ON] && !config_parse_stacks(scan, values[KEY_ON], &cfg->stacks_on, error))
     return FALSE;
-  return config_apply_sampling(scan, values, &cfg->sampling, error);
+  if (!config_apply_sampling(scan, values, &cfg->sampling, error))
+    return FALSE;
+  /* [exceptions], [contention], [allocations]: enabled= each. */
+  static const int profile_keys[SXS_PROFILE_N_KINDS] = {KEY_EXCEPTIONS_ENABLED, KEY_CONTENTION_ENABLED,
+                                                        KEY_ALLOCATIONS_ENABLED};
+  for (int k = 0; k < SXS_PROFILE_N_KINDS; k++)
+    if (values[profile_keys[k]] &&
+        !config_parse_boolean(scan, profile_keys[k], values[profile_keys[k]], &cfg->profiles[k], error))
+      return FALSE;
+  return TRUE;
 }
 
 SxsConfig *sxs__config_new_default(void) {

@@ -5,6 +5,7 @@
 #include <glib.h>
 
 #include "sxs_format.h"
+#include "sxs_profile.h"
 
 typedef enum { SXS_MODE_PICK_FIRST, SXS_MODE_PICK_ONE, SXS_MODE_PICK_ALL } SxsMode;
 
@@ -86,6 +87,7 @@ typedef struct {
   SxsTracingConfig tracing;
   guint stacks_on; /* SxsStackEvents bits; 0: none (default) */
   SxsSamplingConfig sampling;
+  gboolean profiles[SXS_PROFILE_N_KINDS]; /* [exceptions], [contention], [allocations] enabled=, default false */
 } SxsConfig;
 
 /* Codes of SXS_CONFIG_ERROR. Every message is one line: "<file>[:<line>]: <problem>; expected <what>". */

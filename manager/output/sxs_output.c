@@ -32,6 +32,7 @@
 #include <unistd.h>
 
 #include "sxs_ending.h"
+#include "sxs_events.h"
 #include "sxs_formats.h"
 #include "sxs_json.h"
 #include "sxs_process.h"
@@ -64,6 +65,7 @@ SxsProfileModel *sxs__output_snapshot(void) {
     sxs__trace_fill(r->id, r);
   }
   sxs__stacks_fill(m);
+  sxs__events_fill(m);
   sxs__sampler_fill(m);
   return m;
 }

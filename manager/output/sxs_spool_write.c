@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "sxs_manager.h"
+#include "sxs_events.h"
 #include "sxs_sampler.h"
 #include "sxs_spool.h"
 #include "sxs_stacks.h"
@@ -71,6 +72,7 @@ static void append_skeleton(GString *b, gboolean all) {
     }
   sxs__stacks_fill_counters(m);
   sxs__sampler_fill(m);
+  sxs__events_fill(m);
   gsize len = 0;
   g_autofree char *text = sxs__profile_render_json(m, &len);
   append_document(b, 'S', text, len, &spool.skeleton_digest, all);
@@ -122,10 +124,13 @@ static void append_stacks(GString *b, gboolean all) {
       sxs__spool_append_string(b, c->model->event);
       g_string_append_printf(b, "\t%u\t", c->model->thread);
       sxs__spool_append_string(b, c->model->thread_name);
-      g_string_append_printf(b, "\t%s\n", frames->str);
+      g_string_append_printf(b, "\t%s\t%d\t", frames->str, c->model->runtime_id);
+      sxs__spool_append_string(b, c->model->type);
+      g_string_append_c(b, '\n');
     }
-    if (c->delta)
-      g_string_append_printf(b, "W\t%x\t%" G_GUINT64_FORMAT "\n", c->id, c->delta);
+    if (c->delta || c->value_delta)
+      g_string_append_printf(b, "W\t%x\t%" G_GUINT64_FORMAT "\t%" G_GUINT64_FORMAT "\n", c->id, c->delta,
+                             c->value_delta);
   }
   sxs__stacks_changes_free(changes);
 }

@@ -70,6 +70,7 @@ void sxs__stack_model_free(gpointer p) {
     return;
   g_free(s->event);
   g_free(s->thread_name);
+  g_free(s->type);
   g_array_unref(s->frames);
   g_free(s);
 }
@@ -78,6 +79,9 @@ SxsStackModel *sxs__stack_model_copy(const SxsStackModel *s) {
   SxsStackModel *c = sxs__stack_model_new(s->event, s->thread);
   c->count = s->count;
   c->thread_name = g_strdup(s->thread_name);
+  c->runtime_id = s->runtime_id;
+  c->type = g_strdup(s->type);
+  c->value = s->value;
   for (guint i = 0; i < s->frames->len; i++) {
     SxsStackFrameModel f = g_array_index(s->frames, SxsStackFrameModel, i);
     f.name = g_strdup(f.name);
@@ -95,6 +99,8 @@ SxsProfileModel *sxs__profile_model_new(void) {
   m->walks.skipped = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
   m->samples.dropped = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
   m->samples.stacks = g_ptr_array_new_with_free_func(sxs__stack_model_free);
+  for (int k = 0; k < SXS_PROFILE_N_KINDS; k++)
+    m->profiles[k].stacks = g_ptr_array_new_with_free_func(sxs__stack_model_free);
   return m;
 }
 
@@ -149,7 +155,16 @@ void sxs__profile_model_free(SxsProfileModel *m) {
   g_free(m->samples.mode);
   g_free(m->samples.walker);
   g_free(m->samples.off_reason);
+  for (int k = 0; k < SXS_PROFILE_N_KINDS; k++) {
+    g_free(m->profiles[k].sampling);
+    g_ptr_array_unref(m->profiles[k].stacks);
+  }
   g_free(m);
+}
+
+const char *sxs__profile_kind_name(SxsProfileKind k) {
+  static const char *const names[SXS_PROFILE_N_KINDS] = {"exceptions", "contention", "allocations"};
+  return k < SXS_PROFILE_N_KINDS ? names[k] : "none";
 }
 
 const char *sxs__runtime_status_name(SxsRuntimeStatus s) {
@@ -451,6 +466,34 @@ static void render_stacks(SxsJsonWriter *w, const SxsProfileModel *m) {
   sxs__json_end_object(w);
 }
 
+/* "exceptions", "contention", "allocations": one of the event profiles, its stacks typed and tagged
+ * with their runtime. */
+static void render_event_profile(SxsJsonWriter *w, SxsProfileKind k, const SxsEventProfileModel *p) {
+  sxs__json_key(w, sxs__profile_kind_name(k));
+  sxs__json_begin_object(w);
+  sxs__json_member_bool(w, "enabled", p->enabled);
+  sxs__json_member_uint(w, "events", p->events);
+  sxs__json_member_uint(w, "unwalked", p->unwalked);
+  sxs__json_member_uint(w, "value", p->value);
+  if (p->sampling)
+    sxs__json_member_string(w, "sampling", p->sampling);
+  sxs__json_key(w, "stacks");
+  sxs__json_begin_array(w);
+  for (guint i = 0; i < p->stacks->len; i++) {
+    const SxsStackModel *s = p->stacks->pdata[i];
+    sxs__json_begin_object(w);
+    sxs__json_member_int(w, "runtime", s->runtime_id);
+    sxs__json_member_string(w, "type", s->type);
+    sxs__json_member_uint(w, "thread", s->thread);
+    sxs__json_member_uint(w, "count", s->count);
+    sxs__json_member_uint(w, "value", s->value);
+    render_frames(w, s);
+    sxs__json_end_object(w);
+  }
+  sxs__json_end_array(w);
+  sxs__json_end_object(w);
+}
+
 /* A stack's "frames", leaf first. */
 static void render_frames(SxsJsonWriter *w, const SxsStackModel *s) {
   sxs__json_key(w, "frames");
@@ -487,6 +530,8 @@ char *sxs__profile_render_json(const SxsProfileModel *m, gsize *ret_len) {
   sxs__json_end_array(w);
   render_stacks(w, m);
   render_samples(w, &m->samples);
+  for (int k = 0; k < SXS_PROFILE_N_KINDS; k++)
+    render_event_profile(w, (SxsProfileKind)k, &m->profiles[k]);
   sxs__json_end_object(w);
   return sxs__json_writer_steal(w, ret_len);
 }
@@ -549,6 +594,21 @@ void sxs__profile_model_merge(SxsProfileModel *into, SxsProfileModel *from) {
   renumber_frames(from->samples.stacks, new_ids);
   move_all(into->stacks, from->stacks);
   move_all(into->samples.stacks, from->samples.stacks);
+  for (int k = 0; k < SXS_PROFILE_N_KINDS; k++) {
+    SxsEventProfileModel *pa = &into->profiles[k], *pb = &from->profiles[k];
+    for (guint i = 0; i < pb->stacks->len; i++) {
+      SxsStackModel *s = pb->stacks->pdata[i];
+      s->runtime_id = GPOINTER_TO_INT(g_hash_table_lookup(new_ids, GINT_TO_POINTER(s->runtime_id)));
+    }
+    renumber_frames(pb->stacks, new_ids);
+    move_all(pa->stacks, pb->stacks);
+    pa->enabled |= pb->enabled;
+    pa->events += pb->events;
+    pa->unwalked += pb->unwalked;
+    pa->value += pb->value;
+    if (!pa->sampling)
+      pa->sampling = g_steal_pointer(&pb->sampling);
+  }
 
   SxsSamplesModel *a = &into->samples;
   const SxsSamplesModel *b = &from->samples;

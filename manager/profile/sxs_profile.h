@@ -132,14 +132,41 @@ typedef struct {
   uintptr_t ip, sp;
 } SxsStackFrameModel;
 
-/* One aggregated stack: every event of one kind on one thread with these frames. */
+/* One aggregated stack: every event of one kind on one thread with these frames (and, in the
+ * exception, contention and allocation profiles, of one runtime and type). */
 typedef struct {
-  char *event;       /* "exception", "jit", "gc" */
+  char *event;       /* "exception", "jit", "gc"; "exceptions", "contention", "allocations" */
   uint32_t thread;   /* OS thread id */
   char *thread_name; /* the thread's name when known (samples), else NULL */
   guint64 count;
   GArray *frames; /* SxsStackFrameModel, leaf first, ip and sp of the first occurrence; owned */
+  int runtime_id; /* the profiles: the runtime the event happened in; else 0 */
+  char *type;     /* the profiles: the exception's or allocated object's type; else NULL */
+  guint64 value;  /* contention: nanoseconds waited; allocations: bytes; else 0 */
 } SxsStackModel;
+
+/* The profiles of runtime events beside sampling, each a list of typed stacks. */
+typedef enum {
+  SXS_PROFILE_EXCEPTIONS = 0, /* every exception thrown, by type and throwing stack */
+  SXS_PROFILE_CONTENTION,     /* every lock contention, its wait, the stack where the wait began */
+  SXS_PROFILE_ALLOCATIONS,    /* sampled allocations, upscaled */
+  SXS_PROFILE_N_KINDS
+} SxsProfileKind;
+
+/* "exceptions", "contention", "allocations": the profile's key and the stacks' event. */
+const char *sxs__profile_kind_name(SxsProfileKind k);
+
+/* One of those profiles. Counts are exact for exceptions and contention; allocations are upscaled
+ * estimates (see `sampling`). Which runtimes did not record it, and why, is in each runtime's
+ * features_off under the kind's name. */
+typedef struct {
+  gboolean enabled;  /* asked for by the config */
+  guint64 events;    /* events seen, over every runtime (walked or not) */
+  guint64 unwalked;  /* of those, events whose stack could not be recorded */
+  guint64 value;     /* contention: nanoseconds waited; allocations: bytes (estimated); stacks or not */
+  char *sampling;    /* allocations: how counts and bytes were upscaled; else NULL */
+  GPtrArray *stacks; /* SxsStackModel*: by count descending; owned */
+} SxsEventProfileModel;
 
 /* How the stack walks went (the profile's "stack_walks"). */
 typedef struct {
@@ -198,6 +225,7 @@ typedef struct {
   GPtrArray *stacks;       /* SxsStackModel*, by event, count (descending), thread; owned */
   SxsWalkCounters walks;
   SxsSamplesModel samples;
+  SxsEventProfileModel profiles[SXS_PROFILE_N_KINDS];
 } SxsProfileModel;
 
 SxsProfileModel *sxs__profile_model_new(void);

@@ -260,6 +260,54 @@ static void read_event_stacks(SxsJsonReader *r, GPtrArray *stacks) {
   }
 }
 
+/* The "stacks" of "exceptions", "contention" or "allocations": typed, each of one runtime. */
+static void read_typed_stacks(SxsJsonReader *r, SxsProfileKind k, GPtrArray *stacks) {
+  if (!sxs__json_reader_begin_array(r))
+    return;
+  while (sxs__json_reader_next_element(r)) {
+    if (!sxs__json_reader_begin_object(r))
+      return;
+    SxsStackModel *s = sxs__stack_model_new(sxs__profile_kind_name(k), 0);
+    g_ptr_array_add(stacks, s);
+    const char *key;
+    while (sxs__json_reader_next_member(r, &key)) {
+      if (key_is(key, "runtime"))
+        read_int(r, &s->runtime_id);
+      else if (key_is(key, "type"))
+        read_str(r, &s->type);
+      else if (key_is(key, "thread"))
+        read_u32(r, &s->thread);
+      else if (key_is(key, "count"))
+        read_u64(r, &s->count);
+      else if (key_is(key, "value"))
+        read_u64(r, &s->value);
+      else if (key_is(key, "frames"))
+        read_frames(r, s);
+    }
+  }
+}
+
+/* "exceptions", "contention", "allocations". */
+static void read_event_profile(SxsJsonReader *r, SxsProfileKind k, SxsEventProfileModel *p) {
+  if (!sxs__json_reader_begin_object(r))
+    return;
+  const char *key;
+  while (sxs__json_reader_next_member(r, &key)) {
+    if (key_is(key, "enabled"))
+      read_bool(r, &p->enabled);
+    else if (key_is(key, "events"))
+      read_u64(r, &p->events);
+    else if (key_is(key, "unwalked"))
+      read_u64(r, &p->unwalked);
+    else if (key_is(key, "value"))
+      read_u64(r, &p->value);
+    else if (key_is(key, "sampling"))
+      read_str(r, &p->sampling);
+    else if (key_is(key, "stacks"))
+      read_typed_stacks(r, k, p->stacks);
+  }
+}
+
 /* "samples"."stacks": per thread; "thread" is the thread's name, or its OS id when it has none. */
 static void read_sample_stacks(SxsJsonReader *r, GPtrArray *stacks) {
   if (!sxs__json_reader_begin_array(r))
@@ -685,6 +733,12 @@ static void read_document(SxsJsonReader *r, SxsProfileModel *m, ProfileHeader *h
       read_stack_walks(r, &m->walks);
     } else if (key_is(key, "samples")) {
       read_samples(r, &m->samples);
+    } else if (key_is(key, "exceptions")) {
+      read_event_profile(r, SXS_PROFILE_EXCEPTIONS, &m->profiles[SXS_PROFILE_EXCEPTIONS]);
+    } else if (key_is(key, "contention")) {
+      read_event_profile(r, SXS_PROFILE_CONTENTION, &m->profiles[SXS_PROFILE_CONTENTION]);
+    } else if (key_is(key, "allocations")) {
+      read_event_profile(r, SXS_PROFILE_ALLOCATIONS, &m->profiles[SXS_PROFILE_ALLOCATIONS]);
     }
     /* The top-level "pid" repeats process.pid. */
   }

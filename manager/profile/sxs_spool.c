@@ -142,6 +142,11 @@ static void apply_stack(SpoolState *st, const Field *f, guint n) {
   g_autofree char *event = field_string(f[2].s, f[2].len);
   SxsStackModel *s = sxs__stack_model_new(event ? event : "sample", (uint32_t)field_u64(&f[3], 10));
   s->thread_name = field_string(f[4].s, f[4].len);
+  /* The event profiles' stacks also carry their runtime and type. */
+  if (n >= 8) {
+    s->runtime_id = (int)field_u64(&f[6], 10);
+    s->type = field_string(f[7].s, f[7].len);
+  }
   /* <frame id>:<ip>:<sp>,... */
   const char *p = f[5].s, *end = f[5].s + f[5].len;
   while (p < end) {
@@ -179,8 +184,11 @@ static void apply_weight(SpoolState *st, const Field *f, guint n) {
   if (n < 3)
     return;
   SxsStackModel *s = g_hash_table_lookup(st->stacks, GUINT_TO_POINTER((guint)field_u64(&f[1], 16)));
-  if (s)
+  if (s) {
     s->count += field_u64(&f[2], 10);
+    if (n >= 4)
+      s->value += field_u64(&f[3], 10);
+  }
 }
 
 /* One record line (without its newline); S and T carry their document after it. */
@@ -318,11 +326,17 @@ static SxsProfileModel *rebuild(SpoolState *st, const char *source, const char *
     SxsStackModel *s = value;
     if (s->count == 0)
       continue;
-    g_ptr_array_add(g_str_equal(s->event, "sample") ? m->samples.stacks : m->stacks, s);
+    GPtrArray *to = g_str_equal(s->event, "sample") ? m->samples.stacks : m->stacks;
+    for (int k = 0; k < SXS_PROFILE_N_KINDS; k++)
+      if (g_str_equal(s->event, sxs__profile_kind_name(k)))
+        to = m->profiles[k].stacks;
+    g_ptr_array_add(to, s);
     g_hash_table_iter_steal(&it);
   }
   g_ptr_array_sort(m->stacks, compare_stacks);
   g_ptr_array_sort(m->samples.stacks, compare_stacks);
+  for (int k = 0; k < SXS_PROFILE_N_KINDS; k++)
+    g_ptr_array_sort(m->profiles[k].stacks, compare_stacks);
   for (guint i = 0; i < m->runtimes->len; i++)
     sxs__runtime_model_sort(m->runtimes->pdata[i]);
   return m;

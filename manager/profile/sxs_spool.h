@@ -11,8 +11,11 @@
  *                                                     process, runtimes, threads, counters (replaces)
  *   F <rt> <function id> <jit> <inlined> <precompiled> <name> <module>   a function (replaces)
  *   N <frame id> <m|n> <rt> <name> <module>           a frame name, once
- *   K <stack id> <event> <thread> <thread name|-> <frame id>:<ip>:<sp>,...   a stack, once
- *   W <stack id> <count>                              a stack's count grew by <count>
+ *   K <stack id> <event> <thread> <thread name|-> <frame id>:<ip>:<sp>,... <rt> <type|->
+ *                                                     a stack, once (rt and type: the exception,
+ *                                                     contention and allocation profiles' own)
+ *   W <stack id> <count> <value>                      a stack's count grew by <count>, its value
+ *                                                     (ns waited, bytes allocated) by <value>
  *   T <bytes>\n<profile JSON>                         the traced runtimes' functions, call trees and
  *                                                     tracing summaries (replaces)
  *   X <signal>                                        the process is dying from <signal>

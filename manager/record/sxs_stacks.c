@@ -44,12 +44,16 @@ typedef struct {
   guint hash;
   SxsStackEvents event;
   uint32_t thread;
+  int runtime_id;   /* the profiles' stacks: whose event; else 0 */
+  const char *type; /* the profiles' stacks: interned (g_intern_string), or NULL */
+  guint64 value;    /* added up with the count: nanoseconds or bytes */
   guint n;
   StackFrameId *ids;
-  SxsStackModel *model; /* names, first occurrence's ip and sp, count */
-  guint spool_id;       /* its id in the spool's changes, given at its first report; 0 before */
-  guint64 reported;     /* model->count at the last report of changes */
-  gboolean changed;     /* in `changed` */
+  SxsStackModel *model;   /* names, first occurrence's ip and sp, count */
+  guint spool_id;         /* its id in the spool's changes, given at its first report; 0 before */
+  guint64 reported;       /* model->count at the last report of changes */
+  guint64 reported_value; /* model->value at the last report of changes */
+  gboolean changed;       /* in `changed` */
 } StackEntry;
 
 /* What one thread keeps between its walks; freed when the thread ends. */
@@ -152,7 +156,8 @@ static guint entry_hash(gconstpointer p) {
 
 static gboolean entry_equal(gconstpointer a, gconstpointer b) {
   const StackEntry *x = a, *y = b;
-  if (x->hash != y->hash || x->event != y->event || x->thread != y->thread || x->n != y->n)
+  if (x->hash != y->hash || x->event != y->event || x->thread != y->thread || x->n != y->n ||
+      x->runtime_id != y->runtime_id || x->type != y->type)
     return FALSE;
   for (guint i = 0; i < x->n; i++)
     if (x->ids[i].runtime_id != y->ids[i].runtime_id || x->ids[i].id != y->ids[i].id)
@@ -306,9 +311,19 @@ static SxsRuntime *target_runtime(const SxsStitchTarget *targets, guint n, int r
   return NULL;
 }
 
+/* The event profile a kind of stack belongs to, or -1 for samples and [stacks] on= events. */
+static int profile_of(SxsStackEvents event) {
+  for (int k = 0; k < SXS_PROFILE_N_KINDS; k++)
+    if (event == SXS_STACKS_PROFILE(k))
+      return k;
+  return -1;
+}
+
 static const char *event_name(SxsStackEvents event) {
   if (event == SXS_STACKS_SAMPLE)
     return "sample";
+  if (profile_of(event) >= 0)
+    return sxs__profile_kind_name((SxsProfileKind)profile_of(event));
   const char *name = sxs__config_stack_event_name(event);
   return name ? name : "?";
 }
@@ -335,6 +350,8 @@ static StackEntry *entry_new(const StackEntry *key, const SxsStackFrame *frames,
   *e = *key;
   e->ids = g_memdup2(key->ids, sizeof *key->ids * key->n);
   e->model = sxs__stack_model_new(event_name(key->event), key->thread);
+  e->model->runtime_id = key->runtime_id;
+  e->model->type = g_strdup(key->type);
   /* Metadata is not read on a thread that holds the runtime suspended for a GC. */
   gboolean may_ask = key->event != SXS_STACKS_GC;
   for (guint i = 0; i < key->n; i++) {
@@ -356,13 +373,27 @@ static StackEntry *entry_new(const StackEntry *key, const SxsStackFrame *frames,
   return e;
 }
 
-/* Counts one stack (weight times) under (kind, thread, frames), naming it when it is new.
- * ids: room for n identities. Context: normal context, no lock held; takes stacks_lock. */
-static void add_stack(SxsStackEvents kind, uint32_t thread, const char *thread_name, const SxsStackFrame *frames,
-                      guint n, guint64 weight, const SxsModuleMap *map, const SxsStitchTarget *targets, guint n_targets,
-                      StackFrameId *ids) {
+/* What an event profile's stack is counted under besides its frames, and what it adds. */
+typedef struct {
+  int runtime_id;
+  const char *type; /* interned */
+  guint64 value;
+} StackTag;
+
+/* Counts one stack (weight times) under (kind, thread, tag, frames), naming it when it is new.
+ * ids: room for n identities; tag may be NULL. Returns the stack's entry (kept until a reset), NULL
+ * when it was dropped. Context: normal context, no lock held; takes stacks_lock. */
+static StackEntry *add_stack(SxsStackEvents kind, uint32_t thread, const char *thread_name, const SxsStackFrame *frames,
+                             guint n, guint64 weight, const SxsModuleMap *map, const SxsStitchTarget *targets,
+                             guint n_targets, StackFrameId *ids, const StackTag *tag) {
   StackEntry key = {.event = kind, .thread = thread, .n = n, .ids = ids};
+  if (tag) {
+    key.runtime_id = tag->runtime_id;
+    key.type = tag->type;
+  }
+  guint64 value = tag ? tag->value : 0;
   guint h = 2166136261u ^ (guint)kind ^ (key.thread * 16777619u);
+  h = (h ^ (guint)key.runtime_id ^ (guint)(guintptr)key.type) * 16777619u;
   for (guint i = 0; i < n; i++) {
     const SxsStackFrame *f = &frames[i];
     gboolean managed = f->kind == SXS_FRAME_MANAGED && f->function_id != 0;
@@ -377,11 +408,12 @@ static void add_stack(SxsStackEvents kind, uint32_t thread, const char *thread_n
   StackEntry *known = g_hash_table_lookup(stacks, &key);
   if (known) {
     known->model->count += weight;
+    known->model->value += value;
     mark_changed_locked(known);
   }
   g_mutex_unlock(&stacks_lock);
   if (known)
-    return;
+    return known;
   gint64 t0 = g_get_monotonic_time();
   StackEntry *fresh = entry_new(&key, frames, map, targets, n_targets);
   if (thread_name)
@@ -394,30 +426,34 @@ static void add_stack(SxsStackEvents kind, uint32_t thread, const char *thread_n
   known = g_hash_table_lookup(stacks, &key);
   if (known) {
     known->model->count += weight;
+    known->model->value += value;
     mark_changed_locked(known);
   } else if (g_hash_table_size(stacks) >= SXS_STACKS_MAX_DISTINCT) {
     stacks_dropped++;
   } else {
     fresh->model->count = weight;
+    fresh->model->value = value;
     g_hash_table_add(stacks, fresh);
     mark_changed_locked(fresh);
-    fresh = NULL;
+    known = g_steal_pointer(&fresh);
   }
   g_mutex_unlock(&stacks_lock);
   if (fresh)
     entry_free(fresh);
+  return known;
 }
 
-void sxs__stacks_record(SxsStackEvents event) {
-  count_event(event);
+/* Walks the calling thread and counts its stack under event (and tag). NULL when no stack was
+ * recorded (a walk already under way on this thread, unknown bounds, no frame, the table full). */
+static StackEntry *record_current(SxsStackEvents event, guint64 weight, const StackTag *tag) {
   StacksThread *t = thread_state();
   if (t->busy) {
     count_skipped("event during a walk");
-    return;
+    return NULL;
   }
   if (t->bounds < 0) {
     count_skipped("stack bounds unknown");
-    return;
+    return NULL;
   }
   t->busy = TRUE;
 
@@ -438,12 +474,34 @@ void sxs__stacks_record(SxsStackEvents event) {
   if (n == 0) {
     walk_leave();
     t->busy = FALSE;
-    return;
+    return NULL;
   }
 
-  add_stack(event, (uint32_t)syscall(SYS_gettid), NULL, t->out, n, 1, map, targets, n_targets, t->ids);
+  StackEntry *e =
+      add_stack(event, (uint32_t)syscall(SYS_gettid), NULL, t->out, n, weight, map, targets, n_targets, t->ids, tag);
   walk_leave();
   t->busy = FALSE;
+  return e;
+}
+
+void sxs__stacks_record(SxsStackEvents event) {
+  count_event(event);
+  record_current(event, 1, NULL);
+}
+
+SxsStackHandle *sxs__stacks_record_typed(SxsProfileKind kind, int runtime_id, const char *type, guint64 count,
+                                         guint64 value) {
+  StackTag tag = {.runtime_id = runtime_id, .type = type ? g_intern_string(type) : NULL, .value = value};
+  return (SxsStackHandle *)record_current(SXS_STACKS_PROFILE(kind), count, &tag);
+}
+
+void sxs__stacks_add_to(SxsStackHandle *handle, guint64 count, guint64 value) {
+  StackEntry *e = (StackEntry *)handle;
+  g_mutex_lock(&stacks_lock);
+  e->model->count += count;
+  e->model->value += value;
+  mark_changed_locked(e);
+  g_mutex_unlock(&stacks_lock);
 }
 
 static int compare_stacks(gconstpointer a, gconstpointer b) {
@@ -455,7 +513,9 @@ static int compare_stacks(gconstpointer a, gconstpointer b) {
     return x->count > y->count ? -1 : 1;
   if (x->thread != y->thread)
     return x->thread < y->thread ? -1 : 1;
-  return 0;
+  if (x->runtime_id != y->runtime_id)
+    return x->runtime_id < y->runtime_id ? -1 : 1;
+  return g_strcmp0(x->type, y->type);
 }
 
 static void copy_counts(GHashTable *to, GHashTable *from) {
@@ -529,11 +589,16 @@ void sxs__stacks_fill(SxsProfileModel *m) {
     while (g_hash_table_iter_next(&it, &key, NULL)) {
       StackEntry *e = key;
       name_late_locked(e);
-      g_ptr_array_add(e->event == SXS_STACKS_SAMPLE ? m->samples.stacks : m->stacks, sxs__stack_model_copy(e->model));
+      int k = profile_of(e->event);
+      GPtrArray *to = e->event == SXS_STACKS_SAMPLE ? m->samples.stacks : k >= 0 ? m->profiles[k].stacks : m->stacks;
+      g_ptr_array_add(to, sxs__stack_model_copy(e->model));
     }
   }
   g_mutex_unlock(&stacks_lock);
-  GPtrArray *lists[] = {m->stacks, m->samples.stacks};
+  /* What still has no name is reported by its identity. */
+  GPtrArray *lists[] = {m->stacks, m->samples.stacks, m->profiles[0].stacks, m->profiles[1].stacks,
+                        m->profiles[2].stacks};
+  G_STATIC_ASSERT(SXS_PROFILE_N_KINDS == 3);
   for (guint l = 0; l < G_N_ELEMENTS(lists); l++) {
     for (guint i = 0; i < lists[l]->len; i++)
       name_unknown(lists[l]->pdata[i]);
@@ -551,14 +616,19 @@ static void report_locked(GArray *out, StackEntry *e, gboolean all) {
     name_late_locked(e);
     c.model = sxs__stack_model_copy(e->model);
     c.model->count = 0;
+    c.model->value = 0;
     name_unknown(c.model);
-    if (all)
+    if (all) {
       e->reported = 0; /* a fresh spool: the whole count */
+      e->reported_value = 0;
+    }
   }
   c.delta = e->model->count - e->reported;
   e->reported = e->model->count;
+  c.value_delta = e->model->value - e->reported_value;
+  e->reported_value = e->model->value;
   e->changed = FALSE;
-  if (c.model || c.delta)
+  if (c.model || c.delta || c.value_delta)
     g_array_append_val(out, c);
 }
 
@@ -606,8 +676,8 @@ void sxs__stacks_add_stitched(const SxsWalkResources *res, uint32_t thread, cons
   static __thread StackFrameId *ids;
   if (!ids)
     ids = g_new(StackFrameId, STACKS_MAX_FRAMES);
-  add_stack(SXS_STACKS_SAMPLE, thread, thread_name, frames, MIN(n, STACKS_MAX_FRAMES), weight, res->map, targets,
-            n_targets, ids);
+  (void)add_stack(SXS_STACKS_SAMPLE, thread, thread_name, frames, MIN(n, STACKS_MAX_FRAMES), weight, res->map, targets,
+                  n_targets, ids, NULL);
 }
 
 void sxs__stacks_code_changed(void) {

@@ -11,6 +11,8 @@
 
 /* The kind of the sampler's stacks, beside the events of [stacks] on= (SxsStackEvents). */
 #define SXS_STACKS_SAMPLE ((SxsStackEvents)(1 << 7))
+/* The kinds of the event profiles' stacks (SxsProfileKind k). */
+#define SXS_STACKS_PROFILE(k) ((SxsStackEvents)(1 << (8 + (int)(k))))
 
 /* What a walk reads, valid between sxs__stacks_walk_enter() and sxs__stacks_walk_leave(): the module
  * map (immutable), the step cache and the owners cache (lock-free). */
@@ -35,6 +37,23 @@ typedef struct {
  */
 void sxs__stacks_record(SxsStackEvents event);
 
+/*
+ * Records the stitched stack of the calling thread for one event of an event profile (exceptions,
+ * contention, allocations) of runtime runtime_id: aggregated per (runtime, type, thread, frames),
+ * counting count events that add value (nanoseconds, bytes; 0 for exceptions). type is copied.
+ * Returns the stack's handle, for adding to it later (a wait's time once it ends), or NULL when no
+ * stack could be recorded (the caller counts the event as unwalked).
+ *
+ * Context: a runtime's callback on the thread the event happened on; normal context, no profiler
+ * lock held. Allocates (per thread once; per new stack).
+ */
+typedef struct SxsStackHandle SxsStackHandle;
+SxsStackHandle *sxs__stacks_record_typed(SxsProfileKind kind, int runtime_id, const char *type, guint64 count,
+                                         guint64 value);
+/* Adds count and value to a stack recorded by sxs__stacks_record_typed. A handle stays valid until
+ * sxs__stacks_reset_for_tests. Context: any thread; takes stacks_lock. */
+void sxs__stacks_add_to(SxsStackHandle *handle, guint64 count, guint64 value);
+
 /* Copies the recorded stacks and the walk counters into m (which must have none yet). Context: any
  * thread; takes the stacks lock, then registry locks (to name frames recorded unnamed). */
 void sxs__stacks_fill(SxsProfileModel *m);
@@ -44,10 +63,12 @@ void sxs__stacks_fill_counters(SxsProfileModel *m);
 
 /* One stack's change since the last report: `id` names the stack in the spool (1, 2, ... in the
  * order stacks were first reported); `model` (owned) is a copy of its frames and names, with
- * count 0, at its first report (and at every report of `all`); delta is what its count grew by. */
+ * count and value 0, at its first report (and at every report of `all`); delta is what its count
+ * grew by, value_delta what its value (nanoseconds waited, bytes allocated) grew by. */
 typedef struct {
   guint id;
   guint64 delta;
+  guint64 value_delta;
   SxsStackModel *model;
 } SxsStackChange;
 

@@ -79,8 +79,44 @@ int sxs__formats_write(const SxsView *v, const char *base, guint set, const SxsR
       }
     }
   }
+  /* The single-graph formats (folded, SVG) draw one kind: each event profile also gets files of
+   * its own, <base>.exceptions.svg and the like, whatever the main file draws. */
+  g_autoptr(GPtrArray) kind_paths = g_ptr_array_new_with_free_func(g_free);
+  g_autoptr(GPtrArray) kind_data = g_ptr_array_new_with_free_func(g_free);
+  g_autoptr(GArray) kind_len = g_array_new(FALSE, FALSE, sizeof(gsize));
+  static const SxsFormat per_kind[] = {SXS_FORMAT_FOLDED, SXS_FORMAT_SVG};
+  for (int k = 0; k < SXS_PROFILE_N_KINDS && (!o || o->kind >= SXS_VIEW_N_KINDS); k++) {
+    SxsViewKind vk = sxs__view_kind_of_profile((SxsProfileKind)k);
+    SxsViewIter it;
+    sxs__view_iter_init(&it, v, vk);
+    if (!sxs__view_iter_next_stack(&it))
+      continue;
+    for (guint i = 0; i < G_N_ELEMENTS(per_kind); i++) {
+      SxsFormat f = per_kind[i];
+      if (!(set & SXS_FORMAT_BIT(f)))
+        continue;
+      SxsRenderOptions ko = o ? *o : (SxsRenderOptions){.top = 10};
+      ko.kind = vk;
+      gsize n = 0;
+      g_autofree char *why = NULL;
+      char *bytes = formats[f].render(v, &ko, &n, &why);
+      if (!bytes)
+        continue;
+      g_ptr_array_add(kind_paths, g_strdup_printf("%s.%s%s", base, sxs__view_kind_name(vk), formats[f].suffix));
+      g_ptr_array_add(kind_data, bytes);
+      g_array_append_val(kind_len, n);
+    }
+  }
   g_autoptr(GPtrArray) written = g_ptr_array_new_with_free_func(g_free);
   int r = 0;
+  for (guint i = 0; i < kind_paths->len && r == 0; i++) {
+    const char *path = kind_paths->pdata[i];
+    r = sxs__file_write_atomic(path, kind_data->pdata[i], g_array_index(kind_len, gsize, i));
+    if (r < 0)
+      *ret_error = g_strdup_printf("cannot write %s: %s", path, g_strerror(-r));
+    else
+      g_ptr_array_add(written, g_strdup(path));
+  }
   for (int f = 0; f < SXS_N_FORMATS && r == 0; f++) {
     if (!data[f])
       continue;

@@ -4,13 +4,25 @@
  *   samples.stacks (leaf first) ------>  groups "samples"  one per OS thread      frames: one table,
  *   runtimes[i].call_tree (nodes) ---->  groups "calls"    one per runtime        labels tagged with
  *   stacks (events, leaf first) ------>  groups "events"   one per event kind     the runtime
+ *   profiles[k].stacks (typed) ------->  groups "exceptions", "contention", "allocations": one per
+ *                                        runtime, the type as the leaf frame
  *
  * Every stack is root first, as folded stacks, speedscope and trees want it; pprof reverses it. */
 #include "sxs_view.h"
 
 #include <string.h>
 
-static const char *const kind_names[SXS_VIEW_N_KINDS] = {"samples", "calls", "events"};
+static const char *const kind_names[SXS_VIEW_N_KINDS] = {"samples",    "calls",      "events",
+                                                         "exceptions", "contention", "allocations"};
+
+SxsViewKind sxs__view_kind_of_profile(SxsProfileKind k) {
+  return k < SXS_PROFILE_N_KINDS ? (SxsViewKind)(SXS_VIEW_EXCEPTIONS + (int)k) : SXS_VIEW_N_KINDS;
+}
+
+SxsProfileKind sxs__view_profile_of_kind(SxsViewKind k) {
+  return k >= SXS_VIEW_EXCEPTIONS && k < SXS_VIEW_N_KINDS ? (SxsProfileKind)(k - SXS_VIEW_EXCEPTIONS)
+                                                          : SXS_PROFILE_N_KINDS;
+}
 
 const char *sxs__view_kind_name(SxsViewKind k) {
   return k < SXS_VIEW_N_KINDS ? kind_names[k] : "none";
@@ -284,6 +296,61 @@ static void add_events(Builder *b, const SxsViewFilter *filter) {
   }
 }
 
+static int compare_ints(gconstpointer a, gconstpointer b) {
+  int x = *(const int *)a, y = *(const int *)b;
+  return x < y ? -1 : x > y;
+}
+
+/* The unit of an event profile's stacks. */
+static const char *profile_unit(SxsProfileKind k) {
+  return k == SXS_PROFILE_CONTENTION ? "nanoseconds" : k == SXS_PROFILE_ALLOCATIONS ? "bytes" : "exceptions";
+}
+
+/* The event profiles: per kind, one group per runtime (the runtime the events happened in, whatever
+ * runtimes its frames are of), each stack ending in a frame for its type. */
+static void add_profiles(Builder *b, const SxsViewFilter *filter) {
+  for (int k = 0; k < SXS_PROFILE_N_KINDS; k++) {
+    const GPtrArray *stacks = b->v->model->profiles[k].stacks;
+    if (!stacks || stacks->len == 0)
+      continue;
+    g_autoptr(GArray) ids = g_array_new(FALSE, FALSE, sizeof(int));
+    for (guint i = 0; i < stacks->len; i++) {
+      int id = ((const SxsStackModel *)stacks->pdata[i])->runtime_id;
+      gboolean seen = FALSE;
+      for (guint j = 0; j < ids->len && !seen; j++)
+        seen = g_array_index(ids, int, j) == id;
+      if (!seen && (!filter || filter->runtime_id <= 0 || filter->runtime_id == id))
+        g_array_append_val(ids, id);
+    }
+    g_array_sort(ids, compare_ints);
+    for (guint r = 0; r < ids->len; r++) {
+      int id = g_array_index(ids, int, r);
+      SxsViewGroup *g = group_new(sxs__view_kind_of_profile((SxsProfileKind)k), profile_unit((SxsProfileKind)k));
+      g->runtime_id = id;
+      g->name = g_strdup_printf("%s, %s", sxs__profile_kind_name((SxsProfileKind)k), sxs__view_runtime_tag(b->v, id));
+      GroupFill gf;
+      group_fill_init(&gf, g);
+      for (guint i = 0; i < stacks->len; i++) {
+        const SxsStackModel *s = stacks->pdata[i];
+        if (s->runtime_id != id ||
+            !thread_matches(filter, s->thread,
+                            filter && filter->thread ? thread_name_of(b->v->model, s->thread) : NULL))
+          continue;
+        guint n = s->frames->len;
+        guint depth = n + (s->type ? 1 : 0);
+        guint32 *frames = g_new(guint32, MAX(depth, 1));
+        for (guint j = 0; j < n; j++)
+          frames[n - 1 - j] = model_frame(b, &g_array_index(s->frames, SxsStackFrameModel, j));
+        if (s->type)
+          frames[n] = managed_frame(b, id, s->type, "");
+        guint64 weight = k == SXS_PROFILE_EXCEPTIONS ? s->count : s->value;
+        group_add(&gf, frames, depth, weight, s->count);
+      }
+      group_fill_finish(&gf, b->v);
+    }
+  }
+}
+
 /* A runtime's call tree: each node is the stack of its path, weighing its exclusive time. */
 static void add_calls(Builder *b, const SxsRuntimeModel *r) {
   GPtrArray *nodes = r->call_tree;
@@ -379,6 +446,7 @@ SxsView *sxs__view_new(const SxsProfileModel *m, const SxsViewFilter *filter) {
       add_calls(&b, r);
   }
   add_events(&b, filter);
+  add_profiles(&b, filter);
   g_hash_table_unref(b.by_label);
   unify_call_units(v);
   return v;
@@ -437,6 +505,9 @@ const char *sxs__view_kind_unit(const SxsView *v, SxsViewKind k) {
         return "calls";
     return "nanoseconds";
   case SXS_VIEW_EVENTS: return "events";
+  case SXS_VIEW_EXCEPTIONS:
+  case SXS_VIEW_CONTENTION:
+  case SXS_VIEW_ALLOCATIONS: return profile_unit(sxs__view_profile_of_kind(k));
   default: return "none";
   }
 }

@@ -14,6 +14,11 @@ typedef enum {
   SXS_VIEW_SAMPLES = 0, /* the sampler's stacks, one group per thread; weight: samples */
   SXS_VIEW_CALLS,       /* traced call trees, one group per runtime; weight: exclusive ns (or calls) */
   SXS_VIEW_EVENTS,      /* stacks recorded at events, one group per event kind; weight: events */
+  /* The event profiles, one group per runtime each, the type (exception, allocated object) as the
+   * leaf frame: */
+  SXS_VIEW_EXCEPTIONS,  /* weight: exceptions thrown */
+  SXS_VIEW_CONTENTION,  /* weight: nanoseconds waited (count: contentions) */
+  SXS_VIEW_ALLOCATIONS, /* weight: bytes allocated, upscaled (count: objects, upscaled) */
   SXS_VIEW_N_KINDS
 } SxsViewKind;
 
@@ -38,8 +43,8 @@ typedef struct {
 typedef struct {
   SxsViewKind kind;
   char *name;          /* "cpu samples, thread Main (4242)", "calls, rt1 10.0.12", "exception stacks" */
-  const char *unit;    /* "samples", "nanoseconds", "calls", "events" (static strings) */
-  int runtime_id;      /* calls: whose tree; else 0 */
+  const char *unit;    /* "samples", "nanoseconds", "calls", "events", "exceptions", "bytes" (static) */
+  int runtime_id;      /* calls, event profiles: whose tree or events; else 0 */
   uint32_t thread;     /* samples (and event stacks of one thread): the OS thread id; else 0 */
   char *thread_name;   /* samples: the thread's name when known; else NULL */
   char *event;         /* events: "exception", "jit", "gc"; else NULL */
@@ -100,12 +105,16 @@ const SxsViewStack *sxs__view_iter_next_stack(SxsViewIter *it);
 /* The kind single-graph formats (folded, SVG, pprof) render: samples when there are any, else
  * traced calls, else event stacks. Returns SXS_VIEW_N_KINDS when the view has no stacks. */
 SxsViewKind sxs__view_primary_kind(const SxsView *v);
-/* "samples", "calls", "events". */
+/* "samples", "calls", "events", "exceptions", "contention", "allocations". */
 const char *sxs__view_kind_name(SxsViewKind k);
+/* The view kind of an event profile, and back (SXS_PROFILE_N_KINDS for other kinds). */
+SxsViewKind sxs__view_kind_of_profile(SxsProfileKind k);
+SxsProfileKind sxs__view_profile_of_kind(SxsViewKind k);
 /* Parses a kind name; FALSE when unknown. */
 gboolean sxs__view_kind_parse(const char *name, SxsViewKind *ret_kind);
 
-/* The unit a kind's merged stacks weigh in: samples, nanoseconds (timed calls), calls, events. */
+/* The unit a kind's merged stacks weigh in: samples, nanoseconds (timed calls, contention), calls,
+ * events, exceptions, bytes (allocations). */
 const char *sxs__view_kind_unit(const SxsView *v, SxsViewKind k);
 
 /*

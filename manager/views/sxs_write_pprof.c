@@ -15,6 +15,9 @@
  *
  * Samples weigh [samples/count, cpu|wall/nanoseconds] (count, count x the sampler's period), call
  * trees [calls/count, time/nanoseconds] (only calls when untimed), event stacks [events/count].
+ * The event profiles ride along as types of their own in Go's names: [exceptions/count],
+ * [contentions/count, delay/nanoseconds], [alloc_objects/count, alloc_space/bytes]; a sample of
+ * one kind is 0 in the others' types, so `pprof -sample_index=exceptions` shows only exceptions.
  * Every mapping says it has functions, so that pprof never looks for binaries to symbolize. A
  * function's name and system name differ (tagged and untagged), which also keeps pprof from
  * trying to demangle it. Stacks are not merged across groups: each group's stacks keep their
@@ -135,7 +138,7 @@ static Perftools__Profiles__Label **pprof_group_labels(PprofBuild *b, const SxsV
   size_t n = 0;
   if (g->kind == SXS_VIEW_EVENTS && g->event != NULL)
     labels[n++] = pprof_label(b, "event", g->event, 0);
-  if (g->kind == SXS_VIEW_CALLS) {
+  if (g->kind == SXS_VIEW_CALLS || sxs__view_profile_of_kind(g->kind) < SXS_PROFILE_N_KINDS) {
     const char *tag = sxs__view_runtime_tag(v, g->runtime_id);
     /* The label is the tag without its brackets: "rt1 10.0.12". */
     g_autofree char *bare = g_strndup(tag + 1, strlen(tag) - 2);
@@ -185,17 +188,33 @@ char *sxs__write_pprof(const SxsView *v, const SxsRenderOptions *o, gsize *ret_l
     return NULL;
   }
 
-  /* Which frames this kind uses, and how many samples and locations of samples it makes. */
+  /* The kinds this file holds: o->kind alone when asked for; else the primary kind, with the event
+   * profiles beside it as sample types of their own (their samples 0 in the other types). */
+  SxsViewKind kinds[1 + SXS_PROFILE_N_KINDS];
+  guint n_kinds = 0;
+  kinds[n_kinds++] = kind;
+  if (o == NULL || o->kind >= SXS_VIEW_N_KINDS)
+    for (int k = 0; k < SXS_PROFILE_N_KINDS; k++) {
+      SxsViewKind pk = sxs__view_kind_of_profile((SxsProfileKind)k);
+      SxsViewIter probe;
+      sxs__view_iter_init(&probe, v, pk);
+      if (pk != kind && sxs__view_iter_next_stack(&probe) != NULL)
+        kinds[n_kinds++] = pk;
+    }
+
+  /* Which frames these kinds use, and how many samples and locations of samples they make. */
   guint n_frames = v->frames->len;
   g_autofree uint64_t *location_of = g_new0(uint64_t, MAX(n_frames, 1)); /* frame -> location id */
   gsize n_samples = 0, n_ids = 0;
   SxsViewIter it;
-  sxs__view_iter_init(&it, v, kind);
-  for (const SxsViewStack *s; (s = sxs__view_iter_next_stack(&it));) {
-    n_samples++;
-    n_ids += s->depth;
-    for (guint d = 0; d < s->depth; d++)
-      location_of[s->frames[d]] = 1;
+  for (guint k = 0; k < n_kinds; k++) {
+    sxs__view_iter_init(&it, v, kinds[k]);
+    for (const SxsViewStack *s; (s = sxs__view_iter_next_stack(&it));) {
+      n_samples++;
+      n_ids += s->depth;
+      for (guint d = 0; d < s->depth; d++)
+        location_of[s->frames[d]] = 1;
+    }
   }
   if (n_samples == 0) {
     if (ret_error != NULL)
@@ -225,34 +244,49 @@ char *sxs__write_pprof(const SxsView *v, const SxsRenderOptions *o, gsize *ret_l
     g_hash_table_add(b.filenames, g_strdup(v->model->process->executable));
   }
 
-  /* What a sample's values are. */
+  /* What a sample's values are: each kind's types in a run of slots, the first kind's first. */
   gboolean timed = FALSE, ns_from_period = FALSE;
-  Perftools__Profiles__ValueType **types = pprof_alloc(&b, 2, sizeof *types);
-  switch (kind) {
-  case SXS_VIEW_SAMPLES: {
-    const char *what = g_strcmp0(v->sample_mode, "wall") == 0 ? "wall" : "cpu";
-    types[p.n_sample_type++] = pprof_value_type(&b, "samples", "count");
-    if (v->period_ns > 0) {
-      ns_from_period = TRUE;
-      types[p.n_sample_type++] = pprof_value_type(&b, what, "nanoseconds");
-      p.period_type = pprof_value_type(&b, what, "nanoseconds");
-      p.period = (int64_t)v->period_ns;
-      if (v->model != NULL && v->model->samples.ticks > 0)
-        p.duration_nanos = (int64_t)(v->model->samples.ticks * v->period_ns);
+  size_t first_slot[1 + SXS_PROFILE_N_KINDS];
+  Perftools__Profiles__ValueType **types = pprof_alloc(&b, 2 * n_kinds, sizeof *types);
+  for (guint k = 0; k < n_kinds; k++) {
+    first_slot[k] = p.n_sample_type;
+    switch (kinds[k]) {
+    case SXS_VIEW_SAMPLES: {
+      const char *what = g_strcmp0(v->sample_mode, "wall") == 0 ? "wall" : "cpu";
+      types[p.n_sample_type++] = pprof_value_type(&b, "samples", "count");
+      if (v->period_ns > 0) {
+        ns_from_period = TRUE;
+        types[p.n_sample_type++] = pprof_value_type(&b, what, "nanoseconds");
+        p.period_type = pprof_value_type(&b, what, "nanoseconds");
+        p.period = (int64_t)v->period_ns;
+        if (v->model != NULL && v->model->samples.ticks > 0)
+          p.duration_nanos = (int64_t)(v->model->samples.ticks * v->period_ns);
+      }
+      break;
     }
-    break;
-  }
-  case SXS_VIEW_CALLS:
-    types[p.n_sample_type++] = pprof_value_type(&b, "calls", "count");
-    if (g_str_equal(sxs__view_kind_unit(v, kind), "nanoseconds")) {
-      timed = TRUE;
-      types[p.n_sample_type++] = pprof_value_type(&b, "time", "nanoseconds");
+    case SXS_VIEW_CALLS:
+      types[p.n_sample_type++] = pprof_value_type(&b, "calls", "count");
+      if (g_str_equal(sxs__view_kind_unit(v, kinds[k]), "nanoseconds")) {
+        timed = TRUE;
+        types[p.n_sample_type++] = pprof_value_type(&b, "time", "nanoseconds");
+      }
+      break;
+    /* Go's names for these profiles, so that -sample_index=alloc_space and the like work. */
+    case SXS_VIEW_EXCEPTIONS: types[p.n_sample_type++] = pprof_value_type(&b, "exceptions", "count"); break;
+    case SXS_VIEW_CONTENTION:
+      types[p.n_sample_type++] = pprof_value_type(&b, "contentions", "count");
+      types[p.n_sample_type++] = pprof_value_type(&b, "delay", "nanoseconds");
+      break;
+    case SXS_VIEW_ALLOCATIONS:
+      types[p.n_sample_type++] = pprof_value_type(&b, "alloc_objects", "count");
+      types[p.n_sample_type++] = pprof_value_type(&b, "alloc_space", "bytes");
+      break;
+    default: types[p.n_sample_type++] = pprof_value_type(&b, "events", "count"); break;
     }
-    break;
-  default: types[p.n_sample_type++] = pprof_value_type(&b, "events", "count"); break;
   }
   p.sample_type = types;
-  p.default_sample_type = types[p.n_sample_type - 1]->type;
+  /* The default is the primary kind's last type (time, bytes, delay when it has one). */
+  p.default_sample_type = types[(n_kinds > 1 ? first_slot[1] : p.n_sample_type) - 1]->type;
 
   /* One function and one location per frame used, in the view's frame order. */
   Perftools__Profiles__Function *functions = pprof_alloc(&b, n_frames, sizeof *functions);
@@ -297,30 +331,35 @@ char *sxs__write_pprof(const SxsView *v, const SxsRenderOptions *o, gsize *ret_l
   size_t n_labels = 0;
   Perftools__Profiles__Label **labels = NULL;
   const SxsViewGroup *labelled = NULL;
-  sxs__view_iter_init(&it, v, kind);
-  for (const SxsViewStack *s; (s = sxs__view_iter_next_stack(&it));) {
-    if (it.group != labelled) {
-      labels = pprof_group_labels(&b, v, it.group, &n_labels);
-      labelled = it.group;
+  for (guint k = 0; k < n_kinds; k++) {
+    sxs__view_iter_init(&it, v, kinds[k]);
+    for (const SxsViewStack *s; (s = sxs__view_iter_next_stack(&it));) {
+      if (it.group != labelled) {
+        labels = pprof_group_labels(&b, v, it.group, &n_labels);
+        labelled = it.group;
+      }
+      Perftools__Profiles__Sample *sm = &samples[p.n_sample];
+      perftools__profiles__sample__init(sm);
+      sm->n_location_id = s->depth;
+      sm->location_id = ids;
+      for (guint d = 0; d < s->depth; d++)
+        ids[d] = location_of[s->frames[s->depth - 1 - d]];
+      ids += s->depth;
+      sm->n_value = p.n_sample_type;
+      sm->value = values;
+      int64_t *slot = values + first_slot[k];
+      slot[0] = (int64_t)s->count;
+      if (kinds[k] == SXS_VIEW_SAMPLES && ns_from_period)
+        slot[1] = (int64_t)(s->count * v->period_ns);
+      else if (kinds[k] == SXS_VIEW_CALLS && timed)
+        slot[1] = (int64_t)s->weight;
+      else if (kinds[k] == SXS_VIEW_CONTENTION || kinds[k] == SXS_VIEW_ALLOCATIONS)
+        slot[1] = (int64_t)s->weight;
+      values += p.n_sample_type;
+      sm->n_label = n_labels;
+      sm->label = labels;
+      p.sample[p.n_sample++] = sm;
     }
-    Perftools__Profiles__Sample *sm = &samples[p.n_sample];
-    perftools__profiles__sample__init(sm);
-    sm->n_location_id = s->depth;
-    sm->location_id = ids;
-    for (guint d = 0; d < s->depth; d++)
-      ids[d] = location_of[s->frames[s->depth - 1 - d]];
-    ids += s->depth;
-    sm->n_value = p.n_sample_type;
-    sm->value = values;
-    values[0] = (int64_t)s->count;
-    if (ns_from_period)
-      values[1] = (int64_t)(s->count * v->period_ns);
-    else if (timed)
-      values[1] = (int64_t)s->weight;
-    values += p.n_sample_type;
-    sm->n_label = n_labels;
-    sm->label = labels;
-    p.sample[p.n_sample++] = sm;
   }
 
   /* When and what: the process's start, and comments `pprof -comments` shows. */

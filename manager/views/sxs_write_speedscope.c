@@ -41,6 +41,8 @@ static const char *speedscope_unit(const SxsView *v, const SxsViewGroup *g) {
   switch (g->kind) {
   case SXS_VIEW_SAMPLES: return v->period_ns > 0 ? "nanoseconds" : "none";
   case SXS_VIEW_CALLS: return g_strcmp0(g->unit, "nanoseconds") == 0 ? "nanoseconds" : "none";
+  case SXS_VIEW_CONTENTION: return "nanoseconds";
+  case SXS_VIEW_ALLOCATIONS: return "bytes";
   default: return "none";
   }
 }

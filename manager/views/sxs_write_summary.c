@@ -282,6 +282,164 @@ static void events_section(GString *out, const SxsView *v, const SxsRenderOption
   }
 }
 
+/* A quantity in a profile's unit, for people. */
+static char *profile_quantity(SxsViewKind kind, guint64 value) {
+  if (kind == SXS_VIEW_CONTENTION)
+    return g_strdup_printf("%.3f ms", (double)value / 1e6);
+  if (kind == SXS_VIEW_ALLOCATIONS) {
+    /* Plain spaces (GLib's sizes put a no-break space before the unit). */
+    if (value >= G_GUINT64_CONSTANT(1) << 30)
+      return g_strdup_printf("%.1f GiB", (double)value / (double)(G_GUINT64_CONSTANT(1) << 30));
+    if (value >= 1 << 20)
+      return g_strdup_printf("%.1f MiB", (double)value / (double)(1 << 20));
+    if (value >= 1 << 10)
+      return g_strdup_printf("%.1f KiB", (double)value / (double)(1 << 10));
+    return g_strdup_printf("%" G_GUINT64_FORMAT " B", value);
+  }
+  return g_strdup_printf("%" G_GUINT64_FORMAT, value);
+}
+
+/* Is this frame the runtime's own throwing or waiting machinery: native code, the managed
+ * exception dispatch of .NET 9 and later (System.Runtime.EH), or the lock being entered (Monitor,
+ * .NET 9's System.Threading.Lock)? */
+static gboolean machinery_frame(const SxsViewFrame *f) {
+  return !f->managed || g_str_has_prefix(f->name, "System.Runtime.EH.") ||
+         g_str_has_prefix(f->name, "System.Threading.Monitor.") || g_str_has_prefix(f->name, "System.Threading.Lock.");
+}
+
+/* Up to three frames of a stack from depth `from` towards the root, untagged: where it happened,
+ * the runtime's machinery above the first managed frame left out (all of it when none is managed). */
+static char *profile_site(const SxsView *v, const SxsViewStack *st, guint from) {
+  guint at = from;
+  while (at > 0 && machinery_frame(v->frames->pdata[st->frames[at - 1]]))
+    at--;
+  if (at > 0)
+    from = at;
+  GString *site = g_string_new(NULL);
+  guint shown = 0;
+  for (guint d = from; d-- > 0 && shown < 3; shown++) {
+    const SxsViewFrame *f = v->frames->pdata[st->frames[d]];
+    g_string_append_printf(site, "%s%s", shown ? " <- " : "", f->name);
+  }
+  if (shown == 0)
+    g_string_append(site, "(no frame)");
+  return g_string_free(site, FALSE);
+}
+
+typedef struct {
+  guint32 frame; /* the type's frame; G_MAXUINT32 for untyped stacks */
+  guint64 weight, count;
+  GHashTable *sites; /* site text -> guint64[2] {weight, count}; owned */
+} ProfileRow;
+
+static int compare_rows(gconstpointer a, gconstpointer b) {
+  const ProfileRow *x = a, *y = b;
+  if (x->weight != y->weight)
+    return x->weight > y->weight ? -1 : 1;
+  return x->frame < y->frame ? -1 : x->frame > y->frame;
+}
+
+typedef struct {
+  const char *site;
+  const guint64 *sum;
+} SiteRow;
+
+static int compare_sites(gconstpointer a, gconstpointer b) {
+  const SiteRow *x = a, *y = b;
+  if (x->sum[0] != y->sum[0])
+    return x->sum[0] > y->sum[0] ? -1 : 1;
+  return strcmp(x->site, y->site);
+}
+
+/* The event profiles, per runtime: exceptions and allocations by type, each type's top sites
+ * (the frames under it); contention by site (where the waits began), with the time waited. */
+static void profiles_section(GString *out, const SxsView *v, const SxsRenderOptions *o, const Palette *p) {
+  for (SxsViewKind kind = SXS_VIEW_EXCEPTIONS; kind <= SXS_VIEW_ALLOCATIONS; kind++) {
+    gboolean typed = kind != SXS_VIEW_CONTENTION;
+    SxsViewIter it;
+    sxs__view_iter_init(&it, v, kind);
+    for (const SxsViewGroup *g; (g = sxs__view_iter_next_group(&it));) {
+      g_autoptr(GArray) rows = g_array_new(FALSE, FALSE, sizeof(ProfileRow));
+      for (guint i = 0; i < g->stacks->len; i++) {
+        const SxsViewStack *st = &g_array_index(g->stacks, SxsViewStack, i);
+        guint32 frame = typed && st->depth > 0 ? st->frames[st->depth - 1] : G_MAXUINT32;
+        ProfileRow *row = NULL;
+        for (guint r = 0; r < rows->len && !row; r++)
+          if (g_array_index(rows, ProfileRow, r).frame == frame)
+            row = &g_array_index(rows, ProfileRow, r);
+        if (!row) {
+          ProfileRow fresh = {.frame = frame, .sites = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free)};
+          g_array_append_val(rows, fresh);
+          row = &g_array_index(rows, ProfileRow, rows->len - 1);
+        }
+        row->weight += st->weight;
+        row->count += st->count;
+        char *site = profile_site(v, st, typed && st->depth > 0 ? st->depth - 1 : st->depth);
+        guint64 *sum = g_hash_table_lookup(row->sites, site);
+        if (!sum) {
+          sum = g_new0(guint64, 2);
+          g_hash_table_insert(row->sites, site, sum);
+        } else {
+          g_free(site);
+        }
+        sum[0] += st->weight;
+        sum[1] += st->count;
+      }
+      g_array_sort(rows, compare_rows);
+      const SxsRuntimeModel *r = sxs__view_runtime(v, g->runtime_id);
+      g_autofree char *total = profile_quantity(kind, g->total);
+      const char *title = kind == SXS_VIEW_EXCEPTIONS   ? "exceptions by type"
+                          : kind == SXS_VIEW_CONTENTION ? "lock contention by site"
+                                                        : "allocations by type";
+      g_string_append_printf(out, "%s%s, %sruntime %d (%s)%s:%s %s", p->bold, title, p->managed, g->runtime_id,
+                             r && r->version ? r->version : "?", p->reset, p->reset, total);
+      if (kind == SXS_VIEW_CONTENTION)
+        g_string_append_printf(out, " waited in %" G_GUINT64_FORMAT " contention%s\n", g->total_count,
+                               g->total_count == 1 ? "" : "s");
+      else if (kind == SXS_VIEW_ALLOCATIONS)
+        g_string_append_printf(out, " in %" G_GUINT64_FORMAT " objects (estimated), %u type%s\n", g->total_count,
+                               rows->len, rows->len == 1 ? "" : "s");
+      else
+        g_string_append_printf(out, " exception%s, %u type%s\n", g->total == 1 ? "" : "s", rows->len,
+                               rows->len == 1 ? "" : "s");
+      for (guint i = 0; i < rows->len; i++) {
+        ProfileRow *row = &g_array_index(rows, ProfileRow, i);
+        g_autoptr(GArray) sites = g_array_new(FALSE, FALSE, sizeof(SiteRow));
+        GHashTableIter hi;
+        gpointer key, value;
+        g_hash_table_iter_init(&hi, row->sites);
+        while (g_hash_table_iter_next(&hi, &key, &value)) {
+          SiteRow sr = {key, value};
+          g_array_append_val(sites, sr);
+        }
+        g_array_sort(sites, compare_sites);
+        if (i < o->top) {
+          g_autofree char *q = profile_quantity(kind, row->weight);
+          if (typed) {
+            const SxsViewFrame *f = v->frames->pdata[row->frame];
+            g_string_append_printf(out, "  %12s %5.1f%%  %s%s%s", q, percent(row->weight, g->total), p->managed,
+                                   f->name, p->reset);
+            if (kind == SXS_VIEW_ALLOCATIONS)
+              g_string_append_printf(out, "  (%" G_GUINT64_FORMAT " objects)", row->count);
+            g_string_append_c(out, '\n');
+          }
+          for (guint j = 0; j < sites->len && j < (typed ? 3u : o->top); j++) {
+            const SiteRow *sr = &g_array_index(sites, SiteRow, j);
+            g_autofree char *sq = profile_quantity(kind, sr->sum[0]);
+            g_string_append_printf(out, "  %s%12s %5.1f%%  at %s", typed ? "  " : "", sq, percent(sr->sum[0], g->total),
+                                   sr->site);
+            if (kind == SXS_VIEW_CONTENTION)
+              g_string_append_printf(out, "  (%" G_GUINT64_FORMAT " contention%s)", sr->sum[1],
+                                     sr->sum[1] == 1 ? "" : "s");
+            g_string_append_c(out, '\n');
+          }
+        }
+        g_hash_table_unref(row->sites);
+      }
+    }
+  }
+}
+
 /* The summary never fails: a profile with nothing recorded still names its process and runtimes.
  * Context: any thread; allocates. */
 char *sxs__write_summary(const SxsView *v, const SxsRenderOptions *o, gsize *ret_len, char **ret_error) {
@@ -305,6 +463,7 @@ char *sxs__write_summary(const SxsView *v, const SxsRenderOptions *o, gsize *ret
   samples_section(out, v, &opt, p);
   calls_section(out, v, &opt, p);
   events_section(out, v, &opt, p);
+  profiles_section(out, v, &opt, p);
   if (ret_len)
     *ret_len = out->len;
   return g_string_free(out, FALSE);

@@ -533,6 +533,14 @@ static char *svg_subtitle(const SxsView *v, SxsViewKind kind, const char *unit, 
     return g_strdup_printf("traced calls: %s%s of %u runtime%s", quantity,
                            g_strcmp0(unit, "nanoseconds") == 0 ? " exclusive time" : "", groups,
                            groups == 1 ? "" : "s");
+  case SXS_VIEW_EXCEPTIONS:
+  case SXS_VIEW_CONTENTION:
+  case SXS_VIEW_ALLOCATIONS:
+    return g_strdup_printf("%s: %s%s in %u runtime%s", sxs__view_kind_name(kind), quantity,
+                           kind == SXS_VIEW_CONTENTION    ? " waited"
+                           : kind == SXS_VIEW_ALLOCATIONS ? " (estimated)"
+                                                          : "",
+                           groups, groups == 1 ? "" : "s");
   default: return g_strdup_printf("event stacks: %s of %u kind%s", quantity, groups, groups == 1 ? "" : "s");
   }
 }

@@ -27,7 +27,7 @@
 #define MODES_EXPECTED "expected pick-first, pick-one or pick-all"
 #define TRACING_KEYS_EXPECTED "expected one of enabled, inlining, routing, hooks, timing, path, include, exclude"
 #define STACKS_EXPECTED "expected events among exception, jit and gc, separated by commas or spaces, or none"
-#define GROUPS_EXPECTED "[profiler], [tracing], [stacks] or [sampling]"
+#define GROUPS_EXPECTED "[profiler], [tracing], [stacks], [sampling], [exceptions], [contention] or [allocations]"
 #define SAMPLING_KEYS_EXPECTED "expected one of enabled, frequency, mode, walker"
 #define FREQUENCY_EXPECTED "expected a whole number of samples per second from 1 to 10000"
 #define PATTERNS_EXPECTED                                                                                              \
