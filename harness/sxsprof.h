@@ -49,8 +49,9 @@ typedef struct {
 
 void sxsprof_profile_free(gpointer p);
 
-/* Reads one profile; NULL with *ret_error set (one sentence naming the file) when it cannot. */
-SxsprofProfile *sxsprof_profile_load(const char *path, char **ret_error);
+/* Reads one profile of at most max_size bytes (0: SXS_PROFILE_MAX_FILE_SIZE); NULL with *ret_error
+ * set (one sentence naming the file) when it cannot. */
+SxsprofProfile *sxsprof_profile_load(const char *path, guint64 max_size, char **ret_error);
 
 /* "dotnet Demo.dll ...", cut to max characters. Caller frees. */
 char *sxsprof_profile_command(const SxsprofProfile *p, guint max);
@@ -58,10 +59,10 @@ char *sxsprof_profile_command(const SxsprofProfile *p, guint max);
 /* "sxsprof: pid 42 (dotnet app.dll): 2 runtimes (10.0.1, 2.0.0 declined) -> PATH" on out. */
 void sxsprof_profile_list_line(const SxsprofProfile *p, FILE *out);
 
-/* Profiles of a folder: every *.json there that is an sxsprof profile (views beside them such as
- * *.speedscope.json are not), by pid. Returns FALSE after printing why when the folder cannot be
- * read; *ret_skipped counts .json files that are not profiles. */
-gboolean sxsprof_load_folder(const char *folder, GPtrArray *profiles, guint *ret_skipped);
+/* Profiles of a folder: every *.json there that is an sxsprof profile of at most max_size bytes
+ * (views beside them such as *.speedscope.json are not), by pid. Returns FALSE after printing why
+ * when the folder cannot be read; *ret_skipped counts .json files that are not profiles. */
+gboolean sxsprof_load_folder(const char *folder, guint64 max_size, GPtrArray *profiles, guint *ret_skipped);
 
 /* Sorts profiles by pid. */
 void sxsprof_profiles_sort(GPtrArray *profiles);

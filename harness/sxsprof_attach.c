@@ -522,7 +522,7 @@ static int attach_run(const AttachOptions *o, const SxsDiagEndpoint *ep, const c
             (int)o->pid, c.runtime_id, c.written);
     if (!o->run.quiet) {
       g_autofree char *why = NULL;
-      SxsprofProfile *p = sxsprof_profile_load(c.written, &why);
+      SxsprofProfile *p = sxsprof_profile_load(c.written, 0, &why);
       if (p) {
         sxsprof_print_views(p, formats, started);
         sxsprof_print_flame_graph(p, formats, started);

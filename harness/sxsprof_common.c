@@ -40,6 +40,7 @@ const char sxsprof_usage[] =
     "      --runtime ID                  only stacks with frames of runtime ID\n"
     "      --thread T                    only samples and stacks of thread T (OS id or name)\n"
     "      --view samples|calls|events   what folded, svg and pprof show (default: samples if any)\n"
+    "      --max-size SIZE               read profiles of at most SIZE bytes (K, M, G; default 1G)\n"
     "  sxsprof attach PID [options]      profile a running .NET process (.NET Core 3.0 or later)\n"
     "      --runtime N|VERSION|PATH      which of its runtimes: runsxs's index N, a version prefix, or a\n"
     "                                    runtime folder (named after its version); needed when it runs several\n"
@@ -177,11 +178,14 @@ void sxsprof_profile_free(gpointer p) {
   g_free(pr);
 }
 
-SxsprofProfile *sxsprof_profile_load(const char *path, char **ret_error) {
+SxsprofProfile *sxsprof_profile_load(const char *path, guint64 max_size, char **ret_error) {
   g_autoptr(GError) error = NULL;
-  SxsProfileModel *m = sxs__profile_load(path, &error);
+  SxsProfileModel *m = sxs__profile_load(path, max_size, &error);
   if (!m) {
-    *ret_error = g_strdup(error->message);
+    if (g_error_matches(error, SXS_PROFILE_READ_ERROR, SXS_PROFILE_READ_ERROR_TOO_LARGE))
+      *ret_error = g_strdup_printf("%s (sxsprof report --max-size SIZE reads larger ones)", error->message);
+    else
+      *ret_error = g_strdup(error->message);
     return NULL;
   }
   SxsprofProfile *p = g_new0(SxsprofProfile, 1);
@@ -244,7 +248,7 @@ void sxsprof_profiles_sort(GPtrArray *profiles) {
   g_ptr_array_sort(profiles, compare_profiles);
 }
 
-gboolean sxsprof_load_folder(const char *folder, GPtrArray *profiles, guint *ret_skipped) {
+gboolean sxsprof_load_folder(const char *folder, guint64 max_size, GPtrArray *profiles, guint *ret_skipped) {
   g_autoptr(GError) error = NULL;
   g_autoptr(GDir) dir = g_dir_open(folder, 0, &error);
   if (!dir) {
@@ -258,7 +262,7 @@ gboolean sxsprof_load_folder(const char *folder, GPtrArray *profiles, guint *ret
       continue;
     g_autofree char *path = g_build_filename(folder, name, NULL);
     g_autofree char *why = NULL;
-    SxsprofProfile *p = sxsprof_profile_load(path, &why);
+    SxsprofProfile *p = sxsprof_profile_load(path, max_size, &why);
     if (p)
       g_ptr_array_add(profiles, p);
     else

@@ -65,7 +65,7 @@ static GPtrArray *find_run_profiles(const char *output, gboolean is_folder, cons
     }
     g_autofree char *path = g_build_filename(folder, name, NULL);
     g_autofree char *why = NULL;
-    SxsprofProfile *p = sxsprof_profile_load(path, &why);
+    SxsprofProfile *p = sxsprof_profile_load(path, 0, &why);
     if (!p)
       continue;
     if (!p->model->process || g_strcmp0(p->model->process->run_id, run_id) != 0) {

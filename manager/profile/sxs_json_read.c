@@ -103,6 +103,17 @@ void sxs__json_reader_fail(SxsJsonReader *r, SxsJsonReadError error, const char 
   va_end(args);
 }
 
+gsize sxs__json_reader_value_offset(const SxsJsonReader *r) {
+  return (gsize)(r->value_at - r->text);
+}
+
+void sxs__json_reader_fail_at(SxsJsonReader *r, gsize offset, SxsJsonReadError error, const char *format, ...) {
+  va_list args;
+  va_start(args, format);
+  fail_va(r, error, r->text + MIN(offset, (gsize)(r->end - r->text)), format, args);
+  va_end(args);
+}
+
 SxsJsonReadError sxs__json_reader_error(const SxsJsonReader *r, const char **ret_what, int *ret_line, int *ret_column) {
   if (ret_what)
     *ret_what = r->what;
@@ -525,6 +536,19 @@ gboolean sxs__json_reader_uint64(SxsJsonReader *r, guint64 *ret_value) {
     return FALSE;
   if (negative && v != 0)
     return fail_at(r, SXS_JSON_READ_VALUE, r->value_at, "integer out of range (expected " UINT64_RANGE ")");
+  *ret_value = v;
+  return TRUE;
+}
+
+gboolean sxs__json_reader_uint64_range(SxsJsonReader *r, guint64 min, guint64 max, guint64 *ret_value) {
+  char range[64];
+  g_snprintf(range, sizeof range, "%" G_GUINT64_FORMAT " to %" G_GUINT64_FORMAT, min, max);
+  gboolean negative;
+  guint64 v;
+  if (!read_integer(r, &negative, &v, range))
+    return FALSE;
+  if ((negative && v != 0) || v < min || v > max)
+    return fail_at(r, SXS_JSON_READ_VALUE, r->value_at, "integer out of range (expected %s)", range);
   *ret_value = v;
   return TRUE;
 }

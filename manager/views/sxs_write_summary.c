@@ -148,7 +148,7 @@ static void samples_section(GString *out, const SxsView *v, const SxsRenderOptio
   for (guint i = 0; i < v->groups->len; i++) {
     const SxsViewGroup *g = v->groups->pdata[i];
     if (g->kind == SXS_VIEW_SAMPLES) {
-      whole += g->total;
+      whole = sxs__saturating_add(whole, g->total, SXS_PROFILE_MAX_NS);
       stacks += g->stacks->len;
       threads++;
     }
@@ -233,8 +233,8 @@ static void calls_section(GString *out, const SxsView *v, const SxsRenderOptions
       const SxsFunctionRecord *f = r->functions->pdata[j];
       if (f->traced && f->calls) {
         g_ptr_array_add(fns, (gpointer)f);
-        whole += f->exclusive_ns;
-        calls += f->calls;
+        whole = sxs__saturating_add(whole, f->exclusive_ns, SXS_PROFILE_MAX_NS);
+        calls = sxs__saturating_add(calls, f->calls, SXS_PROFILE_MAX_NS);
       }
     }
     if (fns->len == 0)
