@@ -38,8 +38,9 @@ char *sxsprof_write_run_config(const SxsprofRunOptions *o, GError **error);
 /* The size of a file, 0 when it does not exist. */
 gint64 sxsprof_file_size(const char *path);
 
-/* Copies what was appended to the profiler's log since `offset` to stderr. */
-void sxsprof_relay_log(const char *path, gint64 offset);
+/* Copies what was appended to the profiler's log since `offset` to stderr; TRUE when there was
+ * anything. */
+gboolean sxsprof_relay_log(const char *path, gint64 offset);
 
 /* One profile read from disk. */
 typedef struct {

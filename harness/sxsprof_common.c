@@ -116,14 +116,15 @@ gint64 sxsprof_file_size(const char *path) {
   return path && stat(path, &st) == 0 ? (gint64)st.st_size : 0;
 }
 
-void sxsprof_relay_log(const char *path, gint64 offset) {
+gboolean sxsprof_relay_log(const char *path, gint64 offset) {
   g_autofree char *text = NULL;
   gsize len = 0;
   if (!path || !g_file_get_contents(path, &text, &len, NULL) || (gsize)offset >= len)
-    return;
+    return FALSE;
   fwrite(text + offset, 1, len - offset, stderr);
   if (text[len - 1] != '\n')
     fputc('\n', stderr);
+  return TRUE;
 }
 
 int sxsprof_take_value(int argc, char **argv, int *i, const char *inline_value, const char **slot) {

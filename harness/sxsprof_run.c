@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -335,12 +336,20 @@ int sxsprof_run_main(int argc, char **argv) {
   if (opt.quiet)
     return code;
 
-  if (cfg->log_kind != SXS_LOG_STDERR)
-    sxsprof_relay_log(log_path, log_offset);
+  gboolean relayed = cfg->log_kind != SXS_LOG_STDERR && sxsprof_relay_log(log_path, log_offset);
   g_autoptr(GPtrArray) profiles = find_run_profiles(cfg->output, cfg->output_is_folder, run_id);
   if (profiles->len == 0) {
-    fprintf(stderr, "sxsprof: no .NET runtime loaded the profiler, so no profile was written (is %s a .NET program?)\n",
-            argv[cmd]);
+    g_autofree char *folder = cfg->output_is_folder ? g_strdup(cfg->output) : g_path_get_dirname(cfg->output);
+    struct statvfs fs;
+    if (relayed)
+      fprintf(stderr, "sxsprof: no profile was written (the profiler's lines above say why)\n");
+    else if (statvfs(folder, &fs) == 0 && fs.f_bavail == 0)
+      fprintf(stderr, "sxsprof: no profile was written: the output folder %s is full (no space left on its device)\n",
+              folder);
+    else
+      fprintf(stderr,
+              "sxsprof: no .NET runtime loaded the profiler, so no profile was written (is %s a .NET program?)\n",
+              argv[cmd]);
     return code;
   }
   run_report(profiles, &opt, cfg, child, started);

@@ -1291,12 +1291,30 @@ static int config_check_output(const char *output, gboolean is_folder, char **re
     *ret_message = g_strdup_printf("The output folder %s is not writable (%s)", folder, g_strerror(-r));
     return r;
   }
+  /* A folder that says it is writable may still hold no file (/proc, /sys, for root too): one is
+   * created there and removed at once. */
+  static guint probes;
+  g_autofree char *probe =
+      g_strdup_printf("%s/.sxsprof-probe-%d-%u", folder, (int)getpid(), (guint)g_atomic_int_add((gint *)&probes, 1));
+  int fd = open(probe, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK, 0600);
+  if (fd < 0) {
+    int r = -errno;
+    *ret_message =
+        g_strdup_printf("The output folder %s cannot hold a file (creating one fails: %s)", folder, g_strerror(-r));
+    return r;
+  }
+  close(fd);
+  unlink(probe);
   if (is_folder)
     return 0;
   g_autofree char *json = g_strconcat(output, ".json", NULL);
   if (stat(json, &st) == 0 && S_ISDIR(st.st_mode)) {
     *ret_message = g_strdup_printf("The output file %s is a folder", json);
     return -EISDIR;
+  }
+  if (stat(json, &st) == 0 && !S_ISREG(st.st_mode)) {
+    *ret_message = g_strdup_printf("The output file %s exists and is not a regular file", json);
+    return -EEXIST;
   }
   return 0;
 }

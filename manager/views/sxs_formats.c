@@ -80,24 +80,57 @@ int sxs__formats_write(const SxsView *v, const char *base, guint set, const SxsR
     }
   }
   g_autoptr(GPtrArray) written = g_ptr_array_new_with_free_func(g_free);
+  g_autoptr(GString) errors = g_string_new(NULL);
   int r = 0;
-  for (int f = 0; f < SXS_N_FORMATS && r == 0; f++) {
-    if (!data[f])
-      continue;
-    char *path = g_strconcat(base, formats[f].suffix, NULL);
-    r = sxs__file_write_atomic(path, data[f], len[f]);
-    if (r < 0) {
-      *ret_error = g_strdup_printf("cannot write %s: %s", path, g_strerror(-r));
-      g_free(path);
-    } else {
-      g_ptr_array_add(written, path);
+  if (flags & SXS_FORMATS_ALL_OR_NOTHING) {
+    /* Every file to a temp file first: a failure (a full disk) leaves each older file in place. */
+    char *tmp[SXS_N_FORMATS] = {0};
+    for (int f = 0; f < SXS_N_FORMATS && r == 0; f++) {
+      if (!data[f])
+        continue;
+      g_autofree char *path = g_strconcat(base, formats[f].suffix, NULL);
+      r = sxs__file_write_temp(path, data[f], len[f], &tmp[f]);
+      if (r < 0)
+        g_string_append_printf(errors, "cannot write %s: %s", path, g_strerror(-r));
+    }
+    for (int f = 0; f < SXS_N_FORMATS; f++) {
+      if (!tmp[f])
+        continue;
+      char *path = g_strconcat(base, formats[f].suffix, NULL);
+      int c = r < 0 ? (unlink(tmp[f]), 0) : sxs__file_commit(tmp[f], path);
+      if (c < 0 && r == 0) {
+        r = c;
+        g_string_append_printf(errors, "cannot write %s: %s", path, g_strerror(-c));
+      }
+      if (r == 0)
+        g_ptr_array_add(written, path);
+      else
+        g_free(path);
+      g_free(tmp[f]);
+    }
+  } else {
+    /* Each file on its own: one that cannot be written keeps its older version and is named; the
+     * others are still written. */
+    for (int f = 0; f < SXS_N_FORMATS; f++) {
+      if (!data[f])
+        continue;
+      char *path = g_strconcat(base, formats[f].suffix, NULL);
+      int w = sxs__file_write_atomic(path, data[f], len[f]);
+      if (w < 0) {
+        g_string_append_printf(errors, "%scannot write %s: %s", errors->len ? "\n" : "", path, g_strerror(-w));
+        r = r < 0 ? r : w;
+        g_free(path);
+      } else {
+        g_ptr_array_add(written, path);
+      }
     }
   }
   for (int f = 0; f < SXS_N_FORMATS; f++)
     g_free(data[f]);
   if (r < 0) {
-    for (guint i = 0; (flags & SXS_FORMATS_ALL_OR_NOTHING) && i < written->len; i++)
-      unlink(written->pdata[i]);
+    *ret_error = g_strdup(errors->str);
+    for (guint i = 0; ret_paths && i < written->len; i++)
+      g_ptr_array_add(ret_paths, g_strdup(written->pdata[i]));
     return r;
   }
   if (ret_skipped)
