@@ -166,8 +166,14 @@ void sxsprof_print_views(const SxsprofProfile *p, guint formats, time_t started)
 void sxsprof_print_flame_graph(const SxsprofProfile *p, guint formats, time_t started) {
   g_autofree char *base = sxs__formats_base(p->path);
   g_autofree char *svg = g_strconcat(base, ".svg", NULL);
+  const SxsProfileModel *m = p->model;
+  gboolean stacks = m->samples.stacks->len > 0 || m->stacks->len > 0;
+  for (guint i = 0; !stacks && i < m->runtimes->len; i++)
+    stacks = ((const SxsRuntimeModel *)m->runtimes->pdata[i])->call_tree->len > 0;
   if ((formats & SXS_FORMAT_BIT(SXS_FORMAT_SVG)) && written_since(svg, started))
     fprintf(stderr, "sxsprof: flame graph: %s\n", svg);
+  else if ((formats & SXS_FORMAT_BIT(SXS_FORMAT_SVG)) && stacks)
+    fprintf(stderr, "sxsprof: no flame graph: %s could not be written (the profiler's lines above say why)\n", svg);
   else if (formats & SXS_FORMAT_BIT(SXS_FORMAT_SVG))
     fprintf(stderr, "sxsprof: no flame graph: no stacks were recorded (turn on --sample, --trace or --stacks-on)\n");
 }
