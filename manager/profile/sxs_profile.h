@@ -237,6 +237,7 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC(SxsProfileModel, sxs__profile_model_free)
 
 /* Adds from's runtimes (given ids after into's highest, their frames and threads with them),
  * stacks, samples and counters to into, moving them out of from; into keeps its own process.
+ * Counters add up saturating, at SXS_PROFILE_MAX_COUNT or SXS_PROFILE_MAX_NS by their kind.
  * Samples of different frequencies or modes leave frequency -1 (no period) and mode "mixed".
  * Used to see the profiles of several processes as one. */
 void sxs__profile_model_merge(SxsProfileModel *into, SxsProfileModel *from);

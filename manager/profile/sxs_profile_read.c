@@ -3,6 +3,13 @@
  *
  *   file --mmap--> text --SxsJsonReader--> SxsProfileModel      (no tree: peak = text + model)
  *
+ * Time and memory stay in proportion to the file whatever it holds: only regular files are read,
+ * up to a size limit; nesting is bounded by the reader; every value is checked against the limits
+ * of sxs_profile.h as it is read (counts, times, ids, frames per stack, nodes per call tree); a
+ * call tree is checked once its array is read (distinct ids, existing parents, no cycle, depth),
+ * in one linear pass without recursion, so that nothing after the reader meets a tree it could
+ * loop on or a sum it could wrap.
+ *
  * Which message a bad file gets is decided after the walk, from what it saw: a "format" other than
  * "sxsprof" first, then a newer "version" (a newer profile may be laid out differently, so its
  * parse errors say nothing), then the reader's error, then a missing "format" or "version".
