@@ -599,6 +599,32 @@ static void test_output_json_is_folder(Fixture *f, gconstpointer data) {
   assert_output(prefix, -EISDIR, expected);
 }
 
+/* Folders that exist and say they are writable, to root too, but hold no file: refused with what
+ * creating one says, and nothing is left behind where it could be. */
+static void test_output_cannot_hold_files(Fixture *f, gconstpointer data) {
+  (void)data;
+  assert_output("/proc/p", -ENOENT,
+                "The output folder /proc cannot hold a file (creating one fails: No such file or directory)");
+  char *message = NULL;
+  g_assert_cmpint(sxs__config_check_output("/sys/kernel", TRUE, &message), <, 0);
+  g_assert_true(g_str_has_prefix(message, "The output folder /sys/kernel "));
+  g_free(message);
+  g_autofree char *prefix = g_build_filename(f->dir, "app", NULL);
+  assert_output(prefix, 0, NULL);
+  g_autoptr(GDir) dir = g_dir_open(f->dir, 0, NULL);
+  g_assert_null(g_dir_read_name(dir));
+}
+
+/* <prefix>.json that is a FIFO (or a device): the profile would replace it. */
+static void test_output_json_not_regular(Fixture *f, gconstpointer data) {
+  (void)data;
+  g_autofree char *json = g_build_filename(f->dir, "app.json", NULL);
+  g_assert_cmpint(mkfifo(json, 0600), ==, 0);
+  g_autofree char *prefix = g_build_filename(f->dir, "app", NULL);
+  g_autofree char *expected = g_strdup_printf("The output file %s exists and is not a regular file", json);
+  assert_output(prefix, -EEXIST, expected);
+}
+
 static void test_output_bad_prefix(void) {
   assert_output("", -EINVAL, "The output path is empty");
   assert_output(NULL, -EINVAL, "The output path is empty");
@@ -1180,6 +1206,8 @@ int main(int argc, char **argv) {
   ADD("/manager/config/output/missing-folder", test_output_missing);
   ADD("/manager/config/output/folder-is-file", test_output_file_as_folder);
   ADD("/manager/config/output/not-writable", test_output_not_writable);
+  ADD("/manager/config/output/cannot-hold-files", test_output_cannot_hold_files);
+  ADD("/manager/config/output/json-not-regular", test_output_json_not_regular);
   ADD("/manager/config/output/json-is-folder", test_output_json_is_folder);
   g_test_add_func("/manager/config/output/bad-prefix", test_output_bad_prefix);
   ADD("/manager/config/output/folder-check", test_output_folder_check);
