@@ -487,9 +487,17 @@ static gboolean scan_number(SxsJsonReader *r, gboolean *ret_integer) {
   return TRUE;
 }
 
+/* An integer out of [min, max]: the error names the range. */
+static gboolean fail_range(SxsJsonReader *r, guint64 min, guint64 max) {
+  return fail_at(r, SXS_JSON_READ_VALUE, r->value_at,
+                 "integer out of range (expected %" G_GUINT64_FORMAT " to %" G_GUINT64_FORMAT ")", min, max);
+}
+
 /* Reads an integer: its sign and magnitude. FALSE (error set) for other values and magnitudes
- * beyond 64 bits. */
-static gboolean read_integer(SxsJsonReader *r, gboolean *ret_negative, guint64 *ret_magnitude, const char *range) {
+ * beyond 64 bits, which the error says are out of range (the text of range, or [min, max] when
+ * range is NULL: formatted only then, reading a number costs no formatting). */
+static gboolean read_integer(SxsJsonReader *r, gboolean *ret_negative, guint64 *ret_magnitude, const char *range,
+                             guint64 min, guint64 max) {
   int c = value_begin(r);
   if (c < 0)
     return FALSE;
@@ -507,7 +515,8 @@ static gboolean read_integer(SxsJsonReader *r, gboolean *ret_negative, guint64 *
   for (p += negative; p < r->pos; p++) {
     guint d = (guint)(*p - '0');
     if (v > (G_MAXUINT64 - d) / 10)
-      return fail_at(r, SXS_JSON_READ_VALUE, r->value_at, "integer out of range (expected %s)", range);
+      return range ? fail_at(r, SXS_JSON_READ_VALUE, r->value_at, "integer out of range (expected %s)", range)
+                   : fail_range(r, min, max);
     v = v * 10 + d;
   }
   *ret_negative = negative;
@@ -521,7 +530,7 @@ static gboolean read_integer(SxsJsonReader *r, gboolean *ret_negative, guint64 *
 gboolean sxs__json_reader_int64(SxsJsonReader *r, gint64 *ret_value) {
   gboolean negative;
   guint64 v;
-  if (!read_integer(r, &negative, &v, INT64_RANGE))
+  if (!read_integer(r, &negative, &v, INT64_RANGE, 0, 0))
     return FALSE;
   if (v > (guint64)G_MAXINT64 + negative)
     return fail_at(r, SXS_JSON_READ_VALUE, r->value_at, "integer out of range (expected " INT64_RANGE ")");
@@ -532,7 +541,7 @@ gboolean sxs__json_reader_int64(SxsJsonReader *r, gint64 *ret_value) {
 gboolean sxs__json_reader_uint64(SxsJsonReader *r, guint64 *ret_value) {
   gboolean negative;
   guint64 v;
-  if (!read_integer(r, &negative, &v, UINT64_RANGE))
+  if (!read_integer(r, &negative, &v, UINT64_RANGE, 0, 0))
     return FALSE;
   if (negative && v != 0)
     return fail_at(r, SXS_JSON_READ_VALUE, r->value_at, "integer out of range (expected " UINT64_RANGE ")");
@@ -541,14 +550,12 @@ gboolean sxs__json_reader_uint64(SxsJsonReader *r, guint64 *ret_value) {
 }
 
 gboolean sxs__json_reader_uint64_range(SxsJsonReader *r, guint64 min, guint64 max, guint64 *ret_value) {
-  char range[64];
-  g_snprintf(range, sizeof range, "%" G_GUINT64_FORMAT " to %" G_GUINT64_FORMAT, min, max);
   gboolean negative;
   guint64 v;
-  if (!read_integer(r, &negative, &v, range))
+  if (!read_integer(r, &negative, &v, NULL, min, max))
     return FALSE;
   if ((negative && v != 0) || v < min || v > max)
-    return fail_at(r, SXS_JSON_READ_VALUE, r->value_at, "integer out of range (expected %s)", range);
+    return fail_range(r, min, max);
   *ret_value = v;
   return TRUE;
 }
