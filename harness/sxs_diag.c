@@ -25,8 +25,10 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/time.h>
 #include <sys/un.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "sxs_hresult.h"
@@ -567,6 +569,41 @@ char *sxs_diag_folder_version(const char *folder) {
   }
   SxsVersion v;
   return sxs__version_parse(name, &v) ? g_strdup(name) : NULL;
+}
+
+int sxs_diag_process_watch(pid_t pid) {
+  int fd = (int)syscall(SYS_pidfd_open, pid, 0);
+  return fd < 0 ? -errno : fd;
+}
+
+int sxs_diag_process_exit(pid_t pid, int *ret_status) {
+  g_autofree char *path = g_strdup_printf("/proc/%d/stat", (int)pid);
+  g_autofree char *stat = NULL;
+  if (!g_file_get_contents(path, &stat, NULL, NULL))
+    return -ECHILD;
+  /* "pid (comm) state ppid ...": comm may hold spaces and parentheses, the fields after the last
+   * ')' do not. The state is field 3, the exit code field 52 (Linux 3.5 and later). */
+  const char *close = strrchr(stat, ')');
+  if (!close)
+    return -EBUSY;
+  g_auto(GStrv) fields = g_strsplit(g_strstrip((char *)close + 1), " ", -1);
+  if (!fields[0] || (!g_str_equal(fields[0], "Z") && !g_str_equal(fields[0], "X")))
+    return -EBUSY;
+  if (g_strv_length(fields) < 50)
+    return -ECHILD;
+  *ret_status = (int)g_ascii_strtoll(fields[49], NULL, 10);
+  return 0;
+}
+
+char *sxs_diag_describe_exit(int status) {
+  if (WIFEXITED(status))
+    return g_strdup_printf("exited with status %d", WEXITSTATUS(status));
+  if (WIFSIGNALED(status)) {
+    const char *name = sigabbrev_np(WTERMSIG(status));
+    return g_strdup_printf("was killed by signal %d%s%s%s%s", WTERMSIG(status), name ? " (SIG" : "", name ? name : "",
+                           name ? ")" : "", WCOREDUMP(status) ? " and dumped core" : "");
+  }
+  return g_strdup_printf("ended with status 0x%x", (unsigned)status);
 }
 
 char *sxs_diag_mapped_runtime_version(pid_t pid) {

@@ -63,6 +63,20 @@ GPtrArray *sxs_diag_find_endpoints(pid_t pid, int *ret_errno);
  * is mapped; NULL otherwise. A runsxs private copy (<version>-<hash>-copy<N>) gives <version>. */
 char *sxs_diag_mapped_runtime_version(pid_t pid);
 
+/* A descriptor that becomes readable (POLLIN) when process `pid` ends (pidfd_open), also when it
+ * is not our child; -errno when there is none (-ESRCH: no such process). */
+int sxs_diag_process_watch(pid_t pid);
+
+/* How process `pid`, which need not be our child, ended, while that can still be told: 0 with
+ * *ret_status set as waitpid() would give it, when the process has exited and its parent has not
+ * collected it yet (a zombie: /proc/<pid>/stat holds its exit code); -ECHILD when it has exited
+ * and its status went to its parent; -EBUSY when it still runs. */
+int sxs_diag_process_exit(pid_t pid, int *ret_status);
+
+/* "exited with status 3", "was killed by signal 9 (SIGKILL)", "was killed by signal 6 (SIGABRT)
+ * and dumped core": what a waitpid() status says. Caller frees. */
+char *sxs_diag_describe_exit(int status);
+
 /* The version of the runtime in a folder: what its own files say (sxs__modules_runtime_version:
  * its CoreLib's informational version, .version, manifest), else what the folder's name stands
  * for: the name itself ("10.0.12", "10.0.0-rc.1.25451.107"), or for a runsxs private copy

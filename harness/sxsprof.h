@@ -40,8 +40,9 @@ char *sxsprof_write_run_config(const SxsprofRunOptions *o, GError **error);
 /* The size of a file, 0 when it does not exist. */
 gint64 sxsprof_file_size(const char *path);
 
-/* Copies what was appended to the profiler's log since `offset` to stderr. */
-void sxsprof_relay_log(const char *path, gint64 offset);
+/* Copies what was appended to the profiler's log since `offset` to stderr; TRUE when there was
+ * anything. */
+gboolean sxsprof_relay_log(const char *path, gint64 offset);
 
 /* One profile read from disk. */
 typedef struct {
@@ -52,9 +53,10 @@ typedef struct {
 
 void sxsprof_profile_free(gpointer p);
 
-/* Reads one profile, or rebuilds one from a spool (a path ending in .spool); NULL with *ret_error
- * set (one sentence naming the file) when it cannot. */
-SxsprofProfile *sxsprof_profile_load(const char *path, char **ret_error);
+/* Reads one profile of at most max_size bytes (0: SXS_PROFILE_MAX_FILE_SIZE), or rebuilds one
+ * from a spool (a path ending in .spool); NULL with *ret_error set (one sentence naming the file)
+ * when it cannot. */
+SxsprofProfile *sxsprof_profile_load(const char *path, guint64 max_size, char **ret_error);
 
 /* "dotnet Demo.dll ...", cut to max characters. Caller frees. */
 char *sxsprof_profile_command(const SxsprofProfile *p, guint max);
@@ -63,10 +65,10 @@ char *sxsprof_profile_command(const SxsprofProfile *p, guint max);
  * profile's note after it. */
 void sxsprof_profile_list_line(const SxsprofProfile *p, FILE *out);
 
-/* Profiles of a folder: every *.json there that is an sxsprof profile (views beside them such as
- * *.speedscope.json are not), by pid. Returns FALSE after printing why when the folder cannot be
- * read; *ret_skipped counts .json files that are not profiles. */
-gboolean sxsprof_load_folder(const char *folder, GPtrArray *profiles, guint *ret_skipped);
+/* Profiles of a folder: every *.json there that is an sxsprof profile of at most max_size bytes
+ * (views beside them such as *.speedscope.json are not), by pid. Returns FALSE after printing why
+ * when the folder cannot be read; *ret_skipped counts .json files that are not profiles. */
+gboolean sxsprof_load_folder(const char *folder, guint64 max_size, GPtrArray *profiles, guint *ret_skipped);
 
 /* Creates the folder a -o PREFIX or FOLDER/ writes into, and its parents, as mkdir -p does.
  * FALSE after printing why it cannot. */

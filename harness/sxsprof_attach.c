@@ -57,6 +57,7 @@ typedef struct {
   const char *runtime; /* --runtime: N, VERSION or PATH */
   double seconds;      /* --duration; 0: until a signal */
   pid_t pid;
+  time_t started; /* when the attach began (a second back): files written since are its own */
 } AttachOptions;
 
 /* ---- Options ---- */
@@ -364,11 +365,61 @@ static void control_read(Control *c) {
   control_lines(c);
 }
 
+/* The profile a target that ended while it was profiled wrote at its exit, when the output is a
+ * prefix and <prefix>.json (or <prefix>.<pid>.json) was written since the attach began; NULL
+ * otherwise. */
+static char *profile_written_at_exit(const AttachOptions *o) {
+  const char *output = o->run.config_output;
+  if (!output || g_str_has_suffix(output, "/"))
+    return NULL;
+  for (int i = 0; i < 2; i++) {
+    g_autofree char *path =
+        i == 0 ? g_strconcat(output, ".json", NULL) : g_strdup_printf("%s.%d.json", output, (int)o->pid);
+    struct stat st;
+    if (stat(path, &st) == 0 && S_ISREG(st.st_mode) && st.st_mtime >= o->started)
+      return g_steal_pointer(&path);
+  }
+  return NULL;
+}
+
+/* Says that the target ended, and how when that can still be told: its parent may not have
+ * collected its exit status yet. watch_fd (a pidfd, or -1) is readable once it has ended; the
+ * control connection closes a moment before, so it is waited for up to a second. FALSE when the
+ * target still runs. *ret_written: the profile its exit wrote, if any (then it is named as such). */
+static gboolean report_target_end(const AttachOptions *o, int watch_fd, char **ret_written) {
+  pid_t pid = o->pid;
+  if (watch_fd >= 0) {
+    struct pollfd pfd = {.fd = watch_fd, .events = POLLIN};
+    while (poll(&pfd, 1, 1000) < 0 && errno == EINTR)
+      ;
+    if (!(pfd.revents & POLLIN))
+      return FALSE;
+  } else if (!(kill(pid, 0) < 0 && errno == ESRCH)) {
+    int unused;
+    if (sxs_diag_process_exit(pid, &unused) == -EBUSY)
+      return FALSE;
+  }
+  int status;
+  g_autofree char *how = sxs_diag_process_exit(pid, &status) == 0 ? sxs_diag_describe_exit(status) : NULL;
+  *ret_written = profile_written_at_exit(o);
+  if (*ret_written)
+    fprintf(stderr, "sxsprof: process %d %s while it was profiled; the profile is what its exit wrote\n", (int)pid,
+            how ? how : "ended");
+  else if (how)
+    fprintf(stderr, "sxsprof: process %d %s before the profiler wrote a profile\n", (int)pid, how);
+  else
+    fprintf(stderr,
+            "sxsprof: process %d ended before the profiler wrote a profile (its exit status went to its parent)\n",
+            (int)pid);
+  return TRUE;
+}
+
 /* Waits for the profiler to connect and report, asks it to stop when the duration is over or a
- * signal came, and waits for its answer. Returns 0 with c->written set, or 1 after printing why.
+ * signal came, and waits for its answer. Returns 0 with c->written set, or 1 after printing why;
+ * a target that ends meanwhile is reported at once, with its exit status when it can be known.
  * Signals are blocked on entry; they are let through only while it waits (ppoll). */
 static int control_serve(Control *c, const AttachOptions *o, const char *label, const char *target,
-                         const sigset_t *wait_mask) {
+                         const sigset_t *wait_mask, int watch_fd) {
   gint64 report_deadline = g_get_monotonic_time() + ATTACH_REPORT_SECONDS * G_USEC_PER_SEC;
   gint64 stop_at = 0, stop_deadline = 0;
   gboolean stop_sent = FALSE, told_stopping = FALSE;
@@ -405,14 +456,24 @@ static int control_serve(Control *c, const AttachOptions *o, const char *label, 
       ts.tv_nsec = (long)(left % G_USEC_PER_SEC) * 1000;
       timeout = &ts;
     }
-    struct pollfd pfd = {.fd = c->fd >= 0 ? c->fd : c->listen_fd, .events = POLLIN};
-    int r = ppoll(&pfd, 1, timeout, wait_mask);
+    struct pollfd pfd[2] = {{.fd = c->fd >= 0 ? c->fd : c->listen_fd, .events = POLLIN},
+                            {.fd = watch_fd, .events = POLLIN}};
+    int r = ppoll(pfd, watch_fd >= 0 ? 2 : 1, timeout, wait_mask);
     if (r < 0 && errno != EINTR) {
       fprintf(stderr, "sxsprof: waiting for the profiler failed: %s\n", g_strerror(errno));
       return 1;
     }
     if (r <= 0)
       continue;
+    /* The target ended: what the profiler sent before is still read (its "written" may be there). */
+    if (!(pfd[0].revents & POLLIN) && (pfd[1].revents & POLLIN)) {
+      if (c->fd >= 0)
+        control_read(c);
+      if (c->written)
+        return 0;
+      report_target_end(o, watch_fd, &c->written);
+      return c->written ? 0 : 1;
+    }
     if (c->fd < 0) {
       c->fd = accept4(c->listen_fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
       continue;
@@ -435,9 +496,9 @@ static int control_serve(Control *c, const AttachOptions *o, const char *label, 
     if (c->written)
       return 0;
     if (c->closed) {
-      if (kill(o->pid, 0) < 0 && errno == ESRCH)
-        fprintf(stderr, "sxsprof: process %d exited before the profiler wrote a profile\n", (int)o->pid);
-      else if (!c->runtime_id)
+      if (report_target_end(o, watch_fd, &c->written))
+        return c->written ? 0 : 1;
+      if (!c->runtime_id)
         fprintf(stderr, "sxsprof: the profiler in %s closed the control connection before it reported\n", target);
       else
         fprintf(stderr, "sxsprof: the profiler in %s closed the control connection without writing a profile\n",
@@ -512,17 +573,20 @@ static int attach_run(const AttachOptions *o, const SxsDiagEndpoint *ep, const c
     sigdelset(&wait_mask, SIGINT);
     sigdelset(&wait_mask, SIGTERM);
     sigdelset(&wait_mask, SIGHUP);
-    code = control_serve(&c, o, label, target, &wait_mask);
+    int watch_fd = sxs_diag_process_watch(o->pid);
+    code = control_serve(&c, o, label, target, &wait_mask, watch_fd);
+    if (watch_fd >= 0)
+      close(watch_fd);
     sigprocmask(SIG_UNBLOCK, &block, NULL);
     if (!o->run.quiet)
       sxsprof_relay_log(log->path, log->offset);
   }
   if (code == 0) {
     fprintf(stderr, "sxsprof: attached to runtime %s of pid %d (runtime %s in the profile); profile: %s\n", label,
-            (int)o->pid, c.runtime_id, c.written);
+            (int)o->pid, c.runtime_id ? c.runtime_id : "?", c.written);
     if (!o->run.quiet) {
       g_autofree char *why = NULL;
-      SxsprofProfile *p = sxsprof_profile_load(c.written, &why);
+      SxsprofProfile *p = sxsprof_profile_load(c.written, 0, &why);
       if (p) {
         sxsprof_print_views(p, formats, started);
         sxsprof_print_flame_graph(p, formats, started);
@@ -665,6 +729,7 @@ int sxsprof_attach_main(int argc, char **argv) {
   sigaction(SIGHUP, &sa, NULL); /* a closed terminal: as Ctrl-C, so nothing is left in /tmp */
   signal(SIGPIPE, SIG_IGN);
 
+  o.started = time(NULL) - 1;
   int code = attach_run(&o, ep, library, config, control_path, formats, &log);
   g_unlink(config);
   g_free(log.path);

@@ -45,6 +45,7 @@ const char sxsprof_usage[] =
     "      --thread T                    only samples and stacks of thread T (OS id or name)\n"
     "      --view samples|calls|events   what folded, svg and pprof show (default: samples if any);\n"
     "             |exceptions|contention|allocations   also an event profile alone\n"
+    "      --max-size SIZE               read profiles of at most SIZE bytes (K, M, G; default 1G)\n"
     "  sxsprof attach PID [options]      profile a running .NET process (.NET Core 3.0 or later)\n"
     "      --runtime N|VERSION|PATH      which of its runtimes: runsxs's index N, a version prefix, or a\n"
     "                                    runtime folder (named after its version); needed when it runs several\n"
@@ -124,14 +125,15 @@ gint64 sxsprof_file_size(const char *path) {
   return path && stat(path, &st) == 0 ? (gint64)st.st_size : 0;
 }
 
-void sxsprof_relay_log(const char *path, gint64 offset) {
+gboolean sxsprof_relay_log(const char *path, gint64 offset) {
   g_autofree char *text = NULL;
   gsize len = 0;
   if (!path || !g_file_get_contents(path, &text, &len, NULL) || (gsize)offset >= len)
-    return;
+    return FALSE;
   fwrite(text + offset, 1, len - offset, stderr);
   if (text[len - 1] != '\n')
     fputc('\n', stderr);
+  return TRUE;
 }
 
 int sxsprof_take_value(int argc, char **argv, int *i, const char *inline_value, const char **slot) {
@@ -180,8 +182,14 @@ void sxsprof_print_views(const SxsprofProfile *p, guint formats, time_t started)
 void sxsprof_print_flame_graph(const SxsprofProfile *p, guint formats, time_t started) {
   g_autofree char *base = sxs__formats_base(p->path);
   g_autofree char *svg = g_strconcat(base, ".svg", NULL);
+  const SxsProfileModel *m = p->model;
+  gboolean stacks = m->samples.stacks->len > 0 || m->stacks->len > 0;
+  for (guint i = 0; !stacks && i < m->runtimes->len; i++)
+    stacks = ((const SxsRuntimeModel *)m->runtimes->pdata[i])->call_tree->len > 0;
   if ((formats & SXS_FORMAT_BIT(SXS_FORMAT_SVG)) && written_since(svg, started))
     fprintf(stderr, "sxsprof: flame graph: %s\n", svg);
+  else if ((formats & SXS_FORMAT_BIT(SXS_FORMAT_SVG)) && stacks)
+    fprintf(stderr, "sxsprof: no flame graph: %s could not be written (the profiler's lines above say why)\n", svg);
   else if (formats & SXS_FORMAT_BIT(SXS_FORMAT_SVG))
     fprintf(stderr, "sxsprof: no flame graph: no stacks were recorded (turn on --sample, --trace, --stacks-on or "
                     "--exceptions, --lock or --alloc)\n");
@@ -195,7 +203,7 @@ void sxsprof_profile_free(gpointer p) {
   g_free(pr);
 }
 
-SxsprofProfile *sxsprof_profile_load(const char *path, char **ret_error) {
+SxsprofProfile *sxsprof_profile_load(const char *path, guint64 max_size, char **ret_error) {
   g_autoptr(GError) error = NULL;
   SxsProfileModel *m = NULL;
   if (g_str_has_suffix(path, SXS_SPOOL_SUFFIX)) {
@@ -204,10 +212,13 @@ SxsprofProfile *sxsprof_profile_load(const char *path, char **ret_error) {
       m = g_steal_pointer(&spool->model);
     sxs__spool_read_free(spool);
   } else {
-    m = sxs__profile_load(path, &error);
+    m = sxs__profile_load(path, max_size, &error);
   }
   if (!m) {
-    *ret_error = g_strdup(error->message);
+    if (g_error_matches(error, SXS_PROFILE_READ_ERROR, SXS_PROFILE_READ_ERROR_TOO_LARGE))
+      *ret_error = g_strdup_printf("%s (sxsprof report --max-size SIZE reads larger ones)", error->message);
+    else
+      *ret_error = g_strdup(error->message);
     return NULL;
   }
   SxsprofProfile *p = g_new0(SxsprofProfile, 1);
@@ -281,7 +292,7 @@ void sxsprof_profiles_sort(GPtrArray *profiles) {
   g_ptr_array_sort(profiles, compare_profiles);
 }
 
-gboolean sxsprof_load_folder(const char *folder, GPtrArray *profiles, guint *ret_skipped) {
+gboolean sxsprof_load_folder(const char *folder, guint64 max_size, GPtrArray *profiles, guint *ret_skipped) {
   g_autoptr(GError) error = NULL;
   g_autoptr(GDir) dir = g_dir_open(folder, 0, &error);
   if (!dir) {
@@ -305,7 +316,7 @@ gboolean sxsprof_load_folder(const char *folder, GPtrArray *profiles, guint *ret
         continue;
     }
     g_autofree char *why = NULL;
-    SxsprofProfile *p = sxsprof_profile_load(path, &why);
+    SxsprofProfile *p = sxsprof_profile_load(path, max_size, &why);
     if (p)
       g_ptr_array_add(profiles, p);
     else

@@ -31,6 +31,26 @@ static gboolean parse_number(const char *option, const char *value, long min, lo
   return TRUE;
 }
 
+/* Parses a size in bytes, "1048576", "512K", "64M" or "2G" (powers of 1024), from 1 byte to 1 TiB;
+ * FALSE after printing why. */
+static gboolean parse_size(const char *option, const char *value, guint64 *ret) {
+  char *end = NULL;
+  errno = 0;
+  guint64 v = value && g_ascii_isdigit(*value) ? g_ascii_strtoull(value, &end, 10) : 0;
+  guint shift = 0;
+  if (end && *end && !end[1])
+    shift = *end == 'K' || *end == 'k' ? 10 : *end == 'M' || *end == 'm' ? 20 : *end == 'G' || *end == 'g' ? 30 : 64;
+  else if (end && *end)
+    shift = 64;
+  if (!end || errno || shift == 64 || v == 0 || v > (G_GUINT64_CONSTANT(1) << (40 - shift))) {
+    fprintf(stderr, "sxsprof: %s needs a size from 1 byte to 1T, such as 4096, 512K, 64M or 2G, not \"%s\"\n", option,
+            value ? value : "");
+    return FALSE;
+  }
+  *ret = v << shift;
+  return TRUE;
+}
+
 /* The value of --opt VALUE or --opt=VALUE at argv[*i]; NULL when it is another option. */
 static const char *option_value(int argc, char **argv, int *i, const char *name, gboolean *ret_missing) {
   const char *a = argv[*i];
@@ -50,6 +70,7 @@ static const char *option_value(int argc, char **argv, int *i, const char *name,
 
 int sxsprof_report_main(int argc, char **argv) {
   long top = 10, runtime = 0;
+  guint64 max_size = 0;
   const char *format = NULL, *output = NULL, *thread = NULL, *view = NULL;
   g_autoptr(GPtrArray) paths = g_ptr_array_new();
   for (int i = 0; i < argc; i++) {
@@ -60,6 +81,9 @@ int sxsprof_report_main(int argc, char **argv) {
         return 2;
     } else if ((v = option_value(argc, argv, &i, "--runtime", &missing))) {
       if (!parse_number("--runtime", v, 1, 1000000, &runtime))
+        return 2;
+    } else if ((v = option_value(argc, argv, &i, "--max-size", &missing))) {
+      if (!parse_size("--max-size", v, &max_size))
         return 2;
     } else if ((v = option_value(argc, argv, &i, "--format", &missing))) {
       format = v;
@@ -123,7 +147,7 @@ int sxsprof_report_main(int argc, char **argv) {
     const char *path = paths->pdata[i];
     if (g_file_test(path, G_FILE_TEST_IS_DIR)) {
       guint before = profiles->len, skipped = 0;
-      if (!sxsprof_load_folder(path, profiles, &skipped)) {
+      if (!sxsprof_load_folder(path, max_size, profiles, &skipped)) {
         status = 1;
       } else if (profiles->len == before) {
         fprintf(stderr, "sxsprof: no sxsprof profile in folder %s\n", path);
@@ -135,7 +159,7 @@ int sxsprof_report_main(int argc, char **argv) {
       continue;
     }
     g_autofree char *why = NULL;
-    SxsprofProfile *p = sxsprof_profile_load(path, &why);
+    SxsprofProfile *p = sxsprof_profile_load(path, max_size, &why);
     if (!p) {
       fprintf(stderr, "sxsprof: %s\n", why);
       status = 1;

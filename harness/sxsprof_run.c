@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -133,7 +134,7 @@ static GPtrArray *find_run_profiles(const char *output, gboolean is_folder, cons
   for (guint i = 0; i < files->len; i++) {
     const char *path = files->pdata[i];
     g_autofree char *why = NULL;
-    SxsprofProfile *p = sxsprof_profile_load(path, &why);
+    SxsprofProfile *p = sxsprof_profile_load(path, 0, &why);
     if (!p)
       continue;
     if (!p->model->process || g_strcmp0(p->model->process->run_id, run_id) != 0) {
@@ -463,15 +464,21 @@ int sxsprof_run_main(int argc, char **argv) {
   if (opt.quiet)
     return code;
 
-  if (cfg->log_kind != SXS_LOG_STDERR)
-    sxsprof_relay_log(log_path, log_offset);
+  gboolean relayed = cfg->log_kind != SXS_LOG_STDERR && sxsprof_relay_log(log_path, log_offset);
   g_autofree char *command = sxs__process_command_line(argv + cmd, 60);
   if (profiles->len == 0) {
+    g_autofree char *folder = cfg->output_is_folder ? g_strdup(cfg->output) : g_path_get_dirname(cfg->output);
+    struct statvfs fs;
     if (is_native_aot(argv[cmd]))
       fprintf(stderr,
               "sxsprof: %s is a NativeAOT program: compiled ahead of time, it has no CoreCLR and so no CoreCLR "
               "profiling API to load the profiler; no profile was written\n",
               argv[cmd]);
+    else if (relayed)
+      fprintf(stderr, "sxsprof: no profile was written (the profiler's lines above say why)\n");
+    else if (statvfs(folder, &fs) == 0 && fs.f_bavail == 0)
+      fprintf(stderr, "sxsprof: no profile was written: the output folder %s is full (no space left on its device)\n",
+              folder);
     else
       fprintf(stderr, "sxsprof: no .NET runtime loaded the profiler in %s, so no profile was written\n", command);
     return code;

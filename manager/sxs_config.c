@@ -2,18 +2,19 @@
  * error line. It does not open the output or log file (the caller does, and falls back).
  *
  * GKeyFile reports no line numbers and silently merges duplicate keys and groups, so the text is
- * first scanned here, line by line, with the same lexical rules GKeyFile uses:
+ * scanned here, line by line, with the same lexical rules GKeyFile uses:
  *
- *   file bytes ──> size/type checks ──> NUL and UTF-8 checks ──> line scan ──> GKeyFile ──> values
- *                  (before reading all)                          (structure,   (escapes    (meaning,
- *                                                                 line numbers) only)       cross-key)
+ *   file bytes ──> size/type checks ──> NUL and UTF-8 checks ──> line scan ──> unescape ──> values
+ *                  (before reading all)                          (structure,   (\s, \n,    (meaning,
+ *                                                                 line numbers) \t, \r, \\) cross-key)
  *
  * Four groups exist: [profiler] (required), [tracing], [stacks] and [sampling] (optional), in any
  * order, each at most once. A key name may belong to several groups (enabled= to [tracing] and
  * [sampling], mode= to [profiler] and [sampling]), so every (group, key) pair is its own entry of
  * config_keys and a key is looked up within the group being read. The scan keeps, for each entry,
- * the line it came from and its raw value; GKeyFile is then given clean, rebuilt groups and is used
- * only to undo escapes (\s, \n, ...), so both readers can never disagree about what the file says.
+ * the line it came from and its raw value, whose escapes are then undone as GKeyFile's string
+ * values are (a file the launcher copies with GKeyFile reads back the same). GLib is never asked
+ * to parse the file, so nothing it could log about a bad one reaches the program's stderr.
  *
  * include= and exclude= are compiled into a ConfigMatcher that sxs__config_traces() reads from
  * JIT threads: immutable once built, no allocation and no lock when matching.
@@ -407,14 +408,6 @@ static int config_home_group(const char *key) {
   return -1;
 }
 
-/* The group whose run of config_keys holds key k (0 <= k < N_KEYS), or -1. */
-static int config_group_of_key(int k) {
-  for (int g = 0; g < N_GROUPS; g++)
-    if (k >= config_group_keys[g].first && k < config_group_keys[g].first + config_group_keys[g].count)
-      return g;
-  return -1;
-}
-
 /* A "[group]" line (start points at '['; trailing blanks already removed). */
 static gboolean config_scan_group_line(SxsConfigScan *scan, int line_no, char *start, GError **error) {
   const char *source = scan->source;
@@ -532,29 +525,36 @@ static gboolean config_scan_text(SxsConfigScan *scan, const char *text, gsize le
   return TRUE;
 }
 
-/* Undoes GKeyFile escapes in the raw values, through rebuilt groups GKeyFile cannot misread.
- * ret_values[k] is NULL for keys not given. */
-static gboolean config_unescape(const SxsConfigScan *scan, char *ret_values[N_KEYS], GError **error) {
-  g_autoptr(GString) text = g_string_new(NULL);
-  for (int g = 0; g < N_GROUPS; g++) {
-    g_string_append_printf(text, "[%s]\n", config_groups[g]);
-    for (int k = config_group_keys[g].first; k < config_group_keys[g].first + config_group_keys[g].count; k++)
-      if (scan->key_line[k])
-        g_string_append_printf(text, "%s=%s\n", config_keys[k], scan->raw_value[k]);
+/* Decodes the key-file escapes of one raw value (\s, \t, \n, \r, \\); NULL at any other
+ * backslash, a lone one at the end included. Done here rather than by GKeyFile, whose decoder
+ * sets its GError twice on "\x\" (an invalid escape, then a backslash at the end) and so prints
+ * a GLib warning on the program's stderr. */
+static char *config_unescape_value(const char *raw) {
+  GString *out = g_string_sized_new(strlen(raw));
+  for (const char *p = raw; *p; p++) {
+    if (*p != '\\') {
+      g_string_append_c(out, *p);
+      continue;
+    }
+    char c = *++p;
+    char decoded = c == 's' ? ' ' : c == 't' ? '\t' : c == 'n' ? '\n' : c == 'r' ? '\r' : c == '\\' ? '\\' : '\0';
+    if (decoded == '\0') {
+      g_string_free(out, TRUE);
+      return NULL;
+    }
+    g_string_append_c(out, decoded);
   }
+  return g_string_free(out, FALSE);
+}
 
-  g_autoptr(GKeyFile) key_file = g_key_file_new();
-  g_autoptr(GError) local = NULL;
-  if (!g_key_file_load_from_data(key_file, text->str, text->len, G_KEY_FILE_NONE, &local)) {
-    config_fail(error, SXS_CONFIG_ERROR_SYNTAX, scan->source, 0, "%s; expected a valid key file", local->message);
-    return FALSE;
-  }
+/* Undoes the escapes of the raw values. ret_values[k] is NULL for keys not given. */
+static gboolean config_unescape(const SxsConfigScan *scan, char *ret_values[N_KEYS], GError **error) {
   char *values[N_KEYS] = {NULL};
   for (int k = 0; k < N_KEYS; k++) {
     if (!scan->key_line[k])
       continue;
-    values[k] = g_key_file_get_string(key_file, config_groups[config_group_of_key(k)], config_keys[k], &local);
-    if (local) {
+    values[k] = config_unescape_value(scan->raw_value[k]);
+    if (!values[k]) {
       config_fail(error, SXS_CONFIG_ERROR_SYNTAX, scan->source, scan->key_line[k],
                   "invalid escape sequence in the value of %s=; expected \\s, \\n, \\t, \\r or \\\\ after "
                   "a backslash",
@@ -1320,12 +1320,30 @@ static int config_check_output(const char *output, gboolean is_folder, char **re
     *ret_message = g_strdup_printf("The output folder %s is not writable (%s)", folder, g_strerror(-r));
     return r;
   }
+  /* A folder that says it is writable may still hold no file (/proc, /sys, for root too): one is
+   * created there and removed at once. */
+  static guint probes;
+  g_autofree char *probe =
+      g_strdup_printf("%s/.sxsprof-probe-%d-%u", folder, (int)getpid(), (guint)g_atomic_int_add((gint *)&probes, 1));
+  int fd = open(probe, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK, 0600);
+  if (fd < 0) {
+    int r = -errno;
+    *ret_message =
+        g_strdup_printf("The output folder %s cannot hold a file (creating one fails: %s)", folder, g_strerror(-r));
+    return r;
+  }
+  close(fd);
+  unlink(probe);
   if (is_folder)
     return 0;
   g_autofree char *json = g_strconcat(output, ".json", NULL);
   if (stat(json, &st) == 0 && S_ISDIR(st.st_mode)) {
     *ret_message = g_strdup_printf("The output file %s is a folder", json);
     return -EISDIR;
+  }
+  if (stat(json, &st) == 0 && !S_ISREG(st.st_mode)) {
+    *ret_message = g_strdup_printf("The output file %s exists and is not a regular file", json);
+    return -EEXIST;
   }
   return 0;
 }

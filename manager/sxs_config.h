@@ -154,8 +154,9 @@ const char *sxs__config_walker_name(SxsWalkerKind walker);
  * is empty or starts with '~'. */
 gboolean sxs__config_set_output(SxsConfig *cfg, const char *value, const char *what, GError **error);
 
-/* Checks that an output can be written: for a prefix, that its folder exists, is a folder and is
- * writable (access W_OK|X_OK) and that <prefix>.json is not itself a folder; for a folder
+/* Checks that an output can be written: for a prefix, that its folder exists, is a folder, is
+ * writable (access W_OK|X_OK) and can hold a file (one is created there and removed: /proc and
+ * /sys cannot), and that <prefix>.json, when it exists, is a regular file; for a folder
  * (is_folder), the same of the folder itself. Returns 0, or -errno with *ret_message set (g_free)
  * to one sentence naming the folder and the problem, without a final period so that the caller
  * can append what it does about it; ret_message may be NULL. */

@@ -217,10 +217,23 @@ static void load_config(void) {
     sxs__manager_log("%s; using %s", env_problem, manager.profile_path);
 }
 
+/* GLib messages of the library's own domain (a failed g_return_if_fail, a warning) are lines of
+ * the log like any other: GLib's default handler would print them on the program's stderr.
+ * Context: any thread; the log takes its own lock and logs nothing itself. */
+static void log_glib_message(const gchar *domain, GLogLevelFlags level, const gchar *message, gpointer data) {
+  (void)data;
+  const char *what = level & G_LOG_LEVEL_ERROR      ? "error"
+                     : level & G_LOG_LEVEL_CRITICAL ? "critical"
+                     : level & G_LOG_LEVEL_WARNING  ? "warning"
+                                                    : "message";
+  sxs__manager_log("%s %s: %s", domain ? domain : "GLib", what, message ? message : "");
+}
+
 static void manager_init(void) {
   g_mutex_init(&manager.lock);
   g_mutex_init(&manager.log_lock);
   manager.log_fd = -1;
+  g_log_set_handler(G_LOG_DOMAIN, G_LOG_LEVEL_MASK | G_LOG_FLAG_FATAL | G_LOG_FLAG_RECURSION, log_glib_message, NULL);
   manager.runtimes = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, runtime_free);
   manager.threads = g_hash_table_new_full(thread_key_hash, thread_key_equal, g_free, sxs__thread_record_free);
   manager.next_id = 1;

@@ -85,10 +85,14 @@ static void write_views_locked(const SxsConfig *cfg, const char *profile_path, c
   g_autofree char *base = sxs__formats_base(profile_path);
   g_autofree char *skipped = NULL, *error = NULL;
   SxsRenderOptions options = {.top = 10, .kind = SXS_VIEW_N_KINDS};
-  /* A failed write keeps the views that were written (the last good ones stay); a view with
-   * nothing to show removes an older file of its name, from an earlier run. */
-  if (sxs__formats_write(view, base, extra, &options, SXS_FORMATS_DROP_STALE, NULL, NULL, NULL, &skipped, &error) < 0)
-    sxs__manager_log("%s", error);
+  /* Each view that cannot be written (a full disk) keeps its last good file and gets its own line;
+   * the others are still written. A view with nothing to show removes an older file of its name,
+   * from an earlier run. */
+  if (sxs__formats_write(view, base, extra, &options, SXS_FORMATS_DROP_STALE, NULL, NULL, NULL, &skipped, &error) < 0) {
+    g_auto(GStrv) lines = g_strsplit(error, "\n", -1);
+    for (char **l = lines; *l; l++)
+      sxs__manager_log("%s", *l);
+  }
   /* Said once (the periodic flush would repeat it), and only when there are stacks: without any,
    * every view is left out and the launcher says why. */
   if (skipped && !output.views_skipped_logged && sxs__view_primary_kind(view) != SXS_VIEW_N_KINDS) {

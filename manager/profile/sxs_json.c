@@ -356,7 +356,7 @@ static void fsync_parent_dir(const char *path) {
   close(fd);
 }
 
-int sxs__file_write_atomic(const char *path, const char *data, size_t len) {
+int sxs__file_write_temp(const char *path, const char *data, size_t len, char **ret_tmp) {
   if (path == NULL || *path == '\0' || (data == NULL && len > 0))
     return -EINVAL;
 
@@ -373,12 +373,26 @@ int sxs__file_write_atomic(const char *path, const char *data, size_t len) {
   /* On Linux the descriptor is released even when close fails with EINTR; do not retry it. */
   if (close(fd) < 0 && r == 0 && errno != EINTR)
     r = -errno;
-  if (r == 0 && rename(tmp, path) < 0)
-    r = -errno;
   if (r < 0) {
+    (void)unlink(tmp);
+    return r;
+  }
+  *ret_tmp = g_steal_pointer(&tmp);
+  return 0;
+}
+
+int sxs__file_commit(const char *tmp, const char *path) {
+  if (rename(tmp, path) < 0) {
+    int r = -errno;
     (void)unlink(tmp);
     return r;
   }
   fsync_parent_dir(path);
   return 0;
+}
+
+int sxs__file_write_atomic(const char *path, const char *data, size_t len) {
+  g_autofree char *tmp = NULL;
+  int r = sxs__file_write_temp(path, data, len, &tmp);
+  return r < 0 ? r : sxs__file_commit(tmp, path);
 }

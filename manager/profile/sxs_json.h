@@ -76,3 +76,9 @@ char *sxs__json_writer_steal(SxsJsonWriter *w, gsize *ret_len);
  * readers always see one complete version). Blocking I/O; not async-signal-safe.
  */
 int sxs__file_write_atomic(const char *path, const char *data, size_t len);
+
+/* The two halves of sxs__file_write_atomic, for files that must all be replaced or none: the temp
+ * file written and synced (*ret_tmp, caller frees; removed again on failure), then renamed over
+ * path (the temp file removed when that fails). Both return 0 or -errno. */
+int sxs__file_write_temp(const char *path, const char *data, size_t len, char **ret_tmp);
+int sxs__file_commit(const char *tmp, const char *path);

@@ -103,6 +103,17 @@ void sxs__json_reader_fail(SxsJsonReader *r, SxsJsonReadError error, const char 
   va_end(args);
 }
 
+gsize sxs__json_reader_value_offset(const SxsJsonReader *r) {
+  return (gsize)(r->value_at - r->text);
+}
+
+void sxs__json_reader_fail_at(SxsJsonReader *r, gsize offset, SxsJsonReadError error, const char *format, ...) {
+  va_list args;
+  va_start(args, format);
+  fail_va(r, error, r->text + MIN(offset, (gsize)(r->end - r->text)), format, args);
+  va_end(args);
+}
+
 SxsJsonReadError sxs__json_reader_error(const SxsJsonReader *r, const char **ret_what, int *ret_line, int *ret_column) {
   if (ret_what)
     *ret_what = r->what;
@@ -476,9 +487,17 @@ static gboolean scan_number(SxsJsonReader *r, gboolean *ret_integer) {
   return TRUE;
 }
 
+/* An integer out of [min, max]: the error names the range. */
+static gboolean fail_range(SxsJsonReader *r, guint64 min, guint64 max) {
+  return fail_at(r, SXS_JSON_READ_VALUE, r->value_at,
+                 "integer out of range (expected %" G_GUINT64_FORMAT " to %" G_GUINT64_FORMAT ")", min, max);
+}
+
 /* Reads an integer: its sign and magnitude. FALSE (error set) for other values and magnitudes
- * beyond 64 bits. */
-static gboolean read_integer(SxsJsonReader *r, gboolean *ret_negative, guint64 *ret_magnitude, const char *range) {
+ * beyond 64 bits, which the error says are out of range (the text of range, or [min, max] when
+ * range is NULL: formatted only then, reading a number costs no formatting). */
+static gboolean read_integer(SxsJsonReader *r, gboolean *ret_negative, guint64 *ret_magnitude, const char *range,
+                             guint64 min, guint64 max) {
   int c = value_begin(r);
   if (c < 0)
     return FALSE;
@@ -496,7 +515,8 @@ static gboolean read_integer(SxsJsonReader *r, gboolean *ret_negative, guint64 *
   for (p += negative; p < r->pos; p++) {
     guint d = (guint)(*p - '0');
     if (v > (G_MAXUINT64 - d) / 10)
-      return fail_at(r, SXS_JSON_READ_VALUE, r->value_at, "integer out of range (expected %s)", range);
+      return range ? fail_at(r, SXS_JSON_READ_VALUE, r->value_at, "integer out of range (expected %s)", range)
+                   : fail_range(r, min, max);
     v = v * 10 + d;
   }
   *ret_negative = negative;
@@ -510,7 +530,7 @@ static gboolean read_integer(SxsJsonReader *r, gboolean *ret_negative, guint64 *
 gboolean sxs__json_reader_int64(SxsJsonReader *r, gint64 *ret_value) {
   gboolean negative;
   guint64 v;
-  if (!read_integer(r, &negative, &v, INT64_RANGE))
+  if (!read_integer(r, &negative, &v, INT64_RANGE, 0, 0))
     return FALSE;
   if (v > (guint64)G_MAXINT64 + negative)
     return fail_at(r, SXS_JSON_READ_VALUE, r->value_at, "integer out of range (expected " INT64_RANGE ")");
@@ -521,10 +541,21 @@ gboolean sxs__json_reader_int64(SxsJsonReader *r, gint64 *ret_value) {
 gboolean sxs__json_reader_uint64(SxsJsonReader *r, guint64 *ret_value) {
   gboolean negative;
   guint64 v;
-  if (!read_integer(r, &negative, &v, UINT64_RANGE))
+  if (!read_integer(r, &negative, &v, UINT64_RANGE, 0, 0))
     return FALSE;
   if (negative && v != 0)
     return fail_at(r, SXS_JSON_READ_VALUE, r->value_at, "integer out of range (expected " UINT64_RANGE ")");
+  *ret_value = v;
+  return TRUE;
+}
+
+gboolean sxs__json_reader_uint64_range(SxsJsonReader *r, guint64 min, guint64 max, guint64 *ret_value) {
+  gboolean negative;
+  guint64 v;
+  if (!read_integer(r, &negative, &v, NULL, min, max))
+    return FALSE;
+  if ((negative && v != 0) || v < min || v > max)
+    return fail_range(r, min, max);
   *ret_value = v;
   return TRUE;
 }

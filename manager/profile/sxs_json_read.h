@@ -114,6 +114,9 @@ gboolean sxs__json_reader_string_view(SxsJsonReader *r, const char **ret_value, 
 /* An integer (no fraction, no exponent) within the range of the type. */
 gboolean sxs__json_reader_int64(SxsJsonReader *r, gint64 *ret_value);
 gboolean sxs__json_reader_uint64(SxsJsonReader *r, guint64 *ret_value);
+/* An integer from min to max; anything else that is an integer (negative, too large, beyond 64
+ * bits) is a value error naming that range. */
+gboolean sxs__json_reader_uint64_range(SxsJsonReader *r, guint64 min, guint64 max, guint64 *ret_value);
 /* Any number that is finite as a double (too large ones are a value error). */
 gboolean sxs__json_reader_double(SxsJsonReader *r, double *ret_value);
 gboolean sxs__json_reader_bool(SxsJsonReader *r, gboolean *ret_value);
@@ -126,6 +129,13 @@ gboolean sxs__json_reader_end(SxsJsonReader *r);
  * they cannot take (an unknown name, a number out of their range). Does nothing after an error. */
 G_GNUC_PRINTF(3, 4)
 void sxs__json_reader_fail(SxsJsonReader *r, SxsJsonReadError error, const char *format, ...);
+
+/* Where the value read last starts, as an offset into the text: kept by a caller that checks a
+ * whole list once it is read, to fail at the element a problem concerns (sxs__json_reader_fail_at). */
+gsize sxs__json_reader_value_offset(const SxsJsonReader *r);
+/* Like sxs__json_reader_fail, at the value that starts at offset (a value_offset of earlier). */
+G_GNUC_PRINTF(4, 5)
+void sxs__json_reader_fail_at(SxsJsonReader *r, gsize offset, SxsJsonReadError error, const char *format, ...);
 
 /* The error, SXS_JSON_READ_OK when none. ret_what (optional) receives what went wrong without the
  * position ("expected ',' or '}'"), ret_line and ret_column (optional) where, counted from 1,

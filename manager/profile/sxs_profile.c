@@ -557,7 +557,7 @@ static void renumber_frames(GPtrArray *stacks, GHashTable *new_ids) {
   }
 }
 
-/* Adds the counts of table from (string -> guint64*) to into. */
+/* Adds the counts of table from (string -> guint64*) to into, saturating. */
 static void add_count_table(GHashTable *into, GHashTable *from) {
   GHashTableIter it;
   gpointer key, value;
@@ -568,7 +568,7 @@ static void add_count_table(GHashTable *into, GHashTable *from) {
       have = g_new0(guint64, 1);
       g_hash_table_insert(into, g_strdup(key), have);
     }
-    *have += *(const guint64 *)value;
+    *have = sxs__saturating_add(*have, *(const guint64 *)value, SXS_PROFILE_MAX_COUNT);
   }
 }
 
@@ -632,43 +632,43 @@ void sxs__profile_model_merge(SxsProfileModel *into, SxsProfileModel *from) {
     }
     a->enabled |= b->enabled;
   }
-  a->ticks += b->ticks;
-  a->ticks_signal += b->ticks_signal;
-  a->ticks_suspend += b->ticks_suspend;
-  a->taken += b->taken;
-  a->weight += b->weight;
-  a->frames += b->frames;
-  a->capture_ns += b->capture_ns;
+  a->ticks = sxs__saturating_add(a->ticks, b->ticks, SXS_PROFILE_MAX_COUNT);
+  a->ticks_signal = sxs__saturating_add(a->ticks_signal, b->ticks_signal, SXS_PROFILE_MAX_COUNT);
+  a->ticks_suspend = sxs__saturating_add(a->ticks_suspend, b->ticks_suspend, SXS_PROFILE_MAX_COUNT);
+  a->taken = sxs__saturating_add(a->taken, b->taken, SXS_PROFILE_MAX_COUNT);
+  a->weight = sxs__saturating_add(a->weight, b->weight, SXS_PROFILE_MAX_COUNT);
+  a->frames = sxs__saturating_add(a->frames, b->frames, SXS_PROFILE_MAX_COUNT);
+  a->capture_ns = sxs__saturating_add(a->capture_ns, b->capture_ns, SXS_PROFILE_MAX_NS);
   /* Quantiles do not add up: a merged profile keeps the largest of each. */
   a->capture_ns_max = MAX(a->capture_ns_max, b->capture_ns_max);
   a->capture_ns_p50 = MAX(a->capture_ns_p50, b->capture_ns_p50);
   a->capture_ns_p90 = MAX(a->capture_ns_p90, b->capture_ns_p90);
   a->capture_ns_p99 = MAX(a->capture_ns_p99, b->capture_ns_p99);
-  a->resolve_ns += b->resolve_ns;
-  a->suspensions += b->suspensions;
-  a->walks_reused += b->walks_reused;
+  a->resolve_ns = sxs__saturating_add(a->resolve_ns, b->resolve_ns, SXS_PROFILE_MAX_NS);
+  a->suspensions = sxs__saturating_add(a->suspensions, b->suspensions, SXS_PROFILE_MAX_COUNT);
+  a->walks_reused = sxs__saturating_add(a->walks_reused, b->walks_reused, SXS_PROFILE_MAX_COUNT);
   add_count_table(a->dropped, b->dropped);
 
   SxsWalkCounters *w = &into->walks;
   const SxsWalkCounters *x = &from->walks;
   for (int e = 0; e < 3; e++)
-    w->events[e] += x->events[e];
-  w->made += x->made;
-  w->failed += x->failed;
-  w->runtime_walks += x->runtime_walks;
-  w->unknown_frames += x->unknown_frames;
-  w->stacks_dropped += x->stacks_dropped;
-  w->frames += x->frames;
-  w->native_frames += x->native_frames;
-  w->stacks_named += x->stacks_named;
-  w->ns_native += x->ns_native;
-  w->ns_classify += x->ns_classify;
-  w->ns_runtime_walks += x->ns_runtime_walks;
-  w->ns_merge += x->ns_merge;
-  w->ns_naming += x->ns_naming;
-  w->ns_naming_first += x->ns_naming_first;
-  w->empty += x->empty;
-  w->truncated += x->truncated;
+    w->events[e] = sxs__saturating_add(w->events[e], x->events[e], SXS_PROFILE_MAX_COUNT);
+  w->made = sxs__saturating_add(w->made, x->made, SXS_PROFILE_MAX_COUNT);
+  w->failed = sxs__saturating_add(w->failed, x->failed, SXS_PROFILE_MAX_COUNT);
+  w->runtime_walks = sxs__saturating_add(w->runtime_walks, x->runtime_walks, SXS_PROFILE_MAX_COUNT);
+  w->unknown_frames = sxs__saturating_add(w->unknown_frames, x->unknown_frames, SXS_PROFILE_MAX_COUNT);
+  w->stacks_dropped = sxs__saturating_add(w->stacks_dropped, x->stacks_dropped, SXS_PROFILE_MAX_COUNT);
+  w->frames = sxs__saturating_add(w->frames, x->frames, SXS_PROFILE_MAX_COUNT);
+  w->native_frames = sxs__saturating_add(w->native_frames, x->native_frames, SXS_PROFILE_MAX_COUNT);
+  w->stacks_named = sxs__saturating_add(w->stacks_named, x->stacks_named, SXS_PROFILE_MAX_COUNT);
+  w->ns_native = sxs__saturating_add(w->ns_native, x->ns_native, SXS_PROFILE_MAX_NS);
+  w->ns_classify = sxs__saturating_add(w->ns_classify, x->ns_classify, SXS_PROFILE_MAX_NS);
+  w->ns_runtime_walks = sxs__saturating_add(w->ns_runtime_walks, x->ns_runtime_walks, SXS_PROFILE_MAX_NS);
+  w->ns_merge = sxs__saturating_add(w->ns_merge, x->ns_merge, SXS_PROFILE_MAX_NS);
+  w->ns_naming = sxs__saturating_add(w->ns_naming, x->ns_naming, SXS_PROFILE_MAX_NS);
+  w->ns_naming_first = sxs__saturating_add(w->ns_naming_first, x->ns_naming_first, SXS_PROFILE_MAX_NS);
+  w->empty = sxs__saturating_add(w->empty, x->empty, SXS_PROFILE_MAX_COUNT);
+  w->truncated = sxs__saturating_add(w->truncated, x->truncated, SXS_PROFILE_MAX_COUNT);
   add_count_table(w->failures, x->failures);
   add_count_table(w->skipped, x->skipped);
 }

@@ -9,6 +9,35 @@
 
 #include "sxs_process.h"
 
+/* Limits of a profile (docs/formats.md, "Limits"): what the profiler itself never exceeds, and
+ * what reading a profile back accepts, so that reading and rendering one take time and memory in
+ * proportion to its size. */
+/* A count (samples, calls, events, a runtime's counters): at most 2^53 - 1, which a double (and so
+ * JavaScript, speedscope, percentages) holds exactly. */
+#define SXS_PROFILE_MAX_COUNT ((G_GUINT64_CONSTANT(1) << 53) - 1)
+/* A time in nanoseconds, and every sum of counts or times a view makes: what pprof's int64 holds. */
+#define SXS_PROFILE_MAX_NS ((guint64)G_MAXINT64)
+/* Calls on one path of a call tree, root included: the tracer's shadow stack holds as many. */
+#define SXS_PROFILE_MAX_CALL_DEPTH 4096
+/* Nodes of one runtime's call tree. */
+#define SXS_PROFILE_MAX_CALL_NODES (1u << 24)
+/* Frames of one recorded stack (a stitched stack has at most 768). */
+#define SXS_PROFILE_MAX_STACK_FRAMES 4096
+/* A runtime's id (1, 2, ... in load order). */
+#define SXS_PROFILE_MAX_RUNTIME_ID 1000000
+/* A time since the epoch in ms: 9999-12-31T23:59:59.999Z. */
+#define SXS_PROFILE_MAX_UNIX_MS G_GINT64_CONSTANT(253402300799999)
+
+/* a + b, or max when the sum would pass it: counts and times add up without wrapping. */
+static inline guint64 sxs__saturating_add(guint64 a, guint64 b, guint64 max) {
+  return a >= max || b >= max - a ? max : a + b;
+}
+
+/* a * b, or max when the product would pass it. */
+static inline guint64 sxs__saturating_mul(guint64 a, guint64 b, guint64 max) {
+  return a != 0 && b > max / a ? max : a * b;
+}
+
 typedef enum {
   SXS_RUNTIME_PENDING = 0, /* CreateInstance accepted it, Initialize has not decided yet */
   SXS_RUNTIME_PROFILING,
@@ -237,6 +266,7 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC(SxsProfileModel, sxs__profile_model_free)
 
 /* Adds from's runtimes (given ids after into's highest, their frames and threads with them),
  * stacks, samples and counters to into, moving them out of from; into keeps its own process.
+ * Counters add up saturating, at SXS_PROFILE_MAX_COUNT or SXS_PROFILE_MAX_NS by their kind.
  * Samples of different frequencies or modes leave frequency -1 (no period) and mode "mixed".
  * Used to see the profiles of several processes as one. */
 void sxs__profile_model_merge(SxsProfileModel *into, SxsProfileModel *from);

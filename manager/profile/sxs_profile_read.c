@@ -3,6 +3,13 @@
  *
  *   file --mmap--> text --SxsJsonReader--> SxsProfileModel      (no tree: peak = text + model)
  *
+ * Time and memory stay in proportion to the file whatever it holds: only regular files are read,
+ * up to a size limit; nesting is bounded by the reader; every value is checked against the limits
+ * of sxs_profile.h as it is read (counts, times, ids, frames per stack, nodes per call tree); a
+ * call tree is checked once its array is read (distinct ids, existing parents, no cycle, depth),
+ * in one linear pass without recursion, so that nothing after the reader meets a tree it could
+ * loop on or a sum it could wrap.
+ *
  * Which message a bad file gets is decided after the walk, from what it saw: a "format" other than
  * "sxsprof" first, then a newer "version" (a newer profile may be laid out differently, so its
  * parse errors say nothing), then the reader's error, then a missing "format" or "version".
@@ -11,6 +18,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdarg.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -50,28 +58,41 @@ static void read_str(SxsJsonReader *r, char **field) {
   }
 }
 
-static void read_u64(SxsJsonReader *r, guint64 *field) {
-  sxs__json_reader_uint64(r, field);
-}
-
-static void read_i64(SxsJsonReader *r, gint64 *field) {
-  sxs__json_reader_int64(r, field);
-}
-
 static void read_bool(SxsJsonReader *r, gboolean *field) {
   sxs__json_reader_bool(r, field);
 }
 
+/* An integer from min to max. */
+static gboolean read_range(SxsJsonReader *r, guint64 min, guint64 max, guint64 *ret_value) {
+  return sxs__json_reader_uint64_range(r, min, max, ret_value);
+}
+
 static gboolean read_bounded(SxsJsonReader *r, guint64 max, guint64 *ret_value) {
+  return read_range(r, 0, max, ret_value);
+}
+
+/* A count (samples, calls, events): every sum of them stays exact (see SXS_PROFILE_MAX_COUNT). */
+static void read_count(SxsJsonReader *r, guint64 *field) {
+  read_bounded(r, SXS_PROFILE_MAX_COUNT, field);
+}
+
+/* A runtime's counter: a count kept in a signed field. */
+static void read_counter(SxsJsonReader *r, gint64 *field) {
   guint64 v;
-  if (!sxs__json_reader_uint64(r, &v))
-    return FALSE;
-  if (v > max) {
-    sxs__json_reader_fail(r, SXS_JSON_READ_VALUE, "integer out of range (expected 0 to %" G_GUINT64_FORMAT ")", max);
-    return FALSE;
-  }
-  *ret_value = v;
-  return TRUE;
+  if (read_bounded(r, SXS_PROFILE_MAX_COUNT, &v))
+    *field = (gint64)v;
+}
+
+/* A time in nanoseconds. */
+static void read_ns(SxsJsonReader *r, guint64 *field) {
+  read_bounded(r, SXS_PROFILE_MAX_NS, field);
+}
+
+/* A moment in ms since the epoch (0: unknown). */
+static void read_unix_ms(SxsJsonReader *r, gint64 *field) {
+  guint64 v;
+  if (read_bounded(r, (guint64)SXS_PROFILE_MAX_UNIX_MS, &v))
+    *field = (gint64)v;
 }
 
 static void read_uint(SxsJsonReader *r, guint *field) {
@@ -138,7 +159,7 @@ static void read_count_table(SxsJsonReader *r, GHashTable *table) {
   const char *key;
   while (sxs__json_reader_next_member(r, &key)) {
     guint64 v;
-    if (sxs__json_reader_uint64(r, &v))
+    if (read_bounded(r, SXS_PROFILE_MAX_COUNT, &v))
       g_hash_table_replace(table, g_strdup(key), g_memdup2(&v, sizeof v));
   }
 }
@@ -191,7 +212,7 @@ static void read_process(SxsJsonReader *r, SxsProcessInfo **field) {
     else if (key_is(key, "command_line"))
       read_argv(r, &p->argv);
     else if (key_is(key, "start_unix_ms"))
-      read_i64(r, &p->start_unix_ms);
+      read_unix_ms(r, &p->start_unix_ms);
     else if (key_is(key, "run_id"))
       read_str(r, &p->run_id);
     /* "start_time" is start_unix_ms spelled for people. */
@@ -205,6 +226,11 @@ static void read_frames(SxsJsonReader *r, SxsStackModel *s) {
   while (sxs__json_reader_next_element(r)) {
     if (!sxs__json_reader_begin_object(r))
       return;
+    if (s->frames->len == SXS_PROFILE_MAX_STACK_FRAMES) {
+      sxs__json_reader_fail(r, SXS_JSON_READ_VALUE, "more than %d frames in one stack; expected at most %d",
+                            SXS_PROFILE_MAX_STACK_FRAMES, SXS_PROFILE_MAX_STACK_FRAMES);
+      return;
+    }
     SxsStackFrameModel f = {0};
     int runtime = 0;
     const char *key;
@@ -218,7 +244,9 @@ static void read_frames(SxsJsonReader *r, SxsStackModel *s) {
       } else if (key_is(key, "sp")) {
         read_address(r, &f.sp);
       } else if (key_is(key, "runtime")) {
-        read_int(r, &runtime);
+        guint64 id;
+        if (read_bounded(r, SXS_PROFILE_MAX_RUNTIME_ID, &id))
+          runtime = (int)id;
       } else if (key_is(key, "kind")) {
         const char *kind;
         gsize len;
@@ -253,7 +281,7 @@ static void read_event_stacks(SxsJsonReader *r, GPtrArray *stacks) {
       else if (key_is(key, "thread"))
         read_u32(r, &s->thread);
       else if (key_is(key, "count"))
-        read_u64(r, &s->count);
+        read_count(r, &s->count);
       else if (key_is(key, "frames"))
         read_frames(r, s);
     }
@@ -278,9 +306,9 @@ static void read_typed_stacks(SxsJsonReader *r, SxsProfileKind k, GPtrArray *sta
       else if (key_is(key, "thread"))
         read_u32(r, &s->thread);
       else if (key_is(key, "count"))
-        read_u64(r, &s->count);
+        read_count(r, &s->count);
       else if (key_is(key, "value"))
-        read_u64(r, &s->value);
+        read_ns(r, &s->value);
       else if (key_is(key, "frames"))
         read_frames(r, s);
     }
@@ -296,11 +324,11 @@ static void read_event_profile(SxsJsonReader *r, SxsProfileKind k, SxsEventProfi
     if (key_is(key, "enabled"))
       read_bool(r, &p->enabled);
     else if (key_is(key, "events"))
-      read_u64(r, &p->events);
+      read_count(r, &p->events);
     else if (key_is(key, "unwalked"))
-      read_u64(r, &p->unwalked);
+      read_count(r, &p->unwalked);
     else if (key_is(key, "value"))
-      read_u64(r, &p->value);
+      read_ns(r, &p->value);
     else if (key_is(key, "sampling"))
       read_str(r, &p->sampling);
     else if (key_is(key, "stacks"))
@@ -324,7 +352,7 @@ static void read_sample_stacks(SxsJsonReader *r, GPtrArray *stacks) {
       else if (key_is(key, "os_tid"))
         read_u32(r, &s->thread);
       else if (key_is(key, "count"))
-        read_u64(r, &s->count);
+        read_count(r, &s->count);
       else if (key_is(key, "frames"))
         read_frames(r, s);
     }
@@ -358,11 +386,11 @@ static void read_functions(SxsJsonReader *r, GPtrArray *functions) {
       } else if (key_is(key, "calls")) {
         /* Only functions call tracing counted have calls. */
         f->traced = TRUE;
-        read_u64(r, &f->calls);
+        read_count(r, &f->calls);
       } else if (key_is(key, "inclusive_ns")) {
-        read_u64(r, &f->inclusive_ns);
+        read_ns(r, &f->inclusive_ns);
       } else if (key_is(key, "exclusive_ns")) {
-        read_u64(r, &f->exclusive_ns);
+        read_ns(r, &f->exclusive_ns);
       }
     }
   }
@@ -386,46 +414,127 @@ static void read_tracing(SxsJsonReader *r, SxsTracingModel *t) {
     else if (key_is(key, "reason"))
       read_str(r, &t->reason);
     else if (key_is(key, "functions_mapped"))
-      read_u64(r, &t->functions_mapped);
+      read_count(r, &t->functions_mapped);
     else if (key_is(key, "functions_hooked"))
-      read_u64(r, &t->functions_hooked);
+      read_count(r, &t->functions_hooked);
     else if (key_is(key, "tailcalls"))
-      read_u64(r, &t->tailcalls);
+      read_count(r, &t->tailcalls);
     else if (key_is(key, "unwound"))
-      read_u64(r, &t->unwound);
+      read_count(r, &t->unwound);
     else if (key_is(key, "open_frames"))
-      read_u64(r, &t->open_frames);
+      read_count(r, &t->open_frames);
     else if (key_is(key, "depth_overflows"))
-      read_u64(r, &t->depth_overflows);
+      read_count(r, &t->depth_overflows);
     else if (key_is(key, "tree_overflows"))
-      read_u64(r, &t->tree_overflows);
+      read_count(r, &t->tree_overflows);
+  }
+}
+
+/* Where a node's depth is not known yet, and where it is being found (on the current walk). */
+#define DEPTH_UNKNOWN 0u
+#define DEPTH_WALKING G_MAXUINT32
+#define NO_PARENT G_MAXUINT32
+
+/* Checks a call tree once it is read, failing at the first node that breaks a rule: ids distinct,
+ * each parent 0 (a root) or the id of a node, no cycle of parents, no path deeper than
+ * SXS_PROFILE_MAX_CALL_DEPTH. Linear and without recursion: each node's depth is found once, on
+ * a walk up its parents that stops at a root or at a node whose depth is known. offsets[i] is
+ * where node i starts in the text. */
+static void check_call_tree(SxsJsonReader *r, GPtrArray *call_tree, const gsize *offsets) {
+  guint n = call_tree->len;
+  g_autoptr(GHashTable) index_of = g_hash_table_new(g_direct_hash, g_direct_equal); /* id -> index + 1 */
+  for (guint i = 0; i < n; i++) {
+    const SxsCallNode *node = call_tree->pdata[i];
+    guint other = GPOINTER_TO_UINT(g_hash_table_lookup(index_of, GUINT_TO_POINTER(node->id)));
+    if (other) {
+      sxs__json_reader_fail_at(r, offsets[i], SXS_JSON_READ_VALUE,
+                               "node [%u] has the id %u of node [%u]; expected a distinct id for each node", i,
+                               node->id, other - 1);
+      return;
+    }
+    g_hash_table_insert(index_of, GUINT_TO_POINTER(node->id), GUINT_TO_POINTER(i + 1));
+  }
+  g_autofree guint32 *parent = g_new(guint32, MAX(n, 1));
+  for (guint i = 0; i < n; i++) {
+    const SxsCallNode *node = call_tree->pdata[i];
+    guint p = node->parent ? GPOINTER_TO_UINT(g_hash_table_lookup(index_of, GUINT_TO_POINTER(node->parent))) : 0;
+    if (node->parent && !p) {
+      sxs__json_reader_fail_at(r, offsets[i], SXS_JSON_READ_VALUE,
+                               "node [%u] (id %u) has parent %u, which is no node's id; expected 0 (a root) or the "
+                               "id of a node of this tree",
+                               i, node->id, node->parent);
+      return;
+    }
+    parent[i] = node->parent ? p - 1 : NO_PARENT;
+  }
+  g_autofree guint32 *depth = g_new0(guint32, MAX(n, 1));
+  g_autoptr(GArray) walk = g_array_new(FALSE, FALSE, sizeof(guint32));
+  for (guint i = 0; i < n; i++) {
+    g_array_set_size(walk, 0);
+    guint32 at = i;
+    while (at != NO_PARENT && depth[at] == DEPTH_UNKNOWN) {
+      depth[at] = DEPTH_WALKING;
+      g_array_append_val(walk, at);
+      at = parent[at];
+    }
+    if (at != NO_PARENT && depth[at] == DEPTH_WALKING) {
+      sxs__json_reader_fail_at(r, offsets[at], SXS_JSON_READ_VALUE,
+                               "node [%u] (id %u) is its own ancestor: its parents form a cycle; expected every "
+                               "chain of parents to end at a root (parent 0)",
+                               at, ((const SxsCallNode *)call_tree->pdata[at])->id);
+      return;
+    }
+    guint32 d = at == NO_PARENT ? 0 : depth[at];
+    for (guint k = walk->len; k-- > 0;) {
+      guint32 node = g_array_index(walk, guint32, k);
+      depth[node] = ++d;
+      if (d > SXS_PROFILE_MAX_CALL_DEPTH) {
+        sxs__json_reader_fail_at(r, offsets[node], SXS_JSON_READ_VALUE,
+                                 "node [%u] (id %u) is %u calls deep; expected call paths of at most %d calls", node,
+                                 ((const SxsCallNode *)call_tree->pdata[node])->id, d, SXS_PROFILE_MAX_CALL_DEPTH);
+        return;
+      }
+    }
   }
 }
 
 static void read_call_tree(SxsJsonReader *r, GPtrArray *call_tree) {
   if (!sxs__json_reader_begin_array(r))
     return;
+  g_autoptr(GArray) offsets = g_array_new(FALSE, FALSE, sizeof(gsize));
   while (sxs__json_reader_next_element(r)) {
+    if (call_tree->len == SXS_PROFILE_MAX_CALL_NODES) {
+      sxs__json_reader_fail(r, SXS_JSON_READ_VALUE, "more than %u nodes in one call tree; expected at most %u",
+                            SXS_PROFILE_MAX_CALL_NODES, SXS_PROFILE_MAX_CALL_NODES);
+      return;
+    }
     if (!sxs__json_reader_begin_object(r))
       return;
+    gsize offset = sxs__json_reader_value_offset(r);
+    g_array_append_val(offsets, offset);
     SxsCallNode *n = g_new0(SxsCallNode, 1);
     g_ptr_array_add(call_tree, n);
     const char *key;
     while (sxs__json_reader_next_member(r, &key)) {
-      if (key_is(key, "id"))
-        read_uint(r, &n->id);
-      else if (key_is(key, "parent"))
+      guint64 v;
+      if (key_is(key, "id")) {
+        if (read_range(r, 1, G_MAXUINT, &v))
+          n->id = (guint)v;
+      } else if (key_is(key, "parent")) {
         read_uint(r, &n->parent);
-      else if (key_is(key, "name"))
+      } else if (key_is(key, "name")) {
         read_str(r, &n->name);
-      else if (key_is(key, "calls"))
-        read_u64(r, &n->calls);
-      else if (key_is(key, "inclusive_ns"))
-        read_u64(r, &n->inclusive_ns);
-      else if (key_is(key, "exclusive_ns"))
-        read_u64(r, &n->exclusive_ns);
+      } else if (key_is(key, "calls")) {
+        read_count(r, &n->calls);
+      } else if (key_is(key, "inclusive_ns")) {
+        read_ns(r, &n->inclusive_ns);
+      } else if (key_is(key, "exclusive_ns")) {
+        read_ns(r, &n->exclusive_ns);
+      }
     }
   }
+  if (sxs__json_reader_error(r, NULL, NULL, NULL) == SXS_JSON_READ_OK)
+    check_call_tree(r, call_tree, (const gsize *)offsets->data);
 }
 
 static void read_threads(SxsJsonReader *r, GPtrArray *threads) {
@@ -470,17 +579,17 @@ static void read_counters(SxsJsonReader *r, SxsCounters *c) {
   const char *key;
   while (sxs__json_reader_next_member(r, &key)) {
     if (key_is(key, "jit_compiled"))
-      read_i64(r, &c->jit_compiled);
+      read_counter(r, &c->jit_compiled);
     else if (key_is(key, "modules_loaded"))
-      read_i64(r, &c->modules_loaded);
+      read_counter(r, &c->modules_loaded);
     else if (key_is(key, "modules_unloaded"))
-      read_i64(r, &c->modules_unloaded);
+      read_counter(r, &c->modules_unloaded);
     else if (key_is(key, "exceptions"))
-      read_i64(r, &c->exceptions);
+      read_counter(r, &c->exceptions);
     else if (key_is(key, "gcs"))
-      read_i64(r, &c->gcs);
+      read_counter(r, &c->gcs);
     else if (key_is(key, "threads_created"))
-      read_i64(r, &c->threads_created);
+      read_counter(r, &c->threads_created);
   }
 }
 
@@ -500,14 +609,18 @@ static void read_status(SxsJsonReader *r, SxsRuntimeStatus *field) {
   sxs__json_reader_fail(r, SXS_JSON_READ_VALUE, "expected \"profiling\", \"declined\" or \"pending\"");
 }
 
-static void read_runtime(SxsJsonReader *r, SxsRuntimeModel *rt) {
+/* One runtime; *ret_offset: where its object starts. */
+static void read_runtime(SxsJsonReader *r, SxsRuntimeModel *rt, gsize *ret_offset) {
   if (!sxs__json_reader_begin_object(r))
     return;
+  *ret_offset = sxs__json_reader_value_offset(r);
   const char *key;
   while (sxs__json_reader_next_member(r, &key)) {
-    if (key_is(key, "id"))
-      read_int(r, &rt->id);
-    else if (key_is(key, "version"))
+    if (key_is(key, "id")) {
+      guint64 id;
+      if (read_range(r, 1, SXS_PROFILE_MAX_RUNTIME_ID, &id))
+        rt->id = (int)id;
+    } else if (key_is(key, "version"))
       read_str(r, &rt->version);
     else if (key_is(key, "clr_version"))
       read_str(r, &rt->clr_version);
@@ -526,7 +639,7 @@ static void read_runtime(SxsJsonReader *r, SxsRuntimeModel *rt) {
     else if (key_is(key, "attached"))
       read_bool(r, &rt->caps.attached);
     else if (key_is(key, "attached_unix_ms"))
-      read_i64(r, &rt->attached_unix_ms);
+      read_unix_ms(r, &rt->attached_unix_ms);
     else if (key_is(key, "shutdown_seen"))
       read_bool(r, &rt->shut_down);
     else if (key_is(key, "counters"))
@@ -547,13 +660,26 @@ static void read_runtime(SxsJsonReader *r, SxsRuntimeModel *rt) {
     ((SxsThreadRecord *)rt->threads->pdata[i])->runtime_id = rt->id;
 }
 
+/* The runtimes, each id given once: frames and merges find a runtime by its id. */
 static void read_runtimes(SxsJsonReader *r, GPtrArray *runtimes) {
   if (!sxs__json_reader_begin_array(r))
     return;
+  g_autoptr(GHashTable) index_of = g_hash_table_new(g_direct_hash, g_direct_equal); /* id -> index + 1 */
   while (sxs__json_reader_next_element(r)) {
     SxsRuntimeModel *rt = sxs__runtime_model_new();
     g_ptr_array_add(runtimes, rt);
-    read_runtime(r, rt);
+    gsize offset = 0;
+    read_runtime(r, rt, &offset);
+    if (!rt->id || sxs__json_reader_error(r, NULL, NULL, NULL) != SXS_JSON_READ_OK)
+      continue;
+    guint other = GPOINTER_TO_UINT(g_hash_table_lookup(index_of, GINT_TO_POINTER(rt->id)));
+    if (other) {
+      sxs__json_reader_fail_at(r, offset, SXS_JSON_READ_VALUE,
+                               "runtime id %d is also runtimes[%u]'s; expected a distinct id for each runtime", rt->id,
+                               other - 1);
+      return;
+    }
+    g_hash_table_insert(index_of, GINT_TO_POINTER(rt->id), GUINT_TO_POINTER(runtimes->len));
   }
 }
 
@@ -563,11 +689,11 @@ static void read_walk_events(SxsJsonReader *r, SxsWalkCounters *w) {
   const char *key;
   while (sxs__json_reader_next_member(r, &key)) {
     if (key_is(key, "exception"))
-      read_u64(r, &w->events[0]);
+      read_count(r, &w->events[0]);
     else if (key_is(key, "jit"))
-      read_u64(r, &w->events[1]);
+      read_count(r, &w->events[1]);
     else if (key_is(key, "gc"))
-      read_u64(r, &w->events[2]);
+      read_count(r, &w->events[2]);
   }
 }
 
@@ -577,17 +703,17 @@ static void read_walk_times(SxsJsonReader *r, SxsWalkCounters *w) {
   const char *key;
   while (sxs__json_reader_next_member(r, &key)) {
     if (key_is(key, "native_walk"))
-      read_u64(r, &w->ns_native);
+      read_ns(r, &w->ns_native);
     else if (key_is(key, "classification"))
-      read_u64(r, &w->ns_classify);
+      read_ns(r, &w->ns_classify);
     else if (key_is(key, "runtime_walks"))
-      read_u64(r, &w->ns_runtime_walks);
+      read_ns(r, &w->ns_runtime_walks);
     else if (key_is(key, "merge"))
-      read_u64(r, &w->ns_merge);
+      read_ns(r, &w->ns_merge);
     else if (key_is(key, "naming"))
-      read_u64(r, &w->ns_naming);
+      read_ns(r, &w->ns_naming);
     else if (key_is(key, "naming_first_stack"))
-      read_u64(r, &w->ns_naming_first);
+      read_ns(r, &w->ns_naming_first);
   }
 }
 
@@ -599,25 +725,25 @@ static void read_stack_walks(SxsJsonReader *r, SxsWalkCounters *w) {
     if (key_is(key, "events"))
       read_walk_events(r, w);
     else if (key_is(key, "made"))
-      read_u64(r, &w->made);
+      read_count(r, &w->made);
     else if (key_is(key, "failed"))
-      read_u64(r, &w->failed);
+      read_count(r, &w->failed);
     else if (key_is(key, "empty"))
-      read_u64(r, &w->empty);
+      read_count(r, &w->empty);
     else if (key_is(key, "truncated"))
-      read_u64(r, &w->truncated);
+      read_count(r, &w->truncated);
     else if (key_is(key, "runtime_walks"))
-      read_u64(r, &w->runtime_walks);
+      read_count(r, &w->runtime_walks);
     else if (key_is(key, "unknown_frames"))
-      read_u64(r, &w->unknown_frames);
+      read_count(r, &w->unknown_frames);
     else if (key_is(key, "stacks_dropped"))
-      read_u64(r, &w->stacks_dropped);
+      read_count(r, &w->stacks_dropped);
     else if (key_is(key, "frames"))
-      read_u64(r, &w->frames);
+      read_count(r, &w->frames);
     else if (key_is(key, "native_frames"))
-      read_u64(r, &w->native_frames);
+      read_count(r, &w->native_frames);
     else if (key_is(key, "stacks_named"))
-      read_u64(r, &w->stacks_named);
+      read_count(r, &w->stacks_named);
     else if (key_is(key, "time_ns"))
       read_walk_times(r, w);
     else if (key_is(key, "failures"))
@@ -633,9 +759,9 @@ static void read_ticks_by_walker(SxsJsonReader *r, SxsSamplesModel *sm) {
   const char *key;
   while (sxs__json_reader_next_member(r, &key)) {
     if (key_is(key, "signal"))
-      read_u64(r, &sm->ticks_signal);
+      read_count(r, &sm->ticks_signal);
     else if (key_is(key, "suspend"))
-      read_u64(r, &sm->ticks_suspend);
+      read_count(r, &sm->ticks_suspend);
   }
 }
 
@@ -655,31 +781,31 @@ static void read_samples(SxsJsonReader *r, SxsSamplesModel *sm) {
     else if (key_is(key, "off_reason"))
       read_str(r, &sm->off_reason);
     else if (key_is(key, "ticks"))
-      read_u64(r, &sm->ticks);
+      read_count(r, &sm->ticks);
     else if (key_is(key, "ticks_by_walker"))
       read_ticks_by_walker(r, sm);
     else if (key_is(key, "taken"))
-      read_u64(r, &sm->taken);
+      read_count(r, &sm->taken);
     else if (key_is(key, "weight"))
-      read_u64(r, &sm->weight);
+      read_count(r, &sm->weight);
     else if (key_is(key, "frames"))
-      read_u64(r, &sm->frames);
+      read_count(r, &sm->frames);
     else if (key_is(key, "capture_ns"))
-      read_u64(r, &sm->capture_ns);
+      read_ns(r, &sm->capture_ns);
     else if (key_is(key, "capture_ns_max"))
-      read_u64(r, &sm->capture_ns_max);
+      read_ns(r, &sm->capture_ns_max);
     else if (key_is(key, "capture_ns_p50"))
-      read_u64(r, &sm->capture_ns_p50);
+      read_ns(r, &sm->capture_ns_p50);
     else if (key_is(key, "capture_ns_p90"))
-      read_u64(r, &sm->capture_ns_p90);
+      read_ns(r, &sm->capture_ns_p90);
     else if (key_is(key, "capture_ns_p99"))
-      read_u64(r, &sm->capture_ns_p99);
+      read_ns(r, &sm->capture_ns_p99);
     else if (key_is(key, "resolve_ns"))
-      read_u64(r, &sm->resolve_ns);
+      read_ns(r, &sm->resolve_ns);
     else if (key_is(key, "suspensions"))
-      read_u64(r, &sm->suspensions);
+      read_count(r, &sm->suspensions);
     else if (key_is(key, "walks_reused"))
-      read_u64(r, &sm->walks_reused);
+      read_count(r, &sm->walks_reused);
     else if (key_is(key, "dropped"))
       read_count_table(r, sm->dropped);
     else if (key_is(key, "stacks"))
@@ -834,12 +960,28 @@ SxsProfileModel *sxs__profile_read(const char *text, gsize len, GError **error) 
   return profile_read_source("the profile", text, len, error);
 }
 
-/* Reads a file that cannot be mapped (a pipe) to its end. NULL with errno set on failure. */
-static char *read_all(int fd, gsize *ret_len) {
-  GByteArray *data = g_byte_array_sized_new(65536);
+/* What a file that is not a regular one is, for messages. */
+static const char *file_kind(mode_t mode) {
+  if (S_ISDIR(mode))
+    return "a folder";
+  if (S_ISFIFO(mode))
+    return "a FIFO";
+  if (S_ISCHR(mode))
+    return "a character device";
+  if (S_ISBLK(mode))
+    return "a block device";
+  if (S_ISSOCK(mode))
+    return "a socket";
+  return "not a regular file";
+}
+
+/* Reads a regular file that says it is empty (a /proc or /sys file) to its end, or to one byte
+ * past max_size. NULL with errno set on failure. */
+static char *read_all(int fd, guint64 max_size, gsize *ret_len) {
+  GByteArray *data = g_byte_array_sized_new(4096); /* never NULL when freed, also when empty */
   guint8 chunk[65536];
-  for (;;) {
-    ssize_t n = read(fd, chunk, sizeof chunk);
+  while (data->len <= max_size) {
+    ssize_t n = read(fd, chunk, (size_t)MIN(sizeof chunk, max_size + 1 - data->len));
     if (n < 0 && errno == EINTR)
       continue;
     if (n < 0) {
@@ -856,51 +998,60 @@ static char *read_all(int fd, gsize *ret_len) {
   return (char *)g_byte_array_free(data, FALSE);
 }
 
-SxsProfileModel *sxs__profile_load(const char *path, GError **error) {
-  int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
-  if (fd < 0) {
-    int saved = errno;
-    g_set_error(error, SXS_PROFILE_READ_ERROR, SXS_PROFILE_READ_ERROR_FILE, "cannot open %s: %s", path,
-                g_strerror(saved));
-    return NULL;
-  }
+G_GNUC_PRINTF(4, 5)
+static SxsProfileModel *load_fail(GError **error, int fd, int code, const char *format, ...) {
+  if (fd >= 0)
+    close(fd);
+  va_list args;
+  va_start(args, format);
+  g_autofree char *message = g_strdup_vprintf(format, args);
+  va_end(args);
+  g_set_error_literal(error, SXS_PROFILE_READ_ERROR, code, message);
+  return NULL;
+}
+
+SxsProfileModel *sxs__profile_load(const char *path, guint64 max_size, GError **error) {
+  if (max_size == 0)
+    max_size = SXS_PROFILE_MAX_FILE_SIZE;
+  /* O_NONBLOCK: opening a FIFO that has no writer must not wait for one. */
+  int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+  if (fd < 0)
+    return load_fail(error, -1, SXS_PROFILE_READ_ERROR_FILE, "cannot open %s: %s", path, g_strerror(errno));
   struct stat st;
-  if (fstat(fd, &st) < 0) {
-    int saved = errno;
-    close(fd);
-    g_set_error(error, SXS_PROFILE_READ_ERROR, SXS_PROFILE_READ_ERROR_FILE, "cannot read %s: %s", path,
-                g_strerror(saved));
-    return NULL;
-  }
-  if (S_ISDIR(st.st_mode)) {
-    close(fd);
-    g_set_error(error, SXS_PROFILE_READ_ERROR, SXS_PROFILE_READ_ERROR_FILE, "%s is a folder, not a profile", path);
-    return NULL;
-  }
+  if (fstat(fd, &st) < 0)
+    return load_fail(error, fd, SXS_PROFILE_READ_ERROR_FILE, "cannot read %s: %s", path, g_strerror(errno));
+  if (S_ISDIR(st.st_mode))
+    return load_fail(error, fd, SXS_PROFILE_READ_ERROR_FILE, "%s is a folder, not a profile", path);
+  if (!S_ISREG(st.st_mode))
+    return load_fail(error, fd, SXS_PROFILE_READ_ERROR_FILE, "%s is %s, not a profile; expected a regular file", path,
+                     file_kind(st.st_mode));
+  if ((guint64)st.st_size > max_size)
+    return load_fail(error, fd, SXS_PROFILE_READ_ERROR_TOO_LARGE,
+                     "%s is %" G_GUINT64_FORMAT " bytes; expected a profile of at most %" G_GUINT64_FORMAT " bytes",
+                     path, (guint64)st.st_size, max_size);
 
   SxsProfileModel *m;
-  if (S_ISREG(st.st_mode) && st.st_size > 0) {
+  if (st.st_size > 0) {
     gsize len = (gsize)st.st_size;
     void *text = mmap(NULL, len, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
     int saved = errno;
     close(fd);
-    if (text == MAP_FAILED) {
-      g_set_error(error, SXS_PROFILE_READ_ERROR, SXS_PROFILE_READ_ERROR_FILE, "cannot read %s: %s", path,
-                  g_strerror(saved));
-      return NULL;
-    }
+    if (text == MAP_FAILED)
+      return load_fail(error, -1, SXS_PROFILE_READ_ERROR_FILE, "cannot read %s: %s", path, g_strerror(saved));
     m = profile_read_source(path, text, len, error);
     munmap(text, len);
     return m;
   }
   gsize len = 0;
-  g_autofree char *text = read_all(fd, &len);
+  g_autofree char *text = read_all(fd, max_size, &len);
   int saved = errno;
   close(fd);
-  if (!text) {
-    g_set_error(error, SXS_PROFILE_READ_ERROR, SXS_PROFILE_READ_ERROR_FILE, "cannot read %s: %s", path,
-                g_strerror(saved));
-    return NULL;
-  }
+  if (!text)
+    return load_fail(error, -1, SXS_PROFILE_READ_ERROR_FILE, "cannot read %s: %s", path, g_strerror(saved));
+  if (len > max_size)
+    return load_fail(error, -1, SXS_PROFILE_READ_ERROR_TOO_LARGE,
+                     "%s is more than %" G_GUINT64_FORMAT " bytes; expected a profile of at most %" G_GUINT64_FORMAT
+                     " bytes",
+                     path, max_size, max_size);
   return profile_read_source(path, text, len, error);
 }

@@ -10,7 +10,7 @@
 /* Codes of SXS_PROFILE_READ_ERROR. Every message is one line that starts with the file's path
  * (or "the profile" for a text in memory). */
 typedef enum {
-  SXS_PROFILE_READ_ERROR_FILE,        /* cannot open or read the file, or it is a folder */
+  SXS_PROFILE_READ_ERROR_FILE,        /* cannot open or read the file, or it is not a regular file */
   SXS_PROFILE_READ_ERROR_EMPTY,       /* "... is empty" (nothing but white space) */
   SXS_PROFILE_READ_ERROR_NOT_JSON,    /* "... is not JSON: <what> at line L, column C" */
   SXS_PROFILE_READ_ERROR_TRUNCATED,   /* "... is truncated: unexpected end of file at line L, column C" */
@@ -18,7 +18,10 @@ typedef enum {
   SXS_PROFILE_READ_ERROR_VERSION,     /* "... was written by a newer sxsprof (profile version N; this
                                        * sxsprof reads version 1)" */
   SXS_PROFILE_READ_ERROR_INVALID,     /* "...: <member path>: <what> at line L, column C", a member of
-                                       * the wrong type or with a value out of range */
+                                       * the wrong type or with a value out of range, a stack or a call
+                                       * tree past a limit of sxs_profile.h, a call tree whose ids or
+                                       * parents do not make a tree, a runtime id given twice */
+  SXS_PROFILE_READ_ERROR_TOO_LARGE,   /* "... is N bytes; expected a profile of at most M bytes" */
 } SxsProfileReadError;
 
 #define SXS_PROFILE_READ_ERROR (sxs__profile_read_error_quark())
@@ -41,7 +44,12 @@ GQuark sxs__profile_read_error_quark(void);
  */
 SxsProfileModel *sxs__profile_read(const char *text, gsize len, GError **error);
 
-/* Reads the profile at path, as sxs__profile_read. A regular file is mapped, not copied, and
- * unmapped before returning; it must not be truncated while it is read (the profile writer
- * replaces files by renaming, never in place). Other files (a pipe) are read into memory. */
-SxsProfileModel *sxs__profile_load(const char *path, GError **error);
+/* Largest profile file read unless the caller gives another limit: 1 GiB. */
+#define SXS_PROFILE_MAX_FILE_SIZE (G_GUINT64_CONSTANT(1) << 30)
+
+/* Reads the profile at path, as sxs__profile_read. Only a regular file is read (a folder, a FIFO,
+ * a device or a socket is refused without reading from it), of at most max_size bytes (0:
+ * SXS_PROFILE_MAX_FILE_SIZE). It is mapped, not copied, and unmapped before returning; it must not
+ * be truncated while it is read (the profile writer replaces files by renaming, never in place).
+ * A regular file that says it is empty (/proc, /sys) is read to its end, up to max_size. */
+SxsProfileModel *sxs__profile_load(const char *path, guint64 max_size, GError **error);

@@ -107,33 +107,67 @@ int sxs__formats_write(const SxsView *v, const char *base, guint set, const SxsR
       g_array_append_val(kind_len, n);
     }
   }
-  g_autoptr(GPtrArray) written = g_ptr_array_new_with_free_func(g_free);
-  int r = 0;
-  for (guint i = 0; i < kind_paths->len && r == 0; i++) {
-    const char *path = kind_paths->pdata[i];
-    r = sxs__file_write_atomic(path, kind_data->pdata[i], g_array_index(kind_len, gsize, i));
-    if (r < 0)
-      *ret_error = g_strdup_printf("cannot write %s: %s", path, g_strerror(-r));
-    else
-      g_ptr_array_add(written, g_strdup(path));
+  /* Every file to write: the event profiles' own, then the formats'. */
+  g_autoptr(GPtrArray) paths = g_ptr_array_new_with_free_func(g_free);
+  g_autoptr(GPtrArray) bytes = g_ptr_array_new_with_free_func(g_free);
+  g_autoptr(GArray) lens = g_array_new(FALSE, FALSE, sizeof(gsize));
+  for (guint i = 0; i < kind_paths->len; i++) {
+    g_ptr_array_add(paths, g_steal_pointer(&kind_paths->pdata[i]));
+    g_ptr_array_add(bytes, g_steal_pointer(&kind_data->pdata[i]));
+    g_array_append_val(lens, g_array_index(kind_len, gsize, i));
   }
-  for (int f = 0; f < SXS_N_FORMATS && r == 0; f++) {
+  for (int f = 0; f < SXS_N_FORMATS; f++) {
     if (!data[f])
       continue;
-    char *path = g_strconcat(base, formats[f].suffix, NULL);
-    r = sxs__file_write_atomic(path, data[f], len[f]);
-    if (r < 0) {
-      *ret_error = g_strdup_printf("cannot write %s: %s", path, g_strerror(-r));
-      g_free(path);
-    } else {
-      g_ptr_array_add(written, path);
+    g_ptr_array_add(paths, g_strconcat(base, formats[f].suffix, NULL));
+    g_ptr_array_add(bytes, g_steal_pointer(&data[f]));
+    g_array_append_val(lens, len[f]);
+  }
+  g_autoptr(GPtrArray) written = g_ptr_array_new_with_free_func(g_free);
+  g_autoptr(GString) errors = g_string_new(NULL);
+  int r = 0;
+  if (flags & SXS_FORMATS_ALL_OR_NOTHING) {
+    /* Every file to a temp file first: a failure (a full disk) leaves each older file in place. */
+    g_autofree char **tmp = g_new0(char *, paths->len + 1);
+    for (guint i = 0; i < paths->len && r == 0; i++) {
+      const char *path = paths->pdata[i];
+      r = sxs__file_write_temp(path, bytes->pdata[i], g_array_index(lens, gsize, i), &tmp[i]);
+      if (r < 0)
+        g_string_append_printf(errors, "cannot write %s: %s", path, g_strerror(-r));
+    }
+    for (guint i = 0; i < paths->len; i++) {
+      if (!tmp[i])
+        continue;
+      const char *path = paths->pdata[i];
+      int c = r < 0 ? (unlink(tmp[i]), 0) : sxs__file_commit(tmp[i], path);
+      if (c < 0 && r == 0) {
+        r = c;
+        g_string_append_printf(errors, "cannot write %s: %s", path, g_strerror(-c));
+      }
+      if (r == 0)
+        g_ptr_array_add(written, g_strdup(path));
+      g_free(tmp[i]);
+    }
+  } else {
+    /* Each file on its own: one that cannot be written keeps its older version and is named; the
+     * others are still written. */
+    for (guint i = 0; i < paths->len; i++) {
+      const char *path = paths->pdata[i];
+      int w = sxs__file_write_atomic(path, bytes->pdata[i], g_array_index(lens, gsize, i));
+      if (w < 0) {
+        g_string_append_printf(errors, "%scannot write %s: %s", errors->len ? "\n" : "", path, g_strerror(-w));
+        r = r < 0 ? r : w;
+      } else {
+        g_ptr_array_add(written, g_strdup(path));
+      }
     }
   }
   for (int f = 0; f < SXS_N_FORMATS; f++)
     g_free(data[f]);
   if (r < 0) {
-    for (guint i = 0; (flags & SXS_FORMATS_ALL_OR_NOTHING) && i < written->len; i++)
-      unlink(written->pdata[i]);
+    *ret_error = g_strdup(errors->str);
+    for (guint i = 0; ret_paths && i < written->len; i++)
+      g_ptr_array_add(ret_paths, g_strdup(written->pdata[i]));
     return r;
   }
   if (ret_skipped)

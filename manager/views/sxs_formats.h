@@ -21,14 +21,16 @@ char *sxs__formats_render(const SxsView *v, SxsFormat f, const SxsRenderOptions 
  * profile as <base><suffix>, each atomically. A format with nothing to show is left out and named
  * in *ret_skipped ("svg: no stacks ..."; one line each, may be NULL). Every format is rendered
  * before any file is written; see SxsFormatsFlags for what a failure or a left-out format does to
- * files already there (the profiler keeps its last good views; the report leaves nothing half).
- * Returns the number of files written (their paths appended to ret_paths when non-NULL), or
- * -errno with *ret_error set (one sentence naming the file). progress (may be NULL) is called
+ * files already there. A file that cannot be written always keeps its older version. Returns the
+ * number of files written (their paths appended to ret_paths when non-NULL), or -errno of the
+ * first failure with *ret_error set: one line per file that could not be written ("cannot write
+ * <path>: <why>"), and ret_paths then holds the files that were. progress (may be NULL) is called
  * before each format is rendered.
  */
 typedef void (*SxsFormatsProgress)(SxsFormat f, guint index, guint count, gpointer data);
 typedef enum {
-  SXS_FORMATS_ALL_OR_NOTHING = 1 << 0, /* a failed write removes the files this call wrote */
+  SXS_FORMATS_ALL_OR_NOTHING = 1 << 0, /* every file or none: all are written to temp files first,
+                                        * and none replaces its older version unless all could be */
   SXS_FORMATS_DROP_STALE = 1 << 1,     /* a format left out removes an older file of its name */
 } SxsFormatsFlags;
 int sxs__formats_write(const SxsView *v, const char *base, guint formats, const SxsRenderOptions *o,

@@ -24,6 +24,11 @@ SxsProfileKind sxs__view_profile_of_kind(SxsViewKind k) {
                                                           : SXS_PROFILE_N_KINDS;
 }
 
+/* Weights and counts add up saturating: a profile's sums never wrap (SXS_PROFILE_MAX_NS). */
+static guint64 add(guint64 a, guint64 b) {
+  return sxs__saturating_add(a, b, SXS_PROFILE_MAX_NS);
+}
+
 const char *sxs__view_kind_name(SxsViewKind k) {
   return k < SXS_VIEW_N_KINDS ? kind_names[k] : "none";
 }
@@ -149,8 +154,8 @@ static void group_add(GroupFill *gf, guint32 *frames, guint depth, guint64 weigh
   gpointer hit = g_hash_table_lookup(gf->index, key);
   if (hit) {
     SxsViewStack *s = &g_array_index(gf->g->stacks, SxsViewStack, GPOINTER_TO_UINT(hit) - 1);
-    s->weight += weight;
-    s->count += count;
+    s->weight = add(s->weight, weight);
+    s->count = add(s->count, count);
     g_free(frames);
     return;
   }
@@ -180,8 +185,8 @@ static void group_fill_finish(GroupFill *gf, SxsView *v) {
   }
   g_array_sort(g->stacks, compare_stacks);
   for (guint i = 0; i < g->stacks->len; i++) {
-    g->total += g_array_index(g->stacks, SxsViewStack, i).weight;
-    g->total_count += g_array_index(g->stacks, SxsViewStack, i).count;
+    g->total = add(g->total, g_array_index(g->stacks, SxsViewStack, i).weight);
+    g->total_count = add(g->total_count, g_array_index(g->stacks, SxsViewStack, i).count);
   }
   g_ptr_array_add(v->groups, g);
 }
@@ -212,17 +217,18 @@ static guint32 *model_stack_frames(Builder *b, const SxsStackModel *s, const Sxs
   return frames;
 }
 
-/* The name of OS thread tid from the runtimes' thread records, or NULL. */
-static const char *thread_name_of(const SxsProfileModel *m, uint32_t tid) {
+/* OS thread id -> the first name the runtimes' thread records give it. */
+static GHashTable *thread_names_new(const SxsProfileModel *m) {
+  GHashTable *names = g_hash_table_new(g_direct_hash, g_direct_equal);
   for (guint i = 0; i < m->runtimes->len; i++) {
     const SxsRuntimeModel *r = m->runtimes->pdata[i];
     for (guint j = 0; j < r->threads->len; j++) {
       const SxsThreadRecord *t = r->threads->pdata[j];
-      if (t->os_tid == tid && t->name)
-        return t->name;
+      if (t->name && !g_hash_table_contains(names, GUINT_TO_POINTER(t->os_tid)))
+        g_hash_table_insert(names, GUINT_TO_POINTER(t->os_tid), t->name);
     }
   }
-  return NULL;
+  return names;
 }
 
 static gboolean thread_matches(const SxsViewFilter *filter, uint32_t tid, const char *name) {
@@ -277,6 +283,7 @@ static void add_samples(Builder *b, const SxsViewFilter *filter) {
 
 static void add_events(Builder *b, const SxsViewFilter *filter) {
   static const char *const events[] = {"exception", "jit", "gc"};
+  g_autoptr(GHashTable) names = filter && filter->thread ? thread_names_new(b->v->model) : NULL;
   for (guint e = 0; e < G_N_ELEMENTS(events); e++) {
     SxsViewGroup *g = group_new(SXS_VIEW_EVENTS, "events");
     g->event = g_strdup(events[e]);
@@ -286,7 +293,7 @@ static void add_events(Builder *b, const SxsViewFilter *filter) {
     for (guint i = 0; i < b->v->model->stacks->len; i++) {
       const SxsStackModel *s = b->v->model->stacks->pdata[i];
       if (g_strcmp0(s->event, events[e]) != 0 ||
-          !thread_matches(filter, s->thread, filter && filter->thread ? thread_name_of(b->v->model, s->thread) : NULL))
+          !thread_matches(filter, s->thread, names ? g_hash_table_lookup(names, GUINT_TO_POINTER(s->thread)) : NULL))
         continue;
       guint32 *frames = model_stack_frames(b, s, filter);
       if (frames)
@@ -309,6 +316,7 @@ static const char *profile_unit(SxsProfileKind k) {
 /* The event profiles: per kind, one group per runtime (the runtime the events happened in, whatever
  * runtimes its frames are of), each stack ending in a frame for its type. */
 static void add_profiles(Builder *b, const SxsViewFilter *filter) {
+  g_autoptr(GHashTable) names = filter && filter->thread ? thread_names_new(b->v->model) : NULL;
   for (int k = 0; k < SXS_PROFILE_N_KINDS; k++) {
     const GPtrArray *stacks = b->v->model->profiles[k].stacks;
     if (!stacks || stacks->len == 0)
@@ -333,8 +341,7 @@ static void add_profiles(Builder *b, const SxsViewFilter *filter) {
       for (guint i = 0; i < stacks->len; i++) {
         const SxsStackModel *s = stacks->pdata[i];
         if (s->runtime_id != id ||
-            !thread_matches(filter, s->thread,
-                            filter && filter->thread ? thread_name_of(b->v->model, s->thread) : NULL))
+            !thread_matches(filter, s->thread, names ? g_hash_table_lookup(names, GUINT_TO_POINTER(s->thread)) : NULL))
           continue;
         guint n = s->frames->len;
         guint depth = n + (s->type ? 1 : 0);
@@ -369,17 +376,19 @@ static void add_calls(Builder *b, const SxsRuntimeModel *r) {
     if (f->name && f->module)
       g_hash_table_insert(modules, f->name, f->module);
   }
-  g_autoptr(GHashTable) by_id = g_hash_table_new(g_direct_hash, g_direct_equal);
+  /* Each node's parent as an index (G_MAXUINT32: a root, or a parent that is missing). */
+  g_autoptr(GHashTable) index_of = g_hash_table_new(g_direct_hash, g_direct_equal);
   for (guint i = 0; i < nodes->len; i++)
-    g_hash_table_insert(by_id, GUINT_TO_POINTER(((const SxsCallNode *)nodes->pdata[i])->id), nodes->pdata[i]);
+    g_hash_table_insert(index_of, GUINT_TO_POINTER(((const SxsCallNode *)nodes->pdata[i])->id),
+                        GUINT_TO_POINTER(i + 1));
+  g_autofree guint32 *parent_of = g_new(guint32, nodes->len);
   g_autofree guint32 *frame_of = g_new(guint32, nodes->len);
   for (guint i = 0; i < nodes->len; i++) {
     const SxsCallNode *n = nodes->pdata[i];
+    guint p = n->parent ? GPOINTER_TO_UINT(g_hash_table_lookup(index_of, GUINT_TO_POINTER(n->parent))) : 0;
+    parent_of[i] = p ? p - 1 : G_MAXUINT32;
     frame_of[i] = managed_frame(b, r->id, n->name, n->name ? g_hash_table_lookup(modules, n->name) : NULL);
   }
-  g_autoptr(GHashTable) index_of = g_hash_table_new(g_direct_hash, g_direct_equal);
-  for (guint i = 0; i < nodes->len; i++)
-    g_hash_table_insert(index_of, nodes->pdata[i], GUINT_TO_POINTER(i));
 
   g_autoptr(GArray) path = g_array_new(FALSE, FALSE, sizeof(guint32));
   for (guint i = 0; i < nodes->len; i++) {
@@ -388,12 +397,11 @@ static void add_calls(Builder *b, const SxsRuntimeModel *r) {
     if (weight == 0 && n->calls == 0)
       continue;
     g_array_set_size(path, 0);
-    /* Up to the root; a parent that is missing or a cycle ends the path. */
-    for (const SxsCallNode *p = n; p && path->len <= nodes->len;
-         p = p->parent ? g_hash_table_lookup(by_id, GUINT_TO_POINTER(p->parent)) : NULL) {
-      guint32 f = frame_of[GPOINTER_TO_UINT(g_hash_table_lookup(index_of, p))];
-      g_array_append_val(path, f);
-    }
+    /* Up to the root. A profile read from a file has no cycle and no path deeper than
+     * SXS_PROFILE_MAX_CALL_DEPTH (sxs_profile_read checks); the bound keeps any other model's
+     * cycle from running forever. */
+    for (guint32 p = i; p != G_MAXUINT32 && path->len < SXS_PROFILE_MAX_CALL_DEPTH; p = parent_of[p])
+      g_array_append_val(path, frame_of[p]);
     guint depth = path->len;
     guint32 *frames = g_new(guint32, depth);
     for (guint j = 0; j < depth; j++)
@@ -420,7 +428,7 @@ static void unify_call_units(SxsView *v) {
     for (guint s = 0; s < g->stacks->len; s++) {
       SxsViewStack *st = &g_array_index(g->stacks, SxsViewStack, s);
       st->weight = st->count;
-      g->total += st->weight;
+      g->total = add(g->total, st->weight);
     }
     g_array_sort(g->stacks, compare_stacks);
   }
@@ -556,7 +564,8 @@ SxsViewTree *sxs__view_tree_new(const SxsView *v, SxsViewKind k, const SxsViewGr
     if (group && it.group != group)
       continue;
     guint32 at = 0;
-    g_array_index(t->nodes, SxsViewNode, 0).total += s->weight;
+    SxsViewNode *root = &g_array_index(t->nodes, SxsViewNode, 0);
+    root->total = add(root->total, s->weight);
     for (guint d = 0; d < s->depth; d++) {
       gint64 key = ((gint64)at << 32) | s->frames[d];
       gpointer hit = g_hash_table_lookup(edges, &key);
@@ -571,9 +580,11 @@ SxsViewTree *sxs__view_tree_new(const SxsView *v, SxsViewKind k, const SxsViewGr
         g_array_index(t->nodes, SxsViewNode, at).n_children++;
       }
       at = next;
-      g_array_index(t->nodes, SxsViewNode, at).total += s->weight;
+      SxsViewNode *node = &g_array_index(t->nodes, SxsViewNode, at);
+      node->total = add(node->total, s->weight);
     }
-    g_array_index(t->nodes, SxsViewNode, at).self += s->weight;
+    SxsViewNode *leaf = &g_array_index(t->nodes, SxsViewNode, at);
+    leaf->self = add(leaf->self, s->weight);
   }
   /* Children grouped per parent, in label order. */
   guint n = t->nodes->len;
@@ -625,11 +636,11 @@ GArray *sxs__view_frame_totals(const SxsView *v, SxsViewKind k, int runtime_id) 
       guint32 f = s->frames[d];
       if (seen[f] != stamp) {
         seen[f] = stamp;
-        total[f] += s->weight;
+        total[f] = add(total[f], s->weight);
       }
     }
     if (s->depth > 0)
-      self[s->frames[s->depth - 1]] += s->weight;
+      self[s->frames[s->depth - 1]] = add(self[s->frames[s->depth - 1]], s->weight);
   }
   GArray *out = g_array_new(FALSE, FALSE, sizeof(SxsViewFrameTotal));
   for (guint f = 0; f < n; f++) {

@@ -63,7 +63,7 @@ char *sxs__write_folded(const SxsView *v, const SxsRenderOptions *o, gsize *ret_
       sum = g_new0(guint64, 1);
       g_hash_table_insert(weights, g_strdup(line->str), sum);
     }
-    *sum += s->weight;
+    *sum = sxs__saturating_add(*sum, s->weight, SXS_PROFILE_MAX_NS);
   }
   if (g_hash_table_size(weights) == 0) {
     if (ret_error != NULL)

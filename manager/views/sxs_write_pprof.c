@@ -260,7 +260,7 @@ char *sxs__write_pprof(const SxsView *v, const SxsRenderOptions *o, gsize *ret_l
         p.period_type = pprof_value_type(&b, what, "nanoseconds");
         p.period = (int64_t)v->period_ns;
         if (v->model != NULL && v->model->samples.ticks > 0)
-          p.duration_nanos = (int64_t)(v->model->samples.ticks * v->period_ns);
+          p.duration_nanos = (int64_t)sxs__saturating_mul(v->model->samples.ticks, v->period_ns, SXS_PROFILE_MAX_NS);
       }
       break;
     }
@@ -348,13 +348,14 @@ char *sxs__write_pprof(const SxsView *v, const SxsRenderOptions *o, gsize *ret_l
       sm->n_value = p.n_sample_type;
       sm->value = values;
       int64_t *slot = values + first_slot[k];
-      slot[0] = (int64_t)s->count;
+      /* The view's counts and weights stay within int64 (SXS_PROFILE_MAX_NS). */
+      slot[0] = (int64_t)MIN(s->count, SXS_PROFILE_MAX_NS);
       if (kinds[k] == SXS_VIEW_SAMPLES && ns_from_period)
-        slot[1] = (int64_t)(s->count * v->period_ns);
+        slot[1] = (int64_t)sxs__saturating_mul(s->count, v->period_ns, SXS_PROFILE_MAX_NS);
       else if (kinds[k] == SXS_VIEW_CALLS && timed)
-        slot[1] = (int64_t)s->weight;
+        slot[1] = (int64_t)MIN(s->weight, SXS_PROFILE_MAX_NS);
       else if (kinds[k] == SXS_VIEW_CONTENTION || kinds[k] == SXS_VIEW_ALLOCATIONS)
-        slot[1] = (int64_t)s->weight;
+        slot[1] = (int64_t)MIN(s->weight, SXS_PROFILE_MAX_NS);
       values += p.n_sample_type;
       sm->n_label = n_labels;
       sm->label = labels;
@@ -365,7 +366,7 @@ char *sxs__write_pprof(const SxsView *v, const SxsRenderOptions *o, gsize *ret_l
   /* When and what: the process's start, and comments `pprof -comments` shows. */
   const SxsProcessInfo *proc = v->model != NULL ? v->model->process : NULL;
   if (proc != NULL && proc->start_unix_ms > 0)
-    p.time_nanos = proc->start_unix_ms * G_GINT64_CONSTANT(1000000);
+    p.time_nanos = (int64_t)sxs__saturating_mul((guint64)proc->start_unix_ms, 1000000, SXS_PROFILE_MAX_NS);
   g_autofree char *command = proc != NULL ? sxs__process_command_line(proc->argv, 0) : NULL;
   int64_t *comments = pprof_alloc(&b, 2, sizeof *comments);
   comments[p.n_comment++] = pprof_string(&b.strings, "sxsprof");

@@ -33,7 +33,7 @@ typedef struct {
  * when the sampler's period is known, so that speedscope shows times. */
 static guint64 speedscope_sample_weight(const SxsView *v, const SxsViewGroup *g, const SxsViewStack *s) {
   if (g->kind == SXS_VIEW_SAMPLES && v->period_ns > 0)
-    return s->weight * v->period_ns;
+    return sxs__saturating_mul(s->weight, v->period_ns, SXS_PROFILE_MAX_NS);
   return s->weight;
 }
 
@@ -68,7 +68,7 @@ static void speedscope_write_sampled(SxsJsonWriter *w, const SxsView *v, const S
   for (guint i = 0; i < g->stacks->len; i++) {
     guint64 weight = speedscope_sample_weight(v, g, &g_array_index(g->stacks, SxsViewStack, i));
     sxs__json_uint(w, weight);
-    end += weight;
+    end = sxs__saturating_add(end, weight, SXS_PROFILE_MAX_NS);
   }
   sxs__json_end_array(w);
   sxs__json_member_uint(w, "startValue", 0);
@@ -114,7 +114,7 @@ static void speedscope_write_evented(SxsJsonWriter *w, const SxsView *v, const S
       g_array_append_val(open, o); /* may move the array: top is not used after this */
       continue;
     }
-    guint64 close = MAX(top->start + n->total, top->cursor);
+    guint64 close = MAX(sxs__saturating_add(top->start, n->total, SXS_PROFILE_MAX_NS), top->cursor);
     if (top->node != 0)
       speedscope_event(w, "C", n->frame, close);
     end = MAX(end, close);

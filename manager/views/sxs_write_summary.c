@@ -148,7 +148,7 @@ static void samples_section(GString *out, const SxsView *v, const SxsRenderOptio
   SxsViewIter it;
   sxs__view_iter_init(&it, v, SXS_VIEW_SAMPLES);
   for (const SxsViewGroup *g; (g = sxs__view_iter_next_group(&it));) {
-    whole += g->total;
+    whole = sxs__saturating_add(whole, g->total, SXS_PROFILE_MAX_NS);
     stacks += g->stacks->len;
     threads++;
   }
@@ -232,8 +232,8 @@ static void calls_section(GString *out, const SxsView *v, const SxsRenderOptions
       const SxsFunctionRecord *f = r->functions->pdata[j];
       if (f->traced && f->calls) {
         g_ptr_array_add(fns, (gpointer)f);
-        whole += f->exclusive_ns;
-        calls += f->calls;
+        whole = sxs__saturating_add(whole, f->exclusive_ns, SXS_PROFILE_MAX_NS);
+        calls = sxs__saturating_add(calls, f->calls, SXS_PROFILE_MAX_NS);
       }
     }
     if (fns->len == 0)

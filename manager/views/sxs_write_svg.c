@@ -407,7 +407,7 @@ static SxsSvgPlace *svg_layout(const SxsViewTree *t) {
       place[ci].q_start = svg_map(start[ci], total);
       place[ci].q_end = svg_map(child_end, total);
       place[ci].depth = place[i].depth + 1;
-      at += nodes[ci].total;
+      at = sxs__saturating_add(at, nodes[ci].total, G_MAXUINT64);
       g_array_append_val(todo, ci);
     }
   }

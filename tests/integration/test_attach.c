@@ -243,9 +243,82 @@ static void test_runsxs(ItestScratch *s, gconstpointer data) {
   g_assert_cmpint(itest_proc_wait(proc, TIMEOUT), ==, 0);
 }
 
+/* "sxsprof attach PID ARGS..." started in the background, its stderr to dir/attach.err. */
+static ItestProc *start_attach(const char *dir, int pid, const char *const *args) {
+  g_autoptr(GPtrArray) argv = g_ptr_array_new_with_free_func(g_free);
+  g_ptr_array_add(argv, g_strdup(itest_env("SXS_SXSPROF")));
+  g_ptr_array_add(argv, g_strdup("attach"));
+  g_ptr_array_add(argv, g_strdup_printf("%d", pid));
+  for (const char *const *a = args; *a; a++)
+    g_ptr_array_add(argv, g_strdup(*a));
+  g_ptr_array_add(argv, NULL);
+  g_autofree char *out = g_build_filename(dir, "attach.out", NULL);
+  g_autofree char *err = g_build_filename(dir, "attach.err", NULL);
+  return itest_spawn((const char *const *)argv->pdata, NULL, dir, out, err, FALSE);
+}
+
+/* The target is killed while it is profiled: attach says so at once, with the signal (this test
+ * is the target's parent and has not collected it yet, so its status is still there to read). */
+static void test_target_killed(ItestScratch *s, gconstpointer data) {
+  (void)data;
+  g_autofree char *app = itest_app("SxsSample");
+  const char *argv[] = {itest_env("SXS_DOTNET"), app, "hotcold", "60", NULL};
+  g_autoptr(ItestProc) proc = start(s->dir, "app.out", argv);
+  g_usleep(2 * G_USEC_PER_SEC); /* its runtime up, with its diagnostics socket */
+  const char *args[] = {"--sample", "--duration", "60", "-o", s->output, NULL};
+  g_autoptr(ItestProc) attach = start_attach(s->dir, (int)proc->pid, args);
+  g_autofree char *err_path = g_build_filename(s->dir, "attach.err", NULL);
+  g_assert_true(itest_wait_for_text(err_path, "sxsprof: profiling runtime ", 60));
+  g_assert_cmpint(kill(proc->pid, SIGKILL), ==, 0);
+  gint64 killed = g_get_monotonic_time();
+  int code = itest_proc_wait(attach, 30);
+  gint64 answered = g_get_monotonic_time() - killed;
+  g_autofree char *err = itest_read_file(err_path);
+  g_test_message("attach: exit %d %.1f s after the kill\nstderr:\n%s", code, answered / 1e6, err);
+  g_assert_cmpint(code, ==, 1);
+  g_assert_cmpint(answered, <, 10 * G_USEC_PER_SEC);
+  g_autofree char *line = g_strdup_printf(
+      "sxsprof: process %d was killed by signal 9 (SIGKILL) before the profiler wrote a profile\n", (int)proc->pid);
+  g_assert_nonnull(strstr(err, line));
+  g_assert_null(strstr(err, "closed the control connection"));
+  g_assert_cmpint(itest_proc_wait(proc, TIMEOUT), ==, 128 + SIGKILL);
+}
+
+/* The target ends by itself while it is profiled: its exit wrote the profile, which attach hands
+ * over with its views, and says how the target ended. */
+static void test_target_exits(ItestScratch *s, gconstpointer data) {
+  (void)data;
+  g_autofree char *app = itest_app("SxsSample");
+  const char *argv[] = {itest_env("SXS_DOTNET"), app, "hotcold", "6", NULL};
+  g_autoptr(ItestProc) proc = start(s->dir, "app.out", argv);
+  g_usleep(2 * G_USEC_PER_SEC);
+  const char *args[] = {"--sample", "--duration", "60", "--format", "json,svg", "-o", s->output, NULL};
+  g_autoptr(ItestProc) attach = start_attach(s->dir, (int)proc->pid, args);
+  int code = itest_proc_wait(attach, TIMEOUT);
+  g_autofree char *err_path = g_build_filename(s->dir, "attach.err", NULL);
+  g_autofree char *err = itest_read_file(err_path);
+  g_test_message("attach: exit %d\nstderr:\n%s", code, err);
+  g_assert_cmpint(code, ==, 0);
+  g_autofree char *line = g_strdup_printf(
+      "sxsprof: process %d exited with status 0 while it was profiled; the profile is what its exit wrote\n",
+      (int)proc->pid);
+  g_assert_nonnull(strstr(err, line));
+  g_autofree char *profile = g_strdup_printf("; profile: %s\n", s->profile);
+  g_assert_nonnull(strstr(err, profile));
+  g_autofree char *graph = g_strdup_printf("sxsprof: flame graph: %s.svg\n", s->output);
+  g_assert_nonnull(strstr(err, graph));
+  g_assert_cmpint(itest_proc_wait(proc, TIMEOUT), ==, 0);
+  g_autoptr(JsonNode) doc = itest_load_json(s->profile);
+  g_assert_true(json_object_get_boolean_member(itest_profile_runtime(doc, 1), "attached"));
+}
+
 int main(int argc, char **argv) {
   g_test_init(&argc, &argv, NULL);
   g_test_add("/attach/catch-up", ItestScratch, NULL, itest_scratch_setup, test_catch_up, itest_scratch_teardown);
+  g_test_add("/attach/target-killed", ItestScratch, NULL, itest_scratch_setup, test_target_killed,
+             itest_scratch_teardown);
+  g_test_add("/attach/target-exits", ItestScratch, NULL, itest_scratch_setup, test_target_exits,
+             itest_scratch_teardown);
   g_test_add("/attach/unloads", ItestScratch, NULL, itest_scratch_setup, test_unloads, itest_scratch_teardown);
   g_test_add("/attach/runsxs/10+8", ItestScratch, "8.0", itest_scratch_setup, test_runsxs, itest_scratch_teardown);
   g_test_add("/attach/runsxs/10+3.1", ItestScratch, "3.1", itest_scratch_setup, test_runsxs, itest_scratch_teardown);

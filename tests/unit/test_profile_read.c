@@ -2,6 +2,7 @@
  * and rendered again gives the same bytes; every kind of bad file gets its one message. */
 #include <errno.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -92,7 +93,7 @@ static SxsProfileModel *full_model(void) {
   r1->counters = (SxsCounters){.jit_compiled = 1234,
                                .modules_loaded = 56,
                                .exceptions = FIXTURE_EXCEPTIONS,
-                               .gcs = G_MAXINT64,
+                               .gcs = (gint64)SXS_PROFILE_MAX_COUNT,
                                .threads_created = 7};
   r1->tracing.path = g_strdup("fast");
   r1->tracing.routing = g_strdup("mapper2");
@@ -103,7 +104,7 @@ static SxsProfileModel *full_model(void) {
   r1->tracing.unwound = 4;
   r1->tracing.open_frames = 5;
   r1->tracing.depth_overflows = 6;
-  r1->tracing.tree_overflows = G_MAXUINT64;
+  r1->tracing.tree_overflows = SXS_PROFILE_MAX_COUNT;
   SxsFunctionRecord *f = r1->functions->pdata[1];
   f->inlined = 3;
   f->precompiled = G_MAXUINT;
@@ -138,7 +139,7 @@ static SxsProfileModel *full_model(void) {
   r3->caps.info_version = -1;
 
   SxsStackModel *s = sxs__stack_model_new("jit", 101);
-  s->count = G_MAXUINT64;
+  s->count = SXS_PROFILE_MAX_COUNT;
   fixture_frame(s, FALSE, 0, "0x7f0000000abc", "", UINTPTR_MAX);
   fixture_frame(s, TRUE, 3, "[runtime 3 code at 0x1]", "", 1);
   g_ptr_array_add(m->stacks, s);
@@ -166,7 +167,7 @@ static SxsProfileModel *full_model(void) {
   w->empty = 27;
   w->truncated = 28;
   add_count(w->failures, "CORPROF_E_STACKSNAPSHOT_UNSAFE", 2);
-  add_count(w->failures, "EFAULT", G_MAXUINT64);
+  add_count(w->failures, "EFAULT", SXS_PROFILE_MAX_COUNT);
   add_count(w->skipped, "runtime 2: declined", 9);
 
   SxsSamplesModel *sm = &m->samples;
@@ -227,7 +228,7 @@ static void test_roundtrip_full(void) {
   g_assert_cmpuint(traced->inclusive_ns, ==, 1000);
   g_assert_false(untraced->traced);
   g_assert_cmpstr(g_hash_table_lookup(r1->features_off, "sampling"), ==, "asked \"off\"\nin config");
-  g_assert_cmpuint(*(guint64 *)g_hash_table_lookup(m->walks.failures, "EFAULT"), ==, G_MAXUINT64);
+  g_assert_cmpuint(*(guint64 *)g_hash_table_lookup(m->walks.failures, "EFAULT"), ==, SXS_PROFILE_MAX_COUNT);
   const SxsStackModel *jit = m->stacks->pdata[2];
   g_assert_cmpstr(jit->event, ==, "jit");
   g_assert_cmpuint(g_array_index(jit->frames, SxsStackFrameModel, 0).ip, ==, UINTPTR_MAX);
@@ -393,7 +394,7 @@ static void test_error_members(void) {
       {"\"inlined\": 3", "\"inlined\": 4294967296",
        "the profile: runtimes[0].functions[1].inlined: integer out of range (expected 0 to 4294967295)"},
       {"\"inlined\": 3", "\"inlined\": -3",
-       "the profile: runtimes[0].functions[1].inlined: integer out of range (expected 0 to 18446744073709551615)"},
+       "the profile: runtimes[0].functions[1].inlined: integer out of range (expected 0 to 4294967295)"},
       {"\"status\": \"declined\"", "\"status\": \"sleeping\"",
        "the profile: runtimes[1].status: expected \"profiling\", \"declined\" or \"pending\""},
       {"\"elt3\": true", "\"elt3\": 1",
@@ -406,8 +407,8 @@ static void test_error_members(void) {
        "the profile: samples.stacks[0].frames[0].ip: expected an address (\"0x\" and 1 to 16 hex digits)"},
       {"\"sp\": \"0x7ffd0000\"", "\"sp\": \"0x1ffffffffffffffff\"",
        "the profile: stacks[0].frames[0].sp: expected an address (\"0x\" and 1 to 16 hex digits)"},
-      {"\"EFAULT\": 18446744073709551615", "\"EFAULT\": 18446744073709551616",
-       "the profile: stack_walks.failures.EFAULT: integer out of range (expected 0 to 18446744073709551615)"},
+      {"\"EFAULT\": 9007199254740991", "\"EFAULT\": 18446744073709551616",
+       "the profile: stack_walks.failures.EFAULT: integer out of range (expected 0 to 9007199254740991)"},
       {"\"runtimes\": [", "\"runtimes\": [[], ", "the profile: runtimes[0]: expected an object, found an array"},
       {"\"samples\": {", "\"samples\": [], \"x\": {", "the profile: samples: expected an object, found an array"},
       {"\"version\": 1", "\"version\": \"1\"", "the profile: version: expected an integer, found a string"},
@@ -470,7 +471,7 @@ static void test_load(TmpDir *t, gconstpointer data) {
   g_autofree char *path = g_build_filename(t->dir, "app.json", NULL);
   g_assert_true(g_file_set_contents(path, text, (gssize)len, NULL));
   g_autoptr(GError) error = NULL;
-  g_autoptr(SxsProfileModel) m = sxs__profile_load(path, &error);
+  g_autoptr(SxsProfileModel) m = sxs__profile_load(path, 0, &error);
   g_assert_no_error(error);
   g_autofree char *again = render(m, NULL);
   g_assert_cmpstr(again, ==, text);
@@ -479,7 +480,7 @@ static void test_load(TmpDir *t, gconstpointer data) {
   g_autofree char *empty = g_build_filename(t->dir, "empty.json", NULL);
   g_assert_true(g_file_set_contents(empty, "", 0, NULL));
   g_autoptr(GError) empty_error = NULL;
-  g_assert_null(sxs__profile_load(empty, &empty_error));
+  g_assert_null(sxs__profile_load(empty, 0, &empty_error));
   g_assert_error(empty_error, SXS_PROFILE_READ_ERROR, SXS_PROFILE_READ_ERROR_EMPTY);
   g_autofree char *empty_message = g_strdup_printf("%s is empty", empty);
   g_assert_cmpstr(empty_error->message, ==, empty_message);
@@ -487,54 +488,226 @@ static void test_load(TmpDir *t, gconstpointer data) {
   g_autofree char *cut = g_build_filename(t->dir, "cut.json", NULL);
   g_assert_true(g_file_set_contents(cut, text, (gssize)len / 2, NULL));
   g_autoptr(GError) cut_error = NULL;
-  g_assert_null(sxs__profile_load(cut, &cut_error));
+  g_assert_null(sxs__profile_load(cut, 0, &cut_error));
   g_assert_error(cut_error, SXS_PROFILE_READ_ERROR, SXS_PROFILE_READ_ERROR_TRUNCATED);
   g_autofree char *cut_prefix = g_strdup_printf("%s is truncated: ", cut);
   g_assert_true(g_str_has_prefix(cut_error->message, cut_prefix));
 
   g_autofree char *missing = g_build_filename(t->dir, "missing.json", NULL);
   g_autoptr(GError) missing_error = NULL;
-  g_assert_null(sxs__profile_load(missing, &missing_error));
+  g_assert_null(sxs__profile_load(missing, 0, &missing_error));
   g_assert_error(missing_error, SXS_PROFILE_READ_ERROR, SXS_PROFILE_READ_ERROR_FILE);
   g_autofree char *missing_message = g_strdup_printf("cannot open %s: %s", missing, g_strerror(ENOENT));
   g_assert_cmpstr(missing_error->message, ==, missing_message);
 
   g_autoptr(GError) folder_error = NULL;
-  g_assert_null(sxs__profile_load(t->dir, &folder_error));
+  g_assert_null(sxs__profile_load(t->dir, 0, &folder_error));
   g_assert_error(folder_error, SXS_PROFILE_READ_ERROR, SXS_PROFILE_READ_ERROR_FILE);
   g_autofree char *folder_message = g_strdup_printf("%s is a folder, not a profile", t->dir);
   g_assert_cmpstr(folder_error->message, ==, folder_message);
 }
 
-/* A file that cannot be mapped is read whole. */
-static void test_load_pipe(void) {
+/* Loads path, which must fail with code, and returns the message. */
+static char *load_error(const char *path, guint64 max_size, int code) {
+  g_autoptr(GError) error = NULL;
+  g_autoptr(SxsProfileModel) m = sxs__profile_load(path, max_size, &error);
+  g_assert_null(m);
+  g_assert_error(error, SXS_PROFILE_READ_ERROR, code);
+  return g_strdup(error->message);
+}
+
+/* Only regular files are read: a pipe, a FIFO without a writer (which must not block the open), a
+ * device that never ends, a symbolic link loop each get one message at once, without a read. */
+static void test_load_special(TmpDir *t, gconstpointer data) {
+  (void)data;
+  int fds[2];
+  g_assert_cmpint(pipe(fds), ==, 0);
+  g_autofree char *pipe_path = g_strdup_printf("/proc/self/fd/%d", fds[0]);
+  g_autofree char *pipe_message = load_error(pipe_path, 0, SXS_PROFILE_READ_ERROR_FILE);
+  close(fds[0]);
+  close(fds[1]);
+  g_autofree char *pipe_expected = g_strdup_printf("%s is a FIFO, not a profile; expected a regular file", pipe_path);
+  g_assert_cmpstr(pipe_message, ==, pipe_expected);
+
+  g_autofree char *fifo = g_build_filename(t->dir, "fifo.json", NULL);
+  g_assert_cmpint(mkfifo(fifo, 0600), ==, 0);
+  gint64 start = g_get_monotonic_time();
+  g_autofree char *fifo_message = load_error(fifo, 0, SXS_PROFILE_READ_ERROR_FILE);
+  g_assert_cmpint(g_get_monotonic_time() - start, <, 5 * G_USEC_PER_SEC);
+  g_autofree char *fifo_expected = g_strdup_printf("%s is a FIFO, not a profile; expected a regular file", fifo);
+  g_assert_cmpstr(fifo_message, ==, fifo_expected);
+
+  g_autofree char *zero = load_error("/dev/zero", 0, SXS_PROFILE_READ_ERROR_FILE);
+  g_assert_cmpstr(zero, ==, "/dev/zero is a character device, not a profile; expected a regular file");
+  g_autofree char *link = g_build_filename(t->dir, "zero.json", NULL);
+  g_assert_cmpint(symlink("/dev/zero", link), ==, 0);
+  g_autofree char *link_message = load_error(link, 0, SXS_PROFILE_READ_ERROR_FILE);
+  g_autofree char *link_expected =
+      g_strdup_printf("%s is a character device, not a profile; expected a regular file", link);
+  g_assert_cmpstr(link_message, ==, link_expected);
+
+  g_autofree char *loop_a = g_build_filename(t->dir, "a.json", NULL);
+  g_autofree char *loop_b = g_build_filename(t->dir, "b.json", NULL);
+  g_assert_cmpint(symlink(loop_b, loop_a), ==, 0);
+  g_assert_cmpint(symlink(loop_a, loop_b), ==, 0);
+  g_autofree char *loop_message = load_error(loop_a, 0, SXS_PROFILE_READ_ERROR_FILE);
+  g_autofree char *loop_expected = g_strdup_printf("cannot open %s: %s", loop_a, g_strerror(ELOOP));
+  g_assert_cmpstr(loop_message, ==, loop_expected);
+
+  /* A /proc file says it is empty: it is read to its end, and is not JSON. */
+  g_autofree char *proc = load_error("/proc/self/status", 0, SXS_PROFILE_READ_ERROR_NOT_JSON);
+  g_assert_true(g_str_has_prefix(proc, "/proc/self/status is not JSON: "));
+}
+
+/* A file larger than the limit is refused before it is read; one just under it is read. */
+static void test_load_max_size(TmpDir *t, gconstpointer data) {
+  (void)data;
   g_autoptr(SxsProfileModel) original = fixture_model();
   gsize len;
   g_autofree char *text = render(original, &len);
-  int fds[2];
-  g_assert_cmpint(pipe(fds), ==, 0);
-  GPid pid = fork();
-  g_assert_cmpint(pid, >=, 0);
-  if (pid == 0) {
-    close(fds[0]);
-    for (gsize done = 0; done < len;) {
-      ssize_t n = write(fds[1], text + done, len - done);
-      if (n <= 0)
-        _exit(1);
-      done += (gsize)n;
-    }
-    _exit(0);
-  }
-  close(fds[1]);
-  g_autofree char *path = g_strdup_printf("/proc/self/fd/%d", fds[0]);
+  g_autofree char *path = g_build_filename(t->dir, "app.json", NULL);
+  g_assert_true(g_file_set_contents(path, text, (gssize)len, NULL));
+  g_autofree char *message = load_error(path, len - 1, SXS_PROFILE_READ_ERROR_TOO_LARGE);
+  g_autofree char *expected = g_strdup_printf(
+      "%s is %" G_GSIZE_FORMAT " bytes; expected a profile of at most %" G_GSIZE_FORMAT " bytes", path, len, len - 1);
+  g_assert_cmpstr(message, ==, expected);
   g_autoptr(GError) error = NULL;
-  g_autoptr(SxsProfileModel) m = sxs__profile_load(path, &error);
-  close(fds[0]);
-  int status;
-  g_assert_cmpint(waitpid(pid, &status, 0), ==, pid);
+  g_autoptr(SxsProfileModel) m = sxs__profile_load(path, len, &error);
   g_assert_no_error(error);
-  g_autofree char *again = render(m, NULL);
-  g_assert_cmpstr(again, ==, text);
+  g_assert_cmpuint(m->samples.stacks->len, ==, original->samples.stacks->len);
+  /* A /proc file is cut at the limit while it is read. */
+  g_autofree char *proc = load_error("/proc/self/maps", 16, SXS_PROFILE_READ_ERROR_TOO_LARGE);
+  g_assert_cmpstr(proc, ==, "/proc/self/maps is more than 16 bytes; expected a profile of at most 16 bytes");
+}
+
+/* A profile whose one runtime has the call tree nodes (id, parent) and the given frames in one
+ * event stack. */
+static char *tree_profile(const guint *nodes, guint n, guint frames) {
+  GString *s = g_string_new("{\"format\": \"sxsprof\", \"version\": 1, \"runtimes\": [{\"id\": 1, \"call_tree\": [\n");
+  for (guint i = 0; i < n; i++)
+    g_string_append_printf(s, "%s{\"id\": %u, \"parent\": %u, \"name\": \"F%u\", \"calls\": 1}\n", i ? "," : "",
+                           nodes[2 * i], nodes[2 * i + 1], i);
+  g_string_append(s, "]}], \"stacks\": [{\"event\": \"jit\", \"count\": 1, \"frames\": [");
+  for (guint i = 0; i < frames; i++)
+    g_string_append_printf(s, "%s{\"kind\": \"native\", \"name\": \"f\"}", i ? "," : "");
+  g_string_append(s, "]}]}");
+  return g_string_free(s, FALSE);
+}
+
+/* A chain of n nodes, each the parent of the next. */
+static char *chain_profile(guint n) {
+  g_autofree guint *nodes = g_new(guint, 2 * n);
+  for (guint i = 0; i < n; i++) {
+    nodes[2 * i] = i + 1;
+    nodes[2 * i + 1] = i;
+  }
+  return tree_profile(nodes, n, 1);
+}
+
+/* Call trees that are no trees, and trees and stacks past the limits, are refused at the node that
+ * breaks the rule, in linear time whatever their depth. */
+static void test_error_trees(void) {
+  static const guint dup[] = {1, 0, 2, 1, 2, 1};
+  static const guint dangling[] = {1, 0, 2, 1, 3, 7};
+  static const guint self[] = {1, 0, 2, 2};
+  static const guint cycle[] = {1, 0, 2, 3, 3, 4, 4, 2};
+  static const guint zero[] = {0, 0};
+  static const struct {
+    const guint *nodes;
+    guint n;
+    const char *message;
+  } cases[] = {
+      {dup, 3,
+       "the profile: runtimes[0].call_tree: node [2] has the id 2 of node [1]; expected a distinct id for each node at "
+       "line 4, column 2"},
+      {dangling, 3,
+       "the profile: runtimes[0].call_tree: node [2] (id 3) has parent 7, which is no node's id; expected 0 (a root) "
+       "or the id of a node of this tree at line 4, column 2"},
+      {self, 2,
+       "the profile: runtimes[0].call_tree: node [1] (id 2) is its own ancestor: its parents form a cycle; expected "
+       "every chain of parents to end at a root (parent 0) at line 3, column 2"},
+      {cycle, 4,
+       "the profile: runtimes[0].call_tree: node [1] (id 2) is its own ancestor: its parents form a cycle; expected "
+       "every chain of parents to end at a root (parent 0) at line 3, column 2"},
+      {zero, 1,
+       "the profile: runtimes[0].call_tree[0].id: integer out of range (expected 1 to 4294967295) at line 2, column 8"},
+  };
+  for (guint i = 0; i < G_N_ELEMENTS(cases); i++) {
+    g_autofree char *text = tree_profile(cases[i].nodes, cases[i].n, 0);
+    g_autofree char *message = read_error(text, -1, SXS_PROFILE_READ_ERROR_INVALID);
+    g_assert_cmpstr(message, ==, cases[i].message);
+  }
+
+  /* A chain as deep as the tracer's shadow stack is a tree; one call deeper is not, and neither
+   * is a chain fifty times deeper, which is refused as fast. */
+  g_autofree char *deepest = chain_profile(SXS_PROFILE_MAX_CALL_DEPTH);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(SxsProfileModel) m = sxs__profile_read(deepest, strlen(deepest), &error);
+  g_assert_no_error(error);
+  g_assert_cmpuint(((SxsRuntimeModel *)m->runtimes->pdata[0])->call_tree->len, ==, SXS_PROFILE_MAX_CALL_DEPTH);
+  for (guint n = SXS_PROFILE_MAX_CALL_DEPTH + 1; n <= 50 * SXS_PROFILE_MAX_CALL_DEPTH;
+       n += 49 * SXS_PROFILE_MAX_CALL_DEPTH - 1) {
+    g_autofree char *deeper = chain_profile(n);
+    gint64 start = g_get_monotonic_time();
+    g_autofree char *message = read_error(deeper, -1, SXS_PROFILE_READ_ERROR_INVALID);
+    g_test_message("%u nodes refused in %.1f ms", n, (g_get_monotonic_time() - start) / 1e3);
+    g_autofree char *expected =
+        g_strdup_printf("the profile: runtimes[0].call_tree: node [%d] (id %d) is %d calls deep; expected call paths "
+                        "of at most %d calls at line %d, column 2",
+                        SXS_PROFILE_MAX_CALL_DEPTH, SXS_PROFILE_MAX_CALL_DEPTH + 1, SXS_PROFILE_MAX_CALL_DEPTH + 1,
+                        SXS_PROFILE_MAX_CALL_DEPTH, SXS_PROFILE_MAX_CALL_DEPTH + 2);
+    g_assert_cmpstr(message, ==, expected);
+  }
+
+  static const guint one[] = {1, 0};
+  g_autofree char *frames_ok = tree_profile(one, 1, SXS_PROFILE_MAX_STACK_FRAMES);
+  g_autoptr(GError) frames_error = NULL;
+  g_autoptr(SxsProfileModel) fm = sxs__profile_read(frames_ok, strlen(frames_ok), &frames_error);
+  g_assert_no_error(frames_error);
+  g_assert_cmpuint(((SxsStackModel *)fm->stacks->pdata[0])->frames->len, ==, SXS_PROFILE_MAX_STACK_FRAMES);
+  g_autofree char *frames_over = tree_profile(one, 1, SXS_PROFILE_MAX_STACK_FRAMES + 1);
+  g_autofree char *frames_message = read_error(frames_over, -1, SXS_PROFILE_READ_ERROR_INVALID);
+  g_autofree char *frames_expected = g_strdup_printf(
+      "the profile: stacks[0].frames[%d]: more than %d frames in one stack; expected at most %d at line ",
+      SXS_PROFILE_MAX_STACK_FRAMES, SXS_PROFILE_MAX_STACK_FRAMES, SXS_PROFILE_MAX_STACK_FRAMES);
+  g_assert_true(g_str_has_prefix(frames_message, frames_expected));
+}
+
+/* Counts, times, ids and moments out of the range the views add up without wrapping. */
+static void test_error_ranges(void) {
+  g_autoptr(SxsProfileModel) original = full_model();
+  g_autofree char *text = render(original, NULL);
+  static const struct {
+    const char *from, *to;
+    const char *message; /* up to " at line" */
+  } cases[] = {
+      {"\"count\": 9007199254740991", "\"count\": 9007199254740992",
+       "the profile: stacks[2].count: integer out of range (expected 0 to 9007199254740991)"},
+      {"\"count\": 9007199254740991", "\"count\": -1",
+       "the profile: stacks[2].count: integer out of range (expected 0 to 9007199254740991)"},
+      {"\"exclusive_ns\": 800", "\"exclusive_ns\": 9223372036854775808",
+       "the profile: runtimes[0].functions[1].exclusive_ns: integer out of range (expected 0 to 9223372036854775807)"},
+      {"\"modules_loaded\": 56", "\"modules_loaded\": -56",
+       "the profile: runtimes[0].counters.modules_loaded: integer out of range (expected 0 to 9007199254740991)"},
+      {"\"start_unix_ms\": 1795000000123", "\"start_unix_ms\": -1",
+       "the profile: process.start_unix_ms: integer out of range (expected 0 to 253402300799999)"},
+      {"\"id\": 2,\n      \"version\"", "\"id\": 1000001,\n      \"version\"",
+       "the profile: runtimes[1].id: integer out of range (expected 1 to 1000000)"},
+      {"\"runtime\": 3,", "\"runtime\": 99999999999,",
+       "the profile: stacks[2].frames[1].runtime: integer out of range (expected 0 to 1000000)"},
+  };
+  for (guint i = 0; i < G_N_ELEMENTS(cases); i++) {
+    g_autofree char *bad = replace_first(text, cases[i].from, cases[i].to);
+    g_autofree char *message = read_error(bad, -1, SXS_PROFILE_READ_ERROR_INVALID);
+    g_test_message("%s", message);
+    g_autofree char *expected = g_strconcat(cases[i].message, " at line ", NULL);
+    g_assert_true(g_str_has_prefix(message, expected));
+  }
+  /* Two runtimes with one id: the second is refused where it starts. */
+  g_autofree char *dup = replace_first(text, "\"id\": 2,\n      \"version\"", "\"id\": 1,\n      \"version\"");
+  g_autofree char *message = read_error(dup, -1, SXS_PROFILE_READ_ERROR_INVALID);
+  g_assert_true(g_str_has_prefix(message, "the profile: runtimes[1]: runtime id 1 is also runtimes[0]'s; expected a "
+                                          "distinct id for each runtime at line "));
 }
 
 static SxsProfileModel *large_model(void) {
@@ -608,7 +781,7 @@ static void large_memory_child(void) {
   guint64 before = proc_status_kib("VmHWM:");
   gint64 start = g_get_monotonic_time();
   g_autoptr(GError) error = NULL;
-  g_autoptr(SxsProfileModel) m = sxs__profile_load(path, &error);
+  g_autoptr(SxsProfileModel) m = sxs__profile_load(path, 0, &error);
   gint64 elapsed = g_get_monotonic_time() - start;
   guint64 peak = proc_status_kib("VmHWM:"), after = proc_status_kib("VmRSS:");
   g_assert_no_error(error);
@@ -639,7 +812,10 @@ int main(int argc, char **argv) {
   g_test_add_func("/profile/read/error/members", test_error_members);
   g_test_add_func("/profile/read/truncated-cuts", test_truncated_cuts);
   g_test_add("/profile/read/load", TmpDir, NULL, tmpdir_setup, test_load, tmpdir_teardown);
-  g_test_add_func("/profile/read/load-pipe", test_load_pipe);
+  g_test_add("/profile/read/load/special", TmpDir, NULL, tmpdir_setup, test_load_special, tmpdir_teardown);
+  g_test_add("/profile/read/load/max-size", TmpDir, NULL, tmpdir_setup, test_load_max_size, tmpdir_teardown);
+  g_test_add_func("/profile/read/error/trees", test_error_trees);
+  g_test_add_func("/profile/read/error/ranges", test_error_ranges);
   g_test_add_func("/profile/read/large/roundtrip", test_large);
   g_test_add("/profile/read/large/memory", TmpDir, NULL, tmpdir_setup, test_large_memory, tmpdir_teardown);
 

@@ -142,6 +142,33 @@ static void test_config_error_declines(Fixture *f, gconstpointer data) {
   g_assert_cmpint(sxs__output_write(), ==, -EINVAL);
 }
 
+/* GLib messages of the library's domain (this file is compiled with it too) go to the profiler's
+ * log, never to the program's stderr. */
+static void test_glib_messages_to_log(Fixture *f, gconstpointer data) {
+  (void)data;
+  if (g_test_subprocess()) {
+    /* A fixture of its own: the log goes where the parent looks. */
+    g_autofree char *line = g_strdup_printf("log=%s\n", g_getenv("SXS_TEST_GLIB_LOG"));
+    use_config(f, line);
+    /* g_test_init made warnings fatal; in a profiled program they are not. */
+    g_log_set_always_fatal(G_LOG_FATAL_MASK);
+    g_warning("a warning of the library's domain %d", 42);
+    g_message("a message");
+    return;
+  }
+  g_autofree char *log = g_build_filename(f->dir, "p.log", NULL);
+  g_setenv("SXS_TEST_GLIB_LOG", log, TRUE);
+  g_test_trap_subprocess(NULL, 30 * G_USEC_PER_SEC, G_TEST_SUBPROCESS_DEFAULT);
+  g_unsetenv("SXS_TEST_GLIB_LOG");
+  g_test_trap_assert_passed();
+  g_test_trap_assert_stderr("");
+  g_test_trap_assert_stdout("");
+  g_autofree char *text = NULL;
+  g_assert_true(g_file_get_contents(log, &text, NULL, NULL));
+  g_assert_nonnull(strstr(text, "]: sxsprof warning: a warning of the library's domain 42\n"));
+  g_assert_nonnull(strstr(text, "]: sxsprof message: a message\n"));
+}
+
 /* The same FunctionID and ThreadID values in two runtimes stay apart. */
 static void test_ids_stay_per_runtime(Fixture *f, gconstpointer data) {
   (void)data;
@@ -296,6 +323,7 @@ int main(int argc, char **argv) {
   ADD("/manager/registry/functions-sorted-escaped", test_functions_sorted_and_escaped);
   ADD("/manager/registry/write-profile", test_write_profile);
   ADD("/manager/registry/concurrent-recording", test_concurrent_recording);
+  ADD("/manager/registry/glib-messages-to-log", test_glib_messages_to_log);
 #undef ADD
   return g_test_run();
 }

@@ -1,7 +1,15 @@
 /* The view of a profile: frames tagged by runtime, groups per thread / runtime / event, merged
  * trees and per-frame totals, on the synthetic fixture. */
+#include <errno.h>
 #include <glib.h>
+#include <glib/gstdio.h>
+#include <json-glib/json-glib.h>
+#include <signal.h>
+#include <stdio.h>
 #include <string.h>
+#include <sys/resource.h>
+
+#include "sxs_formats.h"
 
 #include "sxs_view.h"
 #include "sxs_view_fixture.h"
@@ -145,6 +153,182 @@ static void test_merge(void) {
   }
 }
 
+/* Counts add up without wrapping: at 1 Hz a sample of the largest count stands for more
+ * nanoseconds than an int64 holds, and 1100 stacks of it sum past 2^63; both stop at
+ * SXS_PROFILE_MAX_NS. Merged counters stop at SXS_PROFILE_MAX_COUNT, which a profile can hold. */
+static void test_saturation(void) {
+  g_autoptr(SxsProfileModel) m = sxs__profile_model_new();
+  m->samples.enabled = TRUE;
+  m->samples.frequency = 1;
+  m->samples.ticks = SXS_PROFILE_MAX_COUNT;
+  for (guint i = 0; i < 1100; i++) {
+    SxsStackModel *s = fixture_sample(m, 7, "T", SXS_PROFILE_MAX_COUNT);
+    g_autofree char *name = g_strdup_printf("App.F%u", i);
+    fixture_frame(s, TRUE, 1, name, "App.dll", 0x1000 + i);
+  }
+  g_autoptr(SxsView) v = sxs__view_new(m, NULL);
+  const SxsViewGroup *g = v->groups->pdata[0];
+  g_assert_cmpuint(g->total, ==, SXS_PROFILE_MAX_NS);
+  g_assert_cmpuint(g->total_count, ==, SXS_PROFILE_MAX_NS);
+  g_autoptr(SxsViewTree) t = sxs__view_tree_new(v, SXS_VIEW_SAMPLES, NULL);
+  g_assert_cmpuint(g_array_index(t->nodes, SxsViewNode, 0).total, ==, SXS_PROFILE_MAX_NS);
+
+  gsize len = 0;
+  g_autofree char *error = NULL;
+  g_autofree char *summary = sxs__write_summary(v, NULL, &len, &error);
+  g_assert_nonnull(strstr(summary, " 9223372036854775807 samples on 1 thread"));
+  g_assert_null(strstr(summary, "18446744073709551"));
+  g_autofree char *speedscope = sxs__write_speedscope(v, NULL, &len, &error);
+  g_autoptr(JsonParser) parser = json_parser_new();
+  g_assert_true(json_parser_load_from_data(parser, speedscope, (gssize)len, NULL));
+  JsonObject *profile = json_array_get_object_element(
+      json_object_get_array_member(json_node_get_object(json_parser_get_root(parser)), "profiles"), 0);
+  JsonArray *weights = json_object_get_array_member(profile, "weights");
+  g_assert_cmpuint(json_array_get_length(weights), ==, 1100);
+  for (guint i = 0; i < json_array_get_length(weights); i++)
+    g_assert_cmpint(json_array_get_int_element(weights, i), ==, G_MAXINT64);
+  g_assert_cmpint(json_object_get_int_member(profile, "endValue"), ==, G_MAXINT64);
+  g_autofree char *folded = sxs__write_folded(v, NULL, &len, &error);
+  g_assert_nonnull(strstr(folded, "[rt1] App.F0 9007199254740991\n"));
+
+  g_autoptr(SxsProfileModel) other = sxs__profile_model_new();
+  other->samples.ticks = SXS_PROFILE_MAX_COUNT;
+  other->walks.ns_native = SXS_PROFILE_MAX_NS;
+  m->walks.ns_native = 5;
+  guint64 max = SXS_PROFILE_MAX_COUNT;
+  g_hash_table_insert(other->walks.failures, g_strdup("EFAULT"), g_memdup2(&max, sizeof max));
+  g_hash_table_insert(m->walks.failures, g_strdup("EFAULT"), g_memdup2(&max, sizeof max));
+  sxs__profile_model_merge(m, other);
+  g_assert_cmpuint(m->samples.ticks, ==, SXS_PROFILE_MAX_COUNT);
+  g_assert_cmpuint(m->walks.ns_native, ==, SXS_PROFILE_MAX_NS);
+  g_assert_cmpuint(*(guint64 *)g_hash_table_lookup(m->walks.failures, "EFAULT"), ==, SXS_PROFILE_MAX_COUNT);
+}
+
+/* A model made by hand (not read from a file, which refuses it) whose call tree's parents form a
+ * cycle: its paths stop at SXS_PROFILE_MAX_CALL_DEPTH frames instead of running forever. */
+static void test_cyclic_tree(void) {
+  g_autoptr(SxsProfileModel) m = sxs__profile_model_new();
+  SxsRuntimeModel *r = fixture_runtime(m, 1, "10.0.1");
+  r->tracing.timing = TRUE;
+  fixture_call(r, 1, 2, "A", 1, 10, 10);
+  fixture_call(r, 2, 1, "B", 1, 10, 10);
+  g_autoptr(SxsView) v = sxs__view_new(m, NULL);
+  const SxsViewGroup *g = v->groups->pdata[0];
+  g_assert_cmpint(g->kind, ==, SXS_VIEW_CALLS);
+  g_assert_cmpuint(g->stacks->len, ==, 2);
+  for (guint i = 0; i < g->stacks->len; i++)
+    g_assert_cmpuint(g_array_index(g->stacks, SxsViewStack, i).depth, ==, SXS_PROFILE_MAX_CALL_DEPTH);
+}
+
+/* The view files a model renders to, written under dir/p with flags; the return of
+ * sxs__formats_write, and its error. */
+static int write_views(const SxsProfileModel *m, const char *dir, SxsFormatsFlags flags, char **ret_error) {
+  g_autoptr(SxsView) v = sxs__view_new(m, NULL);
+  g_autofree char *base = g_build_filename(dir, "p", NULL);
+  guint formats = SXS_FORMATS_ALL_FILES & ~SXS_FORMAT_BIT(SXS_FORMAT_JSON);
+  return sxs__formats_write(v, base, formats, NULL, flags, NULL, NULL, NULL, NULL, ret_error);
+}
+
+static char *read_view(const char *dir, const char *suffix) {
+  g_autofree char *path = g_strconcat(dir, "/p", suffix, NULL);
+  char *text = NULL;
+  gsize len = 0;
+  g_assert_true(g_file_get_contents(path, &text, &len, NULL));
+  return text;
+}
+
+/* Files of dir other than the four views: temp files left behind. */
+static guint leftovers(const char *dir) {
+  guint n = 0;
+  g_autoptr(GDir) d = g_dir_open(dir, 0, NULL);
+  for (const char *name; (name = g_dir_read_name(d));)
+    n += strstr(name, ".tmp.") != NULL;
+  return n;
+}
+
+#define WRITE_DIR_ENV "SXS_TEST_WRITE_DIR"
+
+/* Runs in a subprocess with a file size limit between the sizes of the views (a disk that fills
+ * up while they are written): writes that pass it fail with EFBIG. */
+static void write_failed_child(void) {
+  const char *dir = g_getenv(WRITE_DIR_ENV);
+  g_autofree char *limit_text = read_view(dir, ".limit");
+  struct rlimit limit = {g_ascii_strtoull(limit_text, NULL, 10), RLIM_INFINITY};
+  signal(SIGXFSZ, SIG_IGN);
+  g_assert_cmpint(setrlimit(RLIMIT_FSIZE, &limit), ==, 0);
+  g_autoptr(SxsProfileModel) m = fixture_model();
+  g_autofree char *error = NULL;
+  gboolean all = g_str_has_suffix(g_test_get_path(), "all-or-nothing");
+  int r = write_views(m, dir, all ? SXS_FORMATS_ALL_OR_NOTHING : SXS_FORMATS_DROP_STALE, &error);
+  g_assert_cmpint(r, ==, -EFBIG);
+  printf("%s\n", error);
+}
+
+/* A write that fails part-way leaves every older file whole (the report: all or nothing) or
+ * replaces the ones that fit and names each one that did not (the profiler); no temp file stays. */
+static void test_write_failed(gconstpointer data) {
+  const char *mode = data;
+  if (g_test_subprocess()) {
+    write_failed_child();
+    return;
+  }
+  g_autoptr(GError) error = NULL;
+  g_autofree char *dir = g_dir_make_tmp("sxs-views-XXXXXX", &error);
+  g_assert_no_error(error);
+  /* The older views: of a profile with one sample stack less. */
+  g_autoptr(SxsProfileModel) old = fixture_model();
+  g_ptr_array_remove_index(old->samples.stacks, old->samples.stacks->len - 1);
+  g_autofree char *unused = NULL;
+  g_assert_cmpint(write_views(old, dir, SXS_FORMATS_ALL_OR_NOTHING, &unused), ==, 4);
+  static const char *const suffixes[] = {".speedscope.json", ".folded", ".svg", ".pb.gz"};
+  char *before[4], *after[4];
+  for (guint i = 0; i < 4; i++)
+    before[i] = read_view(dir, suffixes[i]);
+  /* The new views' sizes: the limit lets the folded stacks and pprof through, not the others. */
+  g_autoptr(SxsProfileModel) m = fixture_model();
+  g_autoptr(SxsView) v = sxs__view_new(m, NULL);
+  gsize sizes[4];
+  for (guint i = 0; i < 4; i++) {
+    static const SxsFormat f[] = {SXS_FORMAT_SPEEDSCOPE, SXS_FORMAT_FOLDED, SXS_FORMAT_SVG, SXS_FORMAT_PPROF};
+    g_autofree char *why = NULL;
+    g_free(sxs__formats_render(v, f[i], NULL, &sizes[i], &why));
+  }
+  gsize limit = MAX(sizes[1], sizes[3]) + 1;
+  g_assert_cmpuint(limit, <, MIN(sizes[0], sizes[2]));
+  g_autofree char *limit_path = g_build_filename(dir, "p.limit", NULL);
+  g_autofree char *limit_text = g_strdup_printf("%" G_GSIZE_FORMAT, limit);
+  g_assert_true(g_file_set_contents(limit_path, limit_text, -1, NULL));
+  g_setenv(WRITE_DIR_ENV, dir, TRUE);
+  g_test_trap_subprocess(NULL, 60 * G_USEC_PER_SEC, G_TEST_SUBPROCESS_DEFAULT);
+  g_test_trap_assert_passed();
+  g_unlink(limit_path);
+  g_autofree char *speedscope = g_strdup_printf("cannot write %s/p.speedscope.json: %s", dir, g_strerror(EFBIG));
+  g_autofree char *svg = g_strdup_printf("cannot write %s/p.svg: %s", dir, g_strerror(EFBIG));
+  for (guint i = 0; i < 4; i++)
+    after[i] = read_view(dir, suffixes[i]);
+  if (g_str_equal(mode, "all-or-nothing")) {
+    g_autofree char *expected = g_strconcat(speedscope, "\n", NULL);
+    g_test_trap_assert_stdout(expected);
+    for (guint i = 0; i < 4; i++)
+      g_assert_cmpstr(after[i], ==, before[i]);
+  } else {
+    g_autofree char *expected = g_strconcat(speedscope, "\n", svg, "\n", NULL);
+    g_test_trap_assert_stdout(expected);
+    g_assert_cmpstr(after[0], ==, before[0]);
+    g_assert_cmpstr(after[2], ==, before[2]);
+    g_assert_cmpstr(after[1], !=, before[1]);
+    g_assert_cmpuint(strlen(after[1]), ==, sizes[1]);
+  }
+  g_assert_cmpuint(leftovers(dir), ==, 0);
+  for (guint i = 0; i < 4; i++) {
+    g_free(before[i]);
+    g_free(after[i]);
+    g_autofree char *path = g_strconcat(dir, "/p", suffixes[i], NULL);
+    g_unlink(path);
+  }
+  g_rmdir(dir);
+}
+
 static void test_empty(void) {
   g_autoptr(SxsProfileModel) m = sxs__profile_model_new();
   g_autoptr(SxsView) v = sxs__view_new(m, NULL);
@@ -160,5 +344,9 @@ int main(int argc, char **argv) {
   g_test_add_func("/views/model/tree", test_tree);
   g_test_add_func("/views/model/merge", test_merge);
   g_test_add_func("/views/model/empty", test_empty);
+  g_test_add_func("/views/model/saturation", test_saturation);
+  g_test_add_func("/views/model/cyclic-tree", test_cyclic_tree);
+  g_test_add_data_func("/views/formats/write-failed/all-or-nothing", "all-or-nothing", test_write_failed);
+  g_test_add_data_func("/views/formats/write-failed/each-on-its-own", "each-on-its-own", test_write_failed);
   return g_test_run();
 }
