@@ -208,6 +208,7 @@ static const SxsRuntimeOps callback_ops = {
     .resume = ops_resume,
     .threads = ops_threads,
     .walk_thread = ops_walk_thread,
+    .il_map = sxs__callback_il_map,
 };
 
 /* Instances of profiled runtimes, kept after their last Release (see callback_Release). Guarded
@@ -466,6 +467,7 @@ static HRESULT initialize_runtime(SxsCallback *self, IUnknown *pICorProfilerInfo
       .basic_gc = info_version >= 10,
       .elt3 = info_version >= 3 && sxs__version_at_least(version, 2, 1),
       .suspend = info_version >= 10,
+      .code_versions = info_version >= 9,
       .attached = attached,
   };
   if (!sxs__manager_initialize(self->runtime, path, version, clr_version, &caps)) {

@@ -87,5 +87,9 @@ HRESULT sxs__callback_get_class_object(REFCLSID rclsid, REFIID riid, void **ppv)
 int sxs__callback_function_name(ICorProfilerInfo15 *info, SxsImporterCache *cache, FunctionID function_id,
                                 char **ret_name, ModuleID *ret_module);
 
+/* SxsRuntimeOps.il_map (sxs_il_map.c): a function's module, token and, for an ip, the IL-to-native
+ * map of the code version that holds it, through the guarded Info. */
+int sxs__callback_il_map(gpointer instance, uint64_t function_id, uintptr_t ip, SxsIlMap *ret);
+
 /* UTF-16 from the runtime to UTF-8; NULL on invalid input. */
 char *sxs__callback_utf8(const WCHAR *s, gssize len);

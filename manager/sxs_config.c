@@ -1184,6 +1184,7 @@ SxsConfig *sxs__config_new_default(void) {
   cfg->sampling.frequency = SXS_SAMPLING_FREQUENCY_DEFAULT;
   cfg->sampling.mode = SXS_SAMPLING_CPU;
   cfg->sampling.walker = SXS_WALKER_AUTO;
+  cfg->lines.enabled = TRUE;
   return cfg;
 }
 
@@ -1235,6 +1236,7 @@ void sxs__config_free(SxsConfig *cfg) {
   g_free(cfg->source);
   g_strfreev(cfg->tracing.include);
   g_strfreev(cfg->tracing.exclude);
+  g_strfreev(cfg->lines.paths);
   config_matcher_free(cfg->tracing.matcher);
   g_free(cfg);
 }

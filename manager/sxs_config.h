@@ -71,6 +71,13 @@ typedef struct {
   SxsWalkerKind walker; /* walker=, default auto */
 } SxsSamplingConfig;
 
+/* The [lines] group: source lines of managed frames from the assemblies' portable PDBs. */
+typedef struct {
+  gboolean enabled; /* enabled=, default true */
+  char **paths;     /* paths=: folders searched for PDBs after the assembly's own, absolute,
+                     * NULL-terminated; NULL: none */
+} SxsLinesConfig;
+
 typedef struct {
   SxsMode mode;
   SxsSelectorKind selector_kind;
@@ -86,6 +93,7 @@ typedef struct {
   SxsTracingConfig tracing;
   guint stacks_on; /* SxsStackEvents bits; 0: none (default) */
   SxsSamplingConfig sampling;
+  SxsLinesConfig lines;
 } SxsConfig;
 
 /* Codes of SXS_CONFIG_ERROR. Every message is one line: "<file>[:<line>]: <problem>; expected <what>". */

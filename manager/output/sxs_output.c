@@ -19,6 +19,7 @@
 #include "sxs_formats.h"
 #include "sxs_json.h"
 #include "sxs_sampler.h"
+#include "sxs_lines.h"
 #include "sxs_stacks.h"
 #include "sxs_trace.h"
 
@@ -49,6 +50,7 @@ SxsProfileModel *sxs__output_snapshot(void) {
   }
   sxs__stacks_fill(m);
   sxs__sampler_fill(m);
+  sxs__lines_fill(m);
   return m;
 }
 

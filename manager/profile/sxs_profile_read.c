@@ -219,6 +219,10 @@ static void read_frames(SxsJsonReader *r, SxsStackModel *s) {
         read_address(r, &f.sp);
       } else if (key_is(key, "runtime")) {
         read_int(r, &runtime);
+      } else if (key_is(key, "file")) {
+        read_str(r, &f.file);
+      } else if (key_is(key, "line")) {
+        read_u32(r, &f.line);
       } else if (key_is(key, "kind")) {
         const char *kind;
         gsize len;
@@ -307,6 +311,10 @@ static void read_functions(SxsJsonReader *r, GPtrArray *functions) {
         read_uint(r, &f->inlined);
       } else if (key_is(key, "precompiled")) {
         read_uint(r, &f->precompiled);
+      } else if (key_is(key, "file")) {
+        read_str(r, &f->file);
+      } else if (key_is(key, "line")) {
+        read_u32(r, &f->line);
       } else if (key_is(key, "calls")) {
         /* Only functions call tracing counted have calls. */
         f->traced = TRUE;

@@ -21,6 +21,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "sxs_lines.h"
 #include "sxs_snapshot.h"
 #include "sxs_unwind.h"
 
@@ -33,9 +34,11 @@
 
 /* One frame's identity in an aggregated stack. */
 typedef struct {
-  int runtime_id; /* 0: native */
-  uint64_t id;    /* managed: FunctionID; native: the return address */
-  SxsRuntime *rt; /* managed: whose function (the registry keeps runtimes), for naming later */
+  int runtime_id;   /* 0: native */
+  uint64_t id;      /* managed: FunctionID; native: the return address */
+  const char *file; /* managed: the line's file (interned, so compared by address), or NULL */
+  guint32 line;     /* managed: the line (0: none); a function's samples on two lines are two stacks */
+  SxsRuntime *rt;   /* managed: whose function (the registry keeps runtimes), for naming later */
 } StackFrameId;
 
 typedef struct {
@@ -55,6 +58,7 @@ typedef struct {
   gboolean busy;
   SxsStackFrame out[STACKS_MAX_FRAMES];
   StackFrameId ids[STACKS_MAX_FRAMES];
+  SxsFrameLine lines[STACKS_MAX_FRAMES];
 } StacksThread;
 
 static void stacks_thread_free(gpointer p) {
@@ -136,7 +140,8 @@ static gboolean entry_equal(gconstpointer a, gconstpointer b) {
   if (x->hash != y->hash || x->event != y->event || x->thread != y->thread || x->n != y->n)
     return FALSE;
   for (guint i = 0; i < x->n; i++)
-    if (x->ids[i].runtime_id != y->ids[i].runtime_id || x->ids[i].id != y->ids[i].id)
+    if (x->ids[i].runtime_id != y->ids[i].runtime_id || x->ids[i].id != y->ids[i].id ||
+        x->ids[i].line != y->ids[i].line || x->ids[i].file != y->ids[i].file)
       return FALSE;
   return TRUE;
 }
@@ -324,6 +329,8 @@ static StackEntry *entry_new(const StackEntry *key, const SxsStackFrame *frames,
     if (f->kind == SXS_FRAME_MANAGED) {
       m.managed = TRUE;
       m.runtime_id = f->runtime_id;
+      m.file = g_strdup(key->ids[i].file);
+      m.line = key->ids[i].line;
       e->ids[i].rt = target_runtime(targets, n_targets, f->runtime_id);
       name_managed(e->ids[i].rt, f->function_id, may_ask, &m.name, &m.module);
     } else {
@@ -337,19 +344,26 @@ static StackEntry *entry_new(const StackEntry *key, const SxsStackFrame *frames,
   return e;
 }
 
-/* Counts one stack (weight times) under (kind, thread, frames), naming it when it is new.
- * ids: room for n identities. Context: normal context, no lock held; takes stacks_lock. */
+/* Counts one stack (weight times) under (kind, thread, frames with their lines), naming it when it
+ * is new. ids and lines: room for n of each. leaf_exact: frames[0].ip is an interrupted
+ * instruction (a sample), not a return address. Context: normal context, no lock held; takes
+ * stacks_lock (and the lines lock before it, not inside it). */
 static void add_stack(SxsStackEvents kind, uint32_t thread, const char *thread_name, const SxsStackFrame *frames,
                       guint n, guint64 weight, const SxsModuleMap *map, const SxsStitchTarget *targets, guint n_targets,
-                      StackFrameId *ids) {
+                      gboolean leaf_exact, StackFrameId *ids, SxsFrameLine *lines) {
+  sxs__lines_resolve(targets, n_targets, frames, n, leaf_exact, lines);
   StackEntry key = {.event = kind, .thread = thread, .n = n, .ids = ids};
   guint h = 2166136261u ^ (guint)kind ^ (key.thread * 16777619u);
   for (guint i = 0; i < n; i++) {
     const SxsStackFrame *f = &frames[i];
     gboolean managed = f->kind == SXS_FRAME_MANAGED && f->function_id != 0;
-    ids[i] = (StackFrameId){.runtime_id = managed ? f->runtime_id : 0, .id = managed ? f->function_id : f->ip};
+    ids[i] = (StackFrameId){.runtime_id = managed ? f->runtime_id : 0,
+                            .id = managed ? f->function_id : f->ip,
+                            .file = managed ? lines[i].file : NULL,
+                            .line = managed ? lines[i].line : 0};
     h = (h ^ (guint)ids[i].runtime_id) * 16777619u;
     h = (h ^ (guint)(ids[i].id ^ (ids[i].id >> 32))) * 16777619u;
+    h = (h ^ ids[i].line) * 16777619u;
   }
   key.hash = h;
 
@@ -418,7 +432,7 @@ void sxs__stacks_record(SxsStackEvents event) {
     return;
   }
 
-  add_stack(event, (uint32_t)syscall(SYS_gettid), NULL, t->out, n, 1, map, targets, n_targets, t->ids);
+  add_stack(event, (uint32_t)syscall(SYS_gettid), NULL, t->out, n, 1, map, targets, n_targets, FALSE, t->ids, t->lines);
   walk_leave();
   t->busy = FALSE;
 }
@@ -515,10 +529,14 @@ void sxs__stacks_add_stitched(const SxsWalkResources *res, uint32_t thread, cons
                               const SxsStackFrame *frames, guint n, guint64 weight, const SxsStitchTarget *targets,
                               guint n_targets) {
   static __thread StackFrameId *ids;
-  if (!ids)
+  static __thread SxsFrameLine *lines;
+  if (!ids) {
     ids = g_new(StackFrameId, STACKS_MAX_FRAMES);
+    lines = g_new(SxsFrameLine, STACKS_MAX_FRAMES);
+  }
+  /* A sample's leaf is where the thread was interrupted. */
   add_stack(SXS_STACKS_SAMPLE, thread, thread_name, frames, MIN(n, STACKS_MAX_FRAMES), weight, res->map, targets,
-            n_targets, ids);
+            n_targets, TRUE, ids, lines);
 }
 
 void sxs__stacks_code_changed(void) {
