@@ -40,6 +40,7 @@ const char sxsprof_usage[] =
     "      --runtime ID                  only stacks with frames of runtime ID\n"
     "      --thread T                    only samples and stacks of thread T (OS id or name)\n"
     "      --view samples|calls|events   what folded, svg and pprof show (default: samples if any)\n"
+    "      --lines                       managed frames by source line, not by function\n"
     "  sxsprof attach PID [options]      profile a running .NET process (.NET Core 3.0 or later)\n"
     "      --runtime N|VERSION|PATH      which of its runtimes: runsxs's index N, a version prefix, or a\n"
     "                                    runtime folder (named after its version); needed when it runs several\n"
