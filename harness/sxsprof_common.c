@@ -29,6 +29,7 @@ const char sxsprof_usage[] =
     "      --include PATTERNS            trace only these functions (implies --trace)\n"
     "      --exclude PATTERNS            do not trace these functions (implies --trace)\n"
     "      --stacks-on EVENTS            record stacks at exception,jit,gc\n"
+    "      --symbols DIR                 look for PDBs in DIR too (after each assembly's own folder)\n"
     "      --mode pick-first|pick-one|pick-all, --runtime SELECTOR   which runtimes to profile\n"
     "      --flush SECONDS               rewrite the profile this often (0: at exit only)\n"
     "      -c, --config FILE             a config file; the options above override it\n"
@@ -97,6 +98,10 @@ char *sxsprof_write_run_config(const SxsprofRunOptions *o, GError **error) {
     g_key_file_set_value(kf, "tracing", "exclude", o->exclude);
   if (o->stacks_on)
     g_key_file_set_value(kf, "stacks", "on", o->stacks_on);
+  if (o->symbols) {
+    g_autofree char *absolute = g_canonicalize_filename(o->symbols, NULL);
+    g_key_file_set_value(kf, "lines", "paths", absolute);
+  }
   gsize len = 0;
   g_autofree char *text = g_key_file_to_data(kf, &len, NULL);
   g_autofree char *path = NULL;

@@ -40,11 +40,12 @@ GQuark sxs__config_error_quark(void) {
 #define CONFIG_VERSION_MAX_DIGITS 5
 #define CONFIG_QUOTE_MAX_CHARS 60
 
-enum { GROUP_PROFILER, GROUP_TRACING, GROUP_STACKS, GROUP_SAMPLING, N_GROUPS };
+enum { GROUP_PROFILER, GROUP_TRACING, GROUP_STACKS, GROUP_SAMPLING, GROUP_LINES, N_GROUPS };
 
-static const char *const config_groups[N_GROUPS] = {"profiler", "tracing", "stacks", "sampling"};
-static const char *const config_group_labels[N_GROUPS] = {"[profiler]", "[tracing]", "[stacks]", "[sampling]"};
-#define CONFIG_GROUP_LIST "[profiler], [tracing], [stacks] or [sampling]"
+static const char *const config_groups[N_GROUPS] = {"profiler", "tracing", "stacks", "sampling", "lines"};
+static const char *const config_group_labels[N_GROUPS] = {"[profiler]", "[tracing]", "[stacks]", "[sampling]",
+                                                          "[lines]"};
+#define CONFIG_GROUP_LIST "[profiler], [tracing], [stacks], [sampling] or [lines]"
 
 enum {
   KEY_MODE,
@@ -66,13 +67,15 @@ enum {
   KEY_FREQUENCY,
   KEY_SAMPLING_MODE,
   KEY_WALKER, /* [sampling] */
+  KEY_LINES_ENABLED,
+  KEY_PATHS, /* [lines] */
   N_KEYS
 };
 
 /* The name of each key; a name may recur in another group's run (see config_key_in_group). */
 static const char *const config_keys[N_KEYS] = {
-    "mode",   "runtime", "output",  "log",     "flush", "formats", "enabled",   "inlining", "routing", "hooks",
-    "timing", "path",    "include", "exclude", "on",    "enabled", "frequency", "mode",     "walker",
+    "mode", "runtime", "output",  "log", "flush",   "formats",   "enabled", "inlining", "routing", "hooks", "timing",
+    "path", "include", "exclude", "on",  "enabled", "frequency", "mode",    "walker",   "enabled", "paths",
 };
 
 /* The keys of each group: a run of config_keys, and the list the messages name. */
@@ -84,7 +87,9 @@ static const struct {
     [GROUP_TRACING] = {KEY_ENABLED, KEY_ON - KEY_ENABLED,
                        "enabled, inlining, routing, hooks, timing, path, include, exclude"},
     [GROUP_STACKS] = {KEY_ON, KEY_SAMPLING_ENABLED - KEY_ON, "on"},
-    [GROUP_SAMPLING] = {KEY_SAMPLING_ENABLED, N_KEYS - KEY_SAMPLING_ENABLED, "enabled, frequency, mode, walker"},
+    [GROUP_SAMPLING] = {KEY_SAMPLING_ENABLED, KEY_LINES_ENABLED - KEY_SAMPLING_ENABLED,
+                        "enabled, frequency, mode, walker"},
+    [GROUP_LINES] = {KEY_LINES_ENABLED, N_KEYS - KEY_LINES_ENABLED, "enabled, paths"},
 };
 
 #define CONFIG_OUTPUT_EXPECTED                                                                                         \
@@ -1108,8 +1113,39 @@ static gboolean config_apply_sampling(const SxsConfigScan *scan, char *values[N_
   return TRUE;
 }
 
+/* [lines] paths=: folders separated by ':', each made absolute against the current folder. */
+static gboolean config_parse_paths(const SxsConfigScan *scan, const char *value, char ***ret_paths, GError **error) {
+  int line = scan->key_line[KEY_PATHS];
+  g_auto(GStrv) parts = g_strsplit(value, ":", -1);
+  g_autoptr(GPtrArray) paths = g_ptr_array_new_with_free_func(g_free);
+  for (guint i = 0; parts[i]; i++) {
+    g_autofree char *problem = config_path_problem(parts[i]);
+    if (problem) {
+      g_autofree char *quoted = config_quote(value);
+      config_fail(error, SXS_CONFIG_ERROR_VALUE, scan->source, line,
+                  "paths=%s holds a folder that %s; expected folders separated by :, such as /opt/app/symbols", quoted,
+                  problem);
+      return FALSE;
+    }
+    g_ptr_array_add(paths, g_canonicalize_filename(parts[i], NULL));
+  }
+  g_ptr_array_add(paths, NULL);
+  g_strfreev(*ret_paths);
+  *ret_paths = (char **)g_ptr_array_free(g_steal_pointer(&paths), FALSE);
+  return TRUE;
+}
+
+/* The [lines] keys into lines (which holds the defaults). */
+static gboolean config_apply_lines(const SxsConfigScan *scan, char *values[N_KEYS], SxsLinesConfig *lines,
+                                   GError **error) {
+  if (values[KEY_LINES_ENABLED] &&
+      !config_parse_boolean(scan, KEY_LINES_ENABLED, values[KEY_LINES_ENABLED], &lines->enabled, error))
+    return FALSE;
+  return !values[KEY_PATHS] || config_parse_paths(scan, values[KEY_PATHS], &lines->paths, error);
+}
+
 /* Turns the scanned keys into cfg (which holds the defaults), checking each value and how mode
- * and runtime fit together, then the [tracing], [stacks] and [sampling] keys. */
+ * and runtime fit together, then the [tracing], [stacks], [sampling] and [lines] keys. */
 static gboolean config_apply(const SxsConfigScan *scan, char *values[N_KEYS], SxsConfig *cfg, GError **error) {
   if (values[KEY_MODE] && !config_parse_mode(scan, values[KEY_MODE], &cfg->mode, error))
     return FALSE;
@@ -1162,7 +1198,9 @@ static gboolean config_apply(const SxsConfigScan *scan, char *values[N_KEYS], Sx
     return FALSE;
   if (values[KEY_ON] && !config_parse_stacks(scan, values[KEY_ON], &cfg->stacks_on, error))
     return FALSE;
-  return config_apply_sampling(scan, values, &cfg->sampling, error);
+  if (!config_apply_sampling(scan, values, &cfg->sampling, error))
+    return FALSE;
+  return config_apply_lines(scan, values, &cfg->lines, error);
 }
 
 SxsConfig *sxs__config_new_default(void) {

@@ -27,7 +27,7 @@
 #define MODES_EXPECTED "expected pick-first, pick-one or pick-all"
 #define TRACING_KEYS_EXPECTED "expected one of enabled, inlining, routing, hooks, timing, path, include, exclude"
 #define STACKS_EXPECTED "expected events among exception, jit and gc, separated by commas or spaces, or none"
-#define GROUPS_EXPECTED "[profiler], [tracing], [stacks] or [sampling]"
+#define GROUPS_EXPECTED "[profiler], [tracing], [stacks], [sampling] or [lines]"
 #define SAMPLING_KEYS_EXPECTED "expected one of enabled, frequency, mode, walker"
 #define FREQUENCY_EXPECTED "expected a whole number of samples per second from 1 to 10000"
 #define PATTERNS_EXPECTED                                                                                              \
@@ -480,6 +480,16 @@ static const BadCase bad_cases[] = {
      ":3: unknown walker \"ptrace\"; expected signal, suspend or auto"},
     {"sampling-disabled-still-checked", "[profiler]\n[sampling]\nenabled=false\nfrequency=0\n", 0, NULL,
      SXS_CONFIG_ERROR_VALUE, ":4: frequency=0 is out of range; " FREQUENCY_EXPECTED},
+    {"lines-enabled-word", "[profiler]\n[lines]\nenabled=yes\n", 0, NULL, SXS_CONFIG_ERROR_VALUE,
+     ":3: enabled=\"yes\" is not true or false; expected true or false"},
+    {"lines-paths-tilde", "[profiler]\n[lines]\npaths=/opt/sym:~/sym\n", 0, NULL, SXS_CONFIG_ERROR_VALUE,
+     ":3: paths=\"/opt/sym:~/sym\" holds a folder that starts with ~, which is not expanded; expected folders "
+     "separated by :, such as /opt/app/symbols"},
+    {"lines-paths-empty", "[profiler]\n[lines]\npaths=/opt/sym:\n", 0, NULL, SXS_CONFIG_ERROR_VALUE,
+     ":3: paths=\"/opt/sym:\" holds a folder that is empty; expected folders separated by :, such as "
+     "/opt/app/symbols"},
+    {"lines-unknown-key", "[profiler]\n[lines]\npath=/opt/sym\n", 0, NULL, SXS_CONFIG_ERROR_UNKNOWN,
+     ":3: unknown key \"path\" (it belongs in [tracing], not [lines]); expected one of enabled, paths"},
 };
 
 static void test_bad_case(Fixture *f, gconstpointer data) {
@@ -1300,6 +1310,25 @@ static void test_sampling_all_keys(Fixture *f, gconstpointer data) {
   g_assert_false(lowest->sampling.enabled);
 }
 
+/* [lines]: on by default, off with enabled=false; paths= made absolute, in order. */
+static void test_lines(Fixture *f, gconstpointer data) {
+  (void)data;
+  g_autoptr(SxsConfig) plain = load_text_ok(f, "[profiler]\n");
+  g_assert_true(plain->lines.enabled);
+  g_assert_null(plain->lines.paths);
+  g_autoptr(SxsConfig) off = load_text_ok(f, "[profiler]\n[lines]\nenabled=false\n");
+  g_assert_false(off->lines.enabled);
+  g_autoptr(SxsConfig) paths = load_text_ok(f, "[lines]\nenabled=true\npaths=/opt/sym:rel/pdbs\n[profiler]\n");
+  g_assert_true(paths->lines.enabled);
+  g_assert_nonnull(paths->lines.paths);
+  g_assert_cmpuint(g_strv_length(paths->lines.paths), ==, 2);
+  g_assert_cmpstr(paths->lines.paths[0], ==, "/opt/sym");
+  g_autofree char *rel = g_canonicalize_filename("rel/pdbs", NULL);
+  g_assert_cmpstr(paths->lines.paths[1], ==, rel);
+  g_autoptr(SxsConfig) defaults = sxs__config_new_default();
+  g_assert_true(defaults->lines.enabled);
+}
+
 /* enabled= of [tracing] and of [sampling], and mode= of [profiler] and of [sampling], are
  * separate keys: both accepted in one file, each with its own value. */
 static void test_sampling_shared_key_names(Fixture *f, gconstpointer data) {
@@ -1568,6 +1597,7 @@ int main(int argc, char **argv) {
   ADD("/manager/config/sampling/defaults", test_sampling_defaults);
   ADD("/manager/config/sampling/all-keys", test_sampling_all_keys);
   ADD("/manager/config/sampling/shared-key-names", test_sampling_shared_key_names);
+  ADD("/manager/config/lines", test_lines);
   ADD("/manager/config/sampling/frequency-long", test_sampling_frequency_long);
   g_test_add_func("/manager/config/sampling/names", test_sampling_names);
   ADD("/manager/config/traces/cases", test_traces_cases);
