@@ -294,6 +294,12 @@ static void add_version_locked(Method *m, const SxsIlMap *map) {
       continue;
     gint32 il = sxs__pdb_il_offset(map->map, map->n_map, bounds[i]);
     const SxsSeqPoint *p = sxs__pdb_point_at(m->points, m->n_points, il);
+    /* IL before the first statement is the method's start; code the map gives no IL at all (a
+     * GC poll, a patchpoint's counter) belongs to the line before it. */
+    if (!p && il >= 0)
+      p = &m->points[0];
+    if (!p && il == NO_MAPPING && v->n_segs > 0)
+      continue;
     Segment s = {.start = bounds[i]};
     if (p) {
       s.file = m->files[p - m->points];
@@ -408,6 +414,20 @@ static void learn_method(const SxsStitchTarget *t, uint64_t function_id) {
   g_mutex_unlock(&lines.lock);
   if (!known)
     ask(t, &key, 0);
+}
+
+void sxs__lines_learn(SxsRuntime *rt, uint64_t function_id) {
+  const SxsConfig *cfg = sxs__manager_config();
+  if (cfg && !cfg->lines.enabled)
+    return;
+  SxsStitchTarget t = {.runtime = rt};
+  g_mutex_lock(&rt->lock);
+  t.ops = rt->ops;
+  t.stitch.user = rt->ops_instance;
+  t.stitch.runtime_id = rt->id;
+  g_mutex_unlock(&rt->lock);
+  if (t.ops)
+    learn_method(&t, function_id);
 }
 
 static int compare_modules(gconstpointer a, gconstpointer b) {

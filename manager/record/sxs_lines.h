@@ -33,6 +33,11 @@ typedef struct {
 void sxs__lines_resolve(const SxsStitchTarget *targets, guint n_targets, const SxsStackFrame *frames, guint n,
                         gboolean leaf_exact, SxsFrameLine *ret);
 
+/* Reads where one of rt's functions begins (its method's points), if not known yet, so that a call
+ * tree shows it even when the runtime is gone by the time the profile is written. Context: a
+ * runtime's thread outside any profiler lock (call tracing's function-ID mapper, at JIT time). */
+void sxs__lines_learn(SxsRuntime *rt, uint64_t function_id);
+
 /* Adds what lines know to a snapshot: each function record's first line (asking the runtime for
  * traced functions not met in a stack, so call trees have lines), the counters, every assembly whose
  * PDB was looked for, and the methods met in more than one code version. Context: any thread, no
