@@ -358,7 +358,7 @@ static const SxsStitchTarget *target_of(const SxsStitchTarget *targets, guint n,
 }
 
 void sxs__lines_resolve(const SxsStitchTarget *targets, guint n_targets, const SxsStackFrame *frames, guint n,
-                        gboolean leaf_exact, SxsFrameLine *ret) {
+                        gboolean leaf_exact, gboolean may_ask, SxsFrameLine *ret) {
   memset(ret, 0, n * sizeof *ret);
   const SxsConfig *cfg = sxs__manager_config();
   if (cfg && !cfg->lines.enabled)
@@ -388,7 +388,7 @@ void sxs__lines_resolve(const SxsStitchTarget *targets, guint n_targets, const S
     const SxsStackFrame *f = &frames[i];
     MethodKey key = {.runtime_id = f->runtime_id, .function_id = f->function_id};
     const SxsStitchTarget *t = target_of(targets, n_targets, f->runtime_id);
-    ret[i] = t ? ask(t, &key, i == 0 && leaf_exact ? f->ip : f->ip - 1) : (SxsFrameLine){0};
+    ret[i] = t && may_ask ? ask(t, &key, i == 0 && leaf_exact ? f->ip : f->ip - 1) : (SxsFrameLine){0};
   }
   for (guint i = 0; i < n; i++)
     if (ret[i].file)

@@ -25,13 +25,14 @@ typedef struct {
  *
  * A method or code version met for the first time is asked of its runtime and read from its PDB
  * (once: methods and code versions are kept, and a runtime's are dropped when one of its modules
- * unloads); a known one costs a table lookup.
+ * unloads); a known one costs a table lookup. Without may_ask (a thread that holds the runtime
+ * suspended for a GC) only what is kept answers.
  *
  * Context: normal context, never a signal handler (the sampler thread, an event's thread); no
  * profiler lock held: the runtime is called with none held, and the lines lock is a leaf.
  */
 void sxs__lines_resolve(const SxsStitchTarget *targets, guint n_targets, const SxsStackFrame *frames, guint n,
-                        gboolean leaf_exact, SxsFrameLine *ret);
+                        gboolean leaf_exact, gboolean may_ask, SxsFrameLine *ret);
 
 /* Reads where one of rt's functions begins (its method's points), if not known yet, so that a call
  * tree shows it even when the runtime is gone by the time the profile is written. Context: a

@@ -351,7 +351,8 @@ static StackEntry *entry_new(const StackEntry *key, const SxsStackFrame *frames,
 static void add_stack(SxsStackEvents kind, uint32_t thread, const char *thread_name, const SxsStackFrame *frames,
                       guint n, guint64 weight, const SxsModuleMap *map, const SxsStitchTarget *targets, guint n_targets,
                       gboolean leaf_exact, StackFrameId *ids, SxsFrameLine *lines) {
-  sxs__lines_resolve(targets, n_targets, frames, n, leaf_exact, lines);
+  /* A thread that holds its runtime suspended for a GC asks it nothing: lines known already only. */
+  sxs__lines_resolve(targets, n_targets, frames, n, leaf_exact, kind != SXS_STACKS_GC, lines);
   StackEntry key = {.event = kind, .thread = thread, .n = n, .ids = ids};
   guint h = 2166136261u ^ (guint)kind ^ (key.thread * 16777619u);
   for (guint i = 0; i < n; i++) {
