@@ -7,7 +7,7 @@
  *     for each start: GetCodeInfo4(start) ranges    GetILToNativeMapping(fid)
  *       the one holding ip: GetILToNativeMapping3
  *   none holds it (code no longer listed): the current code, as on the right
- * Code that none of these holds (on-stack replacement's, for one) gets the method alone. */
+ * Code that none of these holds gets the method alone. */
 #include "sxs_callback.h"
 
 #include <errno.h>

@@ -54,6 +54,7 @@ typedef struct {
   SxsPdbStatus status;
   char *where;
   gboolean blob_damage_logged;
+  guint64 runtimes; /* bit id - 1: runtimes whose modules are this assembly (ids 1 to 64), for the profile */
 } PdbEntry;
 
 typedef struct {
@@ -64,11 +65,11 @@ typedef struct {
 typedef struct {
   MethodKey key;
   SxsSeqPoint *points; /* visible sequence points, IL order; NULL: the method has no lines */
-  const char **files;  /* each point's file, interned */
+  const char **files;  /* each point's file: its PDB's document name (PDBs are kept for good) */
   guint n_points;
   const char *first_file;
   guint32 first_line;
-  CodeVersion versions[LINES_MAX_VERSIONS];
+  CodeVersion *versions; /* n_versions of them, grown one at a time (most methods have one or two) */
   guint n_versions;
   guint asks; /* asks that found no version holding the address */
 } Method;
@@ -78,7 +79,6 @@ static struct {
   GMutex lock;
   GHashTable *methods; /* MethodKey* -> Method* (key inside the value) */
   GHashTable *pdbs;    /* assembly path -> PdbEntry* */
-  GHashTable *seen;    /* "<runtime id>\t<assembly path>" -> PdbEntry* (borrowed), for the profile */
   GHashTable *unloads; /* runtime id -> modules_unloaded when its methods were last checked */
   guint64 stacks, resolved, unresolved, methods_read, versions_read, ns, ns_first;
 } lines;
@@ -97,6 +97,7 @@ static void method_free(gpointer p) {
   Method *m = p;
   for (guint i = 0; i < m->n_versions; i++)
     g_free(m->versions[i].segs);
+  g_free(m->versions);
   g_free(m->points);
   g_free(m->files);
   g_free(m);
@@ -115,7 +116,6 @@ static void ensure_tables_locked(void) {
     return;
   lines.methods = g_hash_table_new_full(method_key_hash, method_key_equal, NULL, method_free);
   lines.pdbs = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, pdb_entry_free);
-  lines.seen = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
   lines.unloads = g_hash_table_new(g_direct_hash, g_direct_equal);
 }
 
@@ -231,7 +231,8 @@ static Method *method_new_locked(const MethodKey *key, int runtime_id, const Sxs
   if (!map || !map->module_path)
     return m;
   PdbEntry *e = pdb_for_locked(map->module_path, folders, ret_log);
-  g_hash_table_replace(lines.seen, g_strdup_printf("%d\t%s", runtime_id, map->module_path), e);
+  if (runtime_id >= 1 && runtime_id <= 64)
+    e->runtimes |= G_GUINT64_CONSTANT(1) << (runtime_id - 1);
   if (!e->pdb)
     return m;
   g_autofree char *why = NULL;
@@ -251,13 +252,11 @@ static Method *method_new_locked(const MethodKey *key, int runtime_id, const Sxs
   m->n_points = n;
   m->files = g_new(const char *, n);
   for (guint i = 0; i < n; i++) {
-    const char *name = sxs__pdb_document_name(e->pdb, points[i].document);
-    m->files[i] = name ? g_intern_string(name) : NULL;
+    m->files[i] = sxs__pdb_document_name(e->pdb, points[i].document);
   }
   guint32 doc = 0;
   m->first_line = sxs__pdb_first_line(points, n, &doc);
-  const char *first = sxs__pdb_document_name(e->pdb, doc);
-  m->first_file = first ? g_intern_string(first) : NULL;
+  m->first_file = sxs__pdb_document_name(e->pdb, doc);
   lines.methods_read++;
   return m;
 }
@@ -267,10 +266,65 @@ static int compare_u32(const void *a, const void *b) {
   return x < y ? -1 : x > y;
 }
 
+/* A map entry and where it was in the map, to sort by (start, place). */
+typedef struct {
+  guint32 start, end;
+  gint32 il;
+  guint place;
+} SortedEntry;
+
+static int compare_entries(const void *a, const void *b) {
+  const SortedEntry *x = a, *y = b;
+  if (x->start != y->start)
+    return x->start < y->start ? -1 : 1;
+  return x->place < y->place ? -1 : x->place > y->place;
+}
+
+/* sxs__pdb_il_offset at each of the ascending offsets bounds[0 .. n) into ret_il, in one sweep over
+ * the entries sorted by start: the entries starting at or before an offset are a prefix; the one
+ * that starts last (the latest of equals) is the answer when no entry of the prefix holds the
+ * offset, and the holding one that starts last is found a few steps back from it, as CoreCLR's
+ * maps follow one another. An offset whose holder lies further back gets the exact search. */
+static void il_offsets(const COR_DEBUG_IL_TO_NATIVE_MAP *map, guint n_map, const guint32 *bounds, guint n,
+                       gint32 *ret_il) {
+  g_autofree SortedEntry *e = g_new(SortedEntry, MAX(n_map, 1));
+  for (guint i = 0; i < n_map; i++)
+    e[i] = (SortedEntry){map[i].nativeStartOffset, map[i].nativeEndOffset, (gint32)map[i].ilOffset, i};
+  /* The runtime's maps come in native order: sorted already, most of the time. */
+  gboolean sorted = TRUE;
+  for (guint i = 1; i < n_map && sorted; i++)
+    sorted = compare_entries(&e[i - 1], &e[i]) < 0;
+  if (!sorted)
+    qsort(e, n_map, sizeof *e, compare_entries);
+  guint k = 0; /* entries e[0 .. k) start at or before the offset */
+  for (guint i = 0; i < n; i++) {
+    while (k < n_map && e[k].start <= bounds[i])
+      k++;
+    if (k == 0) {
+      ret_il[i] = NO_MAPPING;
+      continue;
+    }
+    guint steps = 0;
+    gint64 j = (gint64)k - 1;
+    while (j >= 0 && steps < 8 && e[j].end <= bounds[i]) {
+      j--;
+      steps++;
+    }
+    if (j >= 0 && e[j].end > bounds[i])
+      ret_il[i] = e[j].il;
+    else if (j < 0)
+      ret_il[i] = e[k - 1].il;
+    else
+      ret_il[i] = sxs__pdb_il_offset(map, n_map, bounds[i]);
+  }
+}
+
 /* Adds the code version of map to m: its native offsets where the line changes. Called with
  * lines.lock held. */
 static void add_version_locked(Method *m, const SxsIlMap *map) {
+  m->versions = g_renew(CodeVersion, m->versions, m->n_versions + 1);
   CodeVersion *v = &m->versions[m->n_versions++];
+  *v = (CodeVersion){0};
   v->code_start = map->code_start;
   v->n_ranges = map->n_ranges;
   for (guint k = 0; k < map->n_ranges; k++) {
@@ -286,13 +340,21 @@ static void add_version_locked(Method *m, const SxsIlMap *map) {
     bounds[nb++] = map->map[i].nativeStartOffset;
     bounds[nb++] = map->map[i].nativeEndOffset;
   }
-  qsort(bounds, nb, sizeof *bounds, compare_u32);
-  v->segs = g_new(Segment, nb);
+  gboolean sorted = TRUE;
+  for (guint i = 1; i < nb && sorted; i++)
+    sorted = bounds[i - 1] <= bounds[i];
+  if (!sorted)
+    qsort(bounds, nb, sizeof *bounds, compare_u32);
+  guint unique = 0;
+  for (guint i = 0; i < nb; i++)
+    if (i == 0 || bounds[i] != bounds[unique - 1])
+      bounds[unique++] = bounds[i];
+  g_autofree gint32 *ils = g_new(gint32, unique);
+  il_offsets(map->map, map->n_map, bounds, unique, ils);
+  v->segs = g_new(Segment, unique);
   v->n_segs = 0;
-  for (guint i = 0; i < nb; i++) {
-    if (i > 0 && bounds[i] == bounds[i - 1])
-      continue;
-    gint32 il = sxs__pdb_il_offset(map->map, map->n_map, bounds[i]);
+  for (guint i = 0; i < unique; i++) {
+    gint32 il = ils[i];
     const SxsSeqPoint *p = sxs__pdb_point_at(m->points, m->n_points, il);
     /* IL before the first statement is the method's start; code the map gives no IL at all (a
      * GC poll, a patchpoint's counter) belongs to the line before it. */
@@ -319,24 +381,59 @@ static gboolean version_known(const Method *m, uintptr_t code_start) {
   return FALSE;
 }
 
+/* Keeps a method not kept yet from what its runtime said of it (r: what il_map returned). Called
+ * with lines.lock held; *ret_log as pdb_for_locked. */
+static Method *keep_method_locked(const MethodKey *key, int runtime_id, int r, const SxsIlMap *map,
+                                  const char *const *folders, char **ret_log) {
+  Method *m = g_hash_table_lookup(lines.methods, key);
+  if (!m) {
+    m = method_new_locked(key, runtime_id, r == 0 ? map : NULL, folders, ret_log);
+    g_hash_table_insert(lines.methods, &m->key, m);
+  }
+  return m;
+}
+
 /* Asks the frame's runtime about a method or code version not kept yet, keeps what it says, and
- * answers. Context: as sxs__lines_resolve; takes lines.lock briefly, calls the runtime without. */
+ * answers (addr 0: the method alone). A method met for the first time is asked for alone (its
+ * module and token): only a method its PDB has lines for is asked for its code version's map, so
+ * the framework's methods (no PDBs) cost one question each. Context: as sxs__lines_resolve;
+ * takes lines.lock briefly, calls the runtime without it. */
 static SxsFrameLine ask(const SxsStitchTarget *t, const MethodKey *key, uintptr_t addr) {
-  SxsIlMap map = {0};
-  int r = t->ops->il_map ? t->ops->il_map(t->stitch.user, key->function_id, addr, &map) : -ENOSYS;
   SxsFrameLine answer = {0};
-  if (r == -ESHUTDOWN)
-    return answer; /* nothing kept: the runtime is going, its frames are named as they are */
+  if (!t->ops->il_map)
+    return answer;
   const char *const *folders = config_paths();
   g_autofree char *log = NULL;
   g_mutex_lock(&lines.lock);
   ensure_tables_locked();
   Method *m = g_hash_table_lookup(lines.methods, key);
+  g_mutex_unlock(&lines.lock);
   if (!m) {
-    m = method_new_locked(key, t->stitch.runtime_id, r == 0 ? &map : NULL, folders, &log);
-    g_hash_table_insert(lines.methods, &m->key, m);
+    SxsIlMap method = {0};
+    int r = t->ops->il_map(t->stitch.user, key->function_id, 0, &method);
+    if (r == -ESHUTDOWN)
+      return answer; /* nothing kept: the runtime is going, its frames are named as they are */
+    g_mutex_lock(&lines.lock);
+    m = keep_method_locked(key, t->stitch.runtime_id, r, &method, folders, &log);
+    gboolean has_points = m->points != NULL;
+    g_mutex_unlock(&lines.lock);
+    sxs__il_map_clear(&method);
+    if (log)
+      sxs__manager_log("%s", log);
+    if (!has_points || addr == 0)
+      return answer;
+  } else if (addr == 0) {
+    return answer;
   }
-  if (m->points) {
+  /* The method has lines: the code version that holds addr (the method looked up again below: an
+   * unload may have dropped it meanwhile). */
+  SxsIlMap map = {0};
+  int r = t->ops->il_map(t->stitch.user, key->function_id, addr, &map);
+  if (r == -ESHUTDOWN)
+    return answer;
+  g_mutex_lock(&lines.lock);
+  m = g_hash_table_lookup(lines.methods, key);
+  if (m && m->points) {
     if (r == 0 && map.code_start && map.n_map > 0 && !version_known(m, map.code_start) &&
         m->n_versions < LINES_MAX_VERSIONS)
       add_version_locked(m, &map);
@@ -345,8 +442,6 @@ static SxsFrameLine ask(const SxsStitchTarget *t, const MethodKey *key, uintptr_
   }
   g_mutex_unlock(&lines.lock);
   sxs__il_map_clear(&map);
-  if (log)
-    sxs__manager_log("%s", log);
   return answer;
 }
 
@@ -488,16 +583,19 @@ void sxs__lines_fill(SxsProfileModel *m) {
   }
   GHashTableIter it;
   gpointer key, value;
-  g_hash_table_iter_init(&it, lines.seen);
+  g_hash_table_iter_init(&it, lines.pdbs);
   while (g_hash_table_iter_next(&it, &key, &value)) {
-    const char *tab = strchr(key, '\t');
     const PdbEntry *e = value;
-    SxsLinesModuleModel *mod = g_new0(SxsLinesModuleModel, 1);
-    mod->runtime_id = atoi(key);
-    mod->module = g_path_get_basename(tab + 1);
-    mod->status = g_strdup(sxs__pdb_status_name(e->status));
-    mod->where = g_strdup(e->where);
-    g_ptr_array_add(l->modules, mod);
+    for (int id = 1; id <= 64; id++) {
+      if (!(e->runtimes & (G_GUINT64_CONSTANT(1) << (id - 1))))
+        continue;
+      SxsLinesModuleModel *mod = g_new0(SxsLinesModuleModel, 1);
+      mod->runtime_id = id;
+      mod->module = g_path_get_basename(key);
+      mod->status = g_strdup(sxs__pdb_status_name(e->status));
+      mod->where = g_strdup(e->where);
+      g_ptr_array_add(l->modules, mod);
+    }
   }
   g_hash_table_iter_init(&it, lines.methods);
   while (g_hash_table_iter_next(&it, NULL, &value)) {
@@ -537,7 +635,6 @@ void sxs__lines_fill(SxsProfileModel *m) {
 void sxs__lines_reset_for_tests(void) {
   g_mutex_lock(&lines.lock);
   g_clear_pointer(&lines.methods, g_hash_table_unref);
-  g_clear_pointer(&lines.seen, g_hash_table_unref);
   g_clear_pointer(&lines.pdbs, g_hash_table_unref);
   g_clear_pointer(&lines.unloads, g_hash_table_unref);
   lines.stacks = lines.resolved = lines.unresolved = lines.methods_read = lines.versions_read = 0;

@@ -10,7 +10,8 @@
 #include "sxs_manager.h"
 #include "sxs_profile.h"
 
-/* A frame's line. file is interned: valid as long as the process. */
+/* A frame's line. file is a PDB's document name, kept as long as the process (PDBs are never let
+ * go): one file of one PDB is always the same pointer. */
 typedef struct {
   const char *file; /* NULL: no line */
   guint32 line;

@@ -36,7 +36,7 @@
 typedef struct {
   int runtime_id;   /* 0: native */
   uint64_t id;      /* managed: FunctionID; native: the return address */
-  const char *file; /* managed: the line's file (interned, so compared by address), or NULL */
+  const char *file; /* managed: the line's file (one file is always one pointer: compared by address), or NULL */
   guint32 line;     /* managed: the line (0: none); a function's samples on two lines are two stacks */
   SxsRuntime *rt;   /* managed: whose function (the registry keeps runtimes), for naming later */
 } StackFrameId;
