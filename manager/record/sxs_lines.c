@@ -4,14 +4,15 @@
  *     | leaf: ip; caller: ip - 1                 known method, a version holding the address?
  *     v                                            yes: binary search of its segments -> file:line
  *   miss (no lock held)                            no:  ask (below), unless it has no lines at all
- *     r's il_map(f, address) -> module path, token, code version (start, ranges), IL-to-native map
- *     PDB of the module (once per path: embedded, beside it, [lines] paths=) -> f's sequence points
- *     segments: each native offset where the map's answer changes -> IL offset -> point -> line
+ *     new method: r's il_map(f, 0) -> module path, token
+ *       PDB of the module (once per path: embedded, beside it, [lines] paths=) -> f's points
+ *     f has points: r's il_map(f, address) -> code version (start, ranges), IL-to-native map
+ *       segments: each native offset where the map's answer changes -> IL offset -> point -> line
  *   lines_lock: keep the method and the version; answer
  *
  * A method is kept once whatever happens (no PDB, no points: it answers "no line" at once). A
  * version is a code start: tier 0, tier 1 and a re-JIT of one method are three, each with its own
- * map. Code no version holds (on-stack replacement) is asked about at most LINES_MAX_ASKS times per
+ * map. Code no version the runtime lists holds is asked about at most LINES_MAX_ASKS times per
  * method. A runtime's methods are dropped when one of its modules unloads (a collectible module's
  * FunctionIDs and code addresses can be taken by new code); PDBs stay (they are files).
  *
@@ -85,7 +86,8 @@ static struct {
 
 static guint method_key_hash(gconstpointer p) {
   const MethodKey *k = p;
-  return (guint)k->runtime_id * 16777619u ^ (guint)(k->function_id ^ (k->function_id >> 32));
+  /* FunctionIDs are aligned pointers: their low bits say little. */
+  return (guint)((k->function_id * G_GUINT64_CONSTANT(0x9E3779B97F4A7C15)) >> 32) ^ (guint)k->runtime_id;
 }
 
 static gboolean method_key_equal(gconstpointer a, gconstpointer b) {

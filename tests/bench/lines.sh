@@ -118,7 +118,7 @@ section=$tmp/section
     echo
     echo "With lines on, what looking lines up took (\`lines\` in the profiles):"
     echo
-    echo "| workload | stacks looked up | µs / stack, all known | µs / stack, mean | µs / distinct stack | methods read | code versions read | share of resolution |"
+    echo "| workload | stacks looked up | µs / stack, lookups only | µs / stack, mean | µs / distinct stack | methods read | code versions read | share of resolution |"
     echo "|---|---|---|---|---|---|---|---|"
     echo "| Lines, 4 s | $(lines_row app) |"
     echo "| dotnet build (console) | $(lines_row build) |"
