@@ -670,7 +670,8 @@ static void test_lines(PprofFixture *fx, gconstpointer data) {
   assert_top(rows, FIXTURE_HOT_LABEL, "70", "70");
   char *by_line[] = {go, "tool", "pprof", "-top", "-lines", "-sample_index=samples", file, NULL};
   g_autofree char *out_lines = run_tool(by_line, env);
-  g_autoptr(GHashTable) line_rows = parse_top(out_lines, &type);
+  g_autofree char *type_lines = NULL;
+  g_autoptr(GHashTable) line_rows = parse_top(out_lines, &type_lines);
   assert_top(line_rows, FIXTURE_HOT_LABEL " " FIXTURE_LINES_FILE ":42", "50", "50");
   assert_top(line_rows, FIXTURE_HOT_LABEL " " FIXTURE_LINES_FILE ":43", "20", "20");
   assert_top(line_rows, FIXTURE_MAIN_LABEL " " FIXTURE_LINES_FILE ":12", "0", "70");
