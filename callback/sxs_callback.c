@@ -206,6 +206,7 @@ static HRESULT initialize_runtime(SxsCallback *self, IUnknown *pICorProfilerInfo
       .basic_gc = info_version >= 10,
       .elt3 = info_version >= 3 && sxs__version_at_least(version, 2, 1),
       .suspend = info_version >= 10,
+      .code_versions = info_version >= 9,
       .attached = attached,
   };
   if (!sxs__manager_initialize(self->runtime, path, version, clr_version, &caps)) {

@@ -121,5 +121,9 @@ int sxs__callback_function_name(ICorProfilerInfo15 *info, SxsImporterCache *cach
  * any runtime thread in a callback; reads metadata. */
 int sxs__callback_class_name(ICorProfilerInfo15 *info, SxsImporterCache *cache, ClassID class_id, char **ret_name);
 
+/* SxsRuntimeOps.il_map (sxs_il_map.c): a function's module, token and, for an ip, the IL-to-native
+ * map of the code version that holds it, through the guarded Info. */
+int sxs__callback_il_map(gpointer instance, uint64_t function_id, uintptr_t ip, SxsIlMap *ret);
+
 /* UTF-16 from the runtime to UTF-8; NULL on invalid input. */
 char *sxs__callback_utf8(const WCHAR *s, gssize len);

@@ -128,4 +128,5 @@ const SxsRuntimeOps sxs__callback_ops = {
     .resume = ops_resume,
     .threads = ops_threads,
     .walk_thread = ops_walk_thread,
+    .il_map = sxs__callback_il_map,
 };

@@ -25,6 +25,7 @@ char *sxsprof_find_library(void);
 /* The profiler options `run` and `attach` share. */
 typedef struct {
   const char *config, *output, *mode, *runtime, *flush, *format, *sample, *include, *exclude, *stacks_on;
+  const char *symbols;       /* --symbols: folders searched for PDBs ([lines] paths=) */
   const char *config_output; /* output= written into the config itself (attach: no environment carries it) */
   gboolean quiet, wall, trace;
   gboolean profiles[SXS_PROFILE_N_KINDS]; /* --exceptions, --lock, --alloc */

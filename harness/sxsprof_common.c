@@ -33,6 +33,7 @@ const char sxsprof_usage[] =
     "      --exceptions                  profile exceptions: every one thrown, by type and throwing stack\n"
     "      --lock                        profile lock contention: every wait, its time and stack (.NET 5+)\n"
     "      --alloc                       profile allocations: sampled every ~100 KB, by type and stack (.NET 5+)\n"
+    "      --symbols DIR                 look for PDBs in DIR too (after each assembly's own folder)\n"
     "      --mode pick-first|pick-one|pick-all, --runtime SELECTOR   which runtimes to profile\n"
     "      --flush SECONDS               rewrite the profile this often (0: at exit only)\n"
     "      -c, --config FILE             a config file; the options above override it\n"
@@ -46,6 +47,7 @@ const char sxsprof_usage[] =
     "      --view samples|calls|events   what folded, svg and pprof show (default: samples if any);\n"
     "             |exceptions|contention|allocations   also an event profile alone\n"
     "      --max-size SIZE               read profiles of at most SIZE bytes (K, M, G; default 1G)\n"
+    "      --lines                       managed frames by source line, not by function\n"
     "  sxsprof attach PID [options]      profile a running .NET process (.NET Core 3.0 or later)\n"
     "      --runtime N|VERSION|PATH      which of its runtimes: runsxs's index N, a version prefix, or a\n"
     "                                    runtime folder (named after its version); needed when it runs several\n"
@@ -106,6 +108,10 @@ char *sxsprof_write_run_config(const SxsprofRunOptions *o, GError **error) {
   for (int k = 0; k < SXS_PROFILE_N_KINDS; k++)
     if (o->profiles[k])
       g_key_file_set_value(kf, sxs__profile_kind_name((SxsProfileKind)k), "enabled", "true");
+  if (o->symbols) {
+    g_autofree char *absolute = g_canonicalize_filename(o->symbols, NULL);
+    g_key_file_set_value(kf, "lines", "paths", absolute);
+  }
   gsize len = 0;
   g_autofree char *text = g_key_file_to_data(kf, &len, NULL);
   g_autofree char *path = NULL;

@@ -72,6 +72,7 @@ int sxsprof_report_main(int argc, char **argv) {
   long top = 10, runtime = 0;
   guint64 max_size = 0;
   const char *format = NULL, *output = NULL, *thread = NULL, *view = NULL;
+  gboolean by_line = FALSE;
   g_autoptr(GPtrArray) paths = g_ptr_array_new();
   for (int i = 0; i < argc; i++) {
     const char *v;
@@ -94,6 +95,8 @@ int sxsprof_report_main(int argc, char **argv) {
       thread = v;
     } else if ((v = option_value(argc, argv, &i, "--view", &missing))) {
       view = v;
+    } else if (g_str_equal(argv[i], "--lines")) {
+      by_line = TRUE;
     } else if (missing) {
       fprintf(stderr, "sxsprof: %s needs a value\n", argv[i]);
       return 2;
@@ -207,7 +210,7 @@ int sxsprof_report_main(int argc, char **argv) {
 
   SxsprofRender r = {.formats = formats,
                      .base = base,
-                     .filter = {.runtime_id = (int)runtime, .thread = thread},
+                     .filter = {.runtime_id = (int)runtime, .thread = thread, .by_line = by_line},
                      .render = {.top = (guint)top, .color = isatty(STDOUT_FILENO), .kind = kind},
                      .summary_out = stdout,
                      .progress = isatty(STDERR_FILENO)};

@@ -49,14 +49,16 @@ enum {
   GROUP_EXCEPTIONS,
   GROUP_CONTENTION,
   GROUP_ALLOCATIONS,
+  GROUP_LINES,
   N_GROUPS
 };
 
-static const char *const config_groups[N_GROUPS] = {"profiler",   "tracing",    "stacks",     "sampling",
-                                                    "exceptions", "contention", "allocations"};
-static const char *const config_group_labels[N_GROUPS] = {"[profiler]",   "[tracing]",    "[stacks]",     "[sampling]",
-                                                          "[exceptions]", "[contention]", "[allocations]"};
-#define CONFIG_GROUP_LIST "[profiler], [tracing], [stacks], [sampling], [exceptions], [contention] or [allocations]"
+static const char *const config_groups[N_GROUPS] = {"profiler",   "tracing",    "stacks",      "sampling",
+                                                    "exceptions", "contention", "allocations", "lines"};
+static const char *const config_group_labels[N_GROUPS] = {"[profiler]",   "[tracing]",    "[stacks]",      "[sampling]",
+                                                          "[exceptions]", "[contention]", "[allocations]", "[lines]"};
+#define CONFIG_GROUP_LIST                                                                                              \
+  "[profiler], [tracing], [stacks], [sampling], [exceptions], [contention], [allocations] or [lines]"
 
 enum {
   KEY_MODE,
@@ -81,13 +83,16 @@ enum {
   KEY_EXCEPTIONS_ENABLED,  /* [exceptions] */
   KEY_CONTENTION_ENABLED,  /* [contention] */
   KEY_ALLOCATIONS_ENABLED, /* [allocations] */
+  KEY_LINES_ENABLED,
+  KEY_PATHS, /* [lines] */
   N_KEYS
 };
 
 /* The name of each key; a name may recur in another group's run (see config_key_in_group). */
 static const char *const config_keys[N_KEYS] = {
-    "mode", "runtime", "output",  "log", "flush",   "formats",   "enabled", "inlining", "routing", "hooks",   "timing",
-    "path", "include", "exclude", "on",  "enabled", "frequency", "mode",    "walker",   "enabled", "enabled", "enabled",
+    "mode",      "runtime", "output", "log",     "flush",   "formats", "enabled", "inlining",
+    "routing",   "hooks",   "timing", "path",    "include", "exclude", "on",      "enabled",
+    "frequency", "mode",    "walker", "enabled", "enabled", "enabled", "enabled", "paths",
 };
 
 /* The keys of each group: a run of config_keys, and the list the messages name. */
@@ -104,6 +109,7 @@ static const struct {
     [GROUP_EXCEPTIONS] = {KEY_EXCEPTIONS_ENABLED, 1, "enabled"},
     [GROUP_CONTENTION] = {KEY_CONTENTION_ENABLED, 1, "enabled"},
     [GROUP_ALLOCATIONS] = {KEY_ALLOCATIONS_ENABLED, 1, "enabled"},
+    [GROUP_LINES] = {KEY_LINES_ENABLED, N_KEYS - KEY_LINES_ENABLED, "enabled, paths"},
 };
 
 #define CONFIG_OUTPUT_EXPECTED                                                                                         \
@@ -1126,8 +1132,39 @@ static gboolean config_apply_sampling(const SxsConfigScan *scan, char *values[N_
   return TRUE;
 }
 
+/* [lines] paths=: folders separated by ':', each made absolute against the current folder. */
+static gboolean config_parse_paths(const SxsConfigScan *scan, const char *value, char ***ret_paths, GError **error) {
+  int line = scan->key_line[KEY_PATHS];
+  g_auto(GStrv) parts = g_strsplit(value, ":", -1);
+  g_autoptr(GPtrArray) paths = g_ptr_array_new_with_free_func(g_free);
+  for (guint i = 0; parts[i]; i++) {
+    g_autofree char *problem = config_path_problem(parts[i]);
+    if (problem) {
+      g_autofree char *quoted = config_quote(value);
+      config_fail(error, SXS_CONFIG_ERROR_VALUE, scan->source, line,
+                  "paths=%s holds a folder that %s; expected folders separated by :, such as /opt/app/symbols", quoted,
+                  problem);
+      return FALSE;
+    }
+    g_ptr_array_add(paths, g_canonicalize_filename(parts[i], NULL));
+  }
+  g_ptr_array_add(paths, NULL);
+  g_strfreev(*ret_paths);
+  *ret_paths = (char **)g_ptr_array_free(g_steal_pointer(&paths), FALSE);
+  return TRUE;
+}
+
+/* The [lines] keys into lines (which holds the defaults). */
+static gboolean config_apply_lines(const SxsConfigScan *scan, char *values[N_KEYS], SxsLinesConfig *lines,
+                                   GError **error) {
+  if (values[KEY_LINES_ENABLED] &&
+      !config_parse_boolean(scan, KEY_LINES_ENABLED, values[KEY_LINES_ENABLED], &lines->enabled, error))
+    return FALSE;
+  return !values[KEY_PATHS] || config_parse_paths(scan, values[KEY_PATHS], &lines->paths, error);
+}
+
 /* Turns the scanned keys into cfg (which holds the defaults), checking each value and how mode
- * and runtime fit together, then the [tracing], [stacks] and [sampling] keys. */
+ * and runtime fit together, then the [tracing], [stacks], [sampling] and [lines] keys. */
 static gboolean config_apply(const SxsConfigScan *scan, char *values[N_KEYS], SxsConfig *cfg, GError **error) {
   if (values[KEY_MODE] && !config_parse_mode(scan, values[KEY_MODE], &cfg->mode, error))
     return FALSE;
@@ -1189,7 +1226,7 @@ static gboolean config_apply(const SxsConfigScan *scan, char *values[N_KEYS], Sx
     if (values[profile_keys[k]] &&
         !config_parse_boolean(scan, profile_keys[k], values[profile_keys[k]], &cfg->profiles[k], error))
       return FALSE;
-  return TRUE;
+  return config_apply_lines(scan, values, &cfg->lines, error);
 }
 
 SxsConfig *sxs__config_new_default(void) {
@@ -1211,6 +1248,7 @@ SxsConfig *sxs__config_new_default(void) {
   cfg->sampling.frequency = SXS_SAMPLING_FREQUENCY_DEFAULT;
   cfg->sampling.mode = SXS_SAMPLING_CPU;
   cfg->sampling.walker = SXS_WALKER_AUTO;
+  cfg->lines.enabled = TRUE;
   return cfg;
 }
 
@@ -1262,6 +1300,7 @@ void sxs__config_free(SxsConfig *cfg) {
   g_free(cfg->source);
   g_strfreev(cfg->tracing.include);
   g_strfreev(cfg->tracing.exclude);
+  g_strfreev(cfg->lines.paths);
   config_matcher_free(cfg->tracing.matcher);
   g_free(cfg);
 }

@@ -72,6 +72,13 @@ typedef struct {
   SxsWalkerKind walker; /* walker=, default auto */
 } SxsSamplingConfig;
 
+/* The [lines] group: source lines of managed frames from the assemblies' portable PDBs. */
+typedef struct {
+  gboolean enabled; /* enabled=, default true */
+  char **paths;     /* paths=: folders searched for PDBs after the assembly's own, absolute,
+                     * NULL-terminated; NULL: none */
+} SxsLinesConfig;
+
 typedef struct {
   SxsMode mode;
   SxsSelectorKind selector_kind;
@@ -88,6 +95,7 @@ typedef struct {
   guint stacks_on; /* SxsStackEvents bits; 0: none (default) */
   SxsSamplingConfig sampling;
   gboolean profiles[SXS_PROFILE_N_KINDS]; /* [exceptions], [contention], [allocations] enabled=, default false */
+  SxsLinesConfig lines;
 } SxsConfig;
 
 /* Codes of SXS_CONFIG_ERROR. Every message is one line: "<file>[:<line>]: <problem>; expected <what>". */

@@ -23,6 +23,28 @@ static inline gint64 sxs__counter_get(const gint64 *counter) {
   return __atomic_load_n(counter, __ATOMIC_RELAXED);
 }
 
+/* What SxsRuntimeOps.il_map answers: a method's module and token, and the code version of it that
+ * holds a code address, with that version's IL-to-native map. */
+typedef struct {
+  char *module_path;    /* the module's file as the runtime loaded it (g_free), NULL when it has none */
+  uint64_t module_id;   /* the runtime's ModuleID */
+  uint32_t token;       /* the method's mdMethodDef */
+  uintptr_t code_start; /* the code version's first byte; 0 when only the method was asked for */
+  struct {
+    uintptr_t start;
+    size_t size;
+  } ranges[2]; /* its code: hot, then cold; native offsets count through them in that order */
+  guint n_ranges;
+  COR_DEBUG_IL_TO_NATIVE_MAP *map; /* g_free; native offsets from code_start */
+  guint n_map;
+} SxsIlMap;
+
+static inline void sxs__il_map_clear(SxsIlMap *m) {
+  g_free(m->module_path);
+  g_free(m->map);
+  *m = (SxsIlMap){0};
+}
+
 /* What the manager may ask of a runtime's live side: its callback instance (callback/) registers
  * these at Initialize. Every operation goes through the instance's Info guard and answers -ESHUTDOWN
  * once the runtime has begun to shut down, so the manager never speaks COM and never races Shutdown.
@@ -49,6 +71,12 @@ typedef struct {
   /* DoStackSnapshot of another thread of the runtime (between suspend and resume), as walk. */
   int (*walk_thread)(gpointer instance, uint64_t thread_id, SxsStackFrame *frames, guint max, guint *ret_n,
                      HRESULT *ret_hr);
+  /* A function's module and token, and (ip non-zero) the code version of it that holds ip with its
+   * IL-to-native map: 0 with *ret filled (sxs__il_map_clear; code_start 0 when no code version it
+   * lists holds ip, or ip is 0), -ENOENT when the runtime knows no such method, -ESHUTDOWN.
+   * Context: normal context, off the signal path (the sampler thread, an event's thread); no
+   * profiler lock held. */
+  int (*il_map)(gpointer instance, uint64_t function_id, uintptr_t ip, SxsIlMap *ret);
 } SxsRuntimeOps;
 
 /* A runtime a stack walk may ask, as sxs__manager_stitch_targets lists it. */

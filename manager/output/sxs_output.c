@@ -38,6 +38,7 @@
 #include "sxs_process.h"
 #include "sxs_sampler.h"
 #include "sxs_spool_write.h"
+#include "sxs_lines.h"
 #include "sxs_stacks.h"
 #include "sxs_trace.h"
 
@@ -67,6 +68,7 @@ SxsProfileModel *sxs__output_snapshot(void) {
   sxs__stacks_fill(m);
   sxs__events_fill(m);
   sxs__sampler_fill(m);
+  sxs__lines_fill(m);
   return m;
 }
 

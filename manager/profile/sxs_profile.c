@@ -22,6 +22,8 @@ SxsFunctionRecord *sxs__function_record_copy(const SxsFunctionRecord *f) {
   c->calls = f->calls;
   c->inclusive_ns = f->inclusive_ns;
   c->exclusive_ns = f->exclusive_ns;
+  c->file = g_strdup(f->file);
+  c->line = f->line;
   return c;
 }
 
@@ -31,6 +33,7 @@ void sxs__function_record_free(gpointer p) {
     return;
   g_free(f->name);
   g_free(f->module);
+  g_free(f->file);
   g_free(f);
 }
 
@@ -53,6 +56,21 @@ static void stack_frame_clear(gpointer p) {
   SxsStackFrameModel *f = p;
   g_free(f->name);
   g_free(f->module);
+  g_free(f->file);
+}
+
+static void lines_module_free(gpointer p) {
+  SxsLinesModuleModel *m = p;
+  g_free(m->module);
+  g_free(m->status);
+  g_free(m->where);
+  g_free(m);
+}
+
+static void lines_method_free(gpointer p) {
+  SxsLinesMethodModel *m = p;
+  g_free(m->name);
+  g_free(m);
 }
 
 SxsStackModel *sxs__stack_model_new(const char *event, uint32_t thread) {
@@ -86,6 +104,7 @@ SxsStackModel *sxs__stack_model_copy(const SxsStackModel *s) {
     SxsStackFrameModel f = g_array_index(s->frames, SxsStackFrameModel, i);
     f.name = g_strdup(f.name);
     f.module = g_strdup(f.module);
+    f.file = g_strdup(f.file);
     g_array_append_val(c->frames, f);
   }
   return c;
@@ -101,6 +120,8 @@ SxsProfileModel *sxs__profile_model_new(void) {
   m->samples.stacks = g_ptr_array_new_with_free_func(sxs__stack_model_free);
   for (int k = 0; k < SXS_PROFILE_N_KINDS; k++)
     m->profiles[k].stacks = g_ptr_array_new_with_free_func(sxs__stack_model_free);
+  m->lines.modules = g_ptr_array_new_with_free_func(lines_module_free);
+  m->lines.retiered = g_ptr_array_new_with_free_func(lines_method_free);
   return m;
 }
 
@@ -159,6 +180,8 @@ void sxs__profile_model_free(SxsProfileModel *m) {
     g_free(m->profiles[k].sampling);
     g_ptr_array_unref(m->profiles[k].stacks);
   }
+  g_ptr_array_unref(m->lines.modules);
+  g_ptr_array_unref(m->lines.retiered);
   g_free(m);
 }
 
@@ -324,6 +347,10 @@ static void render_runtime(SxsJsonWriter *w, const SxsRuntimeModel *r) {
     sxs__json_member_int(w, "jit_compiled", f->jit_compiled);
     sxs__json_member_int(w, "inlined", f->inlined);
     sxs__json_member_int(w, "precompiled", f->precompiled);
+    if (f->file) {
+      sxs__json_member_string(w, "file", f->file);
+      sxs__json_member_uint(w, "line", f->line);
+    }
     if (f->traced) {
       sxs__json_member_uint(w, "calls", f->calls);
       if (r->tracing.timing) {
@@ -494,6 +521,44 @@ static void render_event_profile(SxsJsonWriter *w, SxsProfileKind k, const SxsEv
   sxs__json_end_object(w);
 }
 
+/* "lines": how managed frames were given source lines, and where each assembly's PDB came from. */
+static void render_lines(SxsJsonWriter *w, const SxsLinesModel *l) {
+  sxs__json_key(w, "lines");
+  sxs__json_begin_object(w);
+  sxs__json_member_bool(w, "enabled", l->enabled);
+  sxs__json_member_uint(w, "stacks", l->stacks);
+  sxs__json_member_uint(w, "frames_resolved", l->frames_resolved);
+  sxs__json_member_uint(w, "frames_unresolved", l->frames_unresolved);
+  sxs__json_member_uint(w, "methods", l->methods);
+  sxs__json_member_uint(w, "code_versions", l->code_versions);
+  sxs__json_member_uint(w, "ns_resolving", l->ns_resolving);
+  sxs__json_member_uint(w, "ns_first", l->ns_first);
+  sxs__json_key(w, "modules");
+  sxs__json_begin_array(w);
+  for (guint i = 0; i < l->modules->len; i++) {
+    const SxsLinesModuleModel *m = l->modules->pdata[i];
+    sxs__json_begin_object(w);
+    sxs__json_member_int(w, "runtime", m->runtime_id);
+    sxs__json_member_string(w, "module", m->module);
+    sxs__json_member_string(w, "pdb", m->status);
+    sxs__json_member_string(w, "where", m->where);
+    sxs__json_end_object(w);
+  }
+  sxs__json_end_array(w);
+  sxs__json_key(w, "retiered");
+  sxs__json_begin_array(w);
+  for (guint i = 0; i < l->retiered->len; i++) {
+    const SxsLinesMethodModel *m = l->retiered->pdata[i];
+    sxs__json_begin_object(w);
+    sxs__json_member_int(w, "runtime", m->runtime_id);
+    sxs__json_member_string(w, "name", m->name);
+    sxs__json_member_uint(w, "code_versions", m->versions);
+    sxs__json_end_object(w);
+  }
+  sxs__json_end_array(w);
+  sxs__json_end_object(w);
+}
+
 /* A stack's "frames", leaf first. */
 static void render_frames(SxsJsonWriter *w, const SxsStackModel *s) {
   sxs__json_key(w, "frames");
@@ -508,6 +573,10 @@ static void render_frames(SxsJsonWriter *w, const SxsStackModel *s) {
     sxs__json_member_string(w, "module", f->module);
     render_address(w, "ip", f->ip);
     render_address(w, "sp", f->sp);
+    if (f->file) {
+      sxs__json_member_string(w, "file", f->file);
+      sxs__json_member_uint(w, "line", f->line);
+    }
     sxs__json_end_object(w);
   }
   sxs__json_end_array(w);
@@ -532,6 +601,7 @@ char *sxs__profile_render_json(const SxsProfileModel *m, gsize *ret_len) {
   render_samples(w, &m->samples);
   for (int k = 0; k < SXS_PROFILE_N_KINDS; k++)
     render_event_profile(w, (SxsProfileKind)k, &m->profiles[k]);
+  render_lines(w, &m->lines);
   sxs__json_end_object(w);
   return sxs__json_writer_steal(w, ret_len);
 }
@@ -671,4 +741,27 @@ void sxs__profile_model_merge(SxsProfileModel *into, SxsProfileModel *from) {
   w->truncated = sxs__saturating_add(w->truncated, x->truncated, SXS_PROFILE_MAX_COUNT);
   add_count_table(w->failures, x->failures);
   add_count_table(w->skipped, x->skipped);
+
+  SxsLinesModel *l = &into->lines;
+  SxsLinesModel *y = &from->lines;
+  l->enabled |= y->enabled;
+  l->stacks += y->stacks;
+  l->frames_resolved += y->frames_resolved;
+  l->frames_unresolved += y->frames_unresolved;
+  l->methods += y->methods;
+  l->code_versions += y->code_versions;
+  l->ns_resolving += y->ns_resolving;
+  l->ns_first += y->ns_first;
+  for (guint i = 0; i < y->modules->len; i++) {
+    SxsLinesModuleModel *m = y->modules->pdata[i];
+    m->runtime_id = GPOINTER_TO_INT(g_hash_table_lookup(new_ids, GINT_TO_POINTER(m->runtime_id)));
+  }
+  for (guint i = 0; i < y->retiered->len; i++) {
+    SxsLinesMethodModel *m = y->retiered->pdata[i];
+    m->runtime_id = GPOINTER_TO_INT(g_hash_table_lookup(new_ids, GINT_TO_POINTER(m->runtime_id)));
+  }
+  g_ptr_array_extend_and_steal(l->modules, g_steal_pointer(&y->modules));
+  g_ptr_array_extend_and_steal(l->retiered, g_steal_pointer(&y->retiered));
+  y->modules = g_ptr_array_new_with_free_func(lines_module_free);
+  y->retiered = g_ptr_array_new_with_free_func(lines_method_free);
 }

@@ -57,15 +57,17 @@ typedef struct {
 /* What one runtime can do, decided once at Initialize from what it answers; nothing else looks
  * at runtime versions. */
 typedef struct {
-  int info_version;     /* highest ICorProfilerInfoN answered (3..15) */
-  gboolean event_mask2; /* SetEventMask2 (Info5) */
-  gboolean basic_gc;    /* COR_PRF_HIGH_BASIC_GC: GC start/finish without heap walks (Info10, 3.0+) */
-  gboolean elt3;        /* Enter/Leave/Tailcall3 probes: Info3 and a runtime of 2.1 or later (2.0's
+  int info_version;       /* highest ICorProfilerInfoN answered (3..15) */
+  gboolean event_mask2;   /* SetEventMask2 (Info5) */
+  gboolean basic_gc;      /* COR_PRF_HIGH_BASIC_GC: GC start/finish without heap walks (Info10, 3.0+) */
+  gboolean elt3;          /* Enter/Leave/Tailcall3 probes: Info3 and a runtime of 2.1 or later (2.0's
                          * Linux JIT emits none) */
-  gboolean suspend;     /* SuspendRuntime/ResumeRuntime and cross-thread DoStackSnapshot while suspended
+  gboolean suspend;       /* SuspendRuntime/ResumeRuntime and cross-thread DoStackSnapshot while suspended
                          * (Info10, 3.0 and later): the sampler's suspend walker */
-  gboolean attached;    /* loaded into the running runtime (InitializeForAttach): only the events
+  gboolean attached;      /* loaded into the running runtime (InitializeForAttach): only the events
                          * allowed after attach, no Enter/Leave hooks */
+  gboolean code_versions; /* each code version's start, ranges and IL-to-native map (Info9, 3.0 and
+                           * later: tiered code has several); else only the current code's */
 } SxsCapabilities;
 
 /* How the code of a function came to run. */
@@ -89,6 +91,8 @@ typedef struct {
   guint64 calls;
   guint64 inclusive_ns; /* time with the function on the stack, outermost calls only */
   guint64 exclusive_ns; /* time in the function itself, callees excluded */
+  char *file;           /* the source file it begins in (its PDB's document name), NULL when unknown */
+  guint32 line;         /* its first line in file; 0 when unknown */
 } SxsFunctionRecord;
 
 /* One node of a runtime's call tree, merged over its threads: one call path. */
@@ -159,6 +163,8 @@ typedef struct {
   char *name;     /* Namespace.Type.Method, module!symbol+0xoff, module+0xoff or 0x... */
   char *module;   /* app.dll, libc.so.6; "" when no module holds the code */
   uintptr_t ip, sp;
+  char *file;   /* managed frames with lines: the source file (the PDB's document name), else NULL */
+  guint32 line; /* the line of the frame's code (a caller's: the line of its call); 0: none */
 } SxsStackFrameModel;
 
 /* One aggregated stack: every event of one kind on one thread with these frames (and, in the
@@ -244,6 +250,35 @@ typedef struct {
   GPtrArray *stacks;    /* SxsStackModel*, per thread, by count; owned */
 } SxsSamplesModel;
 
+/* One assembly whose PDB was looked for (the profile's "lines"."modules"). */
+typedef struct {
+  int runtime_id;
+  char *module; /* the assembly's file */
+  char *status; /* "found", "missing", "mismatch", "windows", "damaged" */
+  char *where;  /* the PDB's path, "embedded", or what was found instead; NULL when nothing */
+} SxsLinesModuleModel;
+
+/* A method whose frames were resolved through more than one code version (tiered code). */
+typedef struct {
+  int runtime_id;
+  char *name;
+  guint versions;
+} SxsLinesMethodModel;
+
+/* How source lines went (the profile's "lines"). */
+typedef struct {
+  gboolean enabled;
+  guint64 stacks;            /* stacks whose managed frames were looked up (every sample, every event) */
+  guint64 frames_resolved;   /* managed frames given a line */
+  guint64 frames_unresolved; /* managed frames left without one (no PDB, no map, hidden code) */
+  guint64 methods;           /* methods whose lines were read */
+  guint64 code_versions;     /* their code versions whose IL-to-native maps were read */
+  guint64 ns_resolving;      /* time looking frames up, summed (runtimes asked and PDBs read included) */
+  guint64 ns_first;          /* of that, the part spent on methods and code versions met for the first time */
+  GPtrArray *modules;        /* SxsLinesModuleModel*, by runtime then module; owned */
+  GPtrArray *retiered;       /* SxsLinesMethodModel*, by runtime then name; owned */
+} SxsLinesModel;
+
 /* The whole profile of one process. */
 typedef struct {
   SxsProcessInfo *process; /* owned */
@@ -255,6 +290,7 @@ typedef struct {
   SxsWalkCounters walks;
   SxsSamplesModel samples;
   SxsEventProfileModel profiles[SXS_PROFILE_N_KINDS];
+  SxsLinesModel lines;
 } SxsProfileModel;
 
 SxsProfileModel *sxs__profile_model_new(void);

@@ -247,6 +247,10 @@ static void read_frames(SxsJsonReader *r, SxsStackModel *s) {
         guint64 id;
         if (read_bounded(r, SXS_PROFILE_MAX_RUNTIME_ID, &id))
           runtime = (int)id;
+      } else if (key_is(key, "file")) {
+        read_str(r, &f.file);
+      } else if (key_is(key, "line")) {
+        read_u32(r, &f.line);
       } else if (key_is(key, "kind")) {
         const char *kind;
         gsize len;
@@ -383,6 +387,10 @@ static void read_functions(SxsJsonReader *r, GPtrArray *functions) {
         read_uint(r, &f->inlined);
       } else if (key_is(key, "precompiled")) {
         read_uint(r, &f->precompiled);
+      } else if (key_is(key, "file")) {
+        read_str(r, &f->file);
+      } else if (key_is(key, "line")) {
+        read_u32(r, &f->line);
       } else if (key_is(key, "calls")) {
         /* Only functions call tracing counted have calls. */
         f->traced = TRUE;

@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "sxs_hresult.h"
+#include "sxs_lines.h"
 #include "sxs_snapshot.h"
 #include "sxs_symbols.h"
 #include "sxs_unwind.h"
@@ -35,9 +36,11 @@
 
 /* One frame's identity in an aggregated stack. */
 typedef struct {
-  int runtime_id; /* 0: native */
-  uint64_t id;    /* managed: FunctionID; native: the return address */
-  SxsRuntime *rt; /* managed: whose function (the registry keeps runtimes), for naming later */
+  int runtime_id;   /* 0: native */
+  uint64_t id;      /* managed: FunctionID; native: the return address */
+  const char *file; /* managed: the line's file (one file is always one pointer: compared by address), or NULL */
+  guint32 line;     /* managed: the line (0: none); a function's samples on two lines are two stacks */
+  SxsRuntime *rt;   /* managed: whose function (the registry keeps runtimes), for naming later */
 } StackFrameId;
 
 typedef struct {
@@ -64,6 +67,7 @@ typedef struct {
   gboolean busy;
   SxsStackFrame out[STACKS_MAX_FRAMES];
   StackFrameId ids[STACKS_MAX_FRAMES];
+  SxsFrameLine lines[STACKS_MAX_FRAMES];
 } StacksThread;
 
 static void stacks_thread_free(gpointer p) {
@@ -160,7 +164,8 @@ static gboolean entry_equal(gconstpointer a, gconstpointer b) {
       x->runtime_id != y->runtime_id || x->type != y->type)
     return FALSE;
   for (guint i = 0; i < x->n; i++)
-    if (x->ids[i].runtime_id != y->ids[i].runtime_id || x->ids[i].id != y->ids[i].id)
+    if (x->ids[i].runtime_id != y->ids[i].runtime_id || x->ids[i].id != y->ids[i].id ||
+        x->ids[i].line != y->ids[i].line || x->ids[i].file != y->ids[i].file)
       return FALSE;
   return TRUE;
 }
@@ -360,6 +365,8 @@ static StackEntry *entry_new(const StackEntry *key, const SxsStackFrame *frames,
     if (f->kind == SXS_FRAME_MANAGED) {
       m.managed = TRUE;
       m.runtime_id = f->runtime_id;
+      m.file = g_strdup(key->ids[i].file);
+      m.line = key->ids[i].line;
       e->ids[i].rt = target_runtime(targets, n_targets, f->runtime_id);
       name_managed(e->ids[i].rt, f->function_id, may_ask, &m.name, &m.module);
     } else {
@@ -380,12 +387,17 @@ typedef struct {
   guint64 value;
 } StackTag;
 
-/* Counts one stack (weight times) under (kind, thread, tag, frames), naming it when it is new.
- * ids: room for n identities; tag may be NULL. Returns the stack's entry (kept until a reset), NULL
- * when it was dropped. Context: normal context, no lock held; takes stacks_lock. */
+/* Counts one stack (weight times) under (kind, thread, tag, frames with their lines), naming it
+ * when it is new. ids and lines: room for n of each; tag may be NULL. leaf_exact: frames[0].ip is
+ * an interrupted instruction (a sample), not a return address. Returns the stack's entry (kept
+ * until a reset), NULL when it was dropped. Context: normal context, no lock held; takes
+ * stacks_lock (and the lines lock before it, not inside it). */
 static StackEntry *add_stack(SxsStackEvents kind, uint32_t thread, const char *thread_name, const SxsStackFrame *frames,
                              guint n, guint64 weight, const SxsModuleMap *map, const SxsStitchTarget *targets,
-                             guint n_targets, StackFrameId *ids, const StackTag *tag) {
+                             guint n_targets, gboolean leaf_exact, StackFrameId *ids, SxsFrameLine *lines,
+                             const StackTag *tag) {
+  /* A thread that holds its runtime suspended for a GC asks it nothing: lines known already only. */
+  sxs__lines_resolve(targets, n_targets, frames, n, leaf_exact, kind != SXS_STACKS_GC, lines);
   StackEntry key = {.event = kind, .thread = thread, .n = n, .ids = ids};
   if (tag) {
     key.runtime_id = tag->runtime_id;
@@ -397,9 +409,13 @@ static StackEntry *add_stack(SxsStackEvents kind, uint32_t thread, const char *t
   for (guint i = 0; i < n; i++) {
     const SxsStackFrame *f = &frames[i];
     gboolean managed = f->kind == SXS_FRAME_MANAGED && f->function_id != 0;
-    ids[i] = (StackFrameId){.runtime_id = managed ? f->runtime_id : 0, .id = managed ? f->function_id : f->ip};
+    ids[i] = (StackFrameId){.runtime_id = managed ? f->runtime_id : 0,
+                            .id = managed ? f->function_id : f->ip,
+                            .file = managed ? lines[i].file : NULL,
+                            .line = managed ? lines[i].line : 0};
     h = (h ^ (guint)ids[i].runtime_id) * 16777619u;
     h = (h ^ (guint)(ids[i].id ^ (ids[i].id >> 32))) * 16777619u;
+    h = (h ^ ids[i].line) * 16777619u;
   }
   key.hash = h;
 
@@ -477,8 +493,8 @@ static StackEntry *record_current(SxsStackEvents event, guint64 weight, const St
     return NULL;
   }
 
-  StackEntry *e =
-      add_stack(event, (uint32_t)syscall(SYS_gettid), NULL, t->out, n, weight, map, targets, n_targets, t->ids, tag);
+  StackEntry *e = add_stack(event, (uint32_t)syscall(SYS_gettid), NULL, t->out, n, weight, map, targets, n_targets,
+                            FALSE, t->ids, t->lines, tag);
   walk_leave();
   t->busy = FALSE;
   return e;
@@ -674,10 +690,14 @@ void sxs__stacks_add_stitched(const SxsWalkResources *res, uint32_t thread, cons
                               const SxsStackFrame *frames, guint n, guint64 weight, const SxsStitchTarget *targets,
                               guint n_targets) {
   static __thread StackFrameId *ids;
-  if (!ids)
+  static __thread SxsFrameLine *lines;
+  if (!ids) {
     ids = g_new(StackFrameId, STACKS_MAX_FRAMES);
+    lines = g_new(SxsFrameLine, STACKS_MAX_FRAMES);
+  }
+  /* A sample's leaf is where the thread was interrupted. */
   (void)add_stack(SXS_STACKS_SAMPLE, thread, thread_name, frames, MIN(n, STACKS_MAX_FRAMES), weight, res->map, targets,
-                  n_targets, ids, NULL);
+                  n_targets, TRUE, ids, lines, NULL);
 }
 
 void sxs__stacks_code_changed(void) {

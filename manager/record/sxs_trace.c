@@ -17,6 +17,7 @@
 #include <time.h>
 
 #include "sxs_manager.h"
+#include "sxs_lines.h"
 #include "sxs_trace_internal.h"
 
 SxsFtEntry *sxs__ft_chunks[SXS_FT_MAX_CHUNKS];
@@ -185,6 +186,10 @@ uintptr_t sxs__trace_map(SxsTraceRuntime *tr, uint64_t function_id, int *ret_hoo
     return (uintptr_t)function_id;
   }
   *ret_hook = sxs__ft_entry(id)->hooked;
+  /* Where a traced function begins is read now, while its runtime answers: its call-tree frames
+   * show that line. */
+  if (*ret_hook)
+    sxs__lines_learn(tr->rt, function_id);
   return id;
 }
 

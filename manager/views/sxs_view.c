@@ -47,6 +47,7 @@ static void frame_free(gpointer p) {
   g_free(f->label);
   g_free(f->name);
   g_free(f->module);
+  g_free(f->file);
   g_free(f);
 }
 
@@ -67,13 +68,38 @@ void sxs__view_free(SxsView *v) {
   g_ptr_array_unref(v->frames);
   g_ptr_array_unref(v->groups);
   g_hash_table_unref(v->tags);
+  g_free((char *)v->filter.thread);
   g_free(v);
 }
 
-/* State while a view is built: the frame table's index. */
+SxsView *sxs__view_by_line(const SxsView *v) {
+  if (v->filter.by_line)
+    return (SxsView *)v;
+  SxsViewFilter f = v->filter;
+  f.by_line = TRUE;
+  return sxs__view_new(v->model, &f);
+}
+
+void sxs__view_free_other(const SxsView *v, SxsView *o) {
+  if (o != v)
+    sxs__view_free(o);
+}
+
+char *sxs__view_frame_title(const SxsViewFrame *f, gboolean tagged) {
+  const char *text = tagged ? f->label : f->name;
+  guint32 line = f->line ? f->line : f->start_line;
+  if (!f->file || !line)
+    return g_strdup(text);
+  const char *slash = strrchr(f->file, '/'), *back = strrchr(f->file, '\\');
+  const char *base = MAX(slash, back);
+  return g_strdup_printf("%s (%s:%u)", text, base ? base + 1 : f->file, line);
+}
+
+/* State while a view is built: the frame table's index, and where functions begin. */
 typedef struct {
   SxsView *v;
-  GHashTable *by_label; /* label (owned by the frame) -> index + 1 */
+  GHashTable *by_label; /* label, and " file:line" in views by line (owned) -> index + 1 */
+  GHashTable *starts;   /* "<runtime id> <name>" (owned) -> SxsFunctionRecord* with a file */
 } Builder;
 
 const SxsRuntimeModel *sxs__view_runtime(const SxsView *v, int runtime_id) {
@@ -96,9 +122,12 @@ const char *sxs__view_runtime_tag(const SxsView *v, int runtime_id) {
   return made;
 }
 
-/* The index of the frame with this label, added when new. Takes name and module. */
-static guint32 intern_frame(Builder *b, char *label, char *name, char *module, int runtime_id, gboolean managed) {
-  gpointer hit = g_hash_table_lookup(b->by_label, label);
+/* The index of the frame with this label (and, in views by line, this file and line), added when
+ * new. Takes name and module; file is copied. */
+static guint32 intern_frame(Builder *b, char *label, char *name, char *module, int runtime_id, gboolean managed,
+                            const char *file, guint32 line) {
+  g_autofree char *key = line ? g_strdup_printf("%s\t%s:%u", label, file, line) : g_strdup(label);
+  gpointer hit = g_hash_table_lookup(b->by_label, key);
   if (hit) {
     g_free(label);
     g_free(name);
@@ -111,15 +140,30 @@ static guint32 intern_frame(Builder *b, char *label, char *name, char *module, i
   f->module = module ? module : g_strdup("");
   f->runtime_id = runtime_id;
   f->managed = managed;
+  f->line = line;
+  if (managed) {
+    g_autofree char *start_key = g_strdup_printf("%d %s", runtime_id, name);
+    const SxsFunctionRecord *start = g_hash_table_lookup(b->starts, start_key);
+    if (start && (!file || g_strcmp0(start->file, file) == 0)) {
+      f->file = g_strdup(start->file);
+      f->start_line = start->line;
+    } else {
+      f->file = g_strdup(file);
+    }
+  }
   g_ptr_array_add(b->v->frames, f);
-  g_hash_table_insert(b->by_label, f->label, GUINT_TO_POINTER(b->v->frames->len));
+  g_hash_table_insert(b->by_label, g_steal_pointer(&key), GUINT_TO_POINTER(b->v->frames->len));
   return b->v->frames->len - 1;
 }
 
-static guint32 managed_frame(Builder *b, int runtime_id, const char *name, const char *module) {
+/* A managed frame: file and line are its line's (a sampled or recorded frame's), NULL and 0 for a
+ * call tree's; only views by line keep the line. */
+static guint32 managed_frame(Builder *b, int runtime_id, const char *name, const char *module, const char *file,
+                             guint32 line) {
   const char *n = name && *name ? name : "?";
   char *label = g_strdup_printf("%s %s", sxs__view_runtime_tag(b->v, runtime_id), n);
-  return intern_frame(b, label, g_strdup(n), g_strdup(module), runtime_id, TRUE);
+  gboolean keep = b->v->filter.by_line && file && line;
+  return intern_frame(b, label, g_strdup(n), g_strdup(module), runtime_id, TRUE, keep ? file : NULL, keep ? line : 0);
 }
 
 /* Native names are "module!symbol+0xoff", "module+0xoff" or "0x...": a function is one frame
@@ -131,11 +175,12 @@ static guint32 native_frame(Builder *b, const char *name, const char *module) {
   g_autofree char *shown = plus ? g_strndup(n, plus - n) : g_strdup(n);
   char *label = g_strdup_printf("[native] %s", shown);
   char *symbol = g_strdup(bang ? shown + (bang - n) + 1 : shown);
-  return intern_frame(b, label, symbol, g_strdup(module), 0, FALSE);
+  return intern_frame(b, label, symbol, g_strdup(module), 0, FALSE, NULL, 0);
 }
 
 static guint32 model_frame(Builder *b, const SxsStackFrameModel *f) {
-  return f->managed ? managed_frame(b, f->runtime_id, f->name, f->module) : native_frame(b, f->name, f->module);
+  return f->managed ? managed_frame(b, f->runtime_id, f->name, f->module, f->file, f->line)
+                    : native_frame(b, f->name, f->module);
 }
 
 /* Stacks of a group, deduplicated by frame sequence while it is filled. */
@@ -349,7 +394,7 @@ static void add_profiles(Builder *b, const SxsViewFilter *filter) {
         for (guint j = 0; j < n; j++)
           frames[n - 1 - j] = model_frame(b, &g_array_index(s->frames, SxsStackFrameModel, j));
         if (s->type)
-          frames[n] = managed_frame(b, id, s->type, "");
+          frames[n] = managed_frame(b, id, s->type, "", NULL, 0);
         guint64 weight = k == SXS_PROFILE_EXCEPTIONS ? s->count : s->value;
         group_add(&gf, frames, depth, weight, s->count);
       }
@@ -387,7 +432,7 @@ static void add_calls(Builder *b, const SxsRuntimeModel *r) {
     const SxsCallNode *n = nodes->pdata[i];
     guint p = n->parent ? GPOINTER_TO_UINT(g_hash_table_lookup(index_of, GUINT_TO_POINTER(n->parent))) : 0;
     parent_of[i] = p ? p - 1 : G_MAXUINT32;
-    frame_of[i] = managed_frame(b, r->id, n->name, n->name ? g_hash_table_lookup(modules, n->name) : NULL);
+    frame_of[i] = managed_frame(b, r->id, n->name, n->name ? g_hash_table_lookup(modules, n->name) : NULL, NULL, 0);
   }
 
   g_autoptr(GArray) path = g_array_new(FALSE, FALSE, sizeof(guint32));
@@ -441,7 +486,21 @@ SxsView *sxs__view_new(const SxsProfileModel *m, const SxsViewFilter *filter) {
   v->groups = g_ptr_array_new_with_free_func(group_free);
   v->tags = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, g_free);
   v->runtime_id = filter && filter->runtime_id > 0 ? filter->runtime_id : 0;
-  Builder b = {.v = v, .by_label = g_hash_table_new(g_str_hash, g_str_equal)};
+  if (filter) {
+    v->filter = *filter;
+    v->filter.thread = g_strdup(filter->thread);
+  }
+  Builder b = {.v = v,
+               .by_label = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL),
+               .starts = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL)};
+  for (guint i = 0; i < m->runtimes->len; i++) {
+    const SxsRuntimeModel *r = m->runtimes->pdata[i];
+    for (guint j = 0; j < r->functions->len; j++) {
+      const SxsFunctionRecord *f = r->functions->pdata[j];
+      if (f->name && f->file && f->line)
+        g_hash_table_replace(b.starts, g_strdup_printf("%d %s", r->id, f->name), (gpointer)f);
+    }
+  }
   if (m->samples.enabled || (m->samples.stacks && m->samples.stacks->len)) {
     v->frequency = m->samples.frequency;
     v->sample_mode = m->samples.mode;
@@ -456,6 +515,7 @@ SxsView *sxs__view_new(const SxsProfileModel *m, const SxsViewFilter *filter) {
   add_events(&b, filter);
   add_profiles(&b, filter);
   g_hash_table_unref(b.by_label);
+  g_hash_table_unref(b.starts);
   unify_call_units(v);
   return v;
 }

@@ -22,13 +22,17 @@ typedef enum {
   SXS_VIEW_N_KINDS
 } SxsViewKind;
 
-/* One distinct frame, shared by every group of a view. */
+/* One distinct frame, shared by every group of a view. A view by function has one frame per
+ * function; a view by line (SxsViewFilter.by_line) one per line of a function that has lines. */
 typedef struct {
   char *label;    /* tagged: "[rt1 10.0.12] App.Program.Work", "[native] libc.so.6!read" */
   char *name;     /* untagged: "App.Program.Work", "read" (native: the symbol, else module+0xoff) */
   char *module;   /* "app.dll", "libc.so.6", "" when unknown */
   int runtime_id; /* managed frames: the runtime's id; 0 for native frames */
   gboolean managed;
+  char *file;         /* managed frames with lines: the source file as its PDB names it; else NULL */
+  guint32 start_line; /* the function's first line in file; 0 when unknown */
+  guint32 line;       /* views by line: this frame's line; 0 in views by function, or when unknown */
 } SxsViewFrame;
 
 /* One distinct stack of a group and what it weighs. */
@@ -53,10 +57,11 @@ typedef struct {
   guint64 total_count; /* sum of the stacks' counts */
 } SxsViewGroup;
 
-/* What to keep of a profile. */
+/* What to keep of a profile, and how to cut it into frames. */
 typedef struct {
   int runtime_id;     /* > 0: only stacks with a frame of this runtime, only its call tree */
   const char *thread; /* non-NULL: only samples and event stacks of this OS thread id or name */
+  gboolean by_line;   /* one frame per line of a managed function that has lines, not per function */
 } SxsViewFilter;
 
 typedef struct {
@@ -69,6 +74,7 @@ typedef struct {
   guint64 period_ns;            /* samples: ns one sample stands for (1e9 / frequency), else 0 */
   GHashTable *tags;             /* runtime id -> "[rt1 10.0.12]", the tag its frames carry; owned */
   int runtime_id;               /* the filter's runtime (> 0), else 0: the summary shows only it */
+  SxsViewFilter filter;         /* the filter it was built with (thread: an owned copy) */
 } SxsView;
 
 /* Builds the view of m (filter may be NULL). Frames are tagged with their runtime's id and
@@ -76,6 +82,11 @@ typedef struct {
  * become one stack per node, weighing its exclusive time (calls when untimed). Never fails; an
  * empty model gives a view with no groups. Context: any thread; allocates. */
 SxsView *sxs__view_new(const SxsProfileModel *m, const SxsViewFilter *filter);
+/* The same profile and filter as v, cut by line (v itself when it already is). Caller frees what
+ * is returned unless it is v: use with sxs__view_free_other. */
+SxsView *sxs__view_by_line(const SxsView *v);
+/* Frees o when it is not v. */
+void sxs__view_free_other(const SxsView *v, SxsView *o);
 /* Accepts NULL. */
 void sxs__view_free(SxsView *v);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(SxsView, sxs__view_free)
@@ -167,6 +178,11 @@ typedef struct {
 /* What a single-graph format draws: o->kind, or the primary kind when o is NULL or says
  * SXS_VIEW_N_KINDS. */
 SxsViewKind sxs__view_resolve_kind(const SxsView *v, const SxsRenderOptions *o);
+
+/* A frame as people read it: its label (tagged) or name, then " (Program.cs:42)" when it has a
+ * file: its line in views by line, its function's first line in views by function (when known).
+ * Caller frees. */
+char *sxs__view_frame_title(const SxsViewFrame *f, gboolean tagged);
 
 /* The runtime of the model with this id, or NULL. */
 const SxsRuntimeModel *sxs__view_runtime(const SxsView *v, int runtime_id);

@@ -56,7 +56,13 @@ char *sxs__write_folded(const SxsView *v, const SxsRenderOptions *o, gsize *ret_
       const SxsViewFrame *f = g_ptr_array_index(v->frames, s->frames[d]);
       if (d > 0)
         g_string_append_c(line, ';');
-      folded_append_label(line, f->label);
+      if (f->line) {
+        /* A view by line: the frame's line is part of its name. */
+        g_autofree char *title = sxs__view_frame_title(f, TRUE);
+        folded_append_label(line, title);
+      } else {
+        folded_append_label(line, f->label);
+      }
     }
     guint64 *sum = g_hash_table_lookup(weights, line->str);
     if (sum == NULL) {

@@ -4,10 +4,11 @@
  *
  * How a view becomes a profile:
  *
- *   SxsView                                  Profile
- *   frames[i] (used by this kind) ---------> Function {name: label "[rt1 10.0.12] A.B.C",
- *                                                       system_name: "A.B.C", filename: module}
- *                                            Location {line: [that function], mapping_id}
+ *   SxsView, by line                         Profile
+ *   frames[i] (used by this kind) ---------> Location {line: [{its function, its line}], mapping_id}
+ *     their functions (one per label) -----> Function {name: label "[rt1 10.0.12] A.B.C",
+ *                                                       system_name: "A.B.C", filename: the source
+ *                                                       file (else the module), start_line}
  *   runtime 1 (its managed frames) --------> Mapping  {filename: the runtime's path, else "[rt1 ..]"}
  *   native module libc.so.6 ---------------> Mapping  {filename: "libc.so.6"}
  *   group (thread 42 "Main") / stack ------> Sample   {location_id: LEAF FIRST, value: [...],
@@ -21,7 +22,8 @@
  * Every mapping says it has functions, so that pprof never looks for binaries to symbolize. A
  * function's name and system name differ (tagged and untagged), which also keeps pprof from
  * trying to demangle it. Stacks are not merged across groups: each group's stacks keep their
- * labels, and pprof sums what it shows.
+ * labels, and pprof sums what it shows. Managed frames with lines make a location per line, so
+ * `pprof -lines` and `list` show lines, and by function (the default) they add up per function.
  */
 #include "sxs_process.h"
 #include "sxs_view.h"
@@ -180,6 +182,9 @@ static char *pprof_gzip(const guint8 *data, gsize len, gsize *ret_len) {
  * SXS_VIEW_N_KINDS) as a gzip-compressed pprof profile (see the top of the file). NULL with
  * *ret_error set when that kind has no stack. Context: any thread; allocates.
  */
+static char *write_pprof(const SxsView *v, SxsViewKind kind, const SxsRenderOptions *o, gsize *ret_len,
+                         char **ret_error);
+
 char *sxs__write_pprof(const SxsView *v, const SxsRenderOptions *o, gsize *ret_len, char **ret_error) {
   SxsViewKind kind = v != NULL ? sxs__view_resolve_kind(v, o) : SXS_VIEW_N_KINDS;
   if (v == NULL || kind >= SXS_VIEW_N_KINDS) {
@@ -187,7 +192,15 @@ char *sxs__write_pprof(const SxsView *v, const SxsRenderOptions *o, gsize *ret_l
       *ret_error = g_strdup("the profile holds no samples, traced calls or event stacks for pprof");
     return NULL;
   }
+  /* pprof keeps lines and functions apart itself: its locations are lines. */
+  SxsView *lv = sxs__view_by_line(v);
+  char *out = write_pprof(lv, kind, o, ret_len, ret_error);
+  sxs__view_free_other(v, lv);
+  return out;
+}
 
+static char *write_pprof(const SxsView *v, SxsViewKind kind, const SxsRenderOptions *o, gsize *ret_len,
+                         char **ret_error) {
   /* The kinds this file holds: o->kind alone when asked for; else the primary kind, with the event
    * profiles beside it as sample types of their own (their samples 0 in the other types). */
   SxsViewKind kinds[1 + SXS_PROFILE_N_KINDS];
@@ -288,28 +301,34 @@ char *sxs__write_pprof(const SxsView *v, const SxsRenderOptions *o, gsize *ret_l
   /* The default is the primary kind's last type (time, bytes, delay when it has one). */
   p.default_sample_type = types[(n_kinds > 1 ? first_slot[1] : p.n_sample_type) - 1]->type;
 
-  /* One function and one location per frame used, in the view's frame order. */
+  /* One location per frame used, in the view's frame order; one function per label. */
   Perftools__Profiles__Function *functions = pprof_alloc(&b, n_frames, sizeof *functions);
   Perftools__Profiles__Location *locations = pprof_alloc(&b, n_frames, sizeof *locations);
   Perftools__Profiles__Line *lines = pprof_alloc(&b, n_frames, sizeof *lines);
   Perftools__Profiles__Line **line_ptrs = pprof_alloc(&b, n_frames, sizeof *line_ptrs);
   p.function = pprof_alloc(&b, n_frames, sizeof *p.function);
   p.location = pprof_alloc(&b, n_frames, sizeof *p.location);
+  g_autoptr(GHashTable) function_of = g_hash_table_new(g_str_hash, g_str_equal); /* label -> function id */
   for (guint i = 0; i < n_frames; i++) {
     if (location_of[i] == 0)
       continue;
     const SxsViewFrame *f = g_ptr_array_index(v->frames, i);
-    size_t k = p.n_function;
-    Perftools__Profiles__Function *fn = &functions[k];
-    perftools__profiles__function__init(fn);
-    fn->id = k + 1;
-    fn->name = pprof_string(&b.strings, f->label);
-    fn->system_name = pprof_string(&b.strings, f->name);
-    fn->filename = pprof_string(&b.strings, f->module);
-    p.function[p.n_function++] = fn;
-
+    uint64_t function_id = GPOINTER_TO_SIZE(g_hash_table_lookup(function_of, f->label));
+    if (function_id == 0) {
+      Perftools__Profiles__Function *fn = &functions[p.n_function];
+      perftools__profiles__function__init(fn);
+      fn->id = function_id = p.n_function + 1;
+      fn->name = pprof_string(&b.strings, f->label);
+      fn->system_name = pprof_string(&b.strings, f->name);
+      fn->filename = pprof_string(&b.strings, f->file ? f->file : f->module);
+      fn->start_line = f->start_line;
+      p.function[p.n_function++] = fn;
+      g_hash_table_insert(function_of, f->label, GSIZE_TO_POINTER(function_id));
+    }
+    size_t k = p.n_location;
     perftools__profiles__line__init(&lines[k]);
-    lines[k].function_id = fn->id;
+    lines[k].function_id = function_id;
+    lines[k].line = f->line;
     line_ptrs[k] = &lines[k];
     Perftools__Profiles__Location *loc = &locations[k];
     perftools__profiles__location__init(loc);

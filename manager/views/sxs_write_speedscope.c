@@ -168,9 +168,17 @@ char *sxs__write_speedscope(const SxsView *v, const SxsRenderOptions *o, gsize *
   for (guint i = 0; i < v->frames->len; i++) {
     const SxsViewFrame *f = g_ptr_array_index(v->frames, i);
     sxs__json_begin_object(w);
-    sxs__json_member_string(w, "name", f->label);
-    if (f->module != NULL && f->module[0] != '\0')
+    /* A frame with a source file names it and its line (in a view by function, where the
+     * function begins); the others name their module as their file. */
+    g_autofree char *title = f->line ? sxs__view_frame_title(f, TRUE) : NULL;
+    sxs__json_member_string(w, "name", title ? title : f->label);
+    if (f->file != NULL) {
+      sxs__json_member_string(w, "file", f->file);
+      if (f->line || f->start_line)
+        sxs__json_member_uint(w, "line", f->line ? f->line : f->start_line);
+    } else if (f->module != NULL && f->module[0] != '\0') {
       sxs__json_member_string(w, "file", f->module);
+    }
     sxs__json_end_object(w);
   }
   sxs__json_end_array(w);

@@ -136,8 +136,10 @@ static void frame_table(GString *out, const SxsView *v, GArray *rows, guint64 wh
       break;
     const SxsViewFrame *f = v->frames->pdata[row->frame];
     double ps = percent(row->self, whole), pt = percent(row->total, whole);
+    /* By line (sxsprof report --lines), a row is one line of a function. */
+    g_autofree char *name = f->line ? sxs__view_frame_title(f, FALSE) : g_strdup(f->name);
     g_string_append_printf(out, "    %s%10" G_GUINT64_FORMAT " %6.1f%% %10" G_GUINT64_FORMAT " %6.1f%%  %s%s\n",
-                           heat(p, by_self ? ps : pt), row->self, ps, row->total, pt, f->name, p->reset);
+                           heat(p, by_self ? ps : pt), row->self, ps, row->total, pt, name, p->reset);
   }
 }
 
@@ -273,7 +275,8 @@ static void events_section(GString *out, const SxsView *v, const SxsRenderOption
       guint shown = 0;
       for (guint d = st->depth; d-- > 0 && shown < 4; shown++) {
         const SxsViewFrame *f = v->frames->pdata[st->frames[d]];
-        g_string_append_printf(out, "%s%s", shown ? " <- " : "", f->label);
+        g_autofree char *title = f->line ? sxs__view_frame_title(f, TRUE) : g_strdup(f->label);
+        g_string_append_printf(out, "%s%s", shown ? " <- " : "", title);
       }
       if (st->depth > shown)
         g_string_append_printf(out, " <- ... (%u more)", st->depth - shown);

@@ -551,7 +551,11 @@ static void svg_append_frame(GString *out, const SxsView *v, const SxsViewTree *
   const SxsViewNode *node = &g_array_index(t->nodes, SxsViewNode, i);
   const SxsViewNode *root = &g_array_index(t->nodes, SxsViewNode, 0);
   const SxsViewFrame *f = i == 0 ? NULL : g_ptr_array_index(v->frames, node->frame);
-  g_autofree char *valid = f != NULL ? g_utf8_make_valid(f->label, -1) : g_strdup("all");
+  /* A frame is named by its label, and by its line too in a view by line; its hover text says
+   * where it is: its line, or where its function begins. */
+  g_autofree char *title = f != NULL ? sxs__view_frame_title(f, TRUE) : NULL;
+  g_autofree char *valid = f != NULL ? g_utf8_make_valid(f->line ? title : f->label, -1) : g_strdup("all");
+  g_autofree char *hover = f != NULL ? g_utf8_make_valid(title, -1) : g_strdup("all");
   g_autofree char *total = svg_quantity(node->total, t->unit);
   g_autofree char *self = svg_quantity(node->self, t->unit);
   g_autofree char *total_pct = svg_percent(node->total, root->total);
@@ -569,7 +573,7 @@ static void svg_append_frame(GString *out, const SxsView *v, const SxsViewTree *
   g_string_append_printf(
       out, "\" data-total=\"%" G_GUINT64_FORMAT "\" data-self=\"%" G_GUINT64_FORMAT "\" data-depth=\"%u\"><title>",
       node->total, node->self, pl->depth);
-  svg_append_escaped(out, valid, valid + strlen(valid));
+  svg_append_escaped(out, hover, hover + strlen(hover));
   g_string_append_printf(out, "&#10;total %s, %s%%&#10;self %s, %s%%</title><rect x=\"", total, total_pct, self,
                          self_pct);
   svg_append_q(out, x_q);

@@ -9,8 +9,10 @@
 # asks for 2.0.0 and rolls forward to the newest major version (`dotnet X.dll` on the SDK's
 # runtime); the 2.0 host runs it on 2.0.0 itself.
 #
-# A file named `unsafe` in an app folder adds -unsafe+. An app whose dll is newer than all
-# its sources (and than this script) is skipped. On a compile error the compiler's output is
+# A file named `unsafe` in an app folder adds -unsafe+. A file named `variants` lists more builds
+# of the same sources, one a line: `<folder> <flags>` compiles BUILD_DIR/apps/<folder>/<Name>.dll
+# with <flags> in place of -debug:embedded (a portable PDB beside the dll, none, ...); `#` starts a
+# comment. An app whose dlls are newer than all its sources (and than this script) is skipped. On a compile error the compiler's output is
 # printed and the script exits non-zero after trying the other apps.
 #
 # It also makes the real-program fixtures in BUILD_DIR/real/, projects the SDK's own templates
@@ -218,6 +220,13 @@ make_fixtures() {
 [[ -f "$fx_dir/System.Private.CoreLib.dll" ]] ||
     die "no .NET Core 2.0.0 framework in $fx_dir (run tests/setup/install-runtimes.sh)"
 
+# The variants of app NAME: "<folder> <flags...>" lines of tests/apps/NAME/variants.
+variants_of() {
+    local f="$apps_src/$1/variants"
+    [[ -f "$f" ]] || return 0
+    grep -v -E '^[[:space:]]*(#|$)' "$f" || true
+}
+
 # Collect the apps and decide which are out of date before paying for any dotnet start-up.
 apps=()
 stale=()
@@ -230,18 +239,24 @@ for dir in "$apps_src"/*/; do
         continue
     fi
     apps+=("$name")
-    dll="$apps_out/$name/$name.dll"
     up_to_date=1
-    if [[ ! -f "$dll" || ! -f "$apps_out/$name/$name.runtimeconfig.json" ]]; then
-        up_to_date=0
-    else
-        for f in "${sources[@]}" "$dir/unsafe" "${BASH_SOURCE[0]}"; do
+    outs=("$name")
+    while read -r out _; do
+        outs+=("$out")
+    done < <(variants_of "$name")
+    for out in "${outs[@]}"; do
+        dll="$apps_out/$out/$name.dll"
+        if [[ ! -f "$dll" || ! -f "$apps_out/$out/$name.runtimeconfig.json" ]]; then
+            up_to_date=0
+            break
+        fi
+        for f in "${sources[@]}" "$dir/unsafe" "$dir/variants" "${BASH_SOURCE[0]}"; do
             if [[ -e "$f" && "$f" -nt "$dll" ]]; then
                 up_to_date=0
-                break
+                break 2
             fi
         done
-    fi
+    done
     [[ $up_to_date -eq 1 ]] || stale+=("$name")
 done
 
@@ -282,15 +297,18 @@ done
 
 runtimeconfig='{"runtimeOptions":{"tfm":"netcoreapp2.0","rollForward":"LatestMajor","framework":{"name":"Microsoft.NETCore.App","version":"2.0.0"}}}'
 
-# Compile one app into a temporary name and move it into place only on success, so a failed
-# build never leaves a dll that looks up to date. Output goes to $out_dir/.log.
-compile_app() {
-    local name=$1
+# Compile one build of an app (into folder OUT, with DEBUG_FLAGS in place of -debug:embedded)
+# under a temporary name and move it into place only on success, so a failed build never leaves
+# a dll that looks up to date. A PDB the flags make goes beside the dll. Output goes to
+# $out_dir/.log.
+compile_one() {
+    local name=$1 out=$2
+    shift 2
     local dir="$apps_src/$name"
-    local out_dir="$apps_out/$name"
+    local out_dir="$apps_out/$out"
     local -a sources flags
     mapfile -t sources < <(find "$dir" -name '*.cs' -type f | LC_ALL=C sort)
-    flags=(-nologo -noconfig -nostdlib -optimize+ -debug:embedded -deterministic
+    flags=(-nologo -noconfig -nostdlib -optimize+ "$@" -deterministic
            -target:exe -langversion:latest -warn:4)
     [[ -e "$dir/unsafe" ]] && flags+=(-unsafe+)
     mkdir -p "$out_dir"
@@ -302,12 +320,26 @@ compile_app() {
     if "$dotnet" "$csc" "${flags[@]}" "${refs[@]}" "-out:$stage/$name.dll" \
             "${sources[@]}" >"$out_dir/.log" 2>&1; then
         printf '%s\n' "$runtimeconfig" >"$out_dir/$name.runtimeconfig.json"
+        rm -f "$out_dir/$name.pdb"
+        [[ -f "$stage/$name.pdb" ]] && mv -f "$stage/$name.pdb" "$out_dir/$name.pdb"
         mv -f "$stage/$name.dll" "$out_dir/$name.dll"
         rm -rf "$stage"
         return 0
     fi
     rm -rf "$stage"
     return 1
+}
+
+# Every build of one app: its own (PDB embedded), then its variants. The app's .log gathers the
+# compilers' output.
+compile_app() {
+    local name=$1 out flags
+    compile_one "$name" "$name" -debug:embedded || return 1
+    while read -r -u 3 out flags; do
+        # shellcheck disable=SC2086 # the flags are words
+        compile_one "$name" "$out" $flags || { cat "$apps_out/$out/.log" >>"$apps_out/$name/.log"; return 1; }
+        cat "$apps_out/$out/.log" >>"$apps_out/$name/.log"
+    done 3< <(variants_of "$name")
 }
 
 # Two compilers at a time (the machines have two cores); results are reported in order.

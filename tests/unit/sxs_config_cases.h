@@ -22,7 +22,8 @@
 #define MODES_EXPECTED "expected pick-first, pick-one or pick-all"
 #define TRACING_KEYS_EXPECTED "expected one of enabled, inlining, routing, hooks, timing, path, include, exclude"
 #define STACKS_EXPECTED "expected events among exception, jit and gc, separated by commas or spaces, or none"
-#define GROUPS_EXPECTED "[profiler], [tracing], [stacks], [sampling], [exceptions], [contention] or [allocations]"
+#define GROUPS_EXPECTED                                                                                                \
+  "[profiler], [tracing], [stacks], [sampling], [exceptions], [contention], [allocations] or [lines]"
 #define SAMPLING_KEYS_EXPECTED "expected one of enabled, frequency, mode, walker"
 #define FREQUENCY_EXPECTED "expected a whole number of samples per second from 1 to 10000"
 #define PATTERNS_EXPECTED                                                                                              \
@@ -415,4 +416,14 @@ static const BadCase bad_cases[] = {
      ":3: unknown walker \"ptrace\"; expected signal, suspend or auto"},
     {"sampling-disabled-still-checked", "[profiler]\n[sampling]\nenabled=false\nfrequency=0\n", 0, NULL,
      SXS_CONFIG_ERROR_VALUE, ":4: frequency=0 is out of range; " FREQUENCY_EXPECTED},
+    {"lines-enabled-word", "[profiler]\n[lines]\nenabled=yes\n", 0, NULL, SXS_CONFIG_ERROR_VALUE,
+     ":3: enabled=\"yes\" is not true or false; expected true or false"},
+    {"lines-paths-tilde", "[profiler]\n[lines]\npaths=/opt/sym:~/sym\n", 0, NULL, SXS_CONFIG_ERROR_VALUE,
+     ":3: paths=\"/opt/sym:~/sym\" holds a folder that starts with ~, which is not expanded; expected folders "
+     "separated by :, such as /opt/app/symbols"},
+    {"lines-paths-empty", "[profiler]\n[lines]\npaths=/opt/sym:\n", 0, NULL, SXS_CONFIG_ERROR_VALUE,
+     ":3: paths=\"/opt/sym:\" holds a folder that is empty; expected folders separated by :, such as "
+     "/opt/app/symbols"},
+    {"lines-unknown-key", "[profiler]\n[lines]\npath=/opt/sym\n", 0, NULL, SXS_CONFIG_ERROR_UNKNOWN,
+     ":3: unknown key \"path\" (it belongs in [tracing], not [lines]); expected one of enabled, paths"},
 };

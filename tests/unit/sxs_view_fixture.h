@@ -221,3 +221,40 @@ static inline SxsProfileModel *fixture_large_model(guint n_stacks, guint depth, 
   g_rand_free(rand);
   return m;
 }
+
+/* Gives the fixture's Hot samples lines: 50 on line 42, 20 on line 43 of Program.cs, and Hot's
+ * record the line it begins on, 40. Main, its caller, calls it from line 12. */
+#define FIXTURE_LINES_FILE "/src/App/Program.cs"
+static inline void fixture_add_lines(SxsProfileModel *m) {
+  SxsStackModel *hot = NULL;
+  for (guint i = 0; i < m->samples.stacks->len && !hot; i++) {
+    SxsStackModel *s = m->samples.stacks->pdata[i];
+    if (g_str_equal(g_array_index(s->frames, SxsStackFrameModel, 0).name, FIXTURE_HOT_NAME))
+      hot = s;
+  }
+  g_assert_nonnull(hot);
+  SxsStackModel *other = sxs__stack_model_copy(hot);
+  hot->count = 50;
+  other->count = 20;
+  g_ptr_array_add(m->samples.stacks, other);
+  SxsStackFrameModel *f = &g_array_index(hot->frames, SxsStackFrameModel, 0);
+  f->file = g_strdup(FIXTURE_LINES_FILE);
+  f->line = 42;
+  f = &g_array_index(other->frames, SxsStackFrameModel, 0);
+  f->file = g_strdup(FIXTURE_LINES_FILE);
+  f->line = 43;
+  SxsStackModel *both[] = {hot, other};
+  for (guint i = 0; i < 2; i++) {
+    f = &g_array_index(both[i]->frames, SxsStackFrameModel, 1);
+    f->file = g_strdup(FIXTURE_LINES_FILE);
+    f->line = 12;
+  }
+  SxsRuntimeModel *r1 = m->runtimes->pdata[0];
+  for (guint i = 0; i < r1->functions->len; i++) {
+    SxsFunctionRecord *fn = r1->functions->pdata[i];
+    if (g_str_equal(fn->name, FIXTURE_HOT_NAME)) {
+      fn->file = g_strdup(FIXTURE_LINES_FILE);
+      fn->line = 40;
+    }
+  }
+}

@@ -927,6 +927,25 @@ static void test_sampling_all_keys(Fixture *f, gconstpointer data) {
   g_assert_false(lowest->sampling.enabled);
 }
 
+/* [lines]: on by default, off with enabled=false; paths= made absolute, in order. */
+static void test_lines(Fixture *f, gconstpointer data) {
+  (void)data;
+  g_autoptr(SxsConfig) plain = load_text_ok(f, "[profiler]\n");
+  g_assert_true(plain->lines.enabled);
+  g_assert_null(plain->lines.paths);
+  g_autoptr(SxsConfig) off = load_text_ok(f, "[profiler]\n[lines]\nenabled=false\n");
+  g_assert_false(off->lines.enabled);
+  g_autoptr(SxsConfig) paths = load_text_ok(f, "[lines]\nenabled=true\npaths=/opt/sym:rel/pdbs\n[profiler]\n");
+  g_assert_true(paths->lines.enabled);
+  g_assert_nonnull(paths->lines.paths);
+  g_assert_cmpuint(g_strv_length(paths->lines.paths), ==, 2);
+  g_assert_cmpstr(paths->lines.paths[0], ==, "/opt/sym");
+  g_autofree char *rel = g_canonicalize_filename("rel/pdbs", NULL);
+  g_assert_cmpstr(paths->lines.paths[1], ==, rel);
+  g_autoptr(SxsConfig) defaults = sxs__config_new_default();
+  g_assert_true(defaults->lines.enabled);
+}
+
 /* enabled= of [tracing] and of [sampling], and mode= of [profiler] and of [sampling], are
  * separate keys: both accepted in one file, each with its own value. */
 static void test_sampling_shared_key_names(Fixture *f, gconstpointer data) {
@@ -1207,6 +1226,7 @@ int main(int argc, char **argv) {
   ADD("/manager/config/sampling/defaults", test_sampling_defaults);
   ADD("/manager/config/sampling/all-keys", test_sampling_all_keys);
   ADD("/manager/config/sampling/shared-key-names", test_sampling_shared_key_names);
+  ADD("/manager/config/lines", test_lines);
   ADD("/manager/config/sampling/frequency-long", test_sampling_frequency_long);
   g_test_add_func("/manager/config/sampling/names", test_sampling_names);
   ADD("/manager/config/traces/cases", test_traces_cases);

@@ -336,6 +336,67 @@ static void test_empty(void) {
   g_assert_cmpint(sxs__view_primary_kind(v), ==, SXS_VIEW_N_KINDS);
 }
 
+static const SxsViewFrame *frame_at_line(const SxsView *v, const char *label, guint32 line) {
+  for (guint i = 0; i < v->frames->len; i++) {
+    const SxsViewFrame *f = v->frames->pdata[i];
+    if (g_str_equal(f->label, label) && f->line == line)
+      return f;
+  }
+  return NULL;
+}
+
+/* Lines: a view by function has one frame per function, with its file and first line; a view by
+ * line one per line, and every format names the line. */
+static void test_lines(void) {
+  g_autoptr(SxsProfileModel) m = fixture_model();
+  fixture_add_lines(m);
+  g_autoptr(SxsView) v = sxs__view_new(m, NULL);
+  const SxsViewFrame *hot = frame_by_label(v, FIXTURE_HOT_LABEL);
+  g_assert_nonnull(hot);
+  g_assert_cmpstr(hot->file, ==, FIXTURE_LINES_FILE);
+  g_assert_cmpuint(hot->start_line, ==, 40);
+  g_assert_cmpuint(hot->line, ==, 0);
+  g_assert_null(frame_at_line(v, FIXTURE_HOT_LABEL, 42));
+  g_autofree char *title = sxs__view_frame_title(hot, TRUE);
+  g_assert_cmpstr(title, ==, FIXTURE_HOT_LABEL " (Program.cs:40)");
+  g_autofree char *plain = sxs__view_frame_title(frame_by_label(v, FIXTURE_COLD_LABEL), FALSE);
+  g_assert_cmpstr(plain, ==, "App.Program.Cold");
+
+  g_autoptr(SxsView) byline = sxs__view_by_line(v);
+  g_assert_true(byline != v);
+  g_assert_true(byline->filter.by_line);
+  const SxsViewFrame *at42 = frame_at_line(byline, FIXTURE_HOT_LABEL, 42);
+  const SxsViewFrame *at43 = frame_at_line(byline, FIXTURE_HOT_LABEL, 43);
+  g_assert_nonnull(at42);
+  g_assert_nonnull(at43);
+  g_assert_cmpuint(at42->start_line, ==, 40);
+  g_autofree char *title42 = sxs__view_frame_title(at42, FALSE);
+  g_assert_cmpstr(title42, ==, "App.Program.Hot (Program.cs:42)");
+  g_assert_nonnull(frame_at_line(byline, FIXTURE_MAIN_LABEL, 12));
+  g_assert_nonnull(frame_at_line(byline, FIXTURE_MAIN_LABEL, 0)); /* Cold's caller, without a line */
+  g_assert_true(sxs__view_by_line(byline) == byline);
+
+  /* Folded by line, and by function as ever. */
+  SxsRenderOptions o = {.kind = SXS_VIEW_SAMPLES};
+  g_autofree char *folded = sxs__write_folded(byline, &o, NULL, NULL);
+  g_assert_nonnull(strstr(folded, FIXTURE_MAIN_LABEL " (Program.cs:12);" FIXTURE_HOT_LABEL " (Program.cs:42) 50\n"));
+  g_assert_nonnull(strstr(folded, FIXTURE_MAIN_LABEL " (Program.cs:12);" FIXTURE_HOT_LABEL " (Program.cs:43) 20\n"));
+  g_autofree char *by_function = sxs__write_folded(v, &o, NULL, NULL);
+  g_assert_nonnull(strstr(by_function, ";" FIXTURE_HOT_LABEL " 70\n"));
+  g_assert_null(strstr(by_function, "Program.cs"));
+  /* The SVG's hover text: where the function begins, or its line. */
+  g_autofree char *svg = sxs__write_svg(v, &o, NULL, NULL);
+  g_assert_nonnull(strstr(svg, "<title>" FIXTURE_HOT_LABEL " (Program.cs:40)&#10;total "));
+  g_autofree char *svg_lines = sxs__write_svg(byline, &o, NULL, NULL);
+  g_assert_nonnull(strstr(svg_lines, "<title>" FIXTURE_HOT_LABEL " (Program.cs:42)&#10;total "));
+  /* speedscope: the file and the line. */
+  g_autofree char *ss = sxs__write_speedscope(v, &o, NULL, NULL);
+  g_assert_nonnull(strstr(ss, "{\"name\":\"" FIXTURE_HOT_LABEL "\",\"file\":\"" FIXTURE_LINES_FILE "\",\"line\":40}"));
+  g_autofree char *ss_lines = sxs__write_speedscope(byline, &o, NULL, NULL);
+  g_assert_nonnull(strstr(ss_lines, "{\"name\":\"" FIXTURE_HOT_LABEL " (Program.cs:43)\",\"file\":\"" FIXTURE_LINES_FILE
+                                    "\",\"line\":43}"));
+}
+
 int main(int argc, char **argv) {
   g_test_init(&argc, &argv, NULL);
   g_test_add_func("/views/model/labels", test_labels);
@@ -348,5 +409,6 @@ int main(int argc, char **argv) {
   g_test_add_func("/views/model/cyclic-tree", test_cyclic_tree);
   g_test_add_data_func("/views/formats/write-failed/all-or-nothing", "all-or-nothing", test_write_failed);
   g_test_add_data_func("/views/formats/write-failed/each-on-its-own", "each-on-its-own", test_write_failed);
+  g_test_add_func("/views/model/lines", test_lines);
   return g_test_run();
 }

@@ -602,6 +602,81 @@ static void test_go(PprofFixture *fx, gconstpointer data) {
   g_assert_nonnull(strstr(out_time, "Showing nodes accounting for 1000ms, 100% of 1000ms total"));
 }
 
+/* Frames with lines: one function per function (its source file, where it begins), one location per
+ * line, so that pprof adds lines up into functions and -lines shows them apart. */
+static void test_lines(PprofFixture *fx, gconstpointer data) {
+  (void)data;
+  fixture_add_lines(fx->model);
+  g_autoptr(SxsView) v = sxs__view_new(fx->model, NULL);
+  g_autoptr(GBytes) gz = render(v, SXS_VIEW_SAMPLES);
+  g_autoptr(Perftools__Profiles__Profile) p = decode(gz);
+  const Perftools__Profiles__Function *hot = function_by_name(p, FIXTURE_HOT_LABEL);
+  g_assert_nonnull(hot);
+  g_assert_cmpstr(str(p, hot->filename), ==, FIXTURE_LINES_FILE);
+  g_assert_cmpint(hot->start_line, ==, 40);
+  g_assert_cmpstr(str(p, hot->system_name), ==, FIXTURE_HOT_NAME);
+  /* Main has lines but no record of where it begins: its file, no start line. */
+  const Perftools__Profiles__Function *main_fn = function_by_name(p, FIXTURE_MAIN_LABEL);
+  g_assert_cmpstr(str(p, main_fn->filename), ==, FIXTURE_LINES_FILE);
+  g_assert_cmpint(main_fn->start_line, ==, 0);
+  /* Cold has none: its module. */
+  g_assert_cmpstr(str(p, function_by_name(p, FIXTURE_COLD_LABEL)->filename), ==, "App.dll");
+  /* Locations: Hot at 42 (50 samples) and at 43 (20), Main at 12 for both, Main without a line
+   * for Cold's samples. */
+  guint hot_locations = 0;
+  gint64 at42 = 0, at43 = 0;
+  for (size_t i = 0; i < p->n_sample; i++) {
+    const Perftools__Profiles__Sample *sm = p->sample[i];
+    const Perftools__Profiles__Location *leaf = location_by_id(p, sm->location_id[0]);
+    g_assert_cmpuint(leaf->n_line, ==, 1);
+    if (leaf->line[0]->function_id != hot->id)
+      continue;
+    hot_locations++;
+    const Perftools__Profiles__Location *caller = location_by_id(p, sm->location_id[1]);
+    g_assert_cmpuint(caller->line[0]->function_id, ==, main_fn->id);
+    g_assert_cmpint(caller->line[0]->line, ==, 12);
+    if (leaf->line[0]->line == 42)
+      at42 += sm->value[0];
+    else if (leaf->line[0]->line == 43)
+      at43 += sm->value[0];
+    else
+      g_assert_not_reached();
+  }
+  g_assert_cmpuint(hot_locations, ==, 2);
+  g_assert_cmpint(at42, ==, 50);
+  g_assert_cmpint(at43, ==, 20);
+  guint functions_named_hot = 0;
+  for (size_t i = 0; i < p->n_function; i++)
+    functions_named_hot += g_str_equal(str(p, p->function[i]->name), FIXTURE_HOT_LABEL);
+  g_assert_cmpuint(functions_named_hot, ==, 1);
+
+  /* go tool pprof: 70 samples for Hot by function, 50 and 20 by line. */
+  g_autofree char *go = require_tool("go");
+  if (go == NULL)
+    return;
+  g_autofree char *file = g_build_filename(fx->dir, "lines.pb.gz", NULL);
+  gsize len = 0;
+  const char *bytes = g_bytes_get_data(gz, &len);
+  g_assert_true(g_file_set_contents(file, bytes, (gssize)len, NULL));
+  g_auto(GStrv) env = g_get_environ();
+  g_autofree char *cache = g_build_filename(fx->dir, "gocache", NULL);
+  env = g_environ_setenv(env, "HOME", fx->dir, TRUE);
+  env = g_environ_setenv(env, "GOCACHE", cache, TRUE);
+  env = g_environ_setenv(env, "PPROF_TMPDIR", fx->dir, TRUE);
+  char *by_function[] = {go, "tool", "pprof", "-top", "-sample_index=samples", file, NULL};
+  g_autofree char *out = run_tool(by_function, env);
+  g_autofree char *type = NULL;
+  g_autoptr(GHashTable) rows = parse_top(out, &type);
+  assert_top(rows, FIXTURE_HOT_LABEL, "70", "70");
+  char *by_line[] = {go, "tool", "pprof", "-top", "-lines", "-sample_index=samples", file, NULL};
+  g_autofree char *out_lines = run_tool(by_line, env);
+  g_autofree char *type_lines = NULL;
+  g_autoptr(GHashTable) line_rows = parse_top(out_lines, &type_lines);
+  assert_top(line_rows, FIXTURE_HOT_LABEL " " FIXTURE_LINES_FILE ":42", "50", "50");
+  assert_top(line_rows, FIXTURE_HOT_LABEL " " FIXTURE_LINES_FILE ":43", "20", "20");
+  assert_top(line_rows, FIXTURE_MAIN_LABEL " " FIXTURE_LINES_FILE ":12", "0", "70");
+}
+
 /* 10,000 distinct stacks of 30 frames: the writer must not be what makes a profile slow to save. */
 static void test_large(PprofFixture *fx, gconstpointer data) {
   (void)fx, (void)data;
@@ -630,6 +705,7 @@ static void test_large(PprofFixture *fx, gconstpointer data) {
 int main(int argc, char **argv) {
   g_test_init(&argc, &argv, NULL);
 #define ADD(path, fn) g_test_add(path, PprofFixture, NULL, fixture_setup, fn, fixture_teardown)
+  ADD("/views/pprof/lines", test_lines);
   ADD("/views/pprof/samples", test_samples);
   ADD("/views/pprof/wall", test_wall);
   ADD("/views/pprof/calls", test_calls);
