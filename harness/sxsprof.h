@@ -87,6 +87,8 @@ typedef struct {
   FILE *summary_out; /* where the summary goes */
   gboolean progress; /* a progress line on stderr while rendering (stderr is a terminal) */
   gboolean quiet;    /* no line per file written or left out */
+  gboolean each;     /* each file on its own: one that cannot be written keeps its older version and is
+                      * named, the others are written (the views of a run); else all or nothing */
 } SxsprofRender;
 
 /* Renders model as r says: the files, then the summary. Prints one line per file written and one

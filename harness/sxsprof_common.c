@@ -195,7 +195,7 @@ void sxsprof_print_flame_graph(const SxsprofProfile *p, guint formats, time_t st
   if ((formats & SXS_FORMAT_BIT(SXS_FORMAT_SVG)) && written_since(svg, started))
     fprintf(stderr, "sxsprof: flame graph: %s\n", svg);
   else if ((formats & SXS_FORMAT_BIT(SXS_FORMAT_SVG)) && stacks)
-    fprintf(stderr, "sxsprof: no flame graph: %s could not be written (the profiler's lines above say why)\n", svg);
+    fprintf(stderr, "sxsprof: no flame graph: %s could not be written (the lines above say why)\n", svg);
   else if (formats & SXS_FORMAT_BIT(SXS_FORMAT_SVG))
     fprintf(stderr, "sxsprof: no flame graph: no stacks were recorded (turn on --sample, --trace, --stacks-on or "
                     "--exceptions, --lock or --alloc)\n");
@@ -353,13 +353,17 @@ int sxsprof_render(const SxsProfileModel *model, const SxsprofRender *r) {
   if (files && r->base) {
     g_autoptr(GPtrArray) written = g_ptr_array_new_with_free_func(g_free);
     g_autofree char *skipped = NULL, *error = NULL;
-    int n = sxs__formats_write(view, r->base, files, &r->render, SXS_FORMATS_ALL_OR_NOTHING, render_progress,
-                               (gpointer)r, written, &skipped, &error);
+    int n = sxs__formats_write(view, r->base, files, &r->render, r->each ? 0 : SXS_FORMATS_ALL_OR_NOTHING,
+                               render_progress, (gpointer)r, written, &skipped, &error);
     progress(r, "");
-    if (n < 0) {
+    if (n < 0 && !r->each) {
       fprintf(stderr, "sxsprof: %s; nothing was written\n", error);
       return 1;
     }
+    /* Each file that could not be written, one line each; the others were. */
+    g_auto(GStrv) failed = g_strsplit(n < 0 && error ? error : "", "\n", -1);
+    for (char **l = failed; *l && **l; l++)
+      fprintf(stderr, "sxsprof: %s\n", *l);
     g_auto(GStrv) lines = g_strsplit(skipped ? skipped : "", "\n", -1);
     for (char **l = lines; !r->quiet && *l && **l; l++)
       fprintf(stderr, "sxsprof: not written: %s\n", *l);

@@ -160,7 +160,8 @@ static void render_run_views(GPtrArray *profiles, guint formats) {
                        .render = {.top = 10, .kind = SXS_VIEW_N_KINDS},
                        .summary_out = stderr,
                        .progress = isatty(STDERR_FILENO),
-                       .quiet = TRUE};
+                       .quiet = TRUE,
+                       .each = TRUE};
     sxsprof_render(p->model, &r);
   }
 }

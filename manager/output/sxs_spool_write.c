@@ -42,6 +42,7 @@ static struct {
   gint64 traced_at;      /* when the last T was considered (monotonic, us) */
   gint64 traced_period;  /* until the next T: a second, or 20 times what the last one took */
   SxsSpoolStats stats;
+  gboolean broken; /* an append failed: the spool was removed and is kept no more */
 } spool = {.fd = -1};
 
 static char *digest_of(const char *text, gsize len) {
@@ -231,6 +232,10 @@ int sxs__spool_append(int signal) {
   gint64 t0 = g_get_monotonic_time();
   int r = 0;
   g_mutex_lock(&spool.lock);
+  if (spool.broken) {
+    g_mutex_unlock(&spool.lock);
+    return -EIO;
+  }
   if (spool.fd < 0) {
     g_autofree char *path = sxs__spool_path(profile);
     r = start_file(path, signal);
@@ -246,6 +251,15 @@ int sxs__spool_append(int signal) {
     r = write_all(spool.fd, b->str, b->len);
     spool.size += b->len;
     spool.stats.bytes += b->len;
+  }
+  if (r < 0 && spool.fd >= 0) {
+    /* A batch that could not be written (a full disk) would leave later counts short: a spool that
+     * misses one is no record of the run, so it goes (the output thread logs the failure once), and
+     * the profile is left to the writes at the end. */
+    close(spool.fd);
+    spool.fd = -1;
+    unlink(spool.path);
+    spool.broken = TRUE;
   }
   spool.stats.batches++;
   spool.stats.ns += (guint64)(g_get_monotonic_time() - t0) * 1000;
