@@ -37,6 +37,12 @@ int itest_version_cmp(const char *a, const char *b);
  * SXSPROF_RUN_ID) removed. Returns a NULL-terminated array for g_strfreev. */
 char **itest_profiler_env(const char *config);
 
+/* The variables a run unsets so that neither a profiler the test itself runs under nor a
+ * launcher's variables reach the program: the start of an env list for itest_run. */
+#define ITEST_NO_PROFILER_ENV                                                                                          \
+  "CORECLR_ENABLE_PROFILING", "CORECLR_PROFILER", "CORECLR_PROFILER_PATH", "SXSPROF_CONFIG", "SXSPROF_OUTPUT",         \
+      "SXSPROF_OWNER_PID", "SXSPROF_RUN_ID", "SXSPROF_LAUNCHER"
+
 /* A fresh temporary folder for one scenario (removed by the caller with itest_rmtree). */
 char *itest_tmpdir(void);
 void itest_rmtree(const char *path);

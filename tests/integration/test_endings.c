@@ -24,16 +24,7 @@
 
 typedef ItestScratch Fixture;
 
-static const char *const clean_env[] = {"CORECLR_ENABLE_PROFILING",
-                                        "CORECLR_PROFILER",
-                                        "CORECLR_PROFILER_PATH",
-                                        "SXSPROF_CONFIG",
-                                        "SXSPROF_OUTPUT",
-                                        "SXSPROF_OWNER_PID",
-                                        "SXSPROF_RUN_ID",
-                                        "SXSPROF_LAUNCHER",
-                                        "DOTNET_CLI_TELEMETRY_OPTOUT=1",
-                                        NULL};
+static const char *const clean_env[] = {ITEST_NO_PROFILER_ENV, "DOTNET_CLI_TELEMETRY_OPTOUT=1", NULL};
 
 /* CPU time (user + system, in clock ticks of 10 ms) the main thread of process pid (the loop's)
  * used so far; -1 when gone. */

@@ -20,13 +20,7 @@
 typedef ItestScratch Fixture;
 
 /* Nothing of a profiler the test itself may run under, and no launcher variables. */
-static const char *const clean_env[] = {"CORECLR_ENABLE_PROFILING",
-                                        "CORECLR_PROFILER",
-                                        "CORECLR_PROFILER_PATH",
-                                        "SXSPROF_CONFIG",
-                                        "SXSPROF_OUTPUT",
-                                        "SXSPROF_OWNER_PID",
-                                        "SXSPROF_RUN_ID",
+static const char *const clean_env[] = {ITEST_NO_PROFILER_ENV,
                                         "DOTNET_CLI_TELEMETRY_OPTOUT=1",
                                         "DOTNET_NOLOGO=1",
                                         "DOTNET_SKIP_FIRST_TIME_EXPERIENCE=1",

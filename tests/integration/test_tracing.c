@@ -12,9 +12,7 @@
 
 typedef ItestScratch Fixture;
 
-static const char *const plain_env[] = {
-    "CORECLR_ENABLE_PROFILING", "CORECLR_PROFILER",  "CORECLR_PROFILER_PATH", "SXSPROF_CONFIG",
-    "SXSPROF_OUTPUT",           "SXSPROF_OWNER_PID", "SXSPROF_RUN_ID",        NULL};
+static const char *const plain_env[] = {ITEST_NO_PROFILER_ENV, NULL};
 
 /* Runs Tracing with `args` under `host` without and with the profiler ([tracing] body given);
  * both must agree on stdout, stderr and exit code 0. Returns the profile. */
