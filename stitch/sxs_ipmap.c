@@ -55,6 +55,11 @@ bool sxs__ipmap_lookup(const SxsIpMap *map, uintptr_t ip, uint64_t *ret_value) {
   return false;
 }
 
+void sxs__ipmap_prefetch(const SxsIpMap *map, uintptr_t ip) {
+  if (map != NULL)
+    __builtin_prefetch(&map->slots[ipmap_home(map, ip)], 0, 3);
+}
+
 void sxs__ipmap_insert(SxsIpMap *map, uintptr_t ip, uint64_t value) {
   if (map == NULL || ip == 0 || ip == IPMAP_CLAIMED)
     return;

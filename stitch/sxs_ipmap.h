@@ -23,6 +23,14 @@ void sxs__ipmap_free(SxsIpMap *map);
 bool sxs__ipmap_lookup(const SxsIpMap *map, uintptr_t ip, uint64_t *ret_value);
 
 /*
+ * Asks the CPU to bring ip's first probe slot into its caches, without waiting for it: a walk
+ * about to look up several addresses one after the other (each step needs the previous one's
+ * result) starts all their memory reads at once. No effect on the table's contents.
+ * Context: any thread; async-signal-safe (a prefetch never faults).
+ */
+void sxs__ipmap_prefetch(const SxsIpMap *map, uintptr_t ip);
+
+/*
  * Stores value for ip unless ip is already there (the first value stays) or its 16 probe slots are
  * all taken (then nothing is stored). Two writers storing one ip at the same moment may both store
  * it (one finds the other's slot claimed, not yet published, and takes another): a wasted slot;
