@@ -100,6 +100,9 @@ static guint frame_id(GString *b, const SxsStackFrameModel *f) {
   sxs__spool_append_string(key, f->name);
   g_string_append_c(key, '\t');
   sxs__spool_append_string(key, f->module);
+  g_string_append_c(key, '\t');
+  sxs__spool_append_string(key, f->line ? f->file : NULL);
+  g_string_append_printf(key, "\t%u", f->file ? f->line : 0);
   guint id = GPOINTER_TO_UINT(g_hash_table_lookup(spool.frame_ids, key->str));
   if (id)
     return id;

@@ -73,12 +73,15 @@ typedef struct {
   int runtime_id;
   char *name;
   char *module;
+  char *file;   /* managed frames with lines: the source file; else NULL */
+  guint32 line; /* its line; 0: none */
 } FrameName;
 
 static void frame_name_free(gpointer p) {
   FrameName *f = p;
   g_free(f->name);
   g_free(f->module);
+  g_free(f->file);
   g_free(f);
 }
 
@@ -133,6 +136,15 @@ static void apply_frame(SpoolState *st, const Field *f, guint n) {
   fn->runtime_id = (int)field_u64(&f[3], 10);
   fn->name = field_string(f[4].s, f[4].len);
   fn->module = field_string(f[5].s, f[5].len);
+  /* Spools written before frames carried lines have no file and line fields. */
+  if (n >= 8) {
+    fn->file = field_string(f[6].s, f[6].len);
+    fn->line = (guint32)MIN(field_u64(&f[7], 10), G_MAXUINT32);
+    if (!fn->file || !fn->file[0] || fn->line == 0) {
+      g_clear_pointer(&fn->file, g_free);
+      fn->line = 0;
+    }
+  }
   g_hash_table_replace(st->frames, GUINT_TO_POINTER((guint)field_u64(&f[1], 16)), fn);
 }
 
@@ -169,6 +181,8 @@ static void apply_stack(SpoolState *st, const Field *f, guint n) {
         m.runtime_id = fn->runtime_id;
         m.name = g_strdup(fn->name ? fn->name : "?");
         m.module = g_strdup(fn->module ? fn->module : "");
+        m.file = g_strdup(fn->file);
+        m.line = fn->line;
       } else {
         m.name = g_strdup("?");
         m.module = g_strdup("");

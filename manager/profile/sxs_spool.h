@@ -10,7 +10,10 @@
  *   S <bytes>\n<profile JSON>                         the profile without functions and stacks:
  *                                                     process, runtimes, threads, counters (replaces)
  *   F <rt> <function id> <jit> <inlined> <precompiled> <name> <module>   a function (replaces)
- *   N <frame id> <m|n> <rt> <name> <module>           a frame name, once
+ *   N <frame id> <m|n> <rt> <name> <module> <file|-> <line>
+ *                                                     a frame's name and source line, once (line 0
+ *                                                     and file "-": none; a reader takes spools
+ *                                                     without the two fields too)
  *   K <stack id> <event> <thread> <thread name|-> <frame id>:<ip>:<sp>,... <rt> <type|->
  *                                                     a stack, once (rt and type: the exception,
  *                                                     contention and allocation profiles' own)

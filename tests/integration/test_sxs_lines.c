@@ -7,6 +7,7 @@
 #include <glib.h>
 #include <glib/gstdio.h>
 #include <stdlib.h>
+#include <signal.h>
 #include <string.h>
 
 #include "itest.h"
@@ -579,6 +580,43 @@ static void test_report_lines(ItestScratch *s, gconstpointer data) {
   g_assert_nonnull(strstr(folded, hot_at));
 }
 
+/* A process killed without a word (SIGKILL, no launcher): the profile rebuilt from its spool keeps
+ * the frames' lines, so `report --lines` of the spool puts the hot line first, as of a profile the
+ * process wrote itself. */
+static void test_killed(ItestScratch *s, gconstpointer data) {
+  (void)data;
+  g_autofree char *dll = lines_build("Lines");
+  gint64 hot = marker_line("LINE:hot"), call = marker_line("LINE:call");
+  g_autofree char *prefix = g_build_filename(s->dir, "killed", NULL);
+  g_autofree char *text = g_strdup_printf("[profiler]\noutput=%s\n[sampling]\nenabled=true\nfrequency=999\n", prefix);
+  g_autofree char *cfg = itest_write_file(s->dir, "killed.conf", text);
+  g_auto(GStrv) env = itest_profiler_env(cfg);
+  const char *argv[] = {itest_env("SXS_DOTNET"), dll, "60000", NULL};
+  g_autofree char *out = g_build_filename(s->dir, "killed.out", NULL);
+  g_autofree char *err = g_build_filename(s->dir, "killed.err", NULL);
+  g_autoptr(ItestProc) p = itest_spawn(argv, (const char *const *)env, s->dir, out, err, FALSE);
+  g_autofree char *spool = g_strconcat(prefix, ".spool", NULL);
+  /* Past start-up, with samples of the loop in the spool (it is written every 100 ms). */
+  g_usleep(3 * G_USEC_PER_SEC);
+  g_assert_cmpint(kill(p->pid, SIGKILL), ==, 0);
+  g_assert_cmpint(itest_proc_wait(p, TIMEOUT), ==, 128 + SIGKILL);
+  g_assert_true(g_file_test(spool, G_FILE_TEST_IS_REGULAR));
+
+  const char *report_argv[] = {itest_env("SXS_SXSPROF"), "report", spool, "--lines", "--top", "3", NULL};
+  g_autoptr(ItestRun) run = itest_run(report_argv, NULL, s->dir, 60);
+  itest_assert_exit(run, 0);
+  const char *table = strstr(run->out, "top 3 by self:");
+  g_assert_nonnull(table);
+  const char *row = strchr(strchr(table, '\n') + 1, '\n') + 1;
+  g_autofree char *first = g_strndup(row, strcspn(row, "\n"));
+  g_autofree char *hot_at = g_strdup_printf("Sxs.Lines.Program.Hot (Lines.cs:%" G_GINT64_FORMAT ")", hot);
+  g_test_message("first row: %s", first);
+  g_assert_nonnull(strstr(first, hot_at));
+  /* Outer, Hot's caller, on the line of its call. */
+  g_autofree char *caller = g_strdup_printf("Sxs.Lines.Program.Outer (Lines.cs:%" G_GINT64_FORMAT ")", call);
+  g_assert_nonnull(strstr(run->out, caller));
+}
+
 int main(int argc, char **argv) {
   g_test_init(&argc, &argv, NULL);
 #define ADD(path, fn) g_test_add(path, ItestScratch, NULL, itest_scratch_setup, fn, itest_scratch_teardown)
@@ -590,5 +628,6 @@ int main(int argc, char **argv) {
   ADD("/lines/sampled/two-runtimes", test_two_runtimes);
   ADD("/lines/traced", test_traced);
   ADD("/lines/report", test_report_lines);
+  ADD("/lines/killed", test_killed);
   return g_test_run();
 }

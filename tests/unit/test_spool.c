@@ -45,10 +45,12 @@ static GString *three_batches(void) {
   g_string_append(s, "\tapp.dll\n");
   g_string_append(s, "N\t1\tm\t1\t");
   append_name(s, "App.Work");
-  g_string_append(s, "\tapp.dll\n");
+  g_string_append(s, "\tapp.dll\t");
+  append_name(s, "/src/App\tWork.cs");
+  g_string_append(s, "\t42\n");
   g_string_append(s, "N\t2\tn\t0\t");
   append_name(s, "libc.so.6!read\twith a tab");
-  g_string_append(s, "\tlibc.so.6\n");
+  g_string_append(s, "\tlibc.so.6\n"); /* as spools before lines: no file, no line */
   g_string_append(s, "K\t1\tsample\t4242\tmain\t1:1000:2000,2:3000:4000\n");
   g_string_append(s, "W\t1\t5\n");
   g_string_append(s, "E\t1\n");
@@ -100,6 +102,10 @@ static void test_rebuild(void) {
   g_assert_cmpstr(leaf->name, ==, "App.Work");
   g_assert_cmpuint(leaf->ip, ==, 0x1000);
   g_assert_cmpuint(leaf->sp, ==, 0x2000);
+  g_assert_cmpstr(leaf->file, ==, "/src/App\tWork.cs");
+  g_assert_cmpuint(leaf->line, ==, 42);
+  g_assert_null(below->file);
+  g_assert_cmpuint(below->line, ==, 0);
   g_assert_false(below->managed);
   g_assert_cmpstr(below->name, ==, "libc.so.6!read\twith a tab");
   g_assert_cmpstr(below->module, ==, "libc.so.6");
@@ -108,7 +114,11 @@ static void test_rebuild(void) {
   g_autofree char *json = sxs__profile_render_json(m, &len);
   g_autoptr(SxsProfileModel) again = sxs__profile_read(json, len, &error);
   g_assert_no_error(error);
-  g_assert_cmpuint(((SxsStackModel *)again->samples.stacks->pdata[0])->count, ==, 12);
+  SxsStackModel *back = again->samples.stacks->pdata[0];
+  g_assert_cmpuint(back->count, ==, 12);
+  SxsStackFrameModel *leaf_back = &g_array_index(back->frames, SxsStackFrameModel, 0);
+  g_assert_cmpstr(leaf_back->file, ==, "/src/App\tWork.cs");
+  g_assert_cmpuint(leaf_back->line, ==, 42);
 }
 
 static void test_not_a_spool(void) {
