@@ -18,11 +18,13 @@
 #           without a profiler, under `sxsprof run -q`, and with the profiler loaded by the
 #           environment alone (one process, no launcher).
 #
-# Rounds are interleaved (every variant once per round, in turn) so machine noise hits all
-# alike; the tables give medians and ratios over no profiler, the target of each and whether the
-# median meets it, and, for every sxsprof variant, the sampler's capture p50 / p99 and the
-# resolution time per sample read from the profiles. The tables are printed and written as the
-# first section of docs/PERFORMANCE.md (set SXS_BENCH_NO_DOC=1 to leave it alone).
+# Rounds are interleaved (every variant once per round, in turn, each round starting one variant
+# further on) so machine noise hits all alike; the tables give medians, the ratios over no
+# profiler in the same round (median and range), the target of each and whether the median meets
+# it, and, for every sxsprof variant, the sampler's capture p50 / p99 and the resolution time per
+# sample read from the profiles. Every run's numbers are printed too ("bench: raw ..."). The
+# tables are printed and written as the first section of docs/PERFORMANCE.md (set
+# SXS_BENCH_NO_DOC=1 to leave it alone).
 #
 # Usage: tests/bench/real.sh BUILD [ROUNDS]        (default 3 rounds)
 #   BUILD: a build folder with bin/sxsprof and lib/libsxsprof.so (real/web from its build-apps
@@ -38,6 +40,7 @@ root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 usage="usage: tests/bench/real.sh BUILD [ROUNDS]"
 build=$(cd "${1:?$usage}" && pwd)
 rounds=${2:-3}
+[[ $rounds =~ ^[1-9][0-9]*$ ]] || { echo "$usage" >&2; exit 2; }
 hello_runs=${SXS_BENCH_HELLO_RUNS:-20}
 requests=${SXS_BENCH_REQUESTS:-20000}
 warmup=${SXS_BENCH_WARMUP:-3000}
@@ -178,6 +181,7 @@ build_once() {
         cat "$tmp/build.log" >&2; die "build under $v failed"
     fi
     awk '{ printf "%.2f %.2f\n", $1, $2 + $3 }' "$tmp/time" >>"$tmp/build-$v"
+    cut -d' ' -f1 /proc/loadavg >>"$tmp/load"
     case $v in loaded|s99|s999) sxs_stats "$tmp/out-build-$v" >>"$tmp/build-$v.sxs" ;; esac
 }
 
@@ -242,6 +246,7 @@ web_once() {
     server_pid=""
     awk -v s=$((s1 - s0)) -v o=$((o1 - o0)) -v r="$rps" -v t="$tck" 'BEGIN { printf "%.2f %.1f %.2f\n", s / t, r, o / t }' \
         >>"$tmp/web-$v"
+    cut -d' ' -f1 /proc/loadavg >>"$tmp/load"
     case $v in loaded|s99|s999) sxs_stats "$tmp/out-web-$v" >>"$tmp/web-$v.sxs" ;; esac
 }
 
@@ -268,19 +273,45 @@ hello_once() {
 echo "bench: warming up (one plain build, one server run)"
 build_once none; : >"$tmp/build-none"
 web_once none; : >"$tmp/web-none"
+: >"$tmp/load"
 for ((r = 1; r <= rounds; r++)); do
-    for v in "${variants[@]}"; do build_once "$v"; done
+    # Each round starts one variant further on, so that none always runs first or last.
+    order=("${variants[@]:$(((r - 1) % ${#variants[@]}))}" "${variants[@]:0:$(((r - 1) % ${#variants[@]}))}")
+    for v in "${order[@]}"; do build_once "$v"; done
     echo "bench: round $r/$rounds: builds done (load average $(loadavg))"
-    for v in "${variants[@]}"; do web_once "$v"; done
+    for v in "${order[@]}"; do web_once "$v"; done
     echo "bench: round $r/$rounds: web runs done (load average $(loadavg))"
 done
 for ((i = 0; i < hello_runs; i++)); do
     for v in "${hello_variants[@]}"; do hello_once "$v"; done
 done
 load_end=$(loadavg)
+# every run's numbers, round by round, for whoever wants more than the medians
+for f in "$tmp"/build-* "$tmp"/web-* "$tmp"/hello-*; do
+    [[ -f $f && -s $f ]] || continue
+    echo "bench: raw ${f##*/}: $(paste -sd';' "$f" | sed 's/;/; /g')"
+done
 
 # --- tables ---
 col() { awk -v c="$2" '{ print $c }' "$1"; }
+# paired FILE BASE COLUMN ratio|pct|diff DECIMALS: for each round (line), VARIANT's COLUMN against
+# no profiler's in the same round (a ratio, a percentage over it, or a difference); prints the
+# median and the range "m (lo–hi)", or only the median when there is one round. Pairing by round
+# keeps a load that drifts between rounds out of the comparison.
+paired() {
+    local out
+    out=$(paste -d' ' "$1" "$2" | awk -v c="$3" -v m="$4" -v n="$(awk '{ print NF }' "$1" | head -n 1)" '{
+        v = $c; b = $(n + c)
+        if (m == "ratio") print v / b; else if (m == "pct") print 100 * (v - b) / b; else print v - b }' |
+        sort -g)
+    local lo hi md
+    lo=$(head -n 1 <<<"$out"); hi=$(tail -n 1 <<<"$out"); md=$(bench_median 6 <<<"$out")
+    awk -v md="$md" -v lo="$lo" -v hi="$hi" -v d="$5" -v m="$4" -v k="$(wc -l <<<"$out")" 'BEGIN {
+        f = (m == "ratio") ? "%." d "f" : "%+." d "f"
+        s = sprintf(f, md); if (k > 1) s = s sprintf(" (" f "–" f ")", lo, hi); print s }'
+}
+# the median of a paired comparison, for the targets
+paired_median() { paired "$@" | cut -d' ' -f1; }
 # sxs_cols FILE: the profiles' median numbers as table cells: processes, samples, p50, p99, resolve
 sxs_cols() {
     if [[ ! -s $1 ]]; then echo "| - | - | - | - | -"; return; fi
@@ -295,47 +326,54 @@ sxs_cols() {
     echo "| $procs | $taken | $p50 | $p99 | $res"
 }
 declare -A build_target=([loaded]=1.03 [s99]=1.05 [s999]=1.15)
-col "$tmp/build-none" 1 >"$tmp/c"; base_wall=$(med "$tmp/c" 2)
-col "$tmp/build-none" 2 >"$tmp/c"; base_cpu=$(med "$tmp/c" 2)
 build_rows=()
 for v in "${variants[@]}"; do
     col "$tmp/build-$v" 1 >"$tmp/c"; w=$(med "$tmp/c" 2)
     col "$tmp/build-$v" 2 >"$tmp/c"; c=$(med "$tmp/c" 2)
-    wr=$(awk -v a="$w" -v b="$base_wall" 'BEGIN { printf "%.2f", a / b }')
-    cr=$(awk -v a="$c" -v b="$base_cpu" 'BEGIN { printf "%.2f", a / b }')
+    wr=1.00 cr=1.00
+    if [[ $v != none ]]; then
+        wr=$(paired "$tmp/build-$v" "$tmp/build-none" 1 ratio 2)
+        cr=$(paired "$tmp/build-$v" "$tmp/build-none" 2 ratio 2)
+    fi
     target=- ok=-
-    if [[ -n ${build_target[$v]:-} ]]; then target="≤ ×${build_target[$v]}"; ok=$(met "$wr" "<=" "${build_target[$v]}"); fi
+    if [[ -n ${build_target[$v]:-} ]]; then
+        target="≤ ×${build_target[$v]}"; ok=$(met "${wr%% *}" "<=" "${build_target[$v]}")
+    fi
     stats="| - | - | - | - | -"
     case $v in loaded|s99|s999) stats=$(sxs_cols "$tmp/build-$v.sxs") ;; esac
     build_rows+=("| ${label[$v]} | $w | ×$wr | $target | $ok | $c | ×$cr $stats |")
 done
 
 declare -A web_target=([s99]=1 [s999]=5)
-col "$tmp/web-none" 1 >"$tmp/c"; base_scpu=$(med "$tmp/c" 2)
-col "$tmp/web-none" 2 >"$tmp/c"; base_rps=$(med "$tmp/c" 1)
 web_rows=()
 for v in "${variants[@]}"; do
     col "$tmp/web-$v" 1 >"$tmp/c"; s=$(med "$tmp/c" 2)
     col "$tmp/web-$v" 2 >"$tmp/c"; q=$(med "$tmp/c" 1)
     col "$tmp/web-$v" 3 >"$tmp/c"; o=$(med "$tmp/c" 2)
-    pct=$(awk -v a="$s" -v b="$base_scpu" 'BEGIN { printf "%+.1f", 100 * (a - b) / b }')
-    sr=$(awk -v a="$s" -v b="$base_scpu" 'BEGIN { printf "%.3f", a / b }')
-    qr=$(awk -v a="$q" -v b="$base_rps" 'BEGIN { printf "%.3f", a / b }')
+    pct=+0.0 qr=1.00
+    if [[ $v != none ]]; then
+        pct=$(paired "$tmp/web-$v" "$tmp/web-none" 1 pct 1)
+        qr=$(paired "$tmp/web-$v" "$tmp/web-none" 2 ratio 2)
+    fi
     target=- ok=-
-    if [[ -n ${web_target[$v]:-} ]]; then target="≤ +${web_target[$v]} %"; ok=$(met "$pct" "<=" "${web_target[$v]}"); fi
+    if [[ -n ${web_target[$v]:-} ]]; then
+        target="≤ +${web_target[$v]} %"; ok=$(met "${pct%% *}" "<=" "${web_target[$v]}")
+    fi
     # the profiles' columns without the processes' count (one server)
     stats="| - | - | - | -"
     case $v in loaded|s99|s999) stats=$(sxs_cols "$tmp/web-$v.sxs" | sed 's/^| [^|]* |/|/') ;; esac
-    web_rows+=("| ${label[$v]} | $s | ×$sr | $pct % | $target | $ok | $q | ×$qr | $o $stats |")
+    pct_cell="${pct%% *} %"
+    [[ $pct == *" "* ]] && pct_cell="$pct_cell ${pct#* }"
+    web_rows+=("| ${label[$v]} | $s | $pct_cell | $target | $ok | $q | ×$qr | $o $stats |")
 done
 
 declare -A hello_label=([none]="no profiler" [run]="\`sxsprof run -q\` (launcher + profiler, defaults)"
                         [env]="profiler loaded by the environment (CORECLR_*), defaults")
-base_hello=$(med "$tmp/hello-none" 1)
 hello_rows=()
 for v in "${hello_variants[@]}"; do
     h=$(med "$tmp/hello-$v" 1)
-    add=$(awk -v a="$h" -v b="$base_hello" 'BEGIN { printf "%+.1f", a - b }')
+    add=+0.0
+    [[ $v == none ]] || add=$(paired_median "$tmp/hello-$v" "$tmp/hello-none" 1 diff 1)
     target=- ok=-
     if [[ $v != none ]]; then target="≤ +3 ms"; ok=$(met "$add" "<=" 3); fi
     hello_rows+=("| ${hello_label[$v]} | $h | $add | $target | $ok |")
@@ -344,9 +382,11 @@ done
 cmd="tests/bench/real.sh BUILD $rounds"
 {
     echo "Command: \`$cmd\` (BUILD from commit $build_rev), $(date -u +%Y-%m-%d), $(nproc) cores, SDK $sdk_version;"
-    echo "load average $load_start at the start, $load_end at the end. Medians of $rounds interleaved rounds"
-    echo "(hello: $hello_runs starts per variant); ratios over no profiler; *met* compares the median with"
-    echo "the target. Capture p50 / p99: the sampler's time in the signal handler per capture (the largest"
+    echo "load average $load_start at the start, $load_end at the end (1-minute load after each run:"
+    echo "$(sort -g "$tmp/load" | head -n 1) to $(sort -g "$tmp/load" | tail -n 1)). Medians of $rounds interleaved rounds (hello: $hello_runs starts per variant);"
+    echo "ratios and differences are taken round by round against no profiler in the same round: their"
+    echo "median, and in brackets the lowest and highest; *met* compares that median with the target."
+    echo "Capture p50 / p99: the sampler's time in the signal handler per capture (the largest"
     echo "over a run's processes); resolve: resolve_ns / taken of the profiles (the time to resolve and"
     echo "aggregate one sample on the sampler thread, summed over the processes)."
     echo
@@ -365,8 +405,8 @@ cmd="tests/bench/real.sh BUILD $rounds"
     echo "same phase (perf, dotnet-trace, the launcher); the samples and capture times are the whole run's"
     echo "(startup, warm-up, load):"
     echo
-    echo "| variant | server CPU s | CPU ratio | CPU over no profiler | target | met | requests/s | requests/s ratio | tool CPU s | samples | capture p50 µs | capture p99 µs | resolve µs / sample |"
-    echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|"
+    echo "| variant | server CPU s | CPU over no profiler | target | met | requests/s | requests/s ratio | tool CPU s | samples | capture p50 µs | capture p99 µs | resolve µs / sample |"
+    echo "|---|---|---|---|---|---|---|---|---|---|---|---|"
     printf '%s\n' "${web_rows[@]}"
     echo
     echo "A hello-world start (\`dotnet hello.dll\` of the console project), wall per process:"
