@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Prepares a machine to build and test sxsprof: Debian packages, the extra .NET runtimes,
-# the C build and the C# test apps.
+# the benchmarks' .NET tools, the C build and the C# test apps.
 #
 # Usage: tests/setup.sh [BUILD_DIR]          (default: build, relative to the repo root)
 #
@@ -24,6 +24,11 @@ bash "$src_root/tests/setup/install-deps.sh"
 
 step "node tools"
 bash "$src_root/tests/setup/install-node-tools.sh"
+
+# Only the benchmarks use them: a registry that cannot serve them leaves the tests unharmed.
+step "benchmark tools"
+bash "$src_root/tests/setup/install-tools.sh" ||
+    echo "setup: benchmark tools not installed (tests/bench/real.sh needs dotnet-trace)" >&2
 
 step "runtimes"
 bash "$src_root/tests/setup/install-runtimes.sh"

@@ -21,7 +21,11 @@ fetch_pkgs=(unzip tar gzip ca-certificates time)
 # Chromium opens the flame graph.
 view_pkgs=(libprotobuf-c-dev protobuf-c-compiler zlib1g-dev golang-go chromium fonts-dejavu-core)
 
-wanted=("${build_pkgs[@]}" "${runtime_pkgs[@]}" "${fetch_pkgs[@]}" "${view_pkgs[@]}")
+# Benchmarks (tests/bench/): perf for `perf record` side by side with the sampler, ab (Apache's
+# load generator: a fixed number of requests over loopback) for the web template under load.
+bench_pkgs=(linux-perf apache2-utils)
+
+wanted=("${build_pkgs[@]}" "${runtime_pkgs[@]}" "${fetch_pkgs[@]}" "${view_pkgs[@]}" "${bench_pkgs[@]}")
 # Node.js and npm ship together in some images (not as Debian's npm package): take Debian's
 # only when there is no npm at all.
 if ! command -v npm >/dev/null 2>&1; then
