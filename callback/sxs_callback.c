@@ -780,11 +780,36 @@ static HRESULT callback_DynamicMethodUnloaded(ICorProfilerCallback11 *This, Func
  *   GCAllocationTick (10), V2 and later: AllocationAmount u32, AllocationKind u32, ClrInstanceID
  *                         u16, AllocationAmount64 u64, TypeID pointer, TypeName NUL-terminated
  *                         UTF-16, HeapIndex u32 [V3: Address pointer] [V4: ObjectSize u64], raised
- *                         by the allocating thread about every 100 KB.
- * Payloads are packed, little-endian. Context: the waiting thread. */
+ *                         by the allocating thread about every 100 KB;
+ *   GCHeapStats (4), V1:  GenerationSize0 u64, TotalPromotedSize0 u64, the same two for generations
+ *                         1, 2 and 3 (large objects), FinalizationPromotedSize u64,
+ *                         FinalizationPromotedCount u64, PinnedObjectCount u32, SinkBlockCount u32,
+ *                         GCHandleCount u32, ClrInstanceID u16 [V2 (.NET 5): GenerationSize4 u64
+ *                         (pinned objects), TotalPromotedSize4 u64], raised at the end of each GC
+ *                         by the thread that ran it, the runtime suspended.
+ * Payloads are packed, little-endian. Context: the thread that raised the event. */
 #define SXS_EVENT_CONTENTION_START 81
 #define SXS_EVENT_CONTENTION_STOP 91
 #define SXS_EVENT_ALLOCATION_TICK 10
+#define SXS_EVENT_GC_HEAP_STATS 4
+
+/* The generations' sizes of a GCHeapStats payload added up; FALSE when it is too short. */
+static gboolean heap_stats(DWORD version, LPCBYTE data, ULONG len, guint64 *ret_bytes) {
+  const gsize v1_len = 8 * 8 + 8 + 8 + 4 + 4 + 4 + 2, gen4_at = v1_len;
+  if (!data || len < v1_len)
+    return FALSE;
+  guint64 bytes = 0, size;
+  for (int gen = 0; gen < 4; gen++) {
+    memcpy(&size, data + 16 * gen, sizeof size);
+    bytes += size;
+  }
+  if (version >= 2 && len >= gen4_at + sizeof size) {
+    memcpy(&size, data + gen4_at, sizeof size);
+    bytes += size;
+  }
+  *ret_bytes = bytes;
+  return TRUE;
+}
 
 /* An allocation tick's payload: the bytes it stands for, the type's name (UTF-8, caller frees), the
  * object's size (0 when the event is older than V4). FALSE when it is too short or malformed. */
@@ -826,6 +851,12 @@ static HRESULT callback_EventPipeEventDelivered(ICorProfilerCallback11 *This, EV
     if (self->profiles_on[SXS_PROFILE_ALLOCATIONS] &&
         allocation_tick(eventVersion, eventData, cbEventData, &bytes, &type, &size))
       sxs__events_allocation(self->runtime, type, bytes, size);
+    return S_OK;
+  }
+  if (eventId == SXS_EVENT_GC_HEAP_STATS) {
+    guint64 bytes = 0;
+    if (self->profiles_on[SXS_PROFILE_ALLOCATIONS] && heap_stats(eventVersion, eventData, cbEventData, &bytes))
+      sxs__events_heap(self->runtime, bytes);
     return S_OK;
   }
   if (!self->profiles_on[SXS_PROFILE_CONTENTION])

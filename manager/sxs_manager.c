@@ -648,6 +648,9 @@ static SxsRuntimeModel *snapshot_runtime_locked(SxsRuntime *rt, gboolean with_fu
   r->counters.exceptions = sxs__counter_get(&rt->counters.exceptions);
   r->counters.gcs = sxs__counter_get(&rt->counters.gcs);
   r->counters.threads_created = sxs__counter_get(&rt->counters.threads_created);
+  r->heap.gcs = __atomic_load_n(&rt->heap.gcs, __ATOMIC_ACQUIRE);
+  r->heap.after_last_gc = __atomic_load_n(&rt->heap.after_last_gc, __ATOMIC_RELAXED);
+  r->heap.after_gc_max = __atomic_load_n(&rt->heap.after_gc_max, __ATOMIC_RELAXED);
   GHashTableIter it;
   gpointer key, value;
   g_hash_table_iter_init(&it, rt->functions);

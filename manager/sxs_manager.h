@@ -110,6 +110,7 @@ typedef struct SxsRuntime {
   gint64 attached_unix_ms;  /* when InitializeForAttach accepted it; 0 for a runtime that loaded the
                              * profiler at startup */
   SxsCounters counters;
+  SxsHeapModel heap; /* the heap after its GCs (sxs__events_heap); its fields updated with atomics */
   GMutex lock;
   GHashTable *functions;         /* FunctionID (guint64*) -> SxsFunctionRecord* ; owned */
   GHashTable *changed_functions; /* records of `functions` made or counted since the last

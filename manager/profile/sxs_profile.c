@@ -336,6 +336,14 @@ static void render_runtime(SxsJsonWriter *w, const SxsRuntimeModel *r) {
   sxs__json_member_int(w, "gcs", r->counters.gcs);
   sxs__json_member_int(w, "threads_created", r->counters.threads_created);
   sxs__json_end_object(w);
+  if (r->heap.gcs > 0) {
+    sxs__json_key(w, "heap");
+    sxs__json_begin_object(w);
+    sxs__json_member_uint(w, "gcs", r->heap.gcs);
+    sxs__json_member_uint(w, "after_last_gc", r->heap.after_last_gc);
+    sxs__json_member_uint(w, "after_gc_max", r->heap.after_gc_max);
+    sxs__json_end_object(w);
+  }
 
   sxs__json_key(w, "functions");
   sxs__json_begin_array(w);

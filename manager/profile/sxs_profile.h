@@ -136,6 +136,16 @@ void sxs__function_record_free(gpointer f);
 SxsThreadRecord *sxs__thread_record_copy(const SxsThreadRecord *t);
 void sxs__thread_record_free(gpointer t);
 
+/* A runtime's managed heap as its GC reports it at the end of each collection (GCHeapStats, which
+ * comes with the allocation profile's events): the sizes of its generations (0, 1, 2, large and, from
+ * .NET 5, pinned objects) added up, free space between objects included. Not a heap walk: it says
+ * how big the heap was, not what it held. */
+typedef struct {
+  guint64 gcs;           /* collections whose statistics came; 0: none, and nothing else is meaningful */
+  guint64 after_last_gc; /* bytes of the generations after the last of them */
+  guint64 after_gc_max;  /* the largest of those over every collection */
+} SxsHeapModel;
+
 /* One runtime as the profile reports it: copies, owned by the model. */
 typedef struct {
   int id;
@@ -149,6 +159,7 @@ typedef struct {
   gint64 attached_unix_ms; /* when the profiler was attached (caps.attached), 0 otherwise */
   gboolean shut_down;
   SxsCounters counters;
+  SxsHeapModel heap;
   GPtrArray *functions;     /* SxsFunctionRecord*, sorted by name then module; owned */
   GPtrArray *threads;       /* SxsThreadRecord*, sorted by OS thread id; owned */
   GHashTable *features_off; /* feature -> why it is off; owned, may be empty */

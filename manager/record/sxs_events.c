@@ -13,6 +13,8 @@
  *
  *   GCAllocationTick (the allocating thread) --> sxs__events_allocation(rt, type, bytes, size)
  *        the upscaled sample: bytes (the ~100 KB since the last tick) and bytes / size objects
+ *   GCHeapStats (the GC's thread, the runtime suspended) --> sxs__events_heap(rt, bytes)
+ *        the heap's size after this GC, kept in the runtime's record (last, largest, count)
  *
  * Upscaling: the runtime raises an allocation tick when the bytes allocated (per heap, small and
  * large objects apart) cross about 100 KB, naming the object that crossed. An object of s bytes is
@@ -87,6 +89,17 @@ void sxs__events_allocation(SxsRuntime *rt, const char *type, guint64 bytes, gui
   guint64 objects = size > 0 ? MAX(bytes / size, 1) : 1;
   if (!sxs__stacks_record_typed(SXS_PROFILE_ALLOCATIONS, rt->id, type && *type ? type : "?", objects, bytes))
     __atomic_add_fetch(&events_unwalked[SXS_PROFILE_ALLOCATIONS], 1, __ATOMIC_RELAXED);
+}
+
+void sxs__events_heap(SxsRuntime *rt, guint64 bytes) {
+  SxsHeapModel *h = &rt->heap;
+  __atomic_store_n(&h->after_last_gc, bytes, __ATOMIC_RELAXED);
+  guint64 max = __atomic_load_n(&h->after_gc_max, __ATOMIC_RELAXED);
+  while (bytes > max &&
+         !__atomic_compare_exchange_n(&h->after_gc_max, &max, bytes, TRUE, __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+    ;
+  /* Last: a snapshot that sees the count sees the sizes it counts. */
+  __atomic_add_fetch(&h->gcs, 1, __ATOMIC_RELEASE);
 }
 
 #define SXS_EVENTS_ALLOCATION_SAMPLING                                                                                 \

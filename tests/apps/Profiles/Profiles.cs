@@ -12,8 +12,8 @@
 //          allocates <big> 64 KiB byte arrays in Sxs.Tests.Allocs.Big and <small> Sxs.Tests.Small
 //          objects (two longs: 32 bytes on 64-bit) in Sxs.Tests.Allocs.Small, keeping the last of
 //          each; prints "alloc big=B small=S". With <keep> (> 0), every <keep>-th array stays alive
-//          in a list to the end (the GC promotes and keeps them: a heap that grows), the small
-//          objects are allocated in between, and the line goes on with " kept=K heap=H": K arrays
+//          in a list to the end (the GC promotes and keeps them: a heap that grows), the arrays
+//          come from Sxs.Tests.Allocs.Keep, and the line goes on with " kept=K heap=H": K arrays
 //          kept, H the bytes GC.GetTotalMemory(true) reports after a full collection at the end,
 //          with the kept arrays still alive
 //        Profiles locks <threads> <iterations> <work>
@@ -58,14 +58,10 @@ namespace Sxs.Tests
             {
                 int big = Parse(args[1]), small = Parse(args[2]), keep = Parse(args[3]);
                 var kept = new List<byte[]>();
-                int madeBig = 0, madeSmall = 0;
-                // The small objects in between the arrays, in as many slices: the GC sees both
-                // sites and the kept arrays all along.
+                int madeBig = 0;
                 for (int i = 0; i < big; i++)
-                {
                     madeBig += Allocs.Keep(kept, i % keep == 0);
-                    madeSmall += Allocs.Small(small / big + (i < small % big ? 1 : 0));
-                }
+                int madeSmall = Allocs.Small(small);
                 long heap = GC.GetTotalMemory(true);
                 Console.WriteLine("alloc big=" + Str(madeBig) + " small=" + Str(madeSmall) + " kept=" + Str(kept.Count) +
                                   " heap=" + heap.ToString(CultureInfo.InvariantCulture));
