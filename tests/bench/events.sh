@@ -9,6 +9,10 @@
 #   lock        `locks 4 30000 64`: 4 threads take one lock 30,000 times each, yielding while they
 #               hold it (tens of thousands of waits); sxsprof run --lock; dotnet-trace with the
 #               Contention keyword (0x4000:4)
+#   handoff     `contention 3000 1`: 3000 times, the main thread waits for a lock another thread
+#               holds for 1 ms: exactly one contention a round, whatever the profiler does to the
+#               threads' timing (which moves the churning one's count of waits and its run time);
+#               the same three configurations
 #   exceptions  `exceptions 150000 150000`: 300,000 exceptions thrown and caught; sxsprof run
 #               --exceptions; dotnet-trace with the Exception keyword (0x8000:4)
 # sxsprof writes its profile and every view (the default --format all); dotnet-trace a .nettrace
@@ -37,12 +41,13 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 export DOTNET_CLI_TELEMETRY_OPTOUT=1 DOTNET_NOLOGO=1
 
-declare -A args=([alloc]="alloc 150000 150000000" [lock]="locks 4 30000 64" [exceptions]="exceptions 150000 150000")
-declare -A option=([alloc]=--alloc [lock]=--lock [exceptions]=--exceptions)
+declare -A args=([alloc]="alloc 150000 150000000" [lock]="locks 4 30000 64" [handoff]="contention 3000 1"
+                 [exceptions]="exceptions 150000 150000")
+declare -A option=([alloc]=--alloc [lock]=--lock [handoff]=--lock [exceptions]=--exceptions)
 declare -A providers=([alloc]=Microsoft-Windows-DotNETRuntime:0x1:5 [lock]=Microsoft-Windows-DotNETRuntime:0x4000:4
-                      [exceptions]=Microsoft-Windows-DotNETRuntime:0x8000:4)
-declare -A kind=([alloc]=allocations [lock]=contention [exceptions]=exceptions)
-workloads=(alloc lock exceptions)
+                      [handoff]=Microsoft-Windows-DotNETRuntime:0x4000:4 [exceptions]=Microsoft-Windows-DotNETRuntime:0x8000:4)
+declare -A kind=([alloc]=allocations [lock]=contention [handoff]=contention [exceptions]=exceptions)
+workloads=(alloc lock handoff exceptions)
 # configurations of a workload: plain, sxsprof, dotnet-trace (providers), and for alloc gc-verbose
 configs_of() {
     echo plain sxsprof trace
