@@ -57,17 +57,19 @@ typedef struct {
 /* What one runtime can do, decided once at Initialize from what it answers; nothing else looks
  * at runtime versions. */
 typedef struct {
-  int info_version;       /* highest ICorProfilerInfoN answered (3..15) */
-  gboolean event_mask2;   /* SetEventMask2 (Info5) */
-  gboolean basic_gc;      /* COR_PRF_HIGH_BASIC_GC: GC start/finish without heap walks (Info10, 3.0+) */
-  gboolean elt3;          /* Enter/Leave/Tailcall3 probes: Info3 and a runtime of 2.1 or later (2.0's
+  int info_version;            /* highest ICorProfilerInfoN answered (3..15) */
+  gboolean event_mask2;        /* SetEventMask2 (Info5) */
+  gboolean basic_gc;           /* COR_PRF_HIGH_BASIC_GC: GC start/finish without heap walks (Info10, 3.0+) */
+  gboolean elt3;               /* Enter/Leave/Tailcall3 probes: Info3 and a runtime of 2.1 or later (2.0's
                          * Linux JIT emits none) */
-  gboolean suspend;       /* SuspendRuntime/ResumeRuntime and cross-thread DoStackSnapshot while suspended
+  gboolean suspend;            /* SuspendRuntime/ResumeRuntime and cross-thread DoStackSnapshot while suspended
                          * (Info10, 3.0 and later): the sampler's suspend walker */
-  gboolean attached;      /* loaded into the running runtime (InitializeForAttach): only the events
+  gboolean attached;           /* loaded into the running runtime (InitializeForAttach): only the events
                          * allowed after attach, no Enter/Leave hooks */
-  gboolean code_versions; /* each code version's start, ranges and IL-to-native map (Info9, 3.0 and
+  gboolean code_versions;      /* each code version's start, ranges and IL-to-native map (Info9, 3.0 and
                            * later: tiered code has several); else only the current code's */
+  gboolean allocation_sampled; /* randomized allocation sampling, the AllocationSampled event (.NET 10
+                                * and later); else only GCAllocationTick */
 } SxsCapabilities;
 
 /* How the code of a function came to run. */
@@ -160,9 +162,11 @@ typedef struct {
   gboolean shut_down;
   SxsCounters counters;
   SxsHeapModel heap;
-  GPtrArray *functions;     /* SxsFunctionRecord*, sorted by name then module; owned */
-  GPtrArray *threads;       /* SxsThreadRecord*, sorted by OS thread id; owned */
-  GHashTable *features_off; /* feature -> why it is off; owned, may be empty */
+  char *allocation_sampling; /* the allocation profile's event in this runtime: "AllocationSampled" or
+                              * "GCAllocationTick"; NULL when it records none */
+  GPtrArray *functions;      /* SxsFunctionRecord*, sorted by name then module; owned */
+  GPtrArray *threads;        /* SxsThreadRecord*, sorted by OS thread id; owned */
+  GHashTable *features_off;  /* feature -> why it is off; owned, may be empty */
   SxsTracingModel tracing;
   GPtrArray *call_tree; /* SxsCallNode*, by id; owned */
 } SxsRuntimeModel;

@@ -669,6 +669,8 @@ static void read_runtime(SxsJsonReader *r, SxsRuntimeModel *rt, gsize *ret_offse
       read_counters(r, &rt->counters);
     else if (key_is(key, "heap"))
       read_heap(r, &rt->heap);
+    else if (key_is(key, "allocation_sampling"))
+      read_str(r, &rt->allocation_sampling);
     else if (key_is(key, "functions"))
       read_functions(r, rt->functions);
     else if (key_is(key, "features_off"))

@@ -351,7 +351,10 @@ static void test_allocations_shares(ItestScratch *s, gconstpointer data) {
   g_autoptr(JsonNode) doc = itest_load_json(s->profile);
   JsonObject *a = json_object_get_object_member(json_node_get_object(doc), "allocations");
   g_assert_true(json_object_get_boolean_member(a, "enabled"));
-  g_assert_true(g_str_has_prefix(json_object_get_string_member(a, "sampling"), "GCAllocationTick"));
+  g_assert_true(g_str_has_prefix(json_object_get_string_member(a, "sampling"), "per runtime"));
+  /* The SDK's runtime (10.0) samples at random: the profile says so. */
+  g_assert_cmpstr(json_object_get_string_member(itest_profile_runtime(doc, 1), "allocation_sampling"), ==,
+                  "AllocationSampled");
   g_assert_cmpint(json_object_get_int_member(a, "unwalked"), ==, 0);
   JsonArray *stacks = json_object_get_array_member(a, "stacks");
   gint64 all = 0;
@@ -466,6 +469,57 @@ static void test_allocations_retained(ItestScratch *s, gconstpointer data) {
                            run->err, 0, 0));
 }
 
+/* The bytes of two sites, interleaved (after each 64 KiB array its 512 small objects), in runtime A
+ * (runsxs, pick-all). Returns the profile's shares of the sites, in points, and its upscaled total;
+ * ret_source: the runtime's allocation_sampling. */
+static void interleaved_shares(ItestScratch *s, const char *runtime, double *ret_big, double *ret_small,
+                               double *ret_total, char **ret_source) {
+  g_autofree char *cfg_text =
+      g_strdup_printf("[profiler]\nmode=pick-all\noutput=%s\n[allocations]\nenabled=true\n", s->output);
+  g_autofree char *cfg = itest_write_file(s->dir, "sxsprof.conf", cfg_text);
+  g_autofree char *app = itest_app("Profiles");
+  const char *argv[] = {itest_env("SXS_RUNSXS"), "--st", runtime, app, "interleaved 4000 2048750", NULL};
+  g_auto(GStrv) env = itest_profiler_env(cfg);
+  g_autoptr(ItestRun) run = itest_run(argv, (const char *const *)env, s->dir, TIMEOUT);
+  itest_assert_exit(run, 0);
+  g_assert_nonnull(strstr(run->out, "interleaved big=4000 small=2048750\n"));
+  g_autoptr(JsonNode) doc = itest_load_json(s->profile);
+  g_assert_cmpuint(itest_profile_runtime_count(doc), ==, 1);
+  JsonArray *stacks =
+      json_object_get_array_member(json_object_get_object_member(json_node_get_object(doc), "allocations"), "stacks");
+  g_autoptr(GHashTable) types = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+  gint64 big = 0, small = 0, objects = 0;
+  allocations_at(stacks, "Sxs.Tests.Allocs.Big", &big, &objects, types);
+  allocations_at(stacks, "Sxs.Tests.Allocs.Small", &small, &objects, types);
+  g_assert_cmpuint(g_hash_table_size(types), ==, 2);
+  *ret_big = 100.0 * (double)big / (double)(big + small);
+  *ret_small = 100.0 * (double)small / (double)(big + small);
+  *ret_total = (double)(big + small);
+  *ret_source = g_strdup(json_object_get_string_member(itest_profile_runtime(doc, 1), "allocation_sampling"));
+}
+
+/* Allocations interleaved, 4:1 in bytes as above. On .NET 10 its randomized sampling
+ * (AllocationSampled, the source the profile names) puts each site within 5 points of its true
+ * share and the total within 20 %. On 8.0 GCAllocationTick, the source named there, credits the
+ * arrays with the small objects allocated after them (100 % against 80 %, docs/config.md): the
+ * reason the profile uses the randomized events where a runtime has them. */
+static void test_allocations_interleaved(ItestScratch *s, gconstpointer data) {
+  (void)data;
+  double big = 0, small = 0, total = 0;
+  g_autofree char *source = NULL;
+  interleaved_shares(s, "10.0", &big, &small, &total, &source);
+  g_assert_cmpstr(source, ==, "AllocationSampled");
+  const double true_big = 4000.0 * 65560, true_small = 2048750.0 * 32;
+  g_assert_cmpfloat(fabs(big - 100.0 * true_big / (true_big + true_small)), <=, 5.0);
+  g_assert_cmpfloat(fabs(small - 100.0 * true_small / (true_big + true_small)), <=, 5.0);
+  g_assert_cmpfloat(fabs(total - (true_big + true_small)), <=, 0.2 * (true_big + true_small));
+
+  g_autofree char *tick_source = NULL;
+  interleaved_shares(s, "8.0", &big, &small, &total, &tick_source);
+  g_assert_cmpstr(tick_source, ==, "GCAllocationTick");
+  g_assert_cmpfloat(big, >=, 95.0);
+}
+
 /* runsxs, pick-all, allocations and exceptions asked of 10.0 and 8.0 in one process: 10.0 allocates
  * only the arrays and throws 3 + 0, 8.0 only the small objects and throws 0 + 2. Each runtime's
  * events are tagged with it and hold only its own frames and types; `report --runtime` keeps one. */
@@ -499,6 +553,13 @@ static void test_allocations_two_runtimes(ItestScratch *s, gconstpointer data) {
   g_autoptr(JsonNode) doc = itest_load_json(s->profile);
   guint n = itest_profile_runtime_count(doc);
   g_assert_cmpuint(n, ==, 4);
+  /* Each runtime's allocations from its own event: 10.0's randomized samples, 8.0's ticks. */
+  for (guint id = 1; id <= n; id++) {
+    JsonObject *rt = itest_profile_runtime(doc, id);
+    gboolean ten = g_str_has_prefix(json_object_get_string_member(rt, "version"), "10.");
+    g_assert_cmpstr(json_object_get_string_member(rt, "allocation_sampling"), ==,
+                    ten ? "AllocationSampled" : "GCAllocationTick");
+  }
   JsonObject *root = json_node_get_object(doc);
   JsonArray *allocs = json_object_get_array_member(json_object_get_object_member(root, "allocations"), "stacks");
   JsonArray *ex = json_object_get_array_member(json_object_get_object_member(root, "exceptions"), "stacks");
@@ -627,6 +688,7 @@ int main(int argc, char **argv) {
   ADD("/sxs/profiles/contention/wait", test_contention_wait);
   ADD("/sxs/profiles/allocations/shares", test_allocations_shares);
   ADD("/sxs/profiles/allocations/retained", test_allocations_retained);
+  ADD("/sxs/profiles/allocations/interleaved", test_allocations_interleaved);
   ADD("/sxs/profiles/allocations/two-runtimes", test_allocations_two_runtimes);
   ADD("/sxs/profiles/older-runtimes", test_contention_older_runtimes);
 #undef ADD

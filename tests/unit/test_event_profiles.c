@@ -1,5 +1,6 @@
 /* The event profiles (exceptions, contention, allocations) in the model and its views: the JSON
- * rendered, read back and rendered again gives the same bytes; a merge renumbers their runtimes;
+ * rendered, read back and rendered again gives the same bytes (a runtime's heap after GC and its
+ * allocations' source included); a merge renumbers their runtimes;
  * the view groups them per runtime with the type as the leaf frame; pprof carries them as sample
  * types of their own beside the samples; the summary has a section each. */
 #include <string.h>
@@ -48,8 +49,10 @@ static SxsProfileModel *fixture(void) {
     r->id = id;
     r->status = SXS_RUNTIME_PROFILING;
     r->version = g_strdup(id == 1 ? "10.0.12" : "8.0.34");
-    if (id == 2)
+    if (id == 2) {
       r->heap = (SxsHeapModel){.gcs = 35, .after_last_gc = 65681632, .after_gc_max = 73400320};
+      r->allocation_sampling = g_strdup("AllocationSampled");
+    }
     g_ptr_array_add(m->runtimes, r);
   }
   add_stack(m, SXS_PROFILE_EXCEPTIONS, 1, "System.InvalidOperationException", "App.Sites.ThrowA", 30, 0);
@@ -87,6 +90,9 @@ static void test_json_round_trip(void) {
   g_assert_cmpuint(r2->heap.after_last_gc, ==, 65681632);
   g_assert_cmpuint(r2->heap.after_gc_max, ==, 73400320);
   g_assert_cmpuint(((const SxsRuntimeModel *)back->runtimes->pdata[0])->heap.gcs, ==, 0);
+  /* The allocations' source, runtime 2's; none for runtime 1. */
+  g_assert_cmpstr(r2->allocation_sampling, ==, "AllocationSampled");
+  g_assert_null(((const SxsRuntimeModel *)back->runtimes->pdata[0])->allocation_sampling);
   const char *heap = strstr(text, "\"heap\"");
   g_assert_nonnull(heap);
   g_assert_null(strstr(heap + 1, "\"heap\""));

@@ -16,6 +16,10 @@
 //          come from Sxs.Tests.Allocs.Keep, and the line goes on with " kept=K heap=H": K arrays
 //          kept, H the bytes GC.GetTotalMemory(true) reports after a full collection at the end,
 //          with the kept arrays still alive
+//        Profiles interleaved <big> <small>
+//          the same allocations as `alloc <big> <small>` (arrays in Sxs.Tests.Allocs.Big, small
+//          objects in Sxs.Tests.Allocs.Small), interleaved: after each array, its share of the
+//          small objects; prints "interleaved big=B small=S"
 //        Profiles locks <threads> <iterations> <work>
 //          <threads> threads each take one lock <iterations> times in Sxs.Tests.Locks.Take, with a
 //          loop of <work> steps and a Thread.Yield inside (the holder gives up its CPU, so the
@@ -68,6 +72,18 @@ namespace Sxs.Tests
                 GC.KeepAlive(kept);
                 return 0;
             }
+            if (args.Length == 3 && args[0] == "interleaved")
+            {
+                int big = Parse(args[1]), small = Parse(args[2]);
+                int madeBig = 0, madeSmall = 0;
+                for (int i = 0; i < big; i++)
+                {
+                    madeBig += Allocs.Big(1);
+                    madeSmall += Allocs.Small(small / big + (i < small % big ? 1 : 0));
+                }
+                Console.WriteLine("interleaved big=" + Str(madeBig) + " small=" + Str(madeSmall));
+                return 0;
+            }
             if (args.Length == 4 && args[0] == "locks")
             {
                 int threads = Parse(args[1]), iterations = Parse(args[2]), work = Parse(args[3]);
@@ -75,7 +91,7 @@ namespace Sxs.Tests
                 Console.WriteLine("locks threads=" + Str(threads) + " total=" + total.ToString(CultureInfo.InvariantCulture));
                 return 0;
             }
-            Console.Error.WriteLine("usage: Profiles exceptions <a> <b> | contention <rounds> <hold_ms> | alloc <big> <small> [<keep>] | locks <threads> <iterations> <work>");
+            Console.Error.WriteLine("usage: Profiles exceptions <a> <b> | contention <rounds> <hold_ms> | alloc <big> <small> [<keep>] | interleaved <big> <small> | locks <threads> <iterations> <work>");
             return 2;
         }
 
