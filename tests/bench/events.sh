@@ -4,8 +4,9 @@
 # interleaved round by round so that machine noise hits all alike. Three workloads of the Profiles
 # app (tests/apps/Profiles):
 #   alloc       `alloc 150000 150000000`: 150,000 64 KiB arrays and 150 million 32-byte objects
-#               (14.6 GB); sxsprof run --alloc; dotnet-trace with the runtime provider's GC keyword at
-#               Verbose (0x1:5, where GCAllocationTick is) and with --profile gc-verbose
+#               (14.6 GB); sxsprof run --alloc (on .NET 10: AllocationSampled and the GC keyword at
+#               Informational); dotnet-trace with the same keywords (0x80000000001:4), with the GC
+#               keyword at Verbose (0x1:5, where GCAllocationTick is) and with --profile gc-verbose
 #   lock        `locks 4 30000 64`: 4 threads take one lock 30,000 times each, yielding while they
 #               hold it (tens of thousands of waits); sxsprof run --lock; dotnet-trace with the
 #               Contention keyword (0x4000:4)
@@ -51,7 +52,7 @@ workloads=(alloc lock handoff exceptions)
 # configurations of a workload: plain, sxsprof, dotnet-trace (providers), and for alloc gc-verbose
 configs_of() {
     echo plain sxsprof trace
-    [[ $1 == alloc ]] && echo verbose
+    [[ $1 == alloc ]] && echo sampled verbose
     return 0
 }
 
@@ -67,6 +68,8 @@ run_one() {
         plain) measure dotnet "$app" ${args[$w]} ;;
         sxsprof) rm -rf "$tmp/sxs-$w"*; measure "$sxsprof" run -q "${option[$w]}" -o "$tmp/sxs-$w" -- dotnet "$app" ${args[$w]} ;;
         trace) measure "$trace" collect --providers "${providers[$w]}" -o "$tmp/trace-$w.nettrace" -- dotnet "$app" ${args[$w]} ;;
+        sampled) measure "$trace" collect --providers Microsoft-Windows-DotNETRuntime:0x80000000001:4 \
+                     -o "$tmp/sampled-$w.nettrace" -- dotnet "$app" ${args[$w]} ;;
         verbose) measure "$trace" collect --profile gc-verbose -o "$tmp/verbose-$w.nettrace" -- dotnet "$app" ${args[$w]} ;;
     esac
 }
@@ -83,7 +86,10 @@ for ((r = 0; r < rounds; r++)); do
         done
         events_of "$w" >>"$tmp/events-$w"
         stat -c %s "$tmp/trace-$w.nettrace" >>"$tmp/size-$w-trace"
-        [[ $w == alloc ]] && stat -c %s "$tmp/verbose-$w.nettrace" >>"$tmp/size-$w-verbose"
+        if [[ $w == alloc ]]; then
+            stat -c %s "$tmp/verbose-$w.nettrace" >>"$tmp/size-$w-verbose"
+            stat -c %s "$tmp/sampled-$w.nettrace" >>"$tmp/size-$w-sampled"
+        fi
     done
 done
 
@@ -92,6 +98,7 @@ label() {
         plain) echo "no profiler" ;;
         sxsprof) echo "\`sxsprof run -q ${option[$1]}\`" ;;
         trace) echo "\`dotnet-trace collect --providers ${providers[$1]}\`" ;;
+        sampled) echo "\`dotnet-trace collect --providers Microsoft-Windows-DotNETRuntime:0x80000000001:4\`" ;;
         verbose) echo "\`dotnet-trace collect --profile gc-verbose\`" ;;
     esac
 }
@@ -106,7 +113,7 @@ for w in "${workloads[@]}"; do
             sxsprof)
                 n=$(bench_median 0 <"$tmp/events-$w")
                 what=$(awk -v n="$n" -v mc="$mc" -v pc="$pc" 'BEGIN { printf "%d events, %.1f µs CPU each", n, 1e6 * (mc - pc) / n }') ;;
-            trace|verbose) what="$(awk '{ printf "%.1f MB file", $1 / 1e6 }' < <(bench_median 0 <"$tmp/size-$w-$c"))" ;;
+            trace|sampled|verbose) what="$(awk '{ printf "%.1f MB file", $1 / 1e6 }' < <(bench_median 0 <"$tmp/size-$w-$c"))" ;;
             *) what="" ;;
         esac
         rows+=("$(awk -v w="$w" -v l="$(label "$w" "$c")" -v mw="$mw" -v mc="$mc" -v pw="$pw" -v pc="$pc" -v x="$what" 'BEGIN {
