@@ -61,13 +61,13 @@ typedef struct {
   gboolean event_mask2;        /* SetEventMask2 (Info5) */
   gboolean basic_gc;           /* COR_PRF_HIGH_BASIC_GC: GC start/finish without heap walks (Info10, 3.0+) */
   gboolean elt3;               /* Enter/Leave/Tailcall3 probes: Info3 and a runtime of 2.1 or later (2.0's
-                         * Linux JIT emits none) */
+                                * Linux JIT emits none) */
   gboolean suspend;            /* SuspendRuntime/ResumeRuntime and cross-thread DoStackSnapshot while suspended
-                         * (Info10, 3.0 and later): the sampler's suspend walker */
+                                * (Info10, 3.0 and later): the sampler's suspend walker */
   gboolean attached;           /* loaded into the running runtime (InitializeForAttach): only the events
-                         * allowed after attach, no Enter/Leave hooks */
+                                * allowed after attach, no Enter/Leave hooks */
   gboolean code_versions;      /* each code version's start, ranges and IL-to-native map (Info9, 3.0 and
-                           * later: tiered code has several); else only the current code's */
+                                * later: tiered code has several); else only the current code's */
   gboolean allocation_sampled; /* randomized allocation sampling, the AllocationSampled event (.NET 10
                                 * and later); else only GCAllocationTick */
 } SxsCapabilities;

@@ -112,11 +112,25 @@ void sxs__events_heap(SxsRuntime *rt, guint64 bytes) {
   __atomic_add_fetch(&h->gcs, 1, __ATOMIC_RELEASE);
 }
 
+/* x rounded down or up at random, up with the probability of its fraction: a sample that stands
+ * for 2.11 objects (a 64 KiB array) counts 2 or 3, right on average, where rounding to the nearest
+ * would undercount such arrays by 5 %. A per-thread xorshift: no lock, no allocation. */
+static guint64 round_at_random(double x) {
+  static __thread guint64 state;
+  if (!state)
+    state = ((guint64)now_ns() ^ (guint64)(guintptr)&state) | 1;
+  state ^= state << 13;
+  state ^= state >> 7;
+  state ^= state << 17;
+  double below = floor(x), chance = (double)(state >> 11) * 0x1.0p-53;
+  return (guint64)below + (chance < x - below ? 1 : 0);
+}
+
 void sxs__events_allocation_sampled(SxsRuntime *rt, const char *type, guint64 size) {
   /* P = 1 - (1 - p)^s without losing it for small s: -expm1(s * log1p(-p)). */
   double chance = -expm1((double)MAX(size, 1) * log1p(-1.0 / 102400.0));
-  guint64 objects = (guint64)llround(1.0 / chance);
-  guint64 bytes = (guint64)llround((double)size / chance);
+  guint64 objects = round_at_random(1.0 / chance);
+  guint64 bytes = round_at_random((double)size / chance);
   __atomic_add_fetch(&events_seen[SXS_PROFILE_ALLOCATIONS], 1, __ATOMIC_RELAXED);
   __atomic_add_fetch(&events_value[SXS_PROFILE_ALLOCATIONS], bytes, __ATOMIC_RELAXED);
   if (!sxs__stacks_record_typed(SXS_PROFILE_ALLOCATIONS, rt->id, type && *type ? type : "?", MAX(objects, 1), bytes))
