@@ -199,7 +199,8 @@ static HRESULT initialize_runtime(SxsCallback *self, IUnknown *pICorProfilerInfo
    * with the runtimes that have Info10 (3.0 and later); older ones ignore unknown high bits
    * silently, so it is not probed by trial. ELT probes exist on Linux x64 from 2.1 on: 2.0
    * accepts the hooks but its JIT emits no probes (it falls back to code without them), so only
-   * the version can tell. */
+   * the version can tell; likewise AllocationSampled, which came with .NET 10 under a keyword older
+   * runtimes ignore. */
   SxsCapabilities caps = {
       .info_version = info_version,
       .event_mask2 = info_version >= 5,
@@ -207,6 +208,7 @@ static HRESULT initialize_runtime(SxsCallback *self, IUnknown *pICorProfilerInfo
       .elt3 = info_version >= 3 && sxs__version_at_least(version, 2, 1),
       .suspend = info_version >= 10,
       .code_versions = info_version >= 9,
+      .allocation_sampled = info_version >= 12 && sxs__version_at_least(version, 10, 0),
       .attached = attached,
   };
   if (!sxs__manager_initialize(self->runtime, path, version, clr_version, &caps)) {
@@ -780,11 +782,73 @@ static HRESULT callback_DynamicMethodUnloaded(ICorProfilerCallback11 *This, Func
  *   GCAllocationTick (10), V2 and later: AllocationAmount u32, AllocationKind u32, ClrInstanceID
  *                         u16, AllocationAmount64 u64, TypeID pointer, TypeName NUL-terminated
  *                         UTF-16, HeapIndex u32 [V3: Address pointer] [V4: ObjectSize u64], raised
- *                         by the allocating thread about every 100 KB.
- * Payloads are packed, little-endian. Context: the waiting thread. */
+ *                         by the allocating thread about every 100 KB;
+ *   GCHeapStats (4), V1:  GenerationSize0 u64, TotalPromotedSize0 u64, the same two for generations
+ *                         1, 2 and 3 (large objects), FinalizationPromotedSize u64,
+ *                         FinalizationPromotedCount u64, PinnedObjectCount u32, SinkBlockCount u32,
+ *                         GCHandleCount u32, ClrInstanceID u16 [V2 (.NET 5): GenerationSize4 u64
+ *                         (pinned objects), TotalPromotedSize4 u64], raised at the end of each GC
+ *                         by the thread that ran it, the runtime suspended;
+ *   AllocationSampled (303), .NET 10: AllocationKind u32, ClrInstanceID u16, TypeID pointer, TypeName
+ *                         NUL-terminated UTF-16, Address pointer, ObjectSize u64, SampledByteOffset
+ *                         u64, raised by the allocating thread for each object sampled.
+ * Payloads are packed, little-endian. Context: the thread that raised the event. */
 #define SXS_EVENT_CONTENTION_START 81
 #define SXS_EVENT_CONTENTION_STOP 91
 #define SXS_EVENT_ALLOCATION_TICK 10
+#define SXS_EVENT_GC_HEAP_STATS 4
+#define SXS_EVENT_ALLOCATION_SAMPLED 303
+
+/* The NUL-terminated UTF-16 string at `at` of a payload, as UTF-8 (caller frees), and the offset
+ * just past its NUL. FALSE when the payload ends before the NUL. */
+static gboolean payload_utf16(LPCBYTE data, gsize len, gsize at, char **ret_text, gsize *ret_after) {
+  gsize chars = 0;
+  while (at + 2 * chars + 1 < len && (data[at + 2 * chars] || data[at + 2 * chars + 1]))
+    chars++;
+  if (at + 2 * chars + 1 >= len)
+    return FALSE;
+  g_autofree gunichar2 *name = g_new(gunichar2, chars + 1);
+  memcpy(name, data + at, 2 * chars);
+  name[chars] = 0;
+  *ret_text = g_utf16_to_utf8(name, (glong)chars, NULL, NULL, NULL);
+  *ret_after = at + 2 * (chars + 1);
+  return TRUE;
+}
+
+/* An AllocationSampled payload: the type's name (UTF-8, caller frees) and the object's size. FALSE
+ * when it is too short or malformed. */
+static gboolean allocation_sampled(LPCBYTE data, ULONG len, char **ret_type, guint64 *ret_size) {
+  const gsize name_at = 4 + 2 + sizeof(void *);
+  g_autofree char *type = NULL;
+  gsize after = 0;
+  if (!data || len < name_at + 2 || !payload_utf16(data, len, name_at, &type, &after))
+    return FALSE;
+  guint64 size;
+  if (len < after + sizeof(void *) + sizeof size)
+    return FALSE;
+  memcpy(&size, data + after + sizeof(void *), sizeof size);
+  *ret_type = g_steal_pointer(&type);
+  *ret_size = size;
+  return TRUE;
+}
+
+/* The generations' sizes of a GCHeapStats payload added up; FALSE when it is too short. */
+static gboolean heap_stats(DWORD version, LPCBYTE data, ULONG len, guint64 *ret_bytes) {
+  const gsize v1_len = 8 * 8 + 8 + 8 + 4 + 4 + 4 + 2, gen4_at = v1_len;
+  if (!data || len < v1_len)
+    return FALSE;
+  guint64 bytes = 0, size;
+  for (int gen = 0; gen < 4; gen++) {
+    memcpy(&size, data + 16 * gen, sizeof size);
+    bytes += size;
+  }
+  if (version >= 2 && len >= gen4_at + sizeof size) {
+    memcpy(&size, data + gen4_at, sizeof size);
+    bytes += size;
+  }
+  *ret_bytes = bytes;
+  return TRUE;
+}
 
 /* An allocation tick's payload: the bytes it stands for, the type's name (UTF-8, caller frees), the
  * object's size (0 when the event is older than V4). FALSE when it is too short or malformed. */
@@ -795,20 +859,16 @@ static gboolean allocation_tick(DWORD version, LPCBYTE data, ULONG len, guint64 
     return FALSE;
   guint64 bytes;
   memcpy(&bytes, data + 10, sizeof bytes);
-  gsize chars = 0;
-  while (name_at + 2 * chars + 1 < len && (data[name_at + 2 * chars] || data[name_at + 2 * chars + 1]))
-    chars++;
-  if (name_at + 2 * chars + 1 >= len)
+  g_autofree char *type = NULL;
+  gsize after = 0;
+  if (!payload_utf16(data, len, name_at, &type, &after))
     return FALSE;
-  g_autofree gunichar2 *name = g_new(gunichar2, chars + 1);
-  memcpy(name, data + name_at, 2 * chars);
-  name[chars] = 0;
-  gsize after = name_at + 2 * (chars + 1) + 4; /* HeapIndex */
+  after += 4; /* HeapIndex */
   guint64 size = 0;
   if (version >= 4 && len >= after + sizeof(void *) + sizeof size)
     memcpy(&size, data + after + sizeof(void *), sizeof size);
   *ret_bytes = bytes;
-  *ret_type = g_utf16_to_utf8(name, (glong)chars, NULL, NULL, NULL);
+  *ret_type = g_steal_pointer(&type);
   *ret_size = size;
   return TRUE;
 }
@@ -823,9 +883,24 @@ static HRESULT callback_EventPipeEventDelivered(ICorProfilerCallback11 *This, EV
   if (eventId == SXS_EVENT_ALLOCATION_TICK) {
     guint64 bytes = 0, size = 0;
     g_autofree char *type = NULL;
-    if (self->profiles_on[SXS_PROFILE_ALLOCATIONS] &&
+    /* Where the runtime samples at random, ticks are not asked for; one that came is not counted twice. */
+    if (self->profiles_on[SXS_PROFILE_ALLOCATIONS] && !self->allocations_sampled &&
         allocation_tick(eventVersion, eventData, cbEventData, &bytes, &type, &size))
       sxs__events_allocation(self->runtime, type, bytes, size);
+    return S_OK;
+  }
+  if (eventId == SXS_EVENT_ALLOCATION_SAMPLED) {
+    guint64 size = 0;
+    g_autofree char *type = NULL;
+    if (self->profiles_on[SXS_PROFILE_ALLOCATIONS] && self->allocations_sampled &&
+        allocation_sampled(eventData, cbEventData, &type, &size))
+      sxs__events_allocation_sampled(self->runtime, type, size);
+    return S_OK;
+  }
+  if (eventId == SXS_EVENT_GC_HEAP_STATS) {
+    guint64 bytes = 0;
+    if (self->profiles_on[SXS_PROFILE_ALLOCATIONS] && heap_stats(eventVersion, eventData, cbEventData, &bytes))
+      sxs__events_heap(self->runtime, bytes);
     return S_OK;
   }
   if (!self->profiles_on[SXS_PROFILE_CONTENTION])

@@ -50,6 +50,8 @@ typedef struct {
                                               * the feature table at Initialize) */
   EVENTPIPE_SESSION eventpipe_sessions[SXS_PROFILE_N_KINDS]; /* in-process sessions of the profiles
                                                               * that have one; 0: none */
+  gboolean allocations_sampled; /* the allocation profile records AllocationSampled, not GCAllocationTick
+                                 * (set up with its session) */
 } SxsCallback;
 
 /* One thing the profiler does for a runtime, as data: the event-mask bits it needs, whether the

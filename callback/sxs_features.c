@@ -152,15 +152,21 @@ static const SxsFeature contention_feature = {.name = "contention",
                                               .mask = contention_mask,
                                               .setup = contention_setup};
 
-/* The allocation profile ([allocations] enabled=true): the runtime's GCAllocationTick events (GC
- * keyword 0x1 at level Verbose) through an in-process EventPipe session, delivered on the allocating
- * thread, which is walked there. The runtime raises one about every 100 KB allocated (per heap and
- * small/large kind), naming the object that crossed the threshold and the bytes since the last
- * one: those bytes are the sample's weight (see sxs_events.c for the upscaling). The GC keyword at
- * Verbose also delivers the collections' own events, which are ignored. Runtimes before .NET 5 (no
- * EventPipe session for a profiler) have it off: ObjectAllocated there would cost every allocation
- * a callback. */
+/* The allocation profile ([allocations] enabled=true): the runtime's own allocation samples through
+ * an in-process EventPipe session, delivered on the allocating thread, which is walked there.
+ *   .NET 10 and later: AllocationSampled (keyword 0x80000000000, level Informational), randomized:
+ *     every allocated byte is a trial with probability 1/102400, an object sampled at its first
+ *     success, with its type and size (see sxs_events.c for the upscaling). The GC keyword rides
+ *     along at Informational for the collections' heap statistics; GCAllocationTick, at Verbose,
+ *     does not come.
+ *   .NET 5 to 9: GCAllocationTick (GC keyword 0x1 at level Verbose), one about every 100 KB
+ *     allocated (per heap and small/large kind), naming the object that crossed the threshold and
+ *     the bytes since the last one: those bytes are the sample's weight.
+ * Of the collections' own events only GCHeapStats is read (the heap after each GC). Runtimes before
+ * .NET 5 (no EventPipe session for a profiler) have it off: ObjectAllocated there would cost every
+ * allocation a callback. */
 #define SXS_GC_KEYWORD G_GUINT64_CONSTANT(0x1)
+#define SXS_ALLOCATION_SAMPLING_KEYWORD G_GUINT64_CONSTANT(0x80000000000)
 
 static gboolean allocations_wanted(const SxsConfig *cfg) {
   return cfg && cfg->profiles[SXS_PROFILE_ALLOCATIONS];
@@ -175,7 +181,17 @@ static const char *allocations_unsupported(const SxsCapabilities *caps) {
 
 static int allocations_setup(SxsCallback *self, ICorProfilerInfo15 *info, const SxsConfig *cfg, char **ret_why) {
   (void)cfg;
-  return start_session(self, info, SXS_PROFILE_ALLOCATIONS, SXS_GC_KEYWORD, COR_PRF_EVENTPIPE_VERBOSE, ret_why);
+  /* Written before the session starts: its first events may come before it returns. */
+  self->allocations_sampled = self->runtime->caps.allocation_sampled;
+  int err =
+      self->allocations_sampled
+          ? start_session(self, info, SXS_PROFILE_ALLOCATIONS, SXS_GC_KEYWORD | SXS_ALLOCATION_SAMPLING_KEYWORD,
+                          COR_PRF_EVENTPIPE_INFORMATIONAL, ret_why)
+          : start_session(self, info, SXS_PROFILE_ALLOCATIONS, SXS_GC_KEYWORD, COR_PRF_EVENTPIPE_VERBOSE, ret_why);
+  if (err == 0)
+    sxs__manager_allocation_sampling(self->runtime,
+                                     self->allocations_sampled ? "AllocationSampled" : "GCAllocationTick");
+  return err;
 }
 
 static const SxsFeature allocations_feature = {.name = "allocations",

@@ -355,6 +355,12 @@ void sxs__manager_version_source(SxsRuntime *rt, const char *source) {
   g_mutex_unlock(&rt->lock);
 }
 
+void sxs__manager_allocation_sampling(SxsRuntime *rt, const char *event) {
+  g_mutex_lock(&rt->lock);
+  rt->allocation_sampling = event;
+  g_mutex_unlock(&rt->lock);
+}
+
 gboolean sxs__manager_initialize(SxsRuntime *rt, const char *path, const char *version, const char *clr_version,
                                  const SxsCapabilities *caps) {
   g_autofree char *reason = NULL;
@@ -648,6 +654,10 @@ static SxsRuntimeModel *snapshot_runtime_locked(SxsRuntime *rt, gboolean with_fu
   r->counters.exceptions = sxs__counter_get(&rt->counters.exceptions);
   r->counters.gcs = sxs__counter_get(&rt->counters.gcs);
   r->counters.threads_created = sxs__counter_get(&rt->counters.threads_created);
+  r->allocation_sampling = g_strdup(rt->allocation_sampling);
+  r->heap.gcs = __atomic_load_n(&rt->heap.gcs, __ATOMIC_ACQUIRE);
+  r->heap.after_last_gc = __atomic_load_n(&rt->heap.after_last_gc, __ATOMIC_RELAXED);
+  r->heap.after_gc_max = __atomic_load_n(&rt->heap.after_gc_max, __ATOMIC_RELAXED);
   GHashTableIter it;
   gpointer key, value;
   g_hash_table_iter_init(&it, rt->functions);

@@ -110,6 +110,8 @@ typedef struct SxsRuntime {
   gint64 attached_unix_ms;  /* when InitializeForAttach accepted it; 0 for a runtime that loaded the
                              * profiler at startup */
   SxsCounters counters;
+  SxsHeapModel heap;               /* the heap after its GCs (sxs__events_heap); its fields updated with atomics */
+  const char *allocation_sampling; /* the allocation profile's event here (a static string), or NULL */
   GMutex lock;
   GHashTable *functions;         /* FunctionID (guint64*) -> SxsFunctionRecord* ; owned */
   GHashTable *changed_functions; /* records of `functions` made or counted since the last
@@ -140,6 +142,10 @@ gboolean sxs__manager_initialize(SxsRuntime *rt, const char *path, const char *v
 /* Records where the runtime's product version was read from (a word the profile shows as
  * "version_source"); called at Initialize, before sxs__manager_initialize. */
 void sxs__manager_version_source(SxsRuntime *rt, const char *source);
+
+/* Which event the allocation profile of rt records ("AllocationSampled", "GCAllocationTick": a
+ * string that lives as long as the process), for the profile to say. Context: rt's Initialize. */
+void sxs__manager_allocation_sampling(SxsRuntime *rt, const char *event);
 
 /* Registers (ops non-NULL) or withdraws (NULL) the live side of a runtime. The instance withdraws
  * before it is freed. */

@@ -149,6 +149,7 @@ void sxs__runtime_model_free(gpointer p) {
   g_free(r->clr_version);
   g_free(r->version_source);
   g_free(r->path);
+  g_free(r->allocation_sampling);
   g_ptr_array_unref(r->functions);
   g_ptr_array_unref(r->threads);
   g_hash_table_unref(r->features_off);
@@ -336,6 +337,16 @@ static void render_runtime(SxsJsonWriter *w, const SxsRuntimeModel *r) {
   sxs__json_member_int(w, "gcs", r->counters.gcs);
   sxs__json_member_int(w, "threads_created", r->counters.threads_created);
   sxs__json_end_object(w);
+  if (r->allocation_sampling)
+    sxs__json_member_string(w, "allocation_sampling", r->allocation_sampling);
+  if (r->heap.gcs > 0) {
+    sxs__json_key(w, "heap");
+    sxs__json_begin_object(w);
+    sxs__json_member_uint(w, "gcs", r->heap.gcs);
+    sxs__json_member_uint(w, "after_last_gc", r->heap.after_last_gc);
+    sxs__json_member_uint(w, "after_gc_max", r->heap.after_gc_max);
+    sxs__json_end_object(w);
+  }
 
   sxs__json_key(w, "functions");
   sxs__json_begin_array(w);

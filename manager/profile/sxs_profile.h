@@ -57,17 +57,19 @@ typedef struct {
 /* What one runtime can do, decided once at Initialize from what it answers; nothing else looks
  * at runtime versions. */
 typedef struct {
-  int info_version;       /* highest ICorProfilerInfoN answered (3..15) */
-  gboolean event_mask2;   /* SetEventMask2 (Info5) */
-  gboolean basic_gc;      /* COR_PRF_HIGH_BASIC_GC: GC start/finish without heap walks (Info10, 3.0+) */
-  gboolean elt3;          /* Enter/Leave/Tailcall3 probes: Info3 and a runtime of 2.1 or later (2.0's
-                         * Linux JIT emits none) */
-  gboolean suspend;       /* SuspendRuntime/ResumeRuntime and cross-thread DoStackSnapshot while suspended
-                         * (Info10, 3.0 and later): the sampler's suspend walker */
-  gboolean attached;      /* loaded into the running runtime (InitializeForAttach): only the events
-                         * allowed after attach, no Enter/Leave hooks */
-  gboolean code_versions; /* each code version's start, ranges and IL-to-native map (Info9, 3.0 and
-                           * later: tiered code has several); else only the current code's */
+  int info_version;            /* highest ICorProfilerInfoN answered (3..15) */
+  gboolean event_mask2;        /* SetEventMask2 (Info5) */
+  gboolean basic_gc;           /* COR_PRF_HIGH_BASIC_GC: GC start/finish without heap walks (Info10, 3.0+) */
+  gboolean elt3;               /* Enter/Leave/Tailcall3 probes: Info3 and a runtime of 2.1 or later (2.0's
+                                * Linux JIT emits none) */
+  gboolean suspend;            /* SuspendRuntime/ResumeRuntime and cross-thread DoStackSnapshot while suspended
+                                * (Info10, 3.0 and later): the sampler's suspend walker */
+  gboolean attached;           /* loaded into the running runtime (InitializeForAttach): only the events
+                                * allowed after attach, no Enter/Leave hooks */
+  gboolean code_versions;      /* each code version's start, ranges and IL-to-native map (Info9, 3.0 and
+                                * later: tiered code has several); else only the current code's */
+  gboolean allocation_sampled; /* randomized allocation sampling, the AllocationSampled event (.NET 10
+                                * and later); else only GCAllocationTick */
 } SxsCapabilities;
 
 /* How the code of a function came to run. */
@@ -136,6 +138,16 @@ void sxs__function_record_free(gpointer f);
 SxsThreadRecord *sxs__thread_record_copy(const SxsThreadRecord *t);
 void sxs__thread_record_free(gpointer t);
 
+/* A runtime's managed heap as its GC reports it at the end of each collection (GCHeapStats, which
+ * comes with the allocation profile's events): the sizes of its generations (0, 1, 2, large and, from
+ * .NET 5, pinned objects) added up, free space between objects included. Not a heap walk: it says
+ * how big the heap was, not what it held. */
+typedef struct {
+  guint64 gcs;           /* collections whose statistics came; 0: none, and nothing else is meaningful */
+  guint64 after_last_gc; /* bytes of the generations after the last of them */
+  guint64 after_gc_max;  /* the largest of those over every collection */
+} SxsHeapModel;
+
 /* One runtime as the profile reports it: copies, owned by the model. */
 typedef struct {
   int id;
@@ -149,9 +161,12 @@ typedef struct {
   gint64 attached_unix_ms; /* when the profiler was attached (caps.attached), 0 otherwise */
   gboolean shut_down;
   SxsCounters counters;
-  GPtrArray *functions;     /* SxsFunctionRecord*, sorted by name then module; owned */
-  GPtrArray *threads;       /* SxsThreadRecord*, sorted by OS thread id; owned */
-  GHashTable *features_off; /* feature -> why it is off; owned, may be empty */
+  SxsHeapModel heap;
+  char *allocation_sampling; /* the allocation profile's event in this runtime: "AllocationSampled" or
+                              * "GCAllocationTick"; NULL when it records none */
+  GPtrArray *functions;      /* SxsFunctionRecord*, sorted by name then module; owned */
+  GPtrArray *threads;        /* SxsThreadRecord*, sorted by OS thread id; owned */
+  GHashTable *features_off;  /* feature -> why it is off; owned, may be empty */
   SxsTracingModel tracing;
   GPtrArray *call_tree; /* SxsCallNode*, by id; owned */
 } SxsRuntimeModel;

@@ -601,6 +601,21 @@ static void read_counters(SxsJsonReader *r, SxsCounters *c) {
   }
 }
 
+/* "heap": sizes in bytes, kept to what pprof's int64 holds as the other values. */
+static void read_heap(SxsJsonReader *r, SxsHeapModel *h) {
+  if (!sxs__json_reader_begin_object(r))
+    return;
+  const char *key;
+  while (sxs__json_reader_next_member(r, &key)) {
+    if (key_is(key, "gcs"))
+      read_count(r, &h->gcs);
+    else if (key_is(key, "after_last_gc"))
+      read_ns(r, &h->after_last_gc);
+    else if (key_is(key, "after_gc_max"))
+      read_ns(r, &h->after_gc_max);
+  }
+}
+
 static void read_status(SxsJsonReader *r, SxsRuntimeStatus *field) {
   static const SxsRuntimeStatus all[] = {SXS_RUNTIME_PENDING, SXS_RUNTIME_PROFILING, SXS_RUNTIME_DECLINED};
   const char *s;
@@ -652,6 +667,10 @@ static void read_runtime(SxsJsonReader *r, SxsRuntimeModel *rt, gsize *ret_offse
       read_bool(r, &rt->shut_down);
     else if (key_is(key, "counters"))
       read_counters(r, &rt->counters);
+    else if (key_is(key, "heap"))
+      read_heap(r, &rt->heap);
+    else if (key_is(key, "allocation_sampling"))
+      read_str(r, &rt->allocation_sampling);
     else if (key_is(key, "functions"))
       read_functions(r, rt->functions);
     else if (key_is(key, "features_off"))

@@ -36,6 +36,24 @@ void sxs__events_contention_stop(SxsRuntime *rt, gint64 duration_ns);
  */
 void sxs__events_allocation(SxsRuntime *rt, const char *type, guint64 bytes, guint64 size);
 
+/*
+ * An allocation of runtime rt sampled at random (AllocationSampled, .NET 10): an object of `type`
+ * and `size` bytes. Recorded as the estimate it stands for: 1 / P objects and size / P bytes, P the
+ * chance that an object of this size is sampled (see sxs_events.c).
+ *
+ * Context: rt's EventPipeEventDelivered (AllocationSampled) on the allocating thread.
+ */
+void sxs__events_allocation_sampled(SxsRuntime *rt, const char *type, guint64 size);
+
+/*
+ * A GC of runtime rt ended with `bytes` in its generations (their sizes added up, free space
+ * included): the runtime's heap after its last GC and the largest after any, with the count.
+ *
+ * Context: rt's EventPipeEventDelivered (GCHeapStats) on the thread that ran the GC, while the
+ * runtime is suspended: atomics only, no allocation, no lock.
+ */
+void sxs__events_heap(SxsRuntime *rt, guint64 bytes);
+
 /* Fills m's event profiles: asked for or not (the config in force), the event counts, and the
  * stacks (from sxs_stacks, which must have been filled into m already). Context: any thread. */
 void sxs__events_fill(SxsProfileModel *m);

@@ -405,6 +405,12 @@ static void profiles_section(GString *out, const SxsView *v, const SxsRenderOpti
       else
         g_string_append_printf(out, " exception%s, %u type%s\n", g->total == 1 ? "" : "s", rows->len,
                                rows->len == 1 ? "" : "s");
+      if (kind == SXS_VIEW_ALLOCATIONS && r && r->heap.gcs > 0) {
+        g_autofree char *last = profile_quantity(kind, r->heap.after_last_gc);
+        g_autofree char *max = profile_quantity(kind, r->heap.after_gc_max);
+        g_string_append_printf(out, "  heap after GC: %s after the last of %" G_GUINT64_FORMAT " GC%s, %s at most\n",
+                               last, r->heap.gcs, r->heap.gcs == 1 ? "" : "s", max);
+      }
       for (guint i = 0; i < rows->len; i++) {
         ProfileRow *row = &g_array_index(rows, ProfileRow, i);
         g_autoptr(GArray) sites = g_array_new(FALSE, FALSE, sizeof(SiteRow));

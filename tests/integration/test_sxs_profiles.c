@@ -3,14 +3,16 @@
  * summary's "exceptions by type", `sxsprof report` reading it back), and two runtimes in one
  * process (runsxs, pick-all) each with its own exceptions, no runtime's frames under another; the
  * contention profile's waits against a known wait; the allocation profile's shares and upscaled
- * bytes against what the program allocated; on runtimes too old for the last two (3.1, 2.0) both off
+ * bytes against what the program allocated, also when it keeps a known share alive, and the heap
+ * after GC against what the program measured; on runtimes too old for the last two (3.1, 2.0) both off
  * with their reason while the program runs on.
  *
  * The app is Profiles (tests/apps/Profiles): `exceptions A B` throws A InvalidOperationExceptions
  * from Sxs.Tests.Sites.ThrowA and B ArgumentExceptions from Sxs.Tests.Sites.ThrowB; `contention R
  * H` has its main thread wait R times, in Sxs.Tests.Locks.Contend, for a lock another thread holds
  * H ms; `alloc B S` allocates B 64 KiB byte arrays in Sxs.Tests.Allocs.Big and S 32-byte
- * Sxs.Tests.Small objects in Sxs.Tests.Allocs.Small. */
+ * Sxs.Tests.Small objects in Sxs.Tests.Allocs.Small; `alloc B S K` the arrays in
+ * Sxs.Tests.Allocs.Keep, every K-th kept alive, and reports GC.GetTotalMemory(true) at the end. */
 #include <math.h>
 #include <string.h>
 
@@ -349,7 +351,10 @@ static void test_allocations_shares(ItestScratch *s, gconstpointer data) {
   g_autoptr(JsonNode) doc = itest_load_json(s->profile);
   JsonObject *a = json_object_get_object_member(json_node_get_object(doc), "allocations");
   g_assert_true(json_object_get_boolean_member(a, "enabled"));
-  g_assert_true(g_str_has_prefix(json_object_get_string_member(a, "sampling"), "GCAllocationTick"));
+  g_assert_true(g_str_has_prefix(json_object_get_string_member(a, "sampling"), "per runtime"));
+  /* The SDK's runtime (10.0) samples at random: the profile says so. */
+  g_assert_cmpstr(json_object_get_string_member(itest_profile_runtime(doc, 1), "allocation_sampling"), ==,
+                  "AllocationSampled");
   g_assert_cmpint(json_object_get_int_member(a, "unwalked"), ==, 0);
   JsonArray *stacks = json_object_get_array_member(a, "stacks");
   gint64 all = 0;
@@ -382,10 +387,137 @@ static void test_allocations_shares(ItestScratch *s, gconstpointer data) {
   assert_views(s, "allocations", "bytes");
   g_autofree char *objects = pprof_top(s, pprof_path, "alloc_objects");
   g_assert_nonnull(strstr(objects, "Type: alloc_objects"));
-  g_assert_true(g_regex_match_simple(
-      "allocations by type, runtime 1 \\([0-9.]+\\): [0-9.]+ MiB in [0-9]+ objects "
-      "\\(estimated\\), [0-9]+ types\\n\\s+[0-9.]+ MiB\\s+(7[5-9]|8[0-5])\\.[0-9]%\\s+System\\.Byte\\[\\]",
-      run->err, 0, 0));
+  g_assert_true(g_regex_match_simple("allocations by type, runtime 1 \\([0-9.]+\\): [0-9.]+ MiB in [0-9]+ objects "
+                                     "\\(estimated\\), [0-9]+ types\\n  heap after GC: [0-9.]+ [KM]iB after the last "
+                                     "of [0-9]+ GCs?, [0-9.]+ [KM]iB at "
+                                     "most\\n\\s+[0-9.]+ MiB\\s+(7[5-9]|8[0-5])\\.[0-9]%\\s+System\\.Byte\\[\\]",
+                                     run->err, 0, 0));
+}
+
+/* `sxsprof run --alloc` on a program that keeps a known share: 4000 64 KiB arrays allocated in
+ * Sxs.Tests.Allocs.Keep, every 4th kept alive to the end (1000 arrays, 65.56 MB, promoted and kept
+ * by every GC), then the 2 048 750 small objects with those arrays still alive, 4:1 in bytes as
+ * above. What the
+ * profile says of it:
+ *   - alloc_space counts what was allocated, kept or not (the profile cannot tell which: no heap
+ *     walk, no survival events), so keeping a quarter of the arrays must not move it: each site
+ *     within 5 points of its true share, the upscaled total within 20 % of the bytes allocated,
+ *     with the GC busy promoting and compacting what is kept;
+ *   - the heap after GC (the runtime's GCHeapStats) is the one live measure, per runtime: after
+ *     the last GC (the full collection of GC.GetTotalMemory(true) at the program's end) it holds at
+ *     least the kept arrays and what GetTotalMemory reported, and at most 10 % more than that (free
+ *     space the generations' sizes count and GetTotalMemory does not: 3 % on 8.0 and 10.0). */
+static void test_allocations_retained(ItestScratch *s, gconstpointer data) {
+  (void)data;
+  g_autofree char *app = itest_app("Profiles");
+  const char *argv[] = {itest_env("SXS_SXSPROF"),
+                        "run",
+                        "--alloc",
+                        "-o",
+                        s->output,
+                        "--",
+                        itest_env("SXS_DOTNET"),
+                        app,
+                        "alloc",
+                        "4000",
+                        "2048750",
+                        "4",
+                        NULL};
+  g_autoptr(ItestRun) run = itest_run(argv, NULL, s->dir, TIMEOUT);
+  itest_assert_exit(run, 0);
+  g_autoptr(GMatchInfo) match = NULL;
+  g_autoptr(GRegex) line = g_regex_new("^alloc big=4000 small=2048750 kept=1000 heap=([0-9]+)\n$", 0, 0, NULL);
+  g_assert_true(g_regex_match(line, run->out, 0, &match));
+  g_autofree char *heap_text = g_match_info_fetch(match, 1);
+  const double app_heap = g_ascii_strtod(heap_text, NULL), kept = 1000.0 * 65560;
+  g_assert_cmpfloat(app_heap, >=, kept);
+
+  g_autoptr(JsonNode) doc = itest_load_json(s->profile);
+  JsonObject *a = json_object_get_object_member(json_node_get_object(doc), "allocations");
+  g_assert_cmpint(json_object_get_int_member(a, "unwalked"), ==, 0);
+  JsonArray *stacks = json_object_get_array_member(a, "stacks");
+  g_autoptr(GHashTable) big_types = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+  g_autoptr(GHashTable) small_types = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+  gint64 big = 0, big_objects = 0, small = 0, small_objects = 0;
+  allocations_at(stacks, "Sxs.Tests.Allocs.Keep", &big, &big_objects, big_types);
+  allocations_at(stacks, "Sxs.Tests.Allocs.Small", &small, &small_objects, small_types);
+  g_assert_cmpuint(g_hash_table_size(big_types), ==, 1);
+  g_assert_true(g_hash_table_contains(big_types, "System.Byte[]"));
+  g_assert_cmpuint(g_hash_table_size(small_types), ==, 1);
+  g_assert_true(g_hash_table_contains(small_types, "Sxs.Tests.Small"));
+  const double true_big = 4000.0 * 65560, true_small = 2048750.0 * 32, all = (double)(big + small);
+  g_assert_cmpfloat(fabs(100.0 * (double)big / all - 100.0 * true_big / (true_big + true_small)), <=, 5.0);
+  g_assert_cmpfloat(fabs(100.0 * (double)small / all - 100.0 * true_small / (true_big + true_small)), <=, 5.0);
+  g_assert_cmpfloat(fabs(all - (true_big + true_small)), <=, 0.2 * (true_big + true_small));
+
+  /* The heap after GC, runtime 1's, against the kept arrays and what the program measured. */
+  JsonObject *rt = itest_profile_runtime(doc, 1);
+  g_assert_true(json_object_has_member(rt, "heap"));
+  JsonObject *heap = json_object_get_object_member(rt, "heap");
+  gint64 gcs = json_object_get_int_member(heap, "gcs");
+  double after_last = (double)json_object_get_int_member(heap, "after_last_gc");
+  double after_max = (double)json_object_get_int_member(heap, "after_gc_max");
+  g_assert_cmpint(gcs, >=, 2);
+  g_assert_cmpfloat(after_last, >=, kept);
+  g_assert_cmpfloat(after_last, >=, app_heap);
+  g_assert_cmpfloat(after_last, <=, 1.1 * app_heap);
+  g_assert_cmpfloat(after_max, >=, after_last);
+  g_assert_true(
+      g_regex_match_simple("allocations by type, runtime 1 \\([0-9.]+\\): [0-9.]+ MiB in [0-9]+ objects "
+                           "\\(estimated\\), [0-9]+ types\\n  heap after GC: (6[2-9]|7[0-9])\\.[0-9] MiB after "
+                           "the last of [0-9]+ GCs, [0-9.]+ MiB at most\\n",
+                           run->err, 0, 0));
+}
+
+/* The bytes of two sites, interleaved (after each 64 KiB array its 512 small objects), in runtime A
+ * (runsxs, pick-all). Returns the profile's shares of the sites, in points, and its upscaled total;
+ * ret_source: the runtime's allocation_sampling. */
+static void interleaved_shares(ItestScratch *s, const char *runtime, double *ret_big, double *ret_small,
+                               double *ret_total, char **ret_source) {
+  g_autofree char *cfg_text =
+      g_strdup_printf("[profiler]\nmode=pick-all\noutput=%s\n[allocations]\nenabled=true\n", s->output);
+  g_autofree char *cfg = itest_write_file(s->dir, "sxsprof.conf", cfg_text);
+  g_autofree char *app = itest_app("Profiles");
+  const char *argv[] = {itest_env("SXS_RUNSXS"), "--st", runtime, app, "interleaved 4000 2048750", NULL};
+  g_auto(GStrv) env = itest_profiler_env(cfg);
+  g_autoptr(ItestRun) run = itest_run(argv, (const char *const *)env, s->dir, TIMEOUT);
+  itest_assert_exit(run, 0);
+  g_assert_nonnull(strstr(run->out, "interleaved big=4000 small=2048750\n"));
+  g_autoptr(JsonNode) doc = itest_load_json(s->profile);
+  g_assert_cmpuint(itest_profile_runtime_count(doc), ==, 1);
+  JsonArray *stacks =
+      json_object_get_array_member(json_object_get_object_member(json_node_get_object(doc), "allocations"), "stacks");
+  g_autoptr(GHashTable) types = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+  gint64 big = 0, small = 0, objects = 0;
+  allocations_at(stacks, "Sxs.Tests.Allocs.Big", &big, &objects, types);
+  allocations_at(stacks, "Sxs.Tests.Allocs.Small", &small, &objects, types);
+  g_assert_cmpuint(g_hash_table_size(types), ==, 2);
+  *ret_big = 100.0 * (double)big / (double)(big + small);
+  *ret_small = 100.0 * (double)small / (double)(big + small);
+  *ret_total = (double)(big + small);
+  *ret_source = g_strdup(json_object_get_string_member(itest_profile_runtime(doc, 1), "allocation_sampling"));
+}
+
+/* Allocations interleaved, 4:1 in bytes as above. On .NET 10 its randomized sampling
+ * (AllocationSampled, the source the profile names) puts each site within 5 points of its true
+ * share and the total within 20 %. On 8.0 GCAllocationTick, the source named there, credits the
+ * arrays with the small objects allocated after them (100 % against 80 %, docs/config.md): the
+ * reason the profile uses the randomized events where a runtime has them. */
+static void test_allocations_interleaved(ItestScratch *s, gconstpointer data) {
+  (void)data;
+  double big = 0, small = 0, total = 0;
+  g_autofree char *source = NULL;
+  interleaved_shares(s, "10.0", &big, &small, &total, &source);
+  g_assert_cmpstr(source, ==, "AllocationSampled");
+  const double true_big = 4000.0 * 65560, true_small = 2048750.0 * 32;
+  g_assert_cmpfloat(fabs(big - 100.0 * true_big / (true_big + true_small)), <=, 5.0);
+  g_assert_cmpfloat(fabs(small - 100.0 * true_small / (true_big + true_small)), <=, 5.0);
+  g_assert_cmpfloat(fabs(total - (true_big + true_small)), <=, 0.2 * (true_big + true_small));
+
+  g_autofree char *tick_source = NULL;
+  interleaved_shares(s, "8.0", &big, &small, &total, &tick_source);
+  g_assert_cmpstr(tick_source, ==, "GCAllocationTick");
+  g_assert_cmpfloat(big, >=, 95.0);
 }
 
 /* runsxs, pick-all, allocations and exceptions asked of 10.0 and 8.0 in one process: 10.0 allocates
@@ -421,6 +553,13 @@ static void test_allocations_two_runtimes(ItestScratch *s, gconstpointer data) {
   g_autoptr(JsonNode) doc = itest_load_json(s->profile);
   guint n = itest_profile_runtime_count(doc);
   g_assert_cmpuint(n, ==, 4);
+  /* Each runtime's allocations from its own event: 10.0's randomized samples, 8.0's ticks. */
+  for (guint id = 1; id <= n; id++) {
+    JsonObject *rt = itest_profile_runtime(doc, id);
+    gboolean ten = g_str_has_prefix(json_object_get_string_member(rt, "version"), "10.");
+    g_assert_cmpstr(json_object_get_string_member(rt, "allocation_sampling"), ==,
+                    ten ? "AllocationSampled" : "GCAllocationTick");
+  }
   JsonObject *root = json_node_get_object(doc);
   JsonArray *allocs = json_object_get_array_member(json_object_get_object_member(root, "allocations"), "stacks");
   JsonArray *ex = json_object_get_array_member(json_object_get_object_member(root, "exceptions"), "stacks");
@@ -528,6 +667,8 @@ static void test_contention_older_runtimes(ItestScratch *s, gconstpointer data) 
       g_assert_nonnull(strstr(json_object_get_string_member(off, "allocations"), "ICorProfilerInfo12"));
       g_assert_false(json_object_has_member(off, "exceptions"));
       g_assert_cmpint(count, ==, 0);
+      /* No session, no heap statistics: the runtime says nothing of its heap. */
+      g_assert_false(json_object_has_member(rt, "heap"));
     }
     if (g_str_has_prefix(version, "3.1.")) {
       g_autoptr(GHashTable) by_type = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
@@ -546,6 +687,8 @@ int main(int argc, char **argv) {
   ADD("/sxs/profiles/exceptions/two-runtimes", test_exceptions_two_runtimes);
   ADD("/sxs/profiles/contention/wait", test_contention_wait);
   ADD("/sxs/profiles/allocations/shares", test_allocations_shares);
+  ADD("/sxs/profiles/allocations/retained", test_allocations_retained);
+  ADD("/sxs/profiles/allocations/interleaved", test_allocations_interleaved);
   ADD("/sxs/profiles/allocations/two-runtimes", test_allocations_two_runtimes);
   ADD("/sxs/profiles/older-runtimes", test_contention_older_runtimes);
 #undef ADD

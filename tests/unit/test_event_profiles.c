@@ -1,5 +1,6 @@
 /* The event profiles (exceptions, contention, allocations) in the model and its views: the JSON
- * rendered, read back and rendered again gives the same bytes; a merge renumbers their runtimes;
+ * rendered, read back and rendered again gives the same bytes (a runtime's heap after GC and its
+ * allocations' source included); a merge renumbers their runtimes;
  * the view groups them per runtime with the type as the leaf frame; pprof carries them as sample
  * types of their own beside the samples; the summary has a section each. */
 #include <string.h>
@@ -48,6 +49,10 @@ static SxsProfileModel *fixture(void) {
     r->id = id;
     r->status = SXS_RUNTIME_PROFILING;
     r->version = g_strdup(id == 1 ? "10.0.12" : "8.0.34");
+    if (id == 2) {
+      r->heap = (SxsHeapModel){.gcs = 35, .after_last_gc = 65681632, .after_gc_max = 73400320};
+      r->allocation_sampling = g_strdup("AllocationSampled");
+    }
     g_ptr_array_add(m->runtimes, r);
   }
   add_stack(m, SXS_PROFILE_EXCEPTIONS, 1, "System.InvalidOperationException", "App.Sites.ThrowA", 30, 0);
@@ -79,6 +84,18 @@ static void test_json_round_trip(void) {
   g_assert_cmpuint(s->count, ==, 2048750);
   g_assert_cmpuint(s->value, ==, 65560000);
   g_assert_cmpstr(s->event, ==, "allocations");
+  /* The heap after GC: runtime 2's, read back; runtime 1 had none and says nothing of it. */
+  const SxsRuntimeModel *r2 = back->runtimes->pdata[1];
+  g_assert_cmpuint(r2->heap.gcs, ==, 35);
+  g_assert_cmpuint(r2->heap.after_last_gc, ==, 65681632);
+  g_assert_cmpuint(r2->heap.after_gc_max, ==, 73400320);
+  g_assert_cmpuint(((const SxsRuntimeModel *)back->runtimes->pdata[0])->heap.gcs, ==, 0);
+  /* The allocations' source, runtime 2's; none for runtime 1. */
+  g_assert_cmpstr(r2->allocation_sampling, ==, "AllocationSampled");
+  g_assert_null(((const SxsRuntimeModel *)back->runtimes->pdata[0])->allocation_sampling);
+  const char *heap = strstr(text, "\"heap\"");
+  g_assert_nonnull(heap);
+  g_assert_null(strstr(heap + 1, "\"heap\""));
 }
 
 static void test_merge_renumbers(void) {
@@ -94,6 +111,9 @@ static void test_merge_renumbers(void) {
   g_assert_cmpint(site->runtime_id, ==, 3);
   const SxsStackModel *alloc = into->profiles[SXS_PROFILE_ALLOCATIONS].stacks->pdata[3];
   g_assert_cmpint(alloc->runtime_id, ==, 4);
+  /* The heap goes with its runtime. */
+  g_assert_cmpuint(((const SxsRuntimeModel *)into->runtimes->pdata[3])->heap.gcs, ==, 35);
+  g_assert_cmpint(((const SxsRuntimeModel *)into->runtimes->pdata[3])->id, ==, 4);
   g_assert_cmpuint(into->profiles[SXS_PROFILE_CONTENTION].value, ==, 1000000000);
 }
 
@@ -208,7 +228,8 @@ static void test_summary_sections(void) {
   g_assert_nonnull(strstr(text, "lock contention by site, runtime 1 (10.0.12): 500.000 ms waited in 2 contentions\n"
                                 "    500.000 ms 100.0%  at App.Locks.Contend <- App.Program.Main  (2 contentions)\n"));
   g_assert_nonnull(strstr(text, "allocations by type, runtime 2 (8.0.34): 312.6 MiB in 2052750 objects (estimated), 2 "
-                                "types\n     250.1 MiB  80.0%  System.Byte[]  (4000 objects)\n"));
+                                "types\n  heap after GC: 62.6 MiB after the last of 35 GCs, 70.0 MiB at most\n"
+                                "     250.1 MiB  80.0%  System.Byte[]  (4000 objects)\n"));
 }
 
 int main(int argc, char **argv) {

@@ -8,11 +8,25 @@
 //          <rounds> times, a second thread holds one lock for <hold_ms> ms while the main thread
 //          waits for it in Sxs.Tests.Locks.Contend: about rounds x hold_ms of contention in all;
 //          prints "contention rounds=R hold_ms=H"
-//        Profiles alloc <big> <small>
+//        Profiles alloc <big> <small> [<keep>]
 //          allocates <big> 64 KiB byte arrays in Sxs.Tests.Allocs.Big and <small> Sxs.Tests.Small
 //          objects (two longs: 32 bytes on 64-bit) in Sxs.Tests.Allocs.Small, keeping the last of
-//          each; prints "alloc big=B small=S"
+//          each; prints "alloc big=B small=S". With <keep> (> 0), every <keep>-th array stays alive
+//          in a list to the end (the GC promotes and keeps them: a heap that grows), the arrays
+//          come from Sxs.Tests.Allocs.Keep, and the line goes on with " kept=K heap=H": K arrays
+//          kept, H the bytes GC.GetTotalMemory(true) reports after a full collection at the end,
+//          with the kept arrays still alive
+//        Profiles interleaved <big> <small>
+//          the same allocations as `alloc <big> <small>` (arrays in Sxs.Tests.Allocs.Big, small
+//          objects in Sxs.Tests.Allocs.Small), interleaved: after each array, its share of the
+//          small objects; prints "interleaved big=B small=S"
+//        Profiles locks <threads> <iterations> <work>
+//          <threads> threads each take one lock <iterations> times in Sxs.Tests.Locks.Take, with a
+//          loop of <work> steps and a Thread.Yield inside (the holder gives up its CPU, so the
+//          others find the lock held past their spinning and wait): lock-heavy, a contention every
+//          few takings; prints "locks threads=T total=N"
 using System;
+using System.Collections.Generic;
 using System.Globalization;
 using System.Runtime.CompilerServices;
 using System.Threading;
@@ -44,7 +58,40 @@ namespace Sxs.Tests
                 Console.WriteLine("alloc big=" + Str(madeBig) + " small=" + Str(madeSmall));
                 return 0;
             }
-            Console.Error.WriteLine("usage: Profiles exceptions <a> <b> | contention <rounds> <hold_ms> | alloc <big> <small>");
+            if (args.Length == 4 && args[0] == "alloc" && Parse(args[3]) > 0)
+            {
+                int big = Parse(args[1]), small = Parse(args[2]), keep = Parse(args[3]);
+                var kept = new List<byte[]>();
+                int madeBig = 0;
+                for (int i = 0; i < big; i++)
+                    madeBig += Allocs.Keep(kept, i % keep == 0);
+                int madeSmall = Allocs.Small(small);
+                long heap = GC.GetTotalMemory(true);
+                Console.WriteLine("alloc big=" + Str(madeBig) + " small=" + Str(madeSmall) + " kept=" + Str(kept.Count) +
+                                  " heap=" + heap.ToString(CultureInfo.InvariantCulture));
+                GC.KeepAlive(kept);
+                return 0;
+            }
+            if (args.Length == 3 && args[0] == "interleaved")
+            {
+                int big = Parse(args[1]), small = Parse(args[2]);
+                int madeBig = 0, madeSmall = 0;
+                for (int i = 0; i < big; i++)
+                {
+                    madeBig += Allocs.Big(1);
+                    madeSmall += Allocs.Small(small / big + (i < small % big ? 1 : 0));
+                }
+                Console.WriteLine("interleaved big=" + Str(madeBig) + " small=" + Str(madeSmall));
+                return 0;
+            }
+            if (args.Length == 4 && args[0] == "locks")
+            {
+                int threads = Parse(args[1]), iterations = Parse(args[2]), work = Parse(args[3]);
+                long total = Locks.Churn(threads, iterations, work);
+                Console.WriteLine("locks threads=" + Str(threads) + " total=" + total.ToString(CultureInfo.InvariantCulture));
+                return 0;
+            }
+            Console.Error.WriteLine("usage: Profiles exceptions <a> <b> | contention <rounds> <hold_ms> | alloc <big> <small> [<keep>] | interleaved <big> <small> | locks <threads> <iterations> <work>");
             return 2;
         }
 
@@ -157,6 +204,45 @@ namespace Sxs.Tests
             {
             }
         }
+
+        private static readonly object Counter = new object();
+        private static long count;
+        private static long sink;
+
+        // Every thread takes the same lock iterations times, with work steps and a yield inside:
+        // the threads queue on it, and most takings wait for it.
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        public static long Churn(int threads, int iterations, int work)
+        {
+            count = 0;
+            var all = new Thread[threads];
+            for (int t = 0; t < threads; t++)
+            {
+                all[t] = new Thread(() =>
+                {
+                    for (int i = 0; i < iterations; i++)
+                        Take(i, work);
+                });
+                all[t].Start();
+            }
+            foreach (var t in all)
+                t.Join();
+            return count;
+        }
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        private static void Take(int i, int work)
+        {
+            lock (Counter)
+            {
+                long x = 0;
+                for (int k = 0; k < work; k++)
+                    x += (i ^ k) & 1;
+                sink += x;
+                count++;
+                Thread.Yield();
+            }
+        }
     }
 
     public sealed class Small
@@ -180,6 +266,18 @@ namespace Sxs.Tests
                 made++;
             }
             return made;
+        }
+
+        // Allocates one 64 KiB array here too (the same site as Big for the profile: its own
+        // frame) and keeps it in the list when asked.
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        public static int Keep(List<byte[]> kept, bool keep)
+        {
+            var a = new byte[64 * 1024];
+            LastBig = a;
+            if (keep)
+                kept.Add(a);
+            return 1;
         }
 
         [MethodImpl(MethodImplOptions.NoInlining)]
