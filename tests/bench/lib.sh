@@ -26,15 +26,11 @@ bench_write_section() {
     echo "bench: results written to $doc"
 }
 
-# Prints the path of dotnet-trace, installing it first when it is not there: the NuGet package's
+# Prints the path of dotnet-trace, installed by tests/setup/install-tools.sh when it is not there:
 # tool, in ~/.local/share/sxsprof/tools (SXS_TOOLS_DIR), at a version the registry has. Nothing is
 # fetched when it is installed already; the installer's output goes to stderr.
 bench_dotnet_trace() {
-    local dir=${SXS_TOOLS_DIR:-$HOME/.local/share/sxsprof/tools} version=10.0.750501
-    if [[ ! -x $dir/dotnet-trace ]]; then
-        mkdir -p "$dir"
-        DOTNET_CLI_TELEMETRY_OPTOUT=1 DOTNET_NOLOGO=1 \
-            dotnet tool install --tool-path "$dir" dotnet-trace --version "$version" >&2 || return 1
-    fi
+    local dir=${SXS_TOOLS_DIR:-$HOME/.local/share/sxsprof/tools}
+    bash "$(dirname "${BASH_SOURCE[0]}")/../setup/install-tools.sh" >&2 || return 1
     echo "$dir/dotnet-trace"
 }
