@@ -26,9 +26,9 @@ bench_write_section() {
     echo "bench: results written to $doc"
 }
 
-# Prints the path of dotnet-trace, installed by tests/setup/install-tools.sh when it is not there:
-# tool, in ~/.local/share/sxsprof/tools (SXS_TOOLS_DIR), at a version the registry has. Nothing is
-# fetched when it is installed already; the installer's output goes to stderr.
+# Prints the path of dotnet-trace, installed by tests/setup/install-tools.sh (the one place its
+# version is pinned) when it is not there, in ~/.local/share/sxsprof/tools (SXS_TOOLS_DIR). Nothing
+# is fetched when it is installed already; the installer's output goes to stderr.
 bench_dotnet_trace() {
     local dir=${SXS_TOOLS_DIR:-$HOME/.local/share/sxsprof/tools}
     bash "$(dirname "${BASH_SOURCE[0]}")/../setup/install-tools.sh" >&2 || return 1
