@@ -216,6 +216,8 @@ static HRESULT initialize_runtime(SxsCallback *self, IUnknown *pICorProfilerInfo
 
   __atomic_store_n(&self->info, info, __ATOMIC_SEQ_CST);
   self->profiled = TRUE;
+  /* Before the features: the inventory queues here, and a stack's frame may be named later. */
+  self->names = sxs__naming_queue_new(self->runtime, &sxs__callback_ops, self);
 
   HRESULT hr = sxs__features_run(self, info, &caps);
   if (hr < 0) {
@@ -245,9 +247,9 @@ static HRESULT callback_Initialize(ICorProfilerCallback11 *This, IUnknown *pICor
  * module events may still be running on other threads: the guard waits for them. */
 static HRESULT callback_Shutdown(ICorProfilerCallback11 *This) {
   SxsCallback *self = impl_from_ICorProfilerCallback11(This);
-  /* The inventory's queue is named while the Info still answers. */
-  if (self->inventory && !sxs__inventory_drain(self->inventory, 2000))
-    sxs__manager_log("runtime %d: the function inventory was not named 2 s into Shutdown; what is left is dropped",
+  /* What is queued for naming is named while the Info still answers. */
+  if (self->names && !sxs__naming_drain(self->names, 2000))
+    sxs__manager_log("runtime %d: the functions queued were not named 2 s into Shutdown; what is left is dropped",
                      self->runtime->id);
   gboolean drained = sxs__callback_info_close(self, 2000);
   if (self->trace)
@@ -311,11 +313,11 @@ static HRESULT callback_ModuleLoadFinished(ICorProfilerCallback11 *This, ModuleI
 }
 
 /* A module's importer is let go before the module is: its ModuleID may be reused. The functions
- * the inventory queued are named first, while the module's metadata is still there. */
+ * queued for naming are named first, while the module's metadata is still there. */
 static HRESULT callback_ModuleUnloadStarted(ICorProfilerCallback11 *This, ModuleID moduleId) {
   SxsCallback *self = impl_from_ICorProfilerCallback11(This);
-  if (self->inventory)
-    sxs__inventory_module_unloading(self->inventory, 2000);
+  if (self->names)
+    sxs__naming_module_unloading(self->names, 2000);
   /* The attach catch-up holds catchup_lock while it walks the runtime's lists and queries their
    * IDs: an unload waits until it is done (the runtime frees a module only after this callback
    * returns), but never more than 2 s, should a query wait for something this thread holds; the
@@ -363,7 +365,7 @@ static HRESULT callback_JITCompilationFinished(ICorProfilerCallback11 *This, Fun
                                                BOOL fIsSafeToBlock) {
   SxsCallback *self = impl_from_ICorProfilerCallback11(This);
   if (self->inventory && hrStatus >= 0)
-    sxs__inventory_add(self->inventory, functionId, SXS_CODE_JIT);
+    sxs__naming_add(self->names, functionId, SXS_CODE_JIT);
   return S_OK;
 }
 
@@ -383,7 +385,7 @@ static HRESULT callback_JITCachedFunctionSearchFinished(ICorProfilerCallback11 *
                                                         COR_PRF_JIT_CACHE result) {
   SxsCallback *self = impl_from_ICorProfilerCallback11(This);
   if (self->inventory && result == COR_PRF_CACHED_FUNCTION_FOUND)
-    sxs__inventory_add(self->inventory, functionId, SXS_CODE_PRECOMPILED);
+    sxs__naming_add(self->names, functionId, SXS_CODE_PRECOMPILED);
   return S_OK;
 }
 
@@ -394,7 +396,7 @@ static HRESULT callback_JITInlining(ICorProfilerCallback11 *This, FunctionID cal
                                     BOOL *pfShouldInline) {
   SxsCallback *self = impl_from_ICorProfilerCallback11(This);
   if (self->inventory)
-    sxs__inventory_add(self->inventory, calleeId, SXS_CODE_INLINED);
+    sxs__naming_add(self->names, calleeId, SXS_CODE_INLINED);
   return S_OK;
 }
 

@@ -4,7 +4,7 @@
 #include <glib.h>
 
 #include "sxs_cor.h"
-#include "sxs_inventory.h"
+#include "sxs_naming.h"
 #include "sxs_manager.h"
 
 /* The metadata importers of one runtime's modules, kept so that naming the thousands of functions
@@ -40,8 +40,9 @@ typedef struct {
   gboolean profiled;                /* Initialize accepted the runtime: the object is never freed */
   SxsImporterCache importers;       /* emptied at Shutdown */
   struct SxsTraceRuntime *trace;    /* call tracing state of this runtime (manager/record/sxs_trace.h), or NULL */
-  SxsInventoryRuntime *inventory;   /* the function inventory's queue (manager/record/sxs_inventory.h), or NULL
-                                     * when the inventory is off */
+  SxsNamingQueue *names;            /* functions named on the profiler's naming thread (manager/record/
+                                     * sxs_naming.h); NULL before Initialize */
+  gboolean inventory;               /* the inventory is on: JIT, inlining and cache-search events are queued */
   ICorProfilerInfo15 *suspended_by; /* the Info SuspendRuntime was called on, until ResumeRuntime: the
                                      * resume uses it even when Shutdown has let self->info go */
   char *attach_control;             /* attached: the control socket sxsprof attach listens on, or NULL */
@@ -111,8 +112,10 @@ SxsCallback *sxs__callback_new(SxsRuntime *rt);
 HRESULT sxs__callback_get_class_object(REFCLSID rclsid, REFIID riid, void **ppv);
 
 /* Namespace.Type.Method of a function and its ModuleID, read through the module's
- * IMetaDataImport (taken from `cache`, or asked of the runtime and kept there). Context: a runtime
- * callback thread (may allocate, may block). */
+ * IMetaDataImport (taken from `cache`, or asked of the runtime and kept there). 0, -ENOENT, or
+ * -EAGAIN when the runtime refused the read on this thread now (CORPROF_E_UNSUPPORTED_CALL_SEQUENCE
+ * on another runtime's callback thread, ...) where a thread of the profiler's could make it.
+ * Context: any thread but a signal handler (may allocate, may block). */
 int sxs__callback_function_name(ICorProfilerInfo15 *info, SxsImporterCache *cache, FunctionID function_id,
                                 char **ret_name, ModuleID *ret_module);
 

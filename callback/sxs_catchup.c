@@ -14,7 +14,7 @@ static gboolean module_unloading(SxsCallback *self, ModuleID module_id) {
 
 /* With events already on (so nothing loaded from here on is missed): every module and, for the
  * inventory, every JIT-compiled function the runtime can list; the functions are queued, to be
- * named on the inventory's thread (their modules are not collectible, so their IDs stay valid).
+ * named on the naming thread (their modules are not collectible, so their IDs stay valid).
  * An ID an event already reported is not queried again; a module whose unload began is never
  * queried, also when the unload starts while the list is walked. Context: ProfilerAttachComplete's
  * thread (may allocate, may block). */
@@ -70,7 +70,7 @@ void sxs__catchup_run(SxsCallback *self, guint *ret_modules, guint *ret_function
             break;
           if (info->lpVtbl->GetFunctionInfo(info, fid, &cls, &module, &token) >= 0 &&
               g_hash_table_contains(stable, GSIZE_TO_POINTER(module)) && !module_unloading(self, module)) {
-            sxs__inventory_add(self->inventory, fid, SXS_CODE_NAMED);
+            sxs__naming_add(self->names, fid, SXS_CODE_NAMED);
             functions++;
           }
         }

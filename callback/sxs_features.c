@@ -22,7 +22,7 @@ static void counters_mask(const SxsCapabilities *caps, const SxsConfig *cfg, DWO
  * JIT-compiled, inlined or taken precompiled, with its counts. JIT events make each compilation
  * and inlining decision call back; cache searches make the first call of every precompiled
  * (ReadyToRun) function call back. Each callback appends to the runtime's queue; the names are
- * read on the inventory's thread (manager/record/sxs_inventory.c). After an attach the runtime
+ * read on the profiler's naming thread (manager/record/sxs_naming.c). After an attach the runtime
  * reports no cache searches: precompiled code is then named when a sample or a stack meets it. */
 static gboolean inventory_wanted(const SxsConfig *cfg) {
   return cfg && cfg->inventory;
@@ -39,11 +39,11 @@ static void inventory_mask(const SxsCapabilities *caps, const SxsConfig *cfg, DW
 static int inventory_setup(SxsCallback *self, ICorProfilerInfo15 *info, const SxsConfig *cfg, char **ret_why) {
   (void)info;
   (void)cfg;
-  self->inventory = sxs__inventory_runtime_new(self->runtime, &sxs__callback_ops, self);
-  if (!self->inventory) {
-    *ret_why = g_strdup("its naming thread could not start");
+  if (!self->names || !sxs__naming_inventory_on(self->names)) {
+    *ret_why = g_strdup("the thread that names functions could not start");
     return -ENOMEM;
   }
+  self->inventory = TRUE;
   return 0;
 }
 

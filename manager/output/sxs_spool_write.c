@@ -19,7 +19,7 @@
 
 #include "sxs_manager.h"
 #include "sxs_events.h"
-#include "sxs_inventory.h"
+#include "sxs_naming.h"
 #include "sxs_sampler.h"
 #include "sxs_spool.h"
 #include "sxs_stacks.h"
@@ -74,7 +74,7 @@ static void append_skeleton(GString *b, gboolean all) {
     }
   for (guint i = 0; i < m->runtimes->len; i++) {
     SxsRuntimeModel *r = m->runtimes->pdata[i];
-    sxs__inventory_fill(r->id, r);
+    sxs__naming_fill(r->id, r);
   }
   sxs__stacks_fill_counters(m);
   sxs__sampler_fill(m);
