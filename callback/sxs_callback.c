@@ -218,6 +218,8 @@ static HRESULT initialize_runtime(SxsCallback *self, IUnknown *pICorProfilerInfo
 
   __atomic_store_n(&self->info, info, __ATOMIC_SEQ_CST);
   self->profiled = TRUE;
+  /* Before the features: the inventory queues here, and a stack's frame may be named later. */
+  self->names = sxs__naming_queue_new(self->runtime, &sxs__callback_ops, self);
 
   HRESULT hr = sxs__features_run(self, info, &caps);
   if (hr < 0) {
@@ -247,6 +249,10 @@ static HRESULT callback_Initialize(ICorProfilerCallback11 *This, IUnknown *pICor
  * module events may still be running on other threads: the guard waits for them. */
 static HRESULT callback_Shutdown(ICorProfilerCallback11 *This) {
   SxsCallback *self = impl_from_ICorProfilerCallback11(This);
+  /* What is queued for naming is named while the Info still answers. */
+  if (self->names && !sxs__naming_drain(self->names, 2000))
+    sxs__manager_log("runtime %d: the functions queued were not named 2 s into Shutdown; what is left is dropped",
+                     self->runtime->id);
   gboolean drained = sxs__callback_info_close(self, 2000);
   if (self->trace)
     sxs__trace_runtime_shutdown(self->trace);
@@ -308,9 +314,12 @@ static HRESULT callback_ModuleLoadFinished(ICorProfilerCallback11 *This, ModuleI
   return S_OK;
 }
 
-/* A module's importer is let go before the module is: its ModuleID may be reused. */
+/* A module's importer is let go before the module is: its ModuleID may be reused. The functions
+ * queued for naming are named first, while the module's metadata is still there. */
 static HRESULT callback_ModuleUnloadStarted(ICorProfilerCallback11 *This, ModuleID moduleId) {
   SxsCallback *self = impl_from_ICorProfilerCallback11(This);
+  if (self->names)
+    sxs__naming_module_unloading(self->names, 2000);
   /* The attach catch-up holds catchup_lock while it walks the runtime's lists and queries their
    * IDs: an unload waits until it is done (the runtime frees a module only after this callback
    * returns), but never more than 2 s, should a query wait for something this thread holds; the
@@ -346,32 +355,19 @@ static void maybe_record_stack(SxsCallback *self, SxsStackEvents event) {
     sxs__stacks_record(event);
 }
 
-/* Records a function whose code was made or taken, naming it through the metadata the first
- * time it is seen. Events that arrive after Shutdown began are dropped: the Info guard answers
- * no. Context: a runtime thread in a JIT or loader callback (may allocate, may block). */
-void sxs__callback_record_function(SxsCallback *self, FunctionID function_id, SxsCodeKind kind) {
-  if (sxs__manager_function_known(self->runtime, function_id)) {
-    sxs__manager_record_function(self->runtime, function_id, kind, NULL, NULL);
-    return;
-  }
-  g_autofree char *name = NULL;
-  g_autofree char *module = NULL;
-  if (sxs__callback_ops_function_name(self, function_id, &name, &module) == -ESHUTDOWN)
-    return;
-  sxs__manager_record_function(self->runtime, function_id, kind, name, module);
-}
-
 static HRESULT callback_JITCompilationStarted(ICorProfilerCallback11 *This, FunctionID functionId,
                                               BOOL fIsSafeToBlock) {
   maybe_record_stack(impl_from_ICorProfilerCallback11(This), SXS_STACKS_JIT);
   return S_OK;
 }
 
+/* With the inventory on, one append to its queue (named later on the profiler's own thread);
+ * without it (the event may be on for [stacks] on=jit), nothing. Context: a JIT thread. */
 static HRESULT callback_JITCompilationFinished(ICorProfilerCallback11 *This, FunctionID functionId, HRESULT hrStatus,
                                                BOOL fIsSafeToBlock) {
   SxsCallback *self = impl_from_ICorProfilerCallback11(This);
-  if (hrStatus >= 0)
-    sxs__callback_record_function(self, functionId, SXS_CODE_JIT);
+  if (self->inventory && hrStatus >= 0)
+    sxs__naming_add(self->names, functionId, SXS_CODE_JIT);
   return S_OK;
 }
 
@@ -384,20 +380,25 @@ static HRESULT callback_JITCachedFunctionSearchStarted(ICorProfilerCallback11 *T
 }
 
 /* A precompiled function is about to run for the first time: most of the framework (Kestrel,
- * the compiler) runs such code and is never JIT-compiled, so this is how the profile names it.
- * Context: the calling thread, in the loader. */
+ * the compiler) runs such code and is never JIT-compiled, so this is how the inventory lists it
+ * (cache searches are asked for by the inventory alone). Context: the calling thread, in the
+ * loader; one append. */
 static HRESULT callback_JITCachedFunctionSearchFinished(ICorProfilerCallback11 *This, FunctionID functionId,
                                                         COR_PRF_JIT_CACHE result) {
-  if (result == COR_PRF_CACHED_FUNCTION_FOUND)
-    sxs__callback_record_function(impl_from_ICorProfilerCallback11(This), functionId, SXS_CODE_PRECOMPILED);
+  SxsCallback *self = impl_from_ICorProfilerCallback11(This);
+  if (self->inventory && result == COR_PRF_CACHED_FUNCTION_FOUND)
+    sxs__naming_add(self->names, functionId, SXS_CODE_PRECOMPILED);
   return S_OK;
 }
 
 /* A function whose code only ever exists inlined into its callers (a small lambda, a property)
- * is still named in the profile. The JIT's decision is left as it is. Context: a JIT thread. */
+ * is still listed by the inventory. The JIT's decision is left as it is. Context: a JIT thread;
+ * one append, or nothing when the inventory is off. */
 static HRESULT callback_JITInlining(ICorProfilerCallback11 *This, FunctionID callerId, FunctionID calleeId,
                                     BOOL *pfShouldInline) {
-  sxs__callback_record_function(impl_from_ICorProfilerCallback11(This), calleeId, SXS_CODE_INLINED);
+  SxsCallback *self = impl_from_ICorProfilerCallback11(This);
+  if (self->inventory)
+    sxs__naming_add(self->names, calleeId, SXS_CODE_INLINED);
   return S_OK;
 }
 
@@ -510,8 +511,8 @@ static HRESULT callback_ProfilerAttachComplete(ICorProfilerCallback11 *This) {
   SxsCallback *self = impl_from_ICorProfilerCallback11(This);
   guint modules = 0, functions = 0;
   sxs__catchup_run(self, &modules, &functions);
-  sxs__manager_log("runtime %d: attached; caught up with %u modules and %u JIT-compiled functions", self->runtime->id,
-                   modules, functions);
+  sxs__manager_log("runtime %d: attached; caught up with %u modules and %u JIT-compiled functions%s", self->runtime->id,
+                   modules, functions, self->inventory ? "" : " (the inventory is off)");
   if (self->attach_control) {
     g_autofree char *hello = g_strdup_printf("attached %d %s modules=%u functions=%u\n", self->runtime->id,
                                              self->runtime->version ? self->runtime->version : "?", modules, functions);

@@ -4,11 +4,13 @@
 #include <glib.h>
 
 #include "sxs_cor.h"
+#include "sxs_naming.h"
 #include "sxs_manager.h"
 
 /* The metadata importers of one runtime's modules, kept so that naming the thousands of functions
- * a program runs asks the runtime for each module's importer once. `lock` guards by_module; each
- * entry holds one reference, dropped when the module unloads or the runtime shuts down. */
+ * a program runs (the inventory's, the frames of stacks) asks the runtime for each module's
+ * importer once. `lock` guards by_module; each entry holds one reference, dropped when the module
+ * unloads or the runtime shuts down. */
 typedef struct {
   GMutex lock;
   GHashTable *by_module; /* ModuleID -> IMetaDataImport* */
@@ -38,6 +40,9 @@ typedef struct {
   gboolean profiled;                /* Initialize accepted the runtime: the object is never freed */
   SxsImporterCache importers;       /* emptied at Shutdown */
   struct SxsTraceRuntime *trace;    /* call tracing state of this runtime (manager/record/sxs_trace.h), or NULL */
+  SxsNamingQueue *names;            /* functions named on the profiler's naming thread (manager/record/
+                                     * sxs_naming.h); NULL before Initialize */
+  gboolean inventory;               /* the inventory is on: JIT, inlining and cache-search events are queued */
   ICorProfilerInfo15 *suspended_by; /* the Info SuspendRuntime was called on, until ResumeRuntime: the
                                      * resume uses it even when Shutdown has let self->info go */
   char *attach_control;             /* attached: the control socket sxsprof attach listens on, or NULL */
@@ -86,18 +91,14 @@ extern const SxsRuntimeOps sxs__callback_ops;
  * Shutdown has begun. */
 int sxs__callback_ops_function_name(gpointer instance, uint64_t function_id, char **ret_name, char **ret_module);
 
-/* The attach catch-up (sxs_catchup.c): records the modules and JIT-compiled functions the runtime
- * loaded before the attach, and counts those it recorded. Context: ProfilerAttachComplete. */
+/* The attach catch-up (sxs_catchup.c): records the modules the runtime loaded before the attach
+ * and, with the inventory on, queues the functions it JIT-compiled before it; counts both.
+ * Context: ProfilerAttachComplete. */
 void sxs__catchup_run(SxsCallback *self, guint *ret_modules, guint *ret_functions);
 
 /* A module's file name (NULL when the runtime gives none) and its COR_PRF_MODULE_FLAGS, in one
  * GetModuleInfo2. FALSE when the runtime does not answer. */
 gboolean sxs__callback_module_info(ICorProfilerInfo15 *info, ModuleID module_id, char **ret_name, DWORD *ret_flags);
-
-/* Records a function whose code was made or taken, naming it through the metadata the first
- * time it is seen. Context: a runtime thread in a JIT or loader callback, or the attach catch-up
- * (may allocate, may block). */
-void sxs__callback_record_function(SxsCallback *self, FunctionID function_id, SxsCodeKind kind);
 
 /* The Info for one use, or NULL once Shutdown has begun (or before Initialize). A non-NULL
  * answer must be paired with sxs__callback_info_leave(). Context: any thread; lock-free. */
@@ -113,8 +114,10 @@ SxsCallback *sxs__callback_new(SxsRuntime *rt);
 HRESULT sxs__callback_get_class_object(REFCLSID rclsid, REFIID riid, void **ppv);
 
 /* Namespace.Type.Method of a function and its ModuleID, read through the module's
- * IMetaDataImport (taken from `cache`, or asked of the runtime and kept there). Context: a runtime
- * callback thread (may allocate, may block). */
+ * IMetaDataImport (taken from `cache`, or asked of the runtime and kept there). 0, -ENOENT, or
+ * -EAGAIN when the runtime refused the read on this thread now (CORPROF_E_UNSUPPORTED_CALL_SEQUENCE
+ * on another runtime's callback thread, ...) where a thread of the profiler's could make it.
+ * Context: any thread but a signal handler (may allocate, may block). */
 int sxs__callback_function_name(ICorProfilerInfo15 *info, SxsImporterCache *cache, FunctionID function_id,
                                 char **ret_name, ModuleID *ret_module);
 

@@ -1,5 +1,7 @@
 /* The attach catch-up: what a runtime loaded and compiled before the profiler was attached
- * (modules, JIT-compiled functions), listed through its enumerators and recorded once. */
+ * (modules; with the inventory on, JIT-compiled functions), listed through its enumerators and
+ * recorded once. Modules are always caught up: samples and stacks name their frames' modules from
+ * them. */
 #include "sxs_callback.h"
 
 /* Has the module's unload begun (its ID may then be reused by a later load)? */
@@ -10,10 +12,12 @@ static gboolean module_unloading(SxsCallback *self, ModuleID module_id) {
   return gone;
 }
 
-/* With events already on (so nothing loaded from here on is missed): every module and every
- * JIT-compiled function the runtime can list. An ID an event already reported is not queried
- * again; a module whose unload began is never queried, also when the unload starts while the list
- * is walked. Context: ProfilerAttachComplete's thread (may allocate, may block). */
+/* With events already on (so nothing loaded from here on is missed): every module and, for the
+ * inventory, every JIT-compiled function the runtime can list; the functions are queued, to be
+ * named on the naming thread (their modules are not collectible, so their IDs stay valid).
+ * An ID an event already reported is not queried again; a module whose unload began is never
+ * queried, also when the unload starts while the list is walked. Context: ProfilerAttachComplete's
+ * thread (may allocate, may block). */
 void sxs__catchup_run(SxsCallback *self, guint *ret_modules, guint *ret_functions) {
   guint modules = 0, functions = 0;
   /* From the lists being taken to the last ID queried, no module unload gets past its
@@ -48,8 +52,9 @@ void sxs__catchup_run(SxsCallback *self, guint *ret_modules, guint *ret_function
       menum->lpVtbl->Release(menum);
     }
     ICorProfilerFunctionEnum *fenum = NULL;
-    HRESULT hr = self->runtime->caps.info_version >= 4 ? info->lpVtbl->EnumJITedFunctions2(info, &fenum)
-                                                       : info->lpVtbl->EnumJITedFunctions(info, &fenum);
+    HRESULT hr = !self->inventory                        ? E_FAIL
+                 : self->runtime->caps.info_version >= 4 ? info->lpVtbl->EnumJITedFunctions2(info, &fenum)
+                                                         : info->lpVtbl->EnumJITedFunctions(info, &fenum);
     if (hr >= 0 && fenum) {
       COR_PRF_FUNCTION fns[64];
       ULONG got = 0;
@@ -65,7 +70,7 @@ void sxs__catchup_run(SxsCallback *self, guint *ret_modules, guint *ret_function
             break;
           if (info->lpVtbl->GetFunctionInfo(info, fid, &cls, &module, &token) >= 0 &&
               g_hash_table_contains(stable, GSIZE_TO_POINTER(module)) && !module_unloading(self, module)) {
-            sxs__callback_record_function(self, fid, SXS_CODE_NAMED);
+            sxs__naming_add(self->names, fid, SXS_CODE_NAMED);
             functions++;
           }
         }

@@ -1,5 +1,7 @@
-/* The feature table: what the profiler does for a runtime (counters, names, stacks on events,
- * sampling, call tracing), the event-mask bits each needs, and running it at Initialize. */
+/* The feature table: what the profiler does for a runtime (counters, the function inventory,
+ * stacks on events, sampling, call tracing, the event profiles), the event-mask bits each needs,
+ * and running it at Initialize. A bit that changes what the runtime does is set only by a feature
+ * that needs it (docs/config.md, "What each feature asks of the runtime"). */
 #include "sxs_callback.h"
 
 #include <errno.h>
@@ -16,14 +18,33 @@ static void counters_mask(const SxsCapabilities *caps, const SxsConfig *cfg, DWO
     *low |= COR_PRF_MONITOR_GC;
 }
 
-/* Names: every function JIT-compiled, inlined or taken precompiled. After an attach the runtime
+/* The function inventory ([profiler] inventory=true, and with tracing): every function
+ * JIT-compiled, inlined or taken precompiled, with its counts. JIT events make each compilation
+ * and inlining decision call back; cache searches make the first call of every precompiled
+ * (ReadyToRun) function call back. Each callback appends to the runtime's queue; the names are
+ * read on the profiler's naming thread (manager/record/sxs_naming.c). After an attach the runtime
  * reports no cache searches: precompiled code is then named when a sample or a stack meets it. */
-static void names_mask(const SxsCapabilities *caps, const SxsConfig *cfg, DWORD *low, DWORD *high) {
+static gboolean inventory_wanted(const SxsConfig *cfg) {
+  return cfg && cfg->inventory;
+}
+
+static void inventory_mask(const SxsCapabilities *caps, const SxsConfig *cfg, DWORD *low, DWORD *high) {
   (void)cfg;
   (void)high;
   *low |= COR_PRF_MONITOR_JIT_COMPILATION;
   if (!caps->attached)
     *low |= COR_PRF_MONITOR_CACHE_SEARCHES;
+}
+
+static int inventory_setup(SxsCallback *self, ICorProfilerInfo15 *info, const SxsConfig *cfg, char **ret_why) {
+  (void)info;
+  (void)cfg;
+  if (!self->names || !sxs__naming_inventory_on(self->names)) {
+    *ret_why = g_strdup("the thread that names functions could not start");
+    return -ENOMEM;
+  }
+  self->inventory = TRUE;
+  return 0;
 }
 
 /* Stacks on events ([stacks] on=): stack snapshots, and the events asked for. */
@@ -46,7 +67,8 @@ static void stacks_mask(const SxsCapabilities *caps, const SxsConfig *cfg, DWORD
 }
 
 static const SxsFeature counters_feature = {.name = "counters", .mask = counters_mask};
-static const SxsFeature names_feature = {.name = "names", .mask = names_mask};
+static const SxsFeature inventory_feature = {
+    .name = "inventory", .wanted = inventory_wanted, .mask = inventory_mask, .setup = inventory_setup};
 static const SxsFeature stacks_feature = {.name = "stacks", .wanted = stacks_wanted, .mask = stacks_mask};
 
 /* Sampling ([sampling] enabled=true): the suspend walker asks runtimes for stack snapshots. */
@@ -201,7 +223,7 @@ static const SxsFeature allocations_feature = {.name = "allocations",
                                                .setup = allocations_setup};
 
 /* In order: a setup may rely on the mask bits of the features before it. */
-static const SxsFeature *const features[] = {&counters_feature,   &names_feature,        &stacks_feature,
+static const SxsFeature *const features[] = {&counters_feature,   &inventory_feature,    &stacks_feature,
                                              &sampling_feature,   &sxs__tracing_feature, &exceptions_feature,
                                              &contention_feature, &allocations_feature};
 

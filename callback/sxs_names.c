@@ -69,9 +69,18 @@ void sxs__importer_cache_forget(SxsImporterCache *cache, ModuleID module_id) {
     md->lpVtbl->Release(md);
 }
 
-/* The module's importer with one reference for the caller, or NULL. The runtime is asked
- * outside the lock; when two threads race, the first importer stored wins. */
-static IMetaDataImport *importer_get(ICorProfilerInfo15 *info, SxsImporterCache *cache, ModuleID module_id) {
+/* Does the runtime refuse the call now rather than for good? It refuses metadata reads on a thread
+ * in a state it does not allow them in (another runtime's callback on that thread, a suspension),
+ * where the same read on a thread of the profiler's works. */
+static gboolean not_now(HRESULT hr) {
+  return hr == CORPROF_E_UNSUPPORTED_CALL_SEQUENCE || hr == CORPROF_E_ASYNCHRONOUS_UNSAFE ||
+         hr == CORPROF_E_NOT_YET_AVAILABLE;
+}
+
+/* The module's importer with one reference for the caller, or NULL with *ret_hr. The runtime is
+ * asked outside the lock; when two threads race, the first importer stored wins. */
+static IMetaDataImport *importer_get(ICorProfilerInfo15 *info, SxsImporterCache *cache, ModuleID module_id,
+                                     HRESULT *ret_hr) {
   g_mutex_lock(&cache->lock);
   IMetaDataImport *md = g_hash_table_lookup(cache->by_module, GSIZE_TO_POINTER(module_id));
   if (md)
@@ -80,8 +89,11 @@ static IMetaDataImport *importer_get(ICorProfilerInfo15 *info, SxsImporterCache 
   if (md)
     return md;
   IUnknown *unk = NULL;
-  if (info->lpVtbl->GetModuleMetaData(info, module_id, ofRead, &IID_IMetaDataImport, &unk) < 0 || !unk)
+  HRESULT hr = info->lpVtbl->GetModuleMetaData(info, module_id, ofRead, &IID_IMetaDataImport, &unk);
+  if (hr < 0 || !unk) {
+    *ret_hr = hr < 0 ? hr : E_FAIL;
     return NULL;
+  }
   md = (IMetaDataImport *)unk;
   g_mutex_lock(&cache->lock);
   IMetaDataImport *stored = g_hash_table_lookup(cache->by_module, GSIZE_TO_POINTER(module_id));
@@ -98,11 +110,12 @@ int sxs__callback_function_name(ICorProfilerInfo15 *info, SxsImporterCache *cach
   ClassID class_id = 0;
   ModuleID module_id = 0;
   mdToken token = 0;
-  if (info->lpVtbl->GetFunctionInfo(info, function_id, &class_id, &module_id, &token) < 0)
-    return -ENOENT;
-  IMetaDataImport *md = importer_get(info, cache, module_id);
+  HRESULT hr = info->lpVtbl->GetFunctionInfo(info, function_id, &class_id, &module_id, &token);
+  if (hr < 0)
+    return not_now(hr) ? -EAGAIN : -ENOENT;
+  IMetaDataImport *md = importer_get(info, cache, module_id, &hr);
   if (!md)
-    return -ENOENT;
+    return not_now(hr) ? -EAGAIN : -ENOENT;
 
   WCHAR method[SXS_NAME_CAPACITY];
   ULONG len = 0;
@@ -110,8 +123,8 @@ int sxs__callback_function_name(ICorProfilerInfo15 *info, SxsImporterCache *cach
   DWORD attr = 0, impl = 0;
   PCCOR_SIGNATURE sig = NULL;
   ULONG sig_len = 0, rva = 0;
-  HRESULT hr = md->lpVtbl->GetMethodProps(md, token, &owner, method, SXS_NAME_CAPACITY, &len, &attr, &sig, &sig_len,
-                                          &rva, &impl);
+  hr = md->lpVtbl->GetMethodProps(md, token, &owner, method, SXS_NAME_CAPACITY, &len, &attr, &sig, &sig_len, &rva,
+                                  &impl);
   char *result = NULL;
   if (hr >= 0) {
     g_autofree char *method_utf8 = sxs__callback_utf8(method, -1);
@@ -172,7 +185,8 @@ int sxs__callback_class_name(ICorProfilerInfo15 *info, SxsImporterCache *cache, 
   mdTypeDef td = 0;
   if (info->lpVtbl->GetClassIDInfo(info, class_id, &module_id, &td) < 0 || td == 0)
     return -ENOENT;
-  IMetaDataImport *md = importer_get(info, cache, module_id);
+  HRESULT hr = S_OK;
+  IMetaDataImport *md = importer_get(info, cache, module_id, &hr);
   if (!md)
     return -ENOENT;
   char *name = type_name(md, td);

@@ -28,6 +28,7 @@ typedef struct {
   const char *symbols;       /* --symbols: folders searched for PDBs ([lines] paths=) */
   const char *config_output; /* output= written into the config itself (attach: no environment carries it) */
   gboolean quiet, wall, trace;
+  gboolean inventory;                     /* --inventory: [profiler] inventory=true */
   gboolean profiles[SXS_PROFILE_N_KINDS]; /* --exceptions, --lock, --alloc */
   guint formats;                          /* SXS_FORMAT_BIT()s, from --format (default all) */
   gboolean json_in_process;               /* the program writes its profile only: the launcher renders the views */

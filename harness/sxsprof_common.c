@@ -26,13 +26,14 @@ const char sxsprof_usage[] =
     "      --format LIST                 json,speedscope,folded,svg,pprof,summary or all (default all)\n"
     "      --sample[=HZ]                 sample every thread (CPU time, 99 Hz by default)\n"
     "      --wall                        sample wall-clock time instead of CPU time\n"
-    "      --trace                       trace every call exactly (Enter/Leave hooks)\n"
+    "      --trace                       trace every call exactly (Enter/Leave hooks; implies --inventory)\n"
     "      --include PATTERNS            trace only these functions (implies --trace)\n"
     "      --exclude PATTERNS            do not trace these functions (implies --trace)\n"
     "      --stacks-on EVENTS            record stacks at exception,jit,gc\n"
     "      --exceptions                  profile exceptions: every one thrown, by type and throwing stack\n"
     "      --lock                        profile lock contention: every wait, its time and stack (.NET 5+)\n"
     "      --alloc                       profile allocations: sampled every ~100 KB, by type and stack (.NET 5+)\n"
+    "      --inventory                   list every function JIT-compiled, inlined or run precompiled, with counts\n"
     "      --symbols DIR                 look for PDBs in DIR too (after each assembly's own folder)\n"
     "      --mode pick-first|pick-one|pick-all, --runtime SELECTOR   which runtimes to profile\n"
     "      --flush SECONDS               rewrite the profile this often (0: at exit only)\n"
@@ -53,7 +54,8 @@ const char sxsprof_usage[] =
     "                                    runtime folder (named after its version); needed when it runs several\n"
     "      --duration SEC                stop after SEC seconds (default: at Ctrl-C)\n"
     "      -o, --output PREFIX|FOLDER/   where the profile goes (default ./sxsprof-<pid>)\n"
-    "      --sample[=HZ], --wall, --stacks-on EVENTS, --format LIST, --mode MODE, -c FILE, -q   as for run\n";
+    "      --sample[=HZ], --wall, --stacks-on EVENTS, --inventory, --format LIST, --mode MODE, -c FILE, -q\n"
+    "                                    as for run\n";
 
 char *sxsprof_find_library(void) {
   const char *env = g_getenv("SXSPROF_LIBRARY");
@@ -90,6 +92,8 @@ char *sxsprof_write_run_config(const SxsprofRunOptions *o, GError **error) {
       g_string_append_printf(files, ",%s", sxs__format_name((SxsFormat)f));
   if (o->json_in_process || o->format || !o->config || !g_key_file_has_key(kf, "profiler", "formats", NULL))
     g_key_file_set_value(kf, "profiler", "formats", files->str);
+  if (o->inventory)
+    g_key_file_set_value(kf, "profiler", "inventory", "true");
   if (o->sample || o->wall) {
     g_key_file_set_value(kf, "sampling", "enabled", "true");
     if (o->sample && *o->sample)

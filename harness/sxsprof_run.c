@@ -186,6 +186,10 @@ static int parse_run_options(int argc, char **argv, SxsprofRunOptions *o) {
       o->wall = TRUE;
       continue;
     }
+    if (g_str_equal(a, "--inventory")) {
+      o->inventory = TRUE;
+      continue;
+    }
     if (g_str_equal(a, "--trace")) {
       o->trace = TRUE;
       continue;

@@ -66,7 +66,8 @@ enum {
   KEY_OUTPUT,
   KEY_LOG,
   KEY_FLUSH,
-  KEY_FORMATS, /* [profiler] */
+  KEY_FORMATS,
+  KEY_INVENTORY, /* [profiler] */
   KEY_ENABLED,
   KEY_INLINING,
   KEY_ROUTING,
@@ -90,9 +91,9 @@ enum {
 
 /* The name of each key; a name may recur in another group's run (see config_key_in_group). */
 static const char *const config_keys[N_KEYS] = {
-    "mode",      "runtime", "output", "log",     "flush",   "formats", "enabled", "inlining",
-    "routing",   "hooks",   "timing", "path",    "include", "exclude", "on",      "enabled",
-    "frequency", "mode",    "walker", "enabled", "enabled", "enabled", "enabled", "paths",
+    "mode",    "runtime", "output",  "log",     "flush",   "formats", "inventory", "enabled", "inlining",
+    "routing", "hooks",   "timing",  "path",    "include", "exclude", "on",        "enabled", "frequency",
+    "mode",    "walker",  "enabled", "enabled", "enabled", "enabled", "paths",
 };
 
 /* The keys of each group: a run of config_keys, and the list the messages name. */
@@ -100,7 +101,7 @@ static const struct {
   int first, count;
   const char *list;
 } config_group_keys[N_GROUPS] = {
-    [GROUP_PROFILER] = {KEY_MODE, KEY_ENABLED - KEY_MODE, "mode, runtime, output, log, flush, formats"},
+    [GROUP_PROFILER] = {KEY_MODE, KEY_ENABLED - KEY_MODE, "mode, runtime, output, log, flush, formats, inventory"},
     [GROUP_TRACING] = {KEY_ENABLED, KEY_ON - KEY_ENABLED,
                        "enabled, inlining, routing, hooks, timing, path, include, exclude"},
     [GROUP_STACKS] = {KEY_ON, KEY_SAMPLING_ENABLED - KEY_ON, "on"},
@@ -1164,7 +1165,8 @@ static gboolean config_apply_lines(const SxsConfigScan *scan, char *values[N_KEY
 }
 
 /* Turns the scanned keys into cfg (which holds the defaults), checking each value and how mode
- * and runtime fit together, then the [tracing], [stacks], [sampling] and [lines] keys. */
+ * and runtime fit together (and inventory and tracing), then the [tracing], [stacks], [sampling]
+ * and [lines] keys. */
 static gboolean config_apply(const SxsConfigScan *scan, char *values[N_KEYS], SxsConfig *cfg, GError **error) {
   if (values[KEY_MODE] && !config_parse_mode(scan, values[KEY_MODE], &cfg->mode, error))
     return FALSE;
@@ -1213,8 +1215,23 @@ static gboolean config_apply(const SxsConfigScan *scan, char *values[N_KEYS], Sx
       return FALSE;
     }
   }
+  if (values[KEY_INVENTORY] &&
+      !config_parse_boolean(scan, KEY_INVENTORY, values[KEY_INVENTORY], &cfg->inventory, error))
+    return FALSE;
   if (!config_apply_tracing(scan, values, &cfg->tracing, error))
     return FALSE;
+  /* Call tracing names the functions it counts through the inventory: it turns it on, and an
+   * inventory=false beside it is a contradiction rather than a silent override. */
+  if (cfg->tracing.enabled) {
+    if (values[KEY_INVENTORY] && !cfg->inventory) {
+      config_fail(error, SXS_CONFIG_ERROR_VALUE, scan->source, scan->key_line[KEY_INVENTORY],
+                  "inventory=false cannot go with [tracing] enabled=true (line %d): tracing names the functions it "
+                  "counts through the inventory; expected inventory=true or no inventory= line",
+                  scan->key_line[KEY_ENABLED]);
+      return FALSE;
+    }
+    cfg->inventory = TRUE;
+  }
   if (values[KEY_ON] && !config_parse_stacks(scan, values[KEY_ON], &cfg->stacks_on, error))
     return FALSE;
   if (!config_apply_sampling(scan, values, &cfg->sampling, error))

@@ -87,10 +87,12 @@ typedef struct {
                              * output_is_folder (profiles <output>/<program>-<pid>.json), without trailing '/' */
   gboolean output_is_folder;
   SxsLogKind log_kind;
-  char *log_path;    /* absolute with SXS_LOG_FILE; NULL otherwise */
-  int flush_seconds; /* periodic rewrite of the profile; 0: only at shutdown and exit */
-  guint formats;     /* formats=: SXS_FORMAT_BIT()s of the files written beside <base>.json; json always */
-  char *source;      /* the config file's path as given, NULL for built-in defaults */
+  char *log_path;     /* absolute with SXS_LOG_FILE; NULL otherwise */
+  int flush_seconds;  /* periodic rewrite of the profile; 0: only at shutdown and exit */
+  guint formats;      /* formats=: SXS_FORMAT_BIT()s of the files written beside <base>.json; json always */
+  char *source;       /* the config file's path as given, NULL for built-in defaults */
+  gboolean inventory; /* inventory=: list every function JIT-compiled, inlined or taken precompiled, with
+                       * its counts (default false); on whenever [tracing] enabled=true */
   SxsTracingConfig tracing;
   guint stacks_on; /* SxsStackEvents bits; 0: none (default) */
   SxsSamplingConfig sampling;

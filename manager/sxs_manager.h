@@ -50,8 +50,9 @@ static inline void sxs__il_map_clear(SxsIlMap *m) {
  * once the runtime has begun to shut down, so the manager never speaks COM and never races Shutdown.
  * Operations may call into the runtime: the manager holds no lock while it calls them. */
 typedef struct {
-  /* Namespace.Type.Method and module file name of one of the runtime's functions. 0 or -errno;
-   * the out-parameters are untouched on failure. */
+  /* Namespace.Type.Method and module file name of one of the runtime's functions. 0 or -errno
+   * (-EAGAIN: the runtime refused to read metadata on this thread now; a thread of the profiler's
+   * may); the out-parameters are untouched on failure. */
   int (*function_name)(gpointer instance, uint64_t function_id, char **ret_name, char **ret_module);
   /* Does the runtime own the code at ip (GetFunctionFromIP)? 0 with *ret_function_id, -ENOENT when
    * not, -ESHUTDOWN, or -EAGAIN when the runtime could not answer now. Context: any thread. */
@@ -151,7 +152,8 @@ void sxs__manager_allocation_sampling(SxsRuntime *rt, const char *event);
  * before it is freed. */
 void sxs__manager_attach_ops(SxsRuntime *rt, const SxsRuntimeOps *ops, gpointer instance);
 
-/* Names one of a runtime's functions through its live side: 0, or -ESHUTDOWN / -ENOENT. */
+/* Names one of a runtime's functions through its live side: 0, or -ESHUTDOWN / -ENOENT / -EAGAIN
+ * (SxsRuntimeOps.function_name). */
 int sxs__manager_function_name(SxsRuntime *rt, uint64_t function_id, char **ret_name, char **ret_module);
 
 /* The runtimes a stack walk may ask now, in id order, into out[0 .. returned) (at most max), and

@@ -2,7 +2,9 @@
  *
  * Each write copies the registry under its locks (sxs__manager_copy), adds the recorders' parts
  * (their own locks), and renders and writes outside every lock but write_lock, which serializes
- * writers so two never interleave their files. The profile is written at each runtime's Shutdown,
+ * writers so two never interleave their files. Every write but a dying process's first waits for
+ * the naming thread to name what was queued (sxs_naming.h), so the profile lists every function
+ * the inventory counted and the stacks' frames have their names. The profile is written at each runtime's Shutdown,
  * every flush= seconds, and again at process exit (a destructor), because not every runtime gets a
  * Shutdown. Between them, the output thread appends what changed to the spool every
  * SXS_SPOOL_PERIOD_MS (sxs_spool_write.c), so a process killed by SIGKILL loses at most that much;
@@ -12,7 +14,7 @@
  *     woken by an ending signal --> spool batch saying so; without the launcher also the profile
  *                                   and its views --> done pipe (the handler lets the signal go on)
  *     spool period passed       --> spool batch (what changed)
- *     flush= passed             --> the profile, alone
+ *     flush= passed             --> the queued names waited for, then the profile, alone
  *     stop                      --> returns (quiesce, exit)
  *
  * Under the launcher (SXSPROF_LAUNCHER) the process writes no views and, when a signal ends it,
@@ -34,6 +36,7 @@
 #include "sxs_ending.h"
 #include "sxs_events.h"
 #include "sxs_formats.h"
+#include "sxs_naming.h"
 #include "sxs_json.h"
 #include "sxs_process.h"
 #include "sxs_sampler.h"
@@ -64,6 +67,7 @@ SxsProfileModel *sxs__output_snapshot(void) {
   for (guint i = 0; i < m->runtimes->len; i++) {
     SxsRuntimeModel *r = m->runtimes->pdata[i];
     sxs__trace_fill(r->id, r);
+    sxs__naming_fill(r->id, r);
   }
   sxs__stacks_fill(m);
   sxs__events_fill(m);
@@ -146,7 +150,21 @@ static int write_profile(gboolean with_views) {
   return r;
 }
 
+/* How long a write waits for the naming thread to name what was queued before it. */
+#define OUTPUT_NAMING_WAIT_MS 2000
+
+/* Waits for the names of what was queued so far, so that the profile lists every function the
+ * inventory counted (not on the way out of a dying process: sxs_ending.c's path writes what is
+ * named). */
+static void wait_for_names(void) {
+  if (!sxs__naming_drain(NULL, OUTPUT_NAMING_WAIT_MS))
+    sxs__manager_log("the functions queued for naming were not all named %d ms before a write of the profile; the rest "
+                     "follows in the next one",
+                     OUTPUT_NAMING_WAIT_MS);
+}
+
 int sxs__output_write(void) {
+  wait_for_names();
   return write_profile(TRUE);
 }
 
@@ -212,6 +230,7 @@ static void *flush_main(void *arg) {
       next_spool = now + spool_period;
     }
     if (now >= next_flush) {
+      wait_for_names();
       write_profile(FALSE);
       next_flush = now + flush_period;
     }
@@ -289,6 +308,7 @@ int sxs__output_attach_config(const char *config_path, const char *run_id, char 
 
 void sxs__output_reset_for_tests(void) {
   stop_flush_thread();
+  sxs__naming_reset_for_tests();
   sxs__manager_reset_for_tests();
   sxs__stacks_reset_for_tests();
   g_mutex_lock(&output.write_lock);

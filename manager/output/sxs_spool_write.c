@@ -19,6 +19,7 @@
 
 #include "sxs_manager.h"
 #include "sxs_events.h"
+#include "sxs_naming.h"
 #include "sxs_sampler.h"
 #include "sxs_spool.h"
 #include "sxs_stacks.h"
@@ -61,8 +62,8 @@ static void append_document(GString *b, char letter, const char *text, gsize len
   *digest = g_steal_pointer(&d);
 }
 
-/* The profile's small part: the registry without functions, the sampler's and the walks'
- * counters, tracing's summary when nothing is traced (else T carries it). */
+/* The profile's small part: the registry without functions, the inventory's part, the sampler's
+ * and the walks' counters, tracing's summary when nothing is traced (else T carries it). */
 static void append_skeleton(GString *b, gboolean all) {
   g_autoptr(SxsProfileModel) m = sxs__manager_copy_without_functions();
   const SxsConfig *cfg = sxs__manager_config();
@@ -71,6 +72,10 @@ static void append_skeleton(GString *b, gboolean all) {
       SxsRuntimeModel *r = m->runtimes->pdata[i];
       sxs__trace_fill(r->id, r);
     }
+  for (guint i = 0; i < m->runtimes->len; i++) {
+    SxsRuntimeModel *r = m->runtimes->pdata[i];
+    sxs__naming_fill(r->id, r);
+  }
   sxs__stacks_fill_counters(m);
   sxs__sampler_fill(m);
   sxs__events_fill(m);

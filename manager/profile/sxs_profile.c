@@ -348,6 +348,19 @@ static void render_runtime(SxsJsonWriter *w, const SxsRuntimeModel *r) {
     sxs__json_end_object(w);
   }
 
+  sxs__json_key(w, "inventory");
+  sxs__json_begin_object(w);
+  sxs__json_member_bool(w, "enabled", r->inventory.enabled);
+  sxs__json_member_uint(w, "events", r->inventory.events);
+  sxs__json_member_uint(w, "named", r->inventory.named);
+  sxs__json_member_uint(w, "dropped", r->inventory.dropped);
+  sxs__json_key(w, "naming_threads");
+  sxs__json_begin_array(w);
+  for (guint i = 0; i < r->inventory.n_naming_threads && i < SXS_INVENTORY_MAX_NAMERS; i++)
+    sxs__json_uint(w, r->inventory.naming_threads[i]);
+  sxs__json_end_array(w);
+  sxs__json_end_object(w);
+
   sxs__json_key(w, "functions");
   sxs__json_begin_array(w);
   for (guint i = 0; i < r->functions->len; i++) {

@@ -124,6 +124,22 @@ typedef struct {
   guint64 tree_overflows;   /* calls on paths beyond a thread's call-tree capacity */
 } SxsTracingModel;
 
+/* Threads whose ids the inventory's part of the profile keeps: those that named its functions. */
+#define SXS_INVENTORY_MAX_NAMERS 4
+
+/* What the profile says of a runtime's function inventory ([profiler] inventory=): whether it was
+ * kept, and how its functions were named. The functions themselves are the runtime's functions[]. */
+typedef struct {
+  gboolean enabled; /* every function JIT-compiled, inlined or taken precompiled is listed */
+  guint64 events;   /* JIT, inlining, precompiled (and attach catch-up) events queued */
+  guint64 named;    /* of those, functions seen for the first time and named (a metadata read) */
+  guint64 dropped;  /* events of functions that could not be named any more (their runtime had
+                            * begun to shut down) */
+  guint32 naming_threads[SXS_INVENTORY_MAX_NAMERS]; /* OS ids of the threads that asked the runtime for
+                                                     * their names */
+  guint n_naming_threads;
+} SxsInventoryModel;
+
 /* One managed thread of one runtime. */
 typedef struct {
   int runtime_id;
@@ -164,9 +180,10 @@ typedef struct {
   SxsHeapModel heap;
   char *allocation_sampling; /* the allocation profile's event in this runtime: "AllocationSampled" or
                               * "GCAllocationTick"; NULL when it records none */
-  GPtrArray *functions;      /* SxsFunctionRecord*, sorted by name then module; owned */
-  GPtrArray *threads;        /* SxsThreadRecord*, sorted by OS thread id; owned */
-  GHashTable *features_off;  /* feature -> why it is off; owned, may be empty */
+  SxsInventoryModel inventory;
+  GPtrArray *functions;     /* SxsFunctionRecord*, sorted by name then module; owned */
+  GPtrArray *threads;       /* SxsThreadRecord*, sorted by OS thread id; owned */
+  GHashTable *features_off; /* feature -> why it is off; owned, may be empty */
   SxsTracingModel tracing;
   GPtrArray *call_tree; /* SxsCallNode*, by id; owned */
 } SxsRuntimeModel;

@@ -404,6 +404,36 @@ static void read_functions(SxsJsonReader *r, GPtrArray *functions) {
   }
 }
 
+/* "inventory": naming_threads beyond the model's room are read and left out. */
+static void read_inventory(SxsJsonReader *r, SxsInventoryModel *inv) {
+  if (!sxs__json_reader_begin_object(r))
+    return;
+  const char *key;
+  while (sxs__json_reader_next_member(r, &key)) {
+    if (key_is(key, "enabled")) {
+      read_bool(r, &inv->enabled);
+    } else if (key_is(key, "events")) {
+      read_count(r, &inv->events);
+    } else if (key_is(key, "named")) {
+      read_count(r, &inv->named);
+    } else if (key_is(key, "dropped")) {
+      read_count(r, &inv->dropped);
+    } else if (key_is(key, "naming_threads")) {
+      if (!sxs__json_reader_begin_array(r))
+        return;
+      while (sxs__json_reader_next_element(r)) {
+        guint32 tid = 0;
+        if (inv->n_naming_threads >= SXS_INVENTORY_MAX_NAMERS) {
+          sxs__json_reader_skip(r);
+          continue;
+        }
+        read_u32(r, &tid);
+        inv->naming_threads[inv->n_naming_threads++] = tid;
+      }
+    }
+  }
+}
+
 static void read_tracing(SxsJsonReader *r, SxsTracingModel *t) {
   if (!sxs__json_reader_begin_object(r))
     return;
@@ -637,6 +667,8 @@ static void read_runtime(SxsJsonReader *r, SxsRuntimeModel *rt, gsize *ret_offse
   if (!sxs__json_reader_begin_object(r))
     return;
   *ret_offset = sxs__json_reader_value_offset(r);
+  /* Profiles written before the inventory was an option always had it. */
+  rt->inventory.enabled = TRUE;
   const char *key;
   while (sxs__json_reader_next_member(r, &key)) {
     if (key_is(key, "id")) {
@@ -671,6 +703,8 @@ static void read_runtime(SxsJsonReader *r, SxsRuntimeModel *rt, gsize *ret_offse
       read_heap(r, &rt->heap);
     else if (key_is(key, "allocation_sampling"))
       read_str(r, &rt->allocation_sampling);
+    else if (key_is(key, "inventory"))
+      read_inventory(r, &rt->inventory);
     else if (key_is(key, "functions"))
       read_functions(r, rt->functions);
     else if (key_is(key, "features_off"))

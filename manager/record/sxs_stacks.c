@@ -23,6 +23,7 @@
 
 #include "sxs_hresult.h"
 #include "sxs_lines.h"
+#include "sxs_naming.h"
 #include "sxs_snapshot.h"
 #include "sxs_symbols.h"
 #include "sxs_unwind.h"
@@ -334,14 +335,18 @@ static const char *event_name(SxsStackEvents event) {
 }
 
 /* A managed frame's name and module: recorded ones first; else, when allowed, asked of its
- * runtime (and recorded, so the next stack has it). Leaves both NULL when neither works. */
+ * runtime (and recorded, so the next stack has it). Leaves both NULL when neither works; when
+ * asking was not allowed here (a thread holding its runtime suspended for a GC) or the runtime
+ * refused on this thread (a frame of another runtime than the one whose callback this is), the
+ * naming thread names it, and the stack takes the name at the next snapshot (name_late_locked). */
 static void name_managed(SxsRuntime *rt, uint64_t function_id, gboolean may_ask, char **ret_name, char **ret_module) {
   if (!rt || sxs__manager_recorded_function(rt, function_id, ret_name, ret_module) == 0)
     return;
-  if (!may_ask)
-    return;
   g_autofree char *name = NULL, *module = NULL;
-  if (sxs__manager_function_name(rt, function_id, &name, &module) < 0)
+  int r = may_ask ? sxs__manager_function_name(rt, function_id, &name, &module) : -EAGAIN;
+  if (r == -EAGAIN)
+    sxs__naming_later(rt, function_id);
+  if (r < 0)
     return;
   sxs__manager_record_function(rt, function_id, SXS_CODE_NAMED, name, module);
   *ret_name = g_steal_pointer(&name);

@@ -28,14 +28,24 @@ static int compare_module_counts(gconstpointer a, gconstpointer b, gpointer tabl
   return strcmp(*(const char *const *)a, *(const char *const *)b);
 }
 
-/* Counters, functions per module, and the application's own functions (not the framework's). */
+/* Counters; with the inventory, functions per module and the application's own functions (not
+ * the framework's). Without it the profile lists only the functions samples and stacks met, and
+ * counts no compilation: the summary says so rather than show zeros. */
 static void runtime_compiled(GString *out, const SxsRuntimeModel *r, guint top) {
   const SxsCounters *c = &r->counters;
-  g_string_append_printf(
-      out,
-      "  jit_compiled=%" G_GINT64_FORMAT " modules_loaded=%" G_GINT64_FORMAT " modules_unloaded=%" G_GINT64_FORMAT
-      " exceptions=%" G_GINT64_FORMAT " gcs=%" G_GINT64_FORMAT " threads_created=%" G_GINT64_FORMAT "\n",
-      c->jit_compiled, c->modules_loaded, c->modules_unloaded, c->exceptions, c->gcs, c->threads_created);
+  g_string_append(out, "  ");
+  if (r->inventory.enabled)
+    g_string_append_printf(out, "jit_compiled=%" G_GINT64_FORMAT " ", c->jit_compiled);
+  g_string_append_printf(out,
+                         "modules_loaded=%" G_GINT64_FORMAT " modules_unloaded=%" G_GINT64_FORMAT
+                         " exceptions=%" G_GINT64_FORMAT " gcs=%" G_GINT64_FORMAT " threads_created=%" G_GINT64_FORMAT
+                         "\n",
+                         c->modules_loaded, c->modules_unloaded, c->exceptions, c->gcs, c->threads_created);
+  if (!r->inventory.enabled) {
+    g_string_append(out, "  inventory off: functions are named where samples and stacks meet them (--inventory "
+                         "lists every function compiled or run precompiled)\n");
+    return;
+  }
   g_autoptr(GHashTable) per_module = g_hash_table_new(g_str_hash, g_str_equal);
   g_autoptr(GHashTable) app_seen = g_hash_table_new(g_str_hash, g_str_equal);
   g_autoptr(GPtrArray) app = g_ptr_array_new();

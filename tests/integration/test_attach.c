@@ -88,16 +88,16 @@ static double sample_share(JsonNode *doc, const char *name) {
   return all ? (double)with / (double)all : 0.0;
 }
 
-/* The app in its loop, attached to 2 s in: every function the JIT compiled for a profile loaded
- * at startup is in the attached profile too (caught up, or seen by events after the attach), the
+/* The app in its loop, attached to 2 s in with --inventory: every function the JIT compiled for a
+ * profile loaded at startup is in the attached profile too (caught up, or seen by events after the attach), the
  * modules are the same, and the samples are the loop's. A second attach is refused. */
 static void test_catch_up(ItestScratch *s, gconstpointer data) {
   (void)data;
   g_autofree char *app = itest_app("SxsSample");
   /* The reference: the same app profiled from its start. */
   g_autofree char *ref = g_build_filename(s->dir, "ref", NULL);
-  const char *ref_argv[] = {itest_env("SXS_SXSPROF"), "run", "--format", "json", "-q", "-o", ref, "--",
-                            itest_env("SXS_DOTNET"),  app,   "hotcold",  "3",    NULL};
+  const char *ref_argv[] = {itest_env("SXS_SXSPROF"), "run", "--inventory", "--format", "json", "-q", "-o", ref, "--",
+                            itest_env("SXS_DOTNET"),  app,   "hotcold",     "3",        NULL};
   g_autoptr(ItestRun) ref_run = itest_run(ref_argv, NULL, s->dir, TIMEOUT);
   itest_assert_exit(ref_run, 0);
 
@@ -106,7 +106,7 @@ static void test_catch_up(ItestScratch *s, gconstpointer data) {
   g_usleep(2 * G_USEC_PER_SEC);
   g_autoptr(ItestRun) run = NULL;
   g_autofree char *out = g_build_filename(s->dir, "att", NULL);
-  const char *args[] = {"--sample=199", "--duration", "2", "--format", "json,summary", "-o", out, NULL};
+  const char *args[] = {"--sample=199", "--inventory", "--duration", "2", "--format", "json,summary", "-o", out, NULL};
   g_autofree char *profile = attach(s->dir, (int)proc->pid, args, &run);
   itest_assert_exit(run, 0);
   g_assert_nonnull(profile);
@@ -165,7 +165,8 @@ static void test_unloads(ItestScratch *s, gconstpointer data) {
     g_autoptr(ItestProc) proc = start(s->dir, name, argv);
     g_usleep((1000 + 300 * round) * 1000);
     g_autofree char *out = g_strdup_printf("%s/alc%d", s->dir, round);
-    const char *args[] = {"--stacks-on", "gc", "--duration", "1", "--format", "json", "-q", "-o", out, NULL};
+    const char *args[] = {"--stacks-on", "gc", "--inventory", "--duration", "1", "--format",
+                          "json",        "-q", "-o",          out,          NULL};
     g_autoptr(ItestRun) run = NULL;
     g_autofree char *profile = attach(s->dir, (int)proc->pid, args, &run);
     if (run->exit_code != 0) {
@@ -202,7 +203,7 @@ static void test_runsxs(ItestScratch *s, gconstpointer data) {
   g_autoptr(ItestProc) proc = start(s->dir, "app.out", argv);
   g_usleep(2500 * 1000);
   g_autofree char *out = g_build_filename(s->dir, "rt2", NULL);
-  const char *args2[] = {"--runtime", "2", "--duration", "1", "--format", "json", "-q", "-o", out, NULL};
+  const char *args2[] = {"--runtime", "2", "--inventory", "--duration", "1", "--format", "json", "-q", "-o", out, NULL};
   g_autoptr(ItestRun) run2 = NULL;
   g_autofree char *profile = attach(s->dir, (int)proc->pid, args2, &run2);
   itest_assert_exit(run2, 0);
@@ -216,7 +217,7 @@ static void test_runsxs(ItestScratch *s, gconstpointer data) {
     g_assert_true(g_hash_table_contains(names, "RuntimeTwo.Spin"));
     g_assert_false(g_hash_table_contains(names, "RuntimeOne.Spin"));
   }
-  const char *args1[] = {"--runtime", "1", "--duration", "1", "--format", "json", "-q", "-o", out, NULL};
+  const char *args1[] = {"--runtime", "1", "--inventory", "--duration", "1", "--format", "json", "-q", "-o", out, NULL};
   g_autoptr(ItestRun) run1 = NULL;
   g_autofree char *profile1 = attach(s->dir, (int)proc->pid, args1, &run1);
   itest_assert_exit(run1, 0);
@@ -309,7 +310,13 @@ static void test_target_exits(ItestScratch *s, gconstpointer data) {
   g_assert_nonnull(strstr(err, graph));
   g_assert_cmpint(itest_proc_wait(proc, TIMEOUT), ==, 0);
   g_autoptr(JsonNode) doc = itest_load_json(s->profile);
-  g_assert_true(json_object_get_boolean_member(itest_profile_runtime(doc, 1), "attached"));
+  JsonObject *rt = itest_profile_runtime(doc, 1);
+  g_assert_true(json_object_get_boolean_member(rt, "attached"));
+  /* Without --inventory the catch-up lists no function and nothing is compiled into the profile. */
+  g_assert_false(json_object_get_boolean_member(json_object_get_object_member(rt, "inventory"), "enabled"));
+  g_assert_cmpint(itest_runtime_counter(rt, "jit_compiled"), ==, 0);
+  g_autoptr(GHashTable) compiled = function_names(rt, TRUE);
+  g_assert_cmpuint(g_hash_table_size(compiled), ==, 0);
 }
 
 int main(int argc, char **argv) {

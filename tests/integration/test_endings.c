@@ -445,11 +445,12 @@ static void tcp_client(int port, int requests, int rounds) {
 }
 
 /* A server of the test's own, under the launcher, stopped by SIGTERM after a few thousand
- * requests from clients over loopback: its profile has the request-handling functions. */
+ * requests from clients over loopback: its profile (with the inventory) has the request-handling
+ * functions. */
 static void test_tcp_server(Fixture *f, gconstpointer data) {
   (void)data;
   g_autofree char *dll = itest_app("TcpServer");
-  const char *argv[] = {itest_env("SXS_SXSPROF"), "run", "--sample", "-o", f->output, "--",
+  const char *argv[] = {itest_env("SXS_SXSPROF"), "run", "--sample", "--inventory", "-o", f->output, "--",
                         itest_env("SXS_DOTNET"),  dll,   NULL};
   g_autofree char *out = g_build_filename(f->dir, "out.txt", NULL);
   g_autofree char *err = g_build_filename(f->dir, "err.txt", NULL);
@@ -518,8 +519,8 @@ static double time_to_death(int pid) {
 }
 
 /* Under the launcher the profiled process only brings its spool up to date when a signal ends it:
- * its time from the signal to its death does not grow with its profile (50,000 functions against
- * a few hundred). */
+ * its time from the signal to its death does not grow with its profile (an inventory of 50,000
+ * functions against a few hundred). */
 static void test_signal_to_death(Fixture *f, gconstpointer data) {
   (void)data;
   g_autofree char *dll = itest_app("ManyFunctions");
@@ -527,7 +528,7 @@ static void test_signal_to_death(Fixture *f, gconstpointer data) {
   const char *counts[] = {"100", "50000"};
   for (int i = 0; i < 2; i++) {
     g_autofree char *prefix = g_strdup_printf("%s-%s", f->output, counts[i]);
-    const char *argv[] = {itest_env("SXS_SXSPROF"), "run", "--sample", "-o", prefix, "--",
+    const char *argv[] = {itest_env("SXS_SXSPROF"), "run", "--sample", "--inventory", "-o", prefix, "--",
                           itest_env("SXS_DOTNET"),  dll,   counts[i],  NULL};
     g_autofree char *started = g_strdup_printf("started %s", counts[i]);
     Started s = start(f, argv, clean_env, TRUE);

@@ -104,8 +104,13 @@ static char *fallback_log(const char *dir, char **ret_path) {
   return g_strdup("");
 }
 
-static char *config_text(const char *mode, const char *runtime, const char *output, const char *log) {
+/* A config; inventory: list every function compiled or taken precompiled ([profiler]
+ * inventory=true), for the scenarios that check the functions of the profile. */
+static char *config_text(const char *mode, const char *runtime, const char *output, const char *log,
+                         gboolean inventory) {
   GString *s = g_string_new("[profiler]\n");
+  if (inventory)
+    g_string_append(s, "inventory=true\n");
   if (mode)
     g_string_append_printf(s, "mode=%s\n", mode);
   if (runtime)
@@ -180,7 +185,7 @@ static void clear_log(Fixture *f) {
 static void check_counts(Fixture *f, const char *host, const char *const *extra_env, const char *exceptions,
                          const char *gcs, const char *threads, const char *expect_version) {
   clear_log(f);
-  g_autofree char *cfg_text = config_text("pick-all", NULL, f->output, NULL);
+  g_autofree char *cfg_text = config_text("pick-all", NULL, f->output, NULL, TRUE);
   g_autofree char *cfg = itest_write_file(f->dir, "sxsprof.conf", cfg_text);
   const char *args[] = {exceptions, gcs, threads, NULL};
   g_autoptr(ItestRun) run = run_both(host, "Counts", args, cfg, f->dir, extra_env, 0);
@@ -236,7 +241,7 @@ static void test_counts_core20(Fixture *f, gconstpointer data) {
 
 static void test_exit_codes(Fixture *f, gconstpointer data) {
   (void)data;
-  g_autofree char *cfg_text = config_text(NULL, NULL, f->output, NULL);
+  g_autofree char *cfg_text = config_text(NULL, NULL, f->output, NULL, TRUE);
   g_autofree char *cfg = itest_write_file(f->dir, "sxsprof.conf", cfg_text);
   const char *by_return[] = {"7", NULL};
   g_autoptr(ItestRun) a = run_both(itest_env("SXS_DOTNET"), "ExitCode", by_return, cfg, f->dir, NULL, 7);
@@ -258,7 +263,7 @@ static void test_exit_codes(Fixture *f, gconstpointer data) {
  * runs unprofiled, and the profile says why in one line. */
 static void check_pick_one(Fixture *f, const char *selector, gboolean expect_profiled) {
   clear_log(f);
-  g_autofree char *cfg_text = config_text("pick-one", selector, f->output, NULL);
+  g_autofree char *cfg_text = config_text("pick-one", selector, f->output, NULL, FALSE);
   g_autofree char *cfg = itest_write_file(f->dir, "sxsprof.conf", cfg_text);
   const char *args[] = {"3", "1", "1", NULL};
   g_autoptr(ItestRun) run = run_both(itest_env("SXS_DOTNET"), "Counts", args, cfg, f->dir, NULL, 0);
@@ -316,7 +321,7 @@ static void test_pick_one_path(Fixture *f, gconstpointer data) {
 /* pick-first with one runtime profiles it. */
 static void test_pick_first(Fixture *f, gconstpointer data) {
   (void)data;
-  g_autofree char *cfg_text = config_text("pick-first", NULL, f->output, NULL);
+  g_autofree char *cfg_text = config_text("pick-first", NULL, f->output, NULL, FALSE);
   g_autofree char *cfg = itest_write_file(f->dir, "sxsprof.conf", cfg_text);
   const char *args[] = {"2", "0", "0", NULL};
   g_autoptr(ItestRun) run = run_both(itest_env("SXS_DOTNET"), "Counts", args, cfg, f->dir, NULL, 0);
@@ -389,7 +394,7 @@ static void test_huge_config(Fixture *f, gconstpointer data) {
 /* An output folder that does not exist: the profile goes to the current folder instead. */
 static void test_output_fallback(Fixture *f, gconstpointer data) {
   (void)data;
-  g_autofree char *cfg_text = config_text("pick-all", NULL, "/nonexistent-sxsprof/out/prof", NULL);
+  g_autofree char *cfg_text = config_text("pick-all", NULL, "/nonexistent-sxsprof/out/prof", NULL, FALSE);
   g_autofree char *cfg = itest_write_file(f->dir, "sxsprof.conf", cfg_text);
   const char *args[] = {"5", "0", "0", NULL};
   g_autoptr(ItestRun) run = run_both(itest_env("SXS_DOTNET"), "Counts", args, cfg, f->dir, NULL, 0);
@@ -410,7 +415,7 @@ static void test_output_fallback(Fixture *f, gconstpointer data) {
 static void test_log_file(Fixture *f, gconstpointer data) {
   (void)data;
   g_autofree char *log = g_build_filename(f->dir, "sxsprof.log", NULL);
-  g_autofree char *cfg_text = config_text("pick-one", "2.0", f->output, log);
+  g_autofree char *cfg_text = config_text("pick-one", "2.0", f->output, log, FALSE);
   g_autofree char *cfg = itest_write_file(f->dir, "sxsprof.conf", cfg_text);
   const char *args[] = {"1", "0", "0", NULL};
   g_autoptr(ItestRun) run = run_both(itest_env("SXS_DOTNET"), "Counts", args, cfg, f->dir, NULL, 0);
@@ -421,14 +426,15 @@ static void test_log_file(Fixture *f, gconstpointer data) {
   g_assert_cmpuint(count_lines(text, "written to"), ==, 1);
 }
 
-/* The launcher: same stdout and exit code, a profile, a summary naming the app's methods. */
+/* The launcher: same stdout and exit code, a profile, a summary naming the app's methods (with
+ * --inventory, which lists them). */
 static void test_launcher(Fixture *f, gconstpointer data) {
   (void)data;
   g_autofree char *dll = itest_app("Demo");
   const char *plain_argv[] = {itest_env("SXS_DOTNET"), dll, NULL};
   g_autoptr(ItestRun) plain = itest_run(plain_argv, plain_env, f->dir, TIMEOUT);
   itest_assert_exit(plain, 0);
-  const char *argv[] = {itest_env("SXS_SXSPROF"), "run", "--output", f->output, "--",
+  const char *argv[] = {itest_env("SXS_SXSPROF"), "run", "--inventory", "--output", f->output, "--",
                         itest_env("SXS_DOTNET"),  dll,   NULL};
   const char *env[] = {"SXSPROF_CONFIG", "SXSPROF_OUTPUT", NULL};
   g_autoptr(ItestRun) run = itest_run(argv, env, f->dir, TIMEOUT);

@@ -116,6 +116,7 @@ static void test_dotnet_build(Fixture *f, gconstpointer data) {
   const char *profiled_argv[] = {itest_env("SXS_SXSPROF"),
                                  "run",
                                  "--quiet",
+                                 "--inventory",
                                  "-o",
                                  f->output,
                                  "--",
@@ -194,7 +195,7 @@ static void test_dotnet_test(Fixture *f, gconstpointer data) {
   g_assert_true(g_file_test(project, G_FILE_TEST_IS_DIR));
   g_autofree char *folder = g_build_filename(f->dir, "out", NULL);
   g_autofree char *output = g_strconcat(folder, "/", NULL);
-  const char *argv[] = {itest_env("SXS_SXSPROF"), "run",  "--sample",   "-o", output, "--",
+  const char *argv[] = {itest_env("SXS_SXSPROF"), "run",  "--sample",   "--inventory", "-o", output, "--",
                         itest_env("SXS_DOTNET"),  "test", "--no-build", NULL};
   g_autoptr(ItestRun) run = itest_run(argv, clean_env, project, TIMEOUT);
   g_test_message("stdout:\n%s\nstderr:\n%s", run->out, run->err);
@@ -298,8 +299,9 @@ static void test_web_sigterm(Fixture *f, gconstpointer data) {
   g_autofree char *content_root = g_path_get_dirname(dll);
   g_autofree char *out = g_build_filename(f->dir, "web.out", NULL);
   g_autofree char *err = g_build_filename(f->dir, "web.err", NULL);
-  const char *argv[] = {itest_env("SXS_SXSPROF"), "run", "-o", f->output, "--", itest_env("SXS_DOTNET"), dll, "--urls",
-                        "http://127.0.0.1:0",     NULL};
+  const char *argv[] = {
+      itest_env("SXS_SXSPROF"), "run", "--inventory", "-o", f->output, "--", itest_env("SXS_DOTNET"), dll, "--urls",
+      "http://127.0.0.1:0",     NULL};
   g_autoptr(ItestProc) launcher = itest_spawn(argv, clean_env, content_root, out, err, FALSE);
   static const char listening[] = "Now listening on: http://127.0.0.1:";
   if (!itest_wait_for_text(out, listening, 120)) {
@@ -374,7 +376,7 @@ static void test_unhandled_flush(Fixture *f, gconstpointer data) {
   /* Through the launcher: same status, same output; the program's stderr comes first. */
   gint64 started = g_get_real_time() / 1000;
   const char *argv[] = {
-      itest_env("SXS_SXSPROF"), "run", "--flush", "1", "-o", f->output, "--", dotnet, dll, "2500", NULL};
+      itest_env("SXS_SXSPROF"), "run", "--inventory", "--flush", "1", "-o", f->output, "--", dotnet, dll, "2500", NULL};
   g_autoptr(ItestRun) run = itest_run(argv, clean_env, f->dir, TIMEOUT);
   itest_assert_exit(run, 134);
   g_assert_cmpstr(run->out, ==, plain->out);
@@ -383,7 +385,7 @@ static void test_unhandled_flush(Fixture *f, gconstpointer data) {
 
   /* The profiler alone (no launcher): not one byte of its own on the program's stdout or stderr. */
   g_autofree char *prefix = g_build_filename(f->dir, "direct", NULL);
-  g_autofree char *cfg_text = g_strdup_printf("[profiler]\nflush=1\noutput=%s\n", prefix);
+  g_autofree char *cfg_text = g_strdup_printf("[profiler]\nflush=1\ninventory=true\noutput=%s\n", prefix);
   g_autofree char *cfg = itest_write_file(f->dir, "flush.conf", cfg_text);
   g_autofree char *config_var = g_strconcat("SXSPROF_CONFIG=", cfg, NULL);
   g_autofree char *path_var = g_strconcat("CORECLR_PROFILER_PATH=", itest_env("SXS_PROFILER"), NULL);
@@ -411,7 +413,7 @@ static void test_pipe(Fixture *f, gconstpointer data) {
   (void)data;
   g_autofree char *dll = itest_app("Cat");
   g_autofree char *plain_cmd = g_strdup_printf("printf 'a\\nb\\n' | '%s' '%s' | sort", itest_env("SXS_DOTNET"), dll);
-  g_autofree char *run_cmd = g_strdup_printf("printf 'a\\nb\\n' | '%s' run -- '%s' '%s' | sort",
+  g_autofree char *run_cmd = g_strdup_printf("printf 'a\\nb\\n' | '%s' run --inventory -- '%s' '%s' | sort",
                                              itest_env("SXS_SXSPROF"), itest_env("SXS_DOTNET"), dll);
   g_autofree char *quiet_cmd = g_strdup_printf("printf 'b\\nc\\na\\n' | '%s' run -q -- '%s' '%s' | sort",
                                                itest_env("SXS_SXSPROF"), itest_env("SXS_DOTNET"), dll);

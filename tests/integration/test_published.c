@@ -273,7 +273,7 @@ static char *app_functions(JsonObject *rt) {
 }
 
 /* The app host of a framework-dependent app is profiled as `dotnet SxsSample.dll` is: the same
- * runtime, the same functions named, the same share of samples in the hot loop. */
+ * runtime, the same functions in the inventory, the same share of samples in the hot loop. */
 static void test_app_host(Fixture *f, gconstpointer data) {
   (void)data;
   g_autofree char *exe = published("fd10", "SxsSample");
@@ -284,7 +284,7 @@ static void test_app_host(Fixture *f, gconstpointer data) {
   g_autofree char *functions[2] = {NULL, NULL};
   g_autofree char *versions[2] = {NULL, NULL};
   for (int i = 0; i < 2; i++) {
-    g_autoptr(ItestRun) run = run_with(f, argvs[i], "[sampling]\nenabled=true\n", NULL);
+    g_autoptr(ItestRun) run = run_with(f, argvs[i], "inventory=true\n[sampling]\nenabled=true\n", NULL);
     itest_assert_exit(run, 0);
     g_autoptr(JsonNode) doc = itest_load_json(f->profile);
     JsonObject *rt = only_runtime(doc);

@@ -41,7 +41,8 @@ static char *canonical(const char *path) {
 
 /* Runs the line-up under runsxs with the profiler and the given config body. */
 static void run_lineup(Fixture *f, gboolean sequential, const char *config_body, Outcome *ret) {
-  g_autofree char *cfg_text = g_strdup_printf("[profiler]\n%soutput=%s\n", config_body, f->output);
+  /* Each runtime's functions listed under it: the inventory is what these scenarios check. */
+  g_autofree char *cfg_text = g_strdup_printf("[profiler]\n%sinventory=true\noutput=%s\n", config_body, f->output);
   g_autofree char *cfg = itest_write_file(f->dir, "sxsprof.conf", cfg_text);
   g_autofree char *counts = itest_app("Counts");
   g_autofree char *demo = itest_app("Demo");
@@ -257,7 +258,7 @@ static void test_pick_first_concurrent(Fixture *f, gconstpointer d) {
  * (thrown + NullReference on the main thread and the pool + divide-by-zero), not the other's. */
 static void test_stress_profiled(Fixture *f, gconstpointer d) {
   (void)d;
-  g_autofree char *cfg_text = g_strdup_printf("[profiler]\nmode=pick-all\noutput=%s\n", f->output);
+  g_autofree char *cfg_text = g_strdup_printf("[profiler]\nmode=pick-all\ninventory=true\noutput=%s\n", f->output);
   g_autofree char *cfg = itest_write_file(f->dir, "sxsprof.conf", cfg_text);
   g_autofree char *app = itest_app("SxsStress");
   const char *argv[] = {itest_env("SXS_RUNSXS"), "10.0", app, "3 2", "2.0.0", app, "3 1", NULL};
@@ -312,7 +313,7 @@ static void test_stress_profiled(Fixture *f, gconstpointer d) {
  * holds both runtimes. Repeated, because what it guards against were races. */
 static void test_sigterm_profiled(Fixture *f, gconstpointer d) {
   (void)d;
-  g_autofree char *cfg_text = g_strdup_printf("[profiler]\nmode=pick-all\noutput=%s\n", f->output);
+  g_autofree char *cfg_text = g_strdup_printf("[profiler]\nmode=pick-all\ninventory=true\noutput=%s\n", f->output);
   g_autofree char *cfg = itest_write_file(f->dir, "sxsprof.conf", cfg_text);
   g_autofree char *app = itest_app("SxsStress");
   const char *argv[] = {itest_env("SXS_RUNSXS"), "10.0", app, "30 2", "2.0.0", app, "30 1", NULL};

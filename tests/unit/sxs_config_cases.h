@@ -18,7 +18,7 @@
   "(profiles go to <folder>/<program>-<pid>.json)"
 #define LOG_EXPECTED "expected a file path such as /tmp/sxsprof.log, or stderr"
 #define FLUSH_EXPECTED "expected a whole number of seconds from 0 to 86400 (0: write only at shutdown and exit)"
-#define KEYS_EXPECTED "expected one of mode, runtime, output, log, flush, formats"
+#define KEYS_EXPECTED "expected one of mode, runtime, output, log, flush, formats, inventory"
 #define MODES_EXPECTED "expected pick-first, pick-one or pick-all"
 #define TRACING_KEYS_EXPECTED "expected one of enabled, inlining, routing, hooks, timing, path, include, exclude"
 #define STACKS_EXPECTED "expected events among exception, jit and gc, separated by commas or spaces, or none"
@@ -194,6 +194,19 @@ static const BadCase bad_cases[] = {
      ":2: unknown group \"Tracing\" (did you mean tracing?); expected " GROUPS_EXPECTED},
     {"tracing-without-profiler", "[tracing]\nenabled=true\n", 0, NULL, SXS_CONFIG_ERROR_UNKNOWN,
      ": no [profiler] group; expected a [profiler] line followed by key=value settings"},
+
+    /* [profiler] inventory= */
+    {"inventory-yes", "[profiler]\ninventory=yes\n", 0, NULL, SXS_CONFIG_ERROR_VALUE,
+     ":2: inventory=\"yes\" is not true or false; expected true or false"},
+    {"inventory-empty", "[profiler]\ninventory=\n", 0, NULL, SXS_CONFIG_ERROR_VALUE,
+     ":2: inventory= is empty; expected true or false"},
+    {"inventory-in-tracing", "[profiler]\n[tracing]\ninventory=true\n", 0, NULL, SXS_CONFIG_ERROR_UNKNOWN,
+     ":3: unknown key \"inventory\" (it belongs in [profiler], not [tracing]); expected one of enabled, inlining, "
+     "routing, hooks, timing, path, include, exclude"},
+    {"inventory-off-with-tracing", "[tracing]\nenabled=true\n[profiler]\ninventory=false\n", 0, NULL,
+     SXS_CONFIG_ERROR_VALUE,
+     ":4: inventory=false cannot go with [tracing] enabled=true (line 2): tracing names the functions it counts "
+     "through the inventory; expected inventory=true or no inventory= line"},
 
     /* [tracing]: words */
     {"enabled-yes", "[profiler]\n[tracing]\nenabled=yes\n", 0, NULL, SXS_CONFIG_ERROR_VALUE,

@@ -4,7 +4,10 @@
  * is declined and whether every reference taken is given back). Real runtimes are covered by the
  * integration tests. */
 #include <glib/gstdio.h>
+#include <json-glib/json-glib.h>
 #include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #include "sxs_callback.h"
 #include "sxs_output.h"
@@ -18,9 +21,14 @@ typedef struct {
   gint refcount;
   DWORD mask_low, mask_high;
   int set_mask_calls, set_mask2_calls;
-  gint uses;               /* GetFunctionInfo / GetModuleInfo calls */
-  gint uses_after_release; /* the same, after the profiler let its reference go */
+  gint uses;                             /* GetFunctionInfo / GetModuleInfo calls */
+  gint uses_after_release;               /* the same, after the profiler let its reference go */
+  gint function_uses;                    /* GetFunctionInfo calls (naming a function) */
+  gint function_uses_on_program_threads; /* of those, calls on a thread that delivered events */
 } MockInfo;
+
+/* Set on the threads that play the program's (they deliver the runtime's events). */
+static __thread gboolean program_thread;
 
 static ICorProfilerInfo15Vtbl mock_vtbl;
 
@@ -115,7 +123,11 @@ static HRESULT mock_GetFunctionInfo(ICorProfilerInfo15 *This, FunctionID f, Clas
   (void)c;
   (void)mod;
   (void)t;
-  return mock_use((MockInfo *)This);
+  MockInfo *m = (MockInfo *)This;
+  g_atomic_int_inc(&m->function_uses);
+  if (program_thread)
+    g_atomic_int_inc(&m->function_uses_on_program_threads);
+  return mock_use(m);
 }
 
 static HRESULT mock_GetModuleInfo(ICorProfilerInfo15 *This, ModuleID module, LPCBYTE *base, ULONG cch, ULONG *pcch,
@@ -290,7 +302,8 @@ static void test_initialize_info8(Fixture *f, gconstpointer data) {
   g_assert_cmpint(m.set_mask2_calls, ==, 0);
   g_assert_cmphex(m.mask_low & COR_PRF_MONITOR_GC, ==, COR_PRF_MONITOR_GC);
   g_assert_cmphex(m.mask_low & COR_PRF_MONITOR_EXCEPTIONS, ==, COR_PRF_MONITOR_EXCEPTIONS);
-  g_assert_cmphex(m.mask_low & COR_PRF_MONITOR_JIT_COMPILATION, ==, COR_PRF_MONITOR_JIT_COMPILATION);
+  /* Nothing per function unless asked: no JIT events, no cache searches. */
+  g_assert_cmphex(m.mask_low & (COR_PRF_MONITOR_JIT_COMPILATION | COR_PRF_MONITOR_CACHE_SEARCHES), ==, 0);
   g_assert_cmphex(m.mask_low & COR_PRF_MONITOR_ENTERLEAVE, ==, 0);
   g_assert_cmpint(m.refcount, ==, 2); /* the profiler holds one reference */
   /* Callbacks count into this runtime. */
@@ -369,6 +382,108 @@ static void test_initialize_declines(Fixture *f, gconstpointer data) {
   factory->lpVtbl->Release(factory);
 }
 
+/* The events of three functions as the program's threads deliver them: 0x100 JIT-compiled twice
+ * (tier 0, tier 1), 0x108 once, 0x110 inlined, 0x118 taken precompiled, 0x120 searched for in
+ * vain. */
+static void deliver_function_events(ICorProfilerCallback11 *cb) {
+  cb->lpVtbl->JITCompilationStarted(cb, 0x100, TRUE);
+  cb->lpVtbl->JITCompilationFinished(cb, 0x100, S_OK, TRUE);
+  cb->lpVtbl->JITCompilationFinished(cb, 0x108, S_OK, TRUE);
+  cb->lpVtbl->JITInlining(cb, 0x108, 0x110, NULL);
+  cb->lpVtbl->JITCompilationFinished(cb, 0x100, S_OK, TRUE);
+  BOOL use = FALSE;
+  cb->lpVtbl->JITCachedFunctionSearchStarted(cb, 0x118, &use);
+  g_assert_true(use); /* precompiled code is always taken */
+  cb->lpVtbl->JITCachedFunctionSearchFinished(cb, 0x118, COR_PRF_CACHED_FUNCTION_FOUND);
+  cb->lpVtbl->JITCachedFunctionSearchFinished(cb, 0x120, COR_PRF_CACHED_FUNCTION_NOT_FOUND);
+}
+
+/* The runtime object of the profile written at Shutdown. */
+static JsonObject *profile_runtime(JsonParser *parser, const char *dir) {
+  g_autofree char *prof = g_build_filename(dir, "prof.json", NULL);
+  g_autoptr(GError) error = NULL;
+  g_assert_true(json_parser_load_from_file(parser, prof, &error));
+  JsonArray *rts = json_object_get_array_member(json_node_get_object(json_parser_get_root(parser)), "runtimes");
+  g_assert_cmpuint(json_array_get_length(rts), ==, 1);
+  return json_array_get_object_element(rts, 0);
+}
+
+/* Without [profiler] inventory=: no JIT or cache-search bit in the mask, and the events (which
+ * [stacks] on=jit would turn on) are not even queued: no function is named or listed. */
+static void test_inventory_off(Fixture *f, gconstpointer data) {
+  (void)data;
+  IClassFactory *factory = get_factory();
+  ICorProfilerCallback11 *cb = create(factory, &IID_ICorProfilerCallback11);
+  MockInfo m;
+  mock_init(&m, 15);
+  g_assert_cmphex((unsigned)cb->lpVtbl->Initialize(cb, (IUnknown *)&m.iface), ==, S_OK);
+  g_assert_cmphex(m.mask_low & (COR_PRF_MONITOR_JIT_COMPILATION | COR_PRF_MONITOR_CACHE_SEARCHES), ==, 0);
+  deliver_function_events(cb);
+  g_assert_cmphex((unsigned)cb->lpVtbl->Shutdown(cb), ==, S_OK);
+  g_assert_cmpint(m.function_uses, ==, 0);
+  g_autoptr(JsonParser) parser = json_parser_new();
+  JsonObject *rt = profile_runtime(parser, f->dir);
+  g_assert_cmpint(json_object_get_int_member(json_object_get_object_member(rt, "counters"), "jit_compiled"), ==, 0);
+  g_assert_cmpuint(json_array_get_length(json_object_get_array_member(rt, "functions")), ==, 0);
+  JsonObject *inv = json_object_get_object_member(rt, "inventory");
+  g_assert_false(json_object_get_boolean_member(inv, "enabled"));
+  g_assert_cmpint(json_object_get_int_member(inv, "events"), ==, 0);
+  g_assert_cmpuint(cb->lpVtbl->Release(cb), ==, 0);
+  factory->lpVtbl->Release(factory);
+}
+
+/* With inventory=true: both bits; the program's threads only queue, and every function is named
+ * on the inventory's own thread (the mock sees no GetFunctionInfo on a thread that delivered
+ * events) before Shutdown lets the Info go; counts are exact. */
+static void test_inventory_on(Fixture *f, gconstpointer data) {
+  (void)data;
+  use_config(f, "inventory=true\n");
+  IClassFactory *factory = get_factory();
+  ICorProfilerCallback11 *cb = create(factory, &IID_ICorProfilerCallback11);
+  MockInfo m;
+  mock_init(&m, 15);
+  g_assert_cmphex((unsigned)cb->lpVtbl->Initialize(cb, (IUnknown *)&m.iface), ==, S_OK);
+  g_assert_cmphex(m.mask_low & (COR_PRF_MONITOR_JIT_COMPILATION | COR_PRF_MONITOR_CACHE_SEARCHES), ==,
+                  COR_PRF_MONITOR_JIT_COMPILATION | COR_PRF_MONITOR_CACHE_SEARCHES);
+  program_thread = TRUE;
+  deliver_function_events(cb);
+  g_assert_cmphex((unsigned)cb->lpVtbl->Shutdown(cb), ==, S_OK);
+  program_thread = FALSE;
+  /* One name read per function (the mock answers none of them: the names are "?"). */
+  g_assert_cmpint(m.function_uses, ==, 4);
+  g_assert_cmpint(m.function_uses_on_program_threads, ==, 0);
+  g_assert_cmpint(m.uses_after_release, ==, 0);
+  g_autoptr(JsonParser) parser = json_parser_new();
+  JsonObject *rt = profile_runtime(parser, f->dir);
+  g_assert_cmpint(json_object_get_int_member(json_object_get_object_member(rt, "counters"), "jit_compiled"), ==, 3);
+  JsonArray *fns = json_object_get_array_member(rt, "functions");
+  g_assert_cmpuint(json_array_get_length(fns), ==, 4);
+  gint64 jit = 0, inlined = 0, precompiled = 0, twice = 0;
+  for (guint i = 0; i < json_array_get_length(fns); i++) {
+    JsonObject *fn = json_array_get_object_element(fns, i);
+    g_assert_cmpstr(json_object_get_string_member(fn, "name"), ==, "?");
+    jit += json_object_get_int_member(fn, "jit_compiled");
+    inlined += json_object_get_int_member(fn, "inlined");
+    precompiled += json_object_get_int_member(fn, "precompiled");
+    twice += json_object_get_int_member(fn, "jit_compiled") == 2;
+  }
+  g_assert_cmpint(jit, ==, 3);
+  g_assert_cmpint(twice, ==, 1);
+  g_assert_cmpint(inlined, ==, 1);
+  g_assert_cmpint(precompiled, ==, 1);
+  JsonObject *inv = json_object_get_object_member(rt, "inventory");
+  g_assert_true(json_object_get_boolean_member(inv, "enabled"));
+  g_assert_cmpint(json_object_get_int_member(inv, "events"), ==, 5);
+  g_assert_cmpint(json_object_get_int_member(inv, "named"), ==, 0);
+  g_assert_cmpint(json_object_get_int_member(inv, "dropped"), ==, 0);
+  JsonArray *namers = json_object_get_array_member(inv, "naming_threads");
+  g_assert_cmpuint(json_array_get_length(namers), ==, 1);
+  g_assert_cmpint(json_array_get_int_element(namers, 0), !=, (gint64)syscall(SYS_gettid));
+  g_assert_cmpint(json_array_get_int_element(namers, 0), !=, (gint64)getpid());
+  g_assert_cmpuint(cb->lpVtbl->Release(cb), ==, 0);
+  factory->lpVtbl->Release(factory);
+}
+
 typedef struct {
   ICorProfilerCallback11 *cb;
   gint *stop;
@@ -379,6 +494,7 @@ typedef struct {
 static gpointer pump_events(gpointer data) {
   EventPump *p = data;
   ICorProfilerCallback11 *cb = p->cb;
+  program_thread = TRUE;
   for (FunctionID id = 0x1000; !g_atomic_int_get(p->stop); id += 8) {
     cb->lpVtbl->JITCompilationFinished(cb, id, S_OK, TRUE);
     cb->lpVtbl->JITInlining(cb, id, id + 4, NULL);
@@ -389,11 +505,12 @@ static gpointer pump_events(gpointer data) {
   return NULL;
 }
 
-/* Shutdown while four threads keep delivering events that read the Info: no read may happen
- * once the reference is given back, and the reference is given back. */
+/* Shutdown while four threads keep delivering events that read the Info (module loads; with the
+ * inventory, the names its thread reads for their JIT events): no read may happen once the
+ * reference is given back, and the reference is given back. */
 static void test_shutdown_race(Fixture *f, gconstpointer data) {
-  (void)f;
-  (void)data;
+  if (data)
+    use_config(f, data);
   IClassFactory *factory = get_factory();
   ICorProfilerCallback11 *cb = create(factory, &IID_ICorProfilerCallback11);
   MockInfo m;
@@ -421,6 +538,9 @@ static void test_shutdown_race(Fixture *f, gconstpointer data) {
   g_assert_cmpint(g_atomic_int_get(&m.uses_after_release), ==, 0);
   g_assert_cmpint(g_atomic_int_get(&m.uses), ==, uses_at_shutdown); /* none at all after it */
   g_assert_cmpint(calls, >, 4);
+  g_assert_cmpint(g_atomic_int_get(&m.function_uses_on_program_threads), ==, 0);
+  if (data)
+    g_assert_cmpint(g_atomic_int_get(&m.function_uses), >, 0);
   g_assert_cmpuint(cb->lpVtbl->Release(cb), ==, 0);
   factory->lpVtbl->Release(factory);
 }
@@ -429,6 +549,10 @@ int main(int argc, char **argv) {
   g_test_init(&argc, &argv, NULL);
 #define ADD(path, fn) g_test_add(path, Fixture, NULL, fixture_setup, fn, fixture_teardown)
   ADD("/callback/shutdown-race", test_shutdown_race);
+  g_test_add("/callback/shutdown-race/inventory", Fixture, "inventory=true\n", fixture_setup, test_shutdown_race,
+             fixture_teardown);
+  ADD("/callback/inventory/off", test_inventory_off);
+  ADD("/callback/inventory/on", test_inventory_on);
   ADD("/callback/factory/class-object", test_class_object);
   ADD("/callback/object/query-interface", test_query_interface);
   ADD("/callback/factory/concurrent-create", test_concurrent_create);

@@ -229,7 +229,25 @@ static void test_defaults(void) {
   g_assert_null(cfg->log_path);
   g_assert_cmpint(cfg->flush_seconds, ==, 60);
   g_assert_cmpuint(cfg->stacks_on, ==, 0);
+  g_assert_false(cfg->inventory);
   g_assert_null(cfg->source);
+}
+
+/* [profiler] inventory=: off by default, on when asked, and on with tracing (which names the
+ * functions it counts through it); tracing asked off leaves it as it is. */
+static void test_inventory(Fixture *f, gconstpointer data) {
+  (void)data;
+  g_autoptr(SxsConfig) absent = load_text_ok(f, "[profiler]\n");
+  g_assert_false(absent->inventory);
+  g_autoptr(SxsConfig) on = load_text_ok(f, "[profiler]\ninventory=true\n");
+  g_assert_true(on->inventory);
+  g_autoptr(SxsConfig) off = load_text_ok(f, "[profiler]\ninventory=false\n[tracing]\nenabled=false\n");
+  g_assert_false(off->inventory);
+  g_autoptr(SxsConfig) traced = load_text_ok(f, "[tracing]\nenabled=true\n[profiler]\n");
+  g_assert_true(traced->inventory);
+  g_autoptr(SxsConfig) both = load_text_ok(f, "[profiler]\ninventory=true\n[tracing]\nenabled=true\n");
+  g_assert_true(both->inventory);
+  g_assert_true(both->tracing.enabled);
 }
 
 static void test_env(Fixture *f, gconstpointer data) {
@@ -1184,6 +1202,7 @@ int main(int argc, char **argv) {
   ADD("/manager/config/load/group-only", test_group_only);
   ADD("/manager/config/load/full", test_full);
   ADD("/manager/config/load/modes", test_modes);
+  ADD("/manager/config/load/inventory", test_inventory);
   ADD("/manager/config/load/crlf", test_crlf);
   ADD("/manager/config/load/bom", test_bom);
   ADD("/manager/config/load/no-final-newline", test_no_final_newline);

@@ -95,6 +95,12 @@ static SxsProfileModel *full_model(void) {
                                .exceptions = FIXTURE_EXCEPTIONS,
                                .gcs = (gint64)SXS_PROFILE_MAX_COUNT,
                                .threads_created = 7};
+  r1->inventory = (SxsInventoryModel){.enabled = TRUE,
+                                      .events = 400,
+                                      .named = 300,
+                                      .dropped = 2,
+                                      .naming_threads = {4242, G_MAXUINT32},
+                                      .n_naming_threads = 2};
   r1->tracing.path = g_strdup("fast");
   r1->tracing.routing = g_strdup("mapper2");
   r1->tracing.hooks = g_strdup("full");
@@ -220,6 +226,14 @@ static void test_roundtrip_full(void) {
   g_assert_cmpint(r2->status, ==, SXS_RUNTIME_DECLINED);
   g_assert_cmpint(r3->status, ==, SXS_RUNTIME_PENDING);
   g_assert_cmpint(r3->caps.info_version, ==, -1);
+  g_assert_true(r1->inventory.enabled);
+  g_assert_cmpuint(r1->inventory.events, ==, 400);
+  g_assert_cmpuint(r1->inventory.named, ==, 300);
+  g_assert_cmpuint(r1->inventory.dropped, ==, 2);
+  g_assert_cmpuint(r1->inventory.n_naming_threads, ==, 2);
+  g_assert_cmpuint(r1->inventory.naming_threads[0], ==, 4242);
+  g_assert_cmpuint(r1->inventory.naming_threads[1], ==, G_MAXUINT32);
+  g_assert_false(r2->inventory.enabled);
   const SxsThreadRecord *t = r2->threads->pdata[0];
   g_assert_cmpint(t->runtime_id, ==, 2);
   g_assert_cmpuint(t->os_tid, ==, 101);
@@ -266,6 +280,8 @@ static void test_escapes(void) {
   const SxsRuntimeModel *r = m->runtimes->pdata[0];
   g_assert_cmpstr(r->version, ==, "café");
   g_assert_cmpint(r->status, ==, SXS_RUNTIME_PROFILING);
+  /* A profile from before the inventory was an option: it had one. */
+  g_assert_true(r->inventory.enabled);
 }
 
 /* Members a later sxsprof (still version 1) may add are skipped at every level. */
