@@ -1231,9 +1231,9 @@ static void request_start(SampledThread *t, guint64 weight, guint64 period_ns, c
 }
 
 /*
- * The threads a wall-mode tick samples: up to SAMPLER_TICK_THREADS of them, taken in turn from
- * where the last tick stopped (sampler.order, sampler.cursor), so that every thread is reached
- * whatever their number and a tick's work stays bounded. Each reached thread's weight is the
+ * The threads a wall-mode tick samples: up to SAMPLER_TICK_THREADS of them, and no more than half
+ * a period of work, taken in turn from where the last tick stopped (sampler.order, sampler.cursor),
+ * so that every thread is reached whatever their number and a tick's work stays bounded. Each reached thread's weight is the
  * periods of wall time since its samples so far (due): with n threads and at most k a tick, a
  * thread is reached every n/k ticks and its sample stands for as many periods.
  *
@@ -1251,6 +1251,9 @@ static guint tick_select(guint64 period_ns, const SxsWalkResources *res, const S
   guint n_threads = order ? order->len : 0, n_due = 0, reached = 0;
   guint64 now = now_ns(CLOCK_MONOTONIC);
   for (; reached < n_threads && reached < SAMPLER_TICK_THREADS && n_due < max && !sampler.stop; reached++) {
+    /* Half a period of work at most: at high frequencies fewer threads a tick, the rate kept. */
+    if (reached > 0 && now_ns(CLOCK_MONOTONIC) - now > period_ns / 2)
+      break;
     SampledThread *t = order->pdata[(sampler.cursor + reached) % n_threads];
     if (t->request)
       continue; /* asked already: its next sample accounts for the time since */
@@ -1262,7 +1265,7 @@ static guint tick_select(guint64 period_ns, const SxsWalkResources *res, const S
     }
     if (d != DUE_SAMPLE)
       continue;
-    if (!sample_wall(t, weight, period_ns, now, res, targets, runtimes, n_targets))
+    if (sampler.mode == SXS_SAMPLING_WALL && !sample_wall(t, weight, period_ns, now, res, targets, runtimes, n_targets))
       continue;
     if (in) {
       request_start(t, weight, period_ns, in, res);
