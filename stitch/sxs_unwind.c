@@ -601,3 +601,154 @@ __attribute__((noinline)) int sxs__unwind_from_regs(const SxsRegs *regs, bool ex
   busy_leave();
   return n;
 }
+
+/*
+ * Walks from outside
+ * ------------------
+ *
+ * A thread blocked in a system call keeps its user stack as it was at the call, and the kernel gives its RSP and
+ * RIP, not its RBP. Native frames are stepped by their unwind tables, which need RBP only where the CFA is
+ * RBP-based, and give it back where a frame saved it; JIT code keeps frame pointers and needs RBP for every step.
+ * When a frame needs RBP and the walk does not know it yet (the system call's wrapper left it as the caller had
+ * it), it is looked for in the frame: its record [saved RBP, return address] lies above the frame's sp.
+ */
+#define REMOTE_SCAN_BYTES 4096 /* how far above a frame's sp its frame record is looked for */
+
+static bool remote_word(const SxsUnwindMemory *mem, uintptr_t lo, uintptr_t hi, uintptr_t at, uintptr_t *ret) {
+  if ((at & 7) != 0 || at < lo || at > hi || hi - at < 8)
+    return false;
+  return mem->read(at, ret, sizeof *ret, mem->data);
+}
+
+/* Whether ra can be a return address: in executable memory, right after a call instruction (E8 rel32, or FF /2 with
+ * a ModRM of 1, 2, 5 or 6 bytes, a REX prefix aside). */
+static bool remote_is_return(const SxsUnwindMemory *mem, uintptr_t ra) {
+  uint8_t b[8];
+  if (ra < sizeof b || !mem->is_code(ra - 1, mem->data) || !mem->read(ra - sizeof b, b, sizeof b, mem->data))
+    return false;
+  if (b[3] == 0xE8)
+    return true;
+  static const int back[] = {2, 3, 4, 6, 7};
+  for (size_t i = 0; i < sizeof back / sizeof back[0]; i++) {
+    int at = 8 - back[i];
+    if (b[at] == 0xFF && (b[at + 1] & 0x38) == 0x10)
+      return true;
+  }
+  return false;
+}
+
+/* A frame record [saved RBP, return address] at a: the return address is one, and the saved RBP is 0 (the outermost
+ * frame) or a record above a whose own return address is one too (or 0, the end). *ret_parent: the saved RBP, or hi
+ * for 0. */
+static bool remote_is_record(const SxsUnwindMemory *mem, uintptr_t lo, uintptr_t hi, uintptr_t a,
+                             uintptr_t *ret_parent) {
+  uintptr_t saved, ra;
+  if (!remote_word(mem, lo, hi, a, &saved) || !remote_word(mem, lo, hi, a + 8, &ra) || !remote_is_return(mem, ra))
+    return false;
+  *ret_parent = saved == 0 ? hi : saved;
+  if (saved == 0)
+    return true;
+  uintptr_t up_saved, up_ra;
+  if ((saved & 7) != 0 || saved <= a || !remote_word(mem, lo, hi, saved, &up_saved) ||
+      !remote_word(mem, lo, hi, saved + 8, &up_ra))
+    return false;
+  return (up_saved == 0 || ((up_saved & 7) == 0 && up_saved > saved && up_saved < hi)) &&
+         (up_ra == 0 || remote_is_return(mem, up_ra));
+}
+
+/*
+ * The frame pointer of the frame at sp, whose RBP the walk does not know: the lowest frame record above sp that no
+ * other record jumps over. A frame's locals may hold records of calls that returned long ago (a frame does not clear
+ * what it does not use): each belongs to a call an ancestor made at this depth, so it lies below the frame's own
+ * record and its saved RBP is that ancestor's record, at or above the frame's own parent. The frame's own record T is
+ * then a record between such a stale one and its parent whose parent is no higher; while above T, up to T's parent,
+ * lie only the caller's locals, whose stale records lead higher than T's parent.
+ */
+static bool remote_find_fp(const SxsUnwindMemory *mem, uintptr_t lo, uintptr_t hi, uintptr_t sp, uintptr_t *ret_fp) {
+  for (uintptr_t a = (sp + 7) & ~(uintptr_t)7; a < hi && hi - a >= 16 && a - sp < REMOTE_SCAN_BYTES; a += 8) {
+    uintptr_t parent;
+    if (!remote_is_record(mem, lo, hi, a, &parent))
+      continue;
+    bool jumped = false;
+    for (uintptr_t b = a + 8; b < parent && hi - b >= 16 && b - a < REMOTE_SCAN_BYTES && !jumped; b += 8) {
+      uintptr_t parent_b;
+      jumped = remote_is_record(mem, lo, hi, b, &parent_b) && parent_b <= parent;
+    }
+    if (!jumped) {
+      *ret_fp = a;
+      return true;
+    }
+  }
+  return false;
+}
+
+int sxs__unwind_remote(const SxsRegs *regs, uintptr_t stack_lo, uintptr_t stack_hi, SxsUnwindIsFpCode is_fp_code,
+                       void *user_data, SxsUnwindCache *cache, const SxsUnwindMemory *mem, SxsNativeFrame *frames,
+                       int max) {
+  if (regs == NULL || mem == NULL || mem->read == NULL || mem->is_code == NULL || max < 0 ||
+      (max > 0 && frames == NULL) || stack_lo >= stack_hi)
+    return -EINVAL;
+  if (max == 0)
+    return 0;
+  frames[0].ip = regs->ip;
+  frames[0].sp = regs->sp;
+  if (regs->sp < stack_lo || regs->sp > stack_hi)
+    return 1;
+  SxsRegs cur = {.ip = regs->ip, .sp = regs->sp, .fp = 0};
+  bool fp_known = false, exact = true;
+  int n = 1;
+  while (n < max) {
+    const SxsEhFrame *eh = NULL;
+    bool fp_code = is_fp_code != NULL && is_fp_code(cur.ip, user_data, &eh);
+    uint64_t rule = 0;
+    bool have_rule = false;
+    if (!fp_code) {
+      uintptr_t key = exact ? cur.ip | CACHE_EXACT_KEY : cur.ip;
+      have_rule = cache != NULL && cache_lookup(cache, key, &rule);
+      if (!have_rule && eh != NULL && rule_from_tables(eh, cur.ip, exact, &rule)) {
+        have_rule = true;
+        if (cache != NULL)
+          cache_insert(cache, key, rule);
+      }
+      if (have_rule && (rule & 3u) == RULE_NONE)
+        break; /* the thread's outermost frame */
+    }
+    SxsRegs next;
+    bool next_fp_known;
+    uintptr_t ip;
+    if (have_rule && (rule & 3u) == RULE_SP) {
+      uintptr_t k = (uintptr_t)((rule >> 2) & 0xFFFFFFFFu), m = (uintptr_t)((rule >> 34) & 0xFFFFu);
+      uintptr_t cfa = cur.sp + k;
+      if (cfa < cur.sp || !remote_word(mem, stack_lo, stack_hi, cfa - 8, &ip))
+        break;
+      next.sp = cfa;
+      next.fp = cur.fp;
+      next_fp_known = fp_known;
+      if (m != 0) {
+        if (cfa - m < cur.sp || !remote_word(mem, stack_lo, stack_hi, cfa - m, &next.fp))
+          break;
+        next_fp_known = true;
+      }
+    } else {
+      /* A frame-pointer step: JIT code, a frame-pointer rule, or native code without tables. */
+      if (!fp_known && !remote_find_fp(mem, stack_lo, stack_hi, cur.sp, &cur.fp))
+        break;
+      fp_known = true;
+      if ((cur.fp & 7) != 0 || cur.fp < cur.sp || !remote_word(mem, stack_lo, stack_hi, cur.fp, &next.fp) ||
+          !remote_word(mem, stack_lo, stack_hi, cur.fp + 8, &ip))
+        break;
+      next.sp = cur.fp + 16;
+      next_fp_known = true;
+    }
+    if (ip == 0 || next.sp <= cur.sp || next.sp > stack_hi)
+      break;
+    next.ip = ip;
+    frames[n].ip = next.ip;
+    frames[n].sp = next.sp;
+    n++;
+    cur = next;
+    fp_known = next_fp_known;
+    exact = false;
+  }
+  return n;
+}

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "sxs_cfi.h"
@@ -200,3 +201,34 @@ int sxs__unwind_cached(const void *ucontext_or_null, uintptr_t stack_lo, uintptr
 int sxs__unwind_from_regs(const SxsRegs *regs, bool exact, bool allow_libunwind, uintptr_t stack_lo, uintptr_t stack_hi,
                           SxsUnwindIsFpCode is_fp_code, void *user_data, SxsUnwindCache *cache, SxsNativeFrame *frames,
                           int max);
+
+/* Another thread's memory, for a walk made from outside it (sxs__unwind_remote): that thread may run on, or end and
+ * its stack go away, at any time, so nothing is read directly. read copies size bytes at addr into buf, false when
+ * they cannot be read (never a fault); is_code says whether addr lies in executable memory. */
+typedef struct {
+  bool (*read)(uintptr_t addr, void *buf, size_t size, void *data);
+  bool (*is_code)(uintptr_t addr, void *data);
+  void *data;
+} SxsUnwindMemory;
+
+/*
+ * A walk of another thread's stack [stack_lo, stack_hi), made from outside it while that thread is off its CPU,
+ * blocked in a system call: from the instruction it will resume at and its stack pointer (regs->ip, regs->sp; what
+ * /proc/<pid>/task/<tid>/syscall gives), without interrupting it. frames[0] = {regs->ip, regs->sp}, the ip exact.
+ *
+ * The kernel does not give RBP (regs->fp is ignored), so frame pointers are found as the walk needs them: native
+ * frames are stepped by their unwind tables' rows (cache, then is_fp_code's tables), which give RBP where a frame
+ * saved it; a frame-pointer frame (JIT code, or native code whose CFA is RBP-based) reached while RBP is still
+ * unknown has its frame pointer looked for in its stack: the lowest aligned slot above its sp that holds a return
+ * address (executable memory, right after a call instruction) over a saved RBP that is 0 or leads on to another such
+ * slot. That search can take a frame record left by an earlier call for the frame's own; the checks make it rare.
+ * No libunwind (it reads memory directly). Every read goes through mem; words of the stack are read only inside
+ * [stack_lo, stack_hi); sp strictly rises.
+ *
+ * Returns the number of frames written (0 when max is 0), or -EINVAL for bad arguments.
+ * Context: any thread but the walked one, in a normal context; the thread may wake during the walk, which then
+ * reads a stack that changed: the caller checks that the thread did not run meanwhile (its CPU clock).
+ */
+int sxs__unwind_remote(const SxsRegs *regs, uintptr_t stack_lo, uintptr_t stack_hi, SxsUnwindIsFpCode is_fp_code,
+                       void *user_data, SxsUnwindCache *cache, const SxsUnwindMemory *mem, SxsNativeFrame *frames,
+                       int max);

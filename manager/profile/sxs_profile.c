@@ -422,6 +422,11 @@ static void render_address(SxsJsonWriter *w, const char *key, uintptr_t value) {
 
 static void render_frames(SxsJsonWriter *w, const SxsStackModel *s);
 
+/* v rounded to tenths (v >= 0). */
+static double tenths(double v) {
+  return (double)(guint64)(v * 10 + 0.5) / 10;
+}
+
 /* "samples". */
 static void render_samples(SxsJsonWriter *w, const SxsSamplesModel *sm) {
   sxs__json_key(w, "samples");
@@ -432,6 +437,15 @@ static void render_samples(SxsJsonWriter *w, const SxsSamplesModel *sm) {
   sxs__json_member_string(w, "walker", sm->walker);
   sxs__json_member_string(w, "off_reason", sm->off_reason);
   sxs__json_member_uint(w, "ticks", sm->ticks);
+  sxs__json_member_uint(w, "ticks_missed", sm->ticks_missed);
+  sxs__json_member_uint(w, "duration_ns", sm->duration_ns);
+  /* Derived, for readers: ticks a second over the time they cover, samples a tick. */
+  sxs__json_member_double(w, "achieved_hz", tenths(sxs__samples_achieved_hz(sm)));
+  sxs__json_member_uint(w, "threads", sm->threads);
+  sxs__json_member_uint(w, "threads_per_tick", sm->threads_per_tick);
+  sxs__json_member_double(w, "sampled_per_tick", sm->ticks > 0 ? tenths((double)sm->taken / (double)sm->ticks) : 0);
+  sxs__json_member_uint(w, "blocked_walks", sm->blocked_walks);
+  sxs__json_member_uint(w, "blocked_walk_ns", sm->blocked_walk_ns);
   sxs__json_key(w, "ticks_by_walker");
   sxs__json_begin_object(w);
   sxs__json_member_uint(w, "signal", sm->ticks_signal);
@@ -727,6 +741,12 @@ void sxs__profile_model_merge(SxsProfileModel *into, SxsProfileModel *from) {
     a->enabled |= b->enabled;
   }
   a->ticks = sxs__saturating_add(a->ticks, b->ticks, SXS_PROFILE_MAX_COUNT);
+  a->ticks_missed = sxs__saturating_add(a->ticks_missed, b->ticks_missed, SXS_PROFILE_MAX_COUNT);
+  a->duration_ns = sxs__saturating_add(a->duration_ns, b->duration_ns, SXS_PROFILE_MAX_NS);
+  a->threads = MAX(a->threads, b->threads);
+  a->threads_per_tick = MAX(a->threads_per_tick, b->threads_per_tick);
+  a->blocked_walks = sxs__saturating_add(a->blocked_walks, b->blocked_walks, SXS_PROFILE_MAX_COUNT);
+  a->blocked_walk_ns = sxs__saturating_add(a->blocked_walk_ns, b->blocked_walk_ns, SXS_PROFILE_MAX_NS);
   a->ticks_signal = sxs__saturating_add(a->ticks_signal, b->ticks_signal, SXS_PROFILE_MAX_COUNT);
   a->ticks_suspend = sxs__saturating_add(a->ticks_suspend, b->ticks_suspend, SXS_PROFILE_MAX_COUNT);
   a->taken = sxs__saturating_add(a->taken, b->taken, SXS_PROFILE_MAX_COUNT);

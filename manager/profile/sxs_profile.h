@@ -264,10 +264,16 @@ SxsStackModel *sxs__stack_model_copy(const SxsStackModel *s);
 typedef struct {
   gboolean enabled;
   int frequency;
-  char *mode;                                             /* "cpu", "wall" */
-  char *walker;                                           /* "signal" */
-  char *off_reason;                                       /* why sampling is off although asked for, or NULL */
-  guint64 ticks;                                          /* sampling periods the sampler thread went through */
+  char *mode;               /* "cpu", "wall" */
+  char *walker;             /* "signal" */
+  char *off_reason;         /* why sampling is off although asked for, or NULL */
+  guint64 ticks;            /* sampling periods the sampler thread went through */
+  guint64 ticks_missed;     /* ticks that would have started more than a period late: the periods skipped */
+  guint64 duration_ns;      /* the time the ticks cover: the first one's start to the last one's period end */
+  guint64 threads;          /* the most threads the sampler saw at once */
+  guint64 threads_per_tick; /* the most threads one tick samples (wall mode, suspend walker) */
+  guint64 blocked_walks;    /* wall mode: samples of threads blocked in a system call, walked without a signal */
+  guint64 blocked_walk_ns;  /* the time those walks took, summed */
   guint64 ticks_signal, ticks_suspend;                    /* of those, by walker */
   guint64 taken;                                          /* stacks captured */
   guint64 weight;                                         /* samples they stand for (cpu mode: periods of CPU time) */
@@ -281,6 +287,12 @@ typedef struct {
   GHashTable *dropped;  /* reason -> guint64*; owned */
   GPtrArray *stacks;    /* SxsStackModel*, per thread, by count; owned */
 } SxsSamplesModel;
+
+/* The ticks a second the sampler achieved over the time they cover (of a merged profile: the
+ * processes' ticks over their times); 0 when it made none. */
+static inline double sxs__samples_achieved_hz(const SxsSamplesModel *sm) {
+  return sm->duration_ns > 0 ? (double)sm->ticks * 1e9 / (double)sm->duration_ns : 0;
+}
 
 /* One assembly whose PDB was looked for (the profile's "lines"."modules"). */
 typedef struct {

@@ -843,6 +843,18 @@ static void read_samples(SxsJsonReader *r, SxsSamplesModel *sm) {
       read_str(r, &sm->off_reason);
     else if (key_is(key, "ticks"))
       read_count(r, &sm->ticks);
+    else if (key_is(key, "ticks_missed"))
+      read_count(r, &sm->ticks_missed);
+    else if (key_is(key, "duration_ns"))
+      read_ns(r, &sm->duration_ns);
+    else if (key_is(key, "threads"))
+      read_count(r, &sm->threads);
+    else if (key_is(key, "threads_per_tick"))
+      read_count(r, &sm->threads_per_tick);
+    else if (key_is(key, "blocked_walks"))
+      read_count(r, &sm->blocked_walks);
+    else if (key_is(key, "blocked_walk_ns"))
+      read_ns(r, &sm->blocked_walk_ns);
     else if (key_is(key, "ticks_by_walker"))
       read_ticks_by_walker(r, sm);
     else if (key_is(key, "taken"))

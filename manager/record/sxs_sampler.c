@@ -1,30 +1,48 @@
 /* sxs_sampler: a sampling profiler over every thread of the process, every runtime's frames.
  *
  *   sampler thread (the profiler's own; never runs managed code; all signals blocked)
- *     every 1/frequency s:
- *       threads: /proc/self/task (rescanned every 100 ms), each thread's CPU clock (mode=cpu)
- *       for each thread due a sample:
- *         slot <- {tid, module map, step cache, stack ranges}; state REQUESTED
- *         rt_tgsigqueueinfo(tid, SIGPROF, si_value = &slot)  ---------.
- *                                                                      v   the thread, in its handler:
+ *     a tick every 1/frequency s, on a fixed schedule (a tick more than a period late is missed:
+ *     counted, not caught up with); threads from /proc/self/task, rescanned every 100 ms
+ *     mode=wall, each tick: up to SAMPLER_TICK_THREADS threads, in turn (tick_select); each one's
+ *     sample weighs the periods since its last, so wall time stays whole whatever their number
+ *       has not run since its last sample ........... that stack counts again (no signal)
+ *       hardly runs (< 1 % of a CPU lately), last stack still in its slots ... counts again
+ *       blocked in a system call (/proc/self/task/<tid>/syscall: sp, pc) ... walked from here,
+ *           over its stack read with process_vm_readv (sxs__unwind_remote): no signal, so its
+ *           system call is never interrupted
+ *       running, or busy:
+ *         slot i <- {tid, module map, step cache, stack ranges}; state REQUESTED
+ *         rt_tgsigqueueinfo(tid, SIGPROF, si_value = slot i, sequence)  ---.
+ *                                                                          v  the thread, in its handler:
  *                                                          state REQUESTED -> RUNNING
  *                                                          registers from the ucontext, its stack's
  *                                                          range from the snapshot, a native walk
  *                                                          (frame pointers through JIT code, cached
- *                                                          rules through native code) into the slot
- *         wait (bounded) for DONE  <------------------------ state DONE
- *         classify (owners cache, each runtime's GetFunctionFromIP), name, aggregate (sxs_stacks)
+ *                                                          rules through native code) into slot i
+ *         (the tick goes on: a later tick collects)  <---- state DONE, requests_done++ (futex wake)
+ *       classify (owners cache, each runtime's GetFunctionFromIP), name, aggregate (sxs_stacks)
  *
- * One slot, one thread at a time: the handler writes only the slot, allocates nothing, takes no
- * lock and calls no libc function but syscall(gettid) and clock_gettime (libunwind only for a
- * native frame no cached rule covers yet). A thread that does not answer in time (it has the
- * signal blocked, or is not scheduled) is given up on; a handler that started is waited for, and
- * if it never finishes the sampler stops for good rather than reuse its slot. The snapshots the
- * handler reads (module map, stack ranges) are replaced only between samples.
+ * Up to SAMPLER_TICK_THREADS requests are in flight at once, each in a slot of its own; no tick
+ * waits for them (a thread woken by the signal may wait for a CPU longer than a period), so a
+ * tick's work is bounded by the threads it takes, whatever their number. The handler writes only
+ * its slot, allocates nothing, takes no lock and calls no libc function but syscall(gettid),
+ * syscall(futex) and clock_gettime (libunwind only for a native frame no cached rule covers yet).
+ * A thread that does not answer in time (it has the signal blocked, or is not scheduled) is
+ * given up on; a handler that started is waited for, and if it never finishes by stop, its slot
+ * and what it walks with stay its own. The walk resources and stack ranges a request was sent
+ * with stay valid while it is in flight (sampler.walks_kept, retired_stacks).
  *
- * mode=cpu samples a thread once per period of CPU time it used since its last sample (each
- * thread's CPU clock), so an idle thread costs nothing and a sample stands for CPU time; mode=wall
- * samples every thread at every tick. */
+ * mode=cpu samples a thread once per period of CPU time it used (each thread's CPU-time timer,
+ * raised by the kernel on the thread itself while it runs), so an idle thread costs nothing and
+ * a sample stands for CPU time; the tick collects what the timers captured.
+ *
+ * System calls. SIGPROF is installed with SA_RESTART, so a call the kernel restarts (read, write,
+ * recv on a socket without a timeout, a futex wait without one) goes on unseen; the others fail
+ * with EINTR however the handler is installed (nanosleep, epoll_wait, poll, select, futex and
+ * semaphore waits with a timeout: man 7 signal). mode=cpu signals only a thread that is running.
+ * mode=wall never signals a thread blocked in a system call, nor one that hardly runs; a thread
+ * that runs and blocks in turn can still be signalled just as it enters a call (the microseconds
+ * between the look at /proc and the signal's arrival). */
 #include "sxs_sampler.h"
 
 #include <dirent.h>
@@ -38,6 +56,7 @@
 #include <string.h>
 #include <linux/futex.h>
 #include <sys/syscall.h>
+#include <sys/uio.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -51,11 +70,28 @@
 
 #define SAMPLER_MAX_FRAMES SXS_STITCH_MAX_FRAMES
 #define SAMPLER_LOADER "ld-linux-x86-64.so.2"
-#define SAMPLER_WAIT_NS (20 * G_GINT64_CONSTANT(1000000))    /* a thread has this long to take its sample */
+#define SAMPLER_WAIT_NS (20 * G_GINT64_CONSTANT(1000000)) /* a thread has this long to take its sample */
+/* ... when no tick waits for it (wall mode, signal walker): on a busy machine a thread woken by the
+ * signal can wait that long for a CPU, and meanwhile its stack does not change */
+#define SAMPLER_REQUEST_WAIT_NS (100 * G_GINT64_CONSTANT(1000000))
 #define SAMPLER_STUCK_NS (1000 * G_GINT64_CONSTANT(1000000)) /* a handler that ran this long never ends */
 #define SAMPLER_CAPTURE_RING 4096                            /* captures whose times the quantiles are taken over */
 #define SAMPLER_REUSE_WALKS 4 /* stacks a thread keeps the runtimes' walks of (suspend walker) */
 #define SAMPLER_RESCAN_NS (100 * G_GINT64_CONSTANT(1000000)) /* threads and stacks looked for again */
+#define SAMPLER_RESCAN_NAMES 16 /* threads whose names one rescan reads again (new ones aside) */
+#define SAMPLER_CODE_RESCAN_NS (1000 * G_GINT64_CONSTANT(1000000)) /* code mappings looked for again, at most */
+/* Wall mode: a thread that used less than 1/SAMPLER_IDLE_SHARE of a CPU lately (over the last
+ * SAMPLER_SHARE_NS at least) is never interrupted: it spends nearly all its time blocked, and a
+ * signal would likely arrive as it enters its next system call (sample_wall). */
+#define SAMPLER_IDLE_SHARE 100
+#define SAMPLER_SHARE_NS (1000 * G_GINT64_CONSTANT(1000000))
+/* ... and one that used more than (SAMPLER_BUSY_SHARE - 1)/SAMPLER_BUSY_SHARE of it, lately and
+ * since its last look, runs: it is signalled without asking the kernel where it is first. */
+#define SAMPLER_BUSY_SHARE 10
+/* Wall mode and the suspend walker: the most threads one tick samples, taken in turn (a thread a
+ * tick does not reach waits for a later one, and its sample then stands for every period since its
+ * last); also the most requests in flight at once, each in a slot of its own. */
+#define SAMPLER_TICK_THREADS 32
 
 /* The slot's state word: a request's sequence number in bits 2-31, its phase in bits 0-1. The
  * handler moves (its request, REQUESTED) to (its request, RUNNING) in one compare-and-swap, so a
@@ -63,6 +99,10 @@
 enum { SLOT_IDLE, SLOT_REQUESTED, SLOT_RUNNING, SLOT_DONE };
 #define SLOT_STATE(seq, phase) ((gint)(((guint)(seq) << 2) | (guint)(phase)))
 #define SLOT_PHASE(state) ((guint)(state)&3u)
+/* The signal's value names the request: its slot in bits 0-5, its sequence number (24 bits) above. */
+#define REQUEST_VALUE(index, seq) ((int)(((guint)(seq) << 6) | (guint)(index)))
+#define REQUEST_INDEX(value) ((guint)(value)&63u)
+#define REQUEST_SEQ(value) (((guint)(value) >> 6) & 0xFFFFFFu)
 
 /* The writable mappings of the process, sorted: a thread's stack is the one holding its sp. */
 typedef struct {
@@ -97,7 +137,15 @@ typedef struct {
   Capture out;
 } SampleSlot;
 
-static SampleSlot slot;
+/* One slot per request in flight: the first SAMPLER_TICK_THREADS for the wall-mode ticks' requests,
+ * which may stay in flight from one tick to the next, the others for the captures the sampler waits
+ * for (capture_batch). requests_done counts the captures handlers finished (a futex word the
+ * sampler waits on). */
+#define SAMPLER_SLOTS (2 * SAMPLER_TICK_THREADS)
+#define SAMPLER_SYNC_SLOT(i) (SAMPLER_TICK_THREADS + (i))
+G_STATIC_ASSERT(SAMPLER_SLOTS <= 64);
+static SampleSlot slots[SAMPLER_SLOTS];
+static gint requests_done;
 
 /* mode=cpu with the signal walker: each thread has a CPU-time timer of its own (timer_create on
  * its CPU clock, SIGEV_THREAD_ID), so the kernel raises the signal on the thread itself, on its
@@ -127,17 +175,37 @@ typedef struct {
   char *name;
   gint64 cpu_accounted; /* CPU time (ns) the samples taken so far stand for */
   gboolean seen;
-  gboolean blocked;     /* the thread blocks the signal: never asked */
-  guint idle_ticks;     /* ticks in a row its CPU clock did not reach a period: looked at less often */
-  guint timeouts;       /* requests in a row it did not answer */
-  gint64 cpu_at_sample; /* wall mode: its CPU time at its last sample */
-  SxsStackFrame *last;  /* wall mode: its last stack (stitched), last_n frames; owned */
-  ThreadSlot *tslot;    /* timer mode: its slot in the pool, or NULL */
-  timer_t timer;        /* timer mode: its CPU-time timer (valid with tslot) */
+  gboolean blocked;      /* the thread blocks the signal: never asked */
+  gboolean name_checked; /* its name was read again after it was first seen */
+  guint idle_ticks;      /* ticks in a row its CPU clock did not reach a period: looked at less often */
+  guint timeouts;        /* requests in a row it did not answer */
+  gint64 cpu_at_sample;  /* wall mode: its CPU time at its last sample */
+  /* wall mode: two marks of its CPU clock (ns) and when they were taken, the older at least
+   * SAMPLER_SHARE_NS before the newer: the share of a CPU it used lately is taken from the older */
+  gint64 mark_cpu[2];
+  gint64 cpu_used; /* wall mode: the CPU time it used between its last two looks (due) */
+  guint64 mark_ns[2];
+  guint64 wall_accounted;       /* wall mode: the time (CLOCK_MONOTONIC, ns) its samples so far stand up to */
+  SxsStackFrame *last;          /* wall mode: its last stack (stitched), last_n frames; owned */
+  SxsStackHandle *last_counted; /* wall mode: where that stack is counted (NULL: not counted) */
+  guint last_generation;        /* wall mode: sampler.code_generation when that stack was found */
+  guint request;                /* wall mode: 1 + the slot of its request in flight, 0 when none */
+  ThreadSlot *tslot;            /* timer mode: its slot in the pool, or NULL */
+  timer_t timer;                /* timer mode: its CPU-time timer (valid with tslot) */
   guint last_n;
   guint skip;                                   /* ticks left before it is looked at again */
   struct WalkReuse *reuse[SAMPLER_REUSE_WALKS]; /* suspend walker: its last walks by the runtimes (NULL: none); owned */
 } SampledThread;
+
+/* Wall mode, signal walker: a tick's request, the sampler's side of slot i (i below
+ * SAMPLER_TICK_THREADS). It stays in flight until a later tick finds it answered or gives it up. */
+typedef struct {
+  gboolean busy;
+  SampledThread *thread; /* NULL once the thread was forgotten (its capture is then not counted) */
+  guint64 weight;        /* the periods its sample stands for */
+  guint64 sent_ns;
+  SxsWalkResources res; /* what the handler walks with, and what its frames are named with */
+} Request;
 
 /* The sampler. `lock` guards the counters and dropped (read by sxs__sampler_fill); the rest is the
  * sampler thread's alone once it runs. */
@@ -173,9 +241,22 @@ static struct {
   guint64 ticks_signal, ticks_suspend;
   pid_t pid;
   uid_t uid;
-  gboolean stacks_stale;       /* the stack ranges are to be read again at the next rescan */
-  gboolean abandoned;          /* a capture was left running at stop: its resources are never released */
-  guint rotation;              /* where the next tick starts in the thread list */
+  gboolean stacks_stale;               /* the stack ranges are to be read again at the next rescan */
+  gboolean abandoned;                  /* a capture was left running at stop: its resources are never released */
+  GPtrArray *order;                    /* the threads by id, the order ticks take them in (rebuilt at each rescan) */
+  guint cursor;                        /* where the next tick starts in order */
+  pid_t cursor_tid;                    /* the thread at cursor when order was rebuilt (or the next one by id) */
+  guint names_at;                      /* where the next rescan starts reading names again, in order */
+  guint64 ticks_missed;                /* ticks that started more than a period late: the periods skipped */
+  guint64 first_tick_ns, last_tick_ns; /* when the first and the last tick started (CLOCK_MONOTONIC) */
+  guint threads_max;                   /* the most threads seen at once */
+  Request requests[SAMPLER_TICK_THREADS];
+  guint walks_kept;      /* ticks' walk resources kept taken for requests still in flight */
+  GArray *code;          /* the executable mappings, [lo, hi) pairs in address order (read with the stacks) */
+  guint code_generation; /* counts the changes of code */
+  guint64 maps_read_ns;
+  gboolean blocked_walks_since_maps; /* threads were walked from outside since the maps were read */
+  guint64 blocked_walks, blocked_walk_ns;
   gboolean use_timers;         /* mode=cpu: per-thread CPU-time timers capture the stacks */
   SxsWalkResources timer_walk; /* what timer handlers walk with (taken, released when replaced) */
   gboolean timer_walk_taken;
@@ -280,19 +361,24 @@ static void on_timer(siginfo_t *si, void *uc) {
   __atomic_sub_fetch(&handlers_inflight, 1, __ATOMIC_SEQ_CST);
 }
 
-/* The sampler's request (sequence number seq) to the current thread: the capture into the
- * sampler's slot, then the sampler is woken. Context: the signal handler (sampler_on_signal);
+/* The sampler's request `value` (its slot and sequence number) to the current thread: the capture
+ * into that slot, then the sampler is woken. Context: the signal handler (sampler_on_signal);
  * async-signal-safe. */
-static void on_request(guint seq, void *uc) {
-  if (__atomic_load_n(&slot.tid, __ATOMIC_ACQUIRE) != sampler_gettid())
+static void on_request(int value, void *uc) {
+  guint index = REQUEST_INDEX(value), seq = REQUEST_SEQ(value);
+  if (index >= SAMPLER_SLOTS)
+    return;
+  SampleSlot *slot = &slots[index];
+  if (__atomic_load_n(&slot->tid, __ATOMIC_ACQUIRE) != sampler_gettid())
     return;
   gint expected = SLOT_STATE(seq, SLOT_REQUESTED);
-  if (!__atomic_compare_exchange_n(&slot.state, &expected, SLOT_STATE(seq, SLOT_RUNNING), false, __ATOMIC_ACQ_REL,
+  if (!__atomic_compare_exchange_n(&slot->state, &expected, SLOT_STATE(seq, SLOT_RUNNING), false, __ATOMIC_ACQ_REL,
                                    __ATOMIC_ACQUIRE))
     return;
-  capture_in_handler(uc, &slot.in, &slot.out);
-  __atomic_store_n(&slot.state, SLOT_STATE(seq, SLOT_DONE), __ATOMIC_RELEASE);
-  syscall(SYS_futex, &slot.state, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+  capture_in_handler(uc, &slot->in, &slot->out);
+  __atomic_store_n(&slot->state, SLOT_STATE(seq, SLOT_DONE), __ATOMIC_RELEASE);
+  __atomic_add_fetch(&requests_done, 1, __ATOMIC_RELEASE);
+  syscall(SYS_futex, &requests_done, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
 }
 
 /* The signal handler: a thread's CPU-time timer expired (mode=cpu), or the sampler asks for a
@@ -307,7 +393,7 @@ static void sampler_on_signal(int sig, siginfo_t *si, void *uc) {
   if (si->si_code == SI_TIMER)
     on_timer(si, uc);
   else if (si->si_code == SI_QUEUE && si->si_pid == sampler_pid)
-    on_request((guint)si->si_value.sival_int, uc);
+    on_request(si->si_value.sival_int, uc);
   errno = saved_errno;
 }
 
@@ -359,33 +445,54 @@ static void count_failed_capture(int n) {
     sampler.stacks_stale = TRUE;
 }
 
-/* The threads' stacks from /proc/self/maps. Context: the sampler thread. */
-static StackRanges *read_stack_ranges(void) {
+/* The threads' stacks from /proc/self/maps; and into code, the executable mappings ([lo, hi)
+ * pairs, in address order). Context: the sampler thread. */
+static StackRanges *read_stack_ranges(GArray *code) {
   g_autofree char *text = NULL;
   if (!g_file_get_contents("/proc/self/maps", &text, NULL, NULL))
     return NULL;
   g_autoptr(GArray) ranges = g_array_new(FALSE, FALSE, sizeof(uintptr_t) * 2);
-  unsigned long long prev_guard_end = 0;
+  g_array_set_size(code, 0);
+  uintptr_t prev_guard_end = 0;
   for (char *line = text; line && *line;) {
     char *next = strchr(line, '\n');
     if (next)
       *next++ = '\0';
-    unsigned long long lo = 0, hi = 0, offset = 0, inode = 0;
-    char perms[8] = "", dev[16] = "";
-    int path_at = 0;
-    if (sscanf(line, "%llx-%llx %7s %llx %15s %llu %n", &lo, &hi, perms, &offset, dev, &inode, &path_at) >= 6) {
-      const char *path = path_at > 0 ? line + path_at : "";
-      /* A stack: the main thread's [stack], or an anonymous read-write mapping right above a
-       * guard page (what pthread stacks are). Other writable memory (heaps, the GC's) is left
-       * out, so that a walk can never read memory that is unmapped under it. */
-      gboolean stack = g_str_has_prefix(path, "[stack]") ||
-                       (perms[0] == 'r' && perms[1] == 'w' && inode == 0 && *path == '\0' && prev_guard_end == lo);
-      if (stack) {
-        uintptr_t r[2] = {(uintptr_t)lo, (uintptr_t)hi};
-        g_array_append_val(ranges, r);
-      }
-      prev_guard_end = perms[0] == '-' && perms[1] == '-' && perms[2] == '-' ? hi : 0;
+    /* "lo-hi perms offset dev inode   path", parsed by hand: a .NET process has thousands. */
+    char *at;
+    uintptr_t lo = (uintptr_t)g_ascii_strtoull(line, &at, 16), hi = 0;
+    if (*at == '-')
+      hi = (uintptr_t)g_ascii_strtoull(at + 1, &at, 16);
+    char perms[4];
+    if (*at != ' ' || strnlen(at + 1, 4) < 4) {
+      line = next;
+      continue;
     }
+    memcpy(perms, at + 1, 4);
+    at += 5;
+    const char *inode = at;
+    for (int field = 0; field < 3; field++) { /* offset, dev, inode */
+      while (*at == ' ')
+        at++;
+      inode = at;
+      while (*at && *at != ' ')
+        at++;
+    }
+    while (*at == ' ')
+      at++;
+    const char *path = at;
+    gboolean anonymous = inode[0] == '0' && (inode[1] == ' ' || inode[1] == '\0') && *path == '\0';
+    /* A stack: the main thread's [stack], or an anonymous read-write mapping right above a guard
+     * page (what pthread stacks are). Other writable memory (heaps, the GC's) is left out, so
+     * that a walk can never read memory that is unmapped under it. */
+    gboolean stack =
+        g_str_has_prefix(path, "[stack]") || (perms[0] == 'r' && perms[1] == 'w' && anonymous && prev_guard_end == lo);
+    uintptr_t r[2] = {lo, hi};
+    if (stack)
+      g_array_append_val(ranges, r);
+    if (perms[2] == 'x')
+      g_array_append_val(code, r);
+    prev_guard_end = perms[0] == '-' && perms[1] == '-' && perms[2] == '-' ? hi : 0;
     line = next;
   }
   StackRanges *s = g_malloc(sizeof *s + ranges->len * sizeof s->ranges[0]);
@@ -394,17 +501,28 @@ static StackRanges *read_stack_ranges(void) {
   return s;
 }
 
-/* Is the sampler's signal blocked by thread tid (SigBlk of its status)? */
-static gboolean thread_blocks_signal(pid_t tid) {
+/* Is the sampler's signal blocked by thread tid (SigBlk of its status)? With ret_name, also its
+ * name (Name of its status; newly allocated, NULL when unknown), from the same read. */
+static gboolean thread_status(pid_t tid, char **ret_name) {
   g_autofree char *path = g_strdup_printf("/proc/self/task/%d/status", (int)tid);
   g_autofree char *text = NULL;
+  if (ret_name)
+    *ret_name = NULL;
   if (!g_file_get_contents(path, &text, NULL, NULL))
     return FALSE;
+  if (ret_name && g_str_has_prefix(text, "Name:")) {
+    const char *name = text + 5, *end = strchr(name, '\n');
+    *ret_name = g_strstrip(g_strndup(name, end ? (gsize)(end - name) : strlen(name)));
+  }
   const char *blk = strstr(text, "\nSigBlk:");
   if (!blk)
     return FALSE;
   guint64 mask = g_ascii_strtoull(blk + 8, NULL, 16);
   return (mask >> (SXS_SAMPLER_SIGNAL - 1)) & 1;
+}
+
+static gboolean thread_blocks_signal(pid_t tid) {
+  return thread_status(tid, NULL);
 }
 
 /* Timer mode: gives the thread a slot and a CPU-time timer firing every period of its CPU time. */
@@ -456,12 +574,77 @@ static void walk_reuse_free(struct WalkReuse *r);
 
 static void sampled_thread_free(gpointer p) {
   SampledThread *t = p;
+  if (t->request)
+    sampler.requests[t->request - 1].thread = NULL;
   timer_disarm(t);
   for (guint i = 0; i < G_N_ELEMENTS(t->reuse); i++)
     walk_reuse_free(t->reuse[i]);
   g_free(t->last);
   g_free(t->name);
   g_free(t);
+}
+
+/* Thread t took the name name (owned now): the stacks sampled so far carry it too. */
+static void thread_renamed(SampledThread *t, char *name) {
+  g_free(t->name);
+  t->name = name;
+  sxs__stacks_rename_thread((uint32_t)t->tid, name);
+}
+
+static gint compare_tid(gconstpointer a, gconstpointer b) {
+  pid_t x = (*(SampledThread *const *)a)->tid, y = (*(SampledThread *const *)b)->tid;
+  return x < y ? -1 : x > y;
+}
+
+/* The order ticks take the threads in (by id), made again from the threads' table; the next tick
+ * starts at the thread the cursor was on, or the next one by id when it is gone. */
+static void rebuild_order(void) {
+  if (sampler.order && sampler.order->len > 0)
+    sampler.cursor_tid = ((SampledThread *)sampler.order->pdata[sampler.cursor % sampler.order->len])->tid;
+  if (!sampler.order)
+    sampler.order = g_ptr_array_new();
+  g_ptr_array_set_size(sampler.order, 0);
+  GHashTableIter it;
+  gpointer value;
+  g_hash_table_iter_init(&it, sampler.threads);
+  while (g_hash_table_iter_next(&it, NULL, &value))
+    g_ptr_array_add(sampler.order, value);
+  g_ptr_array_sort(sampler.order, compare_tid);
+  g_mutex_lock(&sampler.lock);
+  sampler.threads_max = MAX(sampler.threads_max, sampler.order->len);
+  g_mutex_unlock(&sampler.lock);
+  sampler.cursor = 0;
+  while (sampler.cursor < sampler.order->len &&
+         ((SampledThread *)sampler.order->pdata[sampler.cursor])->tid < sampler.cursor_tid)
+    sampler.cursor++;
+  if (sampler.cursor == sampler.order->len)
+    sampler.cursor = 0;
+}
+
+/* .NET threads name themselves after they start (thread-pool workers, Thread.Name): the names of
+ * up to SAMPLER_RESCAN_NAMES threads are read again at each rescan, in turn, so that a rescan of
+ * hundreds of threads stays short. */
+static void refresh_names(void) {
+  guint n = sampler.order->len;
+  for (guint i = 0; i < n && i < SAMPLER_RESCAN_NAMES; i++) {
+    SampledThread *t = sampler.order->pdata[(sampler.names_at + i) % n];
+    g_autofree char *comm_path = g_strdup_printf("/proc/self/task/%d/comm", (int)t->tid);
+    g_autofree char *comm = NULL;
+    if (g_file_get_contents(comm_path, &comm, NULL, NULL) && g_strcmp0(g_strstrip(comm), t->name) != 0)
+      thread_renamed(t, g_steal_pointer(&comm));
+  }
+  sampler.names_at = n > 0 ? (sampler.names_at + MIN(n, SAMPLER_RESCAN_NAMES)) % n : 0;
+}
+
+/* May a handler read what a slot's inputs point to, now or later (a request sent and not yet
+ * answered or given up, or a capture under way)? */
+static gboolean slot_busy(void) {
+  for (guint i = 0; i < SAMPLER_SLOTS; i++) {
+    guint phase = SLOT_PHASE(__atomic_load_n(&slots[i].state, __ATOMIC_ACQUIRE));
+    if (phase == SLOT_REQUESTED || phase == SLOT_RUNNING)
+      return TRUE;
+  }
+  return FALSE;
 }
 
 /* Rescans the process's threads (and the stack ranges). Context: the sampler thread, with no
@@ -486,30 +669,27 @@ static void rescan(void) {
         sampler.stacks_stale = TRUE; /* a new thread: a new stack mapping */
         t = g_new0(SampledThread, 1);
         t->tid = tid;
-        g_autofree char *comm_path = g_strdup_printf("/proc/self/task/%d/comm", (int)tid);
-        g_autofree char *comm = NULL;
-        if (g_file_get_contents(comm_path, &comm, NULL, NULL))
-          t->name = g_strdup(g_strstrip(comm));
-        t->cpu_accounted = MAX(thread_cpu_ns(tid), 0);
         /* A thread that blocks the signal (the profiler's own, some runtime threads) would never
-         * answer: it is not asked while it does. */
-        t->blocked = thread_blocks_signal(tid);
+         * answer: it is not asked while it does. Its name comes with that (one read of /proc). */
+        t->blocked = thread_status(tid, &t->name);
+        t->cpu_accounted = MAX(thread_cpu_ns(tid), 0);
+        t->cpu_at_sample = t->cpu_accounted;
+        t->wall_accounted = now_ns(CLOCK_MONOTONIC);
+        t->mark_cpu[0] = t->mark_cpu[1] = t->cpu_at_sample;
+        t->mark_ns[0] = t->mark_ns[1] = t->wall_accounted;
         g_hash_table_insert(sampler.threads, GINT_TO_POINTER(tid), t);
         if (sampler.use_timers)
           timer_arm(t);
-      } else {
-        if (t->blocked) {
-          /* A thread may start with every signal blocked (created by a thread that blocks them)
-           * and unblock them later: looked at again at each rescan while it blocks. */
-          t->blocked = thread_blocks_signal(tid);
-        }
-        /* .NET threads name themselves after they start (thread-pool workers, Thread.Name). */
-        g_autofree char *comm_path = g_strdup_printf("/proc/self/task/%d/comm", (int)tid);
-        g_autofree char *comm = NULL;
-        if (g_file_get_contents(comm_path, &comm, NULL, NULL) && g_strcmp0(g_strstrip(comm), t->name) != 0) {
-          g_free(t->name);
-          t->name = g_strdup(comm);
-        }
+      } else if (t->blocked || !t->name_checked) {
+        /* A thread may start with every signal blocked (created by a thread that blocks them)
+         * and unblock them later: looked at again at each rescan while it blocks. A new thread
+         * names itself as it starts (Thread.Name), maybe just after it was first seen: its name
+         * is read once more at the next rescan. */
+        g_autofree char *name = NULL;
+        t->blocked = thread_status(tid, t->name_checked ? NULL : &name);
+        if (name && g_strcmp0(name, t->name) != 0)
+          thread_renamed(t, g_steal_pointer(&name));
+        t->name_checked = TRUE;
       }
       t->seen = TRUE;
     }
@@ -521,10 +701,27 @@ static void rescan(void) {
       g_hash_table_iter_remove(&it);
       sampler.stacks_stale = TRUE; /* its stack may be unmapped: its range must go */
     }
+  rebuild_order();
+  refresh_names();
 
   /* /proc/self/maps of a .NET process has thousands of lines: read only when a thread appeared
    * or a capture did not find its stack. */
-  StackRanges *fresh = sampler.stacks_stale ? read_stack_ranges() : NULL;
+  guint64 now = now_ns(CLOCK_MONOTONIC);
+  if (sampler.blocked_walks_since_maps && now - sampler.maps_read_ns >= (guint64)SAMPLER_CODE_RESCAN_NS)
+    sampler.stacks_stale = TRUE; /* JIT compilers map new code: walks from outside need to know it */
+  if (!sampler.code)
+    sampler.code = g_array_new(FALSE, FALSE, sizeof(uintptr_t) * 2);
+  g_autoptr(GArray) code_before = sampler.stacks_stale ? g_array_copy(sampler.code) : NULL;
+  StackRanges *fresh = sampler.stacks_stale ? read_stack_ranges(sampler.code) : NULL;
+  if (fresh) {
+    sampler.maps_read_ns = now;
+    sampler.blocked_walks_since_maps = FALSE;
+    /* New code: a walk from outside made before may have missed frames in it (their return
+     * addresses were not known to be code), so stacks found by such walks are walked again. */
+    if (code_before->len != sampler.code->len ||
+        memcmp(code_before->data, sampler.code->data, sampler.code->len * sizeof(uintptr_t) * 2) != 0)
+      sampler.code_generation++;
+  }
   sampler.stacks_stale = FALSE;
   if (fresh) {
     if (sampler.stacks) {
@@ -533,76 +730,144 @@ static void rescan(void) {
       g_ptr_array_add(sampler.retired_stacks, sampler.stacks);
     }
     sampler.stacks = fresh;
-    /* No capture is under way between ticks, and no timer handler holds the old ranges: nothing
-     * reads them any more. */
+    /* Once no request is in flight and no timer handler holds the old ranges, nothing reads them
+     * any more (else they wait for a later rescan). */
     __atomic_store_n(&timer_res.stacks, fresh, __ATOMIC_RELEASE);
-    if (SLOT_PHASE(__atomic_load_n(&slot.state, __ATOMIC_ACQUIRE)) != SLOT_RUNNING &&
-        __atomic_load_n(&handlers_inflight, __ATOMIC_SEQ_CST) == 0)
+    if (!slot_busy() && __atomic_load_n(&handlers_inflight, __ATOMIC_SEQ_CST) == 0)
       g_clear_pointer(&sampler.retired_stacks, g_ptr_array_unref);
   }
 }
 
-/* Asks thread t for its stack and waits for it. Returns the frames captured, or -errno (the reason
- * counted). A capture the handler started is waited for as long as it takes (it only walks; a
- * process that is stopped or throttled stops the sampler too); only a stop request ends the wait,
- * and then the slot and what it points to are left to the handler for good (*ret_abandoned).
- * Context: the sampler thread. */
-static int capture(SampledThread *t, const SxsWalkResources *res, gboolean *ret_abandoned) {
-  guint seq = ++slot.seq & 0x3FFFFFFFu;
-  slot.in = (CaptureInputs){
-      .map = res->map,
-      .loader = sxs__modmap_find_named(res->map, SAMPLER_LOADER),
-      .steps = res->steps,
-      .stacks = sampler.stacks,
-  };
-  slot.out.n = 0;
-  __atomic_store_n(&slot.tid, t->tid, __ATOMIC_RELEASE);
-  __atomic_store_n(&slot.state, SLOT_STATE(seq, SLOT_REQUESTED), __ATOMIC_RELEASE);
+/* Sends slot index its request to thread t (the slot's inputs and tid set). Returns FALSE, the
+ * reason counted, when the signal could not be sent. Context: the sampler thread. */
+static gboolean request_send(guint index, SampledThread *t, const CaptureInputs *in) {
+  SampleSlot *slot = &slots[index];
+  guint seq = ++slot->seq & 0xFFFFFFu;
+  slot->seq = seq;
+  slot->in = *in;
+  slot->out.n = 0;
+  __atomic_store_n(&slot->tid, t->tid, __ATOMIC_RELEASE);
+  __atomic_store_n(&slot->state, SLOT_STATE(seq, SLOT_REQUESTED), __ATOMIC_RELEASE);
   siginfo_t si;
   memset(&si, 0, sizeof si);
   si.si_signo = SXS_SAMPLER_SIGNAL;
   si.si_code = SI_QUEUE;
   si.si_pid = sampler.pid;
   si.si_uid = sampler.uid;
-  si.si_value.sival_int = (int)seq;
+  si.si_value.sival_int = REQUEST_VALUE(index, seq);
   if (syscall(SYS_rt_tgsigqueueinfo, sampler.pid, t->tid, SXS_SAMPLER_SIGNAL, &si) != 0) {
-    __atomic_store_n(&slot.state, SLOT_IDLE, __ATOMIC_RELEASE);
+    __atomic_store_n(&slot->state, SLOT_IDLE, __ATOMIC_RELEASE);
     count_dropped(errno == ESRCH ? "thread gone" : "signal not sent");
-    return -ESRCH;
+    return FALSE;
   }
-  guint64 start = now_ns(CLOCK_MONOTONIC);
-  for (;;) {
-    gint state = __atomic_load_n(&slot.state, __ATOMIC_ACQUIRE);
-    if (state == SLOT_STATE(seq, SLOT_DONE))
-      break;
-    if (state == SLOT_STATE(seq, SLOT_REQUESTED) && (now_ns(CLOCK_MONOTONIC) - start > (guint64)SAMPLER_WAIT_NS ||
-                                                     __atomic_load_n(&sampler.stop, __ATOMIC_ACQUIRE))) {
-      gint expected = state;
-      if (__atomic_compare_exchange_n(&slot.state, &expected, SLOT_IDLE, false, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
-        t->timeouts++;
-        count_dropped("no answer in time");
-        return -ETIMEDOUT;
+  return TRUE;
+}
+
+/* What became of a request. */
+typedef enum {
+  POLL_PENDING,   /* not answered yet */
+  POLL_DONE,      /* answered: *ret_n frames in the slot (or -errno, the reason counted) */
+  POLL_GIVEN_UP,  /* not answered in time, or the sampler stops: the slot is free again */
+  POLL_ABANDONED, /* a capture under way when the sampler stops: the slot is the handler's for good */
+} Poll;
+
+/* Looks at slot index's request, sent at sent_ns: a finished capture is taken (its frames stay in
+ * the slot until it is used again); a request not started within wait_ns (its thread has the
+ * signal blocked, or is not scheduled) or when the sampler stops is given up; a capture a
+ * handler started is waited for as long as it takes (it only walks; a process that is stopped
+ * or throttled stops the sampler too), unless the sampler stops. Context: the sampler thread. */
+static Poll request_poll(guint index, SampledThread *t, guint64 sent_ns, guint64 wait_ns, int *ret_n) {
+  SampleSlot *slot = &slots[index];
+  gboolean stop = __atomic_load_n(&sampler.stop, __ATOMIC_ACQUIRE);
+  gint state = __atomic_load_n(&slot->state, __ATOMIC_ACQUIRE);
+  if (state == SLOT_STATE(slot->seq, SLOT_DONE)) {
+    int got = slot->out.n;
+    __atomic_store_n(&slot->state, SLOT_IDLE, __ATOMIC_RELEASE);
+    if (t)
+      t->timeouts = 0;
+    if (got <= 0) {
+      count_failed_capture(got);
+      *ret_n = got < 0 ? got : -ENOENT;
+    } else {
+      note_capture(slot->out.capture_ns);
+      *ret_n = got;
+    }
+    return POLL_DONE;
+  }
+  if (state == SLOT_STATE(slot->seq, SLOT_REQUESTED) && (stop || now_ns(CLOCK_MONOTONIC) - sent_ns > wait_ns)) {
+    gint expected = state;
+    if (!__atomic_compare_exchange_n(&slot->state, &expected, SLOT_IDLE, false, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+      return POLL_PENDING; /* the handler started meanwhile */
+    if (t)
+      t->timeouts++;
+    count_dropped("no answer in time");
+    return POLL_GIVEN_UP;
+  }
+  if (state == SLOT_STATE(slot->seq, SLOT_RUNNING) && stop) {
+    count_dropped("capture abandoned at stop");
+    return POLL_ABANDONED;
+  }
+  return POLL_PENDING;
+}
+
+/* Sleeps until a handler finishes a capture (requests_done moves on from seen) or 1 ms passes: a
+ * thread answers in microseconds once it runs, and spinning would spend a core on waiting. */
+static void requests_wait(gint seen) {
+  struct timespec ms = {.tv_sec = 0, .tv_nsec = 1000000};
+  syscall(SYS_futex, &requests_done, FUTEX_WAIT_PRIVATE, seen, &ms, NULL, 0);
+}
+
+/*
+ * Asks threads[0 .. n) (n at most SAMPLER_TICK_THREADS) for their stacks at once, each into slot
+ * SAMPLER_SYNC_SLOT(i), and waits for the answers (request_poll): so it waits about as long as its
+ * slowest thread takes to answer, not as long as all of them together. ret_n[i] receives the
+ * frames captured into that slot's out (valid until the next call), or -errno (the reason
+ * counted); *ret_abandoned is set when a capture was left to its handler at stop. Context: the
+ * sampler thread.
+ */
+static void capture_batch(SampledThread *const *threads, guint n, const SxsWalkResources *res, int *ret_n,
+                          gboolean *ret_abandoned) {
+  const CaptureInputs in = {
+      .map = res->map,
+      .loader = sxs__modmap_find_named(res->map, SAMPLER_LOADER),
+      .steps = res->steps,
+      .stacks = sampler.stacks,
+  };
+  gboolean waiting[SAMPLER_TICK_THREADS];
+  guint pending = 0;
+  guint64 sent = now_ns(CLOCK_MONOTONIC);
+  for (guint i = 0; i < n; i++) {
+    waiting[i] = request_send(SAMPLER_SYNC_SLOT(i), threads[i], &in);
+    ret_n[i] = waiting[i] ? -EINPROGRESS : -ESRCH;
+    pending += waiting[i];
+  }
+  while (pending > 0) {
+    gint seen = __atomic_load_n(&requests_done, __ATOMIC_ACQUIRE);
+    for (guint i = 0; i < n; i++) {
+      if (!waiting[i])
+        continue;
+      Poll p = request_poll(SAMPLER_SYNC_SLOT(i), threads[i], sent, SAMPLER_WAIT_NS, &ret_n[i]);
+      if (p == POLL_PENDING)
+        continue;
+      waiting[i] = FALSE;
+      pending--;
+      if (p == POLL_GIVEN_UP)
+        ret_n[i] = -ETIMEDOUT;
+      else if (p == POLL_ABANDONED) {
+        ret_n[i] = -ETIMEDOUT;
+        *ret_abandoned = TRUE;
       }
-      continue;
     }
-    if (state == SLOT_STATE(seq, SLOT_RUNNING) && __atomic_load_n(&sampler.stop, __ATOMIC_ACQUIRE)) {
-      count_dropped("capture abandoned at stop");
-      *ret_abandoned = TRUE;
-      return -ETIMEDOUT;
-    }
-    /* Sleep until the handler's wake-up (or 1 ms): a thread answers in microseconds once it runs,
-     * and spinning would spend a core on waiting. */
-    struct timespec ms = {.tv_sec = 0, .tv_nsec = 1000000};
-    syscall(SYS_futex, &slot.state, FUTEX_WAIT_PRIVATE, state, &ms, NULL, 0);
+    if (pending > 0)
+      requests_wait(seen);
   }
-  t->timeouts = 0;
-  int n = slot.out.n;
-  __atomic_store_n(&slot.state, SLOT_IDLE, __ATOMIC_RELEASE);
-  if (n <= 0) {
-    count_failed_capture(n);
-    return n < 0 ? n : -ENOENT;
-  }
-  note_capture(slot.out.capture_ns);
+}
+
+/* Asks thread t alone for its stack (capture_batch with one thread: the frames are in
+ * slots[SAMPLER_SYNC_SLOT(0)].out). */
+static int capture(SampledThread *t, const SxsWalkResources *res, gboolean *ret_abandoned) {
+  int n;
+  capture_batch(&t, 1, res, &n, ret_abandoned);
   return n;
 }
 
@@ -616,9 +881,11 @@ typedef enum {
                * no signal (a signal would wake it and could interrupt its system call) */
 } Due;
 
-/* Is thread t due a sample at this tick, and with what weight? mode=cpu: per period of CPU time it
- * used since the samples so far accounted for; mode=wall: every tick. */
-static Due due(SampledThread *t, guint64 period_ns, guint64 *ret_weight) {
+/* Is thread t due a sample at this tick (at now), and with what weight? mode=cpu: per period of
+ * CPU time it used since the samples so far accounted for; mode=wall: per period of wall time
+ * since then (one at each tick when every tick reaches it, more when ticks take threads in turn or
+ * a tick was missed). */
+static Due due(SampledThread *t, guint64 period_ns, guint64 now, guint64 *ret_weight) {
   *ret_weight = 1;
   if (sampler.mode == SXS_SAMPLING_CPU) {
     /* Reading another thread's CPU clock is a system call: a thread that has been idle for a
@@ -642,12 +909,21 @@ static Due due(SampledThread *t, guint64 period_ns, guint64 *ret_weight) {
     *ret_weight = (guint64)(cpu - t->cpu_accounted) / period_ns;
     t->cpu_accounted += (gint64)(*ret_weight * period_ns);
   } else {
+    /* Rounded to the nearest period, so that a thread reached at every tick counts one each time
+     * although ticks start a little early or late; what rounding leaves over goes to the next. */
+    gint64 elapsed = (gint64)(now - t->wall_accounted);
+    if (elapsed < (gint64)period_ns / 2)
+      return DUE_NOT;
+    *ret_weight = ((guint64)elapsed + period_ns / 2) / period_ns;
+    t->wall_accounted += *ret_weight * period_ns;
     gint64 cpu = thread_cpu_ns(t->tid);
     if (cpu < 0)
-      return DUE_NOT;
+      return DUE_NOT; /* gone: the next rescan forgets it */
     if (cpu == t->cpu_at_sample && t->last_n > 0)
       return DUE_REPEAT;
+    t->cpu_used = cpu - t->cpu_at_sample;
     t->cpu_at_sample = cpu;
+    return DUE_SAMPLE; /* tick_select decides how (a signal may not be needed) */
   }
   if (t->blocked) {
     count_dropped("signal blocked by the thread");
@@ -656,10 +932,12 @@ static Due due(SampledThread *t, guint64 period_ns, guint64 *ret_weight) {
   return DUE_SAMPLE;
 }
 
-/* A sample that could not be taken gives its CPU time back, for the next one to account for. */
+/* A sample that could not be taken gives its time back, for the next one to account for. */
 static void refund(SampledThread *t, guint64 weight, guint64 period_ns) {
   if (sampler.mode == SXS_SAMPLING_CPU)
     t->cpu_accounted -= (gint64)(weight * period_ns);
+  else
+    t->wall_accounted -= weight * period_ns;
 }
 
 /* After several requests in a row a thread did not answer: does it block the signal now, or did
@@ -689,13 +967,27 @@ static void count_taken(guint64 weight, guint n, guint64 resolve_ns) {
 /* Counts a stitched stack of t and keeps it as t's last. */
 static void add_sample_of(SampledThread *t, const SxsWalkResources *res, const SxsStackFrame *frames, guint n,
                           guint64 weight, const SxsStitchTarget *targets, guint n_targets) {
-  sxs__stacks_add_stitched(res, (uint32_t)t->tid, t->name, frames, n, weight, targets, n_targets);
+  SxsStackHandle *counted =
+      sxs__stacks_add_stitched(res, (uint32_t)t->tid, t->name, frames, n, weight, targets, n_targets);
   if (sampler.mode == SXS_SAMPLING_WALL) {
     if (!t->last)
       t->last = g_new(SxsStackFrame, SXS_STITCH_MAX_STITCHED);
     t->last_n = MIN(n, (guint)SXS_STITCH_MAX_STITCHED);
     memcpy(t->last, frames, t->last_n * sizeof *frames);
+    t->last_counted = counted;
+    t->last_generation = sampler.code_generation;
   }
+}
+
+/* Wall mode: thread t has not run since its last sample, which counts weight more times (no
+ * signal: it would wake the thread, and could interrupt a system call). */
+static void repeat_last(SampledThread *t, const SxsWalkResources *res, guint64 weight, const SxsStitchTarget *targets,
+                        guint n_targets) {
+  if (t->last_counted)
+    sxs__stacks_add_to(t->last_counted, weight, 0);
+  else
+    add_sample_of(t, res, t->last, t->last_n, weight, targets, n_targets);
+  count_taken(weight, t->last_n, 0);
 }
 
 /* A thread's captured native frames (native[0] the interrupted instruction), classified and
@@ -712,54 +1004,369 @@ static void record_capture(SampledThread *t, const SxsWalkResources *res, const 
   count_taken(weight, m, now_ns(CLOCK_MONOTONIC) - t0);
 }
 
-/* The threads in the order a tick visits them: a different first one each tick, so that a cap on
- * the threads one tick samples never starves the same ones. */
-static GPtrArray *tick_order(void) {
-  GPtrArray *order = g_ptr_array_sized_new(g_hash_table_size(sampler.threads));
-  GHashTableIter it;
-  gpointer value;
-  g_hash_table_iter_init(&it, sampler.threads);
-  while (g_hash_table_iter_next(&it, NULL, &value))
-    g_ptr_array_add(order, value);
-  if (order->len > 1) {
-    guint shift = sampler.rotation++ % order->len;
-    GPtrArray *rotated = g_ptr_array_sized_new(order->len);
-    for (guint i = 0; i < order->len; i++)
-      g_ptr_array_add(rotated, order->pdata[(i + shift) % order->len]);
-    g_ptr_array_unref(order);
-    order = rotated;
+/* Where a thread is, as the kernel says (/proc/self/task/<tid>/syscall). */
+typedef enum {
+  WHERE_UNKNOWN, /* the file could not be read */
+  WHERE_RUNNING, /* on a CPU, or ready to run */
+  WHERE_BLOCKED, /* off its CPU, in a system call (or a fault): *ret_regs holds its sp and the ip it resumes at */
+} Where;
+
+static Where thread_where(pid_t tid, SxsRegs *ret_regs) {
+  char path[48], text[256];
+  g_snprintf(path, sizeof path, "/proc/self/task/%d/syscall", (int)tid);
+  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0)
+    return WHERE_UNKNOWN;
+  ssize_t got = read(fd, text, sizeof text - 1);
+  close(fd);
+  if (got <= 0)
+    return WHERE_UNKNOWN;
+  text[got] = '\0';
+  if (g_str_has_prefix(text, "running"))
+    return WHERE_RUNNING;
+  /* "<nr> <6 arguments> <sp> <pc>", or "-1 <sp> <pc>" outside a system call. */
+  char *at = text;
+  long nr = strtol(at, &at, 10);
+  guint64 words[8];
+  guint n = 0, want = nr == -1 ? 2 : 8;
+  while (n < want) {
+    char *end;
+    words[n] = g_ascii_strtoull(at, &end, 16);
+    if (end == at)
+      return WHERE_UNKNOWN;
+    at = end;
+    n++;
   }
-  return order;
+  ret_regs->sp = (uintptr_t)words[want - 2];
+  ret_regs->ip = (uintptr_t)words[want - 1];
+  ret_regs->fp = 0;
+  return WHERE_BLOCKED;
 }
 
-/* A signal-walker tick: each thread due walks its own native stack; frames are classified after. */
-static void tick_signal(guint64 period_ns, const SxsWalkResources *res, const SxsStitchTarget *targets,
-                        const SxsStitchRuntime *runtimes, guint n_targets) {
-  g_autoptr(GPtrArray) order = tick_order();
-  for (guint i = 0; i < order->len && !sampler.stop; i++) {
-    SampledThread *t = order->pdata[i];
-    guint64 weight;
-    Due d = due(t, period_ns, &weight);
-    if (d == DUE_NOT)
-      continue;
-    if (d == DUE_REPEAT) {
-      add_sample_of(t, res, t->last, t->last_n, 1, targets, n_targets);
-      count_taken(1, t->last_n, 0);
-      continue;
+/* Another thread's memory for walks from outside, read with process_vm_readv (which fails rather
+ * than faults where nothing is mapped any more) a page at a time into a few pages kept per walk. */
+#define REMOTE_PAGE 4096u
+#define REMOTE_PAGES 32u
+typedef struct {
+  uintptr_t page[REMOTE_PAGES]; /* the page's address + 1; 0: empty */
+  guint next;
+  guint8 data[REMOTE_PAGES][REMOTE_PAGE];
+} RemotePages;
+
+static bool remote_read(uintptr_t addr, void *buf, size_t size, void *data) {
+  RemotePages *c = data;
+  guint8 *out = buf;
+  while (size > 0) {
+    uintptr_t page = addr & ~(uintptr_t)(REMOTE_PAGE - 1);
+    size_t off = addr - page, take = MIN(size, REMOTE_PAGE - off);
+    guint at = 0;
+    while (at < REMOTE_PAGES && c->page[at] != page + 1)
+      at++;
+    if (at == REMOTE_PAGES) {
+      at = c->next++ % REMOTE_PAGES;
+      struct iovec local = {.iov_base = c->data[at], .iov_len = REMOTE_PAGE};
+      struct iovec remote = {.iov_base = (void *)page, .iov_len = REMOTE_PAGE};
+      c->page[at] = 0;
+      if (process_vm_readv(sampler.pid, &local, 1, &remote, 1, 0) != (ssize_t)REMOTE_PAGE)
+        return false;
+      c->page[at] = page + 1;
     }
-    gboolean abandoned = FALSE;
-    int n = capture(t, res, &abandoned);
-    if (abandoned) {
-      sampler.abandoned = TRUE;
-      return;
-    }
-    if (n <= 0) {
-      refund(t, weight, period_ns);
-      check_unanswered(t);
-      continue;
-    }
-    record_capture(t, res, slot.out.frames, (guint)n, weight, targets, runtimes, n_targets);
+    memcpy(out, c->data[at] + off, take);
+    out += take;
+    addr += take;
+    size -= take;
   }
+  return true;
+}
+
+/* The pages of one walk from outside (or one check of a thread's stack), emptied. */
+static RemotePages *remote_pages(void) {
+  static RemotePages *pages;
+  if (!pages)
+    pages = g_new(RemotePages, 1);
+  memset(pages->page, 0, sizeof pages->page);
+  pages->next = 0;
+  return pages;
+}
+
+static bool remote_is_code(uintptr_t addr, void *data) {
+  (void)data;
+  const GArray *code = sampler.code;
+  guint lo = 0, hi = code ? code->len : 0;
+  while (lo < hi) {
+    guint mid = lo + (hi - lo) / 2;
+    const uintptr_t *r = &g_array_index(code, uintptr_t, 2 * mid);
+    if (addr < r[0])
+      hi = mid;
+    else if (addr >= r[1])
+      lo = mid + 1;
+    else
+      return true;
+  }
+  return false;
+}
+
+/*
+ * Wall mode: thread t is blocked in a system call, at regs: its stack is walked from this thread
+ * (sxs__unwind_remote) without a signal, so its system call is never interrupted, and counted.
+ * FALSE when it could not be: its stack is not known yet, or it ran during the walk (its CPU
+ * clock moved on from the look that found it due), which may then have read a stack that changed;
+ * its time then goes to its next sample. Context: the sampler thread.
+ */
+static gboolean sample_blocked(SampledThread *t, const SxsRegs *regs, guint64 weight, const SxsWalkResources *res,
+                               const SxsStitchTarget *targets, const SxsStitchRuntime *runtimes, guint n_targets) {
+  static SxsNativeFrame frames[SAMPLER_MAX_FRAMES];
+  uintptr_t lo, hi;
+  if (!find_stack(sampler.stacks, regs->sp, &lo, &hi)) {
+    sampler.stacks_stale = TRUE;
+    return FALSE;
+  }
+  RemotePages *pages = remote_pages();
+  guint64 t0 = now_ns(CLOCK_MONOTONIC);
+  SxsModmapCursor cursor = {.map = res->map};
+  const SxsUnwindMemory mem = {.read = remote_read, .is_code = remote_is_code, .data = pages};
+  int n =
+      sxs__unwind_remote(regs, lo, hi, sxs__stitch_is_fp_code, &cursor, res->steps, &mem, frames, SAMPLER_MAX_FRAMES);
+  sampler.blocked_walks_since_maps = TRUE;
+  if (n <= 0 || thread_cpu_ns(t->tid) != t->cpu_at_sample)
+    return FALSE;
+  g_mutex_lock(&sampler.lock);
+  sampler.blocked_walks++;
+  sampler.blocked_walk_ns += now_ns(CLOCK_MONOTONIC) - t0;
+  g_mutex_unlock(&sampler.lock);
+  /* Blocked where it was last found (a thread that waits in a loop): that stack counts again,
+   * without classifying and naming the frames anew. */
+  gboolean same = t->last_counted && t->last_n == (guint)n;
+  for (int i = 0; same && i < n; i++)
+    same = t->last[i].ip == frames[i].ip && t->last[i].sp == frames[i].sp;
+  if (same)
+    repeat_last(t, res, weight, targets, n_targets);
+  else
+    record_capture(t, res, frames, (guint)n, weight, targets, runtimes, n_targets);
+  return TRUE;
+}
+
+/* Wall mode: is thread t's last stack still on its stack: the return address each of its frames
+ * was found with still in its slot (a frame's sp - 8)? A thread blocked again where it was before
+ * keeps those; a thread that returned and called elsewhere has overwritten some. (A thread running
+ * right now above dead frames that still hold those words would pass: used only for threads that
+ * hardly run.) Context: the sampler thread. */
+static gboolean last_stack_intact(const SampledThread *t) {
+  uintptr_t lo, hi;
+  if (t->last_n < 2 || !find_stack(sampler.stacks, t->last[0].sp, &lo, &hi))
+    return FALSE;
+  RemotePages *pages = remote_pages();
+  for (guint i = 1; i < t->last_n; i++) {
+    uintptr_t slot = t->last[i].sp - 8, word;
+    if (t->last[i].sp > hi)
+      break;
+    if (slot < lo || (slot & 7) != 0 || !remote_read(slot, &word, sizeof word, pages) || word != t->last[i].ip)
+      return FALSE;
+  }
+  return TRUE;
+}
+
+/* Thread t's sample in wall mode, at weight, once due at now: TRUE when it needs a signal (it is
+ * running, and not only for moments), else it was counted here without one, or its time left to
+ * its next sample. */
+static gboolean sample_wall(SampledThread *t, guint64 weight, guint64 period_ns, guint64 now,
+                            const SxsWalkResources *res, const SxsStitchTarget *targets,
+                            const SxsStitchRuntime *runtimes, guint n_targets) {
+  /* How much it ran lately (over SAMPLER_SHARE_NS at least, so that one moment of running is not
+   * taken for its habit): nearly never, nearly always, or in between. */
+  if (now - t->mark_ns[1] >= (guint64)SAMPLER_SHARE_NS) {
+    t->mark_cpu[0] = t->mark_cpu[1];
+    t->mark_ns[0] = t->mark_ns[1];
+    t->mark_cpu[1] = t->cpu_at_sample;
+    t->mark_ns[1] = now;
+  }
+  gint64 used = t->cpu_at_sample - t->mark_cpu[0], wall = (gint64)(now - t->mark_ns[0]);
+  gboolean idle = used * SAMPLER_IDLE_SHARE < wall;
+  /* Busy lately, and since its last look too: a thread that just stopped running is not. */
+  gint64 since = (gint64)(weight * period_ns);
+  gboolean busy = used * SAMPLER_BUSY_SHARE >= wall * (SAMPLER_BUSY_SHARE - 1) &&
+                  t->cpu_used * SAMPLER_BUSY_SHARE >= since * (SAMPLER_BUSY_SHARE - 1);
+  /* A thread that hardly runs and whose last stack is still in place waits where it waited: no
+   * need to ask the kernel where it is (a read of /proc costs more than the rest). */
+  if (idle && t->last_n > 0 && t->last_generation == sampler.code_generation && last_stack_intact(t)) {
+    repeat_last(t, res, weight, targets, n_targets);
+    return FALSE;
+  }
+  /* A thread that ran nearly all the time runs now: it gets the signal at once. */
+  if (busy && !t->blocked)
+    return TRUE;
+  SxsRegs regs;
+  Where where = thread_where(t->tid, &regs);
+  if (where == WHERE_BLOCKED) {
+    if (!sample_blocked(t, &regs, weight, res, targets, runtimes, n_targets))
+      refund(t, weight, period_ns);
+    return FALSE;
+  }
+  if (where == WHERE_RUNNING && idle) {
+    /* Running for a moment between two waits: the next look will likely find it waiting. */
+    refund(t, weight, period_ns);
+    return FALSE;
+  }
+  if (t->blocked) {
+    count_dropped("signal blocked by the thread");
+    return FALSE;
+  }
+  return TRUE;
+}
+
+/* Wall mode, signal walker: sends thread t its request in a free slot, with weight. Context: the
+ * sampler thread. */
+static void request_start(SampledThread *t, guint64 weight, guint64 period_ns, const CaptureInputs *in,
+                          const SxsWalkResources *res) {
+  guint at = 0;
+  while (sampler.requests[at].busy)
+    at++;
+  if (!request_send(at, t, in)) {
+    refund(t, weight, period_ns);
+    return;
+  }
+  sampler.requests[at] =
+      (Request){.busy = TRUE, .thread = t, .weight = weight, .sent_ns = now_ns(CLOCK_MONOTONIC), .res = *res};
+  t->request = at + 1;
+}
+
+/*
+ * The threads a wall-mode tick samples: up to SAMPLER_TICK_THREADS of them, and no more than half
+ * a period of work, taken in turn from where the last tick stopped (sampler.order, sampler.cursor),
+ * so that every thread is reached whatever their number and a tick's work stays bounded. Each reached thread's weight is the
+ * periods of wall time since its samples so far (due): with n threads and at most k a tick, a
+ * thread is reached every n/k ticks and its sample stands for as many periods.
+ *
+ * Only a thread running is interrupted. One that has not run since its last sample counts that
+ * stack again (repeat_last); one blocked in a system call is walked from here (sample_blocked);
+ * one found running that used less than 1/SAMPLER_IDLE_SHARE of the time since its last sample
+ * counts its last stack again. The others, at most max, need a signal: with in (the signal walker)
+ * each is sent its request at once, as soon as it was found running; otherwise they are returned
+ * in ret_threads with their weights. Context: the sampler thread.
+ */
+static guint tick_select(guint64 period_ns, const SxsWalkResources *res, const SxsStitchTarget *targets,
+                         const SxsStitchRuntime *runtimes, guint n_targets, const CaptureInputs *in,
+                         SampledThread **ret_threads, guint64 *ret_weights, guint max) {
+  GPtrArray *order = sampler.order;
+  guint n_threads = order ? order->len : 0, n_due = 0, reached = 0;
+  guint64 now = now_ns(CLOCK_MONOTONIC);
+  for (; reached < n_threads && reached < SAMPLER_TICK_THREADS && n_due < max && !sampler.stop; reached++) {
+    /* Half a period of work at most: at high frequencies fewer threads a tick, the rate kept. */
+    if (reached > 0 && now_ns(CLOCK_MONOTONIC) - now > period_ns / 2)
+      break;
+    SampledThread *t = order->pdata[(sampler.cursor + reached) % n_threads];
+    if (t->request)
+      continue; /* asked already: its next sample accounts for the time since */
+    guint64 weight;
+    Due d = due(t, period_ns, now, &weight);
+    if (d == DUE_REPEAT) {
+      repeat_last(t, res, weight, targets, n_targets);
+      continue;
+    }
+    if (d != DUE_SAMPLE)
+      continue;
+    if (sampler.mode == SXS_SAMPLING_WALL && !sample_wall(t, weight, period_ns, now, res, targets, runtimes, n_targets))
+      continue;
+    if (in) {
+      request_start(t, weight, period_ns, in, res);
+    } else {
+      ret_threads[n_due] = t;
+      ret_weights[n_due] = weight;
+    }
+    n_due++;
+  }
+  if (n_threads > 0)
+    sampler.cursor = (sampler.cursor + reached) % n_threads;
+  return n_due;
+}
+
+/* Wall mode, signal walker: the requests in flight that were answered are counted (each with the
+ * walk resources it was sent with), those not answered in time given up, their time given back
+ * to their thread's next sample. Context: the sampler thread. */
+static void requests_collect(guint64 period_ns, const SxsStitchTarget *targets, const SxsStitchRuntime *runtimes,
+                             guint n_targets) {
+  for (guint i = 0; i < SAMPLER_TICK_THREADS; i++) {
+    Request *r = &sampler.requests[i];
+    if (!r->busy)
+      continue;
+    int got = 0;
+    Poll p = request_poll(i, r->thread, r->sent_ns, SAMPLER_REQUEST_WAIT_NS, &got);
+    if (p == POLL_PENDING)
+      continue;
+    if (p == POLL_ABANDONED) {
+      sampler.abandoned = TRUE; /* its slot, and what it walks with, stay the handler's */
+      continue;
+    }
+    r->busy = FALSE;
+    SampledThread *t = r->thread;
+    if (!t)
+      continue;
+    t->request = 0;
+    if (p == POLL_DONE && got > 0) {
+      record_capture(t, &r->res, slots[i].out.frames, (guint)got, r->weight, targets, runtimes, n_targets);
+    } else {
+      refund(t, r->weight, period_ns);
+      check_unanswered(t);
+    }
+  }
+}
+
+static gboolean requests_in_flight(void) {
+  for (guint i = 0; i < SAMPLER_TICK_THREADS; i++)
+    if (sampler.requests[i].busy)
+      return TRUE;
+  return FALSE;
+}
+
+/* Releases the walk resources ticks kept for their requests, none being in flight any more. */
+static void requests_release(void) {
+  for (; sampler.walks_kept > 0; sampler.walks_kept--)
+    sxs__stacks_walk_leave();
+}
+
+/*
+ * A signal-walker tick (wall mode): the answers to earlier ticks' requests are counted, then the
+ * threads due (tick_select) are each sent a request in a free slot, all at once, and each walks
+ * its own native stack in its handler. The tick does not wait for them: a thread that is not
+ * running when asked answers once it is scheduled, which on a busy machine can take longer than
+ * a period, and the next ticks must start on time; a later tick counts the answer. The walk
+ * resources the requests were sent with stay taken while any is in flight: returns TRUE when
+ * the tick keeps res (the caller must not release it). Context: the sampler thread.
+ */
+static gboolean tick_requests(guint64 period_ns, const SxsWalkResources *res, const SxsStitchTarget *targets,
+                              const SxsStitchRuntime *runtimes, guint n_targets) {
+  requests_collect(period_ns, targets, runtimes, n_targets);
+  guint n_free = 0;
+  for (guint i = 0; i < SAMPLER_TICK_THREADS; i++)
+    n_free += !sampler.requests[i].busy;
+  const CaptureInputs in = {
+      .map = res->map,
+      .loader = sxs__modmap_find_named(res->map, SAMPLER_LOADER),
+      .steps = res->steps,
+      .stacks = sampler.stacks,
+  };
+  tick_select(period_ns, res, targets, runtimes, n_targets, &in, NULL, NULL, n_free);
+  if (requests_in_flight()) {
+    sampler.walks_kept++;
+    return TRUE;
+  }
+  requests_release();
+  return FALSE;
+}
+
+/* At stop: the requests still in flight are answered or given up (request_poll), the answers
+ * counted, and the walk resources kept for them released (unless a capture was abandoned).
+ * Context: the sampler thread, stop set. */
+static void requests_finish(void) {
+  if (!requests_in_flight() && sampler.walks_kept == 0)
+    return;
+  SxsStitchTarget targets[SXS_STITCH_MAX_RUNTIMES];
+  SxsStitchRuntime runtimes[SXS_STITCH_MAX_RUNTIMES];
+  guint n_targets = sxs__manager_stitch_targets(targets, runtimes, SXS_STITCH_MAX_RUNTIMES, NULL, 0, NULL);
+  guint64 period = G_GUINT64_CONSTANT(1000000000) / (guint64)sampler.frequency;
+  requests_collect(period, targets, runtimes, n_targets);
+  if (!sampler.abandoned)
+    requests_release();
 }
 
 static uint64_t destroyed_key(int runtime_id, uint64_t thread_id) {
@@ -791,7 +1398,7 @@ typedef struct {
   SxsStackFrame walked[SXS_STITCH_MAX_RUNTIME_FRAMES];
 } SuspendedSample;
 
-#define SAMPLER_SUSPEND_MAX_THREADS 32
+#define SAMPLER_SUSPEND_MAX_THREADS SAMPLER_TICK_THREADS
 #define SAMPLER_MAX_MANAGED_THREADS 1024
 #define SAMPLER_REUSE_NS (1000 * G_GINT64_CONSTANT(1000000)) /* a walk is reused for this long at most */
 
@@ -985,43 +1592,33 @@ static SuspendedSample *suspended_samples(void) {
 static void tick_suspend(guint64 period_ns, const SxsWalkResources *res, const SxsStitchTarget *targets,
                          const SxsStitchRuntime *runtimes, guint n_targets) {
   SuspendedSample *samples = suspended_samples();
-  guint n_due = 0;
-  g_autoptr(GPtrArray) order = tick_order();
-  for (guint i = 0; i < order->len && n_due < SAMPLER_SUSPEND_MAX_THREADS; i++) {
-    SampledThread *t = order->pdata[i];
-    guint64 weight;
-    Due d = due(t, period_ns, &weight);
-    if (d == DUE_REPEAT) {
-      add_sample_of(t, res, t->last, t->last_n, 1, targets, n_targets);
-      count_taken(1, t->last_n, 0);
-    } else if (d == DUE_SAMPLE) {
-      SuspendedSample *s = &samples[n_due++];
-      s->thread = t;
-      s->weight = weight;
-    }
-  }
+  SampledThread *due_threads[SAMPLER_SUSPEND_MAX_THREADS];
+  guint64 weights[SAMPLER_SUSPEND_MAX_THREADS];
+  int got[SAMPLER_SUSPEND_MAX_THREADS];
+  guint n_due = tick_select(period_ns, res, targets, runtimes, n_targets, NULL, due_threads, weights,
+                            SAMPLER_SUSPEND_MAX_THREADS);
   if (n_due == 0)
     return;
 
   /* The native frames first, each thread where it runs: once a runtime is asked to suspend, its
    * threads run on to where it parks them (a GC poll, a return), and a sample taken there would
    * count the parking place, not the work. */
+  gboolean abandoned = FALSE;
+  capture_batch(due_threads, n_due, res, got, &abandoned);
+  if (abandoned) {
+    sampler.abandoned = TRUE;
+    return;
+  }
   guint n_captured = 0;
   for (guint i = 0; i < n_due; i++) {
     SuspendedSample *s = &samples[i];
+    s->thread = due_threads[i];
+    s->weight = weights[i];
     s->n_walks = 0;
-    s->n_native = 0;
-    if (sampler.stop)
-      continue;
-    gboolean abandoned = FALSE;
     s->learn_only = FALSE;
-    s->n_native = capture(s->thread, res, &abandoned);
-    if (abandoned) {
-      sampler.abandoned = TRUE;
-      return;
-    }
+    s->n_native = got[i];
     if (s->n_native > 0) {
-      memcpy(s->native, slot.out.frames, (size_t)s->n_native * sizeof s->native[0]);
+      memcpy(s->native, slots[SAMPLER_SYNC_SLOT(i)].out.frames, (size_t)s->n_native * sizeof s->native[0]);
       n_captured++;
     } else {
       refund(s->thread, s->weight, period_ns);
@@ -1231,7 +1828,7 @@ static gboolean timer_sample_prepare(SuspendedSample *s, const SxsWalkResources 
     return FALSE;
   }
   if (s->n_native > 0)
-    memcpy(s->native, slot.out.frames, (size_t)s->n_native * sizeof s->native[0]);
+    memcpy(s->native, slots[SAMPLER_SYNC_SLOT(0)].out.frames, (size_t)s->n_native * sizeof s->native[0]);
   s->learn_only = TRUE;
   return TRUE;
 }
@@ -1311,7 +1908,13 @@ static void tick(guint64 period_ns) {
   } else if (use_suspend) {
     tick_suspend(period_ns, &res, targets, runtimes, n_targets);
   } else {
-    tick_signal(period_ns, &res, targets, runtimes, n_targets);
+    kept = tick_requests(period_ns, &res, targets, runtimes, n_targets);
+  }
+  if ((sampler.use_timers || use_suspend) && sampler.walks_kept > 0) {
+    /* Requests of earlier signal-walker ticks (the walker changed since). */
+    requests_collect(period_ns, targets, runtimes, n_targets);
+    if (!requests_in_flight() && !sampler.abandoned)
+      requests_release();
   }
   g_mutex_lock(&sampler.lock);
   if (use_suspend)
@@ -1335,23 +1938,36 @@ static void *sampler_main(void *arg) {
   guint64 period = G_GUINT64_CONSTANT(1000000000) / (guint64)sampler.frequency;
   guint64 next = now_ns(CLOCK_MONOTONIC), last_scan = 0;
   while (!__atomic_load_n(&sampler.stop, __ATOMIC_ACQUIRE)) {
+    /* Ticks keep to a fixed schedule, one every period. A tick that would start more than a
+     * period late (a slow tick before it, a rescan, the sampler not scheduled) is missed: the
+     * periods passed are counted, not caught up with in a burst. */
     guint64 now = now_ns(CLOCK_MONOTONIC);
-    if (now - last_scan >= (guint64)SAMPLER_RESCAN_NS) {
+    guint64 missed = now > next ? (now - next) / period : 0;
+    next += missed * period;
+    /* The first tick needs the threads; later ones find them rescanned after a tick, in the time
+     * left before the next one. */
+    if (last_scan == 0) {
       rescan();
       last_scan = now;
     }
     tick(period);
     g_mutex_lock(&sampler.lock);
+    if (sampler.ticks == 0)
+      sampler.first_tick_ns = now;
+    sampler.last_tick_ns = now;
     sampler.ticks++;
+    sampler.ticks_missed += missed;
     g_mutex_unlock(&sampler.lock);
+    if (now_ns(CLOCK_MONOTONIC) - last_scan >= (guint64)SAMPLER_RESCAN_NS) {
+      rescan();
+      last_scan = now_ns(CLOCK_MONOTONIC);
+    }
     next += period;
-    now = now_ns(CLOCK_MONOTONIC);
-    if (next < now)
-      next = now; /* behind (a slow tick): no burst to catch up */
     struct timespec ts = {.tv_sec = (time_t)(next / 1000000000), .tv_nsec = (long)(next % 1000000000)};
     while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
       ;
   }
+  requests_finish();
   /* Timers first (no new expiry), then what the handlers walk with, once none is left. */
   GHashTableIter it;
   gpointer value;
@@ -1479,6 +2095,15 @@ void sxs__sampler_fill(SxsProfileModel *m) {
   s->ticks_suspend = sampler.ticks_suspend;
   s->off_reason = g_strdup(sampler.off_reason);
   s->ticks = sampler.ticks;
+  s->ticks_missed = sampler.ticks_missed;
+  /* The time the ticks cover: from the first one's start to the end of the last one's period. */
+  s->duration_ns = sampler.ticks > 0 ? sampler.last_tick_ns - sampler.first_tick_ns +
+                                           G_GUINT64_CONSTANT(1000000000) / (guint64)sampler.frequency
+                                     : 0;
+  s->threads = sampler.threads_max;
+  s->threads_per_tick = SAMPLER_TICK_THREADS;
+  s->blocked_walks = sampler.blocked_walks;
+  s->blocked_walk_ns = sampler.blocked_walk_ns;
   s->taken = sampler.taken;
   s->weight = sampler.weight;
   s->capture_ns = sampler.capture_ns;

@@ -691,9 +691,9 @@ void sxs__stacks_walk_leave(void) {
   walk_leave();
 }
 
-void sxs__stacks_add_stitched(const SxsWalkResources *res, uint32_t thread, const char *thread_name,
-                              const SxsStackFrame *frames, guint n, guint64 weight, const SxsStitchTarget *targets,
-                              guint n_targets) {
+SxsStackHandle *sxs__stacks_add_stitched(const SxsWalkResources *res, uint32_t thread, const char *thread_name,
+                                         const SxsStackFrame *frames, guint n, guint64 weight,
+                                         const SxsStitchTarget *targets, guint n_targets) {
   static __thread StackFrameId *ids;
   static __thread SxsFrameLine *lines;
   if (!ids) {
@@ -701,8 +701,25 @@ void sxs__stacks_add_stitched(const SxsWalkResources *res, uint32_t thread, cons
     lines = g_new(SxsFrameLine, STACKS_MAX_FRAMES);
   }
   /* A sample's leaf is where the thread was interrupted. */
-  (void)add_stack(SXS_STACKS_SAMPLE, thread, thread_name, frames, MIN(n, STACKS_MAX_FRAMES), weight, res->map, targets,
-                  n_targets, TRUE, ids, lines, NULL);
+  return (SxsStackHandle *)add_stack(SXS_STACKS_SAMPLE, thread, thread_name, frames, MIN(n, STACKS_MAX_FRAMES), weight,
+                                     res->map, targets, n_targets, TRUE, ids, lines, NULL);
+}
+
+void sxs__stacks_rename_thread(uint32_t thread, const char *name) {
+  g_mutex_lock(&stacks_lock);
+  if (stacks) {
+    GHashTableIter it;
+    gpointer key;
+    g_hash_table_iter_init(&it, stacks);
+    while (g_hash_table_iter_next(&it, &key, NULL)) {
+      StackEntry *e = key;
+      if (e->event == SXS_STACKS_SAMPLE && e->thread == thread && g_strcmp0(e->model->thread_name, name) != 0) {
+        g_free(e->model->thread_name);
+        e->model->thread_name = g_strdup(name);
+      }
+    }
+  }
+  g_mutex_unlock(&stacks_lock);
 }
 
 void sxs__stacks_code_changed(void) {

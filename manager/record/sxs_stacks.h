@@ -90,11 +90,16 @@ void sxs__stacks_walk_leave(void);
 
 /* Counts a sampled stack of thread, already classified and stitched (leaf first, strictly rising
  * sp), weight times: named when new, aggregated with the other samples of that thread. res from
- * sxs__stacks_walk_enter; targets: the runtimes its managed frames are of (for naming).
- * Context: the sampler thread (no managed code, no lock held). */
-void sxs__stacks_add_stitched(const SxsWalkResources *res, uint32_t thread, const char *thread_name,
-                              const SxsStackFrame *frames, guint n, guint64 weight, const SxsStitchTarget *targets,
-                              guint n_targets);
+ * sxs__stacks_walk_enter; targets: the runtimes its managed frames are of (for naming). Returns
+ * where it was counted, for counting it again with sxs__stacks_add_to, or NULL when the table was
+ * full. Context: the sampler thread (no managed code, no lock held). */
+SxsStackHandle *sxs__stacks_add_stitched(const SxsWalkResources *res, uint32_t thread, const char *thread_name,
+                                         const SxsStackFrame *frames, guint n, guint64 weight,
+                                         const SxsStitchTarget *targets, guint n_targets);
+
+/* Thread thread (an OS thread id) is now called name: its sampled stacks recorded so far say so
+ * too. Context: the sampler thread; takes the stacks lock. */
+void sxs__stacks_rename_thread(uint32_t thread, const char *name);
 
 /* Test support: forget every stack and counter. No walk may be under way. */
 void sxs__stacks_reset_for_tests(void);

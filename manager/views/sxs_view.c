@@ -713,3 +713,28 @@ GArray *sxs__view_frame_totals(const SxsView *v, SxsViewKind k, int runtime_id) 
   g_array_sort_with_data(out, compare_totals, (gpointer)v);
   return out;
 }
+
+char *sxs__view_sampling_rate(const SxsSamplesModel *sm) {
+  GString *s = g_string_new(NULL);
+  g_string_append_printf(s, "%d Hz", sm->frequency);
+  if (sm->ticks == 0 || sm->duration_ns == 0) /* no tick, or a profile that did not say */
+    return g_string_free(s, FALSE);
+  g_string_append_printf(s, " asked, %.1f achieved, %" G_GUINT64_FORMAT " tick%s missed", sxs__samples_achieved_hz(sm),
+                         sm->ticks_missed, sm->ticks_missed == 1 ? "" : "s");
+  double per_tick = (double)sm->taken / (double)sm->ticks;
+  if (g_strcmp0(sm->mode, "wall") == 0 && sm->threads_per_tick > 0)
+    g_string_append_printf(s, ", up to %" G_GUINT64_FORMAT " threads a tick (%.1f on average)", sm->threads_per_tick,
+                           per_tick);
+  else
+    g_string_append_printf(s, ", %.1f samples a tick on average", per_tick);
+  guint64 dropped = 0;
+  if (sm->dropped) {
+    GHashTableIter it;
+    gpointer value;
+    g_hash_table_iter_init(&it, sm->dropped);
+    while (g_hash_table_iter_next(&it, NULL, &value))
+      dropped = sxs__saturating_add(dropped, *(const guint64 *)value, SXS_PROFILE_MAX_COUNT);
+  }
+  g_string_append_printf(s, ", %" G_GUINT64_FORMAT " sample%s dropped", dropped, dropped == 1 ? "" : "s");
+  return g_string_free(s, FALSE);
+}

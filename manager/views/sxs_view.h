@@ -184,6 +184,12 @@ SxsViewKind sxs__view_resolve_kind(const SxsView *v, const SxsRenderOptions *o);
  * Caller frees. */
 char *sxs__view_frame_title(const SxsViewFrame *f, gboolean tagged);
 
+/* How the sampler kept its rate, in words: "99 Hz asked, 98.7 achieved, 12 ticks missed, up to 32
+ * threads a tick (31.2 on average), 165 samples dropped" (wall mode; in cpu mode each thread's
+ * own CPU-time timer samples it, and "31.2 samples a tick on average" is said instead). Only "99
+ * Hz" when the sampler made no tick, or the profile does not say how long they took. Caller frees. */
+char *sxs__view_sampling_rate(const SxsSamplesModel *sm);
+
 /* The runtime of the model with this id, or NULL. */
 const SxsRuntimeModel *sxs__view_runtime(const SxsView *v, int runtime_id);
 /* "[rt1 10.0.12]": the tag the runtime's frames carry ("[rt1]" when its version is unknown). */

@@ -272,7 +272,11 @@ static char *write_pprof(const SxsView *v, SxsViewKind kind, const SxsRenderOpti
         types[p.n_sample_type++] = pprof_value_type(&b, what, "nanoseconds");
         p.period_type = pprof_value_type(&b, what, "nanoseconds");
         p.period = (int64_t)v->period_ns;
-        if (v->model != NULL && v->model->samples.ticks > 0)
+        /* The time the sampler's ticks covered (missed ticks included); older profiles: the
+         * ticks' periods. */
+        if (v->model != NULL && v->model->samples.duration_ns > 0)
+          p.duration_nanos = (int64_t)MIN(v->model->samples.duration_ns, (guint64)INT64_MAX);
+        else if (v->model != NULL && v->model->samples.ticks > 0)
           p.duration_nanos = (int64_t)sxs__saturating_mul(v->model->samples.ticks, v->period_ns, SXS_PROFILE_MAX_NS);
       }
       break;
@@ -387,10 +391,16 @@ static char *write_pprof(const SxsView *v, SxsViewKind kind, const SxsRenderOpti
   if (proc != NULL && proc->start_unix_ms > 0)
     p.time_nanos = (int64_t)sxs__saturating_mul((guint64)proc->start_unix_ms, 1000000, SXS_PROFILE_MAX_NS);
   g_autofree char *command = proc != NULL ? sxs__process_command_line(proc->argv, 0) : NULL;
-  int64_t *comments = pprof_alloc(&b, 2, sizeof *comments);
+  int64_t *comments = pprof_alloc(&b, 3, sizeof *comments);
   comments[p.n_comment++] = pprof_string(&b.strings, "sxsprof");
   if (command != NULL && command[0] != '\0')
     comments[p.n_comment++] = pprof_string(&b.strings, command);
+  /* How the sampler kept its rate, when it ran. */
+  if (v->model != NULL && v->model->samples.ticks > 0 && v->period_ns > 0) {
+    g_autofree char *rate = sxs__view_sampling_rate(&v->model->samples);
+    g_autofree char *comment = g_strdup_printf("%s sampling: %s", v->sample_mode ? v->sample_mode : "cpu", rate);
+    comments[p.n_comment++] = pprof_string(&b.strings, comment);
+  }
   p.comment = comments;
 
   p.n_string_table = b.strings.strings->len;

@@ -153,6 +153,16 @@ static void frame_table(GString *out, const SxsView *v, GArray *rows, guint64 wh
   }
 }
 
+/* The reasons samples were dropped, most first (then by name). */
+static gint compare_dropped(gconstpointer a, gconstpointer b, gpointer dropped) {
+  const char *x = *(const char *const *)a, *y = *(const char *const *)b;
+  guint64 nx = *(const guint64 *)g_hash_table_lookup(dropped, x),
+          ny = *(const guint64 *)g_hash_table_lookup(dropped, y);
+  if (nx != ny)
+    return nx > ny ? -1 : 1;
+  return strcmp(x, y);
+}
+
 /* Top frames of the samples, per runtime and for native code. */
 static void samples_section(GString *out, const SxsView *v, const SxsRenderOptions *o, const Palette *p) {
   guint64 whole = 0, stacks = 0;
@@ -174,6 +184,25 @@ static void samples_section(GString *out, const SxsView *v, const SxsRenderOptio
                          whole, threads, threads == 1 ? "" : "s", stacks);
   if (sm->off_reason)
     g_string_append_printf(out, "  off: %s\n", sm->off_reason);
+  /* Whether the sampler kept the rate asked, and what it could not sample. */
+  if (sm->ticks > 0) {
+    g_autofree char *rate = sxs__view_sampling_rate(sm);
+    g_string_append_printf(out, "  rate: %s\n", rate);
+  }
+  if (sm->dropped && g_hash_table_size(sm->dropped) > 0) {
+    g_autoptr(GPtrArray) reasons = g_ptr_array_new();
+    GHashTableIter it;
+    gpointer key;
+    g_hash_table_iter_init(&it, sm->dropped);
+    while (g_hash_table_iter_next(&it, &key, NULL))
+      g_ptr_array_add(reasons, key);
+    g_ptr_array_sort_with_data(reasons, compare_dropped, sm->dropped);
+    g_string_append(out, "  dropped:");
+    for (guint i = 0; i < reasons->len; i++)
+      g_string_append_printf(out, "%s %s %" G_GUINT64_FORMAT, i ? "," : "", (const char *)reasons->pdata[i],
+                             *(const guint64 *)g_hash_table_lookup(sm->dropped, reasons->pdata[i]));
+    g_string_append_c(out, '\n');
+  }
   if (whole == 0)
     return;
   /* Runtimes first, then native code. */

@@ -518,9 +518,13 @@ static char *svg_subtitle(const SxsView *v, SxsViewKind kind, const char *unit, 
   switch (kind) {
   case SXS_VIEW_SAMPLES: {
     GString *s = g_string_new("samples");
-    if (v->frequency > 0)
+    if (v->frequency > 0) {
       g_string_append_printf(s, ", %s%ssampling at %d Hz", v->sample_mode ? v->sample_mode : "",
                              v->sample_mode ? " " : "", v->frequency);
+      /* The rate achieved, when the sampler said (a period stands for what a sample weighs). */
+      if (v->model && v->model->samples.duration_ns > 0)
+        g_string_append_printf(s, " (%.1f achieved)", sxs__samples_achieved_hz(&v->model->samples));
+    }
     g_string_append_printf(s, ": %s", quantity);
     if (v->period_ns > 0) {
       g_autofree char *time = svg_duration(total * v->period_ns);

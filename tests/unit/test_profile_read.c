@@ -179,6 +179,12 @@ static SxsProfileModel *full_model(void) {
   SxsSamplesModel *sm = &m->samples;
   sm->off_reason = g_strdup("suspend walker needs Info10");
   sm->ticks = 120;
+  sm->ticks_missed = 5;
+  sm->duration_ns = 1250000000;
+  sm->threads = 509;
+  sm->threads_per_tick = 32;
+  sm->blocked_walks = 77;
+  sm->blocked_walk_ns = 7700;
   sm->ticks_signal = 110;
   sm->ticks_suspend = 10;
   sm->capture_ns = 30;
@@ -253,6 +259,15 @@ static void test_roundtrip_full(void) {
   g_assert_null(unnamed->thread_name);
   g_assert_cmpuint(unnamed->thread, ==, 102);
   g_assert_cmpstr(unnamed->event, ==, "sample");
+  /* The sampler's rate: what it achieved is derived from its ticks and the time they cover. */
+  g_assert_cmpuint(m->samples.ticks_missed, ==, 5);
+  g_assert_cmpuint(m->samples.duration_ns, ==, 1250000000);
+  g_assert_cmpuint(m->samples.threads, ==, 509);
+  g_assert_cmpuint(m->samples.threads_per_tick, ==, 32);
+  g_assert_cmpuint(m->samples.blocked_walks, ==, 77);
+  g_assert_cmpuint(m->samples.blocked_walk_ns, ==, 7700);
+  g_assert_cmpfloat(sxs__samples_achieved_hz(&m->samples), ==, 96.0);
+  g_assert_nonnull(strstr(text, "\"achieved_hz\": 96.0"));
 }
 
 /* A profile of a process that could not tell who it was, and nothing else. */

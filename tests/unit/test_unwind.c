@@ -3,12 +3,14 @@
  * unwind tables (a stub written at run time, as a JIT would); corrupt frame pointers on a stack fenced by
  * inaccessible pages; max edge cases; stack bounds; and a benchmark of the walkers (reported, not asserted). */
 #include <errno.h>
+#include <stdio.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdint.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
+#include <sys/uio.h>
 #include <time.h>
 #include <ucontext.h>
 #include <unistd.h>
@@ -18,6 +20,8 @@
 #define UNW_LOCAL_ONLY
 #include <libunwind.h>
 
+#include "sxs_modmap.h"
+#include "sxs_stitch.h"
 #include "sxs_unwind.h"
 
 /* Functions whose frames the tests look for: never inlined, cloned or turned into tail calls. */
@@ -46,6 +50,7 @@ typedef enum {
   PROBE_WALK,   /* the innermost function walks its own stack */
   PROBE_SIGNAL, /* it sends itself SIGUSR1 with a syscall instruction of its own; the handler walks */
   PROBE_RAISE,  /* it calls raise(SIGUSR1): the signal arrives inside libc; the handler walks */
+  PROBE_BLOCK,  /* it blocks in read() on an empty pipe, for another thread to walk it from outside */
 } ProbeAction;
 
 /* A stub of frame-pointer machine code without unwind tables, written at run time: it calls fn(arg). */
@@ -58,6 +63,7 @@ typedef struct {
 
 typedef struct {
   ProbeAction action;
+  int pipe_read; /* PROBE_BLOCK: the pipe it reads */
   uintptr_t lo, hi;
   const Stub *stub;
   SxsRegs regs; /* where the walks start: captured, or from the ucontext */
@@ -169,6 +175,11 @@ TEST_NOINLINE static int chain_6(Probe *p) {
     break;
   case PROBE_SIGNAL: g_assert_cmpint(raw_tgkill_self(SIGUSR1), ==, 0); break;
   case PROBE_RAISE: g_assert_cmpint(raise(SIGUSR1), ==, 0); break;
+  case PROBE_BLOCK: {
+    char c;
+    g_assert_cmpint(read(p->pipe_read, &c, 1), ==, 1);
+    break;
+  }
   }
   __asm__ volatile("" ::: "memory");
   return 0;
@@ -209,6 +220,7 @@ static int cache_compare(const void *a, const void *b);
 static void test_cache(void);
 static int cache_raiser(void);
 static void test_cache_signal(void);
+static void *remote_thread(void *data);
 
 /* The test function whose code contains ip: the one with the highest start below ip, if ip is within FUNC_SIZE_MAX
  * of it; "?" otherwise. ip is a return address or an interrupted instruction, so it is never a function's start. */
@@ -237,6 +249,7 @@ static const char *func_name(uintptr_t ip) {
       {"test_cache", (uintptr_t)test_cache},
       {"cache_raiser", (uintptr_t)cache_raiser},
       {"test_cache_signal", (uintptr_t)test_cache_signal},
+      {"remote_thread", (uintptr_t)remote_thread},
   };
   const char *best = "?";
   uintptr_t best_start = 0;
@@ -1049,6 +1062,128 @@ static void test_cache_signal(void) {
   sxs__unwind_cache_free(signal_cache);
 }
 
+/* ---- walks from outside: a thread blocked in read() under chain_6, walked by another thread ---- */
+
+/* The executable mappings of the process, from /proc/self/maps. */
+typedef struct {
+  guint n;
+  uintptr_t lo[512], hi[512];
+} CodeRanges;
+
+static void code_ranges_read(CodeRanges *c) {
+  g_autofree char *text = NULL;
+  g_assert_true(g_file_get_contents("/proc/self/maps", &text, NULL, NULL));
+  c->n = 0;
+  for (char *line = text; line && *line && c->n < G_N_ELEMENTS(c->lo);) {
+    unsigned long long lo, hi;
+    char perms[8];
+    if (sscanf(line, "%llx-%llx %7s", &lo, &hi, perms) == 3 && perms[2] == 'x') {
+      c->lo[c->n] = (uintptr_t)lo;
+      c->hi[c->n++] = (uintptr_t)hi;
+    }
+    line = strchr(line, '\n');
+    if (line)
+      line++;
+  }
+}
+
+static bool remote_read(uintptr_t addr, void *buf, size_t size, void *data) {
+  (void)data;
+  struct iovec local = {.iov_base = buf, .iov_len = size}, remote = {.iov_base = (void *)addr, .iov_len = size};
+  return process_vm_readv(getpid(), &local, 1, &remote, 1, 0) == (ssize_t)size;
+}
+
+static bool remote_is_code(uintptr_t addr, void *data) {
+  const CodeRanges *c = data;
+  for (guint i = 0; i < c->n; i++)
+    if (addr >= c->lo[i] && addr < c->hi[i])
+      return true;
+  return false;
+}
+
+TEST_NOINLINE static void *remote_thread(void *data) {
+  Probe *p = data;
+  g_assert_cmpint(sxs__unwind_stack_bounds(&p->lo, &p->hi), ==, 0);
+  g_assert_cmpint(chain_1(p), ==, 5);
+  __asm__ volatile("" ::: "memory");
+  return NULL;
+}
+
+/* The blocked thread's system call, its stack pointer and its instruction pointer, from /proc: FALSE while it is
+ * not (yet) blocked in read(). */
+static gboolean blocked_in_read(pid_t tid, SxsRegs *ret) {
+  g_autofree char *path = g_strdup_printf("/proc/self/task/%d/syscall", (int)tid);
+  g_autofree char *text = NULL;
+  if (!g_file_get_contents(path, &text, NULL, NULL))
+    return FALSE;
+  unsigned long long a[6], sp, pc;
+  long nr;
+  if (sscanf(text, "%ld %llx %llx %llx %llx %llx %llx %llx %llx", &nr, &a[0], &a[1], &a[2], &a[3], &a[4], &a[5], &sp,
+             &pc) != 9 ||
+      nr != SYS_read)
+    return FALSE;
+  ret->ip = (uintptr_t)pc;
+  ret->sp = (uintptr_t)sp;
+  ret->fp = 0;
+  return TRUE;
+}
+
+static pid_t remote_tid;
+
+TEST_NOINLINE static void *remote_thread_start(void *data) {
+  remote_tid = gettid();
+  return remote_thread(data);
+}
+
+/* A thread blocked in read() (a libc wrapper that keeps no frame pointer, called from chain_6, which does) is walked
+ * by this thread from what /proc gives (its sp and pc; no RBP): libc's frame by its unwind tables, chain_6's frame
+ * pointer found in its frame, then the chain by frame pointers, out to the thread's start. A second walk with the
+ * rules the first one cached finds the same frames. */
+static void test_remote(void) {
+  Probe *p = probe_new(PROBE_BLOCK);
+  int fds[2];
+  g_assert_cmpint(pipe(fds), ==, 0);
+  p->pipe_read = fds[0];
+  pthread_t thread;
+  g_assert_cmpint(pthread_create(&thread, NULL, remote_thread_start, p), ==, 0);
+  SxsRegs regs;
+  for (int i = 0; i < 2000 && !(remote_tid != 0 && blocked_in_read(remote_tid, &regs)); i++)
+    g_usleep(1000);
+  g_assert_true(blocked_in_read(remote_tid, &regs));
+
+  CodeRanges *code = g_new0(CodeRanges, 1);
+  code_ranges_read(code);
+  SxsUnwindMemory mem = {.read = remote_read, .is_code = remote_is_code, .data = code};
+  g_autoptr(SxsModuleMap) map = sxs__modmap_new();
+  SxsModmapCursor cursor = {.map = map};
+  SxsUnwindCache *cache = sxs__unwind_cache_new(10);
+  Walk first, again;
+  first.n =
+      sxs__unwind_remote(&regs, p->lo, p->hi, sxs__stitch_is_fp_code, &cursor, cache, &mem, first.frames, MAX_FRAMES);
+  again.n =
+      sxs__unwind_remote(&regs, p->lo, p->hi, sxs__stitch_is_fp_code, &cursor, cache, &mem, again.frames, MAX_FRAMES);
+  g_assert_cmpint(sxs__unwind_remote(&regs, p->lo, p->hi, NULL, NULL, NULL, NULL, first.frames, MAX_FRAMES), ==,
+                  -EINVAL);
+  g_assert_cmpint(write(fds[1], "x", 1), ==, 1);
+  g_assert_cmpint(pthread_join(thread, NULL), ==, 0);
+
+  /* frames[0] is where read() blocks (libc), then possibly more of libc, then the chain. */
+  g_assert_cmpuint(first.frames[0].ip, ==, regs.ip);
+  g_assert_cmpuint(first.frames[0].sp, ==, regs.sp);
+  g_assert_cmpstr(func_name(first.frames[0].ip), ==, "?");
+  int at = walk_find(&first, "chain_6");
+  g_assert_cmpint(at, >=, 1);
+  assert_chain_at(&first, at, "remote_thread");
+  assert_sp_increasing(&first, p->lo, p->hi);
+  g_assert_cmpint(again.n, ==, first.n);
+  assert_same_frames(&first, 0, &again, 0, first.n);
+  sxs__unwind_cache_free(cache);
+  g_free(code);
+  close(fds[0]);
+  close(fds[1]);
+  g_free(p);
+}
+
 int main(int argc, char **argv) {
   g_test_init(&argc, &argv, NULL);
   g_assert_cmpint(sxs__unwind_init(), ==, 0);
@@ -1066,6 +1201,7 @@ int main(int argc, char **argv) {
   g_test_add_func("/stitch/unwind/bad-ucontext", test_bad_ucontext);
   g_test_add_func("/stitch/unwind/cache", test_cache);
   g_test_add_func("/stitch/unwind/cache-signal", test_cache_signal);
+  g_test_add_func("/stitch/unwind/remote", test_remote);
   g_test_add_func("/stitch/unwind/benchmark", test_benchmark);
   return g_test_run();
 }

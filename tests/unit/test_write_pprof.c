@@ -279,6 +279,27 @@ static void test_wall(PprofFixture *fx, gconstpointer data) {
   assert_value_type(p, p->period_type, "wall", "nanoseconds");
   g_assert_cmpstr(str(p, p->default_sample_type), ==, "wall");
   g_assert_cmpint(p->duration_nanos, ==, 250 * NS_PER_SAMPLE);
+  g_assert_cmpuint(p->n_comment, ==, 3);
+  g_assert_cmpstr(str(p, p->comment[2]), ==, "wall sampling: 100 Hz"); /* how long the ticks took: not said */
+
+  /* With the time the ticks covered (missed ticks included), that is the duration; a comment says
+   * how the rate was kept. */
+  SxsSamplesModel *sm = &fx->model->samples;
+  sm->ticks_missed = 12;
+  sm->duration_ns = 2620000000;
+  sm->threads_per_tick = 32;
+  sm->taken = 7500;
+  guint64 *dropped = g_new(guint64, 1);
+  *dropped = 3;
+  g_hash_table_insert(sm->dropped, g_strdup("no answer in time"), dropped);
+  g_autoptr(SxsView) v2 = sxs__view_new(fx->model, NULL);
+  g_autoptr(GBytes) gz2 = render(v2, SXS_VIEW_SAMPLES);
+  g_autoptr(Perftools__Profiles__Profile) p2 = decode(gz2);
+  g_assert_cmpint(p2->duration_nanos, ==, 2620000000);
+  g_assert_cmpuint(p2->n_comment, ==, 3);
+  g_assert_cmpstr(str(p2, p2->comment[2]), ==,
+                  "wall sampling: 100 Hz asked, 95.4 achieved, 12 ticks missed, up to 32 threads a tick (30.0 on "
+                  "average), 3 samples dropped");
 }
 
 static void test_calls(PprofFixture *fx, gconstpointer data) {

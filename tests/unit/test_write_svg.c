@@ -420,6 +420,15 @@ static void test_titles_and_kinds(void) {
   g_autoptr(Doc) d = parse(svg, len);
   g_assert_cmpstr(d->title->str, ==, "Flame graph of App (dotnet, pid 4242)");
   g_assert_cmpstr(d->subtitle->str, ==, "samples, cpu sampling at 100 Hz: 100 samples (~1 s) on 2 threads");
+  /* With the time the sampler's ticks covered, the rate it achieved too. */
+  m->samples.ticks = 250;
+  m->samples.duration_ns = 2620000000;
+  g_autofree char *timed = render(m, SXS_VIEW_N_KINDS, NULL, &len);
+  g_autoptr(Doc) dt = parse(timed, len);
+  g_assert_cmpstr(dt->subtitle->str, ==,
+                  "samples, cpu sampling at 100 Hz (95.4 achieved): 100 samples (~1 s) on 2 threads");
+  m->samples.ticks = 0;
+  m->samples.duration_ns = 0;
 
   g_autofree char *svg2 = render(m, SXS_VIEW_N_KINDS, "<My & \"App\">", &len);
   g_autoptr(Doc) d2 = parse(svg2, len);

@@ -1,0 +1,120 @@
+// Many threads at once, for the sampler's rate with any number of threads (wall mode samples every
+// thread, sleeping or not). Threads are named so that each can be found in a profile: the OS name
+// of a .NET thread is its Thread.Name (its first 15 characters).
+//
+// Usage: Threads <threads> <spinning> <seconds>
+//            Starts <threads> threads: the first <spinning> named "spin-<i>" run Spinner.Spin
+//            (integer arithmetic, no allocation, no call), the others named "nap-<i>" run
+//            Napper.Nap (Thread.Sleep(20) in a loop), i from 0. Once every thread has started
+//            (a countdown), the main thread sleeps <seconds> of wall time, then tells them to stop
+//            and joins them. Prints "threads started=<N> spinning=<S> seconds=<seconds>
+//            naps=<K> spins=<M>" (K: naps taken in all, M: spin chunks in all).
+// <seconds> may have a fraction. Returns 0 when every thread started and ran (each took at least
+// one nap or one spin chunk), 1 otherwise, and 2 (with a usage line on stderr) for bad arguments.
+using System;
+using System.Globalization;
+using System.Runtime.CompilerServices;
+using System.Threading;
+
+public static class Threads
+{
+    private static volatile bool stop;
+    private static CountdownEvent started;
+    private static long naps, spins;
+    private static int[] ran;
+
+    public static int Main(string[] args)
+    {
+        int count, spinning;
+        double seconds;
+        if (args.Length != 3 || !int.TryParse(args[0], NumberStyles.Integer, CultureInfo.InvariantCulture, out count) ||
+            !int.TryParse(args[1], NumberStyles.Integer, CultureInfo.InvariantCulture, out spinning) ||
+            !double.TryParse(args[2], NumberStyles.Float, CultureInfo.InvariantCulture, out seconds) ||
+            count < 1 || spinning < 0 || spinning > count || seconds < 0)
+        {
+            Console.Error.WriteLine("usage: Threads <threads> <spinning> <seconds>");
+            return 2;
+        }
+        started = new CountdownEvent(count);
+        ran = new int[count];
+        Thread[] threads = new Thread[count];
+        for (int i = 0; i < count; i++)
+        {
+            bool spins = i < spinning;
+            // A small stack: 500 threads of the default size would reserve gigabytes.
+            threads[i] = new Thread(spins ? (ParameterizedThreadStart)Spinner.Spin : Napper.Nap, 256 * 1024);
+            threads[i].Name = (spins ? "spin-" : "nap-") + i.ToString(CultureInfo.InvariantCulture);
+            threads[i].Start(i);
+        }
+        started.Wait();
+        Thread.Sleep((int)(seconds * 1000));
+        stop = true;
+        foreach (Thread t in threads)
+            t.Join();
+        int all = 0;
+        foreach (int r in ran)
+            all += r > 0 ? 1 : 0;
+        Console.WriteLine("threads started=" + Str(count) + " spinning=" + Str(spinning) + " seconds=" +
+                          seconds.ToString(CultureInfo.InvariantCulture) + " naps=" + Str(Interlocked.Read(ref naps)) +
+                          " spins=" + Str(Interlocked.Read(ref spins)));
+        return all == count ? 0 : 1;
+    }
+
+    private static string Str(long v)
+    {
+        return v.ToString(CultureInfo.InvariantCulture);
+    }
+
+    internal static void Ran(int index, long n, bool spun)
+    {
+        ran[index] = n > 0 ? 1 : 0;
+        if (spun)
+            Interlocked.Add(ref spins, n);
+        else
+            Interlocked.Add(ref naps, n);
+    }
+
+    internal static bool Stopped
+    {
+        get { return stop; }
+    }
+
+    internal static void Started()
+    {
+        started.Signal();
+    }
+}
+
+public static class Napper
+{
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    public static void Nap(object index)
+    {
+        Threads.Started();
+        long n = 0;
+        do
+        {
+            Thread.Sleep(20);
+            n++;
+        } while (!Threads.Stopped);
+        Threads.Ran((int)index, n, false);
+    }
+}
+
+public static class Spinner
+{
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    public static void Spin(object index)
+    {
+        Threads.Started();
+        long n = 0;
+        ulong x = 1;
+        do
+        {
+            for (int i = 0; i < 100000; i++)
+                x = x * 6364136223846793005UL + 1442695040888963407UL;
+            n++;
+        } while (!Threads.Stopped);
+        Threads.Ran((int)index, x == 0 ? n + 1 : n, true);
+    }
+}
