@@ -7,8 +7,8 @@
 # `apt-get update` runs only when something has to be installed. Needs root (or sudo).
 set -euo pipefail
 
-# Build: compiler, CMake, pkg-config and the libraries CMake looks up; nm for the export check.
-build_pkgs=(build-essential cmake pkg-config libglib2.0-dev libjson-glib-dev libunwind-dev clang-format
+# Build: compiler, CMake, Ninja, pkg-config and the libraries CMake looks up; nm for the export check.
+build_pkgs=(build-essential cmake ninja-build pkg-config libglib2.0-dev libjson-glib-dev libunwind-dev clang-format
             libffi-dev binutils)
 # Runtimes: what the .NET Core 2.0 and 8.0 native parts load (ICU 72 is Debian 12's; the
 # 2.0 runtime is told so with CLR_ICU_VERSION_OVERRIDE=72).
