@@ -29,10 +29,14 @@ if ! command -v npm >/dev/null 2>&1; then
     wanted+=(npm)
 fi
 
+# One dpkg-query for all of them; a package it does not know prints nothing.
+declare -A installed
+while read -r pkg status; do
+    [[ "$status" == ii* ]] && installed[$pkg]=1
+done < <(dpkg-query -W -f='${Package} ${db:Status-Abbrev}\n' "${wanted[@]}" 2>/dev/null || true)
 missing=()
 for pkg in "${wanted[@]}"; do
-    status=$(dpkg-query -W -f='${db:Status-Abbrev}' "$pkg" 2>/dev/null || true)
-    [[ "$status" == ii* ]] || missing+=("$pkg")
+    [[ -n "${installed[$pkg]:-}" ]] || missing+=("$pkg")
 done
 
 if [[ ${#missing[@]} -eq 0 ]]; then
