@@ -237,7 +237,7 @@ ensure_channel() {
     fi
     [[ -n "$ver" ]] || { echo "install-runtimes: cannot tell which $channel version to install" >&2; return 1; }
     say "fetching $ver" >&2
-    install_pack "$ver" || return 1
+    install_pack "$ver"
     echo "$ver ($(installed_or_adopted))"
 }
 
