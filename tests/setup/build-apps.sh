@@ -85,6 +85,10 @@ dotnet=${SXS_DOTNET:-dotnet}
 
 die() { echo "build-apps: $*" >&2; exit 1; }
 
+# The checks of what is out of date list files with globs, not child processes: a run with
+# nothing to do stays about a second.
+shopt -s globstar nullglob
+
 # The SDK commands: no telemetry, banner or first-run work, no MSBuild nodes left running
 # afterwards, and never under a profiler the caller set up.
 sdk() {
@@ -112,35 +116,18 @@ newer_than_all() {
 # The fixtures: name, template, and what is done after the restore (none, Release or Debug build).
 fixtures=("hello console none" "web web Release" "worktests xunit Debug")
 
-# The files a fixture is made from: this script and the .cs files of tests/setup/<name>/.
-fixture_inputs() {
-    local -a inputs=("$self")
-    [[ -d "$script_dir/$1" ]] && inputs+=("$script_dir/$1"/*.cs)
-    printf '%s\n' "${inputs[@]}"
-}
-
+# A fixture is made from this script and the .cs files of tests/setup/<name>/.
 fixture_restored() {
-    local -a inputs
-    mapfile -t inputs < <(fixture_inputs "$1")
-    newer_than_all "$real_out/$1/.sxs-restored" "${inputs[@]}"
+    newer_than_all "$real_out/$1/.sxs-restored" "$self" "$script_dir/$1"/*.cs
 }
 
 fixture_ready() {
-    local -a inputs
-    mapfile -t inputs < <(fixture_inputs "$1")
-    newer_than_all "$real_out/$1/.sxs-ready" "${inputs[@]}" "$real_out/$1/.sxs-restored"
+    newer_than_all "$real_out/$1/.sxs-ready" "$self" "$script_dir/$1"/*.cs "$real_out/$1/.sxs-restored"
 }
 
-# The sources of the published apps.
-published_inputs() {
-    find "$apps_src/SxsSample" "$apps_src/SxsHello" -name '*.cs' -type f | LC_ALL=C sort
-    echo "$self"
-}
-
+# The published apps are made from this script and the sources of two apps.
 published_ready() {
-    local -a inputs
-    mapfile -t inputs < <(published_inputs)
-    newer_than_all "$published_out/.sxs-ready" "${inputs[@]}"
+    newer_than_all "$published_out/.sxs-ready" "$self" "$apps_src/SxsSample"/**/*.cs "$apps_src/SxsHello"/**/*.cs
 }
 
 published_restored() {
@@ -299,23 +286,27 @@ fi
 [[ -f "$fx_dir/System.Private.CoreLib.dll" ]] ||
     die "no .NET Core 2.0.0 framework in $fx_dir (run tests/setup/install-runtimes.sh)"
 
-# The variants of app NAME: "<folder> <flags...>" lines of tests/apps/NAME/variants.
-variants_of() {
-    local f="$apps_src/$1/variants"
+# The variants of app NAME into the array `variants`: the "<folder> <flags...>" lines of
+# tests/apps/NAME/variants.
+read_variants() {
+    local f="$apps_src/$1/variants" line
+    variants=()
     [[ -f "$f" ]] || return 0
-    grep -v -E '^[[:space:]]*(#|$)' "$f" || true
+    while read -r line; do
+        [[ -z "$line" || "$line" == \#* ]] || variants+=("$line")
+    done <"$f"
 }
 
 # True when every build of app NAME (its own folder and its variants') has a dll and a
 # runtimeconfig.json, and each dll is newer than the app's sources, its `unsafe` and `variants`
 # files and this script.
 app_up_to_date() {
-    local name=$1 dir="$apps_src/$1" out dll
-    local -a sources outs=("$1")
-    mapfile -t sources < <(find "$dir" -name '*.cs' -type f | LC_ALL=C sort)
-    while read -r out _; do
-        outs+=("$out")
-    done < <(variants_of "$name")
+    local name=$1 dir="$apps_src/$1" out dll v
+    local -a sources=("$dir"/**/*.cs) outs=("$1") variants
+    read_variants "$name"
+    for v in "${variants[@]}"; do
+        outs+=("${v%% *}")
+    done
     for out in "${outs[@]}"; do
         dll="$apps_out/$out/$name.dll"
         [[ -f "$apps_out/$out/$name.runtimeconfig.json" ]] || return 1
@@ -330,7 +321,8 @@ stale=()
 for dir in "$apps_src"/*/; do
     [[ -d "$dir" ]] || continue
     name=$(basename "$dir")
-    if [[ -z "$(find "$dir" -name '*.cs' -type f -print -quit)" ]]; then
+    sources=("$dir"/**/*.cs)
+    if [[ ${#sources[@]} -eq 0 ]]; then
         echo "build-apps: $name has no .cs files, skipped" >&2
         continue
     fi
@@ -415,10 +407,12 @@ add_app_build() {
 }
 for name in "${stale[@]}"; do
     add_app_build "$name" "$name" -debug:embedded
-    while read -r out flags; do
+    read_variants "$name"
+    for v in "${variants[@]}"; do
+        read -r out flags <<<"$v"
         # shellcheck disable=SC2086 # the flags are words
         add_app_build "$name" "$out" $flags
-    done < <(variants_of "$name")
+    done
 done
 declare -A config_of
 for line in "${fixtures[@]}"; do
