@@ -80,6 +80,8 @@
 #define SAMPLER_RESCAN_NS (100 * G_GINT64_CONSTANT(1000000)) /* threads and stacks looked for again */
 #define SAMPLER_RESCAN_NAMES 16 /* threads whose names one rescan reads again (new ones aside) */
 #define SAMPLER_CODE_RESCAN_NS (1000 * G_GINT64_CONSTANT(1000000)) /* code mappings looked for again, at most */
+#define SAMPLER_MAPS_NS (250 * G_GINT64_CONSTANT(1000000))         /* /proc/self/maps read at most this often */
+#define SAMPLER_RESCAN_NEW 64 /* threads one rescan adds at most (a name and a status read each) */
 /* Wall mode: a thread that used less than 1/SAMPLER_IDLE_SHARE of a CPU lately (over the last
  * SAMPLER_SHARE_NS at least) is never interrupted: it spends nearly all its time blocked, and a
  * signal would likely arrive as it enters its next system call (sample_wall). */
@@ -655,6 +657,7 @@ static void rescan(void) {
   g_hash_table_iter_init(&it, sampler.threads);
   while (g_hash_table_iter_next(&it, NULL, &value))
     ((SampledThread *)value)->seen = FALSE;
+  guint added = 0;
   DIR *dir = opendir("/proc/self/task");
   if (dir) {
     struct dirent *d;
@@ -665,7 +668,10 @@ static void rescan(void) {
       if (tid == sampler.own_tid)
         continue;
       SampledThread *t = g_hash_table_lookup(sampler.threads, GINT_TO_POINTER(tid));
+      if (!t && added == SAMPLER_RESCAN_NEW)
+        continue; /* many threads starting at once: the others at the next rescans */
       if (!t) {
+        added++;
         sampler.stacks_stale = TRUE; /* a new thread: a new stack mapping */
         t = g_new0(SampledThread, 1);
         t->tid = tid;
@@ -704,11 +710,14 @@ static void rescan(void) {
   rebuild_order();
   refresh_names();
 
-  /* /proc/self/maps of a .NET process has thousands of lines: read only when a thread appeared
-   * or a capture did not find its stack. */
+  /* /proc/self/maps of a .NET process has thousands of lines (milliseconds to read): read only
+   * when a thread appeared or a capture did not find its stack, and not more often than every
+   * SAMPLER_MAPS_NS (threads that start in a burst are found at the next read). */
   guint64 now = now_ns(CLOCK_MONOTONIC);
   if (sampler.blocked_walks_since_maps && now - sampler.maps_read_ns >= (guint64)SAMPLER_CODE_RESCAN_NS)
     sampler.stacks_stale = TRUE; /* JIT compilers map new code: walks from outside need to know it */
+  if (sampler.stacks && now - sampler.maps_read_ns < (guint64)SAMPLER_MAPS_NS)
+    return;
   if (!sampler.code)
     sampler.code = g_array_new(FALSE, FALSE, sizeof(uintptr_t) * 2);
   g_autoptr(GArray) code_before = sampler.stacks_stale ? g_array_copy(sampler.code) : NULL;

@@ -2,10 +2,10 @@
 // thread, sleeping or not). Threads are named so that each can be found in a profile: the OS name
 // of a .NET thread is its Thread.Name (its first 15 characters).
 //
-// Usage: Threads <threads> <spinning> <seconds>
+// Usage: Threads <threads> <spinning> <seconds> [<nap ms>]
 //            Starts <threads> threads: the first <spinning> named "spin-<i>" run Spinner.Spin
 //            (integer arithmetic, no allocation, no call), the others named "nap-<i>" run
-//            Napper.Nap (Thread.Sleep(20) in a loop), i from 0. Once every thread has started
+//            Napper.Nap (Thread.Sleep(<nap ms>) in a loop, 20 ms by default), i from 0. Once every thread has started
 //            (a countdown), the main thread sleeps <seconds> of wall time, then tells them to stop
 //            and joins them. Prints "threads started=<N> spinning=<S> seconds=<seconds>
 //            naps=<K> spins=<M>" (K: naps taken in all, M: spin chunks in all).
@@ -22,19 +22,23 @@ public static class Threads
     private static CountdownEvent started;
     private static long naps, spins;
     private static int[] ran;
+    internal static int napMs;
 
     public static int Main(string[] args)
     {
-        int count, spinning;
+        int count, spinning, nap = 20;
         double seconds;
-        if (args.Length != 3 || !int.TryParse(args[0], NumberStyles.Integer, CultureInfo.InvariantCulture, out count) ||
+        if (args.Length < 3 || args.Length > 4 ||
+            !int.TryParse(args[0], NumberStyles.Integer, CultureInfo.InvariantCulture, out count) ||
             !int.TryParse(args[1], NumberStyles.Integer, CultureInfo.InvariantCulture, out spinning) ||
             !double.TryParse(args[2], NumberStyles.Float, CultureInfo.InvariantCulture, out seconds) ||
-            count < 1 || spinning < 0 || spinning > count || seconds < 0)
+            (args.Length == 4 && !int.TryParse(args[3], NumberStyles.Integer, CultureInfo.InvariantCulture, out nap)) ||
+            count < 1 || spinning < 0 || spinning > count || seconds < 0 || nap < 1)
         {
-            Console.Error.WriteLine("usage: Threads <threads> <spinning> <seconds>");
+            Console.Error.WriteLine("usage: Threads <threads> <spinning> <seconds> [<nap ms>]");
             return 2;
         }
+        napMs = nap;
         started = new CountdownEvent(count);
         ran = new int[count];
         Thread[] threads = new Thread[count];
@@ -94,7 +98,7 @@ public static class Napper
         long n = 0;
         do
         {
-            Thread.Sleep(20);
+            Thread.Sleep(Threads.napMs);
             n++;
         } while (!Threads.Stopped);
         Threads.Ran((int)index, n, false);
