@@ -10,9 +10,13 @@
 #
 #   build   `dotnet build --no-incremental` of the SDK's console template (build/real/hello, copied
 #           to a scratch folder): the build host and the compiler, each profiled
-#   hello   `dotnet hello.dll` of the same project: one runtime's start and exit
+#   hello   `dotnet hello.dll` of the same project: one runtime's start and exit, timed over 10
+#           starts in a row (CPU times have a resolution of 10 ms), per start
 #
 # Usage: tests/bench/inventory.sh [ROUNDS]     (default 3; tests/setup.sh first)
+#        BASE_LIB=/path/to/other/libsxsprof.so tests/bench/inventory.sh [ROUNDS]
+#                                             also loads that library with its defaults (an
+#                                             earlier build, to compare before and after)
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 cd "$root"
@@ -41,34 +45,41 @@ build_cmd=(dotnet build "$tmp/hello/hello.csproj" --no-restore --no-incremental 
            -p:UseSharedCompilation=false)
 hello_cmd=(dotnet "$dll")
 
-# one WORKLOAD VARIANT run: appends "<wall s> <cpu s>" to $tmp/WORKLOAD.VARIANT
+# one WORKLOAD VARIANT run: appends "<wall s> <cpu s>" to $tmp/WORKLOAD.VARIANT (hello: 10 starts,
+# per start)
 measure() {
-    local workload=$1 variant=$2 cmd
+    local workload=$1 variant=$2 cmd repeat=1
     if [[ $workload == build ]]; then cmd=("${build_cmd[@]}"); else cmd=("${hello_cmd[@]}"); fi
     local load=(env CORECLR_ENABLE_PROFILING=1 "CORECLR_PROFILER={0560F28C-910E-4FDA-94A2-5FACD8966E48}"
                 "CORECLR_PROFILER_PATH=$root/build/lib/libsxsprof.so" "SXSPROF_OUTPUT=$tmp/prof/")
     case $variant in
         loaded) cmd=("${load[@]}" "${cmd[@]}") ;;
         loaded-inventory) cmd=("${load[@]}" "SXSPROF_CONFIG=$tmp/inventory.conf" "${cmd[@]}") ;;
+        loaded-base) cmd=("${load[@]}" "CORECLR_PROFILER_PATH=$BASE_LIB" "${cmd[@]}") ;;
         run) cmd=("$sxsprof" run -q -o "$tmp/prof/" -- "${cmd[@]}") ;;
         run-inventory) cmd=("$sxsprof" run -q --inventory -o "$tmp/prof/" -- "${cmd[@]}") ;;
     esac
+    if [[ $workload == hello ]]; then
+        repeat=10
+        cmd=(sh -c 'for i in 1 2 3 4 5 6 7 8 9 10; do "$@" || exit 1; done' sh "${cmd[@]}")
+    fi
     rm -rf "$tmp/prof"
     mkdir -p "$tmp/prof"
     /usr/bin/time -f "%e %U %S" -o "$tmp/t" "${cmd[@]}" >/dev/null 2>"$tmp/err" ||
         { cat "$tmp/err" >&2; echo "bench: $workload $variant failed" >&2; exit 1; }
-    awk '{printf "%s %.2f\n", $1, $2 + $3}' "$tmp/t" >>"$tmp/$workload.$variant"
+    awk -v n="$repeat" '{printf "%.4f %.4f\n", $1 / n, ($2 + $3) / n}' "$tmp/t" >>"$tmp/$workload.$variant"
 }
 
 printf '[profiler]\ninventory=true\n' >"$tmp/inventory.conf"
 variants=(plain loaded loaded-inventory run run-inventory)
+[[ -n ${BASE_LIB:-} ]] && variants+=(loaded-base)
+load0=$(cut -d' ' -f1 /proc/loadavg)
 for workload in build hello; do
     measure "$workload" plain
     : >"$tmp/$workload.plain"   # the first run warms the page cache
     for ((r = 0; r < rounds; r++)); do
         for v in "${variants[@]}"; do
             measure "$workload" "$v"
-            [[ $workload == hello ]] && for ((k = 0; k < 4; k++)); do measure "$workload" "$v"; done
         done
     done
 done
@@ -76,28 +87,32 @@ done
 {
     echo "<!-- inventory.sh begin -->"
     echo "\`tests/bench/inventory.sh $rounds\` ($(date -u +%Y-%m-%d), $(nproc) cores, load average" \
-         "$(cut -d' ' -f1 /proc/loadavg) at the end; medians of $rounds interleaved rounds, 5 starts a round for" \
-         "hello):"
+         "$load0 at the start and $(cut -d' ' -f1 /proc/loadavg) at the end; medians of $rounds interleaved rounds; hello: per start, each" \
+         "round's 10 starts timed together):"
     echo
-    echo "| workload | what | wall s | CPU s | wall ratio | CPU ratio |"
-    echo "|---|---|---|---|---|---|"
+    echo "| workload | what | wall s (min–max) | CPU s | wall ratio | CPU ratio | wall, CPU over plain (ms) |"
+    echo "|---|---|---|---|---|---|---|"
     for workload in build hello; do
-        pw=$(cut -d' ' -f1 "$tmp/$workload.plain" | bench_median 3)
-        pc=$(cut -d' ' -f2 "$tmp/$workload.plain" | bench_median 3)
+        pw=$(cut -d' ' -f1 "$tmp/$workload.plain" | bench_median 4)
+        pc=$(cut -d' ' -f2 "$tmp/$workload.plain" | bench_median 4)
         for v in "${variants[@]}"; do
-            w=$(cut -d' ' -f1 "$tmp/$workload.$v" | bench_median 3)
-            c=$(cut -d' ' -f2 "$tmp/$workload.$v" | bench_median 3)
+            w=$(cut -d' ' -f1 "$tmp/$workload.$v" | bench_median 4)
+            lo=$(cut -d' ' -f1 "$tmp/$workload.$v" | sort -n | head -n 1)
+            hi=$(cut -d' ' -f1 "$tmp/$workload.$v" | sort -n | tail -n 1)
+            c=$(cut -d' ' -f2 "$tmp/$workload.$v" | bench_median 4)
             case $v in
                 plain) what="no profiler" ;;
                 loaded) what="library loaded, defaults" ;;
                 loaded-inventory) what="library loaded, \`inventory=true\`" ;;
                 run) what="\`sxsprof run -q\` (defaults)" ;;
                 run-inventory) what="\`sxsprof run -q --inventory\`" ;;
+                loaded-base) what="library loaded, defaults, of the build before (\`BASE_LIB\`)" ;;
             esac
             name=$([[ $workload == build ]] && echo "\`dotnet build --no-incremental\`, console template" ||
                    echo "\`dotnet hello.dll\` (start and exit)")
-            awk -v n="$name" -v what="$what" -v w="$w" -v c="$c" -v pw="$pw" -v pc="$pc" 'BEGIN {
-                printf "| %s | %s | %.2f | %.2f | %.3f | %.3f |\n", n, what, w, c, w / pw, c / pc }'
+            awk -v n="$name" -v what="$what" -v w="$w" -v lo="$lo" -v hi="$hi" -v c="$c" -v pw="$pw" -v pc="$pc" 'BEGIN {
+                printf "| %s | %s | %.3f (%.3f–%.3f) | %.3f | %.3f | %.3f | %+.0f, %+.0f |\n", n, what, w, lo, hi, c, w / pw,
+                       c / pc, 1000 * (w - pw), 1000 * (c - pc) }'
         done
     done
     echo "<!-- inventory.sh end -->"
