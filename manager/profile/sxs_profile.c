@@ -93,6 +93,20 @@ void sxs__stack_model_free(gpointer p) {
   g_free(s);
 }
 
+int sxs__stack_model_compare(gconstpointer a, gconstpointer b) {
+  const SxsStackModel *x = *(SxsStackModel *const *)a, *y = *(SxsStackModel *const *)b;
+  int c = strcmp(x->event, y->event);
+  if (c)
+    return c;
+  if (x->count != y->count)
+    return x->count > y->count ? -1 : 1;
+  if (x->thread != y->thread)
+    return x->thread < y->thread ? -1 : 1;
+  if (x->runtime_id != y->runtime_id)
+    return x->runtime_id < y->runtime_id ? -1 : 1;
+  return g_strcmp0(x->type, y->type);
+}
+
 SxsStackModel *sxs__stack_model_copy(const SxsStackModel *s) {
   SxsStackModel *c = sxs__stack_model_new(s->event, s->thread);
   c->count = s->count;

@@ -258,6 +258,9 @@ typedef struct {
 
 SxsStackModel *sxs__stack_model_new(const char *event, uint32_t thread);
 void sxs__stack_model_free(gpointer s);
+/* The order of a profile's stack lists (for g_ptr_array_sort): by event, then count, most frequent
+ * first, then thread, runtime and type. */
+int sxs__stack_model_compare(gconstpointer a, gconstpointer b);
 SxsStackModel *sxs__stack_model_copy(const SxsStackModel *s);
 
 /* What the sampler did (the profile's "samples"). */

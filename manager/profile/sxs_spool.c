@@ -224,18 +224,6 @@ static void apply_line(SpoolState *st, const char *line, gsize len) {
   }
 }
 
-static int compare_stacks(gconstpointer a, gconstpointer b) {
-  const SxsStackModel *x = *(SxsStackModel *const *)a, *y = *(SxsStackModel *const *)b;
-  int c = strcmp(x->event, y->event);
-  if (c)
-    return c;
-  if (x->count != y->count)
-    return x->count > y->count ? -1 : 1;
-  if (x->thread != y->thread)
-    return x->thread < y->thread ? -1 : 1;
-  return 0;
-}
-
 static SxsRuntimeModel *runtime_by_id(SxsProfileModel *m, int id) {
   for (guint i = 0; i < m->runtimes->len; i++)
     if (((SxsRuntimeModel *)m->runtimes->pdata[i])->id == id)
@@ -347,10 +335,10 @@ static SxsProfileModel *rebuild(SpoolState *st, const char *source, const char *
     g_ptr_array_add(to, s);
     g_hash_table_iter_steal(&it);
   }
-  g_ptr_array_sort(m->stacks, compare_stacks);
-  g_ptr_array_sort(m->samples.stacks, compare_stacks);
+  g_ptr_array_sort(m->stacks, sxs__stack_model_compare);
+  g_ptr_array_sort(m->samples.stacks, sxs__stack_model_compare);
   for (int k = 0; k < SXS_PROFILE_N_KINDS; k++)
-    g_ptr_array_sort(m->profiles[k].stacks, compare_stacks);
+    g_ptr_array_sort(m->profiles[k].stacks, sxs__stack_model_compare);
   for (guint i = 0; i < m->runtimes->len; i++)
     sxs__runtime_model_sort(m->runtimes->pdata[i]);
   return m;

@@ -525,20 +525,6 @@ void sxs__stacks_add_to(SxsStackHandle *handle, guint64 count, guint64 value) {
   g_mutex_unlock(&stacks_lock);
 }
 
-static int compare_stacks(gconstpointer a, gconstpointer b) {
-  const SxsStackModel *x = *(SxsStackModel *const *)a, *y = *(SxsStackModel *const *)b;
-  int c = strcmp(x->event, y->event);
-  if (c)
-    return c;
-  if (x->count != y->count)
-    return x->count > y->count ? -1 : 1;
-  if (x->thread != y->thread)
-    return x->thread < y->thread ? -1 : 1;
-  if (x->runtime_id != y->runtime_id)
-    return x->runtime_id < y->runtime_id ? -1 : 1;
-  return g_strcmp0(x->type, y->type);
-}
-
 static void copy_counts(GHashTable *to, GHashTable *from) {
   if (!from)
     return;
@@ -623,7 +609,7 @@ void sxs__stacks_fill(SxsProfileModel *m) {
   for (guint l = 0; l < G_N_ELEMENTS(lists); l++) {
     for (guint i = 0; i < lists[l]->len; i++)
       name_unknown(lists[l]->pdata[i]);
-    g_ptr_array_sort(lists[l], compare_stacks);
+    g_ptr_array_sort(lists[l], sxs__stack_model_compare);
   }
 }
 
