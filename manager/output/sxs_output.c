@@ -50,12 +50,13 @@
  * (Initialize, an attach's config, quiesce, exit). */
 typedef struct {
   GMutex write_lock;
-  char *last_digest;             /* SHA-256 of the document last written */
-  char *views_digest;            /* digest of the document the views were last written for */
-  gboolean views_skipped_logged; /* the views left out (nothing to show) were logged */
-  pthread_t flush_thread;        /* the output thread */
-  gboolean flush_running;        /* flush_thread was started and not yet joined */
-  int flush_stop;                /* atomic: the output thread is to return */
+  guint64 last_digest;             /* sxs__text_digest of the document last written */
+  guint64 views_digest;            /* ... of the document the views were last written for */
+  gboolean written, views_written; /* whether last_digest, views_digest hold one */
+  gboolean views_skipped_logged;   /* the views left out (nothing to show) were logged */
+  pthread_t flush_thread;          /* the output thread */
+  gboolean flush_running;          /* flush_thread was started and not yet joined */
+  int flush_stop;                  /* atomic: the output thread is to return */
 } SxsOutput;
 
 /* Zero-initialized GMutex and GCond need no init when static. */
@@ -125,26 +126,25 @@ static int write_profile(gboolean with_views) {
   g_autoptr(SxsProfileModel) model = sxs__output_snapshot();
   gsize len = 0;
   g_autofree char *text = sxs__profile_render_json(model, &len);
-  g_autofree char *digest = g_compute_checksum_for_data(G_CHECKSUM_SHA256, (const guchar *)text, len);
+  guint64 digest = sxs__text_digest(text, len);
   int r = 0;
   /* The exit-time write usually follows a Shutdown write of the same document, and a quiet
    * service flushes the same document again and again: the file is already right, and another
    * replace (with its fsync) would only cost the process time. */
-  if (!output.last_digest || !g_str_equal(output.last_digest, digest) ||
-      !g_file_test(profile_path, G_FILE_TEST_EXISTS)) {
+  if (!output.written || output.last_digest != digest || !g_file_test(profile_path, G_FILE_TEST_EXISTS)) {
     r = sxs__file_write_atomic(profile_path, text, len);
     if (r < 0) {
       sxs__manager_log("cannot write the profile to %s: %s", profile_path, g_strerror(-r));
     } else {
-      g_free(output.last_digest);
-      output.last_digest = g_strdup(digest);
+      output.last_digest = digest;
+      output.written = TRUE;
     }
   }
   /* The views of this document, unless they were written for it already. */
-  if (r == 0 && with_views && g_strcmp0(output.views_digest, digest) != 0) {
+  if (r == 0 && with_views && (!output.views_written || output.views_digest != digest)) {
     write_views_locked(cfg, profile_path, model);
-    g_free(output.views_digest);
-    output.views_digest = g_strdup(digest);
+    output.views_digest = digest;
+    output.views_written = TRUE;
   }
   g_mutex_unlock(&output.write_lock);
   return r;
@@ -312,8 +312,7 @@ void sxs__output_reset_for_tests(void) {
   sxs__manager_reset_for_tests();
   sxs__stacks_reset_for_tests();
   g_mutex_lock(&output.write_lock);
-  g_clear_pointer(&output.last_digest, g_free);
-  g_clear_pointer(&output.views_digest, g_free);
+  output.written = output.views_written = FALSE;
   g_mutex_unlock(&output.write_lock);
   sxs__spool_remove();
   const SxsConfig *cfg = sxs__manager_config();

@@ -19,6 +19,7 @@
 
 #include "sxs_manager.h"
 #include "sxs_events.h"
+#include "sxs_json.h"
 #include "sxs_naming.h"
 #include "sxs_sampler.h"
 #include "sxs_spool.h"
@@ -27,6 +28,12 @@
 
 #define SPOOL_COMPACT_MIN (8u << 20) /* a spool is never compacted below this size */
 #define SPOOL_TRACED_PERIOD_US G_TIME_SPAN_SECOND
+
+/* A document's sxs__text_digest, once one was written. */
+typedef struct {
+  guint64 value;
+  gboolean known;
+} SpoolDigest;
 
 /* The spool of this process. Everything is guarded by `lock`. */
 static struct {
@@ -38,28 +45,24 @@ static struct {
   GHashTable *frame_ids; /* "m|n\trt\tname\tmodule" -> frame id (GUINT), for the open file */
   guint next_frame;
   guint64 seq;
-  char *skeleton_digest; /* of the last S document written to the open file */
-  char *traced_digest;   /* of the last T document */
-  gint64 traced_at;      /* when the last T was considered (monotonic, us) */
-  gint64 traced_period;  /* until the next T: a second, or 20 times what the last one took */
+  SpoolDigest skeleton; /* of the last S document written to the open file */
+  SpoolDigest traced;   /* of the last T document */
+  gint64 traced_at;     /* when the last T was considered (monotonic, us) */
+  gint64 traced_period; /* until the next T: a second, or 20 times what the last one took */
   SxsSpoolStats stats;
   gboolean broken; /* an append failed: the spool was removed and is kept no more */
 } spool = {.fd = -1};
 
-static char *digest_of(const char *text, gsize len) {
-  return g_compute_checksum_for_data(G_CHECKSUM_SHA256, (const guchar *)text, len);
-}
-
 /* Appends "<letter> <bytes>\n<document>\n" when the document differs from *digest (or always). */
-static void append_document(GString *b, char letter, const char *text, gsize len, char **digest, gboolean always) {
-  g_autofree char *d = digest_of(text, len);
-  if (!always && *digest && g_str_equal(*digest, d))
+static void append_document(GString *b, char letter, const char *text, gsize len, SpoolDigest *digest,
+                            gboolean always) {
+  guint64 d = sxs__text_digest(text, len);
+  if (!always && digest->known && digest->value == d)
     return;
   g_string_append_printf(b, "%c\t%" G_GSIZE_FORMAT "\n", letter, len);
   g_string_append_len(b, text, (gssize)len);
   g_string_append_c(b, '\n');
-  g_free(*digest);
-  *digest = g_steal_pointer(&d);
+  *digest = (SpoolDigest){.value = d, .known = TRUE};
 }
 
 /* The profile's small part: the registry without functions, the inventory's part, the sampler's
@@ -81,7 +84,7 @@ static void append_skeleton(GString *b, gboolean all) {
   sxs__events_fill(m);
   gsize len = 0;
   g_autofree char *text = sxs__profile_render_json(m, &len);
-  append_document(b, 'S', text, len, &spool.skeleton_digest, all);
+  append_document(b, 'S', text, len, &spool.skeleton, all);
 }
 
 static void append_functions(GString *b, gboolean all) {
@@ -166,7 +169,7 @@ static void append_traced(GString *b, gboolean all, gboolean now) {
   }
   gsize len = 0;
   g_autofree char *text = sxs__profile_render_json(m, &len);
-  append_document(b, 'T', text, len, &spool.traced_digest, all);
+  append_document(b, 'T', text, len, &spool.traced, all);
   spool.traced_period = 20 * (g_get_monotonic_time() - t);
 }
 
@@ -282,8 +285,7 @@ void sxs__spool_remove(void) {
     spool.fd = -1;
     unlink(spool.path);
   }
-  g_clear_pointer(&spool.skeleton_digest, g_free);
-  g_clear_pointer(&spool.traced_digest, g_free);
+  spool.skeleton = spool.traced = (SpoolDigest){0};
   g_mutex_unlock(&spool.lock);
 }
 

@@ -396,3 +396,22 @@ int sxs__file_write_atomic(const char *path, const char *data, size_t len) {
   int r = sxs__file_write_temp(path, data, len, &tmp);
   return r < 0 ? r : sxs__file_commit(tmp, path);
 }
+
+guint64 sxs__text_digest(const char *data, gsize len) {
+  /* Each step, h -> rotl((h ^ w) * K, 29) with K odd, is a bijection of h for a given word w and of
+   * w for a given h: one changed word changes h there, and every later step keeps it changed. */
+  const guint64 k = G_GUINT64_CONSTANT(0x9E3779B97F4A7C15);
+  guint64 h = (guint64)len * k;
+  gsize i = 0;
+  for (; i + 8 <= len; i += 8) {
+    guint64 w;
+    memcpy(&w, data + i, 8);
+    h = (h ^ w) * k;
+    h = (h << 29) | (h >> 35);
+  }
+  guint64 tail = 0;
+  if (len > i)
+    memcpy(&tail, data + i, len - i);
+  h = (h ^ tail) * k;
+  return h ^ (h >> 32);
+}

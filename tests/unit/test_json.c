@@ -540,6 +540,29 @@ static void test_steal(void) {
   g_assert_cmpstr(second, ==, "[\n  2\n]");
 }
 
+/* The digest that tells a changed document from the one written last: equal texts agree, and a
+ * change of any one byte, at any place and in a tail shorter than a word, is always seen. */
+static void test_text_digest(void) {
+  char text[67];
+  for (guint i = 0; i < sizeof text; i++)
+    text[i] = (char)('a' + i % 26);
+  guint64 whole = sxs__text_digest(text, sizeof text);
+  g_autofree char *copy = g_memdup2(text, sizeof text);
+  g_assert_cmpuint(whole, ==, sxs__text_digest(copy, sizeof text));
+  for (guint i = 0; i < sizeof text; i++) {
+    char changed[sizeof text];
+    memcpy(changed, text, sizeof text);
+    changed[i] ^= 1;
+    g_assert_cmpuint(sxs__text_digest(changed, sizeof text), !=, whole);
+  }
+  /* Shorter by one, or longer by a NUL: other documents. */
+  g_assert_cmpuint(sxs__text_digest(text, sizeof text - 1), !=, whole);
+  char longer[sizeof text + 1] = {0};
+  memcpy(longer, text, sizeof text);
+  g_assert_cmpuint(sxs__text_digest(longer, sizeof longer), !=, whole);
+  g_assert_cmpuint(sxs__text_digest(NULL, 0), ==, sxs__text_digest("", 0));
+}
+
 typedef struct {
   const char *name, *module;
   guint64 jit_compiled;
@@ -933,6 +956,7 @@ int main(int argc, char **argv) {
   g_test_add_func("/manager/json/misuse", test_misuse);
   g_test_add_func("/manager/json/depth-limit", test_depth_limit);
   g_test_add_func("/manager/json/steal", test_steal);
+  g_test_add_func("/manager/json/text-digest", test_text_digest);
   g_test_add_func("/manager/json/profile-roundtrip", test_profile_roundtrip);
 
   g_test_add("/manager/json/atomic/create", TmpDirFixture, NULL, tmpdir_setup, test_atomic_create, tmpdir_teardown);
