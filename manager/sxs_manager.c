@@ -627,10 +627,23 @@ void sxs__manager_thread_destroyed(SxsRuntime *rt, uint64_t thread_id) {
   g_mutex_unlock(&manager.lock);
 }
 
-void sxs__manager_runtime_shutdown(SxsRuntime *rt) {
+guint sxs__manager_runtime_shutdown(SxsRuntime *rt) {
   g_mutex_lock(&rt->lock);
   rt->shut_down = TRUE;
   g_mutex_unlock(&rt->lock);
+  guint live = 0;
+  g_mutex_lock(&manager.lock);
+  GHashTableIter it;
+  gpointer value;
+  g_hash_table_iter_init(&it, manager.runtimes);
+  while (g_hash_table_iter_next(&it, NULL, &value)) {
+    SxsRuntime *other = value;
+    g_mutex_lock(&other->lock);
+    live += other->status == SXS_RUNTIME_PROFILING && !other->shut_down;
+    g_mutex_unlock(&other->lock);
+  }
+  g_mutex_unlock(&manager.lock);
+  return live;
 }
 
 /* Copies one runtime for the profile, with its functions or without. Called with manager.lock

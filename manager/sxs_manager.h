@@ -202,8 +202,9 @@ void sxs__manager_thread_os_id(SxsRuntime *rt, uint64_t thread_id, uint32_t os_t
 void sxs__manager_thread_named(SxsRuntime *rt, uint64_t thread_id, const char *name);
 void sxs__manager_thread_destroyed(SxsRuntime *rt, uint64_t thread_id);
 
-/* The runtime's Shutdown: marks it (output/ then writes the profile). */
-void sxs__manager_runtime_shutdown(SxsRuntime *rt);
+/* The runtime's Shutdown: marks it (output/ then writes the profile). Returns how many profiled
+ * runtimes are still running (not shut down). */
+guint sxs__manager_runtime_shutdown(SxsRuntime *rt);
 
 /* One line to the log (by default <prefix>.log, never the process's stdout or stderr unless
  * log=stderr), prefixed "sxsprof[<pid>]: " and written with one write(2) so that the lines of the

@@ -53,6 +53,7 @@ typedef struct {
   guint64 last_digest;             /* sxs__text_digest of the document last written */
   guint64 views_digest;            /* ... of the document the views were last written for */
   gboolean written, views_written; /* whether last_digest, views_digest hold one */
+  gboolean final_written;          /* written after the last runtime's Shutdown (atomic) */
   gboolean views_skipped_logged;   /* the views left out (nothing to show) were logged */
   pthread_t flush_thread;          /* the output thread */
   gboolean flush_running;          /* flush_thread was started and not yet joined */
@@ -169,8 +170,14 @@ int sxs__output_write(void) {
 }
 
 void sxs__output_runtime_shutdown(SxsRuntime *rt) {
-  sxs__manager_runtime_shutdown(rt);
-  sxs__output_write();
+  /* Sampling ends with the last profiled runtime: what follows is the process's exit (the profiler
+   * writing this profile among it), and no recorder has anything more to add, so the profile
+   * written now is final: the exit does not render it again. */
+  gboolean last = sxs__manager_runtime_shutdown(rt) == 0;
+  if (last)
+    sxs__sampler_stop();
+  if (sxs__output_write() == 0 && last)
+    __atomic_store_n(&output.final_written, TRUE, __ATOMIC_RELEASE);
 }
 
 /* Does a launcher wait for this process, to rebuild its profile from the spool and render its
@@ -312,7 +319,7 @@ void sxs__output_reset_for_tests(void) {
   sxs__manager_reset_for_tests();
   sxs__stacks_reset_for_tests();
   g_mutex_lock(&output.write_lock);
-  output.written = output.views_written = FALSE;
+  output.written = output.views_written = output.final_written = FALSE;
   g_mutex_unlock(&output.write_lock);
   sxs__spool_remove();
   const SxsConfig *cfg = sxs__manager_config();
@@ -334,7 +341,13 @@ __attribute__((destructor)) static void output_at_exit(void) {
   guint n = sxs__manager_runtime_count();
   if (n == 0)
     return;
-  if (sxs__output_finish() == 0) {
+  /* After the last runtime's Shutdown wrote it, the profile on disk is already final. */
+  int r = 0;
+  if (__atomic_load_n(&output.final_written, __ATOMIC_ACQUIRE))
+    sxs__spool_remove();
+  else
+    r = sxs__output_finish();
+  if (r == 0) {
     g_autofree char *path = sxs__manager_profile_path();
     sxs__manager_log("profile of %u runtime%s written to %s", n, n == 1 ? "" : "s", path);
   }

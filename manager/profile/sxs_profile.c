@@ -114,12 +114,13 @@ SxsStackModel *sxs__stack_model_copy(const SxsStackModel *s) {
   c->runtime_id = s->runtime_id;
   c->type = g_strdup(s->type);
   c->value = s->value;
+  g_array_set_size(c->frames, s->frames->len);
   for (guint i = 0; i < s->frames->len; i++) {
-    SxsStackFrameModel f = g_array_index(s->frames, SxsStackFrameModel, i);
-    f.name = g_strdup(f.name);
-    f.module = g_strdup(f.module);
-    f.file = g_strdup(f.file);
-    g_array_append_val(c->frames, f);
+    SxsStackFrameModel *f = &g_array_index(c->frames, SxsStackFrameModel, i);
+    *f = g_array_index(s->frames, SxsStackFrameModel, i);
+    f->name = g_strdup(f->name);
+    f->module = g_strdup(f->module);
+    f->file = g_strdup(f->file);
   }
   return c;
 }

@@ -98,6 +98,24 @@ static GPtrArray *retired_steps;
 static SxsIpMap *owners;
 static GPtrArray *retired_owners;
 
+/* The names of frames met before, so that a new stack of known frames is named without asking a
+ * runtime or reading a symbol table: (runtime id, FunctionID) of a named managed frame, (0, return
+ * address) of a native one -> FrameName. Native names hold while no module was unloaded (the
+ * module map's unload count, names_unloads); all go when code may have gone
+ * (sxs__stacks_code_changed) or past STACKS_NAMES_MAX. names_lock is a leaf. */
+#define STACKS_NAMES_MAX 65536
+typedef struct {
+  int runtime_id; /* 0: native */
+  uint64_t id;    /* FunctionID, or the return address */
+} FrameKey;
+typedef struct {
+  FrameKey key;
+  char *name, *module;
+} FrameName;
+static GMutex names_lock;
+static GHashTable *frame_names; /* FrameName* (key and value) */
+static unsigned long long names_unloads;
+
 /* Called with map_lock held: keeps a replaced map or cache until no walk may hold it. */
 static void retire(GPtrArray **list, gpointer what) {
   if (!*list)
@@ -353,6 +371,50 @@ static void name_managed(SxsRuntime *rt, uint64_t function_id, gboolean may_ask,
   *ret_module = g_steal_pointer(&module);
 }
 
+static guint frame_name_hash(gconstpointer p) {
+  const FrameKey *k = p;
+  return (guint)(k->id ^ (k->id >> 32)) * 16777619u ^ (guint)k->runtime_id;
+}
+
+static gboolean frame_name_equal(gconstpointer a, gconstpointer b) {
+  const FrameKey *x = a, *y = b;
+  return x->runtime_id == y->runtime_id && x->id == y->id;
+}
+
+static void frame_name_free(gpointer p) {
+  FrameName *n = p;
+  g_free(n->name);
+  g_free(n->module);
+  g_free(n);
+}
+
+/* Copies the known name of key into *ret_name, *ret_module. Context: any thread; takes names_lock. */
+static gboolean frame_name_get(const FrameKey *key, unsigned long long unloads, char **ret_name, char **ret_module) {
+  g_mutex_lock(&names_lock);
+  if (frame_names && unloads != names_unloads)
+    g_hash_table_remove_all(frame_names);
+  names_unloads = unloads;
+  const FrameName *n = frame_names ? g_hash_table_lookup(frame_names, key) : NULL;
+  if (n) {
+    *ret_name = g_strdup(n->name);
+    *ret_module = g_strdup(n->module);
+  }
+  g_mutex_unlock(&names_lock);
+  return n != NULL;
+}
+
+static void frame_name_put(const FrameKey *key, const char *name, const char *module) {
+  FrameName *n = g_new(FrameName, 1);
+  *n = (FrameName){.key = *key, .name = g_strdup(name), .module = g_strdup(module)};
+  g_mutex_lock(&names_lock);
+  if (!frame_names)
+    frame_names = g_hash_table_new_full(frame_name_hash, frame_name_equal, NULL, frame_name_free);
+  if (g_hash_table_size(frame_names) >= STACKS_NAMES_MAX)
+    g_hash_table_remove_all(frame_names);
+  g_hash_table_replace(frame_names, n, n);
+  g_mutex_unlock(&names_lock);
+}
+
 /* A new entry for the stitched frames: identities, names, first ip and sp. */
 static StackEntry *entry_new(const StackEntry *key, const SxsStackFrame *frames, const SxsModuleMap *map,
                              const SxsStitchTarget *targets, guint n_targets) {
@@ -364,23 +426,34 @@ static StackEntry *entry_new(const StackEntry *key, const SxsStackFrame *frames,
   e->model->type = g_strdup(key->type);
   /* Metadata is not read on a thread that holds the runtime suspended for a GC. */
   gboolean may_ask = key->event != SXS_STACKS_GC;
+  unsigned long long unloads = sxs__modmap_unloads(map);
+  g_array_set_size(e->model->frames, key->n);
   for (guint i = 0; i < key->n; i++) {
     const SxsStackFrame *f = &frames[i];
-    SxsStackFrameModel m = {.ip = f->ip, .sp = f->sp};
+    SxsStackFrameModel *m = &g_array_index(e->model->frames, SxsStackFrameModel, i);
+    *m = (SxsStackFrameModel){.ip = f->ip, .sp = f->sp};
     if (f->kind == SXS_FRAME_MANAGED) {
-      m.managed = TRUE;
-      m.runtime_id = f->runtime_id;
-      m.file = g_strdup(key->ids[i].file);
-      m.line = key->ids[i].line;
+      m->managed = TRUE;
+      m->runtime_id = f->runtime_id;
+      m->file = g_strdup(key->ids[i].file);
+      m->line = key->ids[i].line;
       e->ids[i].rt = target_runtime(targets, n_targets, f->runtime_id);
-      name_managed(e->ids[i].rt, f->function_id, may_ask, &m.name, &m.module);
+      FrameKey k = {.runtime_id = f->runtime_id, .id = f->function_id};
+      if (f->function_id == 0 || !frame_name_get(&k, unloads, &m->name, &m->module)) {
+        name_managed(e->ids[i].rt, f->function_id, may_ask, &m->name, &m->module);
+        if (m->name && f->function_id != 0)
+          frame_name_put(&k, m->name, m->module);
+      }
     } else {
       /* A native frame of a stitched stack is never the walk's first: ip is a return address. */
-      m.name = sxs__symbols_describe(g_atomic_pointer_get(&symbols), map, f->ip - 1);
-      const SxsModule *mod = sxs__modmap_find(map, f->ip - 1);
-      m.module = g_strdup(mod ? mod->name : "");
+      FrameKey k = {.runtime_id = 0, .id = f->ip};
+      if (!frame_name_get(&k, unloads, &m->name, &m->module)) {
+        m->name = sxs__symbols_describe(g_atomic_pointer_get(&symbols), map, f->ip - 1);
+        const SxsModule *mod = sxs__modmap_find(map, f->ip - 1);
+        m->module = g_strdup(mod ? mod->name : "");
+        frame_name_put(&k, m->name, m->module);
+      }
     }
-    g_array_append_val(e->model->frames, m);
   }
   return e;
 }
@@ -709,6 +782,10 @@ void sxs__stacks_rename_thread(uint32_t thread, const char *name) {
 }
 
 void sxs__stacks_code_changed(void) {
+  g_mutex_lock(&names_lock);
+  if (frame_names)
+    g_hash_table_remove_all(frame_names);
+  g_mutex_unlock(&names_lock);
   g_mutex_lock(&map_lock);
   if (owners) {
     retire(&retired_owners, owners);
@@ -719,6 +796,9 @@ void sxs__stacks_code_changed(void) {
 }
 
 void sxs__stacks_reset_for_tests(void) {
+  g_mutex_lock(&names_lock);
+  g_clear_pointer(&frame_names, g_hash_table_unref);
+  g_mutex_unlock(&names_lock);
   g_mutex_lock(&stacks_lock);
   g_clear_pointer(&changed, g_ptr_array_unref);
   last_spool_id = 0;
