@@ -357,8 +357,9 @@ int sxsprof_render(const SxsProfileModel *model, const SxsprofRender *r) {
   if (files && r->base) {
     g_autoptr(GPtrArray) written = g_ptr_array_new_with_free_func(g_free);
     g_autofree char *skipped = NULL, *error = NULL;
-    int n = sxs__formats_write(view, r->base, files, &r->render, r->each ? 0 : SXS_FORMATS_ALL_OR_NOTHING,
-                               render_progress, (gpointer)r, written, &skipped, &error);
+    int n = sxs__formats_write(view, r->base, files, &r->render,
+                               SXS_FORMATS_SYNC | (r->each ? 0 : SXS_FORMATS_ALL_OR_NOTHING), render_progress,
+                               (gpointer)r, written, &skipped, &error);
     progress(r, "");
     if (n < 0 && !r->each) {
       fprintf(stderr, "sxsprof: %s; nothing was written\n", error);

@@ -116,7 +116,7 @@ static GHashTable *rebuild_run_spools(const char *output, gboolean is_folder, co
     g_autofree char *profile = sxs__spool_profile_path(path);
     gsize len = 0;
     g_autofree char *text = sxs__profile_render_json(spool->model, &len);
-    int r = sxs__file_write_atomic(profile, text, len);
+    int r = sxs__file_write_atomic(profile, text, len, SXS_FILE_SYNC);
     if (r < 0) {
       fprintf(stderr, "sxsprof: cannot write the profile rebuilt from %s to %s: %s\n", path, profile, g_strerror(-r));
       continue;

@@ -95,7 +95,7 @@ static void write_views_locked(const SxsConfig *cfg, const char *profile_path, c
   SxsRenderOptions options = {.top = 10, .kind = SXS_VIEW_N_KINDS};
   /* Each view that cannot be written (a full disk) keeps its last good file and gets its own line;
    * the others are still written. A view with nothing to show removes an older file of its name,
-   * from an earlier run. */
+   * from an earlier run. Not synced, like the profile (write_profile). */
   if (sxs__formats_write(view, base, extra, &options, SXS_FORMATS_DROP_STALE, NULL, NULL, NULL, &skipped, &error) < 0) {
     g_auto(GStrv) lines = g_strsplit(error, "\n", -1);
     for (char **l = lines; *l; l++)
@@ -131,9 +131,13 @@ static int write_profile(gboolean with_views) {
   int r = 0;
   /* The exit-time write usually follows a Shutdown write of the same document, and a quiet
    * service flushes the same document again and again: the file is already right, and another
-   * replace (with its fsync) would only cost the process time. */
+   * replace would only cost the process time. The replace is atomic but not synced: the process
+   * (most often on its way out) must not wait for the disk, 2-5 ms for a hello-world's profile
+   * and far more on a busy disk; the rename alone already shows every reader a whole document,
+   * also when the process dies, and only a crash of the machine within the kernel's writeback
+   * delay could lose it. */
   if (!output.written || output.last_digest != digest || !g_file_test(profile_path, G_FILE_TEST_EXISTS)) {
-    r = sxs__file_write_atomic(profile_path, text, len);
+    r = sxs__file_write_atomic(profile_path, text, len, 0);
     if (r < 0) {
       sxs__manager_log("cannot write the profile to %s: %s", profile_path, g_strerror(-r));
     } else {

@@ -356,7 +356,7 @@ static void fsync_parent_dir(const char *path) {
   close(fd);
 }
 
-int sxs__file_write_temp(const char *path, const char *data, size_t len, char **ret_tmp) {
+int sxs__file_write_temp(const char *path, const char *data, size_t len, SxsFileFlags flags, char **ret_tmp) {
   if (path == NULL || *path == '\0' || (data == NULL && len > 0))
     return -EINVAL;
 
@@ -368,7 +368,7 @@ int sxs__file_write_temp(const char *path, const char *data, size_t len, char **
     return -errno;
 
   int r = write_all(fd, data, len);
-  if (r == 0 && fsync(fd) < 0)
+  if (r == 0 && (flags & SXS_FILE_SYNC) && fsync(fd) < 0)
     r = -errno;
   /* On Linux the descriptor is released even when close fails with EINTR; do not retry it. */
   if (close(fd) < 0 && r == 0 && errno != EINTR)
@@ -381,20 +381,21 @@ int sxs__file_write_temp(const char *path, const char *data, size_t len, char **
   return 0;
 }
 
-int sxs__file_commit(const char *tmp, const char *path) {
+int sxs__file_commit(const char *tmp, const char *path, SxsFileFlags flags) {
   if (rename(tmp, path) < 0) {
     int r = -errno;
     (void)unlink(tmp);
     return r;
   }
-  fsync_parent_dir(path);
+  if (flags & SXS_FILE_SYNC)
+    fsync_parent_dir(path);
   return 0;
 }
 
-int sxs__file_write_atomic(const char *path, const char *data, size_t len) {
+int sxs__file_write_atomic(const char *path, const char *data, size_t len, SxsFileFlags flags) {
   g_autofree char *tmp = NULL;
-  int r = sxs__file_write_temp(path, data, len, &tmp);
-  return r < 0 ? r : sxs__file_commit(tmp, path);
+  int r = sxs__file_write_temp(path, data, len, flags, &tmp);
+  return r < 0 ? r : sxs__file_commit(tmp, path, flags);
 }
 
 guint64 sxs__text_digest(const char *data, gsize len) {

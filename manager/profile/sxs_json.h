@@ -66,22 +66,31 @@ gboolean sxs__json_writer_complete(SxsJsonWriter *w);
  * keeping the pretty setting. ret_len (optional) receives the length in bytes. */
 char *sxs__json_writer_steal(SxsJsonWriter *w, gsize *ret_len);
 
+/* How a file is replaced. The rename alone makes the replacement atomic for every reader (the old
+ * version or the new one, never half of one, also when the writing process dies); SXS_FILE_SYNC
+ * adds the fsyncs that make it survive a crash of the machine too, at the price of waiting for
+ * the disk (a few ms, far more on a busy one). */
+typedef enum {
+  SXS_FILE_SYNC = 1 << 0, /* fsync the file before the rename, and its folder after it */
+} SxsFileFlags;
+
 /*
  * Writes data to path atomically: a temp file in the same folder (path + ".tmp.<pid>.<counter>",
  * O_CREAT|O_EXCL, mode 0644 minus umask), all bytes written (EINTR and short writes retried),
- * fsync, close, rename over path, then a best-effort fsync of the folder. On any failure the temp
- * file is removed and path is untouched. Returns 0 or -errno (-EINVAL for NULL arguments).
+ * with SXS_FILE_SYNC an fsync, close, rename over path, then with SXS_FILE_SYNC a best-effort
+ * fsync of the folder. On any failure the temp file is removed and path is untouched. Returns 0
+ * or -errno (-EINVAL for NULL arguments).
  *
  * Context: any thread, concurrent calls allowed (also on the same path: the last rename wins and
  * readers always see one complete version). Blocking I/O; not async-signal-safe.
  */
-int sxs__file_write_atomic(const char *path, const char *data, size_t len);
+int sxs__file_write_atomic(const char *path, const char *data, size_t len, SxsFileFlags flags);
 
 /* The two halves of sxs__file_write_atomic, for files that must all be replaced or none: the temp
- * file written and synced (*ret_tmp, caller frees; removed again on failure), then renamed over
- * path (the temp file removed when that fails). Both return 0 or -errno. */
-int sxs__file_write_temp(const char *path, const char *data, size_t len, char **ret_tmp);
-int sxs__file_commit(const char *tmp, const char *path);
+ * file written (and with SXS_FILE_SYNC synced; *ret_tmp, caller frees; removed again on failure),
+ * then renamed over path (the temp file removed when that fails). Both return 0 or -errno. */
+int sxs__file_write_temp(const char *path, const char *data, size_t len, SxsFileFlags flags, char **ret_tmp);
+int sxs__file_commit(const char *tmp, const char *path, SxsFileFlags flags);
 
 /* A 64-bit digest of len bytes, to tell whether a document changed since it was last written (not
  * a cryptographic hash: nobody chooses the documents). Two texts that differ in one 8-byte word

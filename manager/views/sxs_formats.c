@@ -125,13 +125,14 @@ int sxs__formats_write(const SxsView *v, const char *base, guint set, const SxsR
   }
   g_autoptr(GPtrArray) written = g_ptr_array_new_with_free_func(g_free);
   g_autoptr(GString) errors = g_string_new(NULL);
+  SxsFileFlags file_flags = flags & SXS_FORMATS_SYNC ? SXS_FILE_SYNC : 0;
   int r = 0;
   if (flags & SXS_FORMATS_ALL_OR_NOTHING) {
     /* Every file to a temp file first: a failure (a full disk) leaves each older file in place. */
     g_autofree char **tmp = g_new0(char *, paths->len + 1);
     for (guint i = 0; i < paths->len && r == 0; i++) {
       const char *path = paths->pdata[i];
-      r = sxs__file_write_temp(path, bytes->pdata[i], g_array_index(lens, gsize, i), &tmp[i]);
+      r = sxs__file_write_temp(path, bytes->pdata[i], g_array_index(lens, gsize, i), file_flags, &tmp[i]);
       if (r < 0)
         g_string_append_printf(errors, "cannot write %s: %s", path, g_strerror(-r));
     }
@@ -139,7 +140,7 @@ int sxs__formats_write(const SxsView *v, const char *base, guint set, const SxsR
       if (!tmp[i])
         continue;
       const char *path = paths->pdata[i];
-      int c = r < 0 ? (unlink(tmp[i]), 0) : sxs__file_commit(tmp[i], path);
+      int c = r < 0 ? (unlink(tmp[i]), 0) : sxs__file_commit(tmp[i], path, file_flags);
       if (c < 0 && r == 0) {
         r = c;
         g_string_append_printf(errors, "cannot write %s: %s", path, g_strerror(-c));
@@ -153,7 +154,7 @@ int sxs__formats_write(const SxsView *v, const char *base, guint set, const SxsR
      * others are still written. */
     for (guint i = 0; i < paths->len; i++) {
       const char *path = paths->pdata[i];
-      int w = sxs__file_write_atomic(path, bytes->pdata[i], g_array_index(lens, gsize, i));
+      int w = sxs__file_write_atomic(path, bytes->pdata[i], g_array_index(lens, gsize, i), file_flags);
       if (w < 0) {
         g_string_append_printf(errors, "%scannot write %s: %s", errors->len ? "\n" : "", path, g_strerror(-w));
         r = r < 0 ? r : w;

@@ -32,6 +32,7 @@ typedef enum {
   SXS_FORMATS_ALL_OR_NOTHING = 1 << 0, /* every file or none: all are written to temp files first,
                                         * and none replaces its older version unless all could be */
   SXS_FORMATS_DROP_STALE = 1 << 1,     /* a format left out removes an older file of its name */
+  SXS_FORMATS_SYNC = 1 << 2,           /* each file replaced with SXS_FILE_SYNC (sxs_json.h) */
 } SxsFormatsFlags;
 int sxs__formats_write(const SxsView *v, const char *base, guint formats, const SxsRenderOptions *o,
                        SxsFormatsFlags flags, SxsFormatsProgress progress, gpointer progress_data, GPtrArray *ret_paths,

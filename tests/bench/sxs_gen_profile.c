@@ -18,7 +18,7 @@ int main(int argc, char **argv) {
                                                      g_ascii_strtoull(argv[5], NULL, 10));
   gsize len = 0;
   g_autofree char *text = sxs__profile_render_json(m, &len);
-  int r = sxs__file_write_atomic(argv[1], text, len);
+  int r = sxs__file_write_atomic(argv[1], text, len, 0);
   if (r < 0) {
     fprintf(stderr, "sxs_gen_profile: cannot write %s: %s\n", argv[1], g_strerror(-r));
     return 1;

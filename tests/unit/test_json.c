@@ -744,7 +744,7 @@ static void test_atomic_create(TmpDirFixture *fx, gconstpointer data) {
   (void)data;
   g_autofree char *path = g_build_filename(fx->dir, "out.json", NULL);
   const char *doc = "{\"a\":1}";
-  g_assert_cmpint(sxs__file_write_atomic(path, doc, strlen(doc)), ==, 0);
+  g_assert_cmpint(sxs__file_write_atomic(path, doc, strlen(doc), 0), ==, 0);
   g_autofree char *back = read_file(path);
   g_assert_cmpstr(back, ==, doc);
 
@@ -760,12 +760,12 @@ static void test_atomic_create(TmpDirFixture *fx, gconstpointer data) {
 
   /* An empty document is a valid write too. */
   g_autofree char *empty = g_build_filename(fx->dir, "empty", NULL);
-  g_assert_cmpint(sxs__file_write_atomic(empty, "", 0), ==, 0);
+  g_assert_cmpint(sxs__file_write_atomic(empty, "", 0, SXS_FILE_SYNC), ==, 0);
   g_autofree char *empty_back = read_file(empty);
   g_assert_cmpstr(empty_back, ==, "");
 
-  g_assert_cmpint(sxs__file_write_atomic(NULL, doc, 1), ==, -EINVAL);
-  g_assert_cmpint(sxs__file_write_atomic(path, NULL, 1), ==, -EINVAL);
+  g_assert_cmpint(sxs__file_write_atomic(NULL, doc, 1, 0), ==, -EINVAL);
+  g_assert_cmpint(sxs__file_write_atomic(path, NULL, 1, 0), ==, -EINVAL);
 }
 
 static void test_atomic_replace(TmpDirFixture *fx, gconstpointer data) {
@@ -775,9 +775,9 @@ static void test_atomic_replace(TmpDirFixture *fx, gconstpointer data) {
   const char *old_doc = "{\"old\":\"a much longer old document than the new one\"}";
   const char *new_doc = "[1]";
 
-  g_assert_cmpint(sxs__file_write_atomic(path, old_doc, strlen(old_doc)), ==, 0);
+  g_assert_cmpint(sxs__file_write_atomic(path, old_doc, strlen(old_doc), 0), ==, 0);
   g_assert_cmpint(link(path, old_link), ==, 0);
-  g_assert_cmpint(sxs__file_write_atomic(path, new_doc, strlen(new_doc)), ==, 0);
+  g_assert_cmpint(sxs__file_write_atomic(path, new_doc, strlen(new_doc), SXS_FILE_SYNC), ==, 0);
 
   g_autofree char *back = read_file(path);
   g_assert_cmpstr(back, ==, new_doc);
@@ -792,7 +792,7 @@ static void test_atomic_replace(TmpDirFixture *fx, gconstpointer data) {
 static void test_atomic_missing_folder(TmpDirFixture *fx, gconstpointer data) {
   (void)data;
   g_autofree char *path = g_build_filename(fx->dir, "missing", "out.json", NULL);
-  g_assert_cmpint(sxs__file_write_atomic(path, "{}", 2), ==, -ENOENT);
+  g_assert_cmpint(sxs__file_write_atomic(path, "{}", 2, 0), ==, -ENOENT);
   g_assert_false(g_file_test(path, G_FILE_TEST_EXISTS));
   g_autofree char *names = list_dir(fx->dir);
   g_assert_cmpstr(names, ==, "");
@@ -807,7 +807,7 @@ static void test_atomic_failed_rename(TmpDirFixture *fx, gconstpointer data) {
   g_assert_cmpint(g_mkdir(path, 0755), ==, 0);
   g_assert_true(g_file_set_contents(inside, "kept", -1, NULL));
 
-  int r = sxs__file_write_atomic(path, "{}", 2);
+  int r = sxs__file_write_atomic(path, "{}", 2, 0);
   g_assert_cmpint(r, ==, -EISDIR);
   g_assert_true(g_file_test(path, G_FILE_TEST_IS_DIR));
   g_autofree char *kept = read_file(inside);
@@ -854,7 +854,7 @@ static gpointer writer_thread(gpointer data) {
     sxs__json_end_object(w);
     gsize len = 0;
     const char *text = sxs__json_writer_get(w, &len);
-    if (!sxs__json_writer_complete(w) || sxs__file_write_atomic(a->path, text, len) != 0)
+    if (!sxs__json_writer_complete(w) || sxs__file_write_atomic(a->path, text, len, 0) != 0)
       a->failures++;
   }
   g_atomic_int_inc(a->done);
@@ -907,7 +907,7 @@ static void test_atomic_concurrent(TmpDirFixture *fx, gconstpointer data) {
   (void)data;
   g_autofree char *path = g_build_filename(fx->dir, "profile.json", NULL);
   const char *initial = "{\"writer\":0,\"seq\":-1,\"len\":1,\"payload\":\"a\"}";
-  g_assert_cmpint(sxs__file_write_atomic(path, initial, strlen(initial)), ==, 0);
+  g_assert_cmpint(sxs__file_write_atomic(path, initial, strlen(initial), 0), ==, 0);
 
   gint done = 0;
   WriterArgs writers[2] = {{.path = path, .writer = 0, .done = &done}, {.path = path, .writer = 1, .done = &done}};
