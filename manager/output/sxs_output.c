@@ -215,7 +215,10 @@ static void *flush_main(void *arg) {
   gint64 spool_period = SXS_SPOOL_PERIOD_MS * G_TIME_SPAN_MILLISECOND;
   gint64 now = g_get_monotonic_time();
   gint64 next_flush = flush_period > 0 ? now + flush_period : G_MAXINT64;
-  gint64 next_spool = now;
+  /* The first batch one period in, like every other: a process killed before still loses at most
+   * that much, and a short one (a hello-world ends within 100 ms) writes no spool at all, which
+   * saves it a file created, written, renamed and removed again, and a render of its state. */
+  gint64 next_spool = now + spool_period;
   gboolean ended = FALSE, spool_failed_logged = FALSE;
   sxs__ending_set_listening(TRUE);
   while (!__atomic_load_n(&output.flush_stop, __ATOMIC_ACQUIRE)) {
