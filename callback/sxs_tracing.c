@@ -3,7 +3,9 @@
  * routing=closure: a libffi closure bound to the instance, through the clientData-less
  * SetFunctionIDMapper) and the Enter/Leave/Tailcall hooks: the assembly trampolines on the fast
  * path, plain C functions on the slow path (WithInfo) when the runtime refuses the fast one.
- * What the hooks record lives in manager/record/sxs_trace.c. */
+ * What the hooks record lives in manager/record/sxs_trace.c. libffi is opened at the first
+ * closure: a process that makes none never loads it. */
+#include <dlfcn.h>
 #include <errno.h>
 #include <ffi.h>
 
@@ -83,28 +85,55 @@ static void slow_empty(FunctionIDOrClientID id, COR_PRF_ELT_INFO info) {
   (void)info;
 }
 
-/* One call interface for every runtime's closure: UINT_PTR (FunctionID, BOOL *). */
-static ffi_cif closure_cif;
-static ffi_type *closure_args[2];
+/* The part of libffi the closures use, opened once (never closed: the closures live until the
+ * process ends), and one call interface for every runtime's closure: UINT_PTR (FunctionID, BOOL *).
+ * Written once under the g_once of closure_ffi_ready, read-only afterwards. */
+static struct {
+  ffi_status (*prep_cif)(ffi_cif *cif, ffi_abi abi, unsigned int nargs, ffi_type *rtype, ffi_type **atypes);
+  void *(*closure_alloc)(size_t size, void **code);
+  ffi_status (*prep_closure_loc)(ffi_closure *closure, ffi_cif *cif,
+                                 void (*fun)(ffi_cif *cif, void *ret, void **args, void *user_data), void *user_data,
+                                 void *codeloc);
+  ffi_cif cif;
+  ffi_type *args[2];
+  const char *problem; /* why there is no call interface, NULL when there is one */
+} closure_ffi;
+
+/* Opens libffi and prepares the call interface; the problem's sentence otherwise. Runs once. */
+static const char *closure_ffi_load(void) {
+  void *lib = dlopen(SXS_LIBFFI_SONAME, RTLD_NOW | RTLD_LOCAL);
+  if (!lib)
+    return "libffi (" SXS_LIBFFI_SONAME ") cannot be loaded";
+  closure_ffi.prep_cif = (__typeof__(closure_ffi.prep_cif))dlsym(lib, "ffi_prep_cif");
+  closure_ffi.closure_alloc = (__typeof__(closure_ffi.closure_alloc))dlsym(lib, "ffi_closure_alloc");
+  closure_ffi.prep_closure_loc = (__typeof__(closure_ffi.prep_closure_loc))dlsym(lib, "ffi_prep_closure_loc");
+  ffi_type *u64 = dlsym(lib, "ffi_type_uint64");
+  ffi_type *pointer = dlsym(lib, "ffi_type_pointer");
+  if (!closure_ffi.prep_cif || !closure_ffi.closure_alloc || !closure_ffi.prep_closure_loc || !u64 || !pointer)
+    return "libffi (" SXS_LIBFFI_SONAME ") lacks the closure API";
+  closure_ffi.args[0] = u64;
+  closure_ffi.args[1] = pointer;
+  if (closure_ffi.prep_cif(&closure_ffi.cif, FFI_DEFAULT_ABI, 2, u64, closure_ffi.args) != FFI_OK)
+    return "libffi could not prepare the mapper's call interface";
+  return NULL;
+}
 
 static int register_mapper(SxsCallback *self, ICorProfilerInfo15 *info, SxsRouting routing, char **ret_why) {
   HRESULT hr;
   if (routing == SXS_ROUTING_CLOSURE) {
-    static gsize cif_ready;
-    if (g_once_init_enter(&cif_ready)) {
-      closure_args[0] = &ffi_type_uint64;
-      closure_args[1] = &ffi_type_pointer;
-      ffi_status st = ffi_prep_cif(&closure_cif, FFI_DEFAULT_ABI, 2, &ffi_type_uint64, closure_args);
-      g_once_init_leave(&cif_ready, st == FFI_OK ? 1 : 2);
+    static gsize closure_ffi_ready;
+    if (g_once_init_enter(&closure_ffi_ready)) {
+      closure_ffi.problem = closure_ffi_load();
+      g_once_init_leave(&closure_ffi_ready, 1);
     }
-    if (cif_ready != 1) {
-      *ret_why = g_strdup("libffi could not prepare the mapper's call interface");
+    if (closure_ffi.problem) {
+      *ret_why = g_strdup(closure_ffi.problem);
       return -EINVAL;
     }
     void *code = NULL;
     /* Never freed: the runtime may call its mapper until the process ends. */
-    ffi_closure *closure = ffi_closure_alloc(sizeof(ffi_closure), &code);
-    if (!closure || ffi_prep_closure_loc(closure, &closure_cif, tracing_closure, self, code) != FFI_OK) {
+    ffi_closure *closure = closure_ffi.closure_alloc(sizeof(ffi_closure), &code);
+    if (!closure || closure_ffi.prep_closure_loc(closure, &closure_ffi.cif, tracing_closure, self, code) != FFI_OK) {
       *ret_why = g_strdup("libffi could not make the mapper closure");
       return -ENOMEM;
     }
