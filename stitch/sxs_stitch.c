@@ -50,6 +50,8 @@ struct SxsStitchScratch {
 };
 
 SxsStitchScratch *sxs__stitch_scratch_new(void) {
+  /* A thread's walks start with its scratch: libunwind is opened before the first (sxs_unwind.h). */
+  sxs__unwind_init();
   return g_new0(SxsStitchScratch, 1);
 }
 

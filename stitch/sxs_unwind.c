@@ -4,7 +4,9 @@
 #include "sxs_ipmap.h"
 
 #define UNW_LOCAL_ONLY
+#include <dlfcn.h>
 #include <errno.h>
+#include <glib.h>
 #include <libunwind.h>
 #include <pthread.h>
 #include <signal.h>
@@ -65,6 +67,57 @@
  * The walks keep a per-thread busy flag: a handler that interrupts a walk on its own thread gets -EBUSY rather than
  * reentering libunwind (with a real per-thread cache, that reentry would corrupt the cache).
  */
+
+/*
+ * libunwind, opened by sxs__unwind_init()
+ * ---------------------------------------
+ *
+ * The library (and liblzma, which it links) is not linked: a run that never walks native code with it, the defaults
+ * among them, does not map or relocate it. sxs__unwind_init() opens it in a normal context before the first walk that
+ * may use it (the sampler's start, a thread's first stitched walk); until then, and if it cannot be opened, a walk
+ * steps by frame pointers alone and those that must start with libunwind return -EFAULT. The table is written once,
+ * before `ready` is set (release); a walk reads `ready` (acquire) and then only reads the table, so a signal handler
+ * may walk.
+ */
+#define UNW_NAME(x) UNW_NAME_(x)
+#define UNW_NAME_(x) #x
+static struct {
+  int (*getcontext)(unw_context_t *context);
+  int (*init_local)(unw_cursor_t *cursor, unw_context_t *context);
+  int (*init_local2)(unw_cursor_t *cursor, unw_context_t *context, int flags);
+  int (*step)(unw_cursor_t *cursor);
+  int (*get_reg)(unw_cursor_t *cursor, unw_regnum_t reg, unw_word_t *ret);
+  int (*get_save_loc)(unw_cursor_t *cursor, int reg, unw_save_loc_t *ret);
+  int (*is_signal_frame)(unw_cursor_t *cursor);
+  int (*set_caching_policy)(unw_addr_space_t space, unw_caching_policy_t policy);
+  unw_addr_space_t *local_addr_space;
+  int ready;       /* atomic: the table is complete and the caching policy set */
+  int init_result; /* what sxs__unwind_init() returns, written once under its g_once */
+} unw;
+
+static inline bool unw_ready(void) {
+  return __atomic_load_n(&unw.ready, __ATOMIC_ACQUIRE) != 0;
+}
+
+/* Opens libunwind and fills the table; 0, or -ENOENT when the library or one of its symbols is missing. */
+static int unw_load(void) {
+  void *lib = dlopen(SXS_LIBUNWIND_SONAME, RTLD_NOW | RTLD_LOCAL);
+  if (lib == NULL)
+    return -ENOENT;
+  unw.getcontext = (__typeof__(unw.getcontext))dlsym(lib, UNW_NAME(unw_tdep_getcontext));
+  unw.init_local = (__typeof__(unw.init_local))dlsym(lib, UNW_NAME(unw_init_local));
+  unw.init_local2 = (__typeof__(unw.init_local2))dlsym(lib, UNW_NAME(unw_init_local2));
+  unw.step = (__typeof__(unw.step))dlsym(lib, UNW_NAME(unw_step));
+  unw.get_reg = (__typeof__(unw.get_reg))dlsym(lib, UNW_NAME(unw_get_reg));
+  unw.get_save_loc = (__typeof__(unw.get_save_loc))dlsym(lib, UNW_NAME(unw_get_save_loc));
+  unw.is_signal_frame = (__typeof__(unw.is_signal_frame))dlsym(lib, UNW_NAME(unw_is_signal_frame));
+  unw.set_caching_policy = (__typeof__(unw.set_caching_policy))dlsym(lib, UNW_NAME(unw_set_caching_policy));
+  unw.local_addr_space = dlsym(lib, UNW_NAME(unw_local_addr_space));
+  if (!unw.getcontext || !unw.init_local || !unw.init_local2 || !unw.step || !unw.get_reg || !unw.get_save_loc ||
+      !unw.is_signal_frame || !unw.set_caching_policy || !unw.local_addr_space)
+    return -ENOENT;
+  return 0;
+}
 
 /* Set while this thread is inside a libunwind or hybrid walk. initial-exec: reading it from a signal handler in a
  * dlopen'ed library must not call __tls_get_addr, which may allocate. */
@@ -143,7 +196,17 @@ __attribute__((no_sanitize_address)) int sxs__unwind_fp(const SxsRegs *regs, uin
 }
 
 int sxs__unwind_init(void) {
-  return unw_set_caching_policy(unw_local_addr_space, UNW_CACHE_PER_THREAD) == 0 ? 0 : -EINVAL;
+  static gsize once;
+  if (g_once_init_enter(&once)) {
+    int r = unw_load();
+    if (r == 0 && unw.set_caching_policy(*unw.local_addr_space, UNW_CACHE_PER_THREAD) != 0)
+      r = -EINVAL;
+    unw.init_result = r;
+    if (r == 0)
+      __atomic_store_n(&unw.ready, 1, __ATOMIC_RELEASE);
+    g_once_init_leave(&once, 1);
+  }
+  return unw.init_result;
 }
 
 /* Marks this thread as walking; false when it already is (we are a signal handler that interrupted a walk). The
@@ -164,9 +227,9 @@ static void busy_leave(void) {
 /* The ip and sp of the cursor's frame, and its RBP when want_fp (0 when libunwind does not know where it is). */
 static bool cursor_regs(unw_cursor_t *cursor, SxsRegs *ret, bool want_fp) {
   unw_word_t ip, sp, fp = 0;
-  if (unw_get_reg(cursor, UNW_REG_IP, &ip) < 0 || unw_get_reg(cursor, UNW_REG_SP, &sp) < 0)
+  if (unw.get_reg(cursor, UNW_REG_IP, &ip) < 0 || unw.get_reg(cursor, UNW_REG_SP, &sp) < 0)
     return false;
-  if (want_fp && unw_get_reg(cursor, UNW_X86_64_RBP, &fp) < 0)
+  if (want_fp && unw.get_reg(cursor, UNW_X86_64_RBP, &fp) < 0)
     fp = 0;
   ret->ip = ip;
   ret->sp = sp;
@@ -185,8 +248,8 @@ static bool cursor_reseed(unw_cursor_t *cursor, unw_context_t *context, const Sx
   context->uc_mcontext.gregs[REG_RSP] = (greg_t)regs->sp;
   context->uc_mcontext.gregs[REG_RBP] = (greg_t)regs->fp;
   if (exact)
-    return unw_init_local2(cursor, context, UNW_INIT_SIGNAL_FRAME) >= 0;
-  return unw_init_local(cursor, context) >= 0;
+    return unw.init_local2(cursor, context, UNW_INIT_SIGNAL_FRAME) >= 0;
+  return unw.init_local(cursor, context) >= 0;
 }
 
 /* Fills frames from a cursor standing on the first frame. */
@@ -197,7 +260,7 @@ static int walk_libunwind(unw_cursor_t *cursor, SxsNativeFrame *frames, int max)
   frames[0].ip = cur.ip;
   frames[0].sp = cur.sp;
   int n = 1;
-  while (n < max && unw_step(cursor) > 0 && cursor_regs(cursor, &next, false) && next.ip != 0 && next.sp > cur.sp) {
+  while (n < max && unw.step(cursor) > 0 && cursor_regs(cursor, &next, false) && next.ip != 0 && next.sp > cur.sp) {
     frames[n].ip = next.ip;
     frames[n].sp = next.sp;
     n++;
@@ -311,7 +374,7 @@ static bool sp_rule(uint64_t k, uint64_t m, uint64_t *ret_rule) {
 __attribute__((no_sanitize_address)) static void cache_learn(SxsUnwindCache *cache, unw_cursor_t *cursor, uintptr_t key,
                                                              const SxsRegs *cur, const SxsRegs *next, uintptr_t hi) {
   unw_save_loc_t loc;
-  bool saved = unw_get_save_loc(cursor, UNW_X86_64_RBP, &loc) == 0 && loc.type == UNW_SLT_MEMORY;
+  bool saved = unw.get_save_loc(cursor, UNW_X86_64_RBP, &loc) == 0 && loc.type == UNW_SLT_MEMORY;
   /* A save slot below this frame's sp is not this frame's (libunwind reports the callee's or the context's slot
    * for a frame that never saved RBP): RBP passed through unchanged, or the rule cannot be cached. */
   if (saved && (uintptr_t)loc.u.addr < cur->sp)
@@ -420,6 +483,7 @@ static int walk_hybrid(unw_cursor_t *cursor, unw_context_t *context, const SxsRe
                        SxsUnwindIsFpCode is_fp_code, void *user_data, SxsUnwindCache *cache, bool exact_first,
                        bool allow_libunwind, SxsNativeFrame *frames, int max) {
   SxsRegs cur, next;
+  allow_libunwind = allow_libunwind && unw_ready();
   if (start != NULL)
     cur = *start;
   else if (!cursor_regs(cursor, &cur, true))
@@ -461,8 +525,8 @@ static int walk_hybrid(unw_cursor_t *cursor, unw_context_t *context, const SxsRe
         if (!cursor_on_cur)
           cursor_on_cur = cursor_reseed(cursor, context, &cur, cur_exact);
         /* A signal trampoline's caller is the interrupted frame: its ip is exact, and neither step is a rule. */
-        bool signal_frame = cursor_on_cur && unw_is_signal_frame(cursor) > 0;
-        int rc = cursor_on_cur ? unw_step(cursor) : -1;
+        bool signal_frame = cursor_on_cur && unw.is_signal_frame(cursor) > 0;
+        int rc = cursor_on_cur ? unw.step(cursor) : -1;
         by_libunwind = stepped =
             rc > 0 && cursor_regs(cursor, &next, true) && next.ip != 0 && next.sp > cur.sp && next.sp <= hi;
         next_exact = signal_frame;
@@ -496,11 +560,13 @@ static int walk_hybrid(unw_cursor_t *cursor, unw_context_t *context, const SxsRe
  * public walk's frame and not a helper's. Returns 0, or a negative value when libunwind cannot start. */
 static inline __attribute__((always_inline)) int init_cursor(unw_cursor_t *cursor, unw_context_t *context,
                                                              const void *ucontext_or_null) {
+  if (!unw_ready())
+    return -1;
   if (ucontext_or_null != NULL)
-    return unw_init_local2(cursor, (unw_context_t *)(uintptr_t)ucontext_or_null, UNW_INIT_SIGNAL_FRAME);
-  unw_getcontext(context);
-  int r = unw_init_local(cursor, context);
-  if (r >= 0 && unw_step(cursor) <= 0)
+    return unw.init_local2(cursor, (unw_context_t *)(uintptr_t)ucontext_or_null, UNW_INIT_SIGNAL_FRAME);
+  unw.getcontext(context);
+  int r = unw.init_local(cursor, context);
+  if (r >= 0 && unw.step(cursor) <= 0)
     r = -1;
   return r;
 }

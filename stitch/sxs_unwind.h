@@ -82,9 +82,11 @@ int sxs__unwind_stack_bounds(uintptr_t *ret_lo, uintptr_t *ret_hi);
 int sxs__unwind_fp(const SxsRegs *regs, uintptr_t stack_lo, uintptr_t stack_hi, SxsNativeFrame *frames, int max);
 
 /*
- * Sets libunwind's caching policy for the local address space to UNW_CACHE_PER_THREAD, so walks after the first do
- * not read unwind tables again for IPs they have seen, and initializes libunwind (it would otherwise initialize on the
- * first walk, which may be in a signal handler). Idempotent. Returns 0 or -EINVAL.
+ * Opens libunwind (it is not linked: a process that never walks with it does not load it), sets its caching policy
+ * for the local address space to UNW_CACHE_PER_THREAD, so walks after the first do not read unwind tables again for
+ * IPs they have seen, and initializes libunwind (it would otherwise initialize on the first walk, which may be in a
+ * signal handler). Until it succeeded, walks use frame pointers alone, and those that start with libunwind return
+ * -EFAULT. Runs once; every call returns its result: 0, -ENOENT (no libunwind) or -EINVAL.
  *
  * With libunwind 1.6.2 (Debian 12) the request is honoured as UNW_CACHE_GLOBAL: its unw_set_caching_policy turns
  * PER_THREAD into GLOBAL because its configure never defines HAVE___THREAD (Gset_caching_policy.c; the Debian binary
