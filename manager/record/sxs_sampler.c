@@ -1,8 +1,9 @@
 /* sxs_sampler: a sampling profiler over every thread of the process, every runtime's frames.
  *
  *   sampler thread (the profiler's own; never runs managed code; all signals blocked)
- *     a tick every 1/frequency s, on a fixed schedule (a tick more than a period late is missed:
- *     counted, not caught up with); threads from /proc/self/task, rescanned every 100 ms
+ *     mode=wall: a tick every 1/frequency s, on a fixed schedule (a tick more than a period late
+ *     is missed: counted, not caught up with); mode=cpu: a batch when the timers' handlers call
+ *     for it (below); threads from /proc/self/task, rescanned every 100 ms
  *     mode=wall, each tick: up to SAMPLER_TICK_THREADS threads, in turn (tick_select); each one's
  *     sample weighs the periods since its last, so wall time stays whole whatever their number
  *       has not run since its last sample ........... that stack counts again (no signal)
@@ -34,7 +35,9 @@
  *
  * mode=cpu samples a thread once per period of CPU time it used (each thread's CPU-time timer,
  * raised by the kernel on the thread itself while it runs), so an idle thread costs nothing and
- * a sample stands for CPU time; the tick collects what the timers captured.
+ * a sample stands for CPU time. It has no fixed tick: the sampler sleeps until a handler wakes it
+ * (a thread's captures all full, or SAMPLER_WAKE_PENDING waiting) or a rescan is due, and
+ * collects what the timers captured in one batch (run_timers).
  *
  * System calls. SIGPROF is installed with SA_RESTART, so a call the kernel restarts (read, write,
  * recv on a socket without a timeout, a futex wait without one) goes on unseen; the others fail
@@ -2207,6 +2210,8 @@ void sxs__sampler_stop(void) {
   deadline.tv_sec += 2;
   if (pthread_timedjoin_np(sampler.thread, NULL, &deadline) == 0)
     __atomic_store_n(&sampler.running, FALSE, __ATOMIC_RELEASE);
+  else
+    sxs__manager_log("sampling: the sampler thread did not stop within 2 s");
   g_atomic_int_set(&joining, 0);
 }
 
