@@ -731,7 +731,8 @@ static void rescan(void) {
         /* A thread that blocks the signal (the profiler's own, some runtime threads) would never
          * answer: it is not asked while it does. Its name comes with that (one read of /proc). */
         t->blocked = thread_status(tid, &t->name);
-        t->cpu_accounted = MAX(thread_cpu_ns(tid), 0);
+        /* Its CPU clock, for wall mode's looks (cpu mode's timers need none: a system call saved). */
+        t->cpu_accounted = sampler.use_timers ? 0 : MAX(thread_cpu_ns(tid), 0);
         t->cpu_at_sample = t->cpu_accounted;
         t->wall_accounted = now_ns(CLOCK_MONOTONIC);
         t->mark_cpu[0] = t->mark_cpu[1] = t->cpu_at_sample;
