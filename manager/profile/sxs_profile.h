@@ -267,10 +267,13 @@ SxsStackModel *sxs__stack_model_copy(const SxsStackModel *s);
 typedef struct {
   gboolean enabled;
   int frequency;
-  char *mode;               /* "cpu", "wall" */
-  char *walker;             /* "signal" */
-  char *off_reason;         /* why sampling is off although asked for, or NULL */
-  guint64 ticks;            /* sampling periods the sampler thread went through */
+  char *mode;       /* "cpu", "wall" */
+  char *walker;     /* "signal" */
+  char *off_reason; /* why sampling is off although asked for, or NULL */
+  /* Wall mode: the sampler's ticks, on a fixed schedule. Cpu mode (no fixed tick): a tick is a
+   * timer expiry, a period of CPU time a thread used; ticks_missed the expiries merged into
+   * another (the kernel's overruns, no room left), duration_ns the CPU time they stand for. */
+  guint64 ticks;            /* sampling periods the sampler thread went through (cpu mode: stacks captured) */
   guint64 ticks_missed;     /* ticks that would have started more than a period late: the periods skipped */
   guint64 duration_ns;      /* the time the ticks cover: the first one's start to the last one's period end */
   guint64 threads;          /* the most threads the sampler saw at once */

@@ -1,8 +1,9 @@
 /* sxs_sampler: a sampling profiler over every thread of the process, every runtime's frames.
  *
  *   sampler thread (the profiler's own; never runs managed code; all signals blocked)
- *     a tick every 1/frequency s, on a fixed schedule (a tick more than a period late is missed:
- *     counted, not caught up with); threads from /proc/self/task, rescanned every 100 ms
+ *     mode=wall: a tick every 1/frequency s, on a fixed schedule (a tick more than a period late
+ *     is missed: counted, not caught up with); mode=cpu: a batch when the timers' handlers call
+ *     for it (below); threads from /proc/self/task, rescanned every 100 ms
  *     mode=wall, each tick: up to SAMPLER_TICK_THREADS threads, in turn (tick_select); each one's
  *     sample weighs the periods since its last, so wall time stays whole whatever their number
  *       has not run since its last sample ........... that stack counts again (no signal)
@@ -34,7 +35,9 @@
  *
  * mode=cpu samples a thread once per period of CPU time it used (each thread's CPU-time timer,
  * raised by the kernel on the thread itself while it runs), so an idle thread costs nothing and
- * a sample stands for CPU time; the tick collects what the timers captured.
+ * a sample stands for CPU time. It has no fixed tick: the sampler sleeps until a handler wakes it
+ * (a thread's captures all full, or SAMPLER_WAKE_PENDING waiting) or a rescan is due, and
+ * collects what the timers captured in one batch (run_timers).
  *
  * System calls. SIGPROF is installed with SA_RESTART, so a call the kernel restarts (read, write,
  * recv on a socket without a timeout, a futex wait without one) goes on unseen; the others fail
@@ -152,18 +155,38 @@ static gint requests_done;
 /* mode=cpu with the signal walker: each thread has a CPU-time timer of its own (timer_create on
  * its CPU clock, SIGEV_THREAD_ID), so the kernel raises the signal on the thread itself, on its
  * own CPU, each time it has used a period: no signal crosses CPUs, nothing polls CPU clocks, and
- * a thread that is not running is never interrupted. The handler writes into the thread's own
- * slot, from a fixed pool (the signal's value must point into it); the sampler collects what is
- * DONE at each tick. */
+ * a thread that is not running is never interrupted. The handler writes into one of the thread's
+ * own captures, in a slot from a fixed pool (the signal's value must point into it).
+ *
+ * The sampler has no fixed tick in this mode: it sleeps (a futex wait on sampler_asleep) until a
+ * handler wakes it, or until the next rescan is due (SAMPLER_RESCAN_NS), and then collects every
+ * capture DONE in one batch. A handler wakes it only when the thread's captures are all full
+ * (its next expiry would find no room: collected now, no stack is lost), or when
+ * SAMPLER_WAKE_PENDING captures wait in all: a thread that runs steadily wakes the sampler once
+ * every SAMPLER_THREAD_CAPTURES of its samples, a thread that hardly runs never. The sampler
+ * collects everything before it stops, so the profile, written after the stop, has it all. */
 #define SAMPLER_POOL_SLOTS 512
+#define SAMPLER_THREAD_CAPTURES 4
+#define SAMPLER_WAKE_PENDING 64
 #define THREAD_SLOT_MAGIC 0x5358534Cu
+typedef struct {
+  gint state;   /* SLOT_IDLE, SLOT_RUNNING, SLOT_DONE */
+  guint weight; /* the expiries it stands for: its own and the timer's overruns (si_overrun) */
+  Capture out;
+} TimerCapture;
 typedef struct {
   guint32 magic;
   pid_t tid;
-  gint state;  /* SLOT_IDLE, SLOT_RUNNING, SLOT_DONE */
-  gint missed; /* expiries while the last capture was not collected yet (atomic) */
-  Capture out;
+  gint missed; /* expiries that found every capture still uncollected, with their overruns (atomic) */
+  TimerCapture cap[SAMPLER_THREAD_CAPTURES];
 } ThreadSlot;
+
+/* Captures the timer handlers finished (atomic; wraps); the sampler's count of those it collected. */
+static guint timer_done;
+static guint timer_collected;
+/* The futex word the sampler waits on in cpu mode: 1 while it sleeps; the first handler that
+ * finds it 1 and has work for it sets it to 0 and wakes it (one wake a sleep). */
+static gint sampler_asleep;
 
 static ThreadSlot *pool;       /* SAMPLER_POOL_SLOTS slots, allocated when timers are used */
 static gint handlers_inflight; /* timer handlers between their first and last read of timer_res */
@@ -194,6 +217,7 @@ typedef struct {
   guint request;                /* wall mode: 1 + the slot of its request in flight, 0 when none */
   ThreadSlot *tslot;            /* timer mode: its slot in the pool, or NULL */
   timer_t timer;                /* timer mode: its CPU-time timer (valid with tslot) */
+  gboolean timer_deleted;       /* timer mode: the timer is gone already (the sampler stops) */
   guint last_n;
   guint skip;                                   /* ticks left before it is looked at again */
   struct WalkReuse *reuse[SAMPLER_REUSE_WALKS]; /* suspend walker: its last walks by the runtimes (NULL: none); owned */
@@ -262,6 +286,8 @@ static struct {
   gboolean use_timers;         /* mode=cpu: per-thread CPU-time timers capture the stacks */
   SxsWalkResources timer_walk; /* what timer handlers walk with (taken, released when replaced) */
   gboolean timer_walk_taken;
+  gboolean timer_leftover; /* suspend walker: the last batch left captures for the next one */
+  guint64 wakes;           /* cpu mode: the sampler's batches (it woke, was woken, or rescanned) */
 } sampler;
 
 /* The kernel's id of another thread's CPU-time clock (CPUCLOCK_SCHED of a thread, by its tid). */
@@ -347,18 +373,39 @@ static void on_timer(siginfo_t *si, void *uc) {
     return;
   __atomic_add_fetch(&handlers_inflight, 1, __ATOMIC_SEQ_CST);
   if (__atomic_load_n(&ts->magic, __ATOMIC_ACQUIRE) == THREAD_SLOT_MAGIC && ts->tid == sampler_gettid()) {
-    gint expected = SLOT_IDLE;
-    if (__atomic_compare_exchange_n(&ts->state, &expected, SLOT_RUNNING, false, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+    /* The expiries the kernel merged into this signal (a CPU-time timer is checked at the
+     * scheduler's tick, so at a frequency above it an expiry stands for several periods). */
+    guint weight = 1 + (guint)MAX(si->si_overrun, 0);
+    guint free_left = 0;
+    TimerCapture *c = NULL;
+    for (guint i = 0; i < SAMPLER_THREAD_CAPTURES; i++) {
+      gint expected = SLOT_IDLE;
+      if (c == NULL && __atomic_compare_exchange_n(&ts->cap[i].state, &expected, SLOT_RUNNING, false, __ATOMIC_ACQ_REL,
+                                                   __ATOMIC_ACQUIRE))
+        c = &ts->cap[i];
+      else if (c != NULL && __atomic_load_n(&ts->cap[i].state, __ATOMIC_ACQUIRE) == SLOT_IDLE)
+        free_left++;
+    }
+    bool wake;
+    if (c != NULL) {
       CaptureInputs in;
       in.map = __atomic_load_n(&timer_res.map, __ATOMIC_ACQUIRE); /* first: published last */
       in.loader = __atomic_load_n(&timer_res.loader, __ATOMIC_ACQUIRE);
       in.steps = __atomic_load_n(&timer_res.steps, __ATOMIC_ACQUIRE);
       in.stacks = __atomic_load_n(&timer_res.stacks, __ATOMIC_ACQUIRE);
-      capture_in_handler(uc, &in, &ts->out);
-      __atomic_store_n(&ts->state, SLOT_DONE, __ATOMIC_RELEASE);
+      capture_in_handler(uc, &in, &c->out);
+      c->weight = weight;
+      __atomic_store_n(&c->state, SLOT_DONE, __ATOMIC_RELEASE);
+      guint done = __atomic_add_fetch(&timer_done, 1, __ATOMIC_SEQ_CST);
+      wake = free_left == 0 || done - __atomic_load_n(&timer_collected, __ATOMIC_RELAXED) >= SAMPLER_WAKE_PENDING;
     } else {
-      __atomic_add_fetch(&ts->missed, 1, __ATOMIC_RELAXED);
+      __atomic_add_fetch(&ts->missed, (gint)weight, __ATOMIC_RELAXED);
+      wake = true;
     }
+    /* Wakes the sampler when it sleeps (once: the first handler that finds it asleep). */
+    if (wake && __atomic_load_n(&sampler_asleep, __ATOMIC_SEQ_CST) != 0 &&
+        __atomic_exchange_n(&sampler_asleep, 0, __ATOMIC_SEQ_CST) != 0)
+      syscall(SYS_futex, &sampler_asleep, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
   }
   __atomic_sub_fetch(&handlers_inflight, 1, __ATOMIC_SEQ_CST);
 }
@@ -540,7 +587,8 @@ static void timer_arm(SampledThread *t) {
     return;
   }
   ts->tid = t->tid;
-  ts->state = SLOT_IDLE;
+  for (guint i = 0; i < SAMPLER_THREAD_CAPTURES; i++)
+    ts->cap[i].state = SLOT_IDLE;
   ts->missed = 0;
   __atomic_store_n(&ts->magic, THREAD_SLOT_MAGIC, __ATOMIC_RELEASE);
   struct sigevent sev;
@@ -567,7 +615,12 @@ static void timer_arm(SampledThread *t) {
 static void timer_disarm(SampledThread *t) {
   if (!t->tslot)
     return;
-  timer_delete(t->timer);
+  if (!t->timer_deleted)
+    timer_delete(t->timer);
+  /* Its captures never collected no longer wait (they count no more towards a wake). */
+  for (guint i = 0; i < SAMPLER_THREAD_CAPTURES; i++)
+    if (__atomic_load_n(&t->tslot->cap[i].state, __ATOMIC_ACQUIRE) == SLOT_DONE)
+      __atomic_add_fetch(&timer_collected, 1, __ATOMIC_RELAXED);
   __atomic_store_n(&t->tslot->magic, 0, __ATOMIC_RELEASE);
   t->tslot = NULL;
 }
@@ -678,7 +731,8 @@ static void rescan(void) {
         /* A thread that blocks the signal (the profiler's own, some runtime threads) would never
          * answer: it is not asked while it does. Its name comes with that (one read of /proc). */
         t->blocked = thread_status(tid, &t->name);
-        t->cpu_accounted = MAX(thread_cpu_ns(tid), 0);
+        /* Its CPU clock, for wall mode's looks (cpu mode's timers need none: a system call saved). */
+        t->cpu_accounted = sampler.use_timers ? 0 : MAX(thread_cpu_ns(tid), 0);
         t->cpu_at_sample = t->cpu_accounted;
         t->wall_accounted = now_ns(CLOCK_MONOTONIC);
         t->mark_cpu[0] = t->mark_cpu[1] = t->cpu_at_sample;
@@ -1798,21 +1852,6 @@ static gboolean timer_publish(const SxsWalkResources *res) {
   return TRUE;
 }
 
-/* Whether thread t's timer slot holds a finished capture; if so, *ret_weight is the timer
- * expiries it stands for (its own, those that found the slot still full, the timer's overruns).
- * Context: the sampler thread. */
-static gboolean timer_slot_done(SampledThread *t, guint64 *ret_weight) {
-  ThreadSlot *ts = t->tslot;
-  if (!ts || __atomic_load_n(&ts->state, __ATOMIC_ACQUIRE) != SLOT_DONE)
-    return FALSE;
-  guint64 weight = 1 + (guint64)__atomic_exchange_n(&ts->missed, 0, __ATOMIC_RELAXED);
-  int overrun = timer_getoverrun(t->timer);
-  if (overrun > 0)
-    weight += (guint64)overrun;
-  *ret_weight = weight;
-  return TRUE;
-}
-
 /*
  * Suspend walker, cpu mode: sample s holds a timer capture of its thread. A capture that matches a
  * walk its thread kept is merged with it (suspend_finish). Any other is counted at once as its own
@@ -1843,54 +1882,82 @@ static gboolean timer_sample_prepare(SuspendedSample *s, const SxsWalkResources 
 }
 
 /*
- * A timer-mode tick: the captures the threads' CPU-time timers made since the last tick, each
+ * A timer-mode batch: the captures the threads' CPU-time timers made since the last one, each
  * where its thread ran, on its own CPU (no signal crossed CPUs), are collected. The signal walker
  * counts each as its frames name it. The suspend walker takes up to SAMPLER_SUSPEND_MAX_THREADS
- * of them (the others stay in their slots for the next tick) and stitches them with the
- * runtimes' walks (timer_sample_prepare, suspend_finish). Context: the sampler thread.
+ * of them (the others stay in their slots for the next batch, which follows at once) and
+ * stitches them with the runtimes' walks (timer_sample_prepare, suspend_finish). Each capture
+ * counts as a tick, the expiries it stands for beyond its own as ticks missed (see
+ * sxs__sampler_fill). Returns the captures collected. Context: the sampler thread.
  */
-static void tick_timers(const SxsWalkResources *res, const SxsStitchTarget *targets, const SxsStitchRuntime *runtimes,
-                        guint n_targets, gboolean use_suspend) {
+static guint tick_timers(const SxsWalkResources *res, const SxsStitchTarget *targets, const SxsStitchRuntime *runtimes,
+                         guint n_targets, gboolean use_suspend) {
   SuspendedSample *samples = use_suspend ? suspended_samples() : NULL;
-  guint n_due = 0;
-  guint64 now = now_ns(CLOCK_MONOTONIC);
+  guint n_due = 0, collected = 0;
+  guint64 missed_total = 0;
+  guint64 now = 0;
   GHashTableIter it;
   gpointer value;
   g_hash_table_iter_init(&it, sampler.threads);
-  while ((!use_suspend || n_due < SAMPLER_SUSPEND_MAX_THREADS) && g_hash_table_iter_next(&it, NULL, &value)) {
+  sampler.timer_leftover = FALSE;
+  while (g_hash_table_iter_next(&it, NULL, &value)) {
     SampledThread *t = value;
     ThreadSlot *ts = t->tslot;
-    guint64 weight;
-    if (!timer_slot_done(t, &weight))
+    if (!ts)
       continue;
-    int n = ts->out.n;
-    SuspendedSample *s = NULL;
-    if (n <= 0) {
-      count_failed_capture(n);
-    } else {
-      note_capture(ts->out.capture_ns);
-      if (!use_suspend) {
-        record_capture(t, res, ts->out.frames, (guint)n, weight, targets, runtimes, n_targets);
+    gboolean abandoned = FALSE;
+    for (guint i = 0; i < SAMPLER_THREAD_CAPTURES && !abandoned; i++) {
+      TimerCapture *c = &ts->cap[i];
+      if (__atomic_load_n(&c->state, __ATOMIC_ACQUIRE) != SLOT_DONE)
+        continue;
+      if (use_suspend && n_due == SAMPLER_SUSPEND_MAX_THREADS) {
+        sampler.timer_leftover = TRUE;
+        break;
+      }
+      /* The expiries that found no room are counted with the first capture collected after them. */
+      guint64 weight = c->weight + (guint64)__atomic_exchange_n(&ts->missed, 0, __ATOMIC_RELAXED);
+      collected++;
+      missed_total += weight - 1;
+      int n = c->out.n;
+      SuspendedSample *s = NULL;
+      if (n <= 0) {
+        count_failed_capture(n);
       } else {
-        s = &samples[n_due++];
-        s->thread = t;
-        s->weight = weight;
-        s->n_walks = 0;
-        s->n_native = n;
-        memcpy(s->native, ts->out.frames, (size_t)n * sizeof s->native[0]);
+        note_capture(c->out.capture_ns);
+        if (!use_suspend) {
+          record_capture(t, res, c->out.frames, (guint)n, weight, targets, runtimes, n_targets);
+        } else {
+          s = &samples[n_due++];
+          s->thread = t;
+          s->weight = weight;
+          s->n_walks = 0;
+          s->n_native = n;
+          memcpy(s->native, c->out.frames, (size_t)n * sizeof s->native[0]);
+        }
+      }
+      /* The frames were counted or copied: the handler may write the capture again. */
+      __atomic_store_n(&c->state, SLOT_IDLE, __ATOMIC_RELEASE);
+      __atomic_add_fetch(&timer_collected, 1, __ATOMIC_RELAXED);
+      if (s != NULL) {
+        if (now == 0)
+          now = now_ns(CLOCK_MONOTONIC);
+        abandoned = !timer_sample_prepare(s, res, now, targets, runtimes, n_targets);
       }
     }
-    /* The frames were counted or copied: the handler may write the slot again. */
-    __atomic_store_n(&ts->state, SLOT_IDLE, __ATOMIC_RELEASE);
-    if (s != NULL && !timer_sample_prepare(s, res, now, targets, runtimes, n_targets))
-      return;
+    if (abandoned || sampler.timer_leftover)
+      break;
   }
-  if (n_due > 0)
+  g_mutex_lock(&sampler.lock);
+  sampler.ticks += collected;
+  sampler.ticks_missed += missed_total;
+  g_mutex_unlock(&sampler.lock);
+  if (n_due > 0 && !sampler.abandoned)
     suspend_finish(samples, n_due, res, targets, runtimes, n_targets);
+  return collected;
 }
 
-/* One tick: the suspend walker when asked for (or auto, at a frequency it allows) and every
- * profiled runtime can be suspended, the signal walker otherwise. */
+/* One tick (in cpu mode, one batch): the suspend walker when asked for (or auto, at a frequency it
+ * allows) and every profiled runtime can be suspended, the signal walker otherwise. */
 static void tick(guint64 period_ns) {
   SxsWalkResources res;
   sxs__stacks_walk_enter(&res);
@@ -1911,9 +1978,10 @@ static void tick(guint64 period_ns) {
       use_suspend = FALSE;
     }
   gboolean kept = FALSE;
+  guint collected = 0;
   if (sampler.use_timers) {
     kept = timer_publish(&res);
-    tick_timers(&res, targets, runtimes, n_targets, use_suspend);
+    collected = tick_timers(&res, targets, runtimes, n_targets, use_suspend);
   } else if (use_suspend) {
     tick_suspend(period_ns, &res, targets, runtimes, n_targets);
   } else {
@@ -1925,16 +1993,91 @@ static void tick(guint64 period_ns) {
     if (!requests_in_flight() && !sampler.abandoned)
       requests_release();
   }
+  /* In cpu mode a tick is a capture (tick_timers). */
+  guint ticks = sampler.use_timers ? collected : 1;
   g_mutex_lock(&sampler.lock);
   if (use_suspend)
-    sampler.ticks_suspend++;
+    sampler.ticks_suspend += ticks;
   else
-    sampler.ticks_signal++;
+    sampler.ticks_signal += ticks;
   g_mutex_unlock(&sampler.lock);
   /* A capture abandoned at stop may still be reading the map and the caches: they stay taken. So
    * does what the timer handlers now walk with. */
   if (!sampler.abandoned && !kept)
     sxs__stacks_walk_leave();
+}
+
+/* Cpu mode: sleeps until a timer handler has work for the sampler (on_timer), the stop, or
+ * deadline (CLOCK_MONOTONIC, ns), whichever comes first. Returns at once when the captures that
+ * wait already call for a batch (one thread's all full, or SAMPLER_WAKE_PENDING in all) or the
+ * last batch left some. Context: the sampler thread. */
+static void wait_for_captures(guint64 deadline) {
+  if (sampler.timer_leftover)
+    return;
+  __atomic_store_n(&sampler_asleep, 1, __ATOMIC_SEQ_CST);
+  /* Read after announcing the sleep: a handler that finished before this is seen here, one
+   * after it sees the sampler asleep (both sequentially consistent). */
+  guint done = __atomic_load_n(&timer_done, __ATOMIC_SEQ_CST);
+  gboolean due = done - __atomic_load_n(&timer_collected, __ATOMIC_RELAXED) >= SAMPLER_WAKE_PENDING;
+  GHashTableIter it;
+  gpointer value;
+  g_hash_table_iter_init(&it, sampler.threads);
+  while (!due && g_hash_table_iter_next(&it, NULL, &value)) {
+    ThreadSlot *ts = ((SampledThread *)value)->tslot;
+    if (!ts)
+      continue;
+    guint full = 0;
+    for (guint i = 0; i < SAMPLER_THREAD_CAPTURES; i++)
+      full += __atomic_load_n(&ts->cap[i].state, __ATOMIC_ACQUIRE) != SLOT_IDLE;
+    due = full == SAMPLER_THREAD_CAPTURES || __atomic_load_n(&ts->missed, __ATOMIC_RELAXED) != 0;
+  }
+  guint64 now = now_ns(CLOCK_MONOTONIC);
+  if (!due && now < deadline && !__atomic_load_n(&sampler.stop, __ATOMIC_ACQUIRE)) {
+    guint64 left = deadline - now;
+    struct timespec ts = {.tv_sec = (time_t)(left / 1000000000), .tv_nsec = (long)(left % 1000000000)};
+    syscall(SYS_futex, &sampler_asleep, FUTEX_WAIT_PRIVATE, 1, &ts, NULL, 0);
+  }
+  __atomic_store_n(&sampler_asleep, 0, __ATOMIC_SEQ_CST);
+}
+
+/* Cpu mode: the sampler's loop. No fixed tick: a batch when handlers call for it (or when a
+ * rescan is due), the rescan after it, every SAMPLER_RESCAN_NS; a last batch once the timers
+ * are gone, so that every capture made is counted before the profile is written. */
+static void run_timers(guint64 period) {
+  guint64 last_scan = now_ns(CLOCK_MONOTONIC);
+  rescan();
+  while (!__atomic_load_n(&sampler.stop, __ATOMIC_ACQUIRE)) {
+    guint64 now = now_ns(CLOCK_MONOTONIC);
+    tick(period);
+    g_mutex_lock(&sampler.lock);
+    if (sampler.wakes == 0)
+      sampler.first_tick_ns = now;
+    sampler.last_tick_ns = now;
+    sampler.wakes++;
+    g_mutex_unlock(&sampler.lock);
+    /* A thread that ended since the last rescan had its captures collected just now. */
+    if (now_ns(CLOCK_MONOTONIC) - last_scan >= (guint64)SAMPLER_RESCAN_NS) {
+      rescan();
+      last_scan = now_ns(CLOCK_MONOTONIC);
+    }
+    wait_for_captures(last_scan + (guint64)SAMPLER_RESCAN_NS);
+  }
+  requests_finish();
+  GHashTableIter it;
+  gpointer value;
+  /* The timers go (no new expiry); the captures made until then are collected. */
+  g_hash_table_iter_init(&it, sampler.threads);
+  while (g_hash_table_iter_next(&it, NULL, &value)) {
+    SampledThread *t = value;
+    if (t->tslot)
+      timer_delete(t->timer);
+    t->timer_deleted = TRUE;
+  }
+  if (handlers_drained() && !sampler.abandoned) {
+    do
+      tick(period);
+    while (sampler.timer_leftover && !sampler.abandoned);
+  }
 }
 
 static void *sampler_main(void *arg) {
@@ -1946,7 +2089,9 @@ static void *sampler_main(void *arg) {
   pthread_setname_np(pthread_self(), "sxsprof-sampler");
   guint64 period = G_GUINT64_CONSTANT(1000000000) / (guint64)sampler.frequency;
   guint64 next = now_ns(CLOCK_MONOTONIC), last_scan = 0;
-  while (!__atomic_load_n(&sampler.stop, __ATOMIC_ACQUIRE)) {
+  if (sampler.use_timers)
+    run_timers(period);
+  while (!sampler.use_timers && !__atomic_load_n(&sampler.stop, __ATOMIC_ACQUIRE)) {
     /* Ticks keep to a fixed schedule, one every period. A tick that would start more than a
      * period late (a slow tick before it, a rescan, the sampler not scheduled) is missed: the
      * periods passed are counted, not caught up with in a burst. */
@@ -2056,6 +2201,9 @@ void sxs__sampler_stop(void) {
   if (!g_atomic_int_compare_and_exchange(&joining, 0, 1))
     return;
   __atomic_store_n(&sampler.stop, TRUE, __ATOMIC_RELEASE);
+  /* Cpu mode: the sampler may sleep until its next rescan; it is woken now. */
+  __atomic_store_n(&sampler_asleep, 0, __ATOMIC_SEQ_CST);
+  syscall(SYS_futex, &sampler_asleep, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
   /* A tick ends within one capture's wait (20 ms) once stop is set; a thread that never returns
    * (it cannot, but the exit must not hang on it) is left behind after 2 s. */
   struct timespec deadline;
@@ -2063,6 +2211,8 @@ void sxs__sampler_stop(void) {
   deadline.tv_sec += 2;
   if (pthread_timedjoin_np(sampler.thread, NULL, &deadline) == 0)
     __atomic_store_n(&sampler.running, FALSE, __ATOMIC_RELEASE);
+  else
+    sxs__manager_log("sampling: the sampler thread did not stop within 2 s");
   g_atomic_int_set(&joining, 0);
 }
 
@@ -2105,10 +2255,17 @@ void sxs__sampler_fill(SxsProfileModel *m) {
   s->off_reason = g_strdup(sampler.off_reason);
   s->ticks = sampler.ticks;
   s->ticks_missed = sampler.ticks_missed;
-  /* The time the ticks cover: from the first one's start to the end of the last one's period. */
-  s->duration_ns = sampler.ticks > 0 ? sampler.last_tick_ns - sampler.first_tick_ns +
-                                           G_GUINT64_CONSTANT(1000000000) / (guint64)sampler.frequency
-                                     : 0;
+  /* Wall mode: the time the ticks cover, from the first one's start to the end of the last one's
+   * period. Cpu mode has no fixed tick: a tick is a period of CPU time some thread used (a timer
+   * expiry), captured (ticks) or not (ticks_missed: the kernel merged it into a later expiry, as
+   * it checks CPU-time timers at its scheduler tick, or the thread's captures were all still
+   * uncollected); the time they cover is the CPU time sampled, and achieved_hz the stacks
+   * captured per second of it. */
+  guint64 period_ns = G_GUINT64_CONSTANT(1000000000) / (guint64)sampler.frequency;
+  if (sampler.use_timers)
+    s->duration_ns = (sampler.ticks + sampler.ticks_missed) * period_ns;
+  else
+    s->duration_ns = sampler.ticks > 0 ? sampler.last_tick_ns - sampler.first_tick_ns + period_ns : 0;
   s->threads = sampler.threads_max;
   s->threads_per_tick = SAMPLER_TICK_THREADS;
   s->blocked_walks = sampler.blocked_walks;

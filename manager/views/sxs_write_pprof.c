@@ -272,8 +272,8 @@ static char *write_pprof(const SxsView *v, SxsViewKind kind, const SxsRenderOpti
         types[p.n_sample_type++] = pprof_value_type(&b, what, "nanoseconds");
         p.period_type = pprof_value_type(&b, what, "nanoseconds");
         p.period = (int64_t)v->period_ns;
-        /* The time the sampler's ticks covered (missed ticks included); older profiles: the
-         * ticks' periods. */
+        /* The time the sampler's ticks covered (missed ticks included; in cpu mode, the CPU
+         * time sampled); older profiles: the ticks' periods. */
         if (v->model != NULL && v->model->samples.duration_ns > 0)
           p.duration_nanos = (int64_t)MIN(v->model->samples.duration_ns, (guint64)INT64_MAX);
         else if (v->model != NULL && v->model->samples.ticks > 0)
