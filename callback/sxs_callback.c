@@ -249,7 +249,9 @@ static HRESULT callback_Initialize(ICorProfilerCallback11 *This, IUnknown *pICor
  * module events may still be running on other threads: the guard waits for them. */
 static HRESULT callback_Shutdown(ICorProfilerCallback11 *This) {
   SxsCallback *self = impl_from_ICorProfilerCallback11(This);
-  /* What is queued for naming is named while the Info still answers. */
+  /* The sampler's last captures, and what is queued for naming, are named while the Info still
+   * answers. */
+  sxs__output_runtime_stopping(self->runtime);
   if (self->names && !sxs__naming_drain(self->names, 2000))
     sxs__manager_log("runtime %d: the functions queued were not named 2 s into Shutdown; what is left is dropped",
                      self->runtime->id);

@@ -173,13 +173,22 @@ int sxs__output_write(void) {
   return write_profile(TRUE);
 }
 
-void sxs__output_runtime_shutdown(SxsRuntime *rt) {
-  /* Sampling ends with the last profiled runtime: what follows is the process's exit (the profiler
-   * writing this profile among it), and no recorder has anything more to add, so the profile
-   * written now is final: the exit does not render it again. */
+/* Sampling ends with the last profiled runtime: what follows is the process's exit (the profiler
+ * writing this profile among it), and no recorder has anything more to add, so the profile
+ * written then is final: the exit does not render it again. */
+static gboolean runtime_stopping(SxsRuntime *rt) {
   gboolean last = sxs__manager_runtime_shutdown(rt) == 0;
   if (last)
     sxs__sampler_stop();
+  return last;
+}
+
+void sxs__output_runtime_stopping(SxsRuntime *rt) {
+  runtime_stopping(rt);
+}
+
+void sxs__output_runtime_shutdown(SxsRuntime *rt) {
+  gboolean last = runtime_stopping(rt);
   if (sxs__output_write() == 0 && last)
     __atomic_store_n(&output.final_written, TRUE, __ATOMIC_RELEASE);
 }

@@ -36,7 +36,13 @@ int sxs__output_write(void);
  * data the profile now holds, is removed. 0 or -errno. */
 int sxs__output_finish(void);
 
-/* A runtime's Shutdown: the registry marks it, then the profile is written. */
+/* A runtime's Shutdown, first: the registry marks it, and when it was the last profiled runtime
+ * still running, sampling ends (the sampler's last captures are named while the runtime still
+ * answers). Context: Shutdown, before its Info is let go. */
+void sxs__output_runtime_stopping(SxsRuntime *rt);
+
+/* A runtime's Shutdown, then: the profile is written (after sxs__output_runtime_stopping; also
+ * alone, which does both). */
 void sxs__output_runtime_shutdown(SxsRuntime *rt);
 
 /* Stops the expensive work for good (the sampler, stacks on events, the periodic rewrite) while
