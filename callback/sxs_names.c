@@ -2,6 +2,7 @@
 #include <errno.h>
 
 #include "sxs_callback.h"
+#include "sxs_pdb.h"
 
 #define SXS_NAME_CAPACITY 1024
 #define SXS_NESTING_LIMIT 16
@@ -41,26 +42,35 @@ static void importer_release(gpointer p) {
   md->lpVtbl->Release(md);
 }
 
+static GHashTable *assemblies_new(void) {
+  return g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, (GDestroyNotify)sxs__pdb_free);
+}
+
 void sxs__importer_cache_init(SxsImporterCache *cache) {
   g_mutex_init(&cache->lock);
   cache->by_module = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, importer_release);
+  cache->assemblies = assemblies_new();
 }
 
 void sxs__importer_cache_clear(SxsImporterCache *cache) {
   g_mutex_lock(&cache->lock);
-  GHashTable *old = cache->by_module;
+  GHashTable *old = cache->by_module, *old_assemblies = cache->assemblies;
   cache->by_module = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, importer_release);
+  cache->assemblies = assemblies_new();
   g_mutex_unlock(&cache->lock);
   g_hash_table_unref(old); /* Releases outside the lock */
+  g_hash_table_unref(old_assemblies);
 }
 
 void sxs__importer_cache_fini(SxsImporterCache *cache) {
   g_hash_table_unref(cache->by_module);
+  g_hash_table_unref(cache->assemblies);
   g_mutex_clear(&cache->lock);
 }
 
 void sxs__importer_cache_forget(SxsImporterCache *cache, ModuleID module_id) {
   g_mutex_lock(&cache->lock);
+  g_hash_table_remove(cache->assemblies, GSIZE_TO_POINTER(module_id));
   IMetaDataImport *md = g_hash_table_lookup(cache->by_module, GSIZE_TO_POINTER(module_id));
   if (md)
     g_hash_table_steal(cache->by_module, GSIZE_TO_POINTER(module_id));
@@ -105,6 +115,39 @@ static IMetaDataImport *importer_get(ICorProfilerInfo15 *info, SxsImporterCache 
   return md;
 }
 
+/* The name of method token of module_id from the module's own file, or NULL (no file to read).
+ * The file is opened once per module. */
+static char *name_from_file(ICorProfilerInfo15 *info, SxsImporterCache *cache, ModuleID module_id, mdToken token) {
+  gpointer key = GSIZE_TO_POINTER(module_id);
+  g_mutex_lock(&cache->lock);
+  gpointer found = NULL;
+  gboolean known = g_hash_table_lookup_extended(cache->assemblies, key, NULL, &found);
+  g_mutex_unlock(&cache->lock);
+  if (!known) {
+    WCHAR path[1024] = {0};
+    ULONG len = 0;
+    LPCBYTE base = NULL;
+    AssemblyID assembly = 0;
+    DWORD flags = 0;
+    SxsPdb *opened = NULL;
+    if (info->lpVtbl->GetModuleInfo2(info, module_id, &base, G_N_ELEMENTS(path), &len, path, &assembly, &flags) >= 0) {
+      g_autofree char *utf8 = sxs__callback_utf8(path, -1);
+      if (utf8 && g_path_is_absolute(utf8))
+        opened = sxs__metadata_open_assembly(utf8, NULL);
+    }
+    g_mutex_lock(&cache->lock);
+    if (!g_hash_table_lookup_extended(cache->assemblies, key, NULL, NULL))
+      g_hash_table_insert(cache->assemblies, key, g_steal_pointer(&opened));
+    g_mutex_unlock(&cache->lock);
+    sxs__pdb_free(opened); /* another thread stored its own first */
+  }
+  g_mutex_lock(&cache->lock);
+  const SxsPdb *md = g_hash_table_lookup(cache->assemblies, key);
+  char *name = md ? sxs__metadata_method_name(md, token) : NULL;
+  g_mutex_unlock(&cache->lock);
+  return name;
+}
+
 int sxs__callback_function_name(ICorProfilerInfo15 *info, SxsImporterCache *cache, FunctionID function_id,
                                 char **ret_name, ModuleID *ret_module) {
   ClassID class_id = 0;
@@ -113,6 +156,13 @@ int sxs__callback_function_name(ICorProfilerInfo15 *info, SxsImporterCache *cach
   HRESULT hr = info->lpVtbl->GetFunctionInfo(info, function_id, &class_id, &module_id, &token);
   if (hr < 0)
     return not_now(hr) ? -EAGAIN : -ENOENT;
+  char *from_file = name_from_file(info, cache, module_id, token);
+  if (from_file) {
+    *ret_name = from_file;
+    if (ret_module)
+      *ret_module = module_id;
+    return 0;
+  }
   IMetaDataImport *md = importer_get(info, cache, module_id, &hr);
   if (!md)
     return not_now(hr) ? -EAGAIN : -ENOENT;

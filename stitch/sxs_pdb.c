@@ -426,6 +426,7 @@ struct SxsPdb {
   gsize len;
   guint8 id[20];
   Heap blob, strings, guids;
+  guint8 heap_sizes;             /* #~'s heap index size bits */
   guint32 rows[PDB_TABLES];      /* of every table, the type-system ones from #Pdb */
   guint64 table_off[PDB_TABLES]; /* where each present table's rows begin (file offset) */
   guint row_size[PDB_TABLES];
@@ -504,7 +505,9 @@ static SxsPdb *pdb_fail(SxsPdb *pdb, char **ret_why, const char *fmt, ...) {
 
 static const char msf_magic[] = "Microsoft C/C++ MSF 7.00";
 
-SxsPdb *sxs__pdb_new(guint8 *data, gsize len, char **ret_why) {
+/* Opens ECMA-335 metadata ("BSJB"): a portable PDB (portable_pdb: its #Pdb stream required) or
+ * an assembly's own. */
+static SxsPdb *metadata_new(guint8 *data, gsize len, gboolean portable_pdb, char **ret_why) {
   SxsPdb *pdb = g_new0(SxsPdb, 1);
   g_mutex_init(&pdb->names_lock);
   pdb->data = data;
@@ -554,17 +557,20 @@ SxsPdb *sxs__pdb_new(guint8 *data, gsize len, char **ret_why) {
       pdb->guids = h;
     }
   }
-  if (!have_pdb)
+  if (portable_pdb && !have_pdb)
     return pdb_fail(pdb, ret_why, "no #Pdb stream: metadata, but not a portable PDB");
+  if (!portable_pdb && have_pdb)
+    return pdb_fail(pdb, ret_why, "a portable PDB, not an assembly's metadata");
   if (!have_tables)
     return pdb_fail(pdb, ret_why, "no #~ stream");
 
   /* #Pdb: the id, the entry point, then the row counts of the type-system tables referenced. */
   const guint8 *ps = data + pdb_stream.offset;
-  if (pdb_stream.size < 32)
+  if (have_pdb && pdb_stream.size < 32)
     return pdb_fail(pdb, ret_why, "a #Pdb stream of %u bytes", pdb_stream.size);
-  memcpy(pdb->id, ps, 20);
-  guint64 referenced = le64(ps + 24);
+  if (have_pdb)
+    memcpy(pdb->id, ps, 20);
+  guint64 referenced = have_pdb ? le64(ps + 24) : 0;
   guint64 rpos = 32;
   for (guint t = 0; t < PDB_TABLES; t++) {
     if (!(referenced & (G_GUINT64_CONSTANT(1) << t)))
@@ -582,6 +588,7 @@ SxsPdb *sxs__pdb_new(guint8 *data, gsize len, char **ret_why) {
   if (tables.size < 24)
     return pdb_fail(pdb, ret_why, "a #~ stream of %u bytes", tables.size);
   guint8 heap_sizes = ts[6];
+  pdb->heap_sizes = heap_sizes;
   guint64 valid = le64(ts + 8);
   guint64 tpos = 24;
   for (guint t = 0; t < PDB_TABLES; t++) {
@@ -626,6 +633,10 @@ SxsPdb *sxs__pdb_new(guint8 *data, gsize len, char **ret_why) {
   return pdb;
 }
 
+SxsPdb *sxs__pdb_new(guint8 *data, gsize len, char **ret_why) {
+  return metadata_new(data, len, TRUE, ret_why);
+}
+
 SxsPdb *sxs__pdb_open(const char *path, char **ret_why) {
   int fd = open(path, O_RDONLY | O_CLOEXEC);
   if (fd < 0) {
@@ -659,6 +670,180 @@ SxsPdb *sxs__pdb_open(const char *path, char **ret_why) {
     return NULL;
   }
   return sxs__pdb_new(data, len, ret_why);
+}
+
+/* ---- an assembly's own metadata ---- */
+
+/* Reads len bytes at off of fd (EINTR and short reads retried). */
+static gboolean pread_all(int fd, guint8 *buf, gsize len, guint64 off) {
+  gsize done = 0;
+  while (done < len) {
+    ssize_t r = pread(fd, buf + done, len - done, (off_t)(off + done));
+    if (r < 0 && errno == EINTR)
+      continue;
+    if (r <= 0)
+      return FALSE;
+    done += (gsize)r;
+  }
+  return TRUE;
+}
+
+/* The file offset of rva in the PE whose section table (n entries) is at sections of head. */
+static gboolean pe_offset_of(const guint8 *head, gsize head_len, guint64 sections, guint n, guint32 rva,
+                             guint64 *ret_off) {
+  for (guint i = 0; i < n; i++) {
+    guint64 at = sections + (guint64)i * 40;
+    if (!fits(at, 40, head_len))
+      return FALSE;
+    guint32 vsize = le32(head + at + 8), va = le32(head + at + 12), raw = le32(head + at + 16),
+            raw_off = le32(head + at + 20);
+    if (rva >= va && rva - va < MAX(vsize, raw)) {
+      *ret_off = (guint64)raw_off + (rva - va);
+      return TRUE;
+    }
+  }
+  return FALSE;
+}
+
+SxsPdb *sxs__metadata_open_assembly(const char *path, char **ret_why) {
+  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) {
+    if (ret_why)
+      *ret_why = g_strdup(g_strerror(errno));
+    return NULL;
+  }
+  struct stat st;
+  guint8 head[4096];
+  gsize head_len = 0;
+  const char *why = NULL;
+  guint8 *data = NULL;
+  guint32 md_size = 0;
+  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    why = "not a regular file";
+  } else {
+    head_len = (gsize)MIN((guint64)st.st_size, sizeof head);
+    if (!pread_all(fd, head, head_len, 0) || head_len < 0x40 || head[0] != 'M' || head[1] != 'Z')
+      why = "not a PE file";
+  }
+  if (!why) {
+    /* DOS header -> "PE\0\0", COFF header, optional header (its data directory 14: the CLI
+     * header), section table. */
+    guint32 pe = le32(head + 0x3C);
+    if (!fits(pe, 24, head_len) || le32(head + pe) != 0x4550) {
+      why = "not a PE file";
+    } else {
+      guint n_sections = le16(head + pe + 6), opt_size = le16(head + pe + 20);
+      guint64 opt = (guint64)pe + 24, sections = opt + opt_size;
+      guint magic = fits(opt, 2, head_len) ? le16(head + opt) : 0;
+      guint64 dirs = opt + (magic == 0x20b ? 112 : 96);
+      guint64 cli_dir = dirs + 14 * 8;
+      guint64 cli_off = 0, md_off = 0;
+      if ((magic != 0x10b && magic != 0x20b) || !fits(cli_dir, 8, MIN(head_len, sections)) ||
+          le32(head + cli_dir) == 0) {
+        why = "no CLI header: not a .NET assembly";
+      } else if (!pe_offset_of(head, head_len, sections, n_sections, le32(head + cli_dir), &cli_off)) {
+        why = "its CLI header is in no section";
+      } else {
+        guint8 cli[16];
+        if (!fits(cli_off, sizeof cli, (guint64)st.st_size) || !pread_all(fd, cli, sizeof cli, cli_off) ||
+            !pe_offset_of(head, head_len, sections, n_sections, le32(cli + 8), &md_off)) {
+          why = "its metadata is in no section";
+        } else {
+          md_size = le32(cli + 12);
+          if (md_size < 20 || md_size > SXS_PDB_MAX_BYTES || !fits(md_off, md_size, (guint64)st.st_size)) {
+            why = "its metadata runs past the end of the file";
+          } else {
+            data = g_try_malloc(md_size);
+            if (!data || !pread_all(fd, data, md_size, md_off)) {
+              why = "its metadata could not be read";
+              g_clear_pointer(&data, g_free);
+            }
+          }
+        }
+      }
+    }
+  }
+  close(fd);
+  if (why) {
+    if (ret_why)
+      *ret_why = g_strdup(why);
+    return NULL;
+  }
+  return metadata_new(data, md_size, FALSE, ret_why);
+}
+
+/* A NUL-terminated string of the #Strings heap, or NULL. */
+static const char *string_at(const SxsPdb *md, guint32 index) {
+  if (index >= md->strings.size)
+    return NULL;
+  const char *s = (const char *)md->data + md->strings.offset + index;
+  return memchr(s, 0, md->strings.size - index) ? s : NULL;
+}
+
+/* Column c (0-based) of row rid (1-based) of table t: its index or value. */
+static guint32 column_of(const SxsPdb *md, guint t, guint32 rid, guint c) {
+  const guint8 *row = md->data + md->table_off[t] + (guint64)(rid - 1) * md->row_size[t];
+  guint off = 0;
+  for (guint i = 0; i < c; i++)
+    off += column_size(md->rows, md->heap_sizes, schema[t][i]);
+  guint size = column_size(md->rows, md->heap_sizes, schema[t][c]);
+  return size == 2 ? le16(row + off) : le32(row + off);
+}
+
+#define TABLE_TYPE_DEF 0x02
+#define TABLE_METHOD_DEF 0x06
+#define TABLE_NESTED_CLASS 0x29
+
+/* The TypeDef that encloses nested type td (NestedClass is sorted by its first column), or 0. */
+static guint32 enclosing_type(const SxsPdb *md, guint32 td) {
+  guint32 lo = 1, hi = md->rows[TABLE_NESTED_CLASS] + 1;
+  while (lo < hi) {
+    guint32 mid = lo + (hi - lo) / 2, nested = column_of(md, TABLE_NESTED_CLASS, mid, 0);
+    if (nested == td)
+      return column_of(md, TABLE_NESTED_CLASS, mid, 1);
+    if (nested < td)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  return 0;
+}
+
+char *sxs__metadata_method_name(const SxsPdb *md, guint32 token) {
+  guint32 rid = token & 0xFFFFFFu;
+  if (token >> 24 != TABLE_METHOD_DEF || rid == 0 || rid > md->rows[TABLE_METHOD_DEF])
+    return NULL;
+  const char *method = string_at(md, column_of(md, TABLE_METHOD_DEF, rid, 3));
+  if (!method)
+    return NULL;
+  /* Its type: the last TypeDef whose method list starts at or before it (the lists run in row
+   * order, each up to the next type's start). */
+  guint32 lo = 1, hi = md->rows[TABLE_TYPE_DEF] + 1, owner = 0;
+  while (lo < hi) {
+    guint32 mid = lo + (hi - lo) / 2;
+    if (column_of(md, TABLE_TYPE_DEF, mid, 5) <= rid) {
+      owner = mid;
+      lo = mid + 1;
+    } else {
+      hi = mid;
+    }
+  }
+  /* Namespace.Outer.Inner, as GetTypeDefProps spells each (a nested type has no namespace). */
+  g_autoptr(GString) type = g_string_new(NULL);
+  for (guint depth = 0; owner != 0 && owner <= md->rows[TABLE_TYPE_DEF] && depth < 16; depth++) {
+    const char *name = string_at(md, column_of(md, TABLE_TYPE_DEF, owner, 1));
+    const char *ns = string_at(md, column_of(md, TABLE_TYPE_DEF, owner, 2));
+    if (!name || !ns)
+      return NULL;
+    g_autofree char *part = *ns ? g_strconcat(ns, ".", name, NULL) : g_strdup(name);
+    if (type->len)
+      g_string_prepend_c(type, '.');
+    g_string_prepend(type, part);
+    owner = enclosing_type(md, owner);
+  }
+  g_autofree char *full =
+      type->len && strcmp(type->str, "<Module>") != 0 ? g_strconcat(type->str, ".", method, NULL) : g_strdup(method);
+  return g_utf8_make_valid(full, -1);
 }
 
 const guint8 *sxs__pdb_id(const SxsPdb *pdb) {

@@ -54,6 +54,16 @@ SxsPdb *sxs__pdb_open(const char *path, char **ret_why);
 void sxs__pdb_free(SxsPdb *pdb);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(SxsPdb, sxs__pdb_free)
 
+/* An assembly's own metadata, read from its PE file (the CLI header's metadata, only that part
+ * of the file), with the same table reader: for the names of its methods without asking the
+ * runtime (whose public metadata interface costs the program's own metadata reads afterwards).
+ * NULL with *ret_why. Free with sxs__pdb_free. */
+SxsPdb *sxs__metadata_open_assembly(const char *path, char **ret_why);
+/* "Namespace.Type.Method" of a MethodDef token of that metadata, nested types joined by '.' and a
+ * method of <Module> alone, as the runtime's metadata interface spells it; NULL for another
+ * token, one out of range or a damaged name. */
+char *sxs__metadata_method_name(const SxsPdb *md, guint32 token);
+
 /* The PDB id of the #Pdb stream: 20 bytes (GUID and stamp), as SxsPeDebug.id. */
 const guint8 *sxs__pdb_id(const SxsPdb *pdb);
 /* Rows of its MethodDebugInformation table (as many as the assembly's MethodDef rows, or 0). */

@@ -461,9 +461,64 @@ static void test_fuzz_pe(void) {
   }
 }
 
+/* Every MethodDef name of an assembly, read from its own metadata. */
+static GHashTable *method_names(const char *dll) {
+  g_autofree char *why = NULL;
+  g_autoptr(SxsPdb) md = sxs__metadata_open_assembly(dll, &why);
+  g_assert_null(why);
+  g_assert_nonnull(md);
+  GHashTable *names = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+  for (guint32 rid = 1;; rid++) {
+    char *name = sxs__metadata_method_name(md, 0x06000000u | rid);
+    if (!name)
+      break;
+    g_hash_table_add(names, name);
+  }
+  /* Not a MethodDef token, or none of its rows. */
+  g_assert_null(sxs__metadata_method_name(md, 0x02000001u));
+  g_assert_null(sxs__metadata_method_name(md, 0x06000000u));
+  return names;
+}
+
+/* An assembly's method names as the runtime's metadata interface spells them: the namespace, the
+ * type, enclosing types joined by '.', and top-level statements' Program without a namespace. */
+static void test_assembly_names(void) {
+  g_autofree char *lines = apps_path("Lines", "Lines.dll");
+  g_autoptr(GHashTable) names = method_names(lines);
+  g_assert_true(g_hash_table_contains(names, "Sxs.Lines.Program.Main"));
+  g_assert_true(g_hash_table_contains(names, "Sxs.Lines.Program.Outer"));
+  g_assert_true(g_hash_table_contains(names, "Sxs.Lines.Program.Hot"));
+
+  const char *apps = g_getenv("SXS_APPS_DIR");
+  g_autofree char *build = g_path_get_dirname(apps);
+  g_autofree char *release = g_build_filename(build, "real", "web", "bin", "Release", NULL);
+  GDir *d = g_dir_open(release, 0, NULL);
+  if (!d)
+    g_error("%s is missing: build the fixtures (tests/setup/build-apps.sh)", release);
+  g_autofree char *web = g_build_filename(release, g_dir_read_name(d), "web.dll", NULL);
+  g_dir_close(d);
+  g_autoptr(GHashTable) web_names = method_names(web);
+  g_assert_true(g_hash_table_contains(web_names, "Program.<Main>$"));
+  /* The lambdas of Program, in the compiler's nested Program+<>c. */
+  guint nested = 0;
+  GHashTableIter it;
+  gpointer key;
+  g_hash_table_iter_init(&it, web_names);
+  while (g_hash_table_iter_next(&it, &key, NULL))
+    nested += g_str_has_prefix(key, "Program.<>c.");
+  g_assert_cmpuint(nested, >, 0);
+
+  /* A portable PDB is no assembly, and the reverse. */
+  g_autofree char *why = NULL;
+  g_autofree char *pdb_path = apps_path("LinesPdb", "Lines.pdb");
+  g_assert_null(sxs__metadata_open_assembly(pdb_path, &why));
+  g_assert_cmpstr(why, ==, "not a PE file");
+}
+
 int main(int argc, char **argv) {
   g_test_init(&argc, &argv, NULL);
   g_test_add_func("/stitch/pdb/embedded", test_embedded);
+  g_test_add_func("/stitch/pdb/assembly-names", test_assembly_names);
   g_test_add_func("/stitch/pdb/beside", test_beside);
   g_test_add_func("/stitch/pdb/missing", test_missing);
   g_test_add_func("/stitch/pdb/mismatch-and-folder", test_mismatch_and_folder);
