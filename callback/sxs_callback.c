@@ -275,9 +275,9 @@ static HRESULT callback_Shutdown(ICorProfilerCallback11 *This) {
   return S_OK;
 }
 
-/* A module's file name (NULL when the runtime gives none) and its COR_PRF_MODULE_FLAGS, in one
+/* A module's path (NULL when the runtime gives none) and its COR_PRF_MODULE_FLAGS, in one
  * GetModuleInfo2. FALSE when the runtime does not answer. */
-gboolean sxs__callback_module_info(ICorProfilerInfo15 *info, ModuleID module_id, char **ret_name, DWORD *ret_flags) {
+static gboolean module_info(ICorProfilerInfo15 *info, ModuleID module_id, char **ret_path, DWORD *ret_flags) {
   WCHAR path[1024] = {0};
   ULONG len = 0;
   LPCBYTE base = NULL;
@@ -285,10 +285,26 @@ gboolean sxs__callback_module_info(ICorProfilerInfo15 *info, ModuleID module_id,
   DWORD flags = 0;
   if (info->lpVtbl->GetModuleInfo2(info, module_id, &base, G_N_ELEMENTS(path), &len, path, &assembly, &flags) < 0)
     return FALSE;
-  g_autofree char *utf8 = sxs__callback_utf8(path, -1);
-  *ret_name = utf8 && *utf8 ? g_path_get_basename(utf8) : NULL;
+  char *utf8 = sxs__callback_utf8(path, -1);
+  if (utf8 && !*utf8)
+    g_clear_pointer(&utf8, g_free);
+  *ret_path = utf8;
   *ret_flags = flags;
   return TRUE;
+}
+
+gboolean sxs__callback_module_info(ICorProfilerInfo15 *info, ModuleID module_id, char **ret_name, DWORD *ret_flags) {
+  g_autofree char *path = NULL;
+  if (!module_info(info, module_id, &path, ret_flags))
+    return FALSE;
+  *ret_name = path ? g_path_get_basename(path) : NULL;
+  return TRUE;
+}
+
+char *sxs__callback_module_path(ICorProfilerInfo15 *info, ModuleID module_id) {
+  char *path = NULL;
+  DWORD flags = 0;
+  return module_info(info, module_id, &path, &flags) ? path : NULL;
 }
 
 /* Names a module and records it. FALSE when the runtime is shutting down. */

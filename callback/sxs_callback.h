@@ -104,6 +104,8 @@ void sxs__catchup_run(SxsCallback *self, guint *ret_modules, guint *ret_function
 /* A module's file name (NULL when the runtime gives none) and its COR_PRF_MODULE_FLAGS, in one
  * GetModuleInfo2. FALSE when the runtime does not answer. */
 gboolean sxs__callback_module_info(ICorProfilerInfo15 *info, ModuleID module_id, char **ret_name, DWORD *ret_flags);
+/* A module's path as the runtime gives it (GetModuleInfo2), or NULL. Caller frees. */
+char *sxs__callback_module_path(ICorProfilerInfo15 *info, ModuleID module_id);
 
 /* The Info for one use, or NULL once Shutdown has begun (or before Initialize). A non-NULL
  * answer must be paired with sxs__callback_info_leave(). Context: any thread; lock-free. */

@@ -61,15 +61,7 @@ static int read_il_map(ICorProfilerInfo15 *info, gboolean code_versions, Functio
     return -ENOENT;
   m->token = token;
   m->module_id = module;
-  WCHAR path[1024] = {0};
-  ULONG len = 0;
-  LPCBYTE base = NULL;
-  AssemblyID assembly = 0;
-  DWORD flags = 0;
-  if (info->lpVtbl->GetModuleInfo2(info, module, &base, G_N_ELEMENTS(path), &len, path, &assembly, &flags) >= 0 &&
-      path[0]) {
-    m->module_path = sxs__callback_utf8(path, -1);
-  }
+  m->module_path = sxs__callback_module_path(info, module);
   if (ip == 0)
     return 0;
   COR_PRF_CODE_INFO ranges[2];

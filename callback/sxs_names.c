@@ -124,17 +124,8 @@ static char *name_from_file(ICorProfilerInfo15 *info, SxsImporterCache *cache, M
   gboolean known = g_hash_table_lookup_extended(cache->assemblies, key, NULL, &found);
   g_mutex_unlock(&cache->lock);
   if (!known) {
-    WCHAR path[1024] = {0};
-    ULONG len = 0;
-    LPCBYTE base = NULL;
-    AssemblyID assembly = 0;
-    DWORD flags = 0;
-    SxsPdb *opened = NULL;
-    if (info->lpVtbl->GetModuleInfo2(info, module_id, &base, G_N_ELEMENTS(path), &len, path, &assembly, &flags) >= 0) {
-      g_autofree char *utf8 = sxs__callback_utf8(path, -1);
-      if (utf8 && g_path_is_absolute(utf8))
-        opened = sxs__metadata_open_assembly(utf8, NULL);
-    }
+    g_autofree char *path = sxs__callback_module_path(info, module_id);
+    SxsPdb *opened = path && g_path_is_absolute(path) ? sxs__metadata_open_assembly(path, NULL) : NULL;
     g_mutex_lock(&cache->lock);
     if (!g_hash_table_lookup_extended(cache->assemblies, key, NULL, NULL))
       g_hash_table_insert(cache->assemblies, key, g_steal_pointer(&opened));

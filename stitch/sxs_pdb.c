@@ -180,7 +180,15 @@ static int inflate_embedded(const guint8 *in, gsize in_len, guint32 size, guint8
   return 0;
 }
 
-static int pe_parse(const PeSource *s, SxsPeDebug *ret, char **ret_why) {
+/* Where a PE file's data directory and section table are. */
+typedef struct {
+  guint64 sections; /* file offset of the section table */
+  guint n_sections;
+  guint8 dirs[16 * 8]; /* the data directory's entries (rva, size), zero past those it has */
+} PeHeaders;
+
+/* The DOS, COFF and optional headers: -ENOEXEC when they are no PE file's. */
+static int pe_headers(const PeSource *s, PeHeaders *h, char **ret_why) {
   guint8 dos[64];
   if (!src_read(s, 0, dos, sizeof dos) || dos[0] != 'M' || dos[1] != 'Z')
     return fail(ret_why, -ENOEXEC, "not a PE file (no MZ header)");
@@ -188,9 +196,10 @@ static int pe_parse(const PeSource *s, SxsPeDebug *ret, char **ret_why) {
   guint8 coff[24];
   if (!src_read(s, pe, coff, sizeof coff) || memcmp(coff, "PE\0\0", 4) != 0)
     return fail(ret_why, -ENOEXEC, "not a PE file (no PE signature)");
-  guint n_sections = le16(coff + 6);
+  h->n_sections = le16(coff + 6);
   guint opt_size = le16(coff + 20);
   guint64 opt = pe + 24;
+  h->sections = opt + opt_size;
   guint8 oh[240] = {0};
   guint opt_read = MIN(opt_size, (guint)sizeof oh);
   if (opt_read < 2 || !src_read(s, opt, oh, opt_read))
@@ -205,27 +214,52 @@ static int pe_parse(const PeSource *s, SxsPeDebug *ret, char **ret_why) {
   } else {
     return fail(ret_why, -ENOEXEC, "not a PE file (optional header magic 0x%x)", magic);
   }
-  if (opt_read < dd_off + 7 * 8 || le32(oh + n_off) < 7)
-    return 0; /* no debug directory slot: nothing recorded */
-  guint32 dbg_rva = le32(oh + dd_off + 6 * 8), dbg_size = le32(oh + dd_off + 6 * 8 + 4);
-  if (dbg_rva == 0 || dbg_size == 0)
-    return 0;
-  if (n_sections > PE_MAX_SECTIONS)
-    return fail(ret_why, -EBADMSG, "%u sections", n_sections);
-  /* The debug directory's file offset, through the section that holds its RVA. */
-  guint64 dbg_off = G_MAXUINT64;
-  for (guint i = 0; i < n_sections; i++) {
+  memset(h->dirs, 0, sizeof h->dirs);
+  guint n_dirs = opt_read >= n_off + 4 ? MIN(le32(oh + n_off), 16u) : 0;
+  if (opt_read > dd_off)
+    memcpy(h->dirs, oh + dd_off, MIN((gsize)n_dirs * 8, (gsize)(opt_read - dd_off)));
+  return 0;
+}
+
+/* Data directory entry k: its rva and size (both 0 when the file has none). */
+static guint32 pe_dir_rva(const PeHeaders *h, guint k) {
+  return le32(h->dirs + k * 8);
+}
+static guint32 pe_dir_size(const PeHeaders *h, guint k) {
+  return le32(h->dirs + k * 8 + 4);
+}
+
+/* The file offset of [rva, rva + size), through the section whose file data holds all of it:
+ * -EBADMSG when none does. */
+static int pe_file_offset(const PeSource *s, const PeHeaders *h, guint32 rva, guint32 size, guint64 *ret_off,
+                          char **ret_why, const char *what) {
+  if (h->n_sections > PE_MAX_SECTIONS)
+    return fail(ret_why, -EBADMSG, "%u sections", h->n_sections);
+  for (guint i = 0; i < h->n_sections; i++) {
     guint8 sh[40];
-    if (!src_read(s, opt + opt_size + (guint64)i * 40, sh, sizeof sh))
+    if (!src_read(s, h->sections + (guint64)i * 40, sh, sizeof sh))
       return fail(ret_why, -EBADMSG, "the section table runs past the end of the file");
     guint32 va = le32(sh + 12), raw_size = le32(sh + 16), raw = le32(sh + 20);
-    if (dbg_rva >= va && fits(dbg_rva - va, dbg_size, raw_size)) {
-      dbg_off = (guint64)raw + (dbg_rva - va);
-      break;
+    if (rva >= va && fits(rva - va, size, raw_size)) {
+      *ret_off = (guint64)raw + (rva - va);
+      return 0;
     }
   }
-  if (dbg_off == G_MAXUINT64)
-    return fail(ret_why, -EBADMSG, "the debug directory lies in no section");
+  return fail(ret_why, -EBADMSG, "%s lies in no section", what);
+}
+
+static int pe_parse(const PeSource *s, SxsPeDebug *ret, char **ret_why) {
+  PeHeaders h;
+  int r = pe_headers(s, &h, ret_why);
+  if (r < 0)
+    return r;
+  guint32 dbg_rva = pe_dir_rva(&h, 6), dbg_size = pe_dir_size(&h, 6);
+  if (dbg_rva == 0 || dbg_size == 0)
+    return 0; /* no debug directory: nothing recorded */
+  guint64 dbg_off = 0;
+  r = pe_file_offset(s, &h, dbg_rva, dbg_size, &dbg_off, ret_why, "the debug directory");
+  if (r < 0)
+    return r;
   guint n_entries = MIN(dbg_size / 28, (guint)PE_MAX_DEBUG_ENTRIES);
   for (guint i = 0; i < n_entries; i++) {
     guint8 e[28];
@@ -674,102 +708,47 @@ SxsPdb *sxs__pdb_open(const char *path, char **ret_why) {
 
 /* ---- an assembly's own metadata ---- */
 
-/* Reads len bytes at off of fd (EINTR and short reads retried). */
-static gboolean pread_all(int fd, guint8 *buf, gsize len, guint64 off) {
-  gsize done = 0;
-  while (done < len) {
-    ssize_t r = pread(fd, buf + done, len - done, (off_t)(off + done));
-    if (r < 0 && errno == EINTR)
-      continue;
-    if (r <= 0)
-      return FALSE;
-    done += (gsize)r;
-  }
-  return TRUE;
-}
-
-/* The file offset of rva in the PE whose section table (n entries) is at sections of head. */
-static gboolean pe_offset_of(const guint8 *head, gsize head_len, guint64 sections, guint n, guint32 rva,
-                             guint64 *ret_off) {
-  for (guint i = 0; i < n; i++) {
-    guint64 at = sections + (guint64)i * 40;
-    if (!fits(at, 40, head_len))
-      return FALSE;
-    guint32 vsize = le32(head + at + 8), va = le32(head + at + 12), raw = le32(head + at + 16),
-            raw_off = le32(head + at + 20);
-    if (rva >= va && rva - va < MAX(vsize, raw)) {
-      *ret_off = (guint64)raw_off + (rva - va);
-      return TRUE;
-    }
-  }
-  return FALSE;
-}
-
 SxsPdb *sxs__metadata_open_assembly(const char *path, char **ret_why) {
   int fd = open(path, O_RDONLY | O_CLOEXEC);
   if (fd < 0) {
-    if (ret_why)
-      *ret_why = g_strdup(g_strerror(errno));
+    fail(ret_why, -errno, "%s", g_strerror(errno));
     return NULL;
   }
   struct stat st;
-  guint8 head[4096];
-  gsize head_len = 0;
-  const char *why = NULL;
+  PeSource s = {.fd = fd};
+  PeHeaders h;
+  guint64 cli_off = 0, md_off = 0;
+  guint8 cli[16];
   guint8 *data = NULL;
   guint32 md_size = 0;
-  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-    why = "not a regular file";
-  } else {
-    head_len = (gsize)MIN((guint64)st.st_size, sizeof head);
-    if (!pread_all(fd, head, head_len, 0) || head_len < 0x40 || head[0] != 'M' || head[1] != 'Z')
-      why = "not a PE file";
+  /* The CLI header (data directory 14), then the metadata it points to. */
+  int r = fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) ? fail(ret_why, -ENOEXEC, "not a regular file") : 0;
+  if (r == 0) {
+    s.len = (guint64)st.st_size;
+    r = pe_headers(&s, &h, ret_why);
   }
-  if (!why) {
-    /* DOS header -> "PE\0\0", COFF header, optional header (its data directory 14: the CLI
-     * header), section table. */
-    guint32 pe = le32(head + 0x3C);
-    if (!fits(pe, 24, head_len) || le32(head + pe) != 0x4550) {
-      why = "not a PE file";
-    } else {
-      guint n_sections = le16(head + pe + 6), opt_size = le16(head + pe + 20);
-      guint64 opt = (guint64)pe + 24, sections = opt + opt_size;
-      guint magic = fits(opt, 2, head_len) ? le16(head + opt) : 0;
-      guint64 dirs = opt + (magic == 0x20b ? 112 : 96);
-      guint64 cli_dir = dirs + 14 * 8;
-      guint64 cli_off = 0, md_off = 0;
-      if ((magic != 0x10b && magic != 0x20b) || !fits(cli_dir, 8, MIN(head_len, sections)) ||
-          le32(head + cli_dir) == 0) {
-        why = "no CLI header: not a .NET assembly";
-      } else if (!pe_offset_of(head, head_len, sections, n_sections, le32(head + cli_dir), &cli_off)) {
-        why = "its CLI header is in no section";
-      } else {
-        guint8 cli[16];
-        if (!fits(cli_off, sizeof cli, (guint64)st.st_size) || !pread_all(fd, cli, sizeof cli, cli_off) ||
-            !pe_offset_of(head, head_len, sections, n_sections, le32(cli + 8), &md_off)) {
-          why = "its metadata is in no section";
-        } else {
-          md_size = le32(cli + 12);
-          if (md_size < 20 || md_size > SXS_PDB_MAX_BYTES || !fits(md_off, md_size, (guint64)st.st_size)) {
-            why = "its metadata runs past the end of the file";
-          } else {
-            data = g_try_malloc(md_size);
-            if (!data || !pread_all(fd, data, md_size, md_off)) {
-              why = "its metadata could not be read";
-              g_clear_pointer(&data, g_free);
-            }
-          }
-        }
-      }
+  if (r == 0 && pe_dir_rva(&h, 14) == 0)
+    r = fail(ret_why, -ENOEXEC, "no CLI header: not a .NET assembly");
+  if (r == 0)
+    r = pe_file_offset(&s, &h, pe_dir_rva(&h, 14), sizeof cli, &cli_off, ret_why, "the CLI header");
+  if (r == 0 && !src_read(&s, cli_off, cli, sizeof cli))
+    r = fail(ret_why, -EBADMSG, "the CLI header could not be read");
+  if (r == 0) {
+    md_size = le32(cli + 12);
+    if (md_size < 20 || md_size > SXS_PDB_MAX_BYTES)
+      r = fail(ret_why, -EBADMSG, "metadata of %u bytes", md_size);
+  }
+  if (r == 0)
+    r = pe_file_offset(&s, &h, le32(cli + 8), md_size, &md_off, ret_why, "the metadata");
+  if (r == 0) {
+    data = g_try_malloc(md_size);
+    if (!data || !src_read(&s, md_off, data, md_size)) {
+      g_clear_pointer(&data, g_free);
+      r = fail(ret_why, -EBADMSG, "the metadata could not be read");
     }
   }
   close(fd);
-  if (why) {
-    if (ret_why)
-      *ret_why = g_strdup(why);
-    return NULL;
-  }
-  return metadata_new(data, md_size, FALSE, ret_why);
+  return r == 0 ? metadata_new(data, md_size, FALSE, ret_why) : NULL;
 }
 
 /* A NUL-terminated string of the #Strings heap, or NULL. */
