@@ -2,15 +2,23 @@
 # The layering of the source tree, checked over its #include lines: each room may include its own
 # headers and those of the rooms below it, never one above (docs/design.md, "The map").
 #
-#   callback/      -> output record registry views profile stitch abi
-#   manager/output -> record registry views profile stitch abi
-#   manager/record -> registry profile stitch abi
-#   manager/       -> views profile stitch abi            (the registry and the config grammar)
+#   callback/      -> output record registry config views profile stitch abi
+#   manager/output -> record registry config views profile stitch abi
+#   manager/record -> registry config profile stitch abi
+#   manager/       -> config views profile stitch abi     (the registry: sxs_manager, sxs_policy)
+#   config         -> views profile stitch abi            (the grammars: manager/sxs_config,
+#                                                          manager/sxs_attach)
 #   manager/views  -> profile
 #   manager/profile-> (nothing)
 #   stitch/        -> abi
 #   callback/abi   -> (nothing)
-#   harness/       -> registry views profile stitch abi   (never the runtime side of the profiler)
+#   harness/       -> config views profile stitch abi     (never the registry, nor the runtime
+#                                                          side of the profiler)
+#
+# The sources are the files in the tree (whether git tracks them or not). Every quoted include
+# must name a header of the tree, by base name or by a path from the including file's folder or
+# from the top (only the generated pprof header is not in the tree); an include that names
+# nothing the check knows is an error, never skipped.
 #
 # It also checks that the launcher's commands (harness/sxsprof_<command>.c) call no function of
 # another command: what they share lives in sxsprof_common.c (with nm over the built objects when
@@ -30,6 +38,7 @@ room_of() {
         manager/record/*) echo record ;;
         manager/views/*) echo views ;;
         manager/profile/*) echo profile ;;
+        manager/sxs_config.[ch] | manager/sxs_attach.[ch]) echo config ;;
         manager/*) echo registry ;;
         stitch/*) echo stitch ;;
         harness/*) echo harness ;;
@@ -38,45 +47,75 @@ room_of() {
 }
 
 declare -A allowed=(
-    [callback]="output record registry views profile stitch abi"
-    [output]="record registry views profile stitch abi"
-    [record]="registry profile stitch abi"
-    [registry]="views profile stitch abi"
+    [callback]="output record registry config views profile stitch abi"
+    [output]="record registry config views profile stitch abi"
+    [record]="registry config profile stitch abi"
+    [registry]="config views profile stitch abi"
+    [config]="views profile stitch abi"
     [views]="profile"
     [profile]=""
     [stitch]="abi"
     [abi]=""
-    [harness]="registry views profile stitch abi"
+    [harness]="config views profile stitch abi"
 )
 
-# Every header of the tree by base name (the build includes by base name, so each is unique).
-declare -A header_room=()
-while IFS= read -r h; do
+sources=()
+while IFS= read -r f; do sources+=("$f"); done < <(find callback manager stitch harness -type f -name '*.[chS]' | LC_ALL=C sort)
+if [[ ${#sources[@]} -eq 0 ]]; then
+    echo "check_layers: no sources under $src (callback/ manager/ stitch/ harness/)" >&2
+    exit 1
+fi
+
+# Every header of the tree by base name (the build includes by base name, so each is unique) and
+# by its path from the top.
+declare -A header_room=() header_path=()
+for h in "${sources[@]}"; do
+    [[ "$h" == *.h ]] || continue
     base=${h##*/}
     if [[ -n "${header_room[$base]:-}" ]]; then
-        echo "check_layers: two headers named $base" >&2
+        echo "check_layers: two headers named $base (${header_path[$base]} and $h)" >&2
         exit 1
     fi
     header_room[$base]=$(room_of "$h")
-done < <(git ls-files -- 'callback/*.h' 'manager/*.h' 'stitch/*.h' 'harness/*.h' 2>/dev/null ||
-         find callback manager stitch harness -name '*.h')
+    header_path[$base]=$h
+done
 # Generated from views/pprof/profile.proto.
 header_room[profile.pb-c.h]=views
+header_path[profile.pb-c.h]=manager/views/pprof/profile.pb-c.h
+
+# The room of one quoted include seen from file $1, or nothing when it names no header we know.
+include_room() {
+    local from=$1 inc=$2 dir p
+    if [[ "$inc" != */* ]]; then
+        echo "${header_room[$inc]:-}"
+        return
+    fi
+    dir=${from%/*}
+    for p in "$dir/$inc" "$inc"; do
+        p=$(realpath -m --relative-to=. "$p")
+        [[ -f "$p" || "$p" == "${header_path[${inc##*/}]:-}" ]] && { room_of "$p"; return; }
+    done
+}
 
 bad=0
 checked=0
-while IFS= read -r f; do
+for f in "${sources[@]}"; do
     from=$(room_of "$f")
     while IFS= read -r inc; do
-        to=${header_room[$inc]:-}
-        [[ -z "$to" || "$to" == "$from" ]] && continue
+        to=$(include_room "$f" "$inc")
+        if [[ -z "$to" ]]; then
+            echo "check_layers: $f includes \"$inc\", which is no header of the tree" >&2
+            bad=1
+            continue
+        fi
         checked=$((checked + 1))
+        [[ "$to" == "$from" ]] && continue
         if [[ " ${allowed[$from]} " != *" $to "* ]]; then
             echo "check_layers: $f ($from) includes $inc ($to): $from may include only: ${allowed[$from]:-nothing}" >&2
             bad=1
         fi
     done < <(sed -n 's/^[[:space:]]*#[[:space:]]*include[[:space:]]*"\([^"]*\)".*/\1/p' "$f")
-done < <(git ls-files -- 'callback/*.[chS]' 'manager/*.[chS]' 'stitch/*.[chS]' 'harness/*.[chS]' 2>/dev/null)
+done
 
 # The launcher's commands: none calls into another (nm over the built objects).
 if [[ -n "$build" ]]; then
@@ -106,4 +145,4 @@ fi
 if [[ $bad -ne 0 ]]; then
     exit 1
 fi
-echo "check_layers: $checked includes across rooms, all downward"
+echo "check_layers: $checked includes in ${#sources[@]} files, none upward"
