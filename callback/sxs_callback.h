@@ -18,7 +18,7 @@
 typedef struct {
   GMutex lock;
   GHashTable *by_module;  /* ModuleID -> IMetaDataImport* */
-  GHashTable *assemblies; /* ModuleID -> SxsPdb* of its file, or NULL: it has none to read */
+  GHashTable *assemblies; /* ModuleID -> SxsMetadata* of its file, or NULL: it has none to read */
 } SxsImporterCache;
 
 void sxs__importer_cache_init(SxsImporterCache *cache);

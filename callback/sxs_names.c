@@ -2,6 +2,7 @@
 #include <errno.h>
 
 #include "sxs_callback.h"
+#include "sxs_metadata.h"
 #include "sxs_pdb.h"
 
 #define SXS_NAME_CAPACITY 1024
@@ -43,7 +44,7 @@ static void importer_release(gpointer p) {
 }
 
 static GHashTable *assemblies_new(void) {
-  return g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, (GDestroyNotify)sxs__pdb_free);
+  return g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, (GDestroyNotify)sxs__metadata_free);
 }
 
 void sxs__importer_cache_init(SxsImporterCache *cache) {
@@ -125,15 +126,15 @@ static char *name_from_file(ICorProfilerInfo15 *info, SxsImporterCache *cache, M
   g_mutex_unlock(&cache->lock);
   if (!known) {
     g_autofree char *path = sxs__callback_module_path(info, module_id);
-    SxsPdb *opened = path && g_path_is_absolute(path) ? sxs__metadata_open_assembly(path, NULL) : NULL;
+    SxsMetadata *opened = path && g_path_is_absolute(path) ? sxs__metadata_open_assembly(path, NULL) : NULL;
     g_mutex_lock(&cache->lock);
     if (!g_hash_table_lookup_extended(cache->assemblies, key, NULL, NULL))
       g_hash_table_insert(cache->assemblies, key, g_steal_pointer(&opened));
     g_mutex_unlock(&cache->lock);
-    sxs__pdb_free(opened); /* another thread stored its own first */
+    sxs__metadata_free(opened); /* another thread stored its own first */
   }
   g_mutex_lock(&cache->lock);
-  const SxsPdb *md = g_hash_table_lookup(cache->assemblies, key);
+  const SxsMetadata *md = g_hash_table_lookup(cache->assemblies, key);
   char *name = md ? sxs__metadata_method_name(md, token) : NULL;
   g_mutex_unlock(&cache->lock);
   return name;

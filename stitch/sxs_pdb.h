@@ -1,9 +1,10 @@
 /* sxs_pdb: source lines of managed code, from portable PDBs and the assemblies they describe.
- * Pure file parsing: a PE assembly's debug directory (its CodeView id, an embedded portable PDB),
- * the ECMA-335 metadata of a portable PDB (streams, the #~ tables, the #Pdb stream), its Document
- * and MethodDebugInformation tables and sequence-point blobs, and the IL-offset arithmetic that
- * turns a native offset into a line. It knows no runtime, no FunctionID and holds no process
- * state. It does not read Windows (MSF) PDBs, local scopes, or source link / embedded sources.
+ * Pure file parsing over sxs_pe (the assembly's debug directory: its CodeView id, an embedded
+ * portable PDB) and sxs_metadata (the PDB's ECMA-335 tables): the Document and
+ * MethodDebugInformation tables and sequence-point blobs, the search for an assembly's PDB, and
+ * the IL-offset arithmetic that turns a native offset into a line. It knows no runtime, no
+ * FunctionID and holds no process state. It does not read Windows (MSF) PDBs, local scopes, or
+ * source link / embedded sources.
  *
  * Every read is bounds-checked against the bytes it came from, every count against what the bytes
  * can hold, so a damaged or hostile file gives an error (with one sentence saying why), never a
@@ -14,32 +15,13 @@
 #include <stdint.h>
 
 #include "sxs_cor.h"
+#include "sxs_pe.h"
 
 /* The line a hidden sequence point carries (and no real line has). */
 #define SXS_PDB_HIDDEN_LINE 0xfeefee
 
 /* Largest portable PDB read (a file, or an embedded one once inflated). */
 #define SXS_PDB_MAX_BYTES (256u << 20)
-
-/* What an assembly's debug directory says about its PDB. */
-typedef struct {
-  gboolean has_codeview; /* a CodeView (RSDS) entry: the PDB id below */
-  gboolean portable;     /* the CodeView entry is a portable PDB's (minor version 0x504d) */
-  guint8 id[20];         /* with has_codeview: the PDB id (GUID, then the entry's time stamp) */
-  char *pdb_path;        /* the path the CodeView entry records (owned), or NULL */
-  guint8 *embedded;      /* an embedded portable PDB, inflated (owned), or NULL */
-  gsize embedded_len;
-} SxsPeDebug;
-
-/* Reads the debug directory of the PE file at path (only the headers, the directory and its
- * entries are read, never the whole file). 0, or -errno with *ret_why (one sentence, g_free):
- * -ENOENT (no file), -ENOEXEC (not a PE file), -EBADMSG (damaged: an entry points outside the
- * file, an embedded PDB does not inflate to its stated size). ret is cleared first and filled
- * only on success. Context: any thread but a signal handler; allocates. */
-int sxs__pe_debug_read(const char *path, SxsPeDebug *ret, char **ret_why);
-/* The same over bytes in memory (the fuzz tests' entry point). */
-int sxs__pe_debug_parse(const guint8 *data, gsize len, SxsPeDebug *ret, char **ret_why);
-void sxs__pe_debug_clear(SxsPeDebug *d);
 
 /* A portable PDB, opened: immutable but for its cache of document names (own lock), so any
  * thread may read it. */
@@ -53,16 +35,6 @@ SxsPdb *sxs__pdb_new(guint8 *data, gsize len, char **ret_why);
 SxsPdb *sxs__pdb_open(const char *path, char **ret_why);
 void sxs__pdb_free(SxsPdb *pdb);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(SxsPdb, sxs__pdb_free)
-
-/* An assembly's own metadata, read from its PE file (the CLI header's metadata, only that part
- * of the file), with the same table reader: for the names of its methods without asking the
- * runtime (whose public metadata interface costs the program's own metadata reads afterwards).
- * NULL with *ret_why. Free with sxs__pdb_free. */
-SxsPdb *sxs__metadata_open_assembly(const char *path, char **ret_why);
-/* "Namespace.Type.Method" of a MethodDef token of that metadata, nested types joined by '.' and a
- * method of <Module> alone, as the runtime's metadata interface spells it; NULL for another
- * token, one out of range or a damaged name. */
-char *sxs__metadata_method_name(const SxsPdb *md, guint32 token);
 
 /* The PDB id of the #Pdb stream: 20 bytes (GUID and stamp), as SxsPeDebug.id. */
 const guint8 *sxs__pdb_id(const SxsPdb *pdb);

@@ -1,6 +1,5 @@
-/* The DoStackSnapshot adapter: one runtime's walk of the calling thread as a list of frames with
- * their stack pointers, and the names of the HRESULTs walks end with. It decides nothing about
- * other runtimes or native frames (sxs_stitch does). */
+/* The DoStackSnapshot adapter: one runtime's walk of a thread as a list of frames with their stack
+ * pointers. It decides nothing about other runtimes or native frames (sxs_stitch does). */
 #pragma once
 
 #include <glib.h>

@@ -8,6 +8,7 @@
 #include <glib.h>
 #include <glib/gstdio.h>
 
+#include "sxs_metadata.h"
 #include "sxs_pdb.h"
 #include "sxs_scratch.h"
 
@@ -470,7 +471,7 @@ static void test_fuzz_pe(void) {
 /* Every MethodDef name of an assembly, read from its own metadata. */
 static GHashTable *method_names(const char *dll) {
   g_autofree char *why = NULL;
-  g_autoptr(SxsPdb) md = sxs__metadata_open_assembly(dll, &why);
+  g_autoptr(SxsMetadata) md = sxs__metadata_open_assembly(dll, &why);
   g_assert_null(why);
   g_assert_nonnull(md);
   GHashTable *names = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
