@@ -39,6 +39,27 @@ typedef struct {
  * was checked before, so a problem found in this one comes from an option. */
 char *sxsprof_write_run_config(const SxsprofRunOptions *o, GError **error);
 
+/* A program's config, prepared by sxsprof_prepare. */
+typedef struct {
+  SxsConfig *user;          /* the user's --config file as read, or NULL without one */
+  char *path;               /* the config the program runs with (a temporary file) */
+  SxsConfig *cfg;           /* that file as the profiler reads it, --output applied */
+  gboolean explicit_output; /* --output or the user's output= (else ./sxsprof-<pid>) */
+  char *config_output;      /* with a target: the output written into the config */
+} SxsprofPrepared;
+
+/* What `run` and `attach` do before the program starts or the profiler is attached: check the
+ * user's config on its own (its problems name its lines), write the config with the options over
+ * it, read that back as the profiler will (a problem there is an option's), and make and check an
+ * explicit output's folder. target is 0 for `run` (the output reaches the program through its
+ * environment), or the pid of an attach's target (the output is written into the config:
+ * --output, else the user's output=, else ./sxsprof-<target>). outcome ends each message ("the
+ * program was not started"). 0, or 2 after printing why, with nothing left behind. */
+int sxsprof_prepare(SxsprofRunOptions *o, int target, const char *outcome, SxsprofPrepared *ret);
+/* Removes the temporary file and frees the rest. */
+void sxsprof_prepared_clear(SxsprofPrepared *p);
+G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC(SxsprofPrepared, sxsprof_prepared_clear)
+
 /* The size of a file, 0 when it does not exist. */
 gint64 sxsprof_file_size(const char *path);
 
@@ -73,8 +94,8 @@ void sxsprof_profile_list_line(const SxsprofProfile *p, FILE *out);
 gboolean sxsprof_load_folder(const char *folder, guint64 max_size, GPtrArray *profiles, guint *ret_skipped);
 
 /* Creates the folder a -o PREFIX or FOLDER/ writes into, and its parents, as mkdir -p does.
- * FALSE after printing why it cannot. */
-gboolean sxsprof_make_output_folder(const char *output, gboolean is_folder);
+ * FALSE after printing why it cannot, the message ending with outcome. */
+gboolean sxsprof_make_output_folder(const char *output, gboolean is_folder, const char *outcome);
 
 /* Sorts profiles by pid. */
 void sxsprof_profiles_sort(GPtrArray *profiles);

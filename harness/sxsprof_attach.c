@@ -613,38 +613,6 @@ static int attach_run(const AttachOptions *o, const SxsDiagEndpoint *ep, const c
   return code;
 }
 
-/* The output to write into the config: --output, else the user's config's own output=, else
- * ./sxsprof-<pid>; absolute, with a trailing '/' for a folder. NULL after printing why. */
-static char *attach_output(const AttachOptions *o) {
-  g_autoptr(SxsConfig) cfg = NULL;
-  if (o->run.config) {
-    g_autoptr(GError) error = NULL;
-    cfg = sxs__config_load(o->run.config, &error);
-    if (!cfg) {
-      fprintf(stderr, "sxsprof: %s\n", error->message);
-      return NULL;
-    }
-  }
-  g_autoptr(SxsConfig) defaults = sxs__config_new_default();
-  gboolean config_output = cfg && (cfg->output_is_folder || !g_str_equal(cfg->output, defaults->output));
-  if (!config_output || o->run.output) {
-    g_clear_pointer(&cfg, sxs__config_free);
-    cfg = sxs__config_new_default();
-    g_autofree char *fallback = g_strdup_printf("sxsprof-%d", (int)o->pid);
-    g_autoptr(GError) error = NULL;
-    if (!sxs__config_set_output(cfg, o->run.output ? o->run.output : fallback, "--output", &error)) {
-      fprintf(stderr, "sxsprof: %s\n", error->message);
-      return NULL;
-    }
-  }
-  g_autofree char *problem = NULL;
-  if (sxs__config_check_output(cfg->output, cfg->output_is_folder, &problem) < 0) {
-    fprintf(stderr, "sxsprof: %s; nothing was attached\n", problem);
-    return NULL;
-  }
-  return g_strconcat(cfg->output, cfg->output_is_folder ? "/" : "", NULL);
-}
-
 int sxsprof_attach_main(int argc, char **argv) {
   AttachOptions o = {0};
   if (parse_attach_options(argc, argv, &o) < 0)
@@ -678,32 +646,11 @@ int sxsprof_attach_main(int argc, char **argv) {
   if (!ep)
     return 1;
 
-  g_autofree char *output = attach_output(&o);
-  if (!output)
+  g_auto(SxsprofPrepared) prepared = {0};
+  if (sxsprof_prepare(&o.run, (int)o.pid, "nothing was attached", &prepared) != 0)
     return 2;
-  o.run.config_output = output;
-  g_autofree char *config = NULL;
-  {
-    g_autoptr(GError) error = NULL;
-    config = sxsprof_write_run_config(&o.run, &error);
-    if (!config) {
-      fprintf(stderr, "sxsprof: cannot prepare the config: %s; nothing was attached\n", error->message);
-      return 2;
-    }
-  }
-  /* A config the profiler would refuse is reported now, before anything is attached. */
-  g_autoptr(SxsConfig) cfg = NULL;
-  {
-    g_autoptr(GError) error = NULL;
-    cfg = sxs__config_load(config, &error);
-    if (!cfg) {
-      const char *msg = error->message;
-      fprintf(stderr, "sxsprof: bad option: %s; nothing was attached\n",
-              g_str_has_prefix(msg, config) && strstr(msg, ": ") ? strstr(msg, ": ") + 2 : msg);
-      g_unlink(config);
-      return 2;
-    }
-  }
+  const char *config = prepared.path;
+  SxsConfig *cfg = prepared.cfg;
   guint formats = o.run.format ? o.run.formats : cfg->formats | SXS_FORMAT_BIT(SXS_FORMAT_SUMMARY);
   g_strlcpy(attach_cleanup[1], config, sizeof attach_cleanup[1]);
   /* The profiler's log lines of this attach are those appended from now on. */

@@ -77,44 +77,44 @@ char *sxsprof_write_run_config(const SxsprofRunOptions *o, GError **error) {
   if (o->config && !g_key_file_load_from_file(kf, o->config, G_KEY_FILE_KEEP_COMMENTS, error))
     return NULL;
   if (o->config_output)
-    g_key_file_set_value(kf, "profiler", "output", o->config_output);
+    sxs__config_keyfile_set(kf, SXS_KEY_PROFILER_OUTPUT, o->config_output);
   if (o->mode)
-    g_key_file_set_value(kf, "profiler", "mode", o->mode);
+    sxs__config_keyfile_set(kf, SXS_KEY_PROFILER_MODE, o->mode);
   if (o->runtime)
-    g_key_file_set_value(kf, "profiler", "runtime", o->runtime);
+    sxs__config_keyfile_set(kf, SXS_KEY_PROFILER_RUNTIME, o->runtime);
   if (o->flush)
-    g_key_file_set_value(kf, "profiler", "flush", o->flush);
+    sxs__config_keyfile_set(kf, SXS_KEY_PROFILER_FLUSH, o->flush);
   /* The files the profiler writes: the profile and every file view asked for, or the profile
    * alone when the launcher renders the views. */
   g_autoptr(GString) files = g_string_new("json");
   for (int f = SXS_FORMAT_JSON + 1; f < SXS_FORMAT_SUMMARY && !o->json_in_process; f++)
     if (o->formats & SXS_FORMAT_BIT(f))
       g_string_append_printf(files, ",%s", sxs__format_name((SxsFormat)f));
-  if (o->json_in_process || o->format || !o->config || !g_key_file_has_key(kf, "profiler", "formats", NULL))
-    g_key_file_set_value(kf, "profiler", "formats", files->str);
+  if (o->json_in_process || o->format || !o->config || !sxs__config_keyfile_has(kf, SXS_KEY_PROFILER_FORMATS))
+    sxs__config_keyfile_set(kf, SXS_KEY_PROFILER_FORMATS, files->str);
   if (o->inventory)
-    g_key_file_set_value(kf, "profiler", "inventory", "true");
+    sxs__config_keyfile_set(kf, SXS_KEY_PROFILER_INVENTORY, "true");
   if (o->sample || o->wall) {
-    g_key_file_set_value(kf, "sampling", "enabled", "true");
+    sxs__config_keyfile_set(kf, SXS_KEY_SAMPLING_ENABLED, "true");
     if (o->sample && *o->sample)
-      g_key_file_set_value(kf, "sampling", "frequency", o->sample);
+      sxs__config_keyfile_set(kf, SXS_KEY_SAMPLING_FREQUENCY, o->sample);
     if (o->wall)
-      g_key_file_set_value(kf, "sampling", "mode", "wall");
+      sxs__config_keyfile_set(kf, SXS_KEY_SAMPLING_MODE, "wall");
   }
   if (o->trace || o->include || o->exclude)
-    g_key_file_set_value(kf, "tracing", "enabled", "true");
+    sxs__config_keyfile_set(kf, SXS_KEY_TRACING_ENABLED, "true");
   if (o->include)
-    g_key_file_set_value(kf, "tracing", "include", o->include);
+    sxs__config_keyfile_set(kf, SXS_KEY_TRACING_INCLUDE, o->include);
   if (o->exclude)
-    g_key_file_set_value(kf, "tracing", "exclude", o->exclude);
+    sxs__config_keyfile_set(kf, SXS_KEY_TRACING_EXCLUDE, o->exclude);
   if (o->stacks_on)
-    g_key_file_set_value(kf, "stacks", "on", o->stacks_on);
+    sxs__config_keyfile_set(kf, SXS_KEY_STACKS_ON, o->stacks_on);
   for (int k = 0; k < SXS_PROFILE_N_KINDS; k++)
     if (o->profiles[k])
-      g_key_file_set_value(kf, sxs__profile_kind_name((SxsProfileKind)k), "enabled", "true");
+      sxs__config_keyfile_set(kf, sxs__config_profile_key((SxsProfileKind)k), "true");
   if (o->symbols) {
     g_autofree char *absolute = g_canonicalize_filename(o->symbols, NULL);
-    g_key_file_set_value(kf, "lines", "paths", absolute);
+    sxs__config_keyfile_set(kf, SXS_KEY_LINES_PATHS, absolute);
   }
   gsize len = 0;
   g_autofree char *text = g_key_file_to_data(kf, &len, NULL);
@@ -168,13 +168,13 @@ void sxsprof_print_views(const SxsprofProfile *p, guint formats, time_t started)
   g_autofree char *base = sxs__formats_base(p->path);
   g_autoptr(GString) views = g_string_new(NULL);
   for (int f = SXS_FORMAT_JSON + 1; f < SXS_FORMAT_SUMMARY; f++) {
-    g_autofree char *path = g_strconcat(base, sxs__formats_suffix((SxsFormat)f), NULL);
+    g_autofree char *path = g_strconcat(base, sxs__format_suffix((SxsFormat)f), NULL);
     if ((formats & SXS_FORMAT_BIT(f)) && written_since(path, started))
       g_string_append_printf(views, "%s%s", views->len ? ", " : "", path);
     /* The event profiles' own folded and SVG files. */
     for (int k = 0; k < SXS_PROFILE_N_KINDS; k++) {
-      g_autofree char *kind_path = g_strdup_printf("%s.%s%s", base, sxs__profile_kind_name((SxsProfileKind)k),
-                                                   sxs__formats_suffix((SxsFormat)f));
+      g_autofree char *kind_path =
+          g_strdup_printf("%s.%s%s", base, sxs__profile_kind_name((SxsProfileKind)k), sxs__format_suffix((SxsFormat)f));
       if ((formats & SXS_FORMAT_BIT(f)) && written_since(kind_path, started))
         g_string_append_printf(views, ", %s", kind_path);
     }
@@ -279,15 +279,111 @@ void sxsprof_profile_list_line(const SxsprofProfile *p, FILE *out) {
           p->path, p->note ? ", " : "", p->note ? p->note : "");
 }
 
-gboolean sxsprof_make_output_folder(const char *output, gboolean is_folder) {
+gboolean sxsprof_make_output_folder(const char *output, gboolean is_folder, const char *outcome) {
   g_autofree char *folder = is_folder ? g_strdup(output) : g_path_get_dirname(output);
   if (g_mkdir_with_parents(folder, 0777) != 0) {
     int e = errno;
-    fprintf(stderr, "sxsprof: cannot create the output folder %s: %s; the program was not started\n", folder,
-            g_strerror(e));
+    fprintf(stderr, "sxsprof: cannot create the output folder %s: %s; %s\n", folder, g_strerror(e), outcome);
     return FALSE;
   }
   return TRUE;
+}
+
+void sxsprof_prepared_clear(SxsprofPrepared *p) {
+  if (p->path)
+    g_unlink(p->path);
+  g_clear_pointer(&p->path, g_free);
+  g_clear_pointer(&p->user, sxs__config_free);
+  g_clear_pointer(&p->cfg, sxs__config_free);
+  g_clear_pointer(&p->config_output, g_free);
+}
+
+/* An explicit output: its folder made, and checked to take the profile. */
+static gboolean prepare_output(const SxsConfig *cfg, const char *outcome) {
+  if (!sxsprof_make_output_folder(cfg->output, cfg->output_is_folder, outcome))
+    return FALSE;
+  g_autofree char *problem = NULL;
+  if (sxs__config_check_output(cfg->output, cfg->output_is_folder, &problem) < 0) {
+    fprintf(stderr, "sxsprof: %s; %s\n", problem, outcome);
+    return FALSE;
+  }
+  return TRUE;
+}
+
+/* With a target: the output written into the config, "<path>" or "<folder>/". NULL after
+ * printing why. */
+static char *prepare_target_output(const SxsprofRunOptions *o, const SxsConfig *user, int target, const char *outcome) {
+  g_autoptr(SxsConfig) chosen = NULL;
+  const SxsConfig *out = user;
+  if (!user || !sxs__config_output_explicit(user) || o->output) {
+    chosen = sxs__config_new_default();
+    g_autofree char *fallback = sxs__config_default_output(NULL, target);
+    g_autoptr(GError) error = NULL;
+    if (!sxs__config_set_output(chosen, o->output ? o->output : fallback, "--output", &error)) {
+      fprintf(stderr, "sxsprof: %s\n", error->message);
+      return NULL;
+    }
+    out = chosen;
+  }
+  if (!prepare_output(out, outcome))
+    return NULL;
+  return g_strconcat(out->output, out->output_is_folder ? "/" : "", NULL);
+}
+
+int sxsprof_prepare(SxsprofRunOptions *o, int target, const char *outcome, SxsprofPrepared *ret) {
+  SxsprofPrepared p = {0};
+  if (o->config) {
+    g_autoptr(GError) error = NULL;
+    p.user = sxs__config_load(o->config, &error);
+    if (!p.user) {
+      fprintf(stderr, "sxsprof: %s; %s\n", error->message, outcome);
+      return 2;
+    }
+  }
+  if (target > 0) {
+    p.config_output = prepare_target_output(o, p.user, target, outcome);
+    if (!p.config_output) {
+      sxsprof_prepared_clear(&p);
+      return 2;
+    }
+    o->config_output = p.config_output;
+  }
+  {
+    g_autoptr(GError) error = NULL;
+    p.path = sxsprof_write_run_config(o, &error);
+    if (!p.path) {
+      fprintf(stderr, "sxsprof: cannot prepare the config: %s; %s\n", error->message, outcome);
+      sxsprof_prepared_clear(&p);
+      return 2;
+    }
+  }
+  {
+    g_autoptr(GError) error = NULL;
+    p.cfg = sxs__config_load(p.path, &error);
+    if (!p.cfg) {
+      /* The generated file's line numbers mean nothing to the user: the problem is an option's. */
+      const char *msg = error->message;
+      fprintf(stderr, "sxsprof: bad option: %s; %s\n",
+              g_str_has_prefix(msg, p.path) && strstr(msg, ": ") ? strstr(msg, ": ") + 2 : msg, outcome);
+      sxsprof_prepared_clear(&p);
+      return 2;
+    }
+  }
+  if (target == 0 && o->output) {
+    g_autoptr(GError) error = NULL;
+    if (!sxs__config_set_output(p.cfg, o->output, "--output", &error)) {
+      fprintf(stderr, "sxsprof: %s\n", error->message);
+      sxsprof_prepared_clear(&p);
+      return 2;
+    }
+  }
+  p.explicit_output = sxs__config_output_explicit(p.cfg);
+  if (target == 0 && p.explicit_output && !prepare_output(p.cfg, outcome)) {
+    sxsprof_prepared_clear(&p);
+    return 2;
+  }
+  *ret = p;
+  return 0;
 }
 
 static int compare_profiles(gconstpointer a, gconstpointer b) {

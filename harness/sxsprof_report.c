@@ -196,7 +196,7 @@ int sxsprof_report_main(int argc, char **argv) {
   }
   /* Never write over a profile being read: -o a with a.json among the inputs. */
   for (int f = 0; f < SXS_N_FORMATS; f++) {
-    const char *suffix = sxs__formats_suffix((SxsFormat)f);
+    const char *suffix = sxs__format_suffix((SxsFormat)f);
     if (!(formats & SXS_FORMAT_BIT(f)) || !suffix)
       continue;
     g_autofree char *target = g_strconcat(base, suffix, NULL);

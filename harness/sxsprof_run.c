@@ -303,70 +303,17 @@ int sxsprof_run_main(int argc, char **argv) {
     fprintf(stderr, "sxsprof: cannot find libsxsprof.so next to this program; set SXSPROF_LIBRARY\n");
     return 2;
   }
-  /* The user's config is checked on its own first, so that its problems name its lines. */
-  guint user_formats = SXS_FORMATS_ALL_FILES;
-  if (opt.config) {
-    g_autoptr(GError) error = NULL;
-    g_autoptr(SxsConfig) user = sxs__config_load(opt.config, &error);
-    if (!user) {
-      fprintf(stderr, "sxsprof: %s; the program was not started\n", error->message);
-      return 2;
-    }
-    user_formats = user->formats;
-  }
   /* The program writes its profile; the launcher renders the views after it ended. */
   opt.json_in_process = TRUE;
-  g_autofree char *generated = NULL;
-  {
-    g_autoptr(GError) error = NULL;
-    generated = sxsprof_write_run_config(&opt, &error);
-    if (!generated) {
-      fprintf(stderr, "sxsprof: cannot prepare the config: %s; the program was not started\n", error->message);
-      return 2;
-    }
-  }
-  const char *config_path = generated;
-
-  /* A config the profiler would refuse is reported now, before the program starts. */
-  g_autoptr(SxsConfig) cfg = NULL;
-  {
-    g_autoptr(GError) error = NULL;
-    cfg = sxs__config_load(config_path, &error);
-    if (!cfg) {
-      /* The generated file's line numbers mean nothing to the user: the problem is an option's. */
-      const char *msg = error->message;
-      fprintf(stderr, "sxsprof: bad option: %s; the program was not started\n",
-              g_str_has_prefix(msg, generated) && strstr(msg, ": ") ? strstr(msg, ": ") + 2 : msg);
-      g_unlink(generated);
-      return 2;
-    }
-  }
-  g_autoptr(SxsConfig) defaults = sxs__config_new_default();
-  gboolean config_output = cfg->output_is_folder || !g_str_equal(cfg->output, defaults->output);
-  if (opt.output) {
-    g_autoptr(GError) error = NULL;
-    if (!sxs__config_set_output(cfg, opt.output, "--output", &error)) {
-      fprintf(stderr, "sxsprof: %s\n", error->message);
-      if (generated)
-        g_unlink(generated);
-      return 2;
-    }
-  }
-  gboolean explicit_output = opt.output || config_output;
-  if (explicit_output) {
-    if (!sxsprof_make_output_folder(cfg->output, cfg->output_is_folder)) {
-      if (generated)
-        g_unlink(generated);
-      return 2;
-    }
-    g_autofree char *problem = NULL;
-    if (sxs__config_check_output(cfg->output, cfg->output_is_folder, &problem) < 0) {
-      fprintf(stderr, "sxsprof: %s; the program was not started\n", problem);
-      if (generated)
-        g_unlink(generated);
-      return 2;
-    }
-  }
+  g_auto(SxsprofPrepared) prepared = {0};
+  if (sxsprof_prepare(&opt, 0, "the program was not started", &prepared) != 0)
+    return 2;
+  guint user_formats = prepared.user ? prepared.user->formats : SXS_FORMATS_ALL_FILES;
+  const char *config_path = prepared.path;
+  SxsConfig *cfg = prepared.cfg;
+  gboolean explicit_output = prepared.explicit_output;
+  /* The user's config chose the output: the profiler reads it there, and no variable is set. */
+  gboolean config_output = prepared.user && sxs__config_output_explicit(prepared.user);
   /* The views of this run are the files written since now (second resolution: a second back). */
   time_t started = time(NULL) - 1;
   /* Without --format, the files are what the config's formats= says (all when it says nothing). */
@@ -403,7 +350,7 @@ int sxsprof_run_main(int argc, char **argv) {
   }
   if (child == 0) {
     sigprocmask(SIG_SETMASK, &old_mask, NULL);
-    g_autofree char *default_output = g_strdup_printf("%s/sxsprof-%d", cwd, (int)getpid());
+    g_autofree char *default_output = sxs__config_default_output(cwd, (int)getpid());
     g_autofree char *owner = g_strdup_printf("%d", (int)getpid());
     g_setenv("CORECLR_ENABLE_PROFILING", "1", TRUE);
     g_setenv("CORECLR_PROFILER", SXS_PROFILER_CLSID, TRUE);
@@ -440,7 +387,7 @@ int sxsprof_run_main(int argc, char **argv) {
   /* Where the profiles and the shared log go, as the profiler will decide it. */
   if (!explicit_output) {
     g_free(cfg->output);
-    cfg->output = g_strdup_printf("%s/sxsprof-%d", cwd, (int)child);
+    cfg->output = sxs__config_default_output(cwd, (int)child);
   }
   if (cfg->log_kind == SXS_LOG_DEFAULT && !log_path) {
     g_autofree char *unused = NULL;
@@ -453,8 +400,7 @@ int sxsprof_run_main(int argc, char **argv) {
   while (waitpid(child, &status, 0) < 0 && errno == EINTR)
     ;
   child_pid = 0;
-  if (generated)
-    g_unlink(generated);
+  g_unlink(prepared.path);
   if (WIFEXITED(status) && WEXITSTATUS(status) == 127 && !g_file_test(log_path ? log_path : "", G_FILE_TEST_EXISTS))
     return 127;
   int code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);

@@ -25,6 +25,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stddef.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -57,61 +58,35 @@ static const char *const config_groups[N_GROUPS] = {"profiler",   "tracing",    
                                                     "exceptions", "contention", "allocations", "lines"};
 static const char *const config_group_labels[N_GROUPS] = {"[profiler]",   "[tracing]",    "[stacks]",      "[sampling]",
                                                           "[exceptions]", "[contention]", "[allocations]", "[lines]"};
-#define CONFIG_GROUP_LIST                                                                                              \
-  "[profiler], [tracing], [stacks], [sampling], [exceptions], [contention], [allocations] or [lines]"
 
-enum {
-  KEY_MODE,
-  KEY_RUNTIME,
-  KEY_OUTPUT,
-  KEY_LOG,
-  KEY_FLUSH,
-  KEY_FORMATS,
-  KEY_INVENTORY, /* [profiler] */
-  KEY_ENABLED,
-  KEY_INLINING,
-  KEY_ROUTING,
-  KEY_HOOKS,
-  KEY_TIMING,
-  KEY_PATH,
-  KEY_INCLUDE,
-  KEY_EXCLUDE, /* [tracing] */
-  KEY_ON,      /* [stacks] */
-  KEY_SAMPLING_ENABLED,
-  KEY_FREQUENCY,
-  KEY_SAMPLING_MODE,
-  KEY_WALKER,              /* [sampling] */
-  KEY_EXCEPTIONS_ENABLED,  /* [exceptions] */
-  KEY_CONTENTION_ENABLED,  /* [contention] */
-  KEY_ALLOCATIONS_ENABLED, /* [allocations] */
-  KEY_LINES_ENABLED,
-  KEY_PATHS, /* [lines] */
-  N_KEYS
+#define N_KEYS SXS_CONFIG_N_KEYS
+
+typedef struct SxsConfigScan SxsConfigScan;
+typedef struct ConfigKey ConfigKey;
+
+/* Parses a key's value (escapes undone) into cfg: FALSE with error set on a bad value. */
+typedef gboolean (*ConfigParse)(const SxsConfigScan *scan, int k, const char *value, SxsConfig *cfg, GError **error);
+/* A check of how a key fits the keys before it, run in the key's turn whether it is given or not:
+ * FALSE with error set. */
+typedef gboolean (*ConfigCheck)(const SxsConfigScan *scan, char *const values[N_KEYS], SxsConfig *cfg, GError **error);
+
+/* One key of the file: everything about it is in its row of config_key_table (at the end of this
+ * file, after the parsers it names), in SxsConfigKey order, which is also the order values are
+ * checked in (so the first problem reported is the first key's). */
+struct ConfigKey {
+  int group;
+  const char *name;
+  ConfigParse parse;
+  size_t field;             /* offsetof(SxsConfig, ...) of the int-sized field set (words, booleans, numbers) */
+  const char *const *words; /* a word key: its words, */
+  const int *word_values;   /* the value each sets (NULL: its index), */
+  size_t n_words;           /* how many, */
+  const char *expected;     /* and the list the messages name */
+  ConfigCheck check;        /* or NULL */
+  const char *help;         /* one line for people: what it does */
 };
 
-/* The name of each key; a name may recur in another group's run (see config_key_in_group). */
-static const char *const config_keys[N_KEYS] = {
-    "mode",    "runtime", "output",  "log",     "flush",   "formats", "inventory", "enabled", "inlining",
-    "routing", "hooks",   "timing",  "path",    "include", "exclude", "on",        "enabled", "frequency",
-    "mode",    "walker",  "enabled", "enabled", "enabled", "enabled", "paths",
-};
-
-/* The keys of each group: a run of config_keys, and the list the messages name. */
-static const struct {
-  int first, count;
-  const char *list;
-} config_group_keys[N_GROUPS] = {
-    [GROUP_PROFILER] = {KEY_MODE, KEY_ENABLED - KEY_MODE, "mode, runtime, output, log, flush, formats, inventory"},
-    [GROUP_TRACING] = {KEY_ENABLED, KEY_ON - KEY_ENABLED,
-                       "enabled, inlining, routing, hooks, timing, path, include, exclude"},
-    [GROUP_STACKS] = {KEY_ON, KEY_SAMPLING_ENABLED - KEY_ON, "on"},
-    [GROUP_SAMPLING] = {KEY_SAMPLING_ENABLED, KEY_EXCEPTIONS_ENABLED - KEY_SAMPLING_ENABLED,
-                        "enabled, frequency, mode, walker"},
-    [GROUP_EXCEPTIONS] = {KEY_EXCEPTIONS_ENABLED, 1, "enabled"},
-    [GROUP_CONTENTION] = {KEY_CONTENTION_ENABLED, 1, "enabled"},
-    [GROUP_ALLOCATIONS] = {KEY_ALLOCATIONS_ENABLED, 1, "enabled"},
-    [GROUP_LINES] = {KEY_LINES_ENABLED, N_KEYS - KEY_LINES_ENABLED, "enabled, paths"},
-};
+static const ConfigKey config_key_table[N_KEYS];
 
 #define CONFIG_OUTPUT_EXPECTED                                                                                         \
   "a path prefix such as /tmp/myapp (the profile goes to <prefix>.json) or a folder ending in / "                      \
@@ -191,13 +166,13 @@ G_STATIC_ASSERT(SXS_STACKS_EXCEPTION == 1 << 0 && SXS_STACKS_JIT == 1 << 1 && SX
   "expected an absolute path of a runtime folder containing libcoreclr.so or of a libcoreclr.so"
 
 /* What the line scan found: where each group and key was and each key's raw (still escaped) value. */
-typedef struct {
+struct SxsConfigScan {
   const char *source;
   int group_line[N_GROUPS]; /* line of each group's "[group]", 0 when absent */
   int group;                /* group of the lines being read; -1 before the first group line */
   int key_line[N_KEYS];     /* 0: key not given */
   char *raw_value[N_KEYS];  /* leading and trailing white space removed, escapes intact */
-} SxsConfigScan;
+};
 
 static void config_scan_clear(SxsConfigScan *scan) {
   for (int i = 0; i < N_KEYS; i++)
@@ -398,12 +373,39 @@ static int config_group_of(const char *name, size_t len) {
   return -1;
 }
 
-/* The key named key in group g's run of config_keys, or -1. */
+/* The key named key in group g, or -1. */
 static int config_key_in_group(const char *key, int g) {
-  for (int k = config_group_keys[g].first; k < config_group_keys[g].first + config_group_keys[g].count; k++)
-    if (strcmp(key, config_keys[k]) == 0)
+  for (int k = 0; k < N_KEYS; k++)
+    if (config_key_table[k].group == g && strcmp(key, config_key_table[k].name) == 0)
       return k;
   return -1;
+}
+
+/* The names of group g's keys, in table order, into names (room for N_KEYS): how many. */
+static size_t config_group_key_names(int g, const char **names) {
+  size_t n = 0;
+  for (int k = 0; k < N_KEYS; k++)
+    if (config_key_table[k].group == g)
+      names[n++] = config_key_table[k].name;
+  return n;
+}
+
+/* "mode, runtime, output, ...": the keys of group g, as the messages list them (g_free). */
+static char *config_group_key_list(int g) {
+  const char *names[N_KEYS];
+  size_t n = config_group_key_names(g, names);
+  GString *list = g_string_new(NULL);
+  for (size_t i = 0; i < n; i++)
+    g_string_append_printf(list, "%s%s", i ? ", " : "", names[i]);
+  return g_string_free(list, FALSE);
+}
+
+/* "[profiler], [tracing], ... or [lines]": every group (g_free). */
+static char *config_group_list(void) {
+  GString *list = g_string_new(NULL);
+  for (int g = 0; g < N_GROUPS; g++)
+    g_string_append_printf(list, "%s%s", g == 0 ? "" : g + 1 == N_GROUPS ? " or " : ", ", config_group_labels[g]);
+  return g_string_free(list, FALSE);
 }
 
 /* The first group, in config_groups order, that has a key named key, or -1: the group a message
@@ -424,9 +426,10 @@ static gboolean config_scan_group_line(SxsConfigScan *scan, int line_no, char *s
     const char *name = start + 1;
     int g = config_group_of(name, close ? (size_t)(close - name) : strlen(name));
     g_autofree char *quoted = config_quote(start);
+    g_autofree char *all = config_group_list();
     config_fail(error, SXS_CONFIG_ERROR_SYNTAX, source, line_no,
                 "malformed group line %s; expected %s alone on its line", quoted,
-                g >= 0 ? config_group_labels[g] : CONFIG_GROUP_LIST);
+                g >= 0 ? config_group_labels[g] : all);
     return FALSE;
   }
   *close = '\0';
@@ -435,8 +438,8 @@ static gboolean config_scan_group_line(SxsConfigScan *scan, int line_no, char *s
   if (g < 0) {
     g_autofree char *hint = config_suggest(name, config_groups, N_GROUPS);
     g_autofree char *quoted = config_quote(name);
-    config_fail(error, SXS_CONFIG_ERROR_UNKNOWN, source, line_no, "unknown group %s%s; expected " CONFIG_GROUP_LIST,
-                quoted, hint);
+    g_autofree char *all = config_group_list();
+    config_fail(error, SXS_CONFIG_ERROR_UNKNOWN, source, line_no, "unknown group %s%s; expected %s", quoted, hint, all);
     return FALSE;
   }
   if (scan->group_line[g]) {
@@ -481,9 +484,10 @@ static gboolean config_scan_line(SxsConfigScan *scan, int line_no, char *line, G
   g_autofree char *quoted_key = config_quote(key);
   if (scan->group < 0) {
     int home = config_home_group(key);
+    g_autofree char *all = config_group_list();
     config_fail(error, SXS_CONFIG_ERROR_SYNTAX, source, line_no,
                 "key %s is outside any group; expected a %s line before it", quoted_key,
-                home >= 0 ? config_group_labels[home] : CONFIG_GROUP_LIST);
+                home >= 0 ? config_group_labels[home] : all);
     return FALSE;
   }
   int g = scan->group;
@@ -493,10 +497,13 @@ static gboolean config_scan_line(SxsConfigScan *scan, int line_no, char *line, G
     g_autofree char *hint = NULL;
     if (home >= 0)
       hint = g_strdup_printf(" (it belongs in %s, not %s)", config_group_labels[home], config_group_labels[g]);
-    else
-      hint = config_suggest(key, config_keys + config_group_keys[g].first, (size_t)config_group_keys[g].count);
+    else {
+      const char *names[N_KEYS];
+      hint = config_suggest(key, names, config_group_key_names(g, names));
+    }
+    g_autofree char *list = config_group_key_list(g);
     config_fail(error, SXS_CONFIG_ERROR_UNKNOWN, source, line_no, "unknown key %s%s; expected one of %s", quoted_key,
-                hint, config_group_keys[g].list);
+                hint, list);
     return FALSE;
   }
   if (scan->key_line[k]) {
@@ -565,7 +572,7 @@ static gboolean config_unescape(const SxsConfigScan *scan, char *ret_values[N_KE
       config_fail(error, SXS_CONFIG_ERROR_SYNTAX, scan->source, scan->key_line[k],
                   "invalid escape sequence in the value of %s=; expected \\s, \\n, \\t, \\r or \\\\ after "
                   "a backslash",
-                  config_keys[k]);
+                  config_key_table[k].name);
       for (int i = 0; i < N_KEYS; i++)
         g_free(values[i]);
       return FALSE;
@@ -618,7 +625,7 @@ static gboolean config_is_relative_path(const char *s) {
 static gboolean config_parse_runtime(const SxsConfigScan *scan, const char *value, SxsSelectorKind *ret_kind,
                                      char **ret_selector, GError **error) {
   const char *source = scan->source;
-  int line = scan->key_line[KEY_RUNTIME];
+  int line = scan->key_line[SXS_KEY_PROFILER_RUNTIME];
   g_autofree char *quoted = config_quote(value);
   if (*value == '\0') {
     config_fail(error, SXS_CONFIG_ERROR_VALUE, source, line, "runtime= is empty; " CONFIG_SELECTOR_EXPECTED);
@@ -696,7 +703,7 @@ static gboolean config_names_folder(const char *value) {
  * names a folder is refused; an output that names one selects folder output. */
 static gboolean config_parse_file_path(const SxsConfigScan *scan, int k, const char *value, const char *expected,
                                        char **ret_path, gboolean *ret_is_folder, GError **error) {
-  const char *source = scan->source, *key = config_keys[k];
+  const char *source = scan->source, *key = config_key_table[k].name;
   int line = scan->key_line[k];
   g_autofree char *quoted = config_quote(value);
   g_autofree char *problem = config_path_problem(value);
@@ -730,12 +737,13 @@ gboolean sxs__config_set_output(SxsConfig *cfg, const char *value, const char *w
   g_free(cfg->output);
   cfg->output = g_canonicalize_filename(value, NULL);
   cfg->output_is_folder = config_names_folder(value);
+  cfg->output_given = TRUE;
   return TRUE;
 }
 
 /* flush=: a whole number of seconds, 0 to SXS_CONFIG_FLUSH_MAX. */
 static gboolean config_parse_flush(const SxsConfigScan *scan, const char *value, int *ret_seconds, GError **error) {
-  int line = scan->key_line[KEY_FLUSH];
+  int line = scan->key_line[SXS_KEY_PROFILER_FLUSH];
   g_autofree char *quoted = config_quote(value);
   if (*value == '\0') {
     config_fail(error, SXS_CONFIG_ERROR_VALUE, scan->source, line, "flush= is empty; expected " CONFIG_FLUSH_EXPECTED);
@@ -761,7 +769,7 @@ static gboolean config_parse_flush(const SxsConfigScan *scan, const char *value,
  * named as written; anything else (99.5, 99Hz, +99) is not a whole number. */
 static gboolean config_parse_frequency(const SxsConfigScan *scan, const char *value, int *ret_frequency,
                                        GError **error) {
-  int line = scan->key_line[KEY_FREQUENCY];
+  int line = scan->key_line[SXS_KEY_SAMPLING_FREQUENCY];
   if (*value == '\0') {
     config_fail(error, SXS_CONFIG_ERROR_VALUE, scan->source, line,
                 "frequency= is empty; expected " CONFIG_FREQUENCY_EXPECTED);
@@ -796,7 +804,8 @@ static int config_parse_word(const SxsConfigScan *scan, int k, const char *value
                              size_t n_words, const char *list, GError **error) {
   int line = scan->key_line[k];
   if (*value == '\0') {
-    config_fail(error, SXS_CONFIG_ERROR_VALUE, scan->source, line, "%s= is empty; expected %s", config_keys[k], list);
+    config_fail(error, SXS_CONFIG_ERROR_VALUE, scan->source, line, "%s= is empty; expected %s",
+                config_key_table[k].name, list);
     return -1;
   }
   for (size_t i = 0; i < n_words; i++)
@@ -804,17 +813,9 @@ static int config_parse_word(const SxsConfigScan *scan, int k, const char *value
       return (int)i;
   g_autofree char *quoted = config_quote(value);
   g_autofree char *hint = config_suggest(value, words, n_words);
-  config_fail(error, SXS_CONFIG_ERROR_VALUE, scan->source, line, "unknown %s %s%s; expected %s", config_keys[k], quoted,
-              hint, list);
+  config_fail(error, SXS_CONFIG_ERROR_VALUE, scan->source, line, "unknown %s %s%s; expected %s",
+              config_key_table[k].name, quoted, hint, list);
   return -1;
-}
-
-static gboolean config_parse_mode(const SxsConfigScan *scan, const char *value, SxsMode *ret_mode, GError **error) {
-  int m = config_parse_word(scan, KEY_MODE, value, config_modes, G_N_ELEMENTS(config_modes), CONFIG_MODE_LIST, error);
-  if (m < 0)
-    return FALSE;
-  *ret_mode = (SxsMode)m;
-  return TRUE;
 }
 
 /* enabled=: exactly true or false (not GKeyFile's 1 and 0, nor yes or on). */
@@ -823,7 +824,7 @@ static gboolean config_parse_boolean(const SxsConfigScan *scan, int k, const cha
   int line = scan->key_line[k];
   if (*value == '\0') {
     config_fail(error, SXS_CONFIG_ERROR_VALUE, scan->source, line, "%s= is empty; expected " CONFIG_BOOLEAN_LIST,
-                config_keys[k]);
+                config_key_table[k].name);
     return FALSE;
   }
   if (strcmp(value, "true") == 0 || strcmp(value, "false") == 0) {
@@ -833,7 +834,7 @@ static gboolean config_parse_boolean(const SxsConfigScan *scan, int k, const cha
   g_autofree char *quoted = config_quote(value);
   g_autofree char *hint = config_suggest(value, config_booleans, G_N_ELEMENTS(config_booleans));
   config_fail(error, SXS_CONFIG_ERROR_VALUE, scan->source, line,
-              "%s=%s is not true or false%s; expected " CONFIG_BOOLEAN_LIST, config_keys[k], quoted, hint);
+              "%s=%s is not true or false%s; expected " CONFIG_BOOLEAN_LIST, config_key_table[k].name, quoted, hint);
   return FALSE;
 }
 
@@ -862,7 +863,7 @@ static char *config_pattern_problem(const char *pattern, const char **ret_expect
 /* include= or exclude=: patterns separated by any run of commas and white space. Returns the
  * patterns (NULL-terminated, at least one) or NULL with error set. */
 static char **config_parse_patterns(const SxsConfigScan *scan, int k, const char *value, GError **error) {
-  const char *source = scan->source, *key = config_keys[k];
+  const char *source = scan->source, *key = config_key_table[k].name;
   int line = scan->key_line[k];
   g_autoptr(GPtrArray) patterns = g_ptr_array_new_with_free_func(g_free);
   for (const char *p = value; *p;) {
@@ -1003,66 +1004,13 @@ gboolean sxs__config_traces(const SxsConfig *cfg, const char *name) {
   return TRUE;
 }
 
-/* The [tracing] keys into tracing (which holds the defaults). Every value is checked whether or
- * not enabled=true, so that one enabled=false line switches tracing off and leaves the rest. */
-static gboolean config_apply_tracing(const SxsConfigScan *scan, char *values[N_KEYS], SxsTracingConfig *tracing,
-                                     GError **error) {
-  if (values[KEY_ENABLED] && !config_parse_boolean(scan, KEY_ENABLED, values[KEY_ENABLED], &tracing->enabled, error))
-    return FALSE;
-  if (values[KEY_INLINING]) {
-    int i = config_parse_word(scan, KEY_INLINING, values[KEY_INLINING], config_inlinings,
-                              G_N_ELEMENTS(config_inlinings), CONFIG_INLINING_LIST, error);
-    if (i < 0)
-      return FALSE;
-    tracing->inlining_allowed = i == 0;
-  }
-  if (values[KEY_ROUTING]) {
-    int r = config_parse_word(scan, KEY_ROUTING, values[KEY_ROUTING], config_routings, G_N_ELEMENTS(config_routings),
-                              CONFIG_ROUTING_LIST, error);
-    if (r < 0)
-      return FALSE;
-    tracing->routing = (SxsRouting)r;
-  }
-  if (values[KEY_HOOKS]) {
-    int h = config_parse_word(scan, KEY_HOOKS, values[KEY_HOOKS], config_hooks, G_N_ELEMENTS(config_hooks),
-                              CONFIG_HOOKS_LIST, error);
-    if (h < 0)
-      return FALSE;
-    tracing->hooks = (SxsHooksMode)h;
-  }
-  if (values[KEY_TIMING]) {
-    int t = config_parse_word(scan, KEY_TIMING, values[KEY_TIMING], config_timings, G_N_ELEMENTS(config_timings),
-                              CONFIG_TIMING_LIST, error);
-    if (t < 0)
-      return FALSE;
-    tracing->timing_off = t == 1;
-  }
-  if (values[KEY_PATH]) {
-    int p = config_parse_word(scan, KEY_PATH, values[KEY_PATH], config_paths, G_N_ELEMENTS(config_paths),
-                              CONFIG_PATH_LIST, error);
-    if (p < 0)
-      return FALSE;
-    tracing->slow_path = p == 1;
-  }
-  g_auto(GStrv) include = NULL, exclude = NULL;
-  if (values[KEY_INCLUDE] && !(include = config_parse_patterns(scan, KEY_INCLUDE, values[KEY_INCLUDE], error)))
-    return FALSE;
-  if (values[KEY_EXCLUDE] && !(exclude = config_parse_patterns(scan, KEY_EXCLUDE, values[KEY_EXCLUDE], error)))
-    return FALSE;
-  if (include || exclude)
-    tracing->matcher = config_matcher_new(include, exclude);
-  tracing->include = g_steal_pointer(&include);
-  tracing->exclude = g_steal_pointer(&exclude);
-  return TRUE;
-}
-
 /* [stacks] on=: words separated by any run of commas and white space, each of exception, jit
  * and gc at most once, or none alone for the empty set. The first problem, left to right, is
  * reported: an unknown word (with a hint when one is close), a word given twice, then none
  * together with events. *ret_events is set only on success. */
 static gboolean config_parse_stacks(const SxsConfigScan *scan, const char *value, guint *ret_events, GError **error) {
   const char *source = scan->source;
-  int line = scan->key_line[KEY_ON];
+  int line = scan->key_line[SXS_KEY_STACKS_ON];
   if (*value == '\0') {
     config_fail(error, SXS_CONFIG_ERROR_VALUE, source, line, "on= is empty; " CONFIG_STACKS_EXPECTED);
     return FALSE;
@@ -1107,35 +1055,9 @@ static gboolean config_parse_stacks(const SxsConfigScan *scan, const char *value
   return TRUE;
 }
 
-/* The [sampling] keys into sampling (which holds the defaults). As in [tracing], every value is
- * checked whether or not enabled=true. */
-static gboolean config_apply_sampling(const SxsConfigScan *scan, char *values[N_KEYS], SxsSamplingConfig *sampling,
-                                      GError **error) {
-  if (values[KEY_SAMPLING_ENABLED] &&
-      !config_parse_boolean(scan, KEY_SAMPLING_ENABLED, values[KEY_SAMPLING_ENABLED], &sampling->enabled, error))
-    return FALSE;
-  if (values[KEY_FREQUENCY] && !config_parse_frequency(scan, values[KEY_FREQUENCY], &sampling->frequency, error))
-    return FALSE;
-  if (values[KEY_SAMPLING_MODE]) {
-    int m = config_parse_word(scan, KEY_SAMPLING_MODE, values[KEY_SAMPLING_MODE], config_sampling_modes,
-                              G_N_ELEMENTS(config_sampling_modes), CONFIG_SAMPLING_MODE_LIST, error);
-    if (m < 0)
-      return FALSE;
-    sampling->mode = (SxsSamplingMode)m;
-  }
-  if (values[KEY_WALKER]) {
-    int w = config_parse_word(scan, KEY_WALKER, values[KEY_WALKER], config_walkers, G_N_ELEMENTS(config_walkers),
-                              CONFIG_WALKER_LIST, error);
-    if (w < 0)
-      return FALSE;
-    sampling->walker = (SxsWalkerKind)w;
-  }
-  return TRUE;
-}
-
 /* [lines] paths=: folders separated by ':', each made absolute against the current folder. */
 static gboolean config_parse_paths(const SxsConfigScan *scan, const char *value, char ***ret_paths, GError **error) {
-  int line = scan->key_line[KEY_PATHS];
+  int line = scan->key_line[SXS_KEY_LINES_PATHS];
   g_auto(GStrv) parts = g_strsplit(value, ":", -1);
   g_autoptr(GPtrArray) paths = g_ptr_array_new_with_free_func(g_free);
   for (guint i = 0; parts[i]; i++) {
@@ -1155,104 +1077,278 @@ static gboolean config_parse_paths(const SxsConfigScan *scan, const char *value,
   return TRUE;
 }
 
-/* The [lines] keys into lines (which holds the defaults). */
-static gboolean config_apply_lines(const SxsConfigScan *scan, char *values[N_KEYS], SxsLinesConfig *lines,
-                                   GError **error) {
-  if (values[KEY_LINES_ENABLED] &&
-      !config_parse_boolean(scan, KEY_LINES_ENABLED, values[KEY_LINES_ENABLED], &lines->enabled, error))
-    return FALSE;
-  return !values[KEY_PATHS] || config_parse_paths(scan, values[KEY_PATHS], &lines->paths, error);
+/* ---- the keys' parsers, as the table calls them ---- */
+
+/* The int-sized field of cfg that key k sets. */
+static int *config_field(SxsConfig *cfg, int k) {
+  return (int *)(void *)((char *)cfg + config_key_table[k].field);
 }
 
-/* Turns the scanned keys into cfg (which holds the defaults), checking each value and how mode
- * and runtime fit together (and inventory and tracing), then the [tracing], [stacks], [sampling]
- * and [lines] keys. */
-static gboolean config_apply(const SxsConfigScan *scan, char *values[N_KEYS], SxsConfig *cfg, GError **error) {
-  if (values[KEY_MODE] && !config_parse_mode(scan, values[KEY_MODE], &cfg->mode, error))
+/* A word key: the word's value into its field. */
+static gboolean config_key_word(const SxsConfigScan *scan, int k, const char *value, SxsConfig *cfg, GError **error) {
+  const ConfigKey *key = &config_key_table[k];
+  int i = config_parse_word(scan, k, value, key->words, key->n_words, key->expected, error);
+  if (i < 0)
     return FALSE;
+  *config_field(cfg, k) = key->word_values ? key->word_values[i] : i;
+  return TRUE;
+}
 
-  if (scan->key_line[KEY_RUNTIME] && cfg->mode != SXS_MODE_PICK_ONE) {
-    config_fail(error, SXS_CONFIG_ERROR_VALUE, scan->source, scan->key_line[KEY_RUNTIME],
-                "runtime= is only used with mode=pick-one; expected no runtime= line with mode=%s%s",
-                sxs__config_mode_name(cfg->mode), scan->key_line[KEY_MODE] ? "" : " (the default)");
+static gboolean config_key_boolean(const SxsConfigScan *scan, int k, const char *value, SxsConfig *cfg,
+                                   GError **error) {
+  gboolean b = FALSE;
+  if (!config_parse_boolean(scan, k, value, &b, error))
+    return FALSE;
+  *config_field(cfg, k) = b;
+  return TRUE;
+}
+
+static gboolean config_key_runtime(const SxsConfigScan *scan, int k, const char *value, SxsConfig *cfg,
+                                   GError **error) {
+  (void)k;
+  return config_parse_runtime(scan, value, &cfg->selector_kind, &cfg->selector, error);
+}
+
+static gboolean config_key_output(const SxsConfigScan *scan, int k, const char *value, SxsConfig *cfg, GError **error) {
+  char *output = NULL;
+  gboolean is_folder = FALSE;
+  if (!config_parse_file_path(scan, k, value, CONFIG_OUTPUT_EXPECTED, &output, &is_folder, error))
+    return FALSE;
+  g_free(cfg->output);
+  cfg->output = output;
+  cfg->output_is_folder = is_folder;
+  cfg->output_given = TRUE;
+  return TRUE;
+}
+
+static gboolean config_key_log(const SxsConfigScan *scan, int k, const char *value, SxsConfig *cfg, GError **error) {
+  if (strcmp(value, "stderr") == 0) {
+    cfg->log_kind = SXS_LOG_STDERR;
+    return TRUE;
+  }
+  if (!config_parse_file_path(scan, k, value, CONFIG_LOG_EXPECTED, &cfg->log_path, NULL, error))
+    return FALSE;
+  cfg->log_kind = SXS_LOG_FILE;
+  return TRUE;
+}
+
+static gboolean config_key_flush(const SxsConfigScan *scan, int k, const char *value, SxsConfig *cfg, GError **error) {
+  return config_parse_flush(scan, value, config_field(cfg, k), error);
+}
+
+static gboolean config_key_formats(const SxsConfigScan *scan, int k, const char *value, SxsConfig *cfg,
+                                   GError **error) {
+  g_autofree char *problem = NULL;
+  if (!sxs__config_parse_formats(value, FALSE, &cfg->formats, &problem)) {
+    config_fail(error, SXS_CONFIG_ERROR_VALUE, scan->source, scan->key_line[k], "%s", problem);
     return FALSE;
   }
-  if (cfg->mode == SXS_MODE_PICK_ONE && !scan->key_line[KEY_RUNTIME]) {
-    config_fail(error, SXS_CONFIG_ERROR_VALUE, scan->source, scan->key_line[KEY_MODE],
+  return TRUE;
+}
+
+/* include= and exclude=: the patterns into their field (char **); the matcher is built from both
+ * once every key is read. */
+static gboolean config_key_patterns(const SxsConfigScan *scan, int k, const char *value, SxsConfig *cfg,
+                                    GError **error) {
+  char **patterns = config_parse_patterns(scan, k, value, error);
+  if (!patterns)
+    return FALSE;
+  char ***field = (char ***)(void *)((char *)cfg + config_key_table[k].field);
+  g_strfreev(*field);
+  *field = patterns;
+  return TRUE;
+}
+
+static gboolean config_key_stacks(const SxsConfigScan *scan, int k, const char *value, SxsConfig *cfg, GError **error) {
+  (void)k;
+  return config_parse_stacks(scan, value, &cfg->stacks_on, error);
+}
+
+static gboolean config_key_frequency(const SxsConfigScan *scan, int k, const char *value, SxsConfig *cfg,
+                                     GError **error) {
+  return config_parse_frequency(scan, value, config_field(cfg, k), error);
+}
+
+static gboolean config_key_paths(const SxsConfigScan *scan, int k, const char *value, SxsConfig *cfg, GError **error) {
+  (void)k;
+  return config_parse_paths(scan, value, &cfg->lines.paths, error);
+}
+
+/* ---- how keys fit together ---- */
+
+/* runtime= goes with mode=pick-one, and pick-one needs it (mode= is read before). */
+static gboolean config_check_runtime(const SxsConfigScan *scan, char *const values[N_KEYS], SxsConfig *cfg,
+                                     GError **error) {
+  (void)values;
+  if (scan->key_line[SXS_KEY_PROFILER_RUNTIME] && cfg->mode != SXS_MODE_PICK_ONE) {
+    config_fail(error, SXS_CONFIG_ERROR_VALUE, scan->source, scan->key_line[SXS_KEY_PROFILER_RUNTIME],
+                "runtime= is only used with mode=pick-one; expected no runtime= line with mode=%s%s",
+                sxs__config_mode_name(cfg->mode), scan->key_line[SXS_KEY_PROFILER_MODE] ? "" : " (the default)");
+    return FALSE;
+  }
+  if (cfg->mode == SXS_MODE_PICK_ONE && !scan->key_line[SXS_KEY_PROFILER_RUNTIME]) {
+    config_fail(error, SXS_CONFIG_ERROR_VALUE, scan->source, scan->key_line[SXS_KEY_PROFILER_MODE],
                 "mode=pick-one needs a runtime= line; expected runtime= with a version prefix such as 10.0 "
                 "or an absolute path of a runtime folder or of a libcoreclr.so");
     return FALSE;
   }
-  if (values[KEY_RUNTIME] &&
-      !config_parse_runtime(scan, values[KEY_RUNTIME], &cfg->selector_kind, &cfg->selector, error))
-    return FALSE;
+  return TRUE;
+}
 
-  if (values[KEY_OUTPUT]) {
-    char *output = NULL;
-    gboolean is_folder = FALSE;
-    if (!config_parse_file_path(scan, KEY_OUTPUT, values[KEY_OUTPUT], CONFIG_OUTPUT_EXPECTED, &output, &is_folder,
-                                error))
-      return FALSE;
-    g_free(cfg->output);
-    cfg->output = output;
-    cfg->output_is_folder = is_folder;
+/* Call tracing names the functions it counts through the inventory: it turns it on, and an
+ * inventory=false beside it is a contradiction rather than a silent override (the [tracing] keys
+ * are read before). */
+static gboolean config_check_inventory(const SxsConfigScan *scan, char *const values[N_KEYS], SxsConfig *cfg,
+                                       GError **error) {
+  if (!cfg->tracing.enabled)
+    return TRUE;
+  if (values[SXS_KEY_PROFILER_INVENTORY] && !cfg->inventory) {
+    config_fail(error, SXS_CONFIG_ERROR_VALUE, scan->source, scan->key_line[SXS_KEY_PROFILER_INVENTORY],
+                "inventory=false cannot go with [tracing] enabled=true (line %d): tracing names the functions it "
+                "counts through the inventory; expected inventory=true or no inventory= line",
+                scan->key_line[SXS_KEY_TRACING_ENABLED]);
+    return FALSE;
   }
-  if (values[KEY_LOG]) {
-    if (strcmp(values[KEY_LOG], "stderr") == 0) {
-      cfg->log_kind = SXS_LOG_STDERR;
-    } else {
-      if (!config_parse_file_path(scan, KEY_LOG, values[KEY_LOG], CONFIG_LOG_EXPECTED, &cfg->log_path, NULL, error))
-        return FALSE;
-      cfg->log_kind = SXS_LOG_FILE;
-    }
-  }
-  if (values[KEY_FLUSH] && !config_parse_flush(scan, values[KEY_FLUSH], &cfg->flush_seconds, error))
-    return FALSE;
-  if (values[KEY_FORMATS]) {
-    g_autofree char *problem = NULL;
-    if (!sxs__config_parse_formats(values[KEY_FORMATS], FALSE, &cfg->formats, &problem)) {
-      config_fail(error, SXS_CONFIG_ERROR_VALUE, scan->source, scan->key_line[KEY_FORMATS], "%s", problem);
+  cfg->inventory = TRUE;
+  return TRUE;
+}
+
+/* ---- the keys ---- */
+
+static const int config_inlining_values[] = {TRUE, FALSE}; /* allowed, disabled */
+static const int config_timing_values[] = {FALSE, TRUE};   /* on, off: timing_off */
+static const int config_path_values[] = {FALSE, TRUE};     /* fast, slow: slow_path */
+
+#define WORDS(w) .words = (w), .n_words = G_N_ELEMENTS(w)
+#define FIELD(f) .field = offsetof(SxsConfig, f)
+
+static const ConfigKey config_key_table[N_KEYS] = {
+    [SXS_KEY_PROFILER_MODE] = {GROUP_PROFILER, "mode", config_key_word, FIELD(mode), WORDS(config_modes),
+                               .expected = CONFIG_MODE_LIST, .help = "which runtimes of the process are profiled"},
+    [SXS_KEY_PROFILER_RUNTIME] = {GROUP_PROFILER, "runtime", config_key_runtime, .check = config_check_runtime,
+                                  .help = "the runtime mode=pick-one profiles: a version prefix or a path"},
+    [SXS_KEY_PROFILER_OUTPUT] = {GROUP_PROFILER, "output", config_key_output,
+                                 .help = "where the profile goes: a path prefix, or a folder ending in /"},
+    [SXS_KEY_PROFILER_LOG] = {GROUP_PROFILER, "log", config_key_log,
+                              .help = "where the profiler's messages go: a file, or stderr"},
+    [SXS_KEY_PROFILER_FLUSH] = {GROUP_PROFILER, "flush", config_key_flush, FIELD(flush_seconds),
+                                .help = "seconds between rewrites of the profile (0: at shutdown and exit only)"},
+    [SXS_KEY_PROFILER_FORMATS] = {GROUP_PROFILER, "formats", config_key_formats,
+                                  .help = "the files written beside the profile"},
+    [SXS_KEY_PROFILER_INVENTORY] = {GROUP_PROFILER, "inventory", config_key_boolean, FIELD(inventory),
+                                    .help = "list every function JIT-compiled, inlined or run precompiled"},
+    [SXS_KEY_TRACING_ENABLED] = {GROUP_TRACING, "enabled", config_key_boolean, FIELD(tracing.enabled),
+                                 .help = "trace every call exactly through the Enter/Leave/Tailcall hooks"},
+    [SXS_KEY_TRACING_INLINING] = {GROUP_TRACING, "inlining", config_key_word, FIELD(tracing.inlining_allowed),
+                                  WORDS(config_inlinings), .word_values = config_inlining_values,
+                                  .expected = CONFIG_INLINING_LIST,
+                                  .help = "whether the JIT may inline (inlined calls are not counted)"},
+    [SXS_KEY_TRACING_ROUTING] = {GROUP_TRACING, "routing", config_key_word, FIELD(tracing.routing),
+                                 WORDS(config_routings), .expected = CONFIG_ROUTING_LIST,
+                                 .help = "how a hook finds its runtime"},
+    [SXS_KEY_TRACING_HOOKS] = {GROUP_TRACING, "hooks", config_key_word, FIELD(tracing.hooks), WORDS(config_hooks),
+                               .expected = CONFIG_HOOKS_LIST, .help = "what the hooks do (empty: measure the probes)"},
+    [SXS_KEY_TRACING_TIMING] = {GROUP_TRACING, "timing", config_key_word, FIELD(tracing.timing_off),
+                                WORDS(config_timings), .word_values = config_timing_values,
+                                .expected = CONFIG_TIMING_LIST, .help = "whether calls are timed, or only counted"},
+    [SXS_KEY_TRACING_PATH] = {GROUP_TRACING, "path", config_key_word, FIELD(tracing.slow_path), WORDS(config_paths),
+                              .word_values = config_path_values, .expected = CONFIG_PATH_LIST,
+                              .help = "the runtime's fast or slow hook path"},
+    [SXS_KEY_TRACING_INCLUDE] = {GROUP_TRACING, "include", config_key_patterns, FIELD(tracing.include),
+                                 .help = "trace only the functions these patterns name"},
+    [SXS_KEY_TRACING_EXCLUDE] = {GROUP_TRACING, "exclude", config_key_patterns, FIELD(tracing.exclude),
+                                 .help = "do not trace the functions these patterns name"},
+    [SXS_KEY_STACKS_ON] = {GROUP_STACKS, "on", config_key_stacks, .check = config_check_inventory,
+                           .help = "the events whose thread's stack is recorded"},
+    [SXS_KEY_SAMPLING_ENABLED] = {GROUP_SAMPLING, "enabled", config_key_boolean, FIELD(sampling.enabled),
+                                  .help = "sample every thread's stack"},
+    [SXS_KEY_SAMPLING_FREQUENCY] = {GROUP_SAMPLING, "frequency", config_key_frequency, FIELD(sampling.frequency),
+                                    .help = "samples per second"},
+    [SXS_KEY_SAMPLING_MODE] = {GROUP_SAMPLING, "mode", config_key_word, FIELD(sampling.mode),
+                               WORDS(config_sampling_modes), .expected = CONFIG_SAMPLING_MODE_LIST,
+                               .help = "CPU time or wall-clock time"},
+    [SXS_KEY_SAMPLING_WALKER] = {GROUP_SAMPLING, "walker", config_key_word, FIELD(sampling.walker),
+                                 WORDS(config_walkers), .expected = CONFIG_WALKER_LIST,
+                                 .help = "how a sampled thread's stack is walked"},
+    [SXS_KEY_EXCEPTIONS_ENABLED] = {GROUP_EXCEPTIONS, "enabled", config_key_boolean,
+                                    FIELD(profiles[SXS_PROFILE_EXCEPTIONS]),
+                                    .help = "every exception thrown, by type and throwing stack"},
+    [SXS_KEY_CONTENTION_ENABLED] = {GROUP_CONTENTION, "enabled", config_key_boolean,
+                                    FIELD(profiles[SXS_PROFILE_CONTENTION]),
+                                    .help = "every lock wait, its time and stack"},
+    [SXS_KEY_ALLOCATIONS_ENABLED] = {GROUP_ALLOCATIONS, "enabled", config_key_boolean,
+                                     FIELD(profiles[SXS_PROFILE_ALLOCATIONS]),
+                                     .help = "allocations, sampled, by type and stack"},
+    [SXS_KEY_LINES_ENABLED] = {GROUP_LINES, "enabled", config_key_boolean, FIELD(lines.enabled),
+                               .help = "source lines of managed frames from the assemblies' PDBs"},
+    [SXS_KEY_LINES_PATHS] = {GROUP_LINES, "paths", config_key_paths,
+                             .help = "folders searched for PDBs after each assembly's own"},
+};
+
+#undef WORDS
+#undef FIELD
+
+/* Turns the scanned keys into cfg (which holds the defaults): each key in table order, its check
+ * (how it fits the keys before it) and then its value, so the first problem reported is the first
+ * key's. Every value is checked whether or not its group is enabled, so that one enabled=false line
+ * switches a feature off and leaves the rest. */
+static gboolean config_apply(const SxsConfigScan *scan, char *values[N_KEYS], SxsConfig *cfg, GError **error) {
+  for (int k = 0; k < N_KEYS; k++) {
+    const ConfigKey *key = &config_key_table[k];
+    if (key->check && !key->check(scan, values, cfg, error))
       return FALSE;
-    }
-  }
-  if (values[KEY_INVENTORY] &&
-      !config_parse_boolean(scan, KEY_INVENTORY, values[KEY_INVENTORY], &cfg->inventory, error))
-    return FALSE;
-  if (!config_apply_tracing(scan, values, &cfg->tracing, error))
-    return FALSE;
-  /* Call tracing names the functions it counts through the inventory: it turns it on, and an
-   * inventory=false beside it is a contradiction rather than a silent override. */
-  if (cfg->tracing.enabled) {
-    if (values[KEY_INVENTORY] && !cfg->inventory) {
-      config_fail(error, SXS_CONFIG_ERROR_VALUE, scan->source, scan->key_line[KEY_INVENTORY],
-                  "inventory=false cannot go with [tracing] enabled=true (line %d): tracing names the functions it "
-                  "counts through the inventory; expected inventory=true or no inventory= line",
-                  scan->key_line[KEY_ENABLED]);
+    if (values[k] && !key->parse(scan, k, values[k], cfg, error))
       return FALSE;
-    }
-    cfg->inventory = TRUE;
   }
-  if (values[KEY_ON] && !config_parse_stacks(scan, values[KEY_ON], &cfg->stacks_on, error))
-    return FALSE;
-  if (!config_apply_sampling(scan, values, &cfg->sampling, error))
-    return FALSE;
-  /* [exceptions], [contention], [allocations]: enabled= each. */
-  static const int profile_keys[SXS_PROFILE_N_KINDS] = {KEY_EXCEPTIONS_ENABLED, KEY_CONTENTION_ENABLED,
-                                                        KEY_ALLOCATIONS_ENABLED};
-  for (int k = 0; k < SXS_PROFILE_N_KINDS; k++)
-    if (values[profile_keys[k]] &&
-        !config_parse_boolean(scan, profile_keys[k], values[profile_keys[k]], &cfg->profiles[k], error))
-      return FALSE;
-  return config_apply_lines(scan, values, &cfg->lines, error);
+  if (cfg->tracing.include || cfg->tracing.exclude)
+    cfg->tracing.matcher = config_matcher_new(cfg->tracing.include, cfg->tracing.exclude);
+  return TRUE;
+}
+
+const char *sxs__config_key_group(SxsConfigKey k) {
+  return (unsigned)k < N_KEYS ? config_groups[config_key_table[k].group] : NULL;
+}
+
+const char *sxs__config_key_name(SxsConfigKey k) {
+  return (unsigned)k < N_KEYS ? config_key_table[k].name : NULL;
+}
+
+const char *sxs__config_key_help(SxsConfigKey k) {
+  return (unsigned)k < N_KEYS ? config_key_table[k].help : NULL;
+}
+
+SxsConfigKey sxs__config_profile_key(SxsProfileKind kind) {
+  static const SxsConfigKey keys[SXS_PROFILE_N_KINDS] = {
+      [SXS_PROFILE_EXCEPTIONS] = SXS_KEY_EXCEPTIONS_ENABLED,
+      [SXS_PROFILE_CONTENTION] = SXS_KEY_CONTENTION_ENABLED,
+      [SXS_PROFILE_ALLOCATIONS] = SXS_KEY_ALLOCATIONS_ENABLED,
+  };
+  return keys[kind];
+}
+
+void sxs__config_keyfile_set(GKeyFile *kf, SxsConfigKey k, const char *value) {
+  g_key_file_set_value(kf, sxs__config_key_group(k), sxs__config_key_name(k), value);
+}
+
+gboolean sxs__config_keyfile_has(GKeyFile *kf, SxsConfigKey k) {
+  return g_key_file_has_key(kf, sxs__config_key_group(k), sxs__config_key_name(k), NULL);
+}
+
+char *sxs__config_default_output(const char *folder, int pid) {
+  g_autofree char *cwd = folder ? NULL : g_get_current_dir();
+  g_autofree char *name = g_strdup_printf("sxsprof-%d", pid);
+  return g_build_filename(folder ? folder : cwd, name, NULL);
+}
+
+gboolean sxs__config_output_explicit(const SxsConfig *cfg) {
+  return cfg->output_given;
 }
 
 SxsConfig *sxs__config_new_default(void) {
   SxsConfig *cfg = g_new0(SxsConfig, 1);
   cfg->mode = SXS_MODE_PICK_ALL;
   cfg->selector_kind = SXS_SELECTOR_NONE;
-  g_autofree char *cwd = g_get_current_dir();
-  g_autofree char *name = g_strdup_printf("sxsprof-%ld", (long)getpid());
-  cfg->output = g_build_filename(cwd, name, NULL);
+  cfg->output = sxs__config_default_output(NULL, (int)getpid());
   cfg->log_kind = SXS_LOG_DEFAULT;
   cfg->flush_seconds = SXS_CONFIG_FLUSH_DEFAULT;
   cfg->formats = SXS_FORMAT_BIT(SXS_FORMAT_JSON);

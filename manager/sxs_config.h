@@ -86,6 +86,7 @@ typedef struct {
   char *output;   /* absolute, never NULL: a prefix (profile <output>.json), or a folder when
                              * output_is_folder (profiles <output>/<program>-<pid>.json), without trailing '/' */
   gboolean output_is_folder;
+  gboolean output_given; /* output= was in the file, or sxs__config_set_output set it: not the default */
   SxsLogKind log_kind;
   char *log_path;     /* absolute with SXS_LOG_FILE; NULL otherwise */
   int flush_seconds;  /* periodic rewrite of the profile; 0: only at shutdown and exit */
@@ -99,6 +100,48 @@ typedef struct {
   gboolean profiles[SXS_PROFILE_N_KINDS]; /* [exceptions], [contention], [allocations] enabled=, default false */
   SxsLinesConfig lines;
 } SxsConfig;
+
+/* Every key of the file, by group, in the order the file's values are checked. Everything about a
+ * key (its group, name, parser, the field it sets, its help) is one row of the table in
+ * sxs_config.c; the launcher writes its options through these names, never its own spelling. */
+typedef enum {
+  SXS_KEY_PROFILER_MODE,
+  SXS_KEY_PROFILER_RUNTIME,
+  SXS_KEY_PROFILER_OUTPUT,
+  SXS_KEY_PROFILER_LOG,
+  SXS_KEY_PROFILER_FLUSH,
+  SXS_KEY_PROFILER_FORMATS,
+  SXS_KEY_PROFILER_INVENTORY,
+  SXS_KEY_TRACING_ENABLED,
+  SXS_KEY_TRACING_INLINING,
+  SXS_KEY_TRACING_ROUTING,
+  SXS_KEY_TRACING_HOOKS,
+  SXS_KEY_TRACING_TIMING,
+  SXS_KEY_TRACING_PATH,
+  SXS_KEY_TRACING_INCLUDE,
+  SXS_KEY_TRACING_EXCLUDE,
+  SXS_KEY_STACKS_ON,
+  SXS_KEY_SAMPLING_ENABLED,
+  SXS_KEY_SAMPLING_FREQUENCY,
+  SXS_KEY_SAMPLING_MODE,
+  SXS_KEY_SAMPLING_WALKER,
+  SXS_KEY_EXCEPTIONS_ENABLED,
+  SXS_KEY_CONTENTION_ENABLED,
+  SXS_KEY_ALLOCATIONS_ENABLED,
+  SXS_KEY_LINES_ENABLED,
+  SXS_KEY_LINES_PATHS,
+  SXS_CONFIG_N_KEYS
+} SxsConfigKey;
+
+/* A key's group ("sampling"), name ("frequency") and one line of help; NULL for no key. */
+const char *sxs__config_key_group(SxsConfigKey k);
+const char *sxs__config_key_name(SxsConfigKey k);
+const char *sxs__config_key_help(SxsConfigKey k);
+/* The enabled= key of an event profile's group. */
+SxsConfigKey sxs__config_profile_key(SxsProfileKind kind);
+/* Sets, or asks for, key k in a key file that the profiler will read (the launcher's options). */
+void sxs__config_keyfile_set(GKeyFile *kf, SxsConfigKey k, const char *value);
+gboolean sxs__config_keyfile_has(GKeyFile *kf, SxsConfigKey k);
 
 /* Codes of SXS_CONFIG_ERROR. Every message is one line: "<file>[:<line>]: <problem>; expected <what>". */
 typedef enum {
@@ -121,6 +164,14 @@ GQuark sxs__config_error_quark(void);
 /* Built-in defaults: pick-all, output ./sxsprof-<pid> made absolute against the current folder,
  * log beside the profile, flush every 60 s. Never NULL. */
 SxsConfig *sxs__config_new_default(void);
+
+/* The default output, <folder>/sxsprof-<pid> (folder NULL: the current folder), absolute. The one
+ * place that name is made. */
+char *sxs__config_default_output(const char *folder, int pid);
+
+/* Did the user choose the output (output= in the file, or sxs__config_set_output), rather than
+ * leave the default? */
+gboolean sxs__config_output_explicit(const SxsConfig *cfg);
 
 /* Reads and checks the key file at path. Returns NULL and sets error on any problem. */
 SxsConfig *sxs__config_load(const char *path, GError **error);

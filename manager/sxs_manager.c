@@ -164,8 +164,7 @@ static gboolean apply_env_output(SxsConfig *cfg, char **ret_problem) {
       return TRUE;
     *ret_problem = g_strdup(error->message);
   }
-  g_autoptr(SxsConfig) defaults = sxs__config_new_default();
-  return cfg->output_is_folder || !g_str_equal(cfg->output, defaults->output);
+  return sxs__config_output_explicit(cfg);
 }
 
 /* Picks this process's profile and log files (see sxs_process.h) and falls back to
@@ -179,9 +178,8 @@ static void choose_paths(SxsConfig *cfg, gboolean explicit_output) {
   sxs__process_output_paths(cfg->output, cfg->output_is_folder, owner, manager.process->pid, program, &profile, &log);
   g_autofree char *problem = NULL;
   if (sxs__config_check_output(cfg->output, cfg->output_is_folder, &problem) < 0) {
-    g_autofree char *cwd = g_get_current_dir();
-    g_autofree char *here = g_strdup_printf("%s/sxsprof-%d", cwd, manager.process->pid);
-    g_autofree char *tmp = g_strdup_printf("%s/sxsprof-%d", g_get_tmp_dir(), manager.process->pid);
+    g_autofree char *here = sxs__config_default_output(NULL, manager.process->pid);
+    g_autofree char *tmp = sxs__config_default_output(g_get_tmp_dir(), manager.process->pid);
     const char *fallback = sxs__config_check_output(here, FALSE, NULL) == 0 ? here : tmp;
     g_free(profile);
     g_free(log);

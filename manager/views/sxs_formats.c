@@ -9,36 +9,25 @@
 
 typedef char *(*RenderFn)(const SxsView *v, const SxsRenderOptions *o, gsize *ret_len, char **ret_error);
 
-static const struct {
-  const char *name;
-  const char *suffix;
-  RenderFn render; /* NULL: the JSON document, rendered from the model */
-} formats[SXS_N_FORMATS] = {
-    [SXS_FORMAT_JSON] = {"json", ".json", NULL},
-    [SXS_FORMAT_SPEEDSCOPE] = {"speedscope", ".speedscope.json", sxs__write_speedscope},
-    [SXS_FORMAT_FOLDED] = {"folded", ".folded", sxs__write_folded},
-    [SXS_FORMAT_SVG] = {"svg", ".svg", sxs__write_svg},
-    [SXS_FORMAT_PPROF] = {"pprof", ".pb.gz", sxs__write_pprof},
-    [SXS_FORMAT_SUMMARY] = {"summary", NULL, sxs__write_summary},
+/* How each format is rendered (its name and file suffix are sxs_format's). */
+static const RenderFn renders[SXS_N_FORMATS] = {
+    [SXS_FORMAT_JSON] = NULL, /* the JSON document, rendered from the model */
+    [SXS_FORMAT_SPEEDSCOPE] = sxs__write_speedscope,
+    [SXS_FORMAT_FOLDED] = sxs__write_folded,
+    [SXS_FORMAT_SVG] = sxs__write_svg,
+    [SXS_FORMAT_PPROF] = sxs__write_pprof,
+    [SXS_FORMAT_SUMMARY] = sxs__write_summary,
 };
-
-const char *sxs__format_name(SxsFormat f) {
-  return f < SXS_N_FORMATS ? formats[f].name : "unknown";
-}
-
-const char *sxs__formats_suffix(SxsFormat f) {
-  return f < SXS_N_FORMATS ? formats[f].suffix : NULL;
-}
 
 char *sxs__formats_render(const SxsView *v, SxsFormat f, const SxsRenderOptions *o, gsize *ret_len, char **ret_error) {
   if (f >= SXS_N_FORMATS) {
     *ret_error = g_strdup("unknown format");
     return NULL;
   }
-  if (!formats[f].render)
+  if (!renders[f])
     return sxs__profile_render_json(v->model, ret_len);
   SxsRenderOptions defaults = {.top = 10, .kind = SXS_VIEW_N_KINDS};
-  return formats[f].render(v, o ? o : &defaults, ret_len, ret_error);
+  return renders[f](v, o ? o : &defaults, ret_len, ret_error);
 }
 
 char *sxs__formats_base(const char *profile_path) {
@@ -49,7 +38,7 @@ char *sxs__formats_base(const char *profile_path) {
 
 gboolean sxs__formats_is_view_file(const char *name) {
   for (int f = SXS_FORMAT_JSON + 1; f < SXS_N_FORMATS; f++)
-    if (formats[f].suffix && g_str_has_suffix(name, formats[f].suffix))
+    if (sxs__format_suffix(f) && g_str_has_suffix(name, sxs__format_suffix(f)))
       return TRUE;
   return FALSE;
 }
@@ -62,9 +51,9 @@ int sxs__formats_write(const SxsView *v, const char *base, guint set, const SxsR
   g_autoptr(GString) skipped = g_string_new(NULL);
   guint count = 0, index = 0;
   for (int f = 0; f < SXS_N_FORMATS; f++)
-    count += (set & SXS_FORMAT_BIT(f)) && formats[f].suffix;
+    count += (set & SXS_FORMAT_BIT(f)) && sxs__format_suffix(f);
   for (int f = 0; f < SXS_N_FORMATS; f++) {
-    if (!(set & SXS_FORMAT_BIT(f)) || !formats[f].suffix)
+    if (!(set & SXS_FORMAT_BIT(f)) || !sxs__format_suffix(f))
       continue;
     if (progress)
       progress((SxsFormat)f, index++, count, progress_data);
@@ -74,7 +63,7 @@ int sxs__formats_write(const SxsView *v, const char *base, guint set, const SxsR
       g_string_append_printf(skipped, "%s%s: %s", skipped->len ? "\n" : "", sxs__format_name((SxsFormat)f),
                              why ? why : "nothing to show");
       if (flags & SXS_FORMATS_DROP_STALE) {
-        g_autofree char *stale = g_strconcat(base, formats[f].suffix, NULL);
+        g_autofree char *stale = g_strconcat(base, sxs__format_suffix(f), NULL);
         unlink(stale);
       }
     }
@@ -99,10 +88,10 @@ int sxs__formats_write(const SxsView *v, const char *base, guint set, const SxsR
       ko.kind = vk;
       gsize n = 0;
       g_autofree char *why = NULL;
-      char *bytes = formats[f].render(v, &ko, &n, &why);
+      char *bytes = renders[f](v, &ko, &n, &why);
       if (!bytes)
         continue;
-      g_ptr_array_add(kind_paths, g_strdup_printf("%s.%s%s", base, sxs__view_kind_name(vk), formats[f].suffix));
+      g_ptr_array_add(kind_paths, g_strdup_printf("%s.%s%s", base, sxs__view_kind_name(vk), sxs__format_suffix(f)));
       g_ptr_array_add(kind_data, bytes);
       g_array_append_val(kind_len, n);
     }
@@ -119,7 +108,7 @@ int sxs__formats_write(const SxsView *v, const char *base, guint set, const SxsR
   for (int f = 0; f < SXS_N_FORMATS; f++) {
     if (!data[f])
       continue;
-    g_ptr_array_add(paths, g_strconcat(base, formats[f].suffix, NULL));
+    g_ptr_array_add(paths, g_strconcat(base, sxs__format_suffix(f), NULL));
     g_ptr_array_add(bytes, g_steal_pointer(&data[f]));
     g_array_append_val(lens, len[f]);
   }

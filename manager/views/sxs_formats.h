@@ -8,9 +8,6 @@
 #include "sxs_format.h"
 #include "sxs_view.h"
 
-/* The file name suffix of a format (".speedscope.json", ".pb.gz", ...); NULL for the summary. */
-const char *sxs__formats_suffix(SxsFormat f);
-
 /* Renders one format of a profile: the JSON document from the model, every other format from the
  * view (built from the same model). Returns the bytes, or NULL with *ret_error set when the
  * profile holds nothing that format can show. */

@@ -6,7 +6,7 @@
 #   manager/output -> record registry config views profile stitch abi
 #   manager/record -> registry config profile stitch abi
 #   manager/       -> config views profile stitch abi     (the registry: sxs_manager, sxs_policy)
-#   config         -> views profile stitch abi            (the grammars: manager/sxs_config,
+#   config         -> profile stitch abi                  (the grammars: manager/sxs_config,
 #                                                          manager/sxs_attach)
 #   manager/views  -> profile
 #   manager/profile-> (nothing)
@@ -51,7 +51,7 @@ declare -A allowed=(
     [output]="record registry config views profile stitch abi"
     [record]="registry config profile stitch abi"
     [registry]="config views profile stitch abi"
-    [config]="views profile stitch abi"
+    [config]="profile stitch abi"
     [views]="profile"
     [profile]=""
     [stitch]="abi"

@@ -1177,6 +1177,76 @@ static void fail_on_glib_message(const gchar *domain, GLogLevelFlags level, cons
   abort();
 }
 
+/* Every key is one row of the config's table: a group, a name unique in it, a line of help, and a
+ * row of docs/config.md's table in its group's section ("## Keys" for [profiler]). */
+static void test_key_table(void) {
+  const char *src = g_getenv("SXS_SOURCE_DIR");
+  g_assert_nonnull(src);
+  g_autofree char *path = g_build_filename(src, "docs", "config.md", NULL);
+  g_autofree char *text = NULL;
+  g_assert_true(g_file_get_contents(path, &text, NULL, NULL));
+  g_auto(GStrv) lines = g_strsplit(text, "\n", -1);
+  for (int k = 0; k < SXS_CONFIG_N_KEYS; k++) {
+    const char *group = sxs__config_key_group((SxsConfigKey)k), *name = sxs__config_key_name((SxsConfigKey)k);
+    const char *help = sxs__config_key_help((SxsConfigKey)k);
+    g_assert_nonnull(group);
+    g_assert_nonnull(name);
+    g_assert_true(help && *help);
+    for (int j = 0; j < k; j++)
+      g_assert_false(strcmp(group, sxs__config_key_group((SxsConfigKey)j)) == 0 &&
+                     strcmp(name, sxs__config_key_name((SxsConfigKey)j)) == 0);
+    g_autofree char *heading = g_strdup_printf("`[%s]`", group);
+    g_autofree char *cell = g_strdup_printf("`%s`", name);
+    gboolean in_section = FALSE, documented = FALSE;
+    for (guint i = 0; lines[i] && !documented; i++) {
+      if (g_str_has_prefix(lines[i], "## "))
+        in_section =
+            strcmp(group, "profiler") == 0 ? strcmp(lines[i], "## Keys") == 0 : strstr(lines[i], heading) != NULL;
+      else if (in_section && lines[i][0] == '|' && strstr(lines[i], cell))
+        documented = TRUE;
+    }
+    if (!documented)
+      g_test_message("[%s] %s= has no row in docs/config.md", group, name);
+    g_assert_true(documented);
+  }
+  /* The ends of the table. */
+  g_assert_null(sxs__config_key_name(SXS_CONFIG_N_KEYS));
+  g_assert_cmpstr(sxs__config_key_group(SXS_KEY_SAMPLING_FREQUENCY), ==, "sampling");
+  g_assert_cmpstr(sxs__config_key_name(SXS_KEY_SAMPLING_FREQUENCY), ==, "frequency");
+  g_assert_cmpint(sxs__config_profile_key(SXS_PROFILE_CONTENTION), ==, SXS_KEY_CONTENTION_ENABLED);
+}
+
+/* A key set through the table reads back as the same key, and the output it sets is explicit. */
+static void test_keyfile_set(void) {
+  g_autoptr(GKeyFile) kf = g_key_file_new();
+  sxs__config_keyfile_set(kf, SXS_KEY_SAMPLING_FREQUENCY, "250");
+  sxs__config_keyfile_set(kf, SXS_KEY_PROFILER_OUTPUT, "/tmp/x");
+  g_assert_true(sxs__config_keyfile_has(kf, SXS_KEY_SAMPLING_FREQUENCY));
+  g_assert_false(sxs__config_keyfile_has(kf, SXS_KEY_SAMPLING_MODE));
+  g_autofree char *value = g_key_file_get_value(kf, "sampling", "frequency", NULL);
+  g_assert_cmpstr(value, ==, "250");
+  gsize len = 0;
+  g_autofree char *data = g_key_file_to_data(kf, &len, NULL);
+  g_autofree char *file = NULL;
+  int fd = g_file_open_tmp("sxs-config-XXXXXX.ini", &file, NULL);
+  g_assert_cmpint(fd, >=, 0);
+  close(fd);
+  g_assert_true(g_file_set_contents(file, data, (gssize)len, NULL));
+  g_autoptr(GError) error = NULL;
+  g_autoptr(SxsConfig) cfg = sxs__config_load(file, &error);
+  g_unlink(file);
+  g_assert_no_error(error);
+  g_assert_cmpint(cfg->sampling.frequency, ==, 250);
+  g_assert_cmpstr(cfg->output, ==, "/tmp/x");
+  g_assert_true(sxs__config_output_explicit(cfg));
+  g_autoptr(SxsConfig) defaults = sxs__config_new_default();
+  g_assert_false(sxs__config_output_explicit(defaults));
+  g_autofree char *expected = sxs__config_default_output(NULL, (int)getpid());
+  g_assert_cmpstr(defaults->output, ==, expected);
+  g_autofree char *in_tmp = sxs__config_default_output("/tmp", 42);
+  g_assert_cmpstr(in_tmp, ==, "/tmp/sxsprof-42");
+}
+
 int main(int argc, char **argv) {
   g_test_init(&argc, &argv, NULL);
   g_log_set_handler("GLib", G_LOG_LEVEL_MASK | G_LOG_FLAG_FATAL | G_LOG_FLAG_RECURSION, fail_on_glib_message, NULL);
@@ -1248,6 +1318,8 @@ int main(int argc, char **argv) {
   ADD("/manager/config/lines", test_lines);
   ADD("/manager/config/sampling/frequency-long", test_sampling_frequency_long);
   g_test_add_func("/manager/config/sampling/names", test_sampling_names);
+  g_test_add_func("/manager/config/keys/table", test_key_table);
+  g_test_add_func("/manager/config/keys/keyfile-set", test_keyfile_set);
   ADD("/manager/config/traces/cases", test_traces_cases);
   ADD("/manager/config/traces/null", test_traces_null);
   ADD("/manager/config/traces/threads", test_traces_threads);

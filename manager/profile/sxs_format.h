@@ -1,5 +1,6 @@
-/* sxs_format: the files a profile is rendered to, and their names. What the config (formats=),
- * the launcher (--format) and the format table (sxs_formats.h) share; nothing else. */
+/* sxs_format: the files a profile is rendered to, their names and file suffixes. What the config
+ * (formats=), the launcher (--format) and the renderers (views/sxs_formats.h) share; here, below
+ * the views, so that the config grammar links no renderer. */
 #pragma once
 
 /* The files a profile is rendered to; formats= holds a set of SXS_FORMAT_BIT()s. */
@@ -17,3 +18,7 @@ typedef enum {
 
 /* "json", "speedscope", "folded", "svg", "pprof", "summary"; "unknown" for anything else. */
 const char *sxs__format_name(SxsFormat f);
+
+/* The file name suffix of a format (".speedscope.json", ".pb.gz", ...); NULL for the summary and
+ * anything else. */
+const char *sxs__format_suffix(SxsFormat f);
