@@ -100,6 +100,15 @@ gboolean sxsprof_make_output_folder(const char *output, gboolean is_folder, cons
 /* Sorts profiles by pid. */
 void sxsprof_profiles_sort(GPtrArray *profiles);
 
+/* How much of its process's work a profile holds: samples, stacks recorded at events, events of
+ * the event profiles, traced call-tree nodes. 0 for a process that only waited. */
+guint64 sxsprof_profile_activity(const SxsprofProfile *p);
+/* Sorts profiles busiest first (by sxsprof_profile_activity), then by pid. */
+void sxsprof_profiles_sort_busiest(GPtrArray *profiles);
+/* When p's process is a starter or wrapper whose work went to a descendant among profiles (one
+ * with more than ten times its activity), the busiest such descendant; else NULL. */
+const SxsprofProfile *sxsprof_profile_waited_for(const SxsprofProfile *p, const GPtrArray *profiles);
+
 /* What to render and where. */
 typedef struct {
   guint formats;        /* SXS_FORMAT_BIT()s */

@@ -276,6 +276,70 @@ static void explain_no_channel(pid_t pid) {
           (int)pid);
 }
 
+/* The .NET processes below pid (children first, then theirs), by pid: those with a diagnostics
+ * channel. */
+static GArray *dotnet_descendants(pid_t pid) {
+  GArray *found = g_array_new(FALSE, FALSE, sizeof(pid_t));
+  g_autoptr(GArray) parents = g_array_new(FALSE, FALSE, sizeof(pid_t));
+  g_array_append_val(parents, pid);
+  for (guint level = 0; level < 4 && parents->len; level++) {
+    g_autoptr(GArray) next = g_array_new(FALSE, FALSE, sizeof(pid_t));
+    g_autoptr(GDir) proc = g_dir_open("/proc", 0, NULL);
+    const char *name;
+    while (proc && (name = g_dir_read_name(proc))) {
+      if (!g_ascii_isdigit(name[0]))
+        continue;
+      g_autofree char *stat_path = g_strdup_printf("/proc/%s/stat", name);
+      g_autofree char *stat = NULL;
+      if (!g_file_get_contents(stat_path, &stat, NULL, NULL))
+        continue;
+      /* pid (comm) state ppid ...: the command may hold spaces and parentheses. */
+      const char *close = strrchr(stat, ')');
+      int ppid = 0;
+      if (!close || sscanf(close + 1, " %*c %d", &ppid) != 1)
+        continue;
+      for (guint i = 0; i < parents->len; i++) {
+        if (g_array_index(parents, pid_t, i) != ppid)
+          continue;
+        pid_t child = (pid_t)atoi(name);
+        g_array_append_val(next, child);
+        int err = 0;
+        g_autoptr(GPtrArray) eps = sxs_diag_find_endpoints(child, &err);
+        if (eps && eps->len > 0)
+          g_array_append_val(found, child);
+      }
+    }
+    g_array_set_size(parents, 0);
+    g_array_append_vals(parents, next->data, next->len);
+  }
+  return found;
+}
+
+/* After an attach that found no work: when the target's .NET work is in a child (a starter, a
+ * wrapper), says so and names it. */
+static void explain_idle(pid_t pid) {
+  g_autoptr(GArray) children = dotnet_descendants(pid);
+  if (children->len == 0) {
+    fprintf(stderr, "sxsprof: process %d ran no code while it was profiled (no samples or events)\n", (int)pid);
+    return;
+  }
+  pid_t child = g_array_index(children, pid_t, 0);
+  g_autofree char *cmdline_path = g_strdup_printf("/proc/%d/cmdline", (int)child);
+  g_autofree char *cmdline = NULL;
+  gsize len = 0;
+  g_autofree char *command = NULL;
+  if (g_file_get_contents(cmdline_path, &cmdline, &len, NULL) && len > 0) {
+    for (gsize i = 0; i + 1 < len; i++)
+      if (cmdline[i] == '\0')
+        cmdline[i] = ' ';
+    command = g_strdup(cmdline);
+  }
+  fprintf(stderr,
+          "sxsprof: process %d ran no code while it was profiled (no samples or events): it only waits for its "
+          "child %d%s%s%s, which runs .NET; to profile the work: sxsprof attach %d\n",
+          (int)pid, (int)child, command ? " (" : "", command ? command : "", command ? ")" : "", (int)child);
+}
+
 /* ---- Signals ---- */
 
 static volatile sig_atomic_t attach_signals;
@@ -592,6 +656,8 @@ static int attach_run(const AttachOptions *o, const SxsDiagEndpoint *ep, const c
       g_autofree char *why = NULL;
       SxsprofProfile *p = sxsprof_profile_load(c.written, 0, &why);
       if (p) {
+        if (sxsprof_profile_activity(p) == 0)
+          explain_idle(o->pid);
         sxsprof_print_views(p, formats, started);
         sxsprof_print_flame_graph(p, formats, started);
         sxsprof_profile_free(p);

@@ -200,6 +200,8 @@ void sxsprof_print_flame_graph(const SxsprofProfile *p, guint formats, time_t st
     fprintf(stderr, "sxsprof: flame graph: %s\n", svg);
   else if ((formats & SXS_FORMAT_BIT(SXS_FORMAT_SVG)) && stacks)
     fprintf(stderr, "sxsprof: no flame graph: %s could not be written (the lines above say why)\n", svg);
+  else if ((formats & SXS_FORMAT_BIT(SXS_FORMAT_SVG)) && m->samples.enabled)
+    fprintf(stderr, "sxsprof: no flame graph: sampling was on, but the process ran no code while it was sampled\n");
   else if (formats & SXS_FORMAT_BIT(SXS_FORMAT_SVG))
     fprintf(stderr, "sxsprof: no flame graph: no stacks were recorded (turn on --sample, --trace, --stacks-on or "
                     "--exceptions, --lock or --alloc)\n");
@@ -277,6 +279,62 @@ void sxsprof_profile_list_line(const SxsprofProfile *p, FILE *out) {
     g_string_append_c(s, ')');
   fprintf(out, "sxsprof: pid %d (%s): %s -> %s%s%s\n", p->model->process ? p->model->process->pid : 0, command, s->str,
           p->path, p->note ? ", " : "", p->note ? p->note : "");
+}
+
+guint64 sxsprof_profile_activity(const SxsprofProfile *p) {
+  const SxsProfileModel *m = p->model;
+  guint64 n = m->samples.taken + m->stacks->len;
+  for (int k = 0; k < SXS_PROFILE_N_KINDS; k++)
+    n += m->profiles[k].events;
+  for (guint i = 0; i < m->runtimes->len; i++)
+    n += ((const SxsRuntimeModel *)m->runtimes->pdata[i])->call_tree->len;
+  return n;
+}
+
+/* Busiest first, then by pid. */
+static int compare_activity(gconstpointer a, gconstpointer b) {
+  const SxsprofProfile *x = *(const SxsprofProfile *const *)a, *y = *(const SxsprofProfile *const *)b;
+  guint64 ax = sxsprof_profile_activity(x), ay = sxsprof_profile_activity(y);
+  if (ax != ay)
+    return ax > ay ? -1 : 1;
+  int px = x->model->process ? x->model->process->pid : 0, py = y->model->process ? y->model->process->pid : 0;
+  return px < py ? -1 : px > py;
+}
+
+void sxsprof_profiles_sort_busiest(GPtrArray *profiles) {
+  g_ptr_array_sort(profiles, compare_activity);
+}
+
+/* The pid of p's parent process. */
+static int profile_ppid(const SxsprofProfile *p) {
+  return p->model->process ? p->model->process->ppid : 0;
+}
+
+const SxsprofProfile *sxsprof_profile_waited_for(const SxsprofProfile *p, const GPtrArray *profiles) {
+  int pid = p->model->process ? p->model->process->pid : 0;
+  guint64 own = sxsprof_profile_activity(p);
+  const SxsprofProfile *busiest = NULL;
+  for (guint i = 0; pid > 0 && i < profiles->len; i++) {
+    const SxsprofProfile *q = profiles->pdata[i];
+    /* A descendant: q's parent chain, through the run's own processes, reaches p. */
+    gboolean below = FALSE;
+    const SxsprofProfile *up = q;
+    for (guint depth = 0; up && depth < profiles->len && !below; depth++) {
+      int ppid = profile_ppid(up);
+      below = ppid == pid;
+      const SxsprofProfile *next = NULL;
+      for (guint j = 0; j < profiles->len && !below; j++) {
+        const SxsprofProfile *r = profiles->pdata[j];
+        if (r->model->process && r->model->process->pid == ppid)
+          next = r;
+      }
+      up = next;
+    }
+    guint64 theirs = sxsprof_profile_activity(q);
+    if (below && theirs > 10 * own && (!busiest || theirs > sxsprof_profile_activity(busiest)))
+      busiest = q;
+  }
+  return busiest;
 }
 
 gboolean sxsprof_make_output_folder(const char *output, gboolean is_folder, const char *outcome) {

@@ -255,18 +255,35 @@ static void run_report(GPtrArray *profiles, const SxsprofRunOptions *opt, const 
     child_listed |= p->model->process && p->model->process->pid == child;
   }
   guint n = profiles->len + !child_listed;
-  fprintf(stderr, "sxsprof: %u process%s of the run:\n", n, n == 1 ? "" : "es");
+  /* Busiest first: the process that did the work is the one summarised, not a starter that only
+   * started it and waited (pwsh, `dotnet test`'s host, a shell script's dotnet). */
+  g_autoptr(GPtrArray) busiest = g_ptr_array_new();
   for (guint i = 0; i < profiles->len; i++)
-    sxsprof_profile_list_line(profiles->pdata[i], stderr);
+    g_ptr_array_add(busiest, profiles->pdata[i]);
+  sxsprof_profiles_sort_busiest(busiest);
+  fprintf(stderr, "sxsprof: %u process%s of the run%s:\n", n, n == 1 ? "" : "es", n > 1 ? ", busiest first" : "");
+  for (guint i = 0; i < busiest->len; i++) {
+    const SxsprofProfile *p = busiest->pdata[i];
+    sxsprof_profile_list_line(p, stderr);
+    const SxsprofProfile *worker = sxsprof_profile_waited_for(p, busiest);
+    if (worker)
+      fprintf(stderr,
+              "sxsprof:   pid %d only started pid %d and waited for it (%" G_GUINT64_FORMAT
+              " samples and events of its own)\n",
+              p->model->process->pid, worker->model->process->pid, sxsprof_profile_activity(p));
+  }
   if (!child_listed)
     fprintf(stderr, "sxsprof: pid %d (%s): no .NET runtime loaded the profiler, so it wrote no profile\n", (int)child,
             command);
-  /* The program itself (the process the launcher started), else the first. */
-  const SxsprofProfile *main_profile = profiles->pdata[0];
-  for (guint i = 0; i < profiles->len; i++) {
-    const SxsprofProfile *p = profiles->pdata[i];
-    if (p->model->process && p->model->process->pid == child)
-      main_profile = p;
+  /* The busiest process; when none has any work, the program itself (the process the launcher
+   * started), else the first. */
+  const SxsprofProfile *main_profile = busiest->pdata[0];
+  if (sxsprof_profile_activity(main_profile) == 0) {
+    for (guint i = 0; i < profiles->len; i++) {
+      const SxsprofProfile *p = profiles->pdata[i];
+      if (p->model->process && p->model->process->pid == child)
+        main_profile = p;
+    }
   }
   sxsprof_print_views(main_profile, opt->formats, started);
   if (profiles->len > 1) {

@@ -319,6 +319,42 @@ static void test_target_exits(ItestScratch *s, gconstpointer data) {
   g_assert_cmpuint(g_hash_table_size(compiled), ==, 0);
 }
 
+/* An attach to a starter whose .NET work runs in its child: the profile is written (into a
+ * folder -o names that did not exist), and the launcher says that the starter only waits and
+ * names the child to attach to. */
+static void test_starter(ItestScratch *s, gconstpointer data) {
+  (void)data;
+  g_autofree char *app = itest_app("Starter");
+  const char *argv[] = {itest_env("SXS_DOTNET"), app, "6", NULL};
+  g_autoptr(ItestProc) proc = start(s->dir, "app.out", argv);
+  g_usleep(2 * G_USEC_PER_SEC);
+  g_autofree char *folder = g_build_filename(s->dir, "new", "folder", NULL);
+  g_autofree char *output = g_strconcat(folder, "/", NULL);
+  const char *args[] = {"--sample", "--duration", "2", "--format", "json,svg", "-o", output, NULL};
+  g_autoptr(ItestRun) run = NULL;
+  int starter = (int)proc->pid;
+  g_autofree char *profile = attach(s->dir, starter, args, &run);
+  g_assert_cmpint(run->exit_code, ==, 0);
+  g_assert_nonnull(profile);
+  g_assert_true(g_str_has_prefix(profile, folder));
+  g_assert_true(g_file_test(profile, G_FILE_TEST_IS_REGULAR));
+  g_assert_cmpint(itest_proc_wait(proc, TIMEOUT), ==, 0);
+  g_autofree char *out_path = g_build_filename(s->dir, "app.out", NULL);
+  g_autofree char *out = itest_read_file(out_path);
+  int child = 0;
+  const char *at = strstr(out, "starter child=");
+  g_assert_nonnull(at);
+  g_assert_cmpint(sscanf(at, "starter child=%d", &child), ==, 1);
+  g_autofree char *said = g_strdup_printf("sxsprof: process %d ran no code while it was profiled (no samples or "
+                                          "events): it only waits for its child %d (",
+                                          starter, child);
+  g_assert_nonnull(strstr(run->err, said));
+  g_autofree char *how = g_strdup_printf("which runs .NET; to profile the work: sxsprof attach %d\n", child);
+  g_assert_nonnull(strstr(run->err, how));
+  g_assert_nonnull(
+      strstr(run->err, "sxsprof: no flame graph: sampling was on, but the process ran no code while it was sampled\n"));
+}
+
 int main(int argc, char **argv) {
   g_test_init(&argc, &argv, NULL);
   g_test_add("/attach/catch-up", ItestScratch, NULL, itest_scratch_setup, test_catch_up, itest_scratch_teardown);
@@ -327,6 +363,7 @@ int main(int argc, char **argv) {
   g_test_add("/attach/target-exits", ItestScratch, NULL, itest_scratch_setup, test_target_exits,
              itest_scratch_teardown);
   g_test_add("/attach/unloads", ItestScratch, NULL, itest_scratch_setup, test_unloads, itest_scratch_teardown);
+  g_test_add("/attach/starter", ItestScratch, NULL, itest_scratch_setup, test_starter, itest_scratch_teardown);
   g_test_add("/attach/runsxs/10+8", ItestScratch, "8.0", itest_scratch_setup, test_runsxs, itest_scratch_teardown);
   g_test_add("/attach/runsxs/10+3.1", ItestScratch, "3.1", itest_scratch_setup, test_runsxs, itest_scratch_teardown);
   g_test_add("/attach/runsxs/10+10", ItestScratch, "10.0", itest_scratch_setup, test_runsxs, itest_scratch_teardown);

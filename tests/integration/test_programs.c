@@ -204,7 +204,7 @@ static void test_dotnet_test(Fixture *f, gconstpointer data) {
   g_assert_nonnull(strstr(run->out, "Passed!  - Failed:     0, Passed:     1, Skipped:     0, Total:     1"));
 
   /* Three processes, each with its profile; testhost's rebuilt from its spool. */
-  g_assert_nonnull(strstr(run->err, "sxsprof: 3 processes of the run:\n"));
+  g_assert_nonnull(strstr(run->err, "sxsprof: 3 processes of the run, busiest first:\n"));
   g_assert_cmpuint(count_lines(run->err, "): 1 runtime ("), ==, 3);
   g_assert_cmpuint(count_lines(run->err, " (dotnet test --no-build): 1 runtime ("), ==, 1);
   g_assert_cmpuint(count_lines(run->err, "vstest.console.dll"), ==, 1);
@@ -537,6 +537,54 @@ static void test_output_folder(Fixture *f, gconstpointer data) {
   g_assert_nonnull(strstr(run->err, expected));
 }
 
+/* A starter that runs its work in a child (`dotnet Starter.dll` starting `dotnet Starter.dll work`):
+ * the busiest process is listed, summarised and pointed to first, and the starter is named as
+ * one that only waited for it. */
+static void test_starter(Fixture *f, gconstpointer data) {
+  (void)data;
+  g_autofree char *dll = itest_app("Starter");
+  g_autofree char *folder = g_build_filename(f->dir, "out", NULL);
+  g_autofree char *output = g_strconcat(folder, "/", NULL);
+  const char *argv[] = {itest_env("SXS_SXSPROF"), "run", "--sample", "-o", output, "--",
+                        itest_env("SXS_DOTNET"),  dll,   "1.5",      NULL};
+  g_autoptr(ItestRun) run = itest_run(argv, clean_env, f->dir, TIMEOUT);
+  g_test_message("stdout:\n%s\nstderr:\n%s", run->out, run->err);
+  itest_assert_exit(run, 0);
+  int child = 0, starter = 0;
+  const char *at = strstr(run->out, "starter child=");
+  g_assert_nonnull(at);
+  g_assert_cmpint(sscanf(at, "starter child=%d", &child), ==, 1);
+  g_autoptr(GHashTable) profiles = profiles_in(folder);
+  g_assert_cmpuint(g_hash_table_size(profiles), ==, 2);
+  GHashTableIter it;
+  gpointer key, value;
+  g_hash_table_iter_init(&it, profiles);
+  while (g_hash_table_iter_next(&it, &key, &value))
+    if (json_object_get_int_member(process_of(value), "pid") != child)
+      starter = (int)json_object_get_int_member(process_of(value), "pid");
+  g_assert_cmpint(starter, >, 0);
+
+  /* The child first, then the starter, named as such. */
+  g_autofree char *first = g_strdup_printf("sxsprof: 2 processes of the run, busiest first:\n"
+                                           "sxsprof: pid %d (dotnet Starter.dll work 1.5): 1 runtime (",
+                                           child);
+  g_assert_nonnull(strstr(run->err, first));
+  g_autofree char *waited =
+      g_strdup_printf("sxsprof:   pid %d only started pid %d and waited for it (", starter, child);
+  g_assert_nonnull(strstr(run->err, waited));
+  /* The summary is the child's: its hot function tops the table by self. */
+  g_autofree char *summary = g_strdup_printf("\npid %d: ", child);
+  const char *sum = strstr(run->err, summary);
+  g_assert_nonnull(sum);
+  const char *self = strstr(sum, "top 10 by self:\n");
+  g_assert_nonnull(self);
+  const char *row = strchr(strchr(self, '\n') + 1, '\n') + 1; /* past the column headings */
+  g_autofree char *top = g_strndup(row, strcspn(row, "\n"));
+  g_assert_true(g_str_has_suffix(top, "Sxs.Starter.Work.Hot"));
+  g_autofree char *graph = g_strdup_printf("sxsprof: flame graph: %s/Starter-%d.svg\n", folder, child);
+  g_assert_nonnull(strstr(run->err, graph));
+}
+
 int main(int argc, char **argv) {
   g_test_init(&argc, &argv, NULL);
 #define ADD(path, fn, data) g_test_add(path, Fixture, data, itest_scratch_setup, fn, itest_scratch_teardown)
@@ -551,6 +599,7 @@ int main(int argc, char **argv) {
   ADD("/programs/signal/SIGQUIT", test_signal, GINT_TO_POINTER(SIGQUIT));
   ADD("/programs/launcher/bad-config", test_bad_config, NULL);
   ADD("/programs/launcher/output-folder", test_output_folder, NULL);
+  ADD("/programs/launcher/starter", test_starter, NULL);
 #undef ADD
   return g_test_run();
 }
