@@ -49,6 +49,8 @@ const char sxsprof_usage[] =
     "             |exceptions|contention|allocations   also an event profile alone\n"
     "      --max-size SIZE               read profiles of at most SIZE bytes (K, M, G; default 1G)\n"
     "      --lines                       managed frames by source line, not by function\n"
+    "      --by component                samples under their component (application, framework, JIT, GC,\n"
+    "                                    runtime, libc, other native, kernel) as the graphs' first level\n"
     "  sxsprof attach PID [options]      profile a running .NET process (.NET Core 3.0 or later)\n"
     "      --runtime N|VERSION|PATH      which of its runtimes: runsxs's index N, a version prefix, or a\n"
     "                                    runtime folder (named after its version); needed when it runs several\n"

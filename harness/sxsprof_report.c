@@ -72,7 +72,7 @@ int sxsprof_report_main(int argc, char **argv) {
   long top = 10, runtime = 0;
   guint64 max_size = 0;
   const char *format = NULL, *output = NULL, *thread = NULL, *view = NULL;
-  gboolean by_line = FALSE;
+  gboolean by_line = FALSE, by_component = FALSE;
   g_autoptr(GPtrArray) paths = g_ptr_array_new();
   for (int i = 0; i < argc; i++) {
     const char *v;
@@ -97,6 +97,12 @@ int sxsprof_report_main(int argc, char **argv) {
       view = v;
     } else if (g_str_equal(argv[i], "--lines")) {
       by_line = TRUE;
+    } else if ((v = option_value(argc, argv, &i, "--by", &missing))) {
+      if (!g_str_equal(v, "component")) {
+        fprintf(stderr, "sxsprof: --by takes component, not \"%s\"\n", v);
+        return 2;
+      }
+      by_component = TRUE;
     } else if (missing) {
       fprintf(stderr, "sxsprof: %s needs a value\n", argv[i]);
       return 2;
@@ -208,12 +214,13 @@ int sxsprof_report_main(int argc, char **argv) {
       }
   }
 
-  SxsprofRender r = {.formats = formats,
-                     .base = base,
-                     .filter = {.runtime_id = (int)runtime, .thread = thread, .by_line = by_line},
-                     .render = {.top = (guint)top, .color = isatty(STDOUT_FILENO), .kind = kind},
-                     .summary_out = stdout,
-                     .progress = isatty(STDERR_FILENO)};
+  SxsprofRender r = {
+      .formats = formats,
+      .base = base,
+      .filter = {.runtime_id = (int)runtime, .thread = thread, .by_line = by_line, .by_component = by_component},
+      .render = {.top = (guint)top, .color = isatty(STDOUT_FILENO), .kind = kind},
+      .summary_out = stdout,
+      .progress = isatty(STDERR_FILENO)};
   gboolean summary = formats & SXS_FORMAT_BIT(SXS_FORMAT_SUMMARY);
   if (profiles->len == 1) {
     const SxsprofProfile *p = profiles->pdata[0];

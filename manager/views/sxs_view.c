@@ -9,6 +9,7 @@
  *
  * Every stack is root first, as folded stacks, speedscope and trees want it; pprof reverses it. */
 #include "sxs_view.h"
+#include "sxs_components.h"
 
 #include <string.h>
 
@@ -292,6 +293,19 @@ static int compare_stack_threads(gconstpointer a, gconstpointer b) {
   return g_strcmp0(x->thread_name, y->thread_name);
 }
 
+/* With SxsViewFilter.by_component: the stack under a root frame of its leaf's component,
+ * "[component] JIT" (frames root first; frees frames, returns the new array, one longer). */
+static guint32 *component_rooted(Builder *b, guint32 *frames, guint depth, const char *thread_name) {
+  guint32 *rooted = g_new(guint32, depth + 1);
+  memcpy(rooted + 1, frames, depth * sizeof *frames);
+  SxsComponent c =
+      depth ? sxs__components_of_frame(b->v->frames->pdata[frames[depth - 1]], thread_name) : SXS_COMPONENT_NATIVE;
+  const char *name = sxs__components_name(c);
+  rooted[0] = intern_frame(b, g_strdup_printf("[component] %s", name), g_strdup(name), g_strdup(""), 0, FALSE, NULL, 0);
+  g_free(frames);
+  return rooted;
+}
+
 static void add_samples(Builder *b, const SxsViewFilter *filter) {
   const SxsSamplesModel *sm = &b->v->model->samples;
   if (!sm->stacks || sm->stacks->len == 0)
@@ -319,7 +333,10 @@ static void add_samples(Builder *b, const SxsViewFilter *filter) {
       group_fill_init(&gf, g);
     }
     guint32 *frames = model_stack_frames(b, s, filter);
-    if (frames)
+    if (frames && filter && filter->by_component)
+      group_add(&gf, component_rooted(b, frames, s->frames->len, s->thread_name), s->frames->len + 1, s->count,
+                s->count);
+    else if (frames)
       group_add(&gf, frames, s->frames->len, s->count, s->count);
   }
   if (gf.g)

@@ -59,9 +59,11 @@ typedef struct {
 
 /* What to keep of a profile, and how to cut it into frames. */
 typedef struct {
-  int runtime_id;     /* > 0: only stacks with a frame of this runtime, only its call tree */
-  const char *thread; /* non-NULL: only samples and event stacks of this OS thread id or name */
-  gboolean by_line;   /* one frame per line of a managed function that has lines, not per function */
+  int runtime_id;        /* > 0: only stacks with a frame of this runtime, only its call tree */
+  const char *thread;    /* non-NULL: only samples and event stacks of this OS thread id or name */
+  gboolean by_line;      /* one frame per line of a managed function that has lines, not per function */
+  gboolean by_component; /* samples: each stack under a root frame "[component] JIT" of its leaf's
+                           * component (sxs_components.h) */
 } SxsViewFilter;
 
 typedef struct {

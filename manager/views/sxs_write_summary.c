@@ -4,6 +4,7 @@
  * Plain text, or with ANSI colours when the caller says the output is a terminal. */
 #include <string.h>
 
+#include "sxs_components.h"
 #include "sxs_process.h"
 #include "sxs_view.h"
 
@@ -153,6 +154,110 @@ static void frame_table(GString *out, const SxsView *v, GArray *rows, guint64 wh
   }
 }
 
+/* A row of the native code table: a named function, or a library's unnamed code as one row. */
+typedef struct {
+  char *name;
+  guint64 self, total;
+  guint addresses; /* unnamed: how many distinct addresses */
+} NativeRow;
+
+static int compare_native_rows(gconstpointer a, gconstpointer b) {
+  const NativeRow *x = a, *y = b;
+  if (x->self != y->self)
+    return x->self > y->self ? -1 : 1;
+  if (x->total != y->total)
+    return x->total > y->total ? -1 : 1;
+  return strcmp(x->name, y->name);
+}
+
+/* Native code by self: named functions as they are, and each library's code that no symbol names
+ * as one row (a runtime without symbols is one row, not hundreds of addresses). */
+static void native_table(GString *out, const SxsView *v, guint64 whole, guint top, const Palette *p) {
+  g_autoptr(GArray) frames = sxs__view_frame_totals(v, SXS_VIEW_SAMPLES, 0);
+  g_autoptr(GArray) rows = g_array_new(FALSE, FALSE, sizeof(NativeRow));
+  g_autoptr(GHashTable) by_lib = g_hash_table_new(g_str_hash, g_str_equal); /* library -> row index + 1 */
+  g_autofree guint32 *lib_of = g_new0(guint32, MAX(v->frames->len, 1));     /* frame -> row index + 1 */
+  for (guint i = 0; i < frames->len; i++) {
+    const SxsViewFrameTotal *t = &g_array_index(frames, SxsViewFrameTotal, i);
+    const SxsViewFrame *f = v->frames->pdata[t->frame];
+    if (!sxs__components_unnamed(f)) {
+      NativeRow row = {.name = g_strdup(f->name), .self = t->self, .total = t->total};
+      g_array_append_val(rows, row);
+      continue;
+    }
+    const char *lib = f->module && *f->module ? f->module : "(no module)";
+    guint index = GPOINTER_TO_UINT(g_hash_table_lookup(by_lib, lib));
+    if (!index) {
+      NativeRow row = {.name = g_strdup(lib)};
+      g_array_append_val(rows, row);
+      index = rows->len;
+      g_hash_table_insert(by_lib, (gpointer)lib, GUINT_TO_POINTER(index));
+    }
+    NativeRow *row = &g_array_index(rows, NativeRow, index - 1);
+    row->self += t->self;
+    row->addresses++;
+    lib_of[t->frame] = index;
+  }
+  /* A library's total: the stacks with any of its unnamed frames, each counted once. */
+  g_autofree guint32 *seen = g_new0(guint32, rows->len + 1);
+  guint32 stamp = 0;
+  SxsViewIter it;
+  sxs__view_iter_init(&it, v, SXS_VIEW_SAMPLES);
+  for (const SxsViewStack *st; (st = sxs__view_iter_next_stack(&it));) {
+    stamp++;
+    for (guint d = 0; d < st->depth; d++) {
+      guint32 index = lib_of[st->frames[d]];
+      if (index && seen[index] != stamp) {
+        seen[index] = stamp;
+        g_array_index(rows, NativeRow, index - 1).total += st->weight;
+      }
+    }
+  }
+  g_array_sort(rows, compare_native_rows);
+  g_string_append_printf(out, "    %s%10s %7s %10s %7s  function%s\n", p->dim, "self", "self%", "total", "total%",
+                         p->reset);
+  for (guint i = 0; i < rows->len; i++) {
+    NativeRow *row = &g_array_index(rows, NativeRow, i);
+    if (i < top && row->self > 0) {
+      double ps = percent(row->self, whole), pt = percent(row->total, whole);
+      g_autofree char *what = !row->addresses ? NULL
+                              : g_str_equal(row->name, "(no module)")
+                                  ? g_strdup_printf("code no module owns (%u addresses)", row->addresses)
+                                  : g_strdup_printf("%s (no symbols: %u addresses)", row->name, row->addresses);
+      g_string_append_printf(out, "    %s%10" G_GUINT64_FORMAT " %6.1f%% %10" G_GUINT64_FORMAT " %6.1f%%  %s%s\n",
+                             heat(p, ps), row->self, ps, row->total, pt, what ? what : row->name, p->reset);
+    }
+    g_free(row->name);
+  }
+}
+
+/* Where the samples went by component (each sample counts in its leaf's component), every
+ * component that has any, most first; shares of the samples shown, summing to 100 %. */
+static void components_table(GString *out, const SxsView *v, const Palette *p) {
+  SxsComponentTotals t;
+  sxs__components_totals(v, SXS_VIEW_SAMPLES, &t);
+  if (t.total > 0) {
+    guint order[SXS_N_COMPONENTS];
+    guint n = 0;
+    for (guint c = 0; c < SXS_N_COMPONENTS; c++)
+      if (t.weight[c] > 0)
+        order[n++] = c;
+    for (guint i = 1; i < n; i++) /* insertion sort: at most nine */
+      for (guint j = i; j > 0 && t.weight[order[j]] > t.weight[order[j - 1]]; j--) {
+        guint x = order[j];
+        order[j] = order[j - 1];
+        order[j - 1] = x;
+      }
+    g_string_append(out, "  by component (a sample counts in the component of its leaf frame):\n");
+    g_string_append_printf(out, "    %s%10s %7s  component%s\n", p->dim, "samples", "share", p->reset);
+    for (guint i = 0; i < n; i++)
+      g_string_append_printf(out, "    %10" G_GUINT64_FORMAT " %6.1f%%  %s %s(%s)%s\n", t.weight[order[i]],
+                             percent(t.weight[order[i]], t.total), sxs__components_name((SxsComponent)order[i]), p->dim,
+                             sxs__components_about((SxsComponent)order[i]), p->reset);
+  }
+  sxs__components_clear(&t);
+}
+
 /* The reasons samples were dropped, most first (then by name). */
 static gint compare_dropped(gconstpointer a, gconstpointer b, gpointer dropped) {
   const char *x = *(const char *const *)a, *y = *(const char *const *)b;
@@ -205,6 +310,7 @@ static void samples_section(GString *out, const SxsView *v, const SxsRenderOptio
   }
   if (whole == 0)
     return;
+  components_table(out, v, p);
   /* Runtimes first, then native code. */
   for (guint i = 0; i <= v->model->runtimes->len; i++) {
     const SxsRuntimeModel *r = i < v->model->runtimes->len ? v->model->runtimes->pdata[i] : NULL;
@@ -217,10 +323,12 @@ static void samples_section(GString *out, const SxsView *v, const SxsRenderOptio
         r ? g_strdup_printf("%sruntime %d (%s)%s", p->managed, r->id, r->version ? r->version : "?", p->reset)
           : g_strdup_printf("%snative code%s", p->native, p->reset);
     g_string_append_printf(out, "  %s, top %u by self:\n", who, o->top);
-    frame_table(out, v, rows, whole, TRUE, o->top, p);
     /* Native code by total is the host's trunk (_start, main, the runtime's entry): only self. */
-    if (!r)
+    if (!r) {
+      native_table(out, v, whole, o->top, p);
       continue;
+    }
+    frame_table(out, v, rows, whole, TRUE, o->top, p);
     g_string_append_printf(out, "  %s, top %u by total:\n", who, o->top);
     frame_table(out, v, rows, whole, FALSE, o->top, p);
   }

@@ -25,6 +25,7 @@ render() {
     local name=$1 fixture=$2
     "$sxsprof" report "$fixture" --format all -o "$tmp/$name" >"$tmp/$name.summary" 2>/dev/null || return 1
     "$sxsprof" report "$fixture" --lines --format folded -o "$tmp/$name.lines" >/dev/null 2>&1
+    "$sxsprof" report "$fixture" --by component --format folded -o "$tmp/$name.components" >/dev/null 2>&1
     for view in calls exceptions contention allocations; do
         "$sxsprof" report "$fixture" --view "$view" --format folded -o "$tmp/$name.$view" >/dev/null 2>&1
     done

@@ -5,6 +5,7 @@
  * launcher passes on. The program's output, error output and exit status are compared with an
  * unprofiled run of the same program each time. */
 #include <arpa/inet.h>
+#include <math.h>
 #include <glib/gstdio.h>
 #include <netinet/in.h>
 #include <signal.h>
@@ -117,6 +118,7 @@ static void test_dotnet_build(Fixture *f, gconstpointer data) {
                                  "run",
                                  "--quiet",
                                  "--inventory",
+                                 "--sample",
                                  "-o",
                                  f->output,
                                  "--",
@@ -181,6 +183,38 @@ static void test_dotnet_build(Fixture *f, gconstpointer data) {
   g_assert_nonnull(strstr(report->out, "merged:\n"));
   g_assert_nonnull(strstr(report->out, "Microsoft.CodeAnalysis.CSharp.dll"));
   g_assert_cmpuint(count_lines(report->out, "profile " /* one header per process */), >=, 2);
+
+  /* Where the compiler's time went by component: the JIT and the framework among them, every
+   * share summing to 100 % (each printed to 0.1). */
+  g_autofree char *compiler_path = NULL;
+  g_hash_table_iter_init(&it, profiles);
+  while (g_hash_table_iter_next(&it, &key, &value))
+    if (value == compiler)
+      compiler_path = g_build_filename(f->dir, key, NULL);
+  const char *summary_argv[] = {itest_env("SXS_SXSPROF"), "report", compiler_path, NULL};
+  g_autoptr(ItestRun) summary = itest_run(summary_argv, clean_env, NULL, 60);
+  itest_assert_exit(summary, 0);
+  g_test_message("%s", summary->out);
+  const char *at = strstr(summary->out, "  by component (a sample counts in the component of its leaf frame):\n");
+  g_assert_nonnull(at);
+  g_auto(GStrv) rows = g_strsplit(strchr(strchr(at, '\n') + 1, '\n') + 1, "\n", -1);
+  double shares = 0;
+  guint n = 0;
+  gboolean jit = FALSE, framework = FALSE;
+  for (char **r = rows; *r; r++) {
+    guint64 samples = 0;
+    double share = 0;
+    char name[64] = "";
+    if (sscanf(*r, " %" G_GUINT64_FORMAT " %lf%% %63s", &samples, &share, name) != 3)
+      break;
+    shares += share;
+    n++;
+    jit |= g_str_equal(name, "JIT");
+    framework |= g_str_equal(name, "framework");
+  }
+  g_assert_cmpuint(n, >=, 3);
+  g_assert_true(jit && framework);
+  g_assert_cmpfloat(fabs(shares - 100.0), <=, 0.05 * n + 1e-9);
 }
 
 /* ---- dotnet test ---- */
