@@ -470,7 +470,7 @@ SxsPdb *sxs__pdb_for_assembly(const char *assembly_path, const char *const *fold
     return pdb;
   }
   if (status == SXS_PDB_MISSING && !d.portable)
-    note(&status, &where, SXS_PDB_WINDOWS, g_strdup("the assembly names a Windows PDB"));
+    note(&status, &where, SXS_PDB_WINDOWS, g_strdup(d.pdb_path ? d.pdb_path : own_name));
   sxs__pe_debug_clear(&d);
   *ret_status = status;
   *ret_where = where;

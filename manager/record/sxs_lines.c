@@ -217,7 +217,7 @@ static PdbEntry *pdb_for_locked(const char *path, const char *const *folders, ch
                                base, e->where);
     break;
   case SXS_PDB_WINDOWS:
-    *ret_log = g_strdup_printf("lines: %s: %s is a Windows PDB; only portable PDBs are read", base, e->where);
+    *ret_log = g_strdup_printf("lines: %s: its PDB %s is a Windows PDB; only portable PDBs are read", base, e->where);
     break;
   case SXS_PDB_DAMAGED: *ret_log = g_strdup_printf("lines: %s: no lines (%s)", base, e->where); break;
   default: break;
