@@ -258,6 +258,38 @@ static void components_table(GString *out, const SxsView *v, const Palette *p) {
   sxs__components_clear(&t);
 }
 
+/* A reason samples were dropped, in plain words (docs/usage.md lists them too); NULL for one this
+ * table does not know. */
+static const char *dropped_meaning(const char *reason) {
+  static const struct {
+    const char *reason, *meaning;
+  } meanings[] = {
+      {"thread inside a walk",
+       "the thread was already being walked (for an event, or the other walker) when its sample "
+       "was due; a stack is never walked twice at once"},
+      {"stack not found", "the thread's stack pointer lay in no stack the sampler knew of (a thread that had just "
+                          "started, or one on another stack); the sampler reads the stacks again"},
+      {"walk failed", "the walk of the thread's stack found no frame it could read"},
+      {"too many threads for timers", "the process has more threads than the kernel gives CPU-time timers; those "
+                                      "threads were not sampled"},
+      {"timer not created", "the kernel refused a CPU-time timer for the thread"},
+      {"thread gone", "the thread ended between being chosen and being signalled"},
+      {"signal not sent", "the kernel refused to send the thread the sampling signal"},
+      {"no answer in time", "the thread did not run the sampling signal's handler in time (it was not scheduled)"},
+      {"capture abandoned at stop", "sampling stopped while the thread's capture was under way"},
+      {"signal blocked by the thread", "the thread blocks the sampling signal (the runtime does so around some of its "
+                                       "own work)"},
+      {"runtime could not be suspended", "the suspend walker could not stop the runtime (a GC or shutdown under way); "
+                                         "its threads were not walked at that tick"},
+      {"runtime not suspended", "the suspend walker found the runtime not suspended when it walked; its threads were "
+                                "not walked at that tick"},
+  };
+  for (guint i = 0; i < G_N_ELEMENTS(meanings); i++)
+    if (g_str_equal(reason, meanings[i].reason))
+      return meanings[i].meaning;
+  return NULL;
+}
+
 /* The reasons samples were dropped, most first (then by name). */
 static gint compare_dropped(gconstpointer a, gconstpointer b, gpointer dropped) {
   const char *x = *(const char *const *)a, *y = *(const char *const *)b;
@@ -307,6 +339,12 @@ static void samples_section(GString *out, const SxsView *v, const SxsRenderOptio
       g_string_append_printf(out, "%s %s %" G_GUINT64_FORMAT, i ? "," : "", (const char *)reasons->pdata[i],
                              *(const guint64 *)g_hash_table_lookup(sm->dropped, reasons->pdata[i]));
     g_string_append_c(out, '\n');
+    /* What each reason means, for the reader who wonders whether to trust the rest. */
+    for (guint i = 0; i < reasons->len; i++) {
+      const char *why = dropped_meaning(reasons->pdata[i]);
+      if (why)
+        g_string_append_printf(out, "    %s%s: %s%s\n", p->dim, (const char *)reasons->pdata[i], why, p->reset);
+    }
   }
   if (whole == 0)
     return;
