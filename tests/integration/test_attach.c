@@ -364,6 +364,7 @@ int main(int argc, char **argv) {
              itest_scratch_teardown);
   g_test_add("/attach/unloads", ItestScratch, NULL, itest_scratch_setup, test_unloads, itest_scratch_teardown);
   g_test_add("/attach/starter", ItestScratch, NULL, itest_scratch_setup, test_starter, itest_scratch_teardown);
+  g_test_add("/attach/runsxs/10+9", ItestScratch, "9.0", itest_scratch_setup, test_runsxs, itest_scratch_teardown);
   g_test_add("/attach/runsxs/10+8", ItestScratch, "8.0", itest_scratch_setup, test_runsxs, itest_scratch_teardown);
   g_test_add("/attach/runsxs/10+3.1", ItestScratch, "3.1", itest_scratch_setup, test_runsxs, itest_scratch_teardown);
   g_test_add("/attach/runsxs/10+10", ItestScratch, "10.0", itest_scratch_setup, test_runsxs, itest_scratch_teardown);

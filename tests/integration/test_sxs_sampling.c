@@ -340,8 +340,8 @@ static void test_stress(Fixture *f, gconstpointer data) {
 int main(int argc, char **argv) {
   g_test_init(&argc, &argv, NULL);
   static const HotCold hotcold[] = {
-      {"dotnet", "signal"}, {"dotnet", "suspend"}, {"8.0", "signal"},   {"8.0", "suspend"},
-      {"3.1", "signal"},    {"3.1", "suspend"},    {"2.0.0", "signal"},
+      {"dotnet", "signal"}, {"dotnet", "suspend"}, {"9.0", "signal"},  {"9.0", "suspend"},  {"8.0", "signal"},
+      {"8.0", "suspend"},   {"3.1", "signal"},     {"3.1", "suspend"}, {"2.0.0", "signal"},
   };
   for (guint i = 0; i < G_N_ELEMENTS(hotcold); i++) {
     g_autofree char *path =

@@ -358,6 +358,8 @@ static void test_report_formats(ItestScratch *s, gconstpointer data) {
 int main(int argc, char **argv) {
   g_test_init(&argc, &argv, NULL);
   g_test_add("/views/run/hotcold", ItestScratch, NULL, itest_scratch_setup, test_run_hotcold, itest_scratch_teardown);
+  g_test_add("/views/run/two-runtimes/10+9", ItestScratch, "9.0", itest_scratch_setup, test_run_two_runtimes,
+             itest_scratch_teardown);
   g_test_add("/views/run/two-runtimes/10+8", ItestScratch, "8.0", itest_scratch_setup, test_run_two_runtimes,
              itest_scratch_teardown);
   g_test_add("/views/run/two-runtimes/10+3.1", ItestScratch, "3.1", itest_scratch_setup, test_run_two_runtimes,
