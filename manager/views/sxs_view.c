@@ -755,3 +755,14 @@ char *sxs__view_sampling_rate(const SxsSamplesModel *sm) {
   g_string_append_printf(s, ", %" G_GUINT64_FORMAT " sample%s dropped", dropped, dropped == 1 ? "" : "s");
   return g_string_free(s, FALSE);
 }
+
+char *sxs__view_size_text(guint64 bytes) {
+  /* Plain spaces (GLib's sizes put a no-break space before the unit). */
+  if (bytes >= G_GUINT64_CONSTANT(1) << 30)
+    return g_strdup_printf("%.1f GiB", (double)bytes / (double)(G_GUINT64_CONSTANT(1) << 30));
+  if (bytes >= 1 << 20)
+    return g_strdup_printf("%.1f MiB", (double)bytes / (double)(1 << 20));
+  if (bytes >= 1 << 10)
+    return g_strdup_printf("%.1f KiB", (double)bytes / (double)(1 << 10));
+  return g_strdup_printf("%" G_GUINT64_FORMAT " B", bytes);
+}

@@ -192,6 +192,10 @@ char *sxs__view_frame_title(const SxsViewFrame *f, gboolean tagged);
  * Hz" when the sampler made no tick, or the profile does not say how long they took. Caller frees. */
 char *sxs__view_sampling_rate(const SxsSamplesModel *sm);
 
+/* A size for people, binary units with one decimal: "362.2 MiB", "12.0 KiB", "512 B" (plain
+ * spaces). Caller frees. */
+char *sxs__view_size_text(guint64 bytes);
+
 /* The runtime of the model with this id, or NULL. */
 const SxsRuntimeModel *sxs__view_runtime(const SxsView *v, int runtime_id);
 /* "[rt1 10.0.12]": the tag the runtime's frames carry ("[rt1]" when its version is unknown). */

@@ -474,16 +474,8 @@ static void events_section(GString *out, const SxsView *v, const SxsRenderOption
 static char *profile_quantity(SxsViewKind kind, guint64 value) {
   if (kind == SXS_VIEW_CONTENTION)
     return g_strdup_printf("%.3f ms", (double)value / 1e6);
-  if (kind == SXS_VIEW_ALLOCATIONS) {
-    /* Plain spaces (GLib's sizes put a no-break space before the unit). */
-    if (value >= G_GUINT64_CONSTANT(1) << 30)
-      return g_strdup_printf("%.1f GiB", (double)value / (double)(G_GUINT64_CONSTANT(1) << 30));
-    if (value >= 1 << 20)
-      return g_strdup_printf("%.1f MiB", (double)value / (double)(1 << 20));
-    if (value >= 1 << 10)
-      return g_strdup_printf("%.1f KiB", (double)value / (double)(1 << 10));
-    return g_strdup_printf("%" G_GUINT64_FORMAT " B", value);
-  }
+  if (kind == SXS_VIEW_ALLOCATIONS)
+    return sxs__view_size_text(value);
   return g_strdup_printf("%" G_GUINT64_FORMAT, value);
 }
 

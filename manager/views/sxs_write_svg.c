@@ -300,11 +300,15 @@ static char *svg_duration(guint64 ns) {
   return g_strdup_printf("%" G_GUINT64_FORMAT " ns", ns);
 }
 
-/* "1234 samples", or "1234567 nanoseconds (1.23 ms)". */
+/* "1234 samples", "1234567 nanoseconds (1.23 ms)", or "379811498 bytes (362.2 MiB)". */
 static char *svg_quantity(guint64 value, const char *unit) {
   if (g_strcmp0(unit, "nanoseconds") == 0) {
     g_autofree char *human = svg_duration(value);
     return g_strdup_printf("%" G_GUINT64_FORMAT " nanoseconds (%s)", value, human);
+  }
+  if (g_strcmp0(unit, "bytes") == 0 && value >= 1024) {
+    g_autofree char *human = sxs__view_size_text(value);
+    return g_strdup_printf("%" G_GUINT64_FORMAT " bytes (%s)", value, human);
   }
   return g_strdup_printf("%" G_GUINT64_FORMAT " %s", value, unit);
 }

@@ -82,9 +82,26 @@ static void test_saved_profile(void) {
   g_assert_cmpuint(rooted, ==, whole);
 }
 
+/* Sizes for people, in every view that shows bytes (the summary, the SVG's titles). */
+static void test_size_text(void) {
+  static const struct {
+    guint64 bytes;
+    const char *text;
+  } cases[] = {{0, "0 B"},
+               {1023, "1023 B"},
+               {1024, "1.0 KiB"},
+               {379811498, "362.2 MiB"},
+               {G_GUINT64_CONSTANT(3) << 30, "3.0 GiB"}};
+  for (guint i = 0; i < G_N_ELEMENTS(cases); i++) {
+    g_autofree char *text = sxs__view_size_text(cases[i].bytes);
+    g_assert_cmpstr(text, ==, cases[i].text);
+  }
+}
+
 int main(int argc, char **argv) {
   g_test_init(&argc, &argv, NULL);
   g_test_add_func("/views/components/frames", test_frames);
   g_test_add_func("/views/components/saved-profile", test_saved_profile);
+  g_test_add_func("/views/size-text", test_size_text);
   return g_test_run();
 }
