@@ -297,14 +297,21 @@ static void test_run_output_full(Fixture *f, gconstpointer data) {
                                                    "device); a process killed now keeps only the last profile written");
   g_autofree char *rebuild_failure = g_strdup_printf(
       "sxsprof: cannot write the profile rebuilt from %s.spool to %s.json: No space left on device", out, out);
+  /* On a loaded machine the spool may fill the folder before the log's lines are written: then
+   * nothing is relayed, and the launcher says the folder is full instead. */
+  g_autofree char *said = g_strdup_printf(
+      "sxsprof: no profile was written: the output folder %s is full (no space left on its device)", small);
+  gboolean said_full = FALSE;
   for (char **l = lines; !rebuilt && *l && **l; l++) {
     if (g_str_has_suffix(*l, failure))
       failures++;
+    else if (g_str_equal(*l, said))
+      said_full = TRUE;
     else if (!g_str_has_suffix(*l, spool_failure) && !g_str_equal(*l, rebuild_failure))
       g_assert_cmpstr(*l, ==, "sxsprof: no profile was written (the profiler's lines above say why)");
   }
   if (!rebuilt)
-    g_assert_cmpuint(failures, ==, 2);
+    g_assert_cmpuint(failures, ==, said_full ? 0 : 2);
   else
     g_assert_nonnull(strstr(run->err, failure));
   g_assert_null(strstr(run->err, "no .NET runtime loaded the profiler"));

@@ -133,6 +133,9 @@ static void test_fault_no_fixes(void) {
 
 /* The PAL's own alternate stack: 13.5 KiB with a guard page of 4 KiB (docs/harness-signals.md). */
 #define PAL_ALTSTACK_USABLE (13 * 1024 + 512 - 4096)
+/* About one kernel signal frame with AVX-512 state: how far from the edge a measured peak still
+ * leaves another run's overflow possible. */
+#define PAL_ALTSTACK_MARGIN 3400
 
 /* The deepest any thread went into its alternate stack in a run of the scenario with every repair
  * on: runsxs measures it on its own stack (RUNSXS_SIGNALS_DEBUG=1), the same handler frames and
@@ -174,6 +177,18 @@ static void test_fault_altstack_crash(void) {
   }
   for (int i = 0; i < FAULT_TRIES; i++) {
     g_autoptr(ItestRun) run = stress_run(rts, G_N_ELEMENTS(rts), NULL, env, HANG_TIMEOUT);
+    /* One run's deepest use is not every run's: within a signal frame of the edge (the nesting
+     * depends on timing, and on a loaded machine more handlers overlap), an overflow is as
+     * expected as a pass, and then the run with the repair must pass. */
+    if (run->exit_code == 128 + SIGSEGV && peak + PAL_ALTSTACK_MARGIN >= PAL_ALTSTACK_USABLE) {
+      g_test_message("alternate stack: try %d overflowed (deepest measured use %" G_GUINT64_FORMAT
+                     " bytes, within %d of the edge)",
+                     i + 1, peak, PAL_ALTSTACK_MARGIN);
+      g_autoptr(ItestRun) fixed = stress_run(rts, G_N_ELEMENTS(rts), NULL, NULL, RUN_TIMEOUT);
+      itest_assert_exit(fixed, 0);
+      assert_stress_lines(fixed, G_N_ELEMENTS(rts), FALSE);
+      return;
+    }
     itest_assert_exit(run, 0);
     assert_stress_lines(run, G_N_ELEMENTS(rts), FALSE);
   }

@@ -30,19 +30,20 @@ src=${1:?usage: check_layers.sh SOURCE_DIR [BUILD_DIR]}
 build=${2:-}
 cd "$src" || exit 2
 
+# Sets `room` to the room of a path from the top (no subshell: the check runs over every include).
 room_of() {
     case "$1" in
-        callback/abi/*) echo abi ;;
-        callback/*) echo callback ;;
-        manager/output/*) echo output ;;
-        manager/record/*) echo record ;;
-        manager/views/*) echo views ;;
-        manager/profile/*) echo profile ;;
-        manager/sxs_config.[ch] | manager/sxs_attach.[ch]) echo config ;;
-        manager/*) echo registry ;;
-        stitch/*) echo stitch ;;
-        harness/*) echo harness ;;
-        *) echo other ;;
+        callback/abi/*) room=abi ;;
+        callback/*) room=callback ;;
+        manager/output/*) room=output ;;
+        manager/record/*) room=record ;;
+        manager/views/*) room=views ;;
+        manager/profile/*) room=profile ;;
+        manager/sxs_config.[ch] | manager/sxs_attach.[ch]) room=config ;;
+        manager/*) room=registry ;;
+        stitch/*) room=stitch ;;
+        harness/*) room=harness ;;
+        *) room=other ;;
     esac
 }
 
@@ -76,46 +77,61 @@ for h in "${sources[@]}"; do
         echo "check_layers: two headers named $base (${header_path[$base]} and $h)" >&2
         exit 1
     fi
-    header_room[$base]=$(room_of "$h")
+    room_of "$h"
+    header_room[$base]=$room
     header_path[$base]=$h
 done
 # Generated from views/pprof/profile.proto.
 header_room[profile.pb-c.h]=views
 header_path[profile.pb-c.h]=manager/views/pprof/profile.pb-c.h
 
-# The room of one quoted include seen from file $1, or nothing when it names no header we know.
+# Sets `to` to the room of one quoted include seen from file $1, or to nothing when it names no
+# header we know. A path is normalized without a subshell ("a/../b" and "./" folded).
 include_room() {
-    local from=$1 inc=$2 dir p
+    local from=$1 inc=$2 p part
+    to=
     if [[ "$inc" != */* ]]; then
-        echo "${header_room[$inc]:-}"
+        to=${header_room[$inc]:-}
         return
     fi
-    dir=${from%/*}
-    for p in "$dir/$inc" "$inc"; do
-        p=$(realpath -m --relative-to=. "$p")
-        [[ -f "$p" || "$p" == "${header_path[${inc##*/}]:-}" ]] && { room_of "$p"; return; }
+    for p in "${from%/*}/$inc" "$inc"; do
+        local -a parts=() out=()
+        IFS=/ read -ra parts <<<"$p"
+        for part in "${parts[@]}"; do
+            case "$part" in
+                "" | .) ;;
+                ..) [[ ${#out[@]} -gt 0 ]] && unset 'out[${#out[@]}-1]' ;;
+                *) out+=("$part") ;;
+            esac
+        done
+        p=$(IFS=/; echo "${out[*]}")
+        if [[ -f "$p" || "$p" == "${header_path[${inc##*/}]:-}" ]]; then
+            room_of "$p"
+            to=$room
+            return
+        fi
     done
 }
 
 bad=0
 checked=0
-for f in "${sources[@]}"; do
-    from=$(room_of "$f")
-    while IFS= read -r inc; do
-        to=$(include_room "$f" "$inc")
-        if [[ -z "$to" ]]; then
-            echo "check_layers: $f includes \"$inc\", which is no header of the tree" >&2
-            bad=1
-            continue
-        fi
-        checked=$((checked + 1))
-        [[ "$to" == "$from" ]] && continue
-        if [[ " ${allowed[$from]} " != *" $to "* ]]; then
-            echo "check_layers: $f ($from) includes $inc ($to): $from may include only: ${allowed[$from]:-nothing}" >&2
-            bad=1
-        fi
-    done < <(sed -n 's/^[[:space:]]*#[[:space:]]*include[[:space:]]*"\([^"]*\)".*/\1/p' "$f")
-done
+# Every quoted include of every source, as "file<TAB>header" lines, in one pass.
+while IFS=$'\t' read -r f inc; do
+    room_of "$f"
+    from=$room
+    include_room "$f" "$inc"
+    if [[ -z "$to" ]]; then
+        echo "check_layers: $f includes \"$inc\", which is no header of the tree" >&2
+        bad=1
+        continue
+    fi
+    checked=$((checked + 1))
+    [[ "$to" == "$from" ]] && continue
+    if [[ " ${allowed[$from]} " != *" $to "* ]]; then
+        echo "check_layers: $f ($from) includes $inc ($to): $from may include only: ${allowed[$from]:-nothing}" >&2
+        bad=1
+    fi
+done < <(awk 'match($0, /^[ \t]*#[ \t]*include[ \t]*"[^"]*"/) { s = substr($0, RSTART, RLENGTH); sub(/^[^"]*"/, "", s); sub(/"$/, "", s); print FILENAME "\t" s }' "${sources[@]}")
 
 # The launcher's commands: none calls into another (nm over the built objects).
 if [[ -n "$build" ]]; then
