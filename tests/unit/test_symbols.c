@@ -197,10 +197,30 @@ static void test_describe_libc(void) {
   g_autofree char *inside = sxs__symbols_describe(cache, map, qsort_addr + 1);
   g_assert_cmpstr(inside, ==, "libc.so.6!qsort+0x1");
 
-  /* libc is stripped: its names come from .dynsym. */
+  /* libc is stripped; libc6-dbg (tests/setup/install-deps.sh) puts its full table under
+   * /usr/lib/debug/.build-id/, named by the build ID libc carries. */
+  const SxsModule *libc = sxs__modmap_find(map, qsort_addr);
+  g_assert_nonnull(libc);
+  g_autofree char *debug_path = NULL;
+  g_assert_cmpint(sxs__symbols_source(cache, libc->path, &debug_path), ==, SXS_SYMBOLS_SOURCE_BUILD_ID);
+  g_assert_nonnull(debug_path);
+  g_assert_true(g_str_has_prefix(debug_path, "/usr/lib/debug/.build-id/"));
+  g_assert_true(g_str_has_suffix(debug_path, ".debug"));
+
+  /* Aliases as perf names them: the strong __getpid over its weak getpid. */
   uintptr_t getpid_addr = libc_symbol("getpid");
   g_autofree char *getpid_text = sxs__symbols_describe(cache, map, getpid_addr);
-  g_assert_cmpstr(getpid_text, ==, "libc.so.6!getpid+0x0");
+  g_assert_cmpstr(getpid_text, ==, "libc.so.6!__getpid+0x0");
+
+  /* memcpy resolves (IFUNC) to a local variant only the debug file names; perf shows the
+   * __memmove_ alias of each __memcpy_ one (the longer name). */
+  void *(*volatile copy)(void *, const void *, size_t) = (void *(*)(void *, const void *, size_t))libc_symbol("memcpy");
+  char dst[64], src[64] = "x";
+  copy(dst, src, sizeof dst);
+  g_autofree char *memcpy_text = sxs__symbols_describe(cache, map, (uintptr_t)copy);
+  g_test_message("memcpy here: %s", memcpy_text);
+  g_assert_true(g_str_has_prefix(memcpy_text, "libc.so.6!__memmove_"));
+  g_assert_true(g_str_has_suffix(memcpy_text, "+0x0"));
 }
 
 /* The address of section name of the running program, or 0 when it has none (or it is empty). */
@@ -401,6 +421,10 @@ static const FakeSym fake_functions[] = {
     {"_one", 0x13c0, 0x10, STT_FUNC, STB_GLOBAL, FALSE},
     {"__two", 0x13c0, 0x10, STT_FUNC, STB_GLOBAL, FALSE},
     {"sized_zero", 0x1400, 0, STT_FUNC, STB_GLOBAL, FALSE},
+    {"__memcpy_x", 0x1480, 0x10, STT_FUNC, STB_LOCAL, FALSE},
+    {"__memmove_x", 0x1480, 0x10, STT_FUNC, STB_LOCAL, FALSE},
+    {"local_name", 0x14c0, 0x10, STT_FUNC, STB_LOCAL, FALSE},
+    {"__global_name", 0x14c0, 0x10, STT_FUNC, STB_GLOBAL, FALSE},
     {"data", 0x1500, 0x10, STT_OBJECT, STB_GLOBAL, FALSE},
     {"resolver", 0x1600, 0x10, STT_GNU_IFUNC, STB_GLOBAL, FALSE},
     {"imported", 0x1700, 0x10, STT_FUNC, STB_GLOBAL, TRUE},
@@ -425,11 +449,14 @@ static void test_elf_synthetic(FileFixture *fx, gconstpointer data) {
   check_symbol(fx->cache, path, base, base + 0x10ff, "outer", 0xff);
   check_symbol(fx->cache, path, base, base + 0x1100, NULL, 0);
   check_symbol(fx->cache, path, base, base + 0xfff, NULL, 0);
-  /* Aliases: fewest leading underscores, then global over weak. */
+  /* Aliases as perf picks them: strong over weak, global over local, then the fewest leading
+   * underscores, then the longest name. */
   check_symbol(fx->cache, path, base, base + 0x1205, "alias_global", 0x5);
   check_symbol(fx->cache, path, base, base + 0x1300, "plain", 0);
-  check_symbol(fx->cache, path, base, base + 0x1381, "public", 1);
+  check_symbol(fx->cache, path, base, base + 0x1381, "__impl", 1);
   check_symbol(fx->cache, path, base, base + 0x13c2, "_one", 2);
+  check_symbol(fx->cache, path, base, base + 0x1483, "__memmove_x", 3);
+  check_symbol(fx->cache, path, base, base + 0x14c4, "__global_name", 4);
   /* Size 0, data, undefined: none of them names code; an ifunc does. */
   check_symbol(fx->cache, path, base, base + 0x1400, NULL, 0);
   check_symbol(fx->cache, path, base, base + 0x1505, NULL, 0);
