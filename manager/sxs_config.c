@@ -8,7 +8,8 @@
  *                  (before reading all)                          (structure,   (\s, \n,    (meaning,
  *                                                                 line numbers) \t, \r, \\) cross-key)
  *
- * Four groups exist: [profiler] (required), [tracing], [stacks] and [sampling] (optional), in any
+ * Nine groups exist: [profiler] (required), [tracing], [stacks], [sampling], [exceptions], [contention],
+ * [allocations], [lines] and [symbols] (optional), in any
  * order, each at most once. A key name may belong to several groups (enabled= to [tracing] and
  * [sampling], mode= to [profiler] and [sampling]), so every (group, key) pair is its own entry of
  * config_keys and a key is looked up within the group being read. The scan keeps, for each entry,
@@ -50,15 +51,17 @@ enum {
   GROUP_CONTENTION,
   GROUP_ALLOCATIONS,
   GROUP_LINES,
+  GROUP_SYMBOLS,
   N_GROUPS
 };
 
-static const char *const config_groups[N_GROUPS] = {"profiler",   "tracing",    "stacks",      "sampling",
-                                                    "exceptions", "contention", "allocations", "lines"};
-static const char *const config_group_labels[N_GROUPS] = {"[profiler]",   "[tracing]",    "[stacks]",      "[sampling]",
-                                                          "[exceptions]", "[contention]", "[allocations]", "[lines]"};
+static const char *const config_groups[N_GROUPS] = {"profiler",   "tracing",     "stacks", "sampling", "exceptions",
+                                                    "contention", "allocations", "lines",  "symbols"};
+static const char *const config_group_labels[N_GROUPS] = {"[profiler]",    "[tracing]",    "[stacks]",
+                                                          "[sampling]",    "[exceptions]", "[contention]",
+                                                          "[allocations]", "[lines]",      "[symbols]"};
 #define CONFIG_GROUP_LIST                                                                                              \
-  "[profiler], [tracing], [stacks], [sampling], [exceptions], [contention], [allocations] or [lines]"
+  "[profiler], [tracing], [stacks], [sampling], [exceptions], [contention], [allocations], [lines] or [symbols]"
 
 enum {
   KEY_MODE,
@@ -85,15 +88,16 @@ enum {
   KEY_CONTENTION_ENABLED,  /* [contention] */
   KEY_ALLOCATIONS_ENABLED, /* [allocations] */
   KEY_LINES_ENABLED,
-  KEY_PATHS, /* [lines] */
+  KEY_PATHS,      /* [lines] */
+  KEY_DEBUG_DIRS, /* [symbols] */
   N_KEYS
 };
 
 /* The name of each key; a name may recur in another group's run (see config_key_in_group). */
 static const char *const config_keys[N_KEYS] = {
-    "mode",    "runtime", "output",  "log",     "flush",   "formats", "inventory", "enabled", "inlining",
-    "routing", "hooks",   "timing",  "path",    "include", "exclude", "on",        "enabled", "frequency",
-    "mode",    "walker",  "enabled", "enabled", "enabled", "enabled", "paths",
+    "mode",    "runtime", "output",  "log",     "flush",   "formats", "inventory", "enabled",    "inlining",
+    "routing", "hooks",   "timing",  "path",    "include", "exclude", "on",        "enabled",    "frequency",
+    "mode",    "walker",  "enabled", "enabled", "enabled", "enabled", "paths",     "debug_dirs",
 };
 
 /* The keys of each group: a run of config_keys, and the list the messages name. */
@@ -110,7 +114,8 @@ static const struct {
     [GROUP_EXCEPTIONS] = {KEY_EXCEPTIONS_ENABLED, 1, "enabled"},
     [GROUP_CONTENTION] = {KEY_CONTENTION_ENABLED, 1, "enabled"},
     [GROUP_ALLOCATIONS] = {KEY_ALLOCATIONS_ENABLED, 1, "enabled"},
-    [GROUP_LINES] = {KEY_LINES_ENABLED, N_KEYS - KEY_LINES_ENABLED, "enabled, paths"},
+    [GROUP_LINES] = {KEY_LINES_ENABLED, KEY_DEBUG_DIRS - KEY_LINES_ENABLED, "enabled, paths"},
+    [GROUP_SYMBOLS] = {KEY_DEBUG_DIRS, N_KEYS - KEY_DEBUG_DIRS, "debug_dirs"},
 };
 
 #define CONFIG_OUTPUT_EXPECTED                                                                                         \
@@ -1133,9 +1138,11 @@ static gboolean config_apply_sampling(const SxsConfigScan *scan, char *values[N_
   return TRUE;
 }
 
-/* [lines] paths=: folders separated by ':', each made absolute against the current folder. */
-static gboolean config_parse_paths(const SxsConfigScan *scan, const char *value, char ***ret_paths, GError **error) {
-  int line = scan->key_line[KEY_PATHS];
+/* [lines] paths= and [symbols] debug_dirs= (key): folders separated by ':', each made absolute
+ * against the current folder. */
+static gboolean config_parse_paths(const SxsConfigScan *scan, int key, const char *value, char ***ret_paths,
+                                   GError **error) {
+  int line = scan->key_line[key];
   g_auto(GStrv) parts = g_strsplit(value, ":", -1);
   g_autoptr(GPtrArray) paths = g_ptr_array_new_with_free_func(g_free);
   for (guint i = 0; parts[i]; i++) {
@@ -1143,8 +1150,8 @@ static gboolean config_parse_paths(const SxsConfigScan *scan, const char *value,
     if (problem) {
       g_autofree char *quoted = config_quote(value);
       config_fail(error, SXS_CONFIG_ERROR_VALUE, scan->source, line,
-                  "paths=%s holds a folder that %s; expected folders separated by :, such as /opt/app/symbols", quoted,
-                  problem);
+                  "%s=%s holds a folder that %s; expected folders separated by :, such as /opt/app/symbols",
+                  config_keys[key], quoted, problem);
       return FALSE;
     }
     g_ptr_array_add(paths, g_canonicalize_filename(parts[i], NULL));
@@ -1161,7 +1168,7 @@ static gboolean config_apply_lines(const SxsConfigScan *scan, char *values[N_KEY
   if (values[KEY_LINES_ENABLED] &&
       !config_parse_boolean(scan, KEY_LINES_ENABLED, values[KEY_LINES_ENABLED], &lines->enabled, error))
     return FALSE;
-  return !values[KEY_PATHS] || config_parse_paths(scan, values[KEY_PATHS], &lines->paths, error);
+  return !values[KEY_PATHS] || config_parse_paths(scan, KEY_PATHS, values[KEY_PATHS], &lines->paths, error);
 }
 
 /* Turns the scanned keys into cfg (which holds the defaults), checking each value and how mode
@@ -1243,7 +1250,10 @@ static gboolean config_apply(const SxsConfigScan *scan, char *values[N_KEYS], Sx
     if (values[profile_keys[k]] &&
         !config_parse_boolean(scan, profile_keys[k], values[profile_keys[k]], &cfg->profiles[k], error))
       return FALSE;
-  return config_apply_lines(scan, values, &cfg->lines, error);
+  if (!config_apply_lines(scan, values, &cfg->lines, error))
+    return FALSE;
+  return !values[KEY_DEBUG_DIRS] ||
+         config_parse_paths(scan, KEY_DEBUG_DIRS, values[KEY_DEBUG_DIRS], &cfg->symbols.debug_dirs, error);
 }
 
 SxsConfig *sxs__config_new_default(void) {
@@ -1318,6 +1328,7 @@ void sxs__config_free(SxsConfig *cfg) {
   g_strfreev(cfg->tracing.include);
   g_strfreev(cfg->tracing.exclude);
   g_strfreev(cfg->lines.paths);
+  g_strfreev(cfg->symbols.debug_dirs);
   config_matcher_free(cfg->tracing.matcher);
   g_free(cfg);
 }

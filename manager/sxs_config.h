@@ -79,6 +79,13 @@ typedef struct {
                      * NULL-terminated; NULL: none */
 } SxsLinesConfig;
 
+/* The [symbols] group: where native code's debug files are looked for besides /usr/lib/debug. */
+typedef struct {
+  char **debug_dirs; /* debug_dirs=: debug roots (each as /usr/lib/debug: .build-id/, <folder of the
+                      * library>/, and the debug link's name in the root itself), absolute,
+                      * NULL-terminated; NULL: none */
+} SxsSymbolsConfig;
+
 typedef struct {
   SxsMode mode;
   SxsSelectorKind selector_kind;
@@ -98,6 +105,7 @@ typedef struct {
   SxsSamplingConfig sampling;
   gboolean profiles[SXS_PROFILE_N_KINDS]; /* [exceptions], [contention], [allocations] enabled=, default false */
   SxsLinesConfig lines;
+  SxsSymbolsConfig symbols;
 } SxsConfig;
 
 /* Codes of SXS_CONFIG_ERROR. Every message is one line: "<file>[:<line>]: <problem>; expected <what>". */
