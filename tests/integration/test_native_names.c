@@ -1,6 +1,7 @@
 /* Native frames by name on real runtimes: the demo's hottest native code (libc's, named from
  * libc6-dbg's build-ID file), and code another code generator in the process made and named in
- * /tmp/perf-PID.map (tests/apps/NativeJit with libsxsjit.so). */
+ * /tmp/perf-PID.map (tests/apps/NativeJit with libsxsjit.so); and where debug files are read: once
+ * per file, outside the sampler's signal handler (seen with strace). */
 #include <glib/gstdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -103,9 +104,75 @@ static void test_other_jit(Fixture *f, gconstpointer data) {
   g_assert_cmpint(in_loop * 2, >, total);
 }
 
+/* Symbol tables are read where stacks are named, never in the sampler's signal handler, and once
+ * per file: under strace, every debug file the profiled demo opens is opened once, and never
+ * between a SIGPROF's delivery and its rt_sigreturn on that thread. */
+static void test_debug_files_off_handler(Fixture *f, gconstpointer data) {
+  (void)data;
+  g_autofree char *dll = itest_app("Demo");
+  g_autofree char *trace = g_build_filename(f->dir, "strace.txt", NULL);
+  const char *argv[] = {"strace",
+                        "-f",
+                        "-qq",
+                        "-e",
+                        "trace=openat,rt_sigreturn",
+                        "-e",
+                        "signal=SIGPROF",
+                        "-o",
+                        trace,
+                        itest_env("SXS_SXSPROF"),
+                        "run",
+                        "-q",
+                        "--sample=99",
+                        "-o",
+                        f->output,
+                        "--",
+                        itest_env("SXS_DOTNET"),
+                        dll,
+                        "10",
+                        NULL};
+  const char *env[] = {"SXSPROF_CONFIG", "SXSPROF_OUTPUT", NULL};
+  g_autoptr(ItestRun) run = itest_run(argv, env, f->dir, TIMEOUT);
+  itest_assert_exit(run, 0);
+  g_autofree char *text = itest_read_file(trace);
+  g_assert_nonnull(text);
+
+  g_autoptr(GHashTable) in_handler = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+  g_autoptr(GHashTable) opened = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+  guint signals = 0, libc_debug = 0;
+  g_auto(GStrv) lines = g_strsplit(text, "\n", -1);
+  for (guint i = 0; lines[i]; i++) {
+    const char *space = strchr(lines[i], ' ');
+    if (!space)
+      continue;
+    g_autofree char *tid = g_strndup(lines[i], space - lines[i]);
+    const char *what = space + 1;
+    if (g_str_has_prefix(what, "--- SIGPROF")) {
+      signals++;
+      g_hash_table_add(in_handler, g_steal_pointer(&tid));
+    } else if (g_str_has_prefix(what, "rt_sigreturn(")) {
+      g_hash_table_remove(in_handler, tid);
+    } else if (g_str_has_prefix(what, "openat(") && strstr(what, ".debug\"") && !strstr(what, "= -1")) {
+      const char *path = strchr(what, '"') + 1;
+      g_autofree char *file = g_strndup(path, strchr(path, '"') - path);
+      g_test_message("thread %s opens %s", tid, file);
+      g_assert_false(g_hash_table_contains(in_handler, tid));
+      g_assert_false(g_hash_table_contains(opened, file));
+      g_hash_table_add(opened, g_strdup(file));
+      if (g_str_has_prefix(file, "/usr/lib/debug/.build-id/"))
+        libc_debug++;
+    }
+  }
+  g_test_message("%u SIGPROF deliveries, %u debug files opened", signals, g_hash_table_size(opened));
+  g_assert_cmpuint(signals, >, 10);
+  g_assert_cmpuint(libc_debug, >=, 1);
+}
+
 int main(int argc, char **argv) {
   g_test_init(&argc, &argv, NULL);
   g_test_add("/native-names/demo-top10", Fixture, NULL, itest_scratch_setup, test_demo_top10, itest_scratch_teardown);
   g_test_add("/native-names/other-jit", Fixture, NULL, itest_scratch_setup, test_other_jit, itest_scratch_teardown);
+  g_test_add("/native-names/debug-files-off-handler", Fixture, NULL, itest_scratch_setup, test_debug_files_off_handler,
+             itest_scratch_teardown);
   return g_test_run();
 }

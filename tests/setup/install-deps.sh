@@ -12,8 +12,9 @@ build_pkgs=(build-essential cmake ninja-build pkg-config libglib2.0-dev libjson-
             libffi-dev binutils)
 # Native names: libc's full symbol table under /usr/lib/debug/.build-id (the demo's hottest native
 # frames are libc's memmove/memset variants, which only it names); xz and binutils build the test
-# libraries with MiniDebugInfo and debug links (tests/unit/data/make_debug_libs.sh).
-symbol_pkgs=(libc6-dbg xz-utils)
+# libraries with MiniDebugInfo and debug links (tests/unit/data/make_debug_libs.sh); strace shows
+# which thread opens the debug files, and when (tests/integration/test_native_names.c).
+symbol_pkgs=(libc6-dbg xz-utils strace)
 # Runtimes: what the .NET Core 2.0 and 8.0 native parts load (ICU 72 is Debian 12's; the
 # 2.0 runtime is told so with CLR_ICU_VERSION_OVERRIDE=72).
 runtime_pkgs=(libprotobuf-c1 libicu72 libunwind8 libuuid1 liblzma5 zlib1g libssl3 libcurl4 libgssapi-krb5-2)
