@@ -68,6 +68,7 @@ typedef struct {
   SxsSymbol *symbols;
   guint n_symbols;
   GStringChunk *names; /* the symbols' names; NULL when there are none */
+  gsize names_bytes;   /* what the names take in names */
 } SxsSymbolFile;
 
 /* What a process's perf map (/tmp/perf-PID.map) said when last read. */
@@ -387,6 +388,7 @@ static void symbol_file_fill(SxsSymbolFile *file, GArray *found) {
     if (file->n_symbols > 0 && file->symbols[file->n_symbols - 1].start == s->start)
       continue; /* an alias the sort ranked lower */
     reach = MAX(reach, s->start + s->size);
+    file->names_bytes += strlen(s->name) + 1;
     file->symbols[file->n_symbols++] = (SxsSymbol){
         .start = s->start,
         .size = s->size,
@@ -648,8 +650,9 @@ static gboolean file_crc32(int fd, uint32_t *ret) {
   return TRUE;
 }
 
-/* What a debug file must be to stand for a module's: its build ID (when the module has one), or
- * the CRC its .gnu_debuglink records (when want_crc). */
+/* What a debug file must be to stand for a module's: its build ID (when both have one), else the
+ * CRC its .gnu_debuglink records (when want_crc). The build ID is enough when both carry one: the
+ * runtime's libcoreclr.so.dbg is hundreds of megabytes, which a CRC would read through. */
 typedef struct {
   uint8_t build_id[SYMBOLS_BUILD_ID_MAX];
   size_t build_id_len;
@@ -658,8 +661,8 @@ typedef struct {
 } DebugMatch;
 
 /* Opens the debug file at path into img (its fd in *ret_fd, to close after img) when it matches:
- * an ELF image with a .symtab whose build ID is the module's (a file with another is refused; one
- * without is taken on the CRC alone), and whose CRC is the debug link's when that is asked.
+ * an ELF image with a .symtab whose build ID is the module's (a file with another is refused), or,
+ * for a debug link when either has no build ID, whose CRC is the one the link records.
  * Returns 0 or a -errno (-ENOENT: absent, -ESTALE: of another build). */
 static int debug_open(const char *path, const DebugMatch *match, ElfImage *img, int *ret_fd) {
   int fd = open(path, O_RDONLY | O_CLOEXEC);
@@ -681,7 +684,7 @@ static int debug_open(const char *path, const DebugMatch *match, ElfImage *img, 
     r = -ESTALE;
   else if (match->build_id_len > 0 && id_len == 0 && !match->want_crc)
     r = -ESTALE; /* a build-ID path whose file says nothing of its build */
-  else if (match->want_crc && (!file_crc32(fd, &crc) || crc != match->crc))
+  else if (match->want_crc && (match->build_id_len == 0 || id_len == 0) && (!file_crc32(fd, &crc) || crc != match->crc))
     r = -ESTALE;
   else if (elf_section(img, NULL, SHT_SYMTAB) == NULL)
     r = -ENOENT;
@@ -921,6 +924,25 @@ SxsSymbolsSource sxs__symbols_source(SxsSymbolCache *cache, const char *path, ch
     *ret_debug_path = g_strdup(file->debug_path);
   g_mutex_unlock(&cache->lock);
   return source;
+}
+
+void sxs__symbols_cache_stats(SxsSymbolCache *cache, SxsSymbolsStats *ret) {
+  *ret = (SxsSymbolsStats){0};
+  if (cache == NULL)
+    return;
+  g_mutex_lock(&cache->lock);
+  GHashTableIter it;
+  gpointer value;
+  g_hash_table_iter_init(&it, cache->files);
+  while (g_hash_table_iter_next(&it, NULL, &value)) {
+    const SxsSymbolFile *file = value;
+    ret->files++;
+    ret->symbols += file->n_symbols;
+    ret->bytes += sizeof *file + file->n_symbols * sizeof(SxsSymbol) + file->names_bytes;
+  }
+  ret->symbols += cache->perf_map.n_entries;
+  ret->bytes += cache->perf_map.n_entries * sizeof(SxsSymbol);
+  g_mutex_unlock(&cache->lock);
 }
 
 /* ---- perf maps ---- */

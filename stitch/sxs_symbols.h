@@ -50,8 +50,8 @@ typedef enum {
  *      <root>/.build-id/xx/yyyy.debug named by its build ID; the file its .gnu_debuglink names,
  *      beside it, in .debug/ beside it, under <root>/<its folder>/, and in each configured root.
  *      Roots are /usr/lib/debug then the configured ones. A debug file is used only when its
- *      build ID is the module's (a build-ID file without one is refused) and, for a debug link,
- *      when its CRC-32 is the one the link records.
+ *      build ID is the module's (a build-ID file without one is refused), or, for a debug link
+ *      where either file has no build ID, when its CRC-32 is the one the link records.
  * PLT entries are named foo@plt (from .rela.plt). Only STT_FUNC and STT_GNU_IFUNC symbols with a
  * non-zero size count, each for its own extent only (no guess from size-0 symbols: an address
  * they would claim gets -ENOENT). Among aliases at one address the name perf shows wins: strong
@@ -76,6 +76,16 @@ int sxs__symbols_lookup(SxsSymbolCache *cache, const SxsModule *module, uintptr_
  * Context: see SxsSymbolCache.
  */
 SxsSymbolsSource sxs__symbols_source(SxsSymbolCache *cache, const char *path, char **ret_debug_path);
+
+/* What a cache holds: files read, function symbols kept (and perf map entries), and the bytes they
+ * take (the symbols, their names without the string chunks' slack). */
+typedef struct {
+  guint files;
+  gsize symbols;
+  gsize bytes;
+} SxsSymbolsStats;
+/* Context: see SxsSymbolCache; *ret is zeroed for a NULL cache. */
+void sxs__symbols_cache_stats(SxsSymbolCache *cache, SxsSymbolsStats *ret);
 
 /*
  * The entry of this process's perf map (/tmp/perf-PID.map: "START SIZE name" lines in hex, as a

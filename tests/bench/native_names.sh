@@ -13,6 +13,8 @@
 #   resolve cost  (build cpu B - build cpu A) / samples B, microseconds a sample
 #   render cpu    user + system seconds of `sxsprof report --format all` of the build's profiles
 #                 by the same build's launcher
+# and, from B's tests/bench/sxs_bench_symbols, the tables of libc, ld.so, libcoreclr.so and
+# libclrjit.so in one process, without and with their debug files: load time, lookup time, size.
 #
 # Usage: tests/bench/native_names.sh BUILD_A BUILD_B [ROUNDS] [HZ]   (default 5 rounds, 999 Hz)
 # Both builds must have bin/sxsprof and lib/libsxsprof.so. With SXS_BENCH_WRITE=1 the table goes
@@ -102,6 +104,22 @@ section=$tmp/section
     ca=$(col A 1); cb=$(col B 1); sb=$(col B 4)
     echo
     echo "Resolve cost: (build cpu B - A) / samples B = $(awk -v a="$ca" -v b="$cb" -v s="$sb" 'BEGIN { printf "%.0f", (b - a) * 1e6 / s }') µs a sample."
+    if [[ -x $b/tests/bench/sxs_bench_symbols ]]; then
+        echo
+        echo "The symbol tables in one process (\`sxs_bench_symbols\`, thread CPU): \`own\` is the library's own tables only"
+        echo "(as A reads it: a copy without build ID and debug link), \`debug\` with its debug file (B); 200,000 lookups"
+        echo "of addresses spread over the library, the best of 5 runs."
+        echo
+        echo "| library | tables | load (µs) | lookup (ns) | symbols | KiB | addresses named |"
+        echo "|---|---|---:|---:|---:|---:|---:|"
+        libs=()
+        for l in /lib/x86_64-linux-gnu/libc.so.6 /lib64/ld-linux-x86-64.so.2; do libs+=("$(readlink -f "$l")"); done
+        fw=$(dirname "$(readlink -f "$(command -v dotnet)")")/shared/Microsoft.NETCore.App
+        fw=$(ls -d "$fw"/*/ | sort -V | tail -1)
+        libs+=("$fw/libcoreclr.so" "$fw/libclrjit.so")
+        "$b/tests/bench/sxs_bench_symbols" "${libs[@]}" |
+            awk '{ printf "| %s | %s | %s | %s | %s | %s | %s %% |\n", $1, $2, $3, $4, $5, $6, $7 }'
+    fi
     echo "<!-- end native-names results -->"
 } >"$section"
 cat "$section"

@@ -884,23 +884,29 @@ static void test_debug_wrong_build(DebugFixture *fx, gconstpointer data) {
   check_worker(cache, fx, stripped, NULL);
   g_assert_cmpint(sxs__symbols_source(cache, stripped, NULL), ==, SXS_SYMBOLS_SOURCE_DYNSYM);
 
-  /* The debug link's file, changed after the link was made (its CRC no longer the recorded one),
-   * even with the right build ID. */
-  g_autofree char *dir = g_build_filename(fx->root, "crc", NULL);
-  g_autofree char *linked = g_build_filename(dir, "linked.so", NULL);
-  g_autofree char *linked_src = fixture_lib(fx, "linked.so");
-  copy_file(linked_src, linked);
-  g_autofree char *debug_src = fixture_lib(fx, "linked.debug");
+  /* Without build IDs, a debug link's file is matched by the CRC the link records: the right one
+   * is used, one changed after the link was made (one byte more) is not. */
+  g_autofree char *noid_full = fixture_lib(fx, "noid-full.so");
+  uint64_t worker = nm_address(noid_full, "hidden_worker");
+  g_autofree char *noid_src = fixture_lib(fx, "noid.so");
+  g_autofree char *debug_src = fixture_lib(fx, "noid.debug");
   g_autofree char *bytes = NULL;
   gsize len = 0;
   g_assert_true(g_file_get_contents(debug_src, &bytes, &len, NULL));
-  bytes = g_realloc(bytes, len + 1);
-  bytes[len] = '\n';
-  g_autofree char *beside = g_build_filename(dir, "linked.debug", NULL);
-  g_assert_true(g_file_set_contents(beside, bytes, (gssize)len + 1, NULL));
-  g_autoptr(SxsSymbolCache) plain = sxs__symbols_cache_new();
-  check_worker(plain, fx, linked, NULL);
-  g_assert_cmpint(sxs__symbols_source(plain, linked, NULL), ==, SXS_SYMBOLS_SOURCE_DYNSYM);
+  for (int changed = 0; changed < 2; changed++) {
+    g_autofree char *dir = g_strdup_printf("%s/crc%d", fx->root, changed);
+    g_autofree char *lib = g_build_filename(dir, "noid.so", NULL);
+    copy_file(noid_src, lib);
+    g_autofree char *beside = g_build_filename(dir, "noid.debug", NULL);
+    g_autofree char *text = g_memdup2(bytes, len + 1);
+    text[len] = '\n';
+    g_assert_true(g_file_set_contents(beside, text, (gssize)(len + (gsize)changed), NULL));
+    g_autoptr(SxsSymbolCache) plain = sxs__symbols_cache_new();
+    const uintptr_t base = 0x7f5600000000;
+    check_symbol(plain, lib, base, base + worker + 2, changed ? NULL : "hidden_worker", 2);
+    g_assert_cmpint(sxs__symbols_source(plain, lib, NULL), ==,
+                    changed ? SXS_SYMBOLS_SOURCE_DYNSYM : SXS_SYMBOLS_SOURCE_DEBUGLINK);
+  }
 }
 
 /* The .gnu_debuglink file in each of its three places: beside the library, in .debug/ beside it,

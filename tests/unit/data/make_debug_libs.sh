@@ -8,6 +8,8 @@
 #                       lacks, as Fedora's find-debuginfo makes it (MiniDebugInfo)
 #   linked.so           stripped, with a .gnu_debuglink to linked.debug (name and CRC)
 #   linked.debug        the file that link names
+#   noid-full.so        full.so built without a build ID
+#   noid.so, noid.debug noid-full.so stripped with a debug link to noid.debug: matched by CRC alone
 #   build-id            stripped.so's build ID in hex
 #
 # Usage: make_debug_libs.sh OUT_DIR   (gcc, binutils and xz; tests/setup/install-deps.sh has them)
@@ -53,4 +55,9 @@ objcopy --add-section .gnu_debugdata=mini.debug.xz mini.so
 cp full.debug linked.debug
 strip --strip-all -o linked.so full.so
 objcopy --add-gnu-debuglink=linked.debug linked.so
+# Without build IDs, the debug link's CRC is all that ties the files.
+"$cc" -shared -fPIC -O1 -g -fno-plt -Wl,--build-id=none -o noid-full.so lib.c
+objcopy --only-keep-debug noid-full.so noid.debug
+strip --strip-all -o noid.so noid-full.so
+objcopy --add-gnu-debuglink=noid.debug noid.so
 echo done >made
