@@ -71,15 +71,22 @@ typedef struct {
   gsize names_bytes;   /* what the names take in names */
 } SxsSymbolFile;
 
-/* What a process's perf map (/tmp/perf-PID.map) said when last read. */
+/* What a process's perf map (/tmp/perf-PID.map) has said so far. Generators only append to it, so
+ * each read takes the whole lines added since the last. */
 typedef struct {
   char *path;
-  gint64 size_read; /* the file's size then; -1: never read */
-  gint64 mtime_read;
-  SxsSymbol *entries; /* sorted by start, later lines first among equal starts */
+  gint64 offset;      /* bytes of the file read so far (whole lines) */
+  gint64 read_at;     /* monotonic microseconds of the last read; 0: never read */
+  guint64 lines;      /* lines read so far */
+  GArray *all;        /* SxsSymbol of every entry read, reach holding its line number */
+  SxsSymbol *entries; /* sorted by start, one per start (the latest line), reach as for symbols */
   guint n_entries;
-  GStringChunk *names;
+  GStringChunk *names; /* every name read; kept until the cache is freed (names handed out stay valid) */
 } SxsPerfMap;
+
+/* A changed perf map is read again at most this often (microseconds): a generator writes it at every
+ * method it compiles, and a miss may come at every new unknown address. */
+#define SYMBOLS_PERF_MAP_INTERVAL_US 50000
 
 struct SxsSymbolCache {
   GMutex lock;
@@ -87,8 +94,7 @@ struct SxsSymbolCache {
                         * never removed before the cache is freed, so names handed out stay valid */
   char **debug_roots;  /* /usr/lib/debug, then the configured ones; immutable */
   guint n_extra_roots; /* how many of debug_roots are configured (the last ones) */
-  SxsPerfMap perf_map; /* guarded by lock; old names are kept (in retired) until the cache is freed */
-  GPtrArray *retired;  /* GStringChunks of earlier reads of the perf map */
+  SxsPerfMap perf_map; /* guarded by lock */
 };
 
 static void symbol_file_free(gpointer data) {
@@ -113,8 +119,7 @@ SxsSymbolCache *sxs__symbols_cache_new_full(const char *const *debug_dirs) {
     }
   g_ptr_array_add(roots, NULL);
   cache->debug_roots = (char **)g_ptr_array_free(roots, FALSE);
-  cache->perf_map.size_read = -1;
-  cache->retired = g_ptr_array_new_with_free_func((GDestroyNotify)g_string_chunk_free);
+  cache->perf_map.all = g_array_new(FALSE, FALSE, sizeof(SxsSymbol));
   return cache;
 }
 
@@ -129,9 +134,9 @@ void sxs__symbols_cache_free(SxsSymbolCache *cache) {
   g_strfreev(cache->debug_roots);
   g_free(cache->perf_map.path);
   g_free(cache->perf_map.entries);
+  g_array_unref(cache->perf_map.all);
   if (cache->perf_map.names != NULL)
     g_string_chunk_free(cache->perf_map.names);
-  g_ptr_array_unref(cache->retired);
   g_mutex_clear(&cache->lock);
   g_free(cache);
 }
@@ -955,26 +960,43 @@ static int perf_entry_compare(const void *a, const void *b) {
   return x->reach > y->reach ? -1 : x->reach < y->reach;
 }
 
-/* Reads the perf map again when it changed since the last read: lines "START SIZE name", both in
- * hex without 0x, as perf reads them. Called with cache->lock held. */
+/* Reads the lines added to the perf map since the last read ("START SIZE name", both in hex
+ * without 0x, as perf reads them), at most once in SYMBOLS_PERF_MAP_INTERVAL_US; a file that
+ * shrank (a new one) is read from its start. Called with cache->lock held. */
 static void perf_map_refresh(SxsSymbolCache *cache) {
   SxsPerfMap *pm = &cache->perf_map;
   if (pm->path == NULL)
     pm->path = g_strdup_printf("/tmp/perf-%ld.map", (long)getpid());
+  gint64 now = g_get_monotonic_time();
+  if (pm->read_at != 0 && now - pm->read_at < SYMBOLS_PERF_MAP_INTERVAL_US)
+    return;
   struct stat st;
-  if (stat(pm->path, &st) < 0 || !S_ISREG(st.st_mode))
+  if (stat(pm->path, &st) < 0 || !S_ISREG(st.st_mode) || (gint64)st.st_size == pm->offset)
     return;
-  if ((gint64)st.st_size == pm->size_read && (gint64)st.st_mtime == pm->mtime_read)
-    return;
+  pm->read_at = now;
+  if ((gint64)st.st_size < pm->offset) {
+    g_array_set_size(pm->all, 0);
+    pm->offset = 0;
+  }
   FILE *f = fopen(pm->path, "re");
   if (f == NULL)
     return;
-  g_autoptr(GArray) entries = g_array_new(FALSE, FALSE, sizeof(SxsSymbol));
-  GStringChunk *names = g_string_chunk_new(4096);
-  char line[4096];
-  uint64_t line_no = 0;
-  while (fgets(line, sizeof line, f) != NULL) {
-    line_no++;
+  if (fseeko(f, (off_t)pm->offset, SEEK_SET) != 0) {
+    fclose(f);
+    return;
+  }
+  if (pm->names == NULL)
+    pm->names = g_string_chunk_new(4096);
+  char *line = NULL;
+  size_t cap = 0;
+  ssize_t len;
+  guint before = pm->all->len;
+  while ((len = getline(&line, &cap, f)) > 0) {
+    if (line[len - 1] != '\n')
+      break; /* being written: read it whole next time */
+    pm->offset += len;
+    pm->lines++;
+    line[len - 1] = '\0';
     char *end = NULL;
     errno = 0;
     uint64_t start = g_ascii_strtoull(line, &end, 16);
@@ -985,33 +1007,32 @@ static void perf_map_refresh(SxsSymbolCache *cache) {
     if (errno != 0 || end == size_at || *end != ' ' || size == 0 || start > UINT64_MAX - size)
       continue;
     char *name = end + 1;
-    name[strcspn(name, "\r\n")] = '\0';
+    name[strcspn(name, "\r")] = '\0';
     if (*name == '\0')
       continue;
-    SxsSymbol e = {.start = start, .size = size, .reach = line_no, .name = g_string_chunk_insert(names, name)};
-    g_array_append_val(entries, e);
+    SxsSymbol e = {.start = start, .size = size, .reach = pm->lines, .name = g_string_chunk_insert(pm->names, name)};
+    g_array_append_val(pm->all, e);
   }
+  free(line);
   fclose(f);
-  g_array_sort(entries, perf_entry_compare);
-  /* One entry per start (the latest line); then reach as for symbols. */
+  if (pm->all->len == before && pm->entries != NULL)
+    return;
+  /* Sorted by start, the latest line first; one entry per start; then reach as for symbols. */
+  g_autoptr(GArray) sorted = g_array_copy(pm->all);
+  g_array_sort(sorted, perf_entry_compare);
   guint n = 0;
   uint64_t reach = 0;
-  for (guint i = 0; i < entries->len; i++) {
-    SxsSymbol e = g_array_index(entries, SxsSymbol, i);
-    if (n > 0 && g_array_index(entries, SxsSymbol, n - 1).start == e.start)
+  for (guint i = 0; i < sorted->len; i++) {
+    SxsSymbol e = g_array_index(sorted, SxsSymbol, i);
+    if (n > 0 && g_array_index(sorted, SxsSymbol, n - 1).start == e.start)
       continue;
     reach = MAX(reach, e.start + e.size);
     e.reach = reach;
-    g_array_index(entries, SxsSymbol, n++) = e;
+    g_array_index(sorted, SxsSymbol, n++) = e;
   }
   g_free(pm->entries);
-  if (pm->names != NULL)
-    g_ptr_array_add(cache->retired, pm->names); /* names handed out before stay valid */
-  pm->names = names;
   pm->n_entries = n;
-  pm->entries = (SxsSymbol *)g_array_steal(entries, NULL);
-  pm->size_read = (gint64)st.st_size;
-  pm->mtime_read = (gint64)st.st_mtime;
+  pm->entries = (SxsSymbol *)g_array_steal(sorted, NULL);
 }
 
 int sxs__symbols_lookup_perf_map(SxsSymbolCache *cache, uintptr_t addr, const char **ret_symbol,

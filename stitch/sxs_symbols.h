@@ -90,8 +90,9 @@ void sxs__symbols_cache_stats(SxsSymbolCache *cache, SxsSymbolsStats *ret);
 /*
  * The entry of this process's perf map (/tmp/perf-PID.map: "START SIZE name" lines in hex, as a
  * runtime with DOTNET_PerfMapEnabled or another code generator writes them) that covers addr,
- * the latest line when several start at one address; the map is read again when a lookup misses
- * and the file changed. Returns 0 (*ret_symbol owned by the cache until it is freed), -ENOENT, or
+ * the latest line when several start at one address. The lines added since the last read are
+ * read when a lookup misses and the file grew, at most every 50 ms (generators write it at every
+ * method). Returns 0 (*ret_symbol owned by the cache until it is freed), -ENOENT, or
  * -EINVAL for NULL arguments. Context: see SxsSymbolCache.
  */
 int sxs__symbols_lookup_perf_map(SxsSymbolCache *cache, uintptr_t addr, const char **ret_symbol, uintptr_t *ret_offset);

@@ -985,6 +985,7 @@ static void test_perf_map(void) {
   g_assert_cmpint(sxs__symbols_lookup_perf_map(cache, (uintptr_t)mem, &kept, &offset), ==, 0);
   g_autofree char *more = g_strdup_printf("%s%" PRIxPTR " 6 second\n", line, (uintptr_t)mem + 64);
   g_assert_true(g_file_set_contents(path, more, -1, NULL));
+  g_usleep(100000); /* a changed map is read again at most every 50 ms */
   g_autofree char *second = sxs__symbols_describe(cache, map, (uintptr_t)mem + 64 + 5);
   g_assert_cmpstr(second, ==, "[perf-map]!second+0x5");
   g_assert_cmpstr(kept, ==, "jitted::answer(int)");
