@@ -329,23 +329,29 @@ typedef struct {
   unsigned char bind; /* STB_* */
 } SxsSymbolCandidate;
 
-/* Among symbols at one address, the one perf shows (its choice, for the same names in both): a
- * strong one over a weak one (__getpid over getpid), a global one over a local one, the fewest
- * leading underscores, the longest name (__memmove_avx_unaligned_erms over its __memcpy_ alias),
- * then by bytes. */
+/* glibc's internal aliases (__GI___libc_open of open): never the name a person knows. */
+static gboolean symbol_internal_alias(const char *name) {
+  return strncmp(name, "__GI_", 5) == 0;
+}
+
+/* Among symbols at one address, the name a person knows: not a glibc-internal __GI_ alias; the
+ * fewest leading underscores (getpid over __getpid, open over __libc_open64, qsort_r over
+ * __qsort_r); a global one over a weak one over a local one; then, as perf picks among names alike,
+ * the longest (__memmove_avx_unaligned_erms over its __memcpy_ alias); then by bytes. */
 static int symbol_candidate_compare(const void *a, const void *b) {
   const SxsSymbolCandidate *x = a, *y = b;
   if (x->symbol.start != y->symbol.start)
     return x->symbol.start < y->symbol.start ? -1 : 1;
-  gboolean x_weak = x->bind == STB_WEAK, y_weak = y->bind == STB_WEAK;
-  if (x_weak != y_weak)
-    return x_weak ? 1 : -1;
-  gboolean x_global = x->bind == STB_GLOBAL, y_global = y->bind == STB_GLOBAL;
-  if (x_global != y_global)
-    return x_global ? -1 : 1;
+  gboolean x_gi = symbol_internal_alias(x->symbol.name), y_gi = symbol_internal_alias(y->symbol.name);
+  if (x_gi != y_gi)
+    return x_gi ? 1 : -1;
   size_t x_under = strspn(x->symbol.name, "_"), y_under = strspn(y->symbol.name, "_");
   if (x_under != y_under)
     return x_under < y_under ? -1 : 1;
+  int x_rank = x->bind == STB_GLOBAL ? 0 : x->bind == STB_WEAK ? 1 : 2;
+  int y_rank = y->bind == STB_GLOBAL ? 0 : y->bind == STB_WEAK ? 1 : 2;
+  if (x_rank != y_rank)
+    return x_rank - y_rank;
   size_t x_len = strlen(x->symbol.name), y_len = strlen(y->symbol.name);
   if (x_len != y_len)
     return x_len > y_len ? -1 : 1;
@@ -357,8 +363,7 @@ static int symbol_candidate_compare(const void *a, const void *b) {
 /* Appends the function symbols of a symbol table to found; names point into strtab, which the
  * caller keeps until the candidates are used. Returns 0 or -EINVAL for a name outside the string
  * table or a symbol past 2^64. */
-static int symbols_collect(GArray *found, const Elf64_Sym *syms, size_t n_syms, const char *strtab,
-                           uint64_t strtab_size) {
+static int symbols_collect(GArray *found, const Elf64_Sym *syms, size_t n_syms, char *strtab, uint64_t strtab_size) {
   for (size_t i = 0; i < n_syms; i++) {
     const Elf64_Sym *sym = &syms[i];
     unsigned char type = ELF64_ST_TYPE(sym->st_info);
@@ -368,8 +373,13 @@ static int symbols_collect(GArray *found, const Elf64_Sym *syms, size_t n_syms, 
       return -EINVAL;
     if (sym->st_value > UINT64_MAX - sym->st_size)
       return -EINVAL;
-    if (strtab[sym->st_name] == '\0')
+    if (strtab[sym->st_name] == '\0' || strtab[sym->st_name] == '@')
       continue;
+    /* A full table names versioned definitions "__libc_start_main@@GLIBC_2.34": the version is cut,
+     * in the string table itself (the caller's copy; a name sharing that tail loses it alike). */
+    char *version = strchr(strtab + sym->st_name, '@');
+    if (version != NULL)
+      *version = '\0';
     SxsSymbolCandidate c = {
         .symbol = {.start = sym->st_value, .size = sym->st_size, .name = strtab + sym->st_name},
         .bind = ELF64_ST_BIND(sym->st_info),

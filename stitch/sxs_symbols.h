@@ -54,9 +54,11 @@ typedef enum {
  *      where either file has no build ID, when its CRC-32 is the one the link records.
  * PLT entries are named foo@plt (from .rela.plt). Only STT_FUNC and STT_GNU_IFUNC symbols with a
  * non-zero size count, each for its own extent only (no guess from size-0 symbols: an address
- * they would claim gets -ENOENT). Among aliases at one address the name perf shows wins: strong
- * over weak (__getpid over getpid), global over local, the fewest leading '_', the longest name
- * (__memmove_avx_unaligned_erms over __memcpy_avx_unaligned_erms).
+ * they would claim gets -ENOENT). Among aliases at one address the name a person knows wins: not
+ * a glibc-internal __GI_ alias, the fewest leading '_' (getpid over __getpid, open over
+ * __libc_open64), global over weak over local, then the longest, as perf picks
+ * (__memmove_avx_unaligned_erms over __memcpy_avx_unaligned_erms); "@@GLIBC_2.34" version
+ * suffixes are cut.
  * Link-time values map to run time as st_value + base for ET_DYN and st_value for ET_EXEC.
  *
  * On success *ret_symbol receives the raw (mangled) name, owned by the cache and valid until it

@@ -209,10 +209,15 @@ static void test_describe_libc(void) {
   g_assert_true(g_str_has_prefix(debug_path, "/usr/lib/debug/.build-id/"));
   g_assert_true(g_str_has_suffix(debug_path, ".debug"));
 
-  /* Aliases as perf names them: the strong __getpid over its weak getpid. */
+  /* Of aliases, the name a person knows: getpid (weak) over __getpid (global); qsort_r over
+   * __qsort_r and __GI___qsort_r; __libc_start_main without its version. */
   uintptr_t getpid_addr = libc_symbol("getpid");
   g_autofree char *getpid_text = sxs__symbols_describe(cache, map, getpid_addr);
-  g_assert_cmpstr(getpid_text, ==, "libc.so.6!__getpid+0x0");
+  g_assert_cmpstr(getpid_text, ==, "libc.so.6!getpid+0x0");
+  g_autofree char *qsort_r_text = sxs__symbols_describe(cache, map, libc_symbol("qsort_r") + 2);
+  g_assert_cmpstr(qsort_r_text, ==, "libc.so.6!qsort_r+0x2");
+  g_autofree char *start_main_text = sxs__symbols_describe(cache, map, libc_symbol("__libc_start_main"));
+  g_assert_cmpstr(start_main_text, ==, "libc.so.6!__libc_start_main+0x0");
 
   /* memcpy resolves (IFUNC) to a local variant only the debug file names; perf shows the
    * __memmove_ alias of each __memcpy_ one (the longer name). */
@@ -431,6 +436,10 @@ static const FakeSym fake_functions[] = {
     {"__memmove_x", 0x1480, 0x10, STT_FUNC, STB_LOCAL, FALSE},
     {"local_name", 0x14c0, 0x10, STT_FUNC, STB_LOCAL, FALSE},
     {"__global_name", 0x14c0, 0x10, STT_FUNC, STB_GLOBAL, FALSE},
+    {"__GI_thing", 0x1800, 0x10, STT_FUNC, STB_GLOBAL, FALSE},
+    {"__libc_thing", 0x1800, 0x10, STT_FUNC, STB_LOCAL, FALSE},
+    {"versioned@@V_1", 0x1840, 0x10, STT_FUNC, STB_GLOBAL, FALSE},
+    {"@@V_2", 0x1880, 0x10, STT_FUNC, STB_GLOBAL, FALSE},
     {"data", 0x1500, 0x10, STT_OBJECT, STB_GLOBAL, FALSE},
     {"resolver", 0x1600, 0x10, STT_GNU_IFUNC, STB_GLOBAL, FALSE},
     {"imported", 0x1700, 0x10, STT_FUNC, STB_GLOBAL, TRUE},
@@ -455,14 +464,17 @@ static void test_elf_synthetic(FileFixture *fx, gconstpointer data) {
   check_symbol(fx->cache, path, base, base + 0x10ff, "outer", 0xff);
   check_symbol(fx->cache, path, base, base + 0x1100, NULL, 0);
   check_symbol(fx->cache, path, base, base + 0xfff, NULL, 0);
-  /* Aliases as perf picks them: strong over weak, global over local, then the fewest leading
-   * underscores, then the longest name. */
+  /* Aliases: not a __GI_ one, the fewest leading underscores, global over weak over local, then
+   * (as perf) the longest name; a version suffix is cut, a name that is only one is none. */
   check_symbol(fx->cache, path, base, base + 0x1205, "alias_global", 0x5);
   check_symbol(fx->cache, path, base, base + 0x1300, "plain", 0);
-  check_symbol(fx->cache, path, base, base + 0x1381, "__impl", 1);
+  check_symbol(fx->cache, path, base, base + 0x1381, "public", 1);
   check_symbol(fx->cache, path, base, base + 0x13c2, "_one", 2);
   check_symbol(fx->cache, path, base, base + 0x1483, "__memmove_x", 3);
-  check_symbol(fx->cache, path, base, base + 0x14c4, "__global_name", 4);
+  check_symbol(fx->cache, path, base, base + 0x14c4, "local_name", 4);
+  check_symbol(fx->cache, path, base, base + 0x1805, "__libc_thing", 5);
+  check_symbol(fx->cache, path, base, base + 0x1846, "versioned", 6);
+  check_symbol(fx->cache, path, base, base + 0x1887, NULL, 0);
   /* Size 0, data, undefined: none of them names code; an ifunc does. */
   check_symbol(fx->cache, path, base, base + 0x1400, NULL, 0);
   check_symbol(fx->cache, path, base, base + 0x1505, NULL, 0);
