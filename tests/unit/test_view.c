@@ -66,6 +66,35 @@ static void test_native_names(void) {
   g_assert_cmpuint(stubs, ==, 1);
 }
 
+/* The summary says once how many samples sit in runtime libraries no symbol names, and in which;
+ * named runtime frames and other libraries' unnamed ones do not count. */
+static void test_unnamed_runtime(void) {
+  g_autoptr(SxsProfileModel) m = fixture_model();
+  static const struct {
+    const char *name, *module;
+    guint64 count;
+  } leaves[] = {
+      {"libcoreclr.so+0x5fb3cb", "libcoreclr.so", 5},
+      {"libcoreclr.so+0x459304", "libcoreclr.so", 4},
+      {"libclrjit.so+0x10", "libclrjit.so", 2},
+      {"libcoreclr.so!coreclr_execute_assembly+0x5", "libcoreclr.so", 6},
+      {"libfoo.so+0x20", "libfoo.so", 9},
+  };
+  for (guint i = 0; i < G_N_ELEMENTS(leaves); i++) {
+    SxsStackModel *s = fixture_sample(m, 8, "Runtime", leaves[i].count);
+    fixture_frame(s, FALSE, 0, leaves[i].name, leaves[i].module, 0x7f0000004000 + i);
+    fixture_libc(s);
+  }
+  g_autoptr(SxsView) v = sxs__view_new(m, NULL);
+  gsize len = 0;
+  g_autofree char *error = NULL;
+  g_autofree char *summary = sxs__write_summary(v, NULL, &len, &error);
+  const char *note = strstr(summary, "unnamed runtime code: 11 samples (");
+  g_assert_nonnull(note);
+  g_assert_nonnull(strstr(note, "in libclrjit.so, libcoreclr.so, which carry no symbols"));
+  g_assert_null(strstr(note + 1, "unnamed runtime code"));
+}
+
 static void test_groups(void) {
   g_autoptr(SxsProfileModel) m = fixture_model();
   g_autoptr(SxsView) v = sxs__view_new(m, NULL);
@@ -423,6 +452,7 @@ int main(int argc, char **argv) {
   g_test_init(&argc, &argv, NULL);
   g_test_add_func("/views/model/labels", test_labels);
   g_test_add_func("/views/model/native-names", test_native_names);
+  g_test_add_func("/views/summary/unnamed-runtime", test_unnamed_runtime);
   g_test_add_func("/views/model/groups", test_groups);
   g_test_add_func("/views/model/filter", test_filter);
   g_test_add_func("/views/model/tree", test_tree);
