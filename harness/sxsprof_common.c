@@ -35,6 +35,7 @@ const char sxsprof_usage[] =
     "      --alloc                       profile allocations: sampled every ~100 KB, by type and stack (.NET 5+)\n"
     "      --inventory                   list every function JIT-compiled, inlined or run precompiled, with counts\n"
     "      --symbols DIR                 look for PDBs in DIR too (after each assembly's own folder)\n"
+    "      --debug-dir DIR               look for native debug files in DIR too (after /usr/lib/debug)\n"
     "      --mode pick-first|pick-one|pick-all, --runtime SELECTOR   which runtimes to profile\n"
     "      --flush SECONDS               rewrite the profile this often (0: at exit only)\n"
     "      -c, --config FILE             a config file; the options above override it\n"
@@ -117,6 +118,10 @@ char *sxsprof_write_run_config(const SxsprofRunOptions *o, GError **error) {
   if (o->symbols) {
     g_autofree char *absolute = g_canonicalize_filename(o->symbols, NULL);
     sxs__config_keyfile_set(kf, SXS_KEY_LINES_PATHS, absolute);
+  }
+  if (o->debug_dir) {
+    g_autofree char *absolute = g_canonicalize_filename(o->debug_dir, NULL);
+    sxs__config_keyfile_set(kf, SXS_KEY_SYMBOLS_DEBUG_DIRS, absolute);
   }
   gsize len = 0;
   g_autofree char *text = g_key_file_to_data(kf, &len, NULL);

@@ -8,7 +8,8 @@
  *                  (before reading all)                          (structure,   (\s, \n,    (meaning,
  *                                                                 line numbers) \t, \r, \\) cross-key)
  *
- * Four groups exist: [profiler] (required), [tracing], [stacks] and [sampling] (optional), in any
+ * Nine groups exist: [profiler] (required), [tracing], [stacks], [sampling], [exceptions], [contention],
+ * [allocations], [lines] and [symbols] (optional), in any
  * order, each at most once. A key name may belong to several groups (enabled= to [tracing] and
  * [sampling], mode= to [profiler] and [sampling]), so every (group, key) pair is its own entry of
  * config_keys and a key is looked up within the group being read. The scan keeps, for each entry,
@@ -51,13 +52,15 @@ enum {
   GROUP_CONTENTION,
   GROUP_ALLOCATIONS,
   GROUP_LINES,
+  GROUP_SYMBOLS,
   N_GROUPS
 };
 
-static const char *const config_groups[N_GROUPS] = {"profiler",   "tracing",    "stacks",      "sampling",
-                                                    "exceptions", "contention", "allocations", "lines"};
-static const char *const config_group_labels[N_GROUPS] = {"[profiler]",   "[tracing]",    "[stacks]",      "[sampling]",
-                                                          "[exceptions]", "[contention]", "[allocations]", "[lines]"};
+static const char *const config_groups[N_GROUPS] = {"profiler",   "tracing",     "stacks", "sampling", "exceptions",
+                                                    "contention", "allocations", "lines",  "symbols"};
+static const char *const config_group_labels[N_GROUPS] = {"[profiler]",    "[tracing]",    "[stacks]",
+                                                          "[sampling]",    "[exceptions]", "[contention]",
+                                                          "[allocations]", "[lines]",      "[symbols]"};
 
 #define N_KEYS SXS_CONFIG_N_KEYS
 
@@ -1055,9 +1058,11 @@ static gboolean config_parse_stacks(const SxsConfigScan *scan, const char *value
   return TRUE;
 }
 
-/* [lines] paths=: folders separated by ':', each made absolute against the current folder. */
-static gboolean config_parse_paths(const SxsConfigScan *scan, const char *value, char ***ret_paths, GError **error) {
-  int line = scan->key_line[SXS_KEY_LINES_PATHS];
+/* [lines] paths= and [symbols] debug_dirs= (key): folders separated by ':', each made absolute
+ * against the current folder. */
+static gboolean config_parse_paths(const SxsConfigScan *scan, int key, const char *value, char ***ret_paths,
+                                   GError **error) {
+  int line = scan->key_line[key];
   g_auto(GStrv) parts = g_strsplit(value, ":", -1);
   g_autoptr(GPtrArray) paths = g_ptr_array_new_with_free_func(g_free);
   for (guint i = 0; parts[i]; i++) {
@@ -1065,8 +1070,8 @@ static gboolean config_parse_paths(const SxsConfigScan *scan, const char *value,
     if (problem) {
       g_autofree char *quoted = config_quote(value);
       config_fail(error, SXS_CONFIG_ERROR_VALUE, scan->source, line,
-                  "paths=%s holds a folder that %s; expected folders separated by :, such as /opt/app/symbols", quoted,
-                  problem);
+                  "%s=%s holds a folder that %s; expected folders separated by :, such as /opt/app/symbols",
+                  config_key_table[key].name, quoted, problem);
       return FALSE;
     }
     g_ptr_array_add(paths, g_canonicalize_filename(parts[i], NULL));
@@ -1169,9 +1174,9 @@ static gboolean config_key_frequency(const SxsConfigScan *scan, int k, const cha
   return config_parse_frequency(scan, value, config_field(cfg, k), error);
 }
 
+/* paths= and debug_dirs=: folders into their field (char **). */
 static gboolean config_key_paths(const SxsConfigScan *scan, int k, const char *value, SxsConfig *cfg, GError **error) {
-  (void)k;
-  return config_parse_paths(scan, value, &cfg->lines.paths, error);
+  return config_parse_paths(scan, k, value, (char ***)(void *)((char *)cfg + config_key_table[k].field), error);
 }
 
 /* ---- how keys fit together ---- */
@@ -1281,8 +1286,10 @@ static const ConfigKey config_key_table[N_KEYS] = {
                                      .help = "allocations, sampled, by type and stack"},
     [SXS_KEY_LINES_ENABLED] = {GROUP_LINES, "enabled", config_key_boolean, FIELD(lines.enabled),
                                .help = "source lines of managed frames from the assemblies' PDBs"},
-    [SXS_KEY_LINES_PATHS] = {GROUP_LINES, "paths", config_key_paths,
+    [SXS_KEY_LINES_PATHS] = {GROUP_LINES, "paths", config_key_paths, FIELD(lines.paths),
                              .help = "folders searched for PDBs after each assembly's own"},
+    [SXS_KEY_SYMBOLS_DEBUG_DIRS] = {GROUP_SYMBOLS, "debug_dirs", config_key_paths, FIELD(symbols.debug_dirs),
+                                    .help = "more roots for native debug files, after /usr/lib/debug"},
 };
 
 #undef WORDS
@@ -1414,6 +1421,7 @@ void sxs__config_free(SxsConfig *cfg) {
   g_strfreev(cfg->tracing.include);
   g_strfreev(cfg->tracing.exclude);
   g_strfreev(cfg->lines.paths);
+  g_strfreev(cfg->symbols.debug_dirs);
   config_matcher_free(cfg->tracing.matcher);
   g_free(cfg);
 }

@@ -79,6 +79,13 @@ typedef struct {
                      * NULL-terminated; NULL: none */
 } SxsLinesConfig;
 
+/* The [symbols] group: where native code's debug files are looked for besides /usr/lib/debug. */
+typedef struct {
+  char **debug_dirs; /* debug_dirs=: debug roots (each as /usr/lib/debug: .build-id/, <folder of the
+                      * library>/, and the debug link's name in the root itself), absolute,
+                      * NULL-terminated; NULL: none */
+} SxsSymbolsConfig;
+
 typedef struct {
   SxsMode mode;
   SxsSelectorKind selector_kind;
@@ -99,6 +106,7 @@ typedef struct {
   SxsSamplingConfig sampling;
   gboolean profiles[SXS_PROFILE_N_KINDS]; /* [exceptions], [contention], [allocations] enabled=, default false */
   SxsLinesConfig lines;
+  SxsSymbolsConfig symbols;
 } SxsConfig;
 
 /* Every key of the file, by group, in the order the file's values are checked. Everything about a
@@ -130,6 +138,7 @@ typedef enum {
   SXS_KEY_ALLOCATIONS_ENABLED,
   SXS_KEY_LINES_ENABLED,
   SXS_KEY_LINES_PATHS,
+  SXS_KEY_SYMBOLS_DEBUG_DIRS,
   SXS_CONFIG_N_KEYS
 } SxsConfigKey;
 

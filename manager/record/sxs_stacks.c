@@ -241,8 +241,12 @@ static const SxsModuleMap *module_map(void) {
   g_mutex_lock(&map_lock);
   /* What a walk uses besides the map exists before the first map is published, so a walk that
    * finds a map finds them too. */
-  if (!symbols)
-    g_atomic_pointer_set(&symbols, sxs__symbols_cache_new());
+  if (!symbols) {
+    /* Debug files are looked for under /usr/lib/debug and [symbols] debug_dirs=. */
+    const SxsConfig *cfg = sxs__manager_config();
+    g_atomic_pointer_set(&symbols,
+                         sxs__symbols_cache_new_full(cfg ? (const char *const *)cfg->symbols.debug_dirs : NULL));
+  }
   if (!owners)
     g_atomic_pointer_set(&owners, sxs__ipmap_new(STACKS_OWNERS_CACHE_LOG2));
   map = current_map;

@@ -168,11 +168,14 @@ static guint32 managed_frame(Builder *b, int runtime_id, const char *name, const
 }
 
 /* Native names are "module!symbol+0xoff", "module+0xoff" or "0x...": a function is one frame
- * whatever the offset of the return address within it. */
+ * whatever the offset of the return address within it. The offset is the last "+0x" (a PLT entry
+ * of an IRELATIVE slot is "*ABS*+0x9d6c0@plt"). */
 static guint32 native_frame(Builder *b, const char *name, const char *module) {
   const char *n = name && *name ? name : "?";
   const char *bang = strchr(n, '!');
-  const char *plus = bang ? strstr(bang, "+0x") : NULL;
+  const char *plus = NULL;
+  for (const char *at = bang; at && (at = strstr(at, "+0x")); at += 3)
+    plus = at;
   g_autofree char *shown = plus ? g_strndup(n, plus - n) : g_strdup(n);
   char *label = g_strdup_printf("[native] %s", shown);
   char *symbol = g_strdup(bang ? shown + (bang - n) + 1 : shown);

@@ -300,6 +300,49 @@ static gint compare_dropped(gconstpointer a, gconstpointer b, gpointer dropped) 
   return strcmp(x, y);
 }
 
+/* Is module one of a .NET runtime's own native libraries (libcoreclr.so, libclrjit.so, libclrgc.so,
+ * libSystem.Native.so, libhostpolicy.so, libhostfxr.so, libmscordaccore.so, ...)? */
+static gboolean runtime_library(const char *module) {
+  static const char *const prefixes[] = {"libcoreclr", "libclr", "libSystem.", "libhost", "libmscor"};
+  if (!module || !g_str_has_suffix(module, ".so"))
+    return FALSE;
+  for (guint i = 0; i < G_N_ELEMENTS(prefixes); i++)
+    if (g_str_has_prefix(module, prefixes[i]))
+      return TRUE;
+  return FALSE;
+}
+
+/* One line, when samples sit in runtime libraries that no symbol names ("libcoreclr.so+0x5fb3cb"):
+ * how many, in which, and where their names would come from. */
+static void unnamed_runtime_note(GString *out, const SxsView *v, GArray *rows, guint64 whole, const Palette *p) {
+  guint64 unnamed = 0;
+  g_autoptr(GPtrArray) modules = g_ptr_array_new();
+  for (guint i = 0; i < rows->len; i++) {
+    const SxsViewFrameTotal *row = &g_array_index(rows, SxsViewFrameTotal, i);
+    const SxsViewFrame *f = v->frames->pdata[row->frame];
+    size_t len = f->module ? strlen(f->module) : 0;
+    if (row->self == 0 || !runtime_library(f->module) || strncmp(f->name, f->module, len) != 0 ||
+        !g_str_has_prefix(f->name + len, "+0x"))
+      continue;
+    unnamed += row->self;
+    if (!g_ptr_array_find_with_equal_func(modules, f->module, g_str_equal, NULL))
+      g_ptr_array_add(modules, f->module);
+  }
+  if (unnamed == 0)
+    return;
+  g_ptr_array_sort(modules, compare_strings);
+  g_autoptr(GString) list = g_string_new(NULL);
+  for (guint i = 0; i < modules->len; i++)
+    g_string_append_printf(list, "%s%s", i ? ", " : "", (const char *)modules->pdata[i]);
+  g_string_append_printf(out,
+                         "  %sunnamed runtime code:%s %" G_GUINT64_FORMAT
+                         " samples (%.1f%%) in %s, which carry no symbols; their debug files "
+                         "(%s.dbg, ...) come with the runtime's symbols: dotnet-symbol --symbols puts them beside "
+                         "the library, sxsprof run --debug-dir DIR reads a folder of them\n",
+                         p->dim, p->reset, unnamed, percent(unnamed, whole), list->str,
+                         (const char *)modules->pdata[0]);
+}
+
 /* Top frames of the samples, per runtime and for native code. */
 static void samples_section(GString *out, const SxsView *v, const SxsRenderOptions *o, const Palette *p) {
   guint64 whole = 0, stacks = 0;
@@ -364,6 +407,7 @@ static void samples_section(GString *out, const SxsView *v, const SxsRenderOptio
     /* Native code by total is the host's trunk (_start, main, the runtime's entry): only self. */
     if (!r) {
       native_table(out, v, whole, o->top, p);
+      unnamed_runtime_note(out, v, rows, whole, p);
       continue;
     }
     frame_table(out, v, rows, whole, TRUE, o->top, p);

@@ -10,6 +10,11 @@ set -euo pipefail
 # Build: compiler, CMake, Ninja, pkg-config and the libraries CMake looks up; nm for the export check.
 build_pkgs=(build-essential cmake ninja-build pkg-config libglib2.0-dev libjson-glib-dev libunwind-dev clang-format
             libffi-dev binutils)
+# Native names: libc's full symbol table under /usr/lib/debug/.build-id (the demo's hottest native
+# frames are libc's memmove/memset variants, which only it names); xz and binutils build the test
+# libraries with MiniDebugInfo and debug links (tests/unit/data/make_debug_libs.sh); strace shows
+# which thread opens the debug files, and when (tests/integration/test_native_names.c).
+symbol_pkgs=(libc6-dbg xz-utils strace)
 # Runtimes: what the .NET Core 2.0 and 8.0 native parts load (ICU 72 is Debian 12's; the
 # 2.0 runtime is told so with CLR_ICU_VERSION_OVERRIDE=72).
 runtime_pkgs=(libprotobuf-c1 libicu72 libunwind8 libuuid1 liblzma5 zlib1g libssl3 libcurl4 libgssapi-krb5-2)
@@ -25,7 +30,7 @@ view_pkgs=(libprotobuf-c-dev protobuf-c-compiler zlib1g-dev golang-go chromium f
 # load generator: a fixed number of requests over loopback) for the web template under load.
 bench_pkgs=(linux-perf apache2-utils)
 
-wanted=("${build_pkgs[@]}" "${runtime_pkgs[@]}" "${fetch_pkgs[@]}" "${view_pkgs[@]}" "${bench_pkgs[@]}")
+wanted=("${build_pkgs[@]}" "${symbol_pkgs[@]}" "${runtime_pkgs[@]}" "${fetch_pkgs[@]}" "${view_pkgs[@]}" "${bench_pkgs[@]}")
 # Node.js and npm ship together in some images (not as Debian's npm package): take Debian's
 # only when there is no npm at all.
 if ! command -v npm >/dev/null 2>&1; then

@@ -23,7 +23,7 @@
 #define TRACING_KEYS_EXPECTED "expected one of enabled, inlining, routing, hooks, timing, path, include, exclude"
 #define STACKS_EXPECTED "expected events among exception, jit and gc, separated by commas or spaces, or none"
 #define GROUPS_EXPECTED                                                                                                \
-  "[profiler], [tracing], [stacks], [sampling], [exceptions], [contention], [allocations] or [lines]"
+  "[profiler], [tracing], [stacks], [sampling], [exceptions], [contention], [allocations], [lines] or [symbols]"
 #define SAMPLING_KEYS_EXPECTED "expected one of enabled, frequency, mode, walker"
 #define FREQUENCY_EXPECTED "expected a whole number of samples per second from 1 to 10000"
 #define PATTERNS_EXPECTED                                                                                              \
@@ -439,4 +439,9 @@ static const BadCase bad_cases[] = {
      "/opt/app/symbols"},
     {"lines-unknown-key", "[profiler]\n[lines]\npath=/opt/sym\n", 0, NULL, SXS_CONFIG_ERROR_UNKNOWN,
      ":3: unknown key \"path\" (it belongs in [tracing], not [lines]); expected one of enabled, paths"},
+    {"symbols-debug-dirs-tilde", "[profiler]\n[symbols]\ndebug_dirs=~/dbg\n", 0, NULL, SXS_CONFIG_ERROR_VALUE,
+     ":3: debug_dirs=\"~/dbg\" holds a folder that starts with ~, which is not expanded; expected folders "
+     "separated by :, such as /opt/app/symbols"},
+    {"symbols-unknown-key", "[profiler]\n[symbols]\npaths=/opt/sym\n", 0, NULL, SXS_CONFIG_ERROR_UNKNOWN,
+     ":3: unknown key \"paths\" (it belongs in [lines], not [symbols]); expected one of debug_dirs"},
 };

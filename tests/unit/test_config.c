@@ -964,6 +964,19 @@ static void test_lines(Fixture *f, gconstpointer data) {
   g_assert_true(defaults->lines.enabled);
 }
 
+/* [symbols] debug_dirs=: none by default; folders made absolute, in order. */
+static void test_symbols(Fixture *f, gconstpointer data) {
+  (void)data;
+  g_autoptr(SxsConfig) plain = load_text_ok(f, "[profiler]\n");
+  g_assert_null(plain->symbols.debug_dirs);
+  g_autoptr(SxsConfig) dirs = load_text_ok(f, "[symbols]\ndebug_dirs=/opt/dbg:rel/dbg\n[profiler]\n");
+  g_assert_nonnull(dirs->symbols.debug_dirs);
+  g_assert_cmpuint(g_strv_length(dirs->symbols.debug_dirs), ==, 2);
+  g_assert_cmpstr(dirs->symbols.debug_dirs[0], ==, "/opt/dbg");
+  g_autofree char *rel = g_canonicalize_filename("rel/dbg", NULL);
+  g_assert_cmpstr(dirs->symbols.debug_dirs[1], ==, rel);
+}
+
 /* enabled= of [tracing] and of [sampling], and mode= of [profiler] and of [sampling], are
  * separate keys: both accepted in one file, each with its own value. */
 static void test_sampling_shared_key_names(Fixture *f, gconstpointer data) {
@@ -1316,6 +1329,7 @@ int main(int argc, char **argv) {
   ADD("/manager/config/sampling/all-keys", test_sampling_all_keys);
   ADD("/manager/config/sampling/shared-key-names", test_sampling_shared_key_names);
   ADD("/manager/config/lines", test_lines);
+  ADD("/manager/config/symbols", test_symbols);
   ADD("/manager/config/sampling/frequency-long", test_sampling_frequency_long);
   g_test_add_func("/manager/config/sampling/names", test_sampling_names);
   g_test_add_func("/manager/config/keys/table", test_key_table);

@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/auxv.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include <glib.h>
 #include <glib/gstdio.h>
@@ -197,17 +199,42 @@ static void test_describe_libc(void) {
   g_autofree char *inside = sxs__symbols_describe(cache, map, qsort_addr + 1);
   g_assert_cmpstr(inside, ==, "libc.so.6!qsort+0x1");
 
-  /* libc is stripped: its names come from .dynsym. */
+  /* libc is stripped; libc6-dbg (tests/setup/install-deps.sh) puts its full table under
+   * /usr/lib/debug/.build-id/, named by the build ID libc carries. */
+  const SxsModule *libc = sxs__modmap_find(map, qsort_addr);
+  g_assert_nonnull(libc);
+  g_autofree char *debug_path = NULL;
+  g_assert_cmpint(sxs__symbols_source(cache, libc->path, &debug_path), ==, SXS_SYMBOLS_SOURCE_BUILD_ID);
+  g_assert_nonnull(debug_path);
+  g_assert_true(g_str_has_prefix(debug_path, "/usr/lib/debug/.build-id/"));
+  g_assert_true(g_str_has_suffix(debug_path, ".debug"));
+
+  /* Of aliases, the name a person knows: getpid (weak) over __getpid (global); qsort_r over
+   * __qsort_r and __GI___qsort_r; __libc_start_main without its version. */
   uintptr_t getpid_addr = libc_symbol("getpid");
   g_autofree char *getpid_text = sxs__symbols_describe(cache, map, getpid_addr);
   g_assert_cmpstr(getpid_text, ==, "libc.so.6!getpid+0x0");
+  g_autofree char *qsort_r_text = sxs__symbols_describe(cache, map, libc_symbol("qsort_r") + 2);
+  g_assert_cmpstr(qsort_r_text, ==, "libc.so.6!qsort_r+0x2");
+  g_autofree char *start_main_text = sxs__symbols_describe(cache, map, libc_symbol("__libc_start_main"));
+  g_assert_cmpstr(start_main_text, ==, "libc.so.6!__libc_start_main+0x0");
+
+  /* memcpy resolves (IFUNC) to a local variant only the debug file names; perf shows the
+   * __memmove_ alias of each __memcpy_ one (the longer name). */
+  void *(*volatile copy)(void *, const void *, size_t) = (void *(*)(void *, const void *, size_t))libc_symbol("memcpy");
+  char dst[64], src[64] = "x";
+  copy(dst, src, sizeof dst);
+  g_autofree char *memcpy_text = sxs__symbols_describe(cache, map, (uintptr_t)copy);
+  g_test_message("memcpy here: %s", memcpy_text);
+  g_assert_true(g_str_has_prefix(memcpy_text, "libc.so.6!__memmove_"));
+  g_assert_true(g_str_has_suffix(memcpy_text, "+0x0"));
 }
 
-/* The address of section name of the running program, or 0 when it has none (or it is empty). */
-static uint64_t self_section_address(const char *name) {
+/* The address of section name of the ELF file at path, or 0 when it has none (or it is empty). */
+static uint64_t section_address(const char *path, const char *name) {
   g_autofree char *data = NULL;
   gsize len = 0;
-  g_assert_true(g_file_get_contents("/proc/self/exe", &data, &len, NULL));
+  g_assert_true(g_file_get_contents(path, &data, &len, NULL));
   g_assert_cmpuint(len, >=, sizeof(Elf64_Ehdr));
   Elf64_Ehdr eh;
   memcpy(&eh, data, sizeof(eh));
@@ -223,6 +250,10 @@ static uint64_t self_section_address(const char *name) {
       return sh.sh_size > 0 ? sh.sh_addr : 0;
   }
   return 0;
+}
+
+static uint64_t self_section_address(const char *name) {
+  return section_address("/proc/self/exe", name);
 }
 
 static void test_describe_outside_symbols(void) {
@@ -401,6 +432,14 @@ static const FakeSym fake_functions[] = {
     {"_one", 0x13c0, 0x10, STT_FUNC, STB_GLOBAL, FALSE},
     {"__two", 0x13c0, 0x10, STT_FUNC, STB_GLOBAL, FALSE},
     {"sized_zero", 0x1400, 0, STT_FUNC, STB_GLOBAL, FALSE},
+    {"__memcpy_x", 0x1480, 0x10, STT_FUNC, STB_LOCAL, FALSE},
+    {"__memmove_x", 0x1480, 0x10, STT_FUNC, STB_LOCAL, FALSE},
+    {"local_name", 0x14c0, 0x10, STT_FUNC, STB_LOCAL, FALSE},
+    {"__global_name", 0x14c0, 0x10, STT_FUNC, STB_GLOBAL, FALSE},
+    {"__GI_thing", 0x1800, 0x10, STT_FUNC, STB_GLOBAL, FALSE},
+    {"__libc_thing", 0x1800, 0x10, STT_FUNC, STB_LOCAL, FALSE},
+    {"versioned@@V_1", 0x1840, 0x10, STT_FUNC, STB_GLOBAL, FALSE},
+    {"@@V_2", 0x1880, 0x10, STT_FUNC, STB_GLOBAL, FALSE},
     {"data", 0x1500, 0x10, STT_OBJECT, STB_GLOBAL, FALSE},
     {"resolver", 0x1600, 0x10, STT_GNU_IFUNC, STB_GLOBAL, FALSE},
     {"imported", 0x1700, 0x10, STT_FUNC, STB_GLOBAL, TRUE},
@@ -425,11 +464,17 @@ static void test_elf_synthetic(FileFixture *fx, gconstpointer data) {
   check_symbol(fx->cache, path, base, base + 0x10ff, "outer", 0xff);
   check_symbol(fx->cache, path, base, base + 0x1100, NULL, 0);
   check_symbol(fx->cache, path, base, base + 0xfff, NULL, 0);
-  /* Aliases: fewest leading underscores, then global over weak. */
+  /* Aliases: not a __GI_ one, the fewest leading underscores, global over weak over local, then
+   * (as perf) the longest name; a version suffix is cut, a name that is only one is none. */
   check_symbol(fx->cache, path, base, base + 0x1205, "alias_global", 0x5);
   check_symbol(fx->cache, path, base, base + 0x1300, "plain", 0);
   check_symbol(fx->cache, path, base, base + 0x1381, "public", 1);
   check_symbol(fx->cache, path, base, base + 0x13c2, "_one", 2);
+  check_symbol(fx->cache, path, base, base + 0x1483, "__memmove_x", 3);
+  check_symbol(fx->cache, path, base, base + 0x14c4, "local_name", 4);
+  check_symbol(fx->cache, path, base, base + 0x1805, "__libc_thing", 5);
+  check_symbol(fx->cache, path, base, base + 0x1846, "versioned", 6);
+  check_symbol(fx->cache, path, base, base + 0x1887, NULL, 0);
   /* Size 0, data, undefined: none of them names code; an ifunc does. */
   check_symbol(fx->cache, path, base, base + 0x1400, NULL, 0);
   check_symbol(fx->cache, path, base, base + 0x1505, NULL, 0);
@@ -713,6 +758,254 @@ static void test_stripped_entry(FileFixture *fx, gconstpointer data) {
   g_assert_cmpstr(symbol, ==, "main");
 }
 
+/* ---- debug files: libraries built the ways distributions ship them ---- */
+
+/* The libraries of tests/unit/data/make_debug_libs.sh, built into a fresh folder for each test. */
+typedef struct {
+  char *root;                             /* scratch folder */
+  char *libs;                             /* root/libs: what the script built */
+  char *debug;                            /* root/debug: a debug root ([symbols] debug_dirs=) */
+  uint64_t hidden_worker, exported_entry; /* link-time addresses (nm) */
+  char *build_id;
+} DebugFixture;
+
+static uint64_t nm_address(const char *path, const char *name) {
+  const char *argv[] = {"nm", "--defined-only", path, NULL};
+  g_autofree char *out = NULL;
+  gint status = -1;
+  g_autoptr(GError) error = NULL;
+  g_assert_true(g_spawn_sync(NULL, (char **)argv, NULL, G_SPAWN_SEARCH_PATH, NULL, NULL, &out, NULL, &status, &error));
+  g_assert_no_error(error);
+  g_assert_cmpint(status, ==, 0);
+  g_auto(GStrv) lines = g_strsplit(out, "\n", -1);
+  for (guint i = 0; lines[i]; i++) {
+    g_auto(GStrv) f = g_strsplit(lines[i], " ", 3);
+    if (g_strv_length(f) == 3 && strcmp(f[2], name) == 0)
+      return g_ascii_strtoull(f[0], NULL, 16);
+  }
+  g_assert_not_reached();
+  return 0;
+}
+
+static void debug_setup(DebugFixture *fx, gconstpointer data) {
+  (void)data;
+  fx->root = sxs_scratch_new("sxs-debug");
+  fx->libs = g_build_filename(fx->root, "libs", NULL);
+  fx->debug = g_build_filename(fx->root, "debug", NULL);
+  g_assert_cmpint(g_mkdir_with_parents(fx->debug, 0755), ==, 0);
+  const char *source = g_getenv("SXS_SOURCE_DIR");
+  g_assert_nonnull(source);
+  g_autofree char *script = g_build_filename(source, "tests", "unit", "data", "make_debug_libs.sh", NULL);
+  const char *argv[] = {"bash", script, fx->libs, NULL};
+  g_autofree char *err = NULL;
+  gint status = -1;
+  g_autoptr(GError) error = NULL;
+  g_assert_true(g_spawn_sync(NULL, (char **)argv, NULL, G_SPAWN_SEARCH_PATH, NULL, NULL, NULL, &err, &status, &error));
+  g_assert_no_error(error);
+  if (status != 0)
+    g_test_message("make_debug_libs.sh: %s", err);
+  g_assert_cmpint(status, ==, 0);
+  g_autofree char *full = g_build_filename(fx->libs, "full.so", NULL);
+  fx->hidden_worker = nm_address(full, "hidden_worker");
+  fx->exported_entry = nm_address(full, "exported_entry");
+  g_autofree char *id_path = g_build_filename(fx->libs, "build-id", NULL);
+  g_assert_true(g_file_get_contents(id_path, &fx->build_id, NULL, NULL));
+  g_strstrip(fx->build_id);
+  g_assert_cmpuint(strlen(fx->build_id), ==, 40);
+}
+
+static void debug_teardown(DebugFixture *fx, gconstpointer data) {
+  (void)data;
+  sxs_scratch_remove(fx->root);
+  g_free(fx->libs);
+  g_free(fx->debug);
+  g_free(fx->build_id);
+}
+
+/* Copies src to dst, making dst's folder. */
+static void copy_file(const char *src, const char *dst) {
+  g_autofree char *dir = g_path_get_dirname(dst);
+  g_assert_cmpint(g_mkdir_with_parents(dir, 0755), ==, 0);
+  g_autofree char *bytes = NULL;
+  gsize len = 0;
+  g_assert_true(g_file_get_contents(src, &bytes, &len, NULL));
+  g_assert_true(g_file_set_contents(dst, bytes, (gssize)len, NULL));
+}
+
+static char *fixture_lib(const DebugFixture *fx, const char *name) {
+  return g_build_filename(fx->libs, name, NULL);
+}
+
+/* The name hidden_worker gets in the library at path (NULL: none), loaded at an arbitrary base. */
+static void check_worker(SxsSymbolCache *cache, const DebugFixture *fx, const char *path, const char *expected) {
+  const uintptr_t base = 0x7f1200000000;
+  check_symbol(cache, path, base, base + fx->hidden_worker + 3, expected, 3);
+  /* Exported names come from the library's own .dynsym whatever else is found. */
+  check_symbol(cache, path, base, base + fx->exported_entry, "exported_entry", 0);
+}
+
+/* The unstripped library: its own .symtab, no debug file looked for. */
+static void test_debug_own_symtab(DebugFixture *fx, gconstpointer data) {
+  (void)data;
+  g_autoptr(SxsSymbolCache) cache = sxs__symbols_cache_new();
+  g_autofree char *full = fixture_lib(fx, "full.so");
+  check_worker(cache, fx, full, "hidden_worker");
+  g_autofree char *debug_path = NULL;
+  g_assert_cmpint(sxs__symbols_source(cache, full, &debug_path), ==, SXS_SYMBOLS_SOURCE_SYMTAB);
+  g_assert_null(debug_path);
+}
+
+/* MiniDebugInfo: the stripped library carries its local functions in .gnu_debugdata. */
+static void test_debug_minidebuginfo(DebugFixture *fx, gconstpointer data) {
+  (void)data;
+  g_autoptr(SxsSymbolCache) cache = sxs__symbols_cache_new();
+  g_autofree char *mini = fixture_lib(fx, "mini.so");
+  check_worker(cache, fx, mini, "hidden_worker");
+  g_assert_cmpint(sxs__symbols_source(cache, mini, NULL), ==, SXS_SYMBOLS_SOURCE_DEBUGDATA);
+  /* Stripped without it: .dynsym alone, the local function unnamed. */
+  g_autofree char *stripped = fixture_lib(fx, "stripped.so");
+  check_worker(cache, fx, stripped, NULL);
+  g_assert_cmpint(sxs__symbols_source(cache, stripped, NULL), ==, SXS_SYMBOLS_SOURCE_DYNSYM);
+}
+
+/* The build-ID file under a debug root: <root>/.build-id/xx/yyyy.debug. */
+static void test_debug_build_id(DebugFixture *fx, gconstpointer data) {
+  (void)data;
+  g_autofree char *full_debug = fixture_lib(fx, "full.debug");
+  g_autofree char *place = g_strdup_printf("%s/.build-id/%.2s/%s.debug", fx->debug, fx->build_id, fx->build_id + 2);
+  copy_file(full_debug, place);
+  const char *dirs[] = {fx->debug, NULL};
+  g_autoptr(SxsSymbolCache) cache = sxs__symbols_cache_new_full(dirs);
+  g_autofree char *stripped = fixture_lib(fx, "stripped.so");
+  check_worker(cache, fx, stripped, "hidden_worker");
+  g_autofree char *debug_path = NULL;
+  g_assert_cmpint(sxs__symbols_source(cache, stripped, &debug_path), ==, SXS_SYMBOLS_SOURCE_BUILD_ID);
+  g_assert_cmpstr(debug_path, ==, place);
+}
+
+/* A debug file of another build is refused, by build ID and by CRC. */
+static void test_debug_wrong_build(DebugFixture *fx, gconstpointer data) {
+  (void)data;
+  /* Another build's debug file where this build's belongs: same code, other ID. */
+  g_autofree char *other_debug = fixture_lib(fx, "other.debug");
+  g_autofree char *place = g_strdup_printf("%s/.build-id/%.2s/%s.debug", fx->debug, fx->build_id, fx->build_id + 2);
+  copy_file(other_debug, place);
+  const char *dirs[] = {fx->debug, NULL};
+  g_autoptr(SxsSymbolCache) cache = sxs__symbols_cache_new_full(dirs);
+  g_autofree char *stripped = fixture_lib(fx, "stripped.so");
+  check_worker(cache, fx, stripped, NULL);
+  g_assert_cmpint(sxs__symbols_source(cache, stripped, NULL), ==, SXS_SYMBOLS_SOURCE_DYNSYM);
+
+  /* Without build IDs, a debug link's file is matched by the CRC the link records: the right one
+   * is used, one changed after the link was made (one byte more) is not. */
+  g_autofree char *noid_full = fixture_lib(fx, "noid-full.so");
+  uint64_t worker = nm_address(noid_full, "hidden_worker");
+  g_autofree char *noid_src = fixture_lib(fx, "noid.so");
+  g_autofree char *debug_src = fixture_lib(fx, "noid.debug");
+  g_autofree char *bytes = NULL;
+  gsize len = 0;
+  g_assert_true(g_file_get_contents(debug_src, &bytes, &len, NULL));
+  for (int changed = 0; changed < 2; changed++) {
+    g_autofree char *dir = g_strdup_printf("%s/crc%d", fx->root, changed);
+    g_autofree char *lib = g_build_filename(dir, "noid.so", NULL);
+    copy_file(noid_src, lib);
+    g_autofree char *beside = g_build_filename(dir, "noid.debug", NULL);
+    g_autofree char *text = g_memdup2(bytes, len + 1);
+    text[len] = '\n';
+    g_assert_true(g_file_set_contents(beside, text, (gssize)(len + (gsize)changed), NULL));
+    g_autoptr(SxsSymbolCache) plain = sxs__symbols_cache_new();
+    const uintptr_t base = 0x7f5600000000;
+    check_symbol(plain, lib, base, base + worker + 2, changed ? NULL : "hidden_worker", 2);
+    g_assert_cmpint(sxs__symbols_source(plain, lib, NULL), ==,
+                    changed ? SXS_SYMBOLS_SOURCE_DYNSYM : SXS_SYMBOLS_SOURCE_DEBUGLINK);
+  }
+}
+
+/* The .gnu_debuglink file in each of its three places: beside the library, in .debug/ beside it,
+ * under a debug root followed by the library's folder. */
+static void test_debug_link(DebugFixture *fx, gconstpointer data) {
+  (void)data;
+  g_autofree char *linked_src = fixture_lib(fx, "linked.so");
+  g_autofree char *debug_src = fixture_lib(fx, "linked.debug");
+  const char *dirs[] = {fx->debug, NULL};
+  g_autoptr(SxsSymbolCache) cache = sxs__symbols_cache_new_full(dirs);
+  for (int where = 0; where < 3; where++) {
+    g_autofree char *dir = g_strdup_printf("%s/place%d", fx->root, where);
+    g_autofree char *lib = g_build_filename(dir, "linked.so", NULL);
+    copy_file(linked_src, lib);
+    g_autofree char *place = where == 0   ? g_build_filename(dir, "linked.debug", NULL)
+                             : where == 1 ? g_build_filename(dir, ".debug", "linked.debug", NULL)
+                                          : g_strconcat(fx->debug, dir, "/linked.debug", NULL);
+    copy_file(debug_src, place);
+    check_worker(cache, fx, lib, "hidden_worker");
+    g_autofree char *debug_path = NULL;
+    g_assert_cmpint(sxs__symbols_source(cache, lib, &debug_path), ==, SXS_SYMBOLS_SOURCE_DEBUGLINK);
+    g_assert_cmpstr(debug_path, ==, place);
+  }
+  /* Without the debug root, the third place is not looked in. */
+  g_autoptr(SxsSymbolCache) plain = sxs__symbols_cache_new();
+  g_autofree char *third = g_strdup_printf("%s/place2/linked.so", fx->root);
+  check_worker(plain, fx, third, NULL);
+}
+
+/* PLT entries: foo@plt for the library's call to getpid through its PLT. */
+static void test_debug_plt(DebugFixture *fx, gconstpointer data) {
+  (void)data;
+  g_autoptr(SxsSymbolCache) cache = sxs__symbols_cache_new();
+  g_autofree char *lib = fixture_lib(fx, "plt.so");
+  uint64_t sec = section_address(lib, ".plt.sec");
+  uint64_t entry = sec ? sec : section_address(lib, ".plt") + 16;
+  g_assert_cmphex(entry, >, 16);
+  const uintptr_t base = 0x7f3400000000;
+  check_symbol(cache, lib, base, base + entry + 4, "getpid@plt", 4);
+  /* PLT0, the resolver's entry, is nobody's. */
+  if (!sec)
+    check_symbol(cache, lib, base, base + entry - 8, NULL, 0);
+}
+
+/* ---- the perf map of code generated outside any module ---- */
+
+static void test_perf_map(void) {
+  /* Code of our own in anonymous executable memory, as a JIT makes it: mov $42,%eax; ret. */
+  static const uint8_t code[] = {0xb8, 0x2a, 0x00, 0x00, 0x00, 0xc3};
+  size_t page = (size_t)sysconf(_SC_PAGESIZE);
+  uint8_t *mem = mmap(NULL, page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  g_assert_true(mem != MAP_FAILED);
+  memcpy(mem, code, sizeof code);
+  memcpy(mem + 64, code, sizeof code);
+  g_assert_cmpint(mprotect(mem, page, PROT_READ | PROT_EXEC), ==, 0);
+  int (*answer)(void) = (int (*)(void))(uintptr_t)mem;
+  g_assert_cmpint(answer(), ==, 42);
+
+  g_autofree char *path = g_strdup_printf("/tmp/perf-%ld.map", (long)getpid());
+  g_autofree char *line = g_strdup_printf("%" PRIxPTR " 6 jitted::answer(int)\n", (uintptr_t)mem);
+  g_assert_true(g_file_set_contents(path, line, -1, NULL));
+
+  g_autoptr(SxsModuleMap) map = sxs__modmap_new();
+  g_assert_null(sxs__modmap_find(map, (uintptr_t)mem));
+  g_autoptr(SxsSymbolCache) cache = sxs__symbols_cache_new();
+  g_autofree char *first = sxs__symbols_describe(cache, map, (uintptr_t)mem + 1);
+  g_assert_cmpstr(first, ==, "[perf-map]!jitted::answer(int)+0x1");
+  /* Past the entry's size: not that entry. */
+  g_autofree char *past = sxs__symbols_describe(cache, map, (uintptr_t)mem + 6);
+  g_autofree char *past_expected = g_strdup_printf("0x%" PRIxPTR, (uintptr_t)mem + 6);
+  g_assert_cmpstr(past, ==, past_expected);
+
+  /* The generator writes more as it goes: a miss reads the map again. The first name stays valid. */
+  const char *kept = NULL;
+  uintptr_t offset = 0;
+  g_assert_cmpint(sxs__symbols_lookup_perf_map(cache, (uintptr_t)mem, &kept, &offset), ==, 0);
+  g_autofree char *more = g_strdup_printf("%s%" PRIxPTR " 6 second\n", line, (uintptr_t)mem + 64);
+  g_assert_true(g_file_set_contents(path, more, -1, NULL));
+  g_usleep(100000); /* a changed map is read again at most every 50 ms */
+  g_autofree char *second = sxs__symbols_describe(cache, map, (uintptr_t)mem + 64 + 5);
+  g_assert_cmpstr(second, ==, "[perf-map]!second+0x5");
+  g_assert_cmpstr(kept, ==, "jitted::answer(int)");
+
+  g_assert_cmpint(g_unlink(path), ==, 0);
+  munmap(mem, page);
+}
+
 int main(int argc, char **argv) {
   g_test_init(&argc, &argv, NULL);
 
@@ -727,6 +1020,16 @@ int main(int argc, char **argv) {
   g_test_add("/stitch/symbols/elf/stripped-entry", FileFixture, NULL, file_setup, test_stripped_entry, file_teardown);
   g_test_add("/stitch/symbols/elf/damaged-library", FileFixture, NULL, file_setup, test_elf_damaged_library,
              file_teardown);
+  g_test_add("/stitch/symbols/debug/own-symtab", DebugFixture, NULL, debug_setup, test_debug_own_symtab,
+             debug_teardown);
+  g_test_add("/stitch/symbols/debug/minidebuginfo", DebugFixture, NULL, debug_setup, test_debug_minidebuginfo,
+             debug_teardown);
+  g_test_add("/stitch/symbols/debug/build-id", DebugFixture, NULL, debug_setup, test_debug_build_id, debug_teardown);
+  g_test_add("/stitch/symbols/debug/wrong-build", DebugFixture, NULL, debug_setup, test_debug_wrong_build,
+             debug_teardown);
+  g_test_add("/stitch/symbols/debug/debuglink", DebugFixture, NULL, debug_setup, test_debug_link, debug_teardown);
+  g_test_add("/stitch/symbols/debug/plt", DebugFixture, NULL, debug_setup, test_debug_plt, debug_teardown);
+  g_test_add_func("/stitch/symbols/perf-map", test_perf_map);
   g_test_add_func("/stitch/symbols/describe/threads", test_describe_threads);
 
   return g_test_run();

@@ -44,6 +44,57 @@ static void test_labels(void) {
   g_assert_cmpstr(hot->module, ==, "App.dll");
 }
 
+/* Native names of PLT entries and perf maps: the offset is the last "+0x", so an IRELATIVE PLT
+ * entry keeps its whole name, and every offset in one function is one frame. */
+static void test_native_names(void) {
+  g_autoptr(SxsProfileModel) m = fixture_model();
+  SxsStackModel *s = fixture_sample(m, 7, "Plt", 3);
+  fixture_frame(s, FALSE, 0, "libc.so.6!*ABS*+0x9d6c0@plt+0x4", "libc.so.6", 0x7f0000002004);
+  fixture_frame(s, FALSE, 0, "[perf-map]!stub<Thunk>+0x8", "", 0x7f0000003008);
+  fixture_frame(s, FALSE, 0, "[perf-map]!stub<Thunk>+0x10", "", 0x7f0000003010);
+  fixture_libc(s);
+  g_autoptr(SxsView) v = sxs__view_new(m, NULL);
+  const SxsViewFrame *plt = frame_by_label(v, "[native] libc.so.6!*ABS*+0x9d6c0@plt");
+  g_assert_nonnull(plt);
+  g_assert_cmpstr(plt->name, ==, "*ABS*+0x9d6c0@plt");
+  const SxsViewFrame *stub = frame_by_label(v, "[native] [perf-map]!stub<Thunk>");
+  g_assert_nonnull(stub);
+  g_assert_cmpstr(stub->name, ==, "stub<Thunk>");
+  guint stubs = 0;
+  for (guint i = 0; i < v->frames->len; i++)
+    stubs += g_str_has_prefix(((const SxsViewFrame *)v->frames->pdata[i])->label, "[native] [perf-map]!");
+  g_assert_cmpuint(stubs, ==, 1);
+}
+
+/* The summary says once how many samples sit in runtime libraries no symbol names, and in which;
+ * named runtime frames and other libraries' unnamed ones do not count. */
+static void test_unnamed_runtime(void) {
+  g_autoptr(SxsProfileModel) m = fixture_model();
+  static const struct {
+    const char *name, *module;
+    guint64 count;
+  } leaves[] = {
+      {"libcoreclr.so+0x5fb3cb", "libcoreclr.so", 5},
+      {"libcoreclr.so+0x459304", "libcoreclr.so", 4},
+      {"libclrjit.so+0x10", "libclrjit.so", 2},
+      {"libcoreclr.so!coreclr_execute_assembly+0x5", "libcoreclr.so", 6},
+      {"libfoo.so+0x20", "libfoo.so", 9},
+  };
+  for (guint i = 0; i < G_N_ELEMENTS(leaves); i++) {
+    SxsStackModel *s = fixture_sample(m, 8, "Runtime", leaves[i].count);
+    fixture_frame(s, FALSE, 0, leaves[i].name, leaves[i].module, 0x7f0000004000 + i);
+    fixture_libc(s);
+  }
+  g_autoptr(SxsView) v = sxs__view_new(m, NULL);
+  gsize len = 0;
+  g_autofree char *error = NULL;
+  g_autofree char *summary = sxs__write_summary(v, NULL, &len, &error);
+  const char *note = strstr(summary, "unnamed runtime code: 11 samples (");
+  g_assert_nonnull(note);
+  g_assert_nonnull(strstr(note, "in libclrjit.so, libcoreclr.so, which carry no symbols"));
+  g_assert_null(strstr(note + 1, "unnamed runtime code"));
+}
+
 static void test_groups(void) {
   g_autoptr(SxsProfileModel) m = fixture_model();
   g_autoptr(SxsView) v = sxs__view_new(m, NULL);
@@ -400,6 +451,8 @@ static void test_lines(void) {
 int main(int argc, char **argv) {
   g_test_init(&argc, &argv, NULL);
   g_test_add_func("/views/model/labels", test_labels);
+  g_test_add_func("/views/model/native-names", test_native_names);
+  g_test_add_func("/views/summary/unnamed-runtime", test_unnamed_runtime);
   g_test_add_func("/views/model/groups", test_groups);
   g_test_add_func("/views/model/filter", test_filter);
   g_test_add_func("/views/model/tree", test_tree);
