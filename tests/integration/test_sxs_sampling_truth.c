@@ -13,7 +13,9 @@
  *   - a sample whose first Truth frame is of a `truth-driver` class (Main starting or joining the
  *     threads) belongs to no pattern;
  *   - the sample belongs to the pattern of its first pattern frame (and that frame's runtime);
- *   - it is exact when the frames from there down match the chain: each named frame equal, `...`
+ *   - it is exact when the frames from there down match one of the pattern's chains (from the
+ *     chain's first frame named as that frame is: a sample in a caller's own code has the chain's
+ *     tail from there): each named frame equal, `...`
  *     one or more frames of no Truth class, and below the chain's root only frames of no Truth
  *     class (the runtime's thread start); and when no frame of the stack is a bare address;
  *   - a sample on a pattern's thread with no pattern frame at all but a bare address counts as a
@@ -34,7 +36,7 @@
 typedef ItestScratch Fixture;
 
 typedef struct {
-  const char *name; /* /sxs/sampling-truth/<name> */
+  const char *name;      /* /sxs/sampling-truth/<name> */
   const char *runtime_a; /* "dotnet" (the SDK's 10) or a runsxs RUNTIME */
   const char *runtime_b; /* second runtime of the same runsxs process, or NULL */
   const char *walker;
@@ -43,14 +45,14 @@ typedef struct {
 
 typedef struct {
   char *name;
-  GStrv chain; /* leaf first; "..." for framework frames */
+  GPtrArray *chains; /* GStrv each: leaf first; "..." for framework frames */
 } Pattern;
 
 typedef struct {
-  GPtrArray *patterns;   /* Pattern* */
-  GHashTable *class_of;  /* "OsrLoop" -> Pattern* (borrowed) */
-  GHashTable *above;     /* "Work" -> "" */
-  GHashTable *driver;    /* "Driver" -> "" */
+  GPtrArray *patterns;  /* Pattern* */
+  GHashTable *class_of; /* "OsrLoop" -> Pattern* (borrowed) */
+  GHashTable *above;    /* "Work" -> "" */
+  GHashTable *driver;   /* "Driver" -> "" */
 } Manifest;
 
 typedef struct {
@@ -61,7 +63,7 @@ typedef struct {
 static void pattern_free(gpointer p) {
   Pattern *pat = p;
   g_free(pat->name);
-  g_strfreev(pat->chain);
+  g_ptr_array_unref(pat->chains);
   g_free(pat);
 }
 
@@ -102,16 +104,27 @@ static void manifest_read(Manifest *m, const char *out) {
     const char *sp = strchr(rest, ' ');
     g_assert_nonnull(sp);
     g_autofree char *name = g_strndup(rest, (gsize)(sp - rest));
-    gboolean known = FALSE;
+    Pattern *pat = NULL;
     for (guint i = 0; i < m->patterns->len; i++)
-      known |= g_str_equal(((Pattern *)m->patterns->pdata[i])->name, name);
-    if (known)
+      if (g_str_equal(((Pattern *)m->patterns->pdata[i])->name, name))
+        pat = m->patterns->pdata[i];
+    if (!pat) {
+      pat = g_new0(Pattern, 1);
+      pat->name = g_steal_pointer(&name);
+      pat->chains = g_ptr_array_new_with_free_func((GDestroyNotify)g_strfreev);
+      g_ptr_array_add(m->patterns, pat);
+    }
+    /* Under runsxs each runtime prints the same lines. */
+    gboolean seen = FALSE;
+    for (guint i = 0; i < pat->chains->len && !seen; i++) {
+      g_autofree char *joined = g_strjoinv(" < ", pat->chains->pdata[i]);
+      seen = g_str_equal(joined, sp + 1);
+    }
+    if (seen)
       continue;
-    Pattern *pat = g_new0(Pattern, 1);
-    pat->name = g_steal_pointer(&name);
-    pat->chain = g_strsplit(sp + 1, " < ", -1);
-    g_ptr_array_add(m->patterns, pat);
-    for (char **f = pat->chain; *f; f++) {
+    GStrv chain = g_strsplit(sp + 1, " < ", -1);
+    g_ptr_array_add(pat->chains, chain);
+    for (char **f = chain; *f; f++) {
       g_autofree char *cls = truth_class(*f);
       if (cls)
         g_hash_table_replace(m->class_of, g_steal_pointer(&cls), pat);
@@ -126,10 +139,17 @@ static void manifest_clear(Manifest *m) {
   g_hash_table_unref(m->driver);
 }
 
-/* Do the managed frames names[from..n) match the chain (see the top of the file)? */
-static gboolean chain_matches(const Manifest *m, char **names, guint n, guint from, char **chain) {
+/* Do the managed frames names[from..n) match the chain (see the top of the file)? The chain is
+ * matched from the first of its frames named as names[from] is: a sample in a caller's own code
+ * has the chain's tail from that caller down. */
+static gboolean chain_matches(char **names, guint n, guint from, char **chain) {
   guint pos = from;
-  for (char **tok = chain; *tok; tok++) {
+  char **tok = chain;
+  while (*tok && !g_str_equal(*tok, names[from]))
+    tok++;
+  if (!*tok)
+    return FALSE;
+  for (; *tok; tok++) {
     if (g_str_equal(*tok, "...")) {
       guint start = pos;
       while (pos < n && !g_str_has_prefix(names[pos], "Truth."))
@@ -145,7 +165,6 @@ static gboolean chain_matches(const Manifest *m, char **names, guint n, guint fr
   for (; pos < n; pos++)
     if (g_str_has_prefix(names[pos], "Truth."))
       return FALSE;
-  (void)m;
   return TRUE;
 }
 
@@ -216,7 +235,10 @@ static void measure(const Manifest *m, JsonObject *samples, GHashTable *rows) {
     r->samples += count;
     if (bare)
       r->bare += count;
-    if (!bare && first < n && chain_matches(m, names, n, first, pat->chain)) {
+    gboolean exact = FALSE;
+    for (guint k = 0; !bare && first < n && k < pat->chains->len && !exact; k++)
+      exact = chain_matches(names, n, first, pat->chains->pdata[k]);
+    if (exact) {
       r->exact += count;
       continue;
     }
@@ -269,8 +291,8 @@ static void test_truth(Fixture *f, gconstpointer data) {
   /* The table, one row a pattern and runtime, then the wrong stacks of each failing row. */
   guint nruntimes = c->runtime_b ? 2 : 1;
   GString *table = g_string_new(NULL);
-  g_string_append_printf(table, "stack truth, %s%s%s, walker=%s, mode=%s:\n", c->runtime_a,
-                         c->runtime_b ? " + " : "", c->runtime_b ? c->runtime_b : "", c->walker, c->mode);
+  g_string_append_printf(table, "stack truth, %s%s%s, walker=%s, mode=%s:\n", c->runtime_a, c->runtime_b ? " + " : "",
+                         c->runtime_b ? c->runtime_b : "", c->walker, c->mode);
   g_string_append_printf(table, "  %-18s %3s %8s %8s %8s\n", "pattern", "rt", "samples", "exact", "bare");
   GString *details = g_string_new(NULL);
   guint failed = 0;
@@ -284,12 +306,13 @@ static void test_truth(Fixture *f, gconstpointer data) {
       gboolean ok = total >= MIN_SAMPLES && share >= BAR && bare == 0;
       if (g_str_equal(pat->name, "blocking-pinvoke") && g_str_equal(c->mode, "cpu"))
         ok = TRUE; /* off the CPU: not printed in cpu mode (truth-skip) */
-      g_string_append_printf(table, "  %-18s %3" G_GINT64_FORMAT " %8" G_GINT64_FORMAT " %7.1f%% %8" G_GINT64_FORMAT "%s\n",
+      g_string_append_printf(table,
+                             "  %-18s %3" G_GINT64_FORMAT " %8" G_GINT64_FORMAT " %7.1f%% %8" G_GINT64_FORMAT "%s\n",
                              pat->name, rt, total, 100 * share, bare, ok ? "" : "  FAIL");
       if (ok)
         continue;
       failed++;
-      g_autofree char *expected = g_strjoinv(" < ", pat->chain);
+      g_autofree char *expected = g_strjoinv(" < ", pat->chains->pdata[0]);
       g_string_append_printf(details, "%s (runtime %" G_GINT64_FORMAT "), expected %s; wrong:\n", pat->name, rt,
                              expected);
       if (!r)

@@ -9,7 +9,10 @@
 //     truth <pattern> <frame> < <frame> < ... < <frame>
 //
 // the expected managed frames from the leaf-most frame of the pattern's class down to the thread's
-// root, as the profile names them (Namespace.Type.Method). `...` stands for one or more managed
+// root, as the profile names them (Namespace.Type.Method); a pattern whose thread also spends time
+// on another path (throwing) prints one line for each. A sample in a caller's own code (between two
+// calls) has the chain's tail from that caller down. Every method of a chain is NoInlining, lambdas
+// included: code the JIT inlined has no frame of its own. `...` stands for one or more managed
 // frames of the framework (their names differ between versions), and nothing of Truth among them.
 // `truth-above <classes>` names the helper classes (arithmetic, the clock: tier-0 code calls them,
 // optimized code inlines them) whose frames may sit above a pattern's leaf, and
@@ -326,7 +329,8 @@ namespace Truth
     // Work in a catch handler: each throw is followed by about 5 ms of work in the handler.
     internal static class InCatch
     {
-        internal const string Chain = "Truth.InCatch.Leaf < Truth.InCatch.Handle < Truth.InCatch.Run";
+        internal const string Chain = "Truth.InCatch.Leaf < Truth.InCatch.Handle < Truth.InCatch.Run\n" +
+                                      "Truth.InCatch.Throw < Truth.InCatch.Handle < Truth.InCatch.Run";
 
         internal static void Run()
         {
@@ -369,7 +373,8 @@ namespace Truth
     // Work in a finally handler run by an exception's unwinding.
     internal static class InFinally
     {
-        internal const string Chain = "Truth.InFinally.Leaf < Truth.InFinally.Handle < Truth.InFinally.Run";
+        internal const string Chain = "Truth.InFinally.Leaf < Truth.InFinally.Handle < Truth.InFinally.Run\n" +
+                                      "Truth.InFinally.Throw < Truth.InFinally.Handle < Truth.InFinally.Run";
 
         internal static void Run()
         {
@@ -423,7 +428,8 @@ namespace Truth
     internal static class InFilter
     {
         internal const string Chain =
-            "Truth.InFilter.Leaf < Truth.InFilter.Check < Truth.InFilter.Handle < Truth.InFilter.Run";
+            "Truth.InFilter.Leaf < Truth.InFilter.Check < Truth.InFilter.Handle < Truth.InFilter.Run\n" +
+            "Truth.InFilter.Throw < Truth.InFilter.Handle < Truth.InFilter.Run";
 
         internal static void Run()
         {
@@ -506,6 +512,7 @@ namespace Truth
             return Marshal.ReadInt64(array);
         }
 
+        [MethodImpl(MethodImplOptions.NoInlining)]
         private static int Compare(IntPtr a, IntPtr b)
         {
             long x = Marshal.ReadInt64(a), y = Marshal.ReadInt64(b);
@@ -603,12 +610,12 @@ namespace Truth
         {
             long acc = 0;
             long bias = 3;
-            Func<long, long> inner = x =>
+            Func<long, long> inner = [MethodImpl(MethodImplOptions.NoInlining)] (long x) =>
             {
                 long r = Leaf(x);
                 return r + bias;
             };
-            Func<Func<long, long>, long, long> outer = (f, x) =>
+            Func<Func<long, long>, long, long> outer = [MethodImpl(MethodImplOptions.NoInlining)] (Func<long, long> f, long x) =>
             {
                 long r = f(x);
                 return r ^ 1;
@@ -687,6 +694,7 @@ namespace Truth
 
         internal sealed class ByValue : IComparer<long>
         {
+            [MethodImpl(MethodImplOptions.NoInlining)]
             public int Compare(long a, long b)
             {
                 long r = Leaf(a);
@@ -728,7 +736,7 @@ namespace Truth
             var items = Enumerable.Range(0, 64).Select(i => (long)i).ToArray();
             long acc = 0;
             while (Clock.Running)
-                acc += items.Select(x => Leaf(x)).Sum();
+                acc += items.Select([MethodImpl(MethodImplOptions.NoInlining)] (long x) => Leaf(x)).Sum();
             Clock.Sink += acc;
         }
 
@@ -829,11 +837,16 @@ namespace Truth
     // A thread-pool work item.
     internal static class PoolItem
     {
-        internal const string Chain = "Truth.PoolItem.Leaf < Truth.PoolItem.Work < ...";
+        internal const string Chain =
+            "Truth.PoolItem.Leaf < Truth.PoolItem.Work < Truth.PoolItem.<>c__DisplayClass1_0.<Start>b__0 < ...";
 
         internal static void Start(ManualResetEvent done)
         {
-            ThreadPool.QueueUserWorkItem(state => { Work(); done.Set(); });
+            ThreadPool.QueueUserWorkItem([MethodImpl(MethodImplOptions.NoInlining)] (object state) =>
+            {
+                Work();
+                done.Set();
+            });
         }
 
         [MethodImpl(MethodImplOptions.NoInlining)]
@@ -888,16 +901,9 @@ namespace Truth
 
         public static int Main(string[] args)
         {
-            double seconds;
-            if (args.Length < 1 || args.Length > 2 ||
-                !double.TryParse(args[0], NumberStyles.Float, CultureInfo.InvariantCulture, out seconds) ||
-                (args.Length == 2 && args[1] != "cpu" && args[1] != "wall"))
-            {
-                Console.Error.WriteLine("usage: StackTruth <seconds> [cpu|wall]");
+            var threads = Driver.Start(args);
+            if (threads == null)
                 return 2;
-            }
-            bool wall = args.Length == 2 && args[1] == "wall";
-            var threads = Driver.Start(seconds, wall);
             long acc = 0;
             while (Clock.Running)
                 acc += OsrMain.Work(acc);
@@ -914,8 +920,17 @@ namespace Truth
         private static Task _async;
 
         [MethodImpl(MethodImplOptions.NoInlining)]
-        internal static List<Thread> Start(double seconds, bool wall)
+        internal static List<Thread> Start(string[] args)
         {
+            double seconds;
+            if (args.Length < 1 || args.Length > 2 ||
+                !double.TryParse(args[0], NumberStyles.Float, CultureInfo.InvariantCulture, out seconds) ||
+                (args.Length == 2 && args[1] != "cpu" && args[1] != "wall"))
+            {
+                Console.Error.WriteLine("usage: StackTruth <seconds> [cpu|wall]");
+                return null;
+            }
+            bool wall = args.Length == 2 && args[1] == "wall";
             bool uco = Environment.Version.Major >= 5;
             var patterns = new List<KeyValuePair<string, ThreadStart>>
             {
@@ -945,13 +960,15 @@ namespace Truth
                 {"ready-to-run", ReadyToRun.Chain}, {"stackalloc", StackAlloc.Chain},
                 {"pool-item", PoolItem.Chain}, {"async-await", AsyncAwait.Chain},
             };
-            foreach (var p in patterns)
-                Console.WriteLine("truth " + p.Key + " " + chains[p.Key]);
-            Console.WriteLine("truth osr-main " + chains["osr-main"]);
+            var names = patterns.Select(p => p.Key).ToList();
+            names.AddRange(new[] { "osr-main", "pool-item", "async-await" });
+            foreach (var name in names)
+            {
+                foreach (var chain in chains[name].Split('\n'))
+                    Console.WriteLine("truth " + name + " " + chain);
+            }
             Console.WriteLine("truth-above Truth.Work Truth.Clock Truth.TruthException");
             Console.WriteLine("truth-driver Truth.Driver");
-            Console.WriteLine("truth pool-item " + chains["pool-item"]);
-            Console.WriteLine("truth async-await " + chains["async-await"]);
             if (!uco)
                 Console.WriteLine("truth-skip qsort-unmanaged UnmanagedCallersOnly needs .NET 5 or later");
             if (!wall)
