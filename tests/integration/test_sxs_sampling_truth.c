@@ -10,8 +10,8 @@
  *     chain (Truth.<Class>...), the helper frames those of the classes the app lists as
  *     `truth-above` (shared arithmetic, the clock: tier-0 code does not inline them), allowed only
  *     above the first pattern frame;
- *   - a sample whose first Truth frame is of a `truth-driver` class (Main starting or joining the
- *     threads) belongs to no pattern;
+ *   - a sample with a frame of a `truth-driver` class (Main starting or joining the threads)
+ *     belongs to no pattern;
  *   - the sample belongs to the pattern of its first pattern frame (and that frame's runtime);
  *   - it is exact when the frames from there down match one of the pattern's chains (from the
  *     chain's first frame named as that frame is: a sample in a caller's own code has the chain's
@@ -94,8 +94,8 @@ static void manifest_read(Manifest *m, const char *out) {
       GHashTable *set = g_str_has_prefix(*l, "truth-above ") ? m->above : m->driver;
       g_auto(GStrv) words = g_strsplit(strchr(*l, ' ') + 1, " ", -1);
       for (char **w = words; *w; w++)
-        if (**w)
-          g_hash_table_replace(set, g_strdup(*w), (gpointer) "");
+        if (g_str_has_prefix(*w, "Truth."))
+          g_hash_table_replace(set, g_strdup(*w + strlen("Truth.")), (gpointer) "");
       continue;
     }
     if (!g_str_has_prefix(*l, "truth ") || g_str_has_prefix(*l, "truth done"))
@@ -209,13 +209,15 @@ static void measure(const Manifest *m, JsonObject *samples, GHashTable *rows) {
     guint first = n;
     const Pattern *pat = NULL;
     gboolean driver = FALSE;
-    for (guint j = 0; j < n && first == n; j++) {
+    for (guint j = 0; j < n; j++) {
       g_autofree char *cls = truth_class(names[j]);
       if (!cls || g_hash_table_contains(m->above, cls))
         continue;
-      first = j;
-      driver = g_hash_table_contains(m->driver, cls);
-      pat = g_hash_table_lookup(m->class_of, cls);
+      driver |= g_hash_table_contains(m->driver, cls);
+      if (first == n) {
+        first = j;
+        pat = g_hash_table_lookup(m->class_of, cls);
+      }
     }
     if (driver)
       continue;

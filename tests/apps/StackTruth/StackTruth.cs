@@ -604,7 +604,7 @@ namespace Truth
     internal static class Closures
     {
         internal const string Chain =
-            "Truth.Closures.Leaf < Truth.Closures.<>c__DisplayClass1_0.<Run>b__1 < Truth.Closures.<>c.<Run>b__1_0 < Truth.Closures.Run";
+            "Truth.Closures.Leaf < Truth.Closures.<>c__DisplayClass1_0.<Run>b__0 < Truth.Closures.<>c.<Run>b__1_1 < Truth.Closures.Run";
 
         internal static void Run()
         {
@@ -729,7 +729,7 @@ namespace Truth
     // Framework code calling user code: a LINQ query.
     internal static class Linq
     {
-        internal const string Chain = "Truth.Linq.Leaf < Truth.Linq.<>c.<Run>b__1_0 < ... < Truth.Linq.Run";
+        internal const string Chain = "Truth.Linq.Leaf < Truth.Linq.<>c.<Run>b__1_1 < ... < Truth.Linq.Run";
 
         internal static void Run()
         {
