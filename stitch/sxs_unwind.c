@@ -503,8 +503,10 @@ __attribute__((no_sanitize_address)) static void prefetch_rules(const SxsUnwindC
  *   | OSR locals                  |
  *
  * osr_tier0_frame() recognises the layout after a frame-pointer step from JIT code to JIT code: a slot T between
- * the step's frame and V holding V and followed by a JIT-code address is the Tier-0 frame, and its return address
- * replaces the patchpoint's. In an ordinary frame the words between a callee's frame and the caller's saved rbp are
+ * the step's frame and V holding V and followed by an address of code is the Tier-0 frame, and its return address
+ * replaces the patchpoint's. "Code" is asked of is_fp_code with no ret_eh: an address in a mapping that is
+ * executable and not writable (W^X, the default since .NET 7, and OSR came with .NET 7), so that a heap or
+ * stack value is never taken for one; a walk that does not know the mappings does not look. In an ordinary frame the words between a callee's frame and the caller's saved rbp are
  * the caller's locals, where its own frame pointer's value with a code address above it does not occur.
  * Context: any thread; async-signal-safe.
  */
@@ -515,8 +517,7 @@ __attribute__((no_sanitize_address)) static bool osr_tier0_frame(uintptr_t fp, u
                                                                  void *user_data, SxsNativeFrame *frame) {
   if (is_fp_code == NULL || next_fp <= fp + 16 || next_fp >= hi || (next_fp & 7) != 0 || fp < lo)
     return false;
-  const SxsEhFrame *eh = NULL;
-  if (!is_fp_code(frame->ip, user_data, &eh) || (frame->ip >= lo && frame->ip < hi))
+  if (!is_fp_code(frame->ip, user_data, NULL))
     return false;
   uintptr_t end = next_fp - fp > OSR_SCAN_WORDS * 8 ? fp + OSR_SCAN_WORDS * 8 : next_fp;
   for (uintptr_t at = fp + 16; at + 16 <= end; at += 8) {
@@ -524,7 +525,7 @@ __attribute__((no_sanitize_address)) static bool osr_tier0_frame(uintptr_t fp, u
     if (slot[0] != next_fp)
       continue;
     uintptr_t ip = slot[1];
-    if (ip < 0x10000 || (ip >= lo && ip < hi) || !is_fp_code(ip, user_data, &eh))
+    if (ip < 0x10000 || (ip >= lo && ip < hi) || !is_fp_code(ip, user_data, NULL))
       continue;
     frame->ip = ip;
     frame->sp = at + 16;

@@ -110,7 +110,8 @@ enum { SLOT_IDLE, SLOT_REQUESTED, SLOT_RUNNING, SLOT_DONE };
 #define REQUEST_SEQ(value) (((guint)(value) >> 6) & 0xFFFFFFu)
 
 /* The threads' stacks, sorted: a thread's stack is the one holding its sp; then (ranges[n], n_code
- * of them) the executable mappings, sorted, where a return address can point. */
+ * of them) the executable mappings that are not writable, sorted: code a return address can point
+ * into, and no heap or stack value can. */
 typedef struct {
   guint n;
   guint n_code;
@@ -408,6 +409,10 @@ static void capture_in_handler(const void *uc, const CaptureInputs *in, Capture 
    * could deadlock on itself. There the walk uses cached rules and frame pointers only. */
   bool allow_libunwind = may_start_libunwind(in->map, in->loader, regs.ip);
   SxsModmapCursor cursor = {.map = in->map};
+  if (in->stacks) {
+    cursor.code = (const uintptr_t(*)[2])(const void *)(in->stacks->ranges + in->stacks->n);
+    cursor.n_code = in->stacks->n_code;
+  }
   if (find_stack(in->stacks, regs.sp, &lo, &hi)) {
     n = sxs__unwind_from_regs(&regs, true, allow_libunwind, lo, hi, sxs__stitch_is_fp_code, &cursor, in->steps,
                               out->frames, SAMPLER_MAX_FRAMES);
@@ -556,6 +561,7 @@ static StackRanges *read_stack_ranges(GArray *code) {
   if (!g_file_get_contents("/proc/self/maps", &text, NULL, NULL))
     return NULL;
   g_autoptr(GArray) ranges = g_array_new(FALSE, FALSE, sizeof(uintptr_t) * 2);
+  g_autoptr(GArray) ro_code = g_array_new(FALSE, FALSE, sizeof(uintptr_t) * 2);
   g_array_set_size(code, 0);
   uintptr_t prev_guard_end = 0;
   for (char *line = text; line && *line;) {
@@ -596,14 +602,16 @@ static StackRanges *read_stack_ranges(GArray *code) {
       g_array_append_val(ranges, r);
     if (perms[2] == 'x')
       g_array_append_val(code, r);
+    if (perms[2] == 'x' && perms[1] != 'w')
+      g_array_append_val(ro_code, r);
     prev_guard_end = perms[0] == '-' && perms[1] == '-' && perms[2] == '-' ? hi : 0;
     line = next;
   }
-  StackRanges *s = g_malloc(sizeof *s + (ranges->len + code->len) * sizeof s->ranges[0]);
+  StackRanges *s = g_malloc(sizeof *s + (ranges->len + ro_code->len) * sizeof s->ranges[0]);
   s->n = ranges->len;
-  s->n_code = code->len;
+  s->n_code = ro_code->len;
   memcpy(s->ranges, ranges->data, ranges->len * sizeof s->ranges[0]);
-  memcpy(s->ranges + s->n, code->data, code->len * sizeof s->ranges[0]);
+  memcpy(s->ranges + s->n, ro_code->data, ro_code->len * sizeof s->ranges[0]);
   return s;
 }
 
