@@ -236,8 +236,10 @@ static Row *row_get(GHashTable *rows, const char *pattern, gint64 runtime) {
   return r;
 }
 
-/* Counts every sample of the profile into rows ("<pattern>\t<runtime id>" -> Row). */
-static void measure(const Manifest *m, JsonObject *samples, GHashTable *rows) {
+/* Counts every sample of the profile into rows ("<pattern>\t<runtime id>" -> Row); into
+ * *ret_samples and *ret_bare all the samples and those with a frame left as a bare address. */
+static void measure(const Manifest *m, JsonObject *samples, GHashTable *rows, gint64 *ret_samples, gint64 *ret_bare) {
+  *ret_samples = *ret_bare = 0;
   JsonArray *stacks = json_object_get_array_member(samples, "stacks");
   for (guint i = 0; i < json_array_get_length(stacks); i++) {
     JsonObject *st = json_array_get_object_element(stacks, i);
@@ -259,6 +261,9 @@ static void measure(const Manifest *m, JsonObject *samples, GHashTable *rows) {
       names[n++] = (char *)name;
     }
     /* The first Truth frame that is not a helper's. */
+    *ret_samples += count;
+    if (bare)
+      *ret_bare += count;
     guint first = n;
     const Pattern *pat = NULL;
     gboolean driver = FALSE;
@@ -341,7 +346,16 @@ static void test_truth(Fixture *f, gconstpointer data) {
   g_assert_cmpstr(json_object_get_string_member(samples, "walker"), ==, c->walker);
   g_assert_cmpstr(json_object_get_string_member(samples, "mode"), ==, c->mode);
   g_autoptr(GHashTable) rows = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, row_free);
-  measure(&m, samples, rows);
+  gint64 all_samples = 0, all_bare = 0;
+  measure(&m, samples, rows, &all_samples, &all_bare);
+  /* The profile says how far its stacks can be trusted, and says it of these very stacks. */
+  JsonObject *quality = json_object_get_object_member(samples, "quality");
+  g_assert_nonnull(quality);
+  g_assert_cmpint(json_object_get_int_member(quality, "samples"), ==, all_samples);
+  g_assert_cmpint(json_object_get_int_member(quality, "unnamed"), ==, all_bare);
+  JsonObject *by_walker = json_object_get_object_member(samples, "ticks_by_walker");
+  g_assert_cmpint(json_object_get_int_member(quality, "other_walker"), ==,
+                  json_object_get_int_member(by_walker, g_str_equal(c->walker, "signal") ? "suspend" : "signal"));
 
   /* The table, one row a pattern and runtime, then the wrong stacks of each failing row. */
   guint nruntimes = c->runtime_b ? 2 : 1;
