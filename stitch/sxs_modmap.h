@@ -90,5 +90,9 @@ typedef struct {
   const SxsModuleMap *map;
   uintptr_t lo, hi; /* the last answer holds for [lo, hi); empty at first */
   const SxsModule *module;
+  /* Optional: the executable mappings that are not writable, [lo, hi) pairs in address order
+   * (JIT code where the runtime maps it W^X); NULL when the walk does not know them. */
+  const uintptr_t (*code)[2];
+  size_t n_code;
 } SxsModmapCursor;
 const SxsModule *sxs__modmap_find_cached(SxsModmapCursor *cursor, uintptr_t addr);

@@ -66,6 +66,20 @@ static guint64 now_ns(void) {
 }
 
 bool sxs__stitch_is_fp_code(uintptr_t ip, void *cursor, const SxsEhFrame **ret_eh) {
+  if (ret_eh == NULL) {
+    const SxsModmapCursor *c = cursor;
+    if (c->code == NULL || c->n_code == 0)
+      return false;
+    size_t lo = 0, hi = c->n_code;
+    while (lo < hi) {
+      size_t mid = lo + (hi - lo) / 2;
+      if (c->code[mid][0] <= ip)
+        lo = mid + 1;
+      else
+        hi = mid;
+    }
+    return lo > 0 && ip < c->code[lo - 1][1] && sxs__modmap_find_cached(cursor, ip) == NULL;
+  }
   const SxsModule *module = sxs__modmap_find_cached(cursor, ip);
   if (module == NULL)
     return true;

@@ -479,6 +479,61 @@ __attribute__((no_sanitize_address)) static void prefetch_rules(const SxsUnwindC
  * sxs__unwind_hybrid() describes, and with cached rules when cache is not NULL. context is storage for the cursor when
  * it restarts after a step libunwind did not make. exact_first: frames[0]'s ip is an interrupted instruction, not a
  * return address (its rule is not cached). */
+/*
+ * An OSR method's frame over its Tier-0 frame
+ * -------------------------------------------
+ *
+ * A method with a loop starts at tier 0; when its loop runs long, the runtime moves the running invocation to an
+ * optimized OSR version of the method (On-Stack Replacement). The OSR code continues on top of the Tier-0 frame,
+ * which stays where it was: it is never returned to, and the runtime's own walks show the method once. On x64 the
+ * OSR prologue pushes a return address into the Tier-0 code (the patchpoint it came from) and the frame pointer of
+ * the method's caller (the one saved in the Tier-0 frame), not that of the Tier-0 frame. A frame-pointer step from
+ * the OSR frame therefore reads the Tier-0 code's address, and the next step reads the caller's return address
+ * through the caller's frame pointer: the method is shown twice and its caller is gone.
+ *
+ *   | caller's caller's frame     |
+ *   | return address into caller  | <- [V + 8]
+ *   | saved rbp                   | <- V: the caller's rbp
+ *   | caller's frame              |
+ *   | return address into caller  | <- [T + 8]   what the walk must report
+ *   | V                           | <- T: the Tier-0 frame's rbp, which no frame pointer points at any more
+ *   | Tier-0 locals               |
+ *   | address in the Tier-0 code  | <- [fp + 8]  not a call: the patchpoint's transition
+ *   | V                           | <- fp: the OSR frame's rbp
+ *   | OSR locals                  |
+ *
+ * osr_tier0_frame() recognises the layout after a frame-pointer step from JIT code to JIT code: a slot T between
+ * the step's frame and V holding V and followed by an address of code is the Tier-0 frame, and its return address
+ * replaces the patchpoint's. "Code" is asked of is_fp_code with no ret_eh: an address in a mapping that is
+ * executable and not writable (W^X, the default since .NET 7, and OSR came with .NET 7), so that a heap or
+ * stack value is never taken for one; a walk that does not know the mappings does not look. In an ordinary frame the words between a callee's frame and the caller's saved rbp are
+ * the caller's locals, where its own frame pointer's value with a code address above it does not occur.
+ * Context: any thread; async-signal-safe.
+ */
+#define OSR_SCAN_WORDS 512 /* the largest Tier-0 frame looked through, in words */
+
+__attribute__((no_sanitize_address)) static bool osr_tier0_frame(uintptr_t fp, uintptr_t next_fp, uintptr_t lo,
+                                                                 uintptr_t hi, SxsUnwindIsFpCode is_fp_code,
+                                                                 void *user_data, SxsNativeFrame *frame) {
+  if (is_fp_code == NULL || next_fp <= fp + 16 || next_fp >= hi || (next_fp & 7) != 0 || fp < lo)
+    return false;
+  if (!is_fp_code(frame->ip, user_data, NULL))
+    return false;
+  uintptr_t end = next_fp - fp > OSR_SCAN_WORDS * 8 ? fp + OSR_SCAN_WORDS * 8 : next_fp;
+  for (uintptr_t at = fp + 16; at + 16 <= end; at += 8) {
+    const uintptr_t *slot = (const uintptr_t *)at;
+    if (slot[0] != next_fp)
+      continue;
+    uintptr_t ip = slot[1];
+    if (ip < 0x10000 || (ip >= lo && ip < hi) || !is_fp_code(ip, user_data, NULL))
+      continue;
+    frame->ip = ip;
+    frame->sp = at + 16;
+    return true;
+  }
+  return false;
+}
+
 static int walk_hybrid(unw_cursor_t *cursor, unw_context_t *context, const SxsRegs *start, uintptr_t lo, uintptr_t hi,
                        SxsUnwindIsFpCode is_fp_code, void *user_data, SxsUnwindCache *cache, bool exact_first,
                        bool allow_libunwind, SxsNativeFrame *frames, int max) {
@@ -541,6 +596,10 @@ static int walk_hybrid(unw_cursor_t *cursor, unw_context_t *context, const SxsRe
       uintptr_t fp;
       if (!fp_step(cur.sp, cur.fp, lo, hi, &frame, &fp))
         break;
+      /* From JIT code: an OSR frame's step lands on its Tier-0 frame's patchpoint (above). */
+      const SxsEhFrame *cur_eh = NULL;
+      if (is_fp_code != NULL && is_fp_code(cur.ip, user_data, &cur_eh))
+        osr_tier0_frame(cur.fp, fp, lo, hi, is_fp_code, user_data, &frame);
       next.ip = frame.ip;
       next.sp = frame.sp;
       next.fp = fp;

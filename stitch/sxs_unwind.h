@@ -132,7 +132,9 @@ int sxs__unwind_libunwind(const void *ucontext_or_null, SxsNativeFrame *frames, 
  * native code, and *ret_eh may be set to its module's unwind tables (left NULL when unknown), which
  * a cached walk reads itself before it turns to libunwind. Called once per frame, from whatever
  * context the walk runs in (a signal handler), so it must be async-signal-safe: a lock-free lookup
- * in code ranges the stitcher keeps. user_data is the hybrid walk's.
+ * in code ranges the stitcher keeps. user_data is the hybrid walk's. Called with ret_eh NULL, the
+ * question is stricter: is ip an address of code that is not writable (JIT code mapped W^X),
+ * known as such? False when the walk does not know.
  */
 typedef bool (*SxsUnwindIsFpCode)(uintptr_t ip, void *user_data, const SxsEhFrame **ret_eh);
 

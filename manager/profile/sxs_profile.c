@@ -443,6 +443,22 @@ static double tenths(double v) {
 }
 
 /* "samples". */
+void sxs__samples_quality(const SxsSamplesModel *sm, SxsSamplesQuality *ret) {
+  *ret = (SxsSamplesQuality){0};
+  for (guint i = 0; sm->stacks && i < sm->stacks->len; i++) {
+    const SxsStackModel *st = sm->stacks->pdata[i];
+    ret->samples = sxs__saturating_add(ret->samples, st->count, SXS_PROFILE_MAX_COUNT);
+    for (guint f = 0; st->frames && f < st->frames->len; f++) {
+      const SxsStackFrameModel *fr = &g_array_index(st->frames, SxsStackFrameModel, f);
+      if (!fr->managed && fr->name && g_str_has_prefix(fr->name, "0x")) {
+        ret->unnamed = sxs__saturating_add(ret->unnamed, st->count, SXS_PROFILE_MAX_COUNT);
+        break;
+      }
+    }
+  }
+  ret->other_walker = g_strcmp0(sm->walker, "suspend") == 0 ? sm->ticks_signal : sm->ticks_suspend;
+}
+
 static void render_samples(SxsJsonWriter *w, const SxsSamplesModel *sm) {
   sxs__json_key(w, "samples");
   sxs__json_begin_object(w);
@@ -478,6 +494,14 @@ static void render_samples(SxsJsonWriter *w, const SxsSamplesModel *sm) {
   sxs__json_member_uint(w, "suspensions", sm->suspensions);
   sxs__json_member_uint(w, "walks_reused", sm->walks_reused);
   render_count_table(w, "dropped", sm->dropped);
+  SxsSamplesQuality q;
+  sxs__samples_quality(sm, &q);
+  sxs__json_key(w, "quality");
+  sxs__json_begin_object(w);
+  sxs__json_member_uint(w, "samples", q.samples);
+  sxs__json_member_uint(w, "unnamed", q.unnamed);
+  sxs__json_member_uint(w, "other_walker", q.other_walker);
+  sxs__json_end_object(w);
   sxs__json_key(w, "stacks");
   sxs__json_begin_array(w);
   for (guint i = 0; i < sm->stacks->len; i++) {

@@ -294,6 +294,20 @@ typedef struct {
   GPtrArray *stacks;    /* SxsStackModel*, per thread, by count; owned */
 } SxsSamplesModel;
 
+/* How far a profile's sampled stacks can be trusted, from its own stacks and counts:
+ * samples: all the samples (their counts summed); unnamed: of those, samples with a frame left as
+ * a bare address (code that belongs to no module and that no runtime names: a stub, a dynamic
+ * method), where a managed caller may be missing too; other_walker: ticks made by the walker that
+ * is not samples.walker (a runtime the suspend walker cannot suspend falls back to signals). */
+typedef struct {
+  guint64 samples;
+  guint64 unnamed;
+  guint64 other_walker;
+} SxsSamplesQuality;
+
+/* Fills *ret from the samples model. */
+void sxs__samples_quality(const SxsSamplesModel *sm, SxsSamplesQuality *ret);
+
 /* The ticks a second the sampler achieved over the time they cover (of a merged profile: the
  * processes' ticks over their times); 0 when it made none. */
 static inline double sxs__samples_achieved_hz(const SxsSamplesModel *sm) {

@@ -109,9 +109,12 @@ enum { SLOT_IDLE, SLOT_REQUESTED, SLOT_RUNNING, SLOT_DONE };
 #define REQUEST_INDEX(value) ((guint)(value)&63u)
 #define REQUEST_SEQ(value) (((guint)(value) >> 6) & 0xFFFFFFu)
 
-/* The writable mappings of the process, sorted: a thread's stack is the one holding its sp. */
+/* The threads' stacks, sorted: a thread's stack is the one holding its sp; then (ranges[n], n_code
+ * of them) the executable mappings that are not writable, sorted: code a return address can point
+ * into, and no heap or stack value can. */
 typedef struct {
   guint n;
+  guint n_code;
   struct {
     uintptr_t lo, hi;
   } ranges[];
@@ -325,6 +328,56 @@ static bool find_stack(const StackRanges *stacks, uintptr_t sp, uintptr_t *ret_l
   return true;
 }
 
+/* Is a in an executable mapping? Context: the signal handler; async-signal-safe. */
+static bool in_code(const StackRanges *stacks, uintptr_t a) {
+  if (!stacks || stacks->n_code == 0)
+    return false;
+  size_t after = SXS_SEARCH_UPPER_BOUND(stacks->ranges + stacks->n, stacks->n_code, lo, a);
+  return after > 0 && a < stacks->ranges[stacks->n + after - 1].hi;
+}
+
+/*
+ * A leaf without its frame record
+ * -------------------------------
+ *
+ * The frame-pointer walk reads the leaf's return address at [rbp + 8], which holds only once the
+ * leaf has pushed rbp and pointed rbp at it. A JIT-compiled method that calls nothing may have no
+ * frame record at all, and any method interrupted on its first instruction or on its `ret` has
+ * none yet or none left: rbp is still its caller's, and the walk's first step lands in the
+ * caller's caller, the caller gone.
+ *
+ *   frameless leaf / prologue / ret        framed leaf
+ *   | caller's frame            |          | caller's frame            |
+ *   | return address into caller| <- rsp  | return address into caller| <- rbp + 8
+ *   (rbp: the caller's)                    | saved rbp                 | <- rbp
+ *                                          | locals (no code address)  | <- rsp
+ *
+ * So when the leaf is JIT code and the word at rsp is an address in executable code (never a heap
+ * or stack address, which no mapping of code holds) outside the stack, and not the return address
+ * the walk already found, it is the leaf's return address: the caller is put back as the second
+ * frame. In a framed leaf that word is its saved rbp (a stack address) or a local, which in JIT
+ * code is a value, an object or a stack address, not an address of code. Where the runtime maps its
+ * code writable (no W^X, before .NET 7), code is not told apart and nothing changes.
+ * Context: the signal handler; async-signal-safe.
+ */
+static int leaf_return_address(const SxsRegs *regs, const CaptureInputs *in, SxsModmapCursor *cursor, uintptr_t lo,
+                               uintptr_t hi, SxsNativeFrame *frames, int n) {
+  if (n < 1 || regs->sp < lo || hi - regs->sp < 8 || (regs->sp & 7) != 0)
+    return n;
+  const SxsEhFrame *eh = NULL;
+  if (!sxs__stitch_is_fp_code(regs->ip, cursor, &eh) || in_code(in->stacks, regs->ip) == false)
+    return n;
+  uintptr_t ra = *(const uintptr_t *)regs->sp;
+  if (ra < 0x10000 || (ra >= lo && ra < hi) || (n > 1 && frames[1].ip == ra) || !in_code(in->stacks, ra) ||
+      !sxs__stitch_is_fp_code(ra, cursor, &eh))
+    return n;
+  int keep = n < SAMPLER_MAX_FRAMES ? n : SAMPLER_MAX_FRAMES - 1;
+  memmove(&frames[2], &frames[1], (size_t)(keep - 1) * sizeof frames[0]);
+  frames[1].ip = ra;
+  frames[1].sp = regs->sp + 8;
+  return keep + 1;
+}
+
 /* The lock-taking code of the loader's lock: pthread_mutex_lock and pthread_mutex_unlock of libc
  * (the loader's recursive lock goes through them), found at start. A thread interrupted between
  * taking that lock and recording itself as its owner (or between forgetting the owner and letting
@@ -356,9 +409,16 @@ static void capture_in_handler(const void *uc, const CaptureInputs *in, Capture 
    * could deadlock on itself. There the walk uses cached rules and frame pointers only. */
   bool allow_libunwind = may_start_libunwind(in->map, in->loader, regs.ip);
   SxsModmapCursor cursor = {.map = in->map};
-  if (find_stack(in->stacks, regs.sp, &lo, &hi))
+  if (in->stacks) {
+    cursor.code = (const uintptr_t(*)[2])(const void *)(in->stacks->ranges + in->stacks->n);
+    cursor.n_code = in->stacks->n_code;
+  }
+  if (find_stack(in->stacks, regs.sp, &lo, &hi)) {
     n = sxs__unwind_from_regs(&regs, true, allow_libunwind, lo, hi, sxs__stitch_is_fp_code, &cursor, in->steps,
                               out->frames, SAMPLER_MAX_FRAMES);
+    if (n > 0)
+      n = leaf_return_address(&regs, in, &cursor, lo, hi, out->frames, n);
+  }
   out->n = n;
   out->capture_ns = now_ns(CLOCK_MONOTONIC) - t0;
 }
@@ -501,6 +561,7 @@ static StackRanges *read_stack_ranges(GArray *code) {
   if (!g_file_get_contents("/proc/self/maps", &text, NULL, NULL))
     return NULL;
   g_autoptr(GArray) ranges = g_array_new(FALSE, FALSE, sizeof(uintptr_t) * 2);
+  g_autoptr(GArray) ro_code = g_array_new(FALSE, FALSE, sizeof(uintptr_t) * 2);
   g_array_set_size(code, 0);
   uintptr_t prev_guard_end = 0;
   for (char *line = text; line && *line;) {
@@ -541,12 +602,16 @@ static StackRanges *read_stack_ranges(GArray *code) {
       g_array_append_val(ranges, r);
     if (perms[2] == 'x')
       g_array_append_val(code, r);
+    if (perms[2] == 'x' && perms[1] != 'w')
+      g_array_append_val(ro_code, r);
     prev_guard_end = perms[0] == '-' && perms[1] == '-' && perms[2] == '-' ? hi : 0;
     line = next;
   }
-  StackRanges *s = g_malloc(sizeof *s + ranges->len * sizeof s->ranges[0]);
+  StackRanges *s = g_malloc(sizeof *s + (ranges->len + ro_code->len) * sizeof s->ranges[0]);
   s->n = ranges->len;
+  s->n_code = ro_code->len;
   memcpy(s->ranges, ranges->data, ranges->len * sizeof s->ranges[0]);
+  memcpy(s->ranges + s->n, ro_code->data, ro_code->len * sizeof s->ranges[0]);
   return s;
 }
 

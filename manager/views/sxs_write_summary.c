@@ -369,6 +369,16 @@ static void samples_section(GString *out, const SxsView *v, const SxsRenderOptio
     g_autofree char *rate = sxs__view_sampling_rate(sm);
     g_string_append_printf(out, "  rate: %s\n", rate);
   }
+  /* How far the stacks can be trusted: frames no runtime named, ticks of the other walker. */
+  SxsSamplesQuality q;
+  sxs__samples_quality(sm, &q);
+  if (q.unnamed > 0 || q.other_walker > 0)
+    g_string_append_printf(out,
+                           "  walk quality: %" G_GUINT64_FORMAT " of %" G_GUINT64_FORMAT
+                           " samples (%.1f %%) hold a frame left as an address (a stub or dynamic method; its "
+                           "managed caller may be missing), %" G_GUINT64_FORMAT " tick%s by the other walker\n",
+                           q.unnamed, q.samples, q.samples ? 100.0 * (double)q.unnamed / (double)q.samples : 0.0,
+                           q.other_walker, q.other_walker == 1 ? "" : "s");
   if (sm->dropped && g_hash_table_size(sm->dropped) > 0) {
     g_autoptr(GPtrArray) reasons = g_ptr_array_new();
     GHashTableIter it;

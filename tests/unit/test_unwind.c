@@ -1139,6 +1139,72 @@ TEST_NOINLINE static void *remote_thread_start(void *data) {
  * by this thread from what /proc gives (its sp and pc; no RBP): libc's frame by its unwind tables, chain_6's frame
  * pointer found in its frame, then the chain by frame pointers, out to the thread's start. A second walk with the
  * rules the first one cached finds the same frames. */
+/* An OSR method's frame over its Tier-0 frame (design.md, "Stack truth"): the OSR frame record holds
+ * the caller's frame pointer and a patchpoint address in the Tier-0 code; the Tier-0 frame record
+ * above it, which no frame pointer reaches, holds the caller's return address. The walk reports the
+ * method once and then its caller; a walk that knows no code mappings, or an ordinary frame whose
+ * locals do not hold its caller's frame pointer, is stepped as before. */
+#define OSR_CODE_LO ((uintptr_t)0x10000000)
+#define OSR_CODE_HI ((uintptr_t)0x20000000)
+#define OSR_IP ((uintptr_t)0x10001010)         /* interrupted, in the OSR code */
+#define OSR_PATCHPOINT ((uintptr_t)0x10000100) /* in the Tier-0 code */
+#define OSR_CALLER_RA ((uintptr_t)0x10002020)
+#define OSR_OUTER_RA ((uintptr_t)0x10003030)
+
+static bool osr_knows_code(uintptr_t ip, void *user_data, const SxsEhFrame **ret_eh) {
+  (void)ret_eh;
+  bool knows = user_data != NULL;
+  if (ret_eh == NULL && !knows)
+    return false;
+  return ip >= OSR_CODE_LO && ip < OSR_CODE_HI;
+}
+
+static int osr_walk(uintptr_t *stack, size_t words, bool knows, SxsNativeFrame *frames) {
+  SxsRegs regs = {.ip = OSR_IP, .sp = (uintptr_t)&stack[0], .fp = (uintptr_t)&stack[4]};
+  return sxs__unwind_from_regs(&regs, true, false, (uintptr_t)stack, (uintptr_t)(stack + words), osr_knows_code,
+                               knows ? (void *)stack : NULL, NULL, frames, 8);
+}
+
+static void test_osr(void) {
+  uintptr_t stack[24] = {0};
+  uintptr_t v = (uintptr_t)&stack[16]; /* the caller's frame record */
+  stack[4] = v;                        /* the OSR frame record: the caller's rbp, the patchpoint */
+  stack[5] = OSR_PATCHPOINT;
+  stack[6] = 0x7f0000001234; /* Tier-0 locals: a heap value, a stack address */
+  stack[7] = (uintptr_t)&stack[2];
+  stack[10] = v; /* the Tier-0 frame record */
+  stack[11] = OSR_CALLER_RA;
+  stack[16] = 0; /* the caller's record: the end of the chain */
+  stack[17] = OSR_OUTER_RA;
+  SxsNativeFrame frames[8];
+  int n = osr_walk(stack, G_N_ELEMENTS(stack), true, frames);
+  g_assert_cmpint(n, ==, 3);
+  g_assert_cmphex(frames[0].ip, ==, OSR_IP);
+  g_assert_cmphex(frames[1].ip, ==, OSR_CALLER_RA);
+  g_assert_cmphex(frames[1].sp, ==, (uintptr_t)&stack[12]);
+  g_assert_cmphex(frames[2].ip, ==, OSR_OUTER_RA);
+  g_assert_cmphex(frames[2].sp, ==, (uintptr_t)&stack[18]);
+
+  /* Code not known: the frame records as they are. */
+  n = osr_walk(stack, G_N_ELEMENTS(stack), false, frames);
+  g_assert_cmpint(n, ==, 3);
+  g_assert_cmphex(frames[1].ip, ==, OSR_PATCHPOINT);
+  g_assert_cmphex(frames[2].ip, ==, OSR_OUTER_RA);
+
+  /* An ordinary call: no slot between the frames holds the caller's rbp next to code. */
+  stack[10] = 0x42;
+  n = osr_walk(stack, G_N_ELEMENTS(stack), true, frames);
+  g_assert_cmpint(n, ==, 3);
+  g_assert_cmphex(frames[1].ip, ==, OSR_PATCHPOINT);
+  g_assert_cmphex(frames[1].sp, ==, (uintptr_t)&stack[6]);
+
+  /* The caller's rbp followed by a value that is no code: not a frame record either. */
+  stack[10] = v;
+  stack[11] = 0x7f0000005678;
+  n = osr_walk(stack, G_N_ELEMENTS(stack), true, frames);
+  g_assert_cmphex(frames[1].ip, ==, OSR_PATCHPOINT);
+}
+
 static void test_remote(void) {
   Probe *p = probe_new(PROBE_BLOCK);
   int fds[2];
@@ -1202,6 +1268,7 @@ int main(int argc, char **argv) {
   g_test_add_func("/stitch/unwind/cache", test_cache);
   g_test_add_func("/stitch/unwind/cache-signal", test_cache_signal);
   g_test_add_func("/stitch/unwind/remote", test_remote);
+  g_test_add_func("/stitch/unwind/osr", test_osr);
   g_test_add_func("/stitch/unwind/benchmark", test_benchmark);
   return g_test_run();
 }
