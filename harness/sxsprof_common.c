@@ -442,7 +442,7 @@ gboolean sxsprof_load_path(const char *path, guint64 max_size, GPtrArray *profil
   return TRUE;
 }
 
-#define DIFF_FORMATS                                                                                                 \
+#define DIFF_FORMATS                                                                                                   \
   (SXS_FORMAT_BIT(SXS_FORMAT_FOLDED) | SXS_FORMAT_BIT(SXS_FORMAT_SVG) | SXS_FORMAT_BIT(SXS_FORMAT_PPROF) |             \
    SXS_FORMAT_BIT(SXS_FORMAT_SUMMARY))
 

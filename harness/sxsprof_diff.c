@@ -120,6 +120,7 @@ int sxsprof_diff_main(int argc, char **argv) {
                          .kind = kind,
                          .top = (guint)top,
                          .color = isatty(STDOUT_FILENO),
-                         .per_runtime = TRUE};
+                         .per_runtime = TRUE,
+                         .untagged = TRUE};
   return sxsprof_render_diff(&r);
 }

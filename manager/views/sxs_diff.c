@@ -17,8 +17,7 @@ static gboolean ends_with(const GString *out, const char *s) {
 static gboolean before_ordinal(const GString *out) {
   if (ends_with(out, "__DisplayClass"))
     return TRUE;
-  if (out->len >= 4 && ends_with(out, "__") && out->str[out->len - 4] == '>' &&
-      g_ascii_isalnum(out->str[out->len - 3]))
+  if (out->len >= 4 && ends_with(out, "__") && out->str[out->len - 4] == '>' && g_ascii_isalnum(out->str[out->len - 3]))
     return TRUE;
   if (ends_with(out, "|")) {
     const char *g = g_strrstr_len(out->str, (gssize)out->len, ">g__");
@@ -162,8 +161,8 @@ SxsDiff *sxs__diff_new(const SxsView *base, const SxsView *new_view, SxsViewKind
   d->unit = "samples";
   if (k < SXS_VIEW_N_KINDS)
     d->unit = new_view && sxs__view_primary_kind(new_view) != SXS_VIEW_N_KINDS ? sxs__view_kind_unit(new_view, k)
-              : base                                                         ? sxs__view_kind_unit(base, k)
-                                                                             : "samples";
+              : base                                                           ? sxs__view_kind_unit(base, k)
+                                                                               : "samples";
   if (k >= SXS_VIEW_N_KINDS)
     return d;
   DiffBuilder b = {.d = d,

@@ -27,7 +27,7 @@ typedef struct {
 
 /* One matched frame. */
 typedef struct {
-  char *key;      /* what matches and what is shown: "App.Program.Work", "[native] libc.so.6!read" */
+  char *key; /* what matches and what is shown: "App.Program.Work", "[native] libc.so.6!read" */
   gboolean managed;
   int runtime_id; /* managed: the runtime of the first frame met with this key (NEW's first); else 0 */
 } SxsDiffFrame;
@@ -59,10 +59,10 @@ typedef struct {
 
 typedef struct {
   SxsViewKind kind;
-  const char *unit;    /* NEW's unit, else BASE's (static) */
-  GPtrArray *frames;   /* SxsDiffFrame*, owned */
-  GArray *stacks;      /* SxsDiffStack, sorted by frames (root first, then by key) */
-  guint64 total[2];    /* sum of the stacks' weights per side */
+  const char *unit;  /* NEW's unit, else BASE's (static) */
+  GPtrArray *frames; /* SxsDiffFrame*, owned */
+  GArray *stacks;    /* SxsDiffStack, sorted by frames (root first, then by key) */
+  guint64 total[2];  /* sum of the stacks' weights per side */
   guint64 total_count[2];
   SxsDiffOptions options;
 } SxsDiff;

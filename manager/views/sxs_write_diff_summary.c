@@ -85,8 +85,7 @@ char *sxs__diff_write_summary(const SxsDiff *d, const SxsDiffRenderOptions *o, g
   }
   GString *out = g_string_new(NULL);
   const char *names[2] = {o && o->name[0] ? o->name[0] : "base", o && o->name[1] ? o->name[1] : "new"};
-  g_string_append_printf(out,
-                         "diff of %s: base %s (%" G_GUINT64_FORMAT " %s), new %s (%" G_GUINT64_FORMAT " %s)\n",
+  g_string_append_printf(out, "diff of %s: base %s (%" G_GUINT64_FORMAT " %s), new %s (%" G_GUINT64_FORMAT " %s)\n",
                          sxs__view_kind_name(d->kind), names[0], d->total[0], d->unit, names[1], d->total[1], d->unit);
   if (d->options.absolute)
     g_string_append_printf(out, "  compared in %s (--absolute); beyond noise: a change over %.0f standard errors\n",

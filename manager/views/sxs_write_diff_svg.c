@@ -29,6 +29,15 @@ typedef struct {
   gboolean kept;
 } Place;
 
+/* Kept nodes in drawing order: widest first, then in node order (a parent before its children). */
+static int compare_drawn(const void *a, const void *b, void *data) {
+  const Place *place = data;
+  guint32 x = *(const guint32 *)a, y = *(const guint32 *)b;
+  if (place[x].w != place[y].w)
+    return place[x].w > place[y].w ? -1 : 1;
+  return x < y ? -1 : x > y;
+}
+
 static int compare_desc(const void *a, const void *b) {
   double x = *(const double *)a, y = *(const double *)b;
   return x < y ? 1 : x > y ? -1 : 0;
@@ -48,7 +57,7 @@ static char *change_text(const SxsDiff *d, const SxsDiffChange *c) {
 /* White to red (grew, v > 0) or blue (v < 0), v in [-1, 1]. */
 static void fill_of(double v, char ret[8]) {
   double a = MIN(fabs(v), 1.0);
-  int fade = (int)lround(255 * (1 - 0.85 * a));
+  int fade = MIN((int)lround(255 * (1 - 0.85 * a)), 246); /* any change shows its hue */
   if (v > 0)
     g_snprintf(ret, 8, "#ff%02x%02x", fade, fade);
   else if (v < 0)
@@ -66,8 +75,8 @@ char *sxs__diff_write_svg(const SxsDiff *d, const SxsDiffRenderOptions *o, gsize
   guint64 total = nodes[0].total[side];
   if (total == 0) {
     if (ret_error)
-      *ret_error = g_strdup_printf("%s holds no %s stacks to draw", negated ? "base" : "new",
-                                   sxs__view_kind_name(d->kind));
+      *ret_error =
+          g_strdup_printf("%s holds no %s stacks to draw", negated ? "base" : "new", sxs__view_kind_name(d->kind));
     return NULL;
   }
   /* Layout: a node covers its parent's start plus the weights of the siblings before it. */
@@ -113,14 +122,14 @@ char *sxs__diff_write_svg(const SxsDiff *d, const SxsDiffRenderOptions *o, gsize
   guint height = bottom + 68;
   const char *names[2] = {o && o->name[0] ? o->name[0] : "base", o && o->name[1] ? o->name[1] : "new"};
   g_autofree char *title = o && o->title ? g_strdup(o->title)
-                           : negated     ? g_strdup_printf("Differential flame graph, negated: %s against %s", names[0],
-                                                           names[1])
-                                         : g_strdup_printf("Differential flame graph: %s against %s", names[1], names[0]);
+                           : negated
+                               ? g_strdup_printf("Differential flame graph, negated: %s against %s", names[0], names[1])
+                               : g_strdup_printf("Differential flame graph: %s against %s", names[1], names[0]);
   g_autofree char *subtitle = g_strdup_printf(
       "%s; widths: %s's %" G_GUINT64_FORMAT " %s; colour: self %s, %s; pale: within noise (%.0f standard errors)",
       sxs__view_kind_name(d->kind), names[side], total, d->unit,
-      d->options.absolute ? "change in weight" : "change in share", negated ? "red shrank, blue grew" : "red grew, blue shrank",
-      SXS_DIFF_NOISE_ERRORS);
+      d->options.absolute ? "change in weight" : "change in share",
+      negated ? "red shrank, blue grew" : "red grew, blue shrank", SXS_DIFF_NOISE_ERRORS);
 
   GString *out = g_string_sized_new(4096 + (gsize)kept * 400);
   g_string_append_printf(out,
@@ -145,10 +154,16 @@ char *sxs__diff_write_svg(const SxsDiff *d, const SxsDiffRenderOptions *o, gsize
                          "<text id=\"sxs-matched\" x=\"%u\" y=\"60\"></text>\n<g id=\"sxs-frames\">\n",
                          DIFF_SVG_PAD, DIFF_SVG_WIDTH - DIFF_SVG_PAD, DIFF_SVG_WIDTH - DIFF_SVG_PAD - 100);
 
+  /* Widest first: of frames with one name, the one a search or a look-up by name meets first is
+   * the one that weighs most. */
+  g_autofree guint32 *order = g_new(guint32, kept);
+  for (guint i = 0, k = 0; i < n; i++)
+    if (place[i].kept)
+      order[k++] = i;
+  g_qsort_with_data(order, (gint)kept, sizeof *order, compare_drawn, place);
   g_autoptr(GString) hover = g_string_new(NULL);
-  for (guint i = 0; i < n; i++) {
-    if (!place[i].kept)
-      continue;
+  for (guint k = 0; k < kept; k++) {
+    guint32 i = order[k];
     const SxsDiffNode *node = &nodes[i];
     const char *name = i == 0 ? "all" : ((const SxsDiffFrame *)d->frames->pdata[node->frame])->key;
     const SxsDiffChange *c = &change[i];

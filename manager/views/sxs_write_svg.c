@@ -50,16 +50,16 @@
 #define SXS_SVG_ROOT_FILL "#c8c8c8"
 
 const char sxs__svg_style[] = "text{font-family:monospace;font-size:11px;fill:#000}\n"
-                                "#sxs-title{font-size:17px;text-anchor:middle}\n"
-                                "#sxs-subtitle{fill:#444;text-anchor:middle}\n"
-                                "#sxs-status,#sxs-legend text,#sxs-omitted{fill:#333}\n"
-                                "#sxs-matched{text-anchor:end;fill:#333}\n"
-                                ".ctl{fill:#1f4e9c;cursor:pointer;text-decoration:underline}\n"
-                                ".ctl.off{opacity:.35}\n"
-                                ".f{cursor:pointer}\n"
-                                ".f text{pointer-events:none}\n"
-                                ".f:hover rect{stroke:#222;stroke-width:.6}\n"
-                                ".f.a rect{opacity:.6}\n";
+                              "#sxs-title{font-size:17px;text-anchor:middle}\n"
+                              "#sxs-subtitle{fill:#444;text-anchor:middle}\n"
+                              "#sxs-status,#sxs-legend text,#sxs-omitted{fill:#333}\n"
+                              "#sxs-matched{text-anchor:end;fill:#333}\n"
+                              ".ctl{fill:#1f4e9c;cursor:pointer;text-decoration:underline}\n"
+                              ".ctl.off{opacity:.35}\n"
+                              ".f{cursor:pointer}\n"
+                              ".f text{pointer-events:none}\n"
+                              ".f:hover rect{stroke:#222;stroke-width:.6}\n"
+                              ".f.a rect{opacity:.6}\n";
 
 /* Geometry comes from the root element's data attributes and the frames' own attributes, so the
  * script is the same text in every file. Zoom rescales the target's subtree to the full width,

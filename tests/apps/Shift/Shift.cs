@@ -1,14 +1,14 @@
 // CPU work split between known functions, for the comparison tests (sxsprof diff, report
 // --compare). As in SxsSample, every busy method is NoInlining and spins in a loop of its own
-// (integer arithmetic, no allocations or calls, the clock read once per chunk), so that nearly
+// (integer arithmetic, no allocations or calls), so that nearly
 // all samples of the working thread land in the method the frame names. Work is counted in chunks
 // of 2048 steps, not in time, so that the split of CPU time holds on a busy machine too.
 //
-// Usage: Shift split <percent> <seconds>
-//                    For <seconds> of wall time the main thread runs rounds of 1000 chunks:
-//                    Alpha.Spin does 10 * <percent> of them, Beta.Spin the rest, so that Alpha gets
-//                    <percent> % of the loop's CPU time and Beta the rest. Prints
-//                    "split percent=<P> rounds=<N>".
+// Usage: Shift split <percent> <rounds>
+//                    The main thread runs <rounds> rounds of 1000 chunks: Alpha.Spin does
+//                    10 * <percent> of them, Beta.Spin the rest, so that Alpha gets <percent> % of
+//                    the loop's CPU time and Beta the rest, and two runs do the same work whatever
+//                    the split (and however busy the machine). Prints "split percent=<P> rounds=<N>".
 //        Shift version <rounds>
 //                    A thread named "shift-work" runs <rounds> rounds of Alpha.Spin (1000 chunks),
 //                    Beta.Spin (1000 chunks) and Gamma.Parse: 700 chunks on runtimes before .NET
@@ -16,7 +16,6 @@
 //                    runtime). Prints "version major=<M> gamma_chunks=<G> rounds=<N>".
 // Returns 0, or 2 (with a usage line on stderr) for bad arguments.
 using System;
-using System.Diagnostics;
 using System.Globalization;
 using System.Runtime.CompilerServices;
 using System.Threading;
@@ -29,15 +28,12 @@ public static class Shift
         if (args.Length == 3 && args[0] == "split" && TryParseInt(args[1], out a) && a <= 100 &&
             TryParseInt(args[2], out b))
         {
-            long end = Deadline(b * 1000000);
-            int rounds = 0;
-            while (Stopwatch.GetTimestamp() < end)
+            for (int i = 0; i < b; i++)
             {
                 Alpha.Spin(a * 10);
                 Beta.Spin((100 - a) * 10);
-                rounds++;
             }
-            Console.WriteLine("split percent=" + Str(a) + " rounds=" + Str(rounds));
+            Console.WriteLine("split percent=" + Str(a) + " rounds=" + Str(b));
             return 0;
         }
         if (args.Length == 2 && args[0] == "version" && TryParseInt(args[1], out a))
@@ -51,7 +47,7 @@ public static class Shift
                               " rounds=" + Str(a));
             return 0;
         }
-        Console.Error.WriteLine("usage: Shift split <percent> <seconds> | version <rounds>");
+        Console.Error.WriteLine("usage: Shift split <percent> <rounds> | version <rounds>");
         return 2;
     }
 
@@ -64,13 +60,6 @@ public static class Shift
             Beta.Spin(1000);
             Gamma.Parse(p[1]);
         }
-    }
-
-    // The Stopwatch timestamp `us` microseconds from now.
-    [MethodImpl(MethodImplOptions.NoInlining)]
-    internal static long Deadline(int us)
-    {
-        return Stopwatch.GetTimestamp() + us * Stopwatch.Frequency / 1000000;
     }
 
     private static bool TryParseInt(string text, out int value)
