@@ -139,10 +139,16 @@ static void add_side(DiffBuilder *b, const SxsView *v, SxsViewKind k, int side) 
       g_hash_table_insert(b->by_stack, g_bytes_new_static(ds->frames, s->depth * sizeof *frames),
                           GUINT_TO_POINTER(b->d->stacks->len));
     }
+    /* Allocations count upscaled objects, not what was sampled: one sample per
+     * SXS_DIFF_ALLOCATION_SAMPLE bytes is what their noise comes from. */
+    guint64 count =
+        k == SXS_VIEW_ALLOCATIONS
+            ? (s->weight ? MAX(1, (s->weight + SXS_DIFF_ALLOCATION_SAMPLE / 2) / SXS_DIFF_ALLOCATION_SAMPLE) : 0)
+            : s->count;
     ds->weight[side] = sxs__saturating_add(ds->weight[side], s->weight, SXS_PROFILE_MAX_NS);
-    ds->count[side] = sxs__saturating_add(ds->count[side], s->count, SXS_PROFILE_MAX_NS);
+    ds->count[side] = sxs__saturating_add(ds->count[side], count, SXS_PROFILE_MAX_NS);
     b->d->total[side] = sxs__saturating_add(b->d->total[side], s->weight, SXS_PROFILE_MAX_NS);
-    b->d->total_count[side] = sxs__saturating_add(b->d->total_count[side], s->count, SXS_PROFILE_MAX_NS);
+    b->d->total_count[side] = sxs__saturating_add(b->d->total_count[side], count, SXS_PROFILE_MAX_NS);
   }
 }
 

@@ -37,7 +37,8 @@ typedef struct {
   guint32 *frames; /* indices into SxsDiff.frames; owned */
   guint depth;
   guint64 weight[2]; /* [SXS_DIFF_BASE], [SXS_DIFF_NEW], in the kind's unit */
-  guint64 count[2];  /* samples, calls or events they stand for */
+  guint64 count[2];  /* samples, calls or events they stand for (allocations: samples, estimated
+                      * as bytes / SXS_DIFF_ALLOCATION_SAMPLE) */
 } SxsDiffStack;
 
 /* A change and its noise, in share points (fractions: 0.4 is 40 points) or in the unit (absolute). */
@@ -66,6 +67,10 @@ typedef struct {
   guint64 total_count[2];
   SxsDiffOptions options;
 } SxsDiff;
+
+/* Allocation profiles sample about once per this many bytes allocated (GCAllocationTick, and
+ * AllocationSampled's mean): an allocation stack's count, for noise, is its bytes over this. */
+#define SXS_DIFF_ALLOCATION_SAMPLE 102400
 
 /* A change is beyond noise when it exceeds this many standard errors. */
 #define SXS_DIFF_NOISE_ERRORS 3.0

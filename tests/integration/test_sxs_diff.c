@@ -355,8 +355,10 @@ static void test_compare_runtimes(void) {
   g_autoptr(ItestRun) cmp = itest_run(cargv, NULL, tmp, TIMEOUT);
   itest_assert_exit(cmp, 0);
   g_test_message("%s", cmp->out);
-  g_assert_true(g_str_has_prefix(cmp->out, "diff of samples: base [rt1 8.0."));
-  g_assert_nonnull(strstr(cmp->out, "), new [rt2 10.0."));
+  /* runsxs numbers the runtimes as they start: either may be rt1. */
+  g_assert_true(g_regex_match_simple("^diff of samples: base \\[rt[12] 8\\.0\\.[0-9]+\\] \\([0-9]+ samples\\), new "
+                                     "\\[rt[12] 10\\.0\\.[0-9]+\\] \\([0-9]+ samples\\)\n",
+                                     cmp->out, 0, 0));
   g_autoptr(GPtrArray) sg = table(cmp->out, "self growths");
   g_autoptr(GPtrArray) ss = table(cmp->out, "self shrinks");
   const Row *gamma = only_row(sg, "Gamma.Parse");
@@ -378,7 +380,83 @@ static void test_compare_runtimes(void) {
   const char *bad[] = {itest_env("SXS_SXSPROF"), "report", profile, "--compare", "8.0,9.0", NULL};
   g_autoptr(ItestRun) b = itest_run(bad, NULL, tmp, TIMEOUT);
   itest_assert_exit(b, 2);
-  g_assert_nonnull(strstr(b->err, "--compare: no runtime is \"9.0\"; the profile has 1 (8.0."));
+  g_assert_nonnull(strstr(b->err, "--compare: no runtime is \"9.0\"; the profile has "));
+  g_assert_nonnull(strstr(b->err, " (8.0."));
+  g_assert_nonnull(strstr(b->err, " (10.0."));
+  itest_rmtree(tmp);
+}
+
+/* `sxsprof run <option> -- dotnet Profiles.dll <args>` into dir/<name>.json. */
+static char *profiles_run(const char *dir, const char *name, const char *option, const char *const *args,
+                          const char *expected_out) {
+  g_autofree char *app = itest_app("Profiles");
+  g_autofree char *prefix = g_build_filename(dir, name, NULL);
+  const char *argv[12] = {itest_env("SXS_SXSPROF"), "run", option, "-q", "--format", "json", "-o", prefix, "--",
+                          itest_env("SXS_DOTNET"),  app,   NULL};
+  g_autoptr(GPtrArray) full = g_ptr_array_new();
+  for (guint i = 0; argv[i]; i++)
+    g_ptr_array_add(full, (gpointer)argv[i]);
+  for (guint i = 0; args[i]; i++)
+    g_ptr_array_add(full, (gpointer)args[i]);
+  g_ptr_array_add(full, NULL);
+  const char *env[] = {ITEST_NO_PROFILER_ENV, NULL};
+  g_autoptr(ItestRun) run = itest_run((const char *const *)full->pdata, env, dir, TIMEOUT);
+  itest_assert_exit(run, 0);
+  g_assert_cmpstr(run->out, ==, expected_out);
+  return g_strconcat(prefix, ".json", NULL);
+}
+
+static char *diff_view(const char *dir, const char *a, const char *b, const char *view, const char *extra) {
+  const char *argv[] = {itest_env("SXS_SXSPROF"), "diff", a, b, "--view", view, extra, NULL};
+  g_autoptr(ItestRun) run = itest_run(argv, NULL, dir, TIMEOUT);
+  itest_assert_exit(run, 0);
+  g_test_message("%s", run->out);
+  return g_strdup(run->out);
+}
+
+/* Event profiles through --view: exceptions by type (300 + 200 thrown, then 100 + 400: exact
+ * counts), allocations by type and stack (4000 64 KiB arrays and 2 M small objects, then 1000 and
+ * 8 M: sampled, upscaled bytes). */
+static void test_diff_events(void) {
+  g_autofree char *tmp = itest_tmpdir();
+  const char *e1_args[] = {"exceptions", "300", "200", NULL}, *e2_args[] = {"exceptions", "100", "400", NULL};
+  g_autofree char *e1 = profiles_run(tmp, "e1", "--exceptions", e1_args, "exceptions a=300 b=200\n");
+  g_autofree char *e2 = profiles_run(tmp, "e2", "--exceptions", e2_args, "exceptions a=100 b=400\n");
+  g_autofree char *ex = diff_view(tmp, e1, e2, "exceptions", NULL);
+  g_assert_true(g_str_has_prefix(ex, "diff of exceptions: "));
+  g_assert_nonnull(strstr(ex, " (500 exceptions), new "));
+  g_autoptr(GPtrArray) eg = table(ex, "self growths");
+  g_autoptr(GPtrArray) es = table(ex, "self shrinks");
+  const Row *arg = only_row(eg, "System.ArgumentException");
+  const Row *inv = only_row(es, "System.InvalidOperationException");
+  g_assert_cmpfloat(arg->before, ==, 40.0);
+  g_assert_cmpfloat(arg->after, ==, 80.0);
+  g_assert_cmpfloat(inv->before, ==, 60.0);
+  g_assert_cmpfloat(inv->after, ==, 20.0);
+  /* In counts: +200 and -200 exceptions. */
+  g_autofree char *exa = diff_view(tmp, e1, e2, "exceptions", "--absolute");
+  g_autoptr(GPtrArray) ega = table(exa, "self growths");
+  g_assert_cmpfloat(only_row(ega, "System.ArgumentException")->change, ==, 200.0);
+
+  const char *a1_args[] = {"alloc", "4000", "2000000", NULL}, *a2_args[] = {"alloc", "1000", "8000000", NULL};
+  g_autofree char *a1 = profiles_run(tmp, "a1", "--alloc", a1_args, "alloc big=4000 small=2000000\n");
+  g_autofree char *a2 = profiles_run(tmp, "a2", "--alloc", a2_args, "alloc big=1000 small=8000000\n");
+  g_autofree char *al = diff_view(tmp, a1, a2, "allocations", NULL);
+  g_assert_true(g_str_has_prefix(al, "diff of allocations: "));
+  g_autoptr(GPtrArray) ag = table(al, "self growths");
+  g_autoptr(GPtrArray) as = table(al, "self shrinks");
+  /* 262 MB of arrays and 64 MB of small objects (80/20), then 66 and 256 MB (20/80). */
+  const Row *small = only_row(ag, "Sxs.Tests.Small");
+  const Row *big = only_row(as, "System.Byte[]");
+  g_assert_cmpfloat(small->change, >, 45.0);
+  g_assert_cmpfloat(small->change, <, 75.0);
+  g_assert_cmpfloat(big->change, <, -45.0);
+  g_assert_cmpfloat(big->change, >, -75.0);
+  g_autoptr(GPtrArray) at = table(al, "total growths");
+  for (guint i = 0; i < at->len; i++) {
+    const char *name = ((Row *)at->pdata[i])->name;
+    g_assert_true(g_str_equal(name, "Sxs.Tests.Small") || g_str_equal(name, "Sxs.Tests.Allocs.Small"));
+  }
   itest_rmtree(tmp);
 }
 
@@ -387,5 +465,6 @@ int main(int argc, char **argv) {
   g_test_add_func("/diff/split", test_diff_split);
   g_test_add_func("/diff/svg", test_diff_svg);
   g_test_add_func("/diff/compare-runtimes", test_compare_runtimes);
+  g_test_add_func("/diff/events", test_diff_events);
   return g_test_run();
 }

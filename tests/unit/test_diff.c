@@ -295,16 +295,18 @@ static void test_svg_colours(void) {
   sxs__profile_model_free(nm);
 }
 
-/* Allocations: by type (the leaf) and stack, in bytes, the noise scaled by bytes per event. */
+/* Allocations: by type (the leaf) and stack, in bytes, the noise from the samples the bytes stand for. */
 static void test_allocations(void) {
   SxsProfileModel *m[2] = {model_new("10.0.1", 1), model_new("10.0.1", 1)};
-  guint64 bytes[2][2] = {{800000, 200000}, {200000, 800000}}; /* Byte[] then Small */
+  /* Byte[] then Small, in samples of SXS_DIFF_ALLOCATION_SAMPLE bytes */
+  guint64 bytes[2][2] = {{80 * SXS_DIFF_ALLOCATION_SAMPLE, 20 * SXS_DIFF_ALLOCATION_SAMPLE},
+                         {20 * SXS_DIFF_ALLOCATION_SAMPLE, 80 * SXS_DIFF_ALLOCATION_SAMPLE}};
   for (int side = 0; side < 2; side++)
     for (int t = 0; t < 2; t++) {
       SxsStackModel *s = sxs__stack_model_new("allocations", 100);
       s->runtime_id = 1;
       s->type = g_strdup(t == 0 ? "System.Byte[]" : "App.Small");
-      s->count = bytes[side][t] / (t == 0 ? 10000 : 100);
+      s->count = bytes[side][t] / (t == 0 ? 65560 : 32); /* upscaled objects */
       s->value = bytes[side][t];
       add_frame(s, TRUE, 1, t == 0 ? "App.Big" : "App.Tiny", "App.dll", 0x1000);
       add_frame(s, TRUE, 1, "App.Main", "App.dll", 0x2000);
@@ -315,7 +317,8 @@ static void test_allocations(void) {
   g_autoptr(SxsView) nv = sxs__view_new(m[1], NULL);
   g_autoptr(SxsDiff) d = sxs__diff_new(bv, nv, SXS_VIEW_ALLOCATIONS, NULL);
   g_assert_cmpstr(d->unit, ==, "bytes");
-  g_assert_cmpuint(d->total[0], ==, 1000000);
+  g_assert_cmpuint(d->total[0], ==, 100 * SXS_DIFF_ALLOCATION_SAMPLE);
+  g_assert_cmpuint(d->total_count[0], ==, 100); /* samples, not objects */
   g_autoptr(GArray) totals = sxs__diff_frame_totals(d);
   const SxsDiffFrameTotal *big = frame_total(d, totals, "System.Byte[]");
   const SxsDiffFrameTotal *small = frame_total(d, totals, "App.Small");
@@ -324,10 +327,8 @@ static void test_allocations(void) {
   g_assert_cmpfloat_with_epsilon(big->self_change.change, -0.6, 1e-12);
   g_assert_cmpfloat_with_epsilon(small->self_change.change, 0.6, 1e-12);
   g_assert_true(small->self_change.beyond);
-  /* Byte[]: 80 + 20 events of 10000 bytes among 2080 + 8020 events of 1e6 + 1e6 bytes overall. */
-  double p = 100.0 / (2080 + 8020);
-  double scale = (1000000.0 / 100) / (2000000.0 / (2080 + 8020));
-  g_assert_cmpfloat_with_epsilon(big->self_change.error, sqrt(p * (1 - p) * (1.0 / 2080 + 1.0 / 8020)) * scale, 1e-12);
+  /* Byte[]: 80 + 20 samples of 200: p = 0.5, se = sqrt(0.25 * (1/100 + 1/100)). */
+  g_assert_cmpfloat_with_epsilon(big->self_change.error, sqrt(0.25 * 0.02), 1e-12);
   g_assert_true(big->self_change.beyond);
   g_assert_nonnull(frame_total(d, totals, "App.Big"));
   sxs__profile_model_free(m[0]);
