@@ -571,12 +571,9 @@ int sxsprof_render_diff(const SxsprofDiffRender *r) {
   g_autoptr(GArray) ids = common_runtimes(r->model[0], r->model[1]);
   for (guint i = 0; ids->len > 1 && i < ids->len; i++) {
     int id = g_array_index(ids, int, i);
-    SxsViewFilter f0 = r->filter[0], f1 = r->filter[1];
-    f0.runtime_id = f1.runtime_id = id;
-    g_autoptr(SxsView) b = sxs__view_new(r->model[0], &f0);
-    g_autoptr(SxsView) n = sxs__view_new(r->model[1], &f1);
-    g_autoptr(SxsDiff) d = sxs__diff_new(b, n, diff->kind, &r->options);
-    g_autofree char *tag_b = g_strdup(sxs__view_runtime_tag(b, id)), *tag_n = g_strdup(sxs__view_runtime_tag(n, id));
+    g_autoptr(SxsDiff) d = sxs__diff_restrict(diff, id);
+    g_autofree char *tag_b = g_strdup(sxs__view_runtime_tag(base, id)),
+                    *tag_n = g_strdup(sxs__view_runtime_tag(fresh, id));
     g_autofree char *name_b = g_strdup_printf("%s %s", r->name[0], tag_b);
     g_autofree char *name_n = g_strdup_printf("%s %s", r->name[1], tag_n);
     SxsDiffRenderOptions ro = {.name = {name_b, name_n}, .top = r->top, .color = r->color};

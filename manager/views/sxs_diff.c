@@ -113,30 +113,42 @@ static void add_side(DiffBuilder *b, const SxsView *v, SxsViewKind k, int side) 
   g_autoptr(GArray) map = g_array_sized_new(FALSE, FALSE, sizeof(guint32), v->frames->len);
   g_array_set_size(map, v->frames->len);
   memset(map->data, 0xff, sizeof(guint32) * v->frames->len);
+  /* view frame index -> its runtime's bit */
+  g_autofree guint64 *bits = g_new0(guint64, MAX(v->frames->len, 1));
+  for (guint i = 0; i < v->frames->len; i++) {
+    const SxsViewFrame *f = g_ptr_array_index(v->frames, i);
+    if (f->managed && f->runtime_id >= 1 && f->runtime_id <= 64)
+      bits[i] = G_GUINT64_CONSTANT(1) << (f->runtime_id - 1);
+  }
   SxsViewIter it;
   sxs__view_iter_init(&it, v, k);
   for (const SxsViewStack *s; (s = sxs__view_iter_next_stack(&it));) {
     if (s->depth == 0 || (s->weight == 0 && s->count == 0))
       continue;
-    g_array_set_size(b->scratch, s->depth);
+    /* The key: the frames, then the runtimes' bits in two more words. */
+    g_array_set_size(b->scratch, s->depth + 2);
     guint32 *frames = (guint32 *)b->scratch->data;
+    guint64 runtimes = 0;
     for (guint i = 0; i < s->depth; i++) {
       guint32 *slot = &g_array_index(map, guint32, s->frames[i]);
       if (*slot == G_MAXUINT32)
         *slot = intern(b, g_ptr_array_index(v->frames, s->frames[i]));
       frames[i] = *slot;
+      runtimes |= bits[s->frames[i]];
     }
-    GBytes *key = g_bytes_new_static(frames, s->depth * sizeof *frames);
+    memcpy(frames + s->depth, &runtimes, sizeof runtimes);
+    GBytes *key = g_bytes_new_static(frames, (s->depth + 2) * sizeof *frames);
     gpointer hit = g_hash_table_lookup(b->by_stack, key);
     g_bytes_unref(key);
     SxsDiffStack *ds;
     if (hit) {
       ds = &g_array_index(b->d->stacks, SxsDiffStack, GPOINTER_TO_UINT(hit) - 1);
     } else {
-      SxsDiffStack fresh = {.frames = g_memdup2(frames, s->depth * sizeof *frames), .depth = s->depth};
+      SxsDiffStack fresh = {
+          .frames = g_memdup2(frames, (s->depth + 2) * sizeof *frames), .depth = s->depth, .runtimes = runtimes};
       g_array_append_val(b->d->stacks, fresh);
       ds = &g_array_index(b->d->stacks, SxsDiffStack, b->d->stacks->len - 1);
-      g_hash_table_insert(b->by_stack, g_bytes_new_static(ds->frames, s->depth * sizeof *frames),
+      g_hash_table_insert(b->by_stack, g_bytes_new_static(ds->frames, (s->depth + 2) * sizeof *frames),
                           GUINT_TO_POINTER(b->d->stacks->len));
     }
     /* Allocations count upscaled objects, not what was sampled: one sample per
@@ -182,6 +194,29 @@ SxsDiff *sxs__diff_new(const SxsView *base, const SxsView *new_view, SxsViewKind
   g_hash_table_unref(b.by_stack);
   g_array_unref(b.scratch);
   return d;
+}
+
+SxsDiff *sxs__diff_restrict(const SxsDiff *d, int runtime_id) {
+  SxsDiff *r = g_new0(SxsDiff, 1);
+  r->kind = d->kind;
+  r->unit = d->unit;
+  r->options = d->options;
+  r->frames = g_ptr_array_ref(d->frames);
+  r->stacks = g_array_new(FALSE, FALSE, sizeof(SxsDiffStack));
+  guint64 bit = runtime_id >= 1 && runtime_id <= 64 ? G_GUINT64_CONSTANT(1) << (runtime_id - 1) : 0;
+  for (guint i = 0; i < d->stacks->len; i++) {
+    const SxsDiffStack *s = &g_array_index(d->stacks, SxsDiffStack, i);
+    if (!(s->runtimes & bit))
+      continue;
+    SxsDiffStack c = *s;
+    c.frames = g_memdup2(s->frames, (s->depth + 2) * sizeof *s->frames);
+    g_array_append_val(r->stacks, c);
+    for (int side = 0; side < 2; side++) {
+      r->total[side] += s->weight[side];
+      r->total_count[side] += s->count[side];
+    }
+  }
+  return r;
 }
 
 SxsDiffChange sxs__diff_noise(const guint64 w[2], const guint64 n[2], const guint64 W[2], const guint64 N[2],
@@ -270,13 +305,20 @@ static int compare_children(gconstpointer a, gconstpointer b, gpointer data) {
                 ((const SxsDiffFrame *)cs->d->frames->pdata[y->frame])->key);
 }
 
+/* A (parent, frame) pair packed in a pointer (64 bits), and its hash. */
+static guint pair_hash(gconstpointer p) {
+  guint64 k = (guint64)(guintptr)p * G_GUINT64_CONSTANT(0x9E3779B97F4A7C15);
+  return (guint)(k >> 32);
+}
+
 SxsDiffTree *sxs__diff_tree_new(const SxsDiff *d) {
   SxsDiffTree *t = g_new0(SxsDiffTree, 1);
   t->nodes = g_array_new(FALSE, TRUE, sizeof(SxsDiffNode));
   SxsDiffNode root = {.frame = G_MAXUINT32, .parent = G_MAXUINT32};
   g_array_append_val(t->nodes, root);
   /* (parent << 32 | frame) -> node index */
-  g_autoptr(GHashTable) index = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, NULL);
+  G_STATIC_ASSERT(sizeof(gpointer) >= sizeof(guint64));
+  g_autoptr(GHashTable) index = g_hash_table_new(pair_hash, g_direct_equal);
   for (guint i = 0; i < d->stacks->len; i++) {
     const SxsDiffStack *s = &g_array_index(d->stacks, SxsDiffStack, i);
     guint32 node = 0;
@@ -285,8 +327,8 @@ SxsDiffTree *sxs__diff_tree_new(const SxsDiff *d) {
       g_array_index(t->nodes, SxsDiffNode, 0).total_count[side] += s->count[side];
     }
     for (guint j = 0; j < s->depth; j++) {
-      gint64 key = ((gint64)node << 32) | s->frames[j];
-      gpointer hit = g_hash_table_lookup(index, &key);
+      gpointer key = (gpointer)(guintptr)(((guint64)node << 32) | s->frames[j]);
+      gpointer hit = g_hash_table_lookup(index, key);
       guint32 child;
       if (hit) {
         child = GPOINTER_TO_UINT(hit);
@@ -294,7 +336,7 @@ SxsDiffTree *sxs__diff_tree_new(const SxsDiff *d) {
         SxsDiffNode fresh = {.frame = s->frames[j], .parent = node};
         g_array_append_val(t->nodes, fresh);
         child = t->nodes->len - 1;
-        g_hash_table_insert(index, g_memdup2(&key, sizeof key), GUINT_TO_POINTER(child));
+        g_hash_table_insert(index, key, GUINT_TO_POINTER(child));
       }
       SxsDiffNode *c = &g_array_index(t->nodes, SxsDiffNode, child);
       for (int side = 0; side < 2; side++) {

@@ -34,11 +34,14 @@ typedef struct {
 
 /* One stack, root first, and what it weighs on either side. */
 typedef struct {
-  guint32 *frames; /* indices into SxsDiff.frames; owned */
+  guint32 *frames; /* indices into SxsDiff.frames (then two words of `runtimes`, the stack's
+                    * identity); owned */
   guint depth;
   guint64 weight[2]; /* [SXS_DIFF_BASE], [SXS_DIFF_NEW], in the kind's unit */
   guint64 count[2];  /* samples, calls or events they stand for (allocations: samples, estimated
                       * as bytes / SXS_DIFF_ALLOCATION_SAMPLE) */
+  guint64 runtimes;  /* bit id - 1: the stack has a managed frame of runtime id (1 to 64); stacks
+                      * of one frame sequence with other runtimes are other stacks */
 } SxsDiffStack;
 
 /* A change and its noise, in share points (fractions: 0.4 is 40 points) or in the unit (absolute). */
@@ -80,6 +83,9 @@ typedef struct {
  * allocates. */
 SxsDiff *sxs__diff_new(const SxsView *base, const SxsView *new_view, SxsViewKind k, const SxsDiffOptions *o);
 void sxs__diff_free(SxsDiff *d);
+/* The diff of the stacks with a managed frame of runtime runtime_id (1 to 64) only, as a view
+ * filtered on that runtime would give; the frame table is shared. */
+SxsDiff *sxs__diff_restrict(const SxsDiff *d, int runtime_id);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(SxsDiff, sxs__diff_free)
 
 /* A managed name with its compiler-generated ordinals replaced by '#', so that one function keeps

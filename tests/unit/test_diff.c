@@ -152,9 +152,16 @@ static void test_match(void) {
   g_assert_cmpuint(d->total[0], ==, 1000);
   g_assert_cmpuint(d->total[1], ==, 1000);
   /* rt1 10.0 and rt2 8.0 meet; libc at two offsets and two module paths is one frame; the closure
-   * is one whatever its ordinals: 5 frames, 3 stacks. */
+   * is one whatever its ordinals: 5 frames, 3 frame sequences, each once per runtime. */
   g_assert_cmpuint(d->frames->len, ==, 5);
-  g_assert_cmpuint(d->stacks->len, ==, 3);
+  g_assert_cmpuint(d->stacks->len, ==, 6);
+  for (int id = 1; id <= 2; id++) {
+    g_autoptr(SxsDiff) r = sxs__diff_restrict(d, id);
+    g_assert_cmpuint(r->stacks->len, ==, 3);
+    g_assert_true(r->frames == d->frames);
+    g_assert_cmpuint(r->total[0], ==, id == 1 ? 1000 : 0);
+    g_assert_cmpuint(r->total[1], ==, id == 2 ? 1000 : 0);
+  }
   g_autoptr(GArray) totals = sxs__diff_frame_totals(d);
   const SxsDiffFrameTotal *work = frame_total(d, totals, "App.Work");
   const SxsDiffFrameTotal *other = frame_total(d, totals, "App.Other");
