@@ -41,28 +41,33 @@ static void append_change(GString *out, const SxsDiff *d, const SxsDiffChange *c
     g_string_append_printf(out, " %+7.1f pt ±%-5.1f", c->change * 100, SXS_DIFF_NOISE_ERRORS * c->error * 100);
 }
 
+/* The rows of one table: frames whose self (or total) grew (or shrank) beyond noise, largest
+ * change first; only those are sorted. */
 static void table(GString *out, const SxsDiff *d, const SxsDiffRenderOptions *o, GArray *rows, gboolean total,
                   gboolean growth) {
   const char *what = total ? "total" : "self";
   const char *color = !o->color ? "" : growth ? "\033[31m" : "\033[34m";
   const char *reset = o->color ? "\033[0m" : "";
-  guint shown = 0, n = 0;
+  g_autoptr(GArray) picked = g_array_new(FALSE, FALSE, sizeof(SxsDiffFrameTotal));
   for (guint i = 0; i < rows->len; i++) {
     const SxsDiffFrameTotal *t = &g_array_index(rows, SxsDiffFrameTotal, i);
     const SxsDiffChange *c = change_of(t, total);
-    n += c->beyond && (growth ? c->change > 0 : c->change < 0);
+    if (c->beyond && (growth ? c->change > 0 : c->change < 0))
+      g_array_append_val(picked, *t);
   }
+  guint n = picked->len;
   g_string_append_printf(out, "  %s %s beyond noise: %u%s\n", what, growth ? "growths" : "shrinks", n,
                          n ? "" : " (none)");
   if (!n)
     return;
+  RowSort rs = {.d = d, .total = total};
+  g_array_sort_with_data(picked, compare_rows, &rs);
   g_string_append_printf(out, "    %10s %10s %17s  %s\n", "before", "after", "change (noise)",
                          total ? "function (total)" : "function (self)");
-  for (guint i = 0; i < rows->len && shown < o->top; i++) {
-    const SxsDiffFrameTotal *t = &g_array_index(rows, SxsDiffFrameTotal, i);
+  guint shown = MIN(n, o->top);
+  for (guint i = 0; i < shown; i++) {
+    const SxsDiffFrameTotal *t = &g_array_index(picked, SxsDiffFrameTotal, i);
     const SxsDiffChange *c = change_of(t, total);
-    if (!c->beyond || (growth ? c->change <= 0 : c->change >= 0))
-      continue;
     const SxsDiffFrame *f = d->frames->pdata[t->frame];
     g_string_append(out, "    ");
     append_value(out, d, c->before, 10);
@@ -71,7 +76,6 @@ static void table(GString *out, const SxsDiff *d, const SxsDiffRenderOptions *o,
     g_string_append(out, color);
     append_change(out, d, c);
     g_string_append_printf(out, "%s %s\n", reset, f->key);
-    shown++;
   }
   if (n > shown)
     g_string_append_printf(out, "    ... and %u more\n", n - shown);
@@ -100,8 +104,6 @@ char *sxs__diff_write_summary(const SxsDiff *d, const SxsDiffRenderOptions *o, g
     o = &defaults;
   g_autoptr(GArray) rows = sxs__diff_frame_totals(d);
   for (int total = 0; total < 2; total++) {
-    RowSort rs = {.d = d, .total = total};
-    g_array_sort_with_data(rows, compare_rows, &rs);
     table(out, d, o, rows, total, TRUE);
     table(out, d, o, rows, total, FALSE);
   }
@@ -113,7 +115,10 @@ char *sxs__diff_write_summary(const SxsDiff *d, const SxsDiffRenderOptions *o, g
     if (t->self_change.beyond || t->total_change.beyond || (t->self_change.change == 0 && t->total_change.change == 0))
       continue;
     quiet++;
-    if (!largest || fabs(t->self_change.change) > fabs(largest->self_change.change))
+    if (!largest || fabs(t->self_change.change) > fabs(largest->self_change.change) ||
+        (fabs(t->self_change.change) == fabs(largest->self_change.change) &&
+         strcmp(((const SxsDiffFrame *)d->frames->pdata[t->frame])->key,
+                ((const SxsDiffFrame *)d->frames->pdata[largest->frame])->key) < 0))
       largest = t;
   }
   if (quiet && largest) {
