@@ -342,6 +342,68 @@ static void test_allocations(void) {
   sxs__profile_model_free(m[1]);
 }
 
+/* --lines: a managed frame is its name and (File.cs:line): the line that grew is told from its
+ * neighbour in the same function. */
+static void test_lines(void) {
+  SxsProfileModel *m[2] = {model_new("10.0.1", 1), model_new("10.0.1", 1)};
+  guint64 counts[2][2] = {{600, 400}, {200, 800}}; /* lines 10 and 11 of App.Work */
+  for (int side = 0; side < 2; side++)
+    for (guint line = 10; line <= 11; line++) {
+      SxsStackModel *s = sample(m[side], 1, "App.Work", counts[side][line - 10], 0x10);
+      SxsStackFrameModel *leaf = &g_array_index(s->frames, SxsStackFrameModel, 0);
+      leaf->file = g_strdup("/src/App/Program.cs");
+      leaf->line = line;
+    }
+  SxsViewFilter by_line = {.by_line = TRUE};
+  g_autoptr(SxsView) bv = sxs__view_new(m[0], &by_line);
+  g_autoptr(SxsView) nv = sxs__view_new(m[1], &by_line);
+  g_autoptr(SxsDiff) d = sxs__diff_new(bv, nv, SXS_VIEW_SAMPLES, NULL);
+  g_autoptr(GArray) totals = sxs__diff_frame_totals(d);
+  const SxsDiffFrameTotal *l10 = frame_total(d, totals, "App.Work (Program.cs:10)");
+  const SxsDiffFrameTotal *l11 = frame_total(d, totals, "App.Work (Program.cs:11)");
+  g_assert_nonnull(l10);
+  g_assert_nonnull(l11);
+  g_assert_cmpfloat_with_epsilon(l10->self_change.change, -0.4, 1e-12);
+  g_assert_cmpfloat_with_epsilon(l11->self_change.change, 0.4, 1e-12);
+  SxsDiffRenderOptions o = {.top = 10};
+  g_autofree char *summary = sxs__diff_write_summary(d, &o, NULL, NULL);
+  g_assert_nonnull(strstr(summary, "     40.0%      80.0%   +40.0 pt ±6.6   App.Work (Program.cs:11)\n"));
+  g_assert_nonnull(strstr(summary, "     60.0%      20.0%   -40.0 pt ±6.6   App.Work (Program.cs:10)\n"));
+  sxs__profile_model_free(m[0]);
+  sxs__profile_model_free(m[1]);
+}
+
+/* A restricted diff's summary: one runtime's part of two profiles of two runtimes. */
+static void test_per_runtime(void) {
+  SxsProfileModel *m[2] = {model_new("10.0.1", 1), model_new("10.0.1", 1)};
+  for (int side = 0; side < 2; side++) {
+    SxsRuntimeModel *r = sxs__runtime_model_new();
+    r->id = 2;
+    r->status = SXS_RUNTIME_PROFILING;
+    r->version = g_strdup("8.0.11");
+    g_ptr_array_add(m[side]->runtimes, r);
+    sample(m[side], 1, "App.Work", 500, 0x10);              /* runtime 1: unchanged */
+    sample(m[side], 2, "App.Work", side ? 900 : 100, 0x10); /* runtime 2: nine times as much */
+  }
+  g_autoptr(SxsView) bv = sxs__view_new(m[0], NULL);
+  g_autoptr(SxsView) nv = sxs__view_new(m[1], NULL);
+  SxsDiffOptions absolute = {.absolute = TRUE};
+  g_autoptr(SxsDiff) d = sxs__diff_new(bv, nv, SXS_VIEW_SAMPLES, &absolute);
+  g_autoptr(SxsDiff) r1 = sxs__diff_restrict(d, 1);
+  g_autoptr(SxsDiff) r2 = sxs__diff_restrict(d, 2);
+  SxsDiffRenderOptions o = {.top = 10};
+  g_autofree char *s1 = sxs__diff_write_summary(r1, &o, NULL, NULL);
+  g_autofree char *s2 = sxs__diff_write_summary(r2, &o, NULL, NULL);
+  g_assert_nonnull(strstr(s1, "  self growths beyond noise: 0 (none)\n"));
+  g_assert_nonnull(strstr(s1, "  self shrinks beyond noise: 0 (none)\n"));
+  g_assert_nonnull(strstr(s2, "  self growths beyond noise: 1\n"));
+  g_assert_nonnull(strstr(s2, "        100        900       +800 ±95       App.Work\n"));
+  g_autofree char *all = sxs__diff_write_summary(d, &o, NULL, NULL);
+  g_assert_nonnull(strstr(all, "        600       1400       +800 ±134      App.Work\n"));
+  sxs__profile_model_free(m[0]);
+  sxs__profile_model_free(m[1]);
+}
+
 int main(int argc, char **argv) {
   g_test_init(&argc, &argv, NULL);
   g_test_add_func("/diff/normalize", test_normalize);
@@ -351,5 +413,7 @@ int main(int argc, char **argv) {
   g_test_add_func("/diff/folded-summary", test_folded_and_summary);
   g_test_add_func("/diff/svg-colours", test_svg_colours);
   g_test_add_func("/diff/allocations", test_allocations);
+  g_test_add_func("/diff/lines", test_lines);
+  g_test_add_func("/diff/per-runtime", test_per_runtime);
   return g_test_run();
 }
