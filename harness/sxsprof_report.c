@@ -219,6 +219,10 @@ int sxsprof_report_main(int argc, char **argv) {
             exact ? "--exact-names" : "--absolute");
     return 2;
   }
+  if (compare && runtime) {
+    fprintf(stderr, "sxsprof: --compare A,B names the runtimes; --runtime does not go with it\n");
+    return 2;
+  }
   if (compare)
     return report_compare(paths, compare, format, output, view, thread, by_line, exact, absolute, (guint)top);
   /* Without --format: the summary, and every file format when -o names where. */
