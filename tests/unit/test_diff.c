@@ -342,6 +342,37 @@ static void test_allocations(void) {
   sxs__profile_model_free(m[1]);
 }
 
+/* Contention: delay in nanoseconds over few waits: a wait three times as long is within noise when
+ * it is two waits against two (the error scales with the delay per wait). */
+static void test_contention(void) {
+  SxsProfileModel *m[2] = {model_new("10.0.1", 1), model_new("10.0.1", 1)};
+  guint64 delay[2][2] = {{500000000, 500000000}, {1500000000, 500000000}}; /* Contend, Other */
+  for (int side = 0; side < 2; side++)
+    for (int t = 0; t < 2; t++) {
+      SxsStackModel *s = sxs__stack_model_new("contention", 100);
+      s->runtime_id = 1;
+      s->count = 2;
+      s->value = delay[side][t];
+      add_frame(s, TRUE, 1, t == 0 ? "App.Locks.Contend" : "App.Locks.Other", "App.dll", 0x1000);
+      g_ptr_array_add(m[side]->profiles[SXS_PROFILE_CONTENTION].stacks, s);
+      m[side]->profiles[SXS_PROFILE_CONTENTION].enabled = TRUE;
+    }
+  g_autoptr(SxsView) bv = sxs__view_new(m[0], NULL);
+  g_autoptr(SxsView) nv = sxs__view_new(m[1], NULL);
+  g_autoptr(SxsDiff) d = sxs__diff_new(bv, nv, SXS_VIEW_CONTENTION, NULL);
+  g_assert_cmpstr(d->unit, ==, "nanoseconds");
+  g_assert_cmpuint(d->total_count[1], ==, 4);
+  g_autoptr(GArray) totals = sxs__diff_frame_totals(d);
+  const SxsDiffFrameTotal *contend = frame_total(d, totals, "App.Locks.Contend");
+  g_assert_nonnull(contend);
+  g_assert_cmpfloat_with_epsilon(contend->self_change.change, 0.25, 1e-12);
+  /* p = 4 / 8, se = sqrt(0.25 * (1/4 + 1/4)) scaled by 5e8 ns a wait over 3.75e8 overall. */
+  g_assert_cmpfloat_with_epsilon(contend->self_change.error, sqrt(0.125) * 5e8 / 3.75e8, 1e-12);
+  g_assert_false(contend->self_change.beyond);
+  sxs__profile_model_free(m[0]);
+  sxs__profile_model_free(m[1]);
+}
+
 /* --lines: a managed frame is its name and (File.cs:line): the line that grew is told from its
  * neighbour in the same function. */
 static void test_lines(void) {
@@ -413,6 +444,7 @@ int main(int argc, char **argv) {
   g_test_add_func("/diff/folded-summary", test_folded_and_summary);
   g_test_add_func("/diff/svg-colours", test_svg_colours);
   g_test_add_func("/diff/allocations", test_allocations);
+  g_test_add_func("/diff/contention", test_contention);
   g_test_add_func("/diff/lines", test_lines);
   g_test_add_func("/diff/per-runtime", test_per_runtime);
   return g_test_run();
