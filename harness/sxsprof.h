@@ -8,6 +8,7 @@
 #include <time.h>
 
 #include "sxs_config.h"
+#include "sxs_diff.h"
 #include "sxs_profile.h"
 #include "sxs_profile_read.h"
 #include "sxs_view.h"
@@ -109,6 +110,13 @@ void sxsprof_profiles_sort_busiest(GPtrArray *profiles);
 /* When p's process is a starter or wrapper whose work went to a descendant among profiles (one
  * with more than ten times its activity), the busiest such descendant; else NULL. */
 const SxsprofProfile *sxsprof_profile_waited_for(const SxsprofProfile *p, const GPtrArray *profiles);
+/* Merges profiles (at least one, sorted) into the first one's model, which is returned: threads
+ * named with their pid when there are several (two processes may share an OS thread id). */
+SxsProfileModel *sxsprof_profiles_merge(GPtrArray *profiles);
+
+/* Reads a profile, a spool or a folder of profiles into profiles (sorted); FALSE after printing why
+ * on stderr when it cannot or finds none. */
+gboolean sxsprof_load_path(const char *path, guint64 max_size, GPtrArray *profiles);
 
 /* What to render and where. */
 typedef struct {
@@ -128,6 +136,30 @@ typedef struct {
  * printing why (no partial files are left behind). */
 int sxsprof_render(const SxsProfileModel *model, const SxsprofRender *r);
 
+/* Two views compared (sxs_diff.h): `sxsprof diff` (two profiles) and `report --compare` (two
+ * runtimes of one profile). */
+typedef struct {
+  const SxsProfileModel *model[2]; /* BASE, NEW (may be the same model) */
+  SxsViewFilter filter[2];         /* each side's: --compare filters on a runtime each */
+  const char *name[2];             /* how the summary names the sides */
+  guint formats;                   /* SXS_FORMAT_BIT()s among folded, svg, pprof, summary */
+  const char *base;                /* files go to <base>.folded, .svg, .negated.svg, .base.pb.gz, .new.pb.gz */
+  SxsDiffOptions options;
+  SxsViewKind kind; /* SXS_VIEW_N_KINDS: NEW's primary kind */
+  guint top;
+  gboolean color;
+  gboolean per_runtime; /* the summary also compares each runtime both sides profiled, alone */
+  gboolean untagged;    /* pprof functions without runtime tags (two runtimes compared) */
+} SxsprofDiffRender;
+
+/* The formats a diff renders (folded, svg, pprof, summary) from a --format LIST; FALSE after
+ * printing why. */
+gboolean sxsprof_diff_formats(const char *list, gboolean has_output, guint *ret_formats);
+
+/* Renders a diff as r says: the files (all written, or none), then the summary on stdout. Returns 0,
+ * or 1 after printing why. */
+int sxsprof_render_diff(const SxsprofDiffRender *r);
+
 /* On stderr: the views of profile p among `formats` that were written since `started` (not left
  * over from an earlier run) on one line, then its summary when formats has the summary. */
 void sxsprof_print_views(const SxsprofProfile *p, guint formats, time_t started);
@@ -144,6 +176,8 @@ int sxsprof_take_value(int argc, char **argv, int *i, const char *inline_value, 
 int sxsprof_run_main(int argc, char **argv);
 /* sxsprof report PROFILE|FOLDER...: renders saved profiles (sxsprof_report.c). */
 int sxsprof_report_main(int argc, char **argv);
+/* sxsprof diff BASE NEW: compares two profiles (sxsprof_diff.c). */
+int sxsprof_diff_main(int argc, char **argv);
 /* sxsprof attach PID [options]: loads the profiler into a running runtime through the diagnostics
  * IPC, and gets its profile back (sxsprof_attach.c). */
 int sxsprof_attach_main(int argc, char **argv);

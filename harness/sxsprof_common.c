@@ -52,6 +52,16 @@ const char sxsprof_usage[] =
     "      --lines                       managed frames by source line, not by function\n"
     "      --by component                samples under their component (application, framework, JIT, GC,\n"
     "                                    runtime, libc, other native, kernel) as the graphs' first level\n"
+    "      --compare A,B                 runtime B against runtime A of one profile (index, version or path);\n"
+    "                                    options as for diff\n"
+    "  sxsprof diff BASE NEW [options]   what changed from BASE to NEW (profiles, spools or folders of them)\n"
+    "      --format LIST                 folded,svg,pprof,summary or all (default: summary; all with -o)\n"
+    "      -o, --output PREFIX           write PREFIX.folded (base new columns), PREFIX.svg, PREFIX.negated.svg,\n"
+    "                                    PREFIX.base.pb.gz and PREFIX.new.pb.gz (for go tool pprof -diff_base)\n"
+    "      --view KIND                   samples, calls, exceptions, contention or allocations\n"
+    "      --absolute                    compare weights (equal-length runs), not shares of each side's total\n"
+    "      --exact-names                 match compiler-generated names (<>c__DisplayClass12_0) exactly\n"
+    "      --top N, --runtime ID, --thread T, --lines   as for report\n"
     "  sxsprof attach PID [options]      profile a running .NET process (.NET Core 3.0 or later)\n"
     "      --runtime N|VERSION|PATH      which of its runtimes: runsxs's index N, a version prefix, or a\n"
     "                                    runtime folder (named after its version); needed when it runs several\n"
@@ -543,6 +553,196 @@ int sxsprof_render(const SxsProfileModel *model, const SxsprofRender *r) {
     g_autofree char *text = sxs__formats_render(view, SXS_FORMAT_SUMMARY, &r->render, &len, &why);
     if (text)
       fwrite(text, 1, len, r->summary_out);
+  }
+  return 0;
+}
+
+SxsProfileModel *sxsprof_profiles_merge(GPtrArray *profiles) {
+  if (profiles->len > 1) {
+    /* Threads of different processes may share an OS thread id: name them with their pid. */
+    for (guint i = 0; i < profiles->len; i++) {
+      const SxsProfileModel *m = ((SxsprofProfile *)profiles->pdata[i])->model;
+      int pid = m->process ? m->process->pid : 0;
+      for (guint j = 0; j < m->samples.stacks->len; j++) {
+        SxsStackModel *st = m->samples.stacks->pdata[j];
+        char *named = st->thread_name ? g_strdup_printf("%s, pid %d", st->thread_name, pid)
+                                      : g_strdup_printf("%u, pid %d", st->thread, pid);
+        g_free(st->thread_name);
+        st->thread_name = named;
+      }
+    }
+  }
+  SxsProfileModel *merged = ((SxsprofProfile *)profiles->pdata[0])->model;
+  for (guint i = 1; i < profiles->len; i++)
+    sxs__profile_model_merge(merged, ((SxsprofProfile *)profiles->pdata[i])->model);
+  return merged;
+}
+
+gboolean sxsprof_load_path(const char *path, guint64 max_size, GPtrArray *profiles) {
+  if (g_file_test(path, G_FILE_TEST_IS_DIR)) {
+    guint before = profiles->len, skipped = 0;
+    if (!sxsprof_load_folder(path, max_size, profiles, &skipped))
+      return FALSE;
+    if (profiles->len == before) {
+      fprintf(stderr, "sxsprof: no sxsprof profile in folder %s\n", path);
+      return FALSE;
+    }
+    if (skipped)
+      fprintf(stderr, "sxsprof: %u .json file%s in %s %s not sxsprof profiles, skipped\n", skipped,
+              skipped == 1 ? "" : "s", path, skipped == 1 ? "is" : "are");
+  } else {
+    g_autofree char *why = NULL;
+    SxsprofProfile *p = sxsprof_profile_load(path, max_size, &why);
+    if (!p) {
+      fprintf(stderr, "sxsprof: %s\n", why);
+      return FALSE;
+    }
+    g_ptr_array_add(profiles, p);
+  }
+  sxsprof_profiles_sort(profiles);
+  return TRUE;
+}
+
+#define DIFF_FORMATS                                                                                                   \
+  (SXS_FORMAT_BIT(SXS_FORMAT_FOLDED) | SXS_FORMAT_BIT(SXS_FORMAT_SVG) | SXS_FORMAT_BIT(SXS_FORMAT_PPROF) |             \
+   SXS_FORMAT_BIT(SXS_FORMAT_SUMMARY))
+
+gboolean sxsprof_diff_formats(const char *list, gboolean has_output, guint *ret_formats) {
+  guint formats = SXS_FORMAT_BIT(SXS_FORMAT_SUMMARY) | (has_output ? DIFF_FORMATS : 0);
+  if (list) {
+    g_autofree char *problem = NULL;
+    if (!sxs__config_parse_formats(list, TRUE, &formats, &problem)) {
+      fprintf(stderr, "sxsprof: --format: %s\n", problem);
+      return FALSE;
+    }
+    if (g_str_equal(list, "all"))
+      formats &= DIFF_FORMATS;
+    if (formats & ~DIFF_FORMATS) {
+      fprintf(stderr, "sxsprof: --format: a comparison renders folded, svg, pprof and summary only\n");
+      return FALSE;
+    }
+  }
+  if ((formats & ~SXS_FORMAT_BIT(SXS_FORMAT_SUMMARY)) && !has_output) {
+    fprintf(stderr, "sxsprof: --format with files needs -o PREFIX for a comparison\n");
+    return FALSE;
+  }
+  *ret_formats = formats;
+  return TRUE;
+}
+
+/* Runtime ids both models profiled, ascending. */
+static GArray *common_runtimes(const SxsProfileModel *a, const SxsProfileModel *b) {
+  GArray *ids = g_array_new(FALSE, FALSE, sizeof(int));
+  for (guint i = 0; i < a->runtimes->len; i++) {
+    const SxsRuntimeModel *x = a->runtimes->pdata[i];
+    for (guint j = 0; x->status == SXS_RUNTIME_PROFILING && j < b->runtimes->len; j++) {
+      const SxsRuntimeModel *y = b->runtimes->pdata[j];
+      if (y->id == x->id && y->status == SXS_RUNTIME_PROFILING) {
+        g_array_append_val(ids, x->id);
+        break;
+      }
+    }
+  }
+  return ids;
+}
+
+/* One file of a diff, rendered before any is written. */
+typedef struct {
+  char *path;
+  char *bytes;
+  gsize len;
+} DiffFile;
+
+static void diff_file_clear(gpointer p) {
+  DiffFile *f = p;
+  g_free(f->path);
+  g_free(f->bytes);
+}
+
+int sxsprof_render_diff(const SxsprofDiffRender *r) {
+  g_autoptr(SxsView) base = sxs__view_new(r->model[0], &r->filter[0]);
+  g_autoptr(SxsView) fresh = sxs__view_new(r->model[1], &r->filter[1]);
+  g_autoptr(SxsDiff) diff = sxs__diff_new(base, fresh, r->kind, &r->options);
+  if (diff->kind >= SXS_VIEW_N_KINDS || (diff->total[0] == 0 && diff->total[1] == 0)) {
+    fprintf(stderr, "sxsprof: neither side holds %s stacks to compare\n",
+            r->kind < SXS_VIEW_N_KINDS ? sxs__view_kind_name(r->kind) : "samples, calls or event");
+    return 1;
+  }
+  for (int side = 0; side < 2; side++)
+    if (diff->total[side] == 0)
+      fprintf(stderr, "sxsprof: %s holds no %s stacks: everything is %s\n", r->name[side],
+              sxs__view_kind_name(diff->kind), side ? "gone" : "new");
+  g_autoptr(GArray) files = g_array_new(FALSE, TRUE, sizeof(DiffFile));
+  g_array_set_clear_func(files, diff_file_clear);
+  SxsDiffRenderOptions o = {.name = {r->name[0], r->name[1]}, .top = r->top, .color = r->color};
+  g_autofree char *note = NULL;
+  if (r->base && (r->formats & SXS_FORMAT_BIT(SXS_FORMAT_FOLDED))) {
+    DiffFile f = {.path = g_strconcat(r->base, ".folded", NULL)};
+    g_autofree char *why = NULL;
+    f.bytes = sxs__diff_write_folded(diff, &f.len, &why);
+    g_array_append_val(files, f);
+  }
+  if (r->base && (r->formats & SXS_FORMAT_BIT(SXS_FORMAT_SVG))) {
+    for (int negated = 0; negated < 2; negated++) {
+      DiffFile f = {.path = g_strconcat(r->base, negated ? ".negated.svg" : ".svg", NULL)};
+      SxsDiffRenderOptions so = o;
+      so.negated = negated;
+      g_autofree char *why = NULL;
+      f.bytes = sxs__diff_write_svg(diff, &so, &f.len, &why);
+      g_array_append_val(files, f);
+    }
+  }
+  if (r->base && (r->formats & SXS_FORMAT_BIT(SXS_FORMAT_PPROF))) {
+    static const char *const suffix[2] = {".base.pb.gz", ".new.pb.gz"};
+    const SxsView *views[2] = {base, fresh};
+    SxsRenderOptions po = {.kind = diff->kind, .untagged = r->untagged};
+    for (int side = 0; side < 2; side++) {
+      DiffFile f = {.path = g_strconcat(r->base, suffix[side], NULL)};
+      g_autofree char *why = NULL;
+      f.bytes = sxs__write_pprof(views[side], &po, &f.len, &why);
+      g_array_append_val(files, f);
+    }
+    note = g_strdup_printf("pprof: go tool pprof -diff_base %s%s %s%s", r->base, suffix[0], r->base, suffix[1]);
+    o.note = note;
+  }
+  for (guint i = 0; i < files->len; i++) {
+    const DiffFile *f = &g_array_index(files, DiffFile, i);
+    if (!f->bytes) {
+      fprintf(stderr, "sxsprof: cannot render %s; nothing was written\n", f->path);
+      return 1;
+    }
+  }
+  for (guint i = 0; i < files->len; i++) {
+    const DiffFile *f = &g_array_index(files, DiffFile, i);
+    g_autoptr(GError) error = NULL;
+    if (!g_file_set_contents(f->path, f->bytes, (gssize)f->len, &error)) {
+      fprintf(stderr, "sxsprof: cannot write %s: %s\n", f->path, error->message);
+      return 1;
+    }
+    fprintf(stderr, "sxsprof: wrote %s\n", f->path);
+  }
+  if (!(r->formats & SXS_FORMAT_BIT(SXS_FORMAT_SUMMARY)))
+    return 0;
+  gsize len = 0;
+  g_autofree char *text = sxs__diff_write_summary(diff, &o, &len, NULL);
+  if (text)
+    fwrite(text, 1, len, stdout);
+  if (!r->per_runtime || r->filter[0].runtime_id > 0 || r->filter[1].runtime_id > 0)
+    return 0;
+  g_autoptr(GArray) ids = common_runtimes(r->model[0], r->model[1]);
+  for (guint i = 0; ids->len > 1 && i < ids->len; i++) {
+    int id = g_array_index(ids, int, i);
+    g_autoptr(SxsDiff) d = sxs__diff_restrict(diff, id);
+    g_autofree char *tag_b = g_strdup(sxs__view_runtime_tag(base, id)),
+                    *tag_n = g_strdup(sxs__view_runtime_tag(fresh, id));
+    g_autofree char *name_b = g_strdup_printf("%s %s", r->name[0], tag_b);
+    g_autofree char *name_n = g_strdup_printf("%s %s", r->name[1], tag_n);
+    SxsDiffRenderOptions ro = {.name = {name_b, name_n}, .top = r->top, .color = r->color};
+    gsize rlen = 0;
+    g_autofree char *rt = sxs__diff_write_summary(d, &ro, &rlen, NULL);
+    fprintf(stdout, "runtime %d:\n", id);
+    if (rt)
+      fwrite(rt, 1, rlen, stdout);
   }
   return 0;
 }

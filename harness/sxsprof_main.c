@@ -2,6 +2,7 @@
  *
  *   sxsprof run [options] [--] COMMAND [ARGS...]                          (sxsprof_run.c)
  *   sxsprof report PROFILE.json|FOLDER ... [--format LIST] [-o PREFIX] ...  (sxsprof_report.c)
+ *   sxsprof diff BASE NEW [--format LIST] [-o PREFIX] ...                  (sxsprof_diff.c)
  *   sxsprof attach PID [--runtime N|VERSION|PATH] [--duration SEC] ...     (sxsprof_attach.c)
  *
  * What they share is in sxsprof_common.c. */
@@ -19,6 +20,8 @@ int main(int argc, char **argv) {
     return sxsprof_run_main(argc - 2, argv + 2);
   if (g_str_equal(argv[1], "report"))
     return sxsprof_report_main(argc - 2, argv + 2);
+  if (g_str_equal(argv[1], "diff"))
+    return sxsprof_diff_main(argc - 2, argv + 2);
   if (g_str_equal(argv[1], "attach"))
     return sxsprof_attach_main(argc - 2, argv + 2);
   fprintf(stderr, "sxsprof: unknown command \"%s\"\n%s", argv[1], sxsprof_usage);

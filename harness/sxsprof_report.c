@@ -68,11 +68,105 @@ static const char *option_value(int argc, char **argv, int *i, const char *name,
   return argv[++*i];
 }
 
+/* The runtime of m a --compare selector names: its id ("2"), a version prefix ("8.0"), or its
+ * folder or library path; -1 after printing why when none or several do. */
+static int compare_runtime(const SxsProfileModel *m, const char *selector) {
+  char *end = NULL;
+  long id = strtol(selector, &end, 10);
+  gboolean numeric = *selector && !*end;
+  int found = -1, n = 0;
+  for (guint i = 0; i < m->runtimes->len; i++) {
+    const SxsRuntimeModel *r = m->runtimes->pdata[i];
+    gboolean match;
+    if (numeric)
+      match = r->id == id;
+    else if (strchr(selector, '/'))
+      match = r->path && g_str_has_prefix(r->path, selector);
+    else
+      match = r->version && g_str_has_prefix(r->version, selector) &&
+              (r->version[strlen(selector)] == '\0' || r->version[strlen(selector)] == '.' ||
+               selector[strlen(selector) - 1] == '.');
+    if (match && found != r->id) {
+      found = r->id;
+      n++;
+    }
+  }
+  if (n == 1)
+    return found;
+  GString *list = g_string_new(NULL);
+  for (guint i = 0; i < m->runtimes->len; i++) {
+    const SxsRuntimeModel *r = m->runtimes->pdata[i];
+    g_string_append_printf(list, "%s%d (%s)", i ? ", " : "", r->id, r->version ? r->version : "version unknown");
+  }
+  fprintf(stderr, "sxsprof: --compare: %s runtime is \"%s\"; the profile has %s\n", n ? "more than one" : "no",
+          selector, list->len ? list->str : "none");
+  g_string_free(list, TRUE);
+  return -1;
+}
+
+/* report --compare A,B: runtime B against runtime A of one profile (or of several merged). */
+static int report_compare(GPtrArray *paths, const char *compare, const char *format, const char *output,
+                          const char *view, const char *thread, gboolean by_line, gboolean exact, gboolean absolute,
+                          guint top) {
+  g_auto(GStrv) pair = g_strsplit(compare, ",", -1);
+  if (g_strv_length(pair) != 2 || !*pair[0] || !*pair[1]) {
+    fprintf(stderr, "sxsprof: --compare needs two runtimes, A,B (index, version or path), not \"%s\"\n", compare);
+    return 2;
+  }
+  guint formats = 0;
+  if (!sxsprof_diff_formats(format, output != NULL, &formats))
+    return 2;
+  SxsViewKind kind = SXS_VIEW_N_KINDS;
+  if (view && !sxs__view_kind_parse(view, &kind)) {
+    fprintf(stderr, "sxsprof: --view takes samples, calls, events, exceptions, contention or allocations, not \"%s\"\n",
+            view);
+    return 2;
+  }
+  g_autofree char *base = NULL;
+  if (output) {
+    base = sxs__formats_base(output);
+    g_autofree char *folder = g_path_get_dirname(base);
+    if (g_mkdir_with_parents(folder, 0777) != 0) {
+      int e = errno;
+      fprintf(stderr, "sxsprof: cannot create the output folder %s: %s; nothing was written\n", folder, g_strerror(e));
+      return 2;
+    }
+  }
+  g_autoptr(GPtrArray) profiles = g_ptr_array_new_with_free_func(sxsprof_profile_free);
+  for (guint i = 0; i < paths->len; i++)
+    if (!sxsprof_load_path(paths->pdata[i], 0, profiles))
+      return 1;
+  const SxsProfileModel *m = sxsprof_profiles_merge(profiles);
+  int ids[2];
+  for (int s = 0; s < 2; s++)
+    if ((ids[s] = compare_runtime(m, pair[s])) < 0)
+      return 2;
+  if (ids[0] == ids[1]) {
+    fprintf(stderr, "sxsprof: --compare %s names runtime %d twice\n", compare, ids[0]);
+    return 2;
+  }
+  g_autoptr(SxsView) tags = sxs__view_new(m, NULL);
+  g_autofree char *name0 = g_strdup(sxs__view_runtime_tag(tags, ids[0]));
+  g_autofree char *name1 = g_strdup(sxs__view_runtime_tag(tags, ids[1]));
+  SxsprofDiffRender r = {.model = {m, m},
+                         .filter = {{.runtime_id = ids[0], .thread = thread, .by_line = by_line},
+                                    {.runtime_id = ids[1], .thread = thread, .by_line = by_line}},
+                         .name = {name0, name1},
+                         .formats = formats,
+                         .base = base,
+                         .options = {.exact_names = exact, .absolute = absolute},
+                         .kind = kind,
+                         .top = top,
+                         .color = isatty(STDOUT_FILENO),
+                         .untagged = TRUE};
+  return sxsprof_render_diff(&r);
+}
+
 int sxsprof_report_main(int argc, char **argv) {
   long top = 10, runtime = 0;
   guint64 max_size = 0;
-  const char *format = NULL, *output = NULL, *thread = NULL, *view = NULL;
-  gboolean by_line = FALSE, by_component = FALSE;
+  const char *format = NULL, *output = NULL, *thread = NULL, *view = NULL, *compare = NULL;
+  gboolean by_line = FALSE, by_component = FALSE, exact = FALSE, absolute = FALSE;
   g_autoptr(GPtrArray) paths = g_ptr_array_new();
   for (int i = 0; i < argc; i++) {
     const char *v;
@@ -95,6 +189,8 @@ int sxsprof_report_main(int argc, char **argv) {
       thread = v;
     } else if ((v = option_value(argc, argv, &i, "--view", &missing))) {
       view = v;
+    } else if ((v = option_value(argc, argv, &i, "--compare", &missing))) {
+      compare = v;
     } else if (g_str_equal(argv[i], "--lines")) {
       by_line = TRUE;
     } else if ((v = option_value(argc, argv, &i, "--by", &missing))) {
@@ -103,6 +199,10 @@ int sxsprof_report_main(int argc, char **argv) {
         return 2;
       }
       by_component = TRUE;
+    } else if (g_str_equal(argv[i], "--exact-names")) {
+      exact = TRUE;
+    } else if (g_str_equal(argv[i], "--absolute")) {
+      absolute = TRUE;
     } else if (missing) {
       fprintf(stderr, "sxsprof: %s needs a value\n", argv[i]);
       return 2;
@@ -120,6 +220,17 @@ int sxsprof_report_main(int argc, char **argv) {
     fprintf(stderr, "sxsprof: report needs a profile file or a folder of profiles\n%s", sxsprof_usage);
     return 2;
   }
+  if ((exact || absolute) && !compare) {
+    fprintf(stderr, "sxsprof: %s compares: it goes with --compare A,B (or sxsprof diff)\n",
+            exact ? "--exact-names" : "--absolute");
+    return 2;
+  }
+  if (compare && runtime) {
+    fprintf(stderr, "sxsprof: --compare A,B names the runtimes; --runtime does not go with it\n");
+    return 2;
+  }
+  if (compare)
+    return report_compare(paths, compare, format, output, view, thread, by_line, exact, absolute, (guint)top);
   /* Without --format: the summary, and every file format when -o names where. */
   guint formats = SXS_FORMAT_BIT(SXS_FORMAT_SUMMARY) | (output ? SXS_FORMATS_ALL_FILES : 0);
   if (format) {
@@ -250,20 +361,6 @@ int sxsprof_report_main(int argc, char **argv) {
       sxsprof_profile_list_line(profiles->pdata[i], stdout);
     fprintf(stdout, "merged:\n");
   }
-  /* Threads of different processes may share an OS thread id: name them with their pid. */
-  for (guint i = 0; i < profiles->len; i++) {
-    const SxsProfileModel *m = ((SxsprofProfile *)profiles->pdata[i])->model;
-    int pid = m->process ? m->process->pid : 0;
-    for (guint j = 0; j < m->samples.stacks->len; j++) {
-      SxsStackModel *st = m->samples.stacks->pdata[j];
-      char *named = st->thread_name ? g_strdup_printf("%s, pid %d", st->thread_name, pid)
-                                    : g_strdup_printf("%u, pid %d", st->thread, pid);
-      g_free(st->thread_name);
-      st->thread_name = named;
-    }
-  }
-  SxsProfileModel *merged = ((SxsprofProfile *)profiles->pdata[0])->model;
-  for (guint i = 1; i < profiles->len; i++)
-    sxs__profile_model_merge(merged, ((SxsprofProfile *)profiles->pdata[i])->model);
+  SxsProfileModel *merged = sxsprof_profiles_merge(profiles);
   return sxsprof_render(merged, &r);
 }

@@ -175,6 +175,8 @@ typedef struct {
   gboolean color;    /* summary: ANSI colours */
   SxsViewKind kind;  /* single-graph formats: what to draw; SXS_VIEW_N_KINDS = primary */
   const char *title; /* SVG: the graph's title; NULL for a default from the process */
+  gboolean untagged; /* pprof: managed functions named without their runtime tag, so that two
+                      * runtimes' profiles meet in `go tool pprof -diff_base` */
 } SxsRenderOptions;
 
 /* What a single-graph format draws: o->kind, or the primary kind when o is NULL or says

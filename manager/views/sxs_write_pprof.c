@@ -317,17 +317,18 @@ static char *write_pprof(const SxsView *v, SxsViewKind kind, const SxsRenderOpti
     if (location_of[i] == 0)
       continue;
     const SxsViewFrame *f = g_ptr_array_index(v->frames, i);
-    uint64_t function_id = GPOINTER_TO_SIZE(g_hash_table_lookup(function_of, f->label));
+    const char *fname = o && o->untagged && f->managed ? f->name : f->label;
+    uint64_t function_id = GPOINTER_TO_SIZE(g_hash_table_lookup(function_of, fname));
     if (function_id == 0) {
       Perftools__Profiles__Function *fn = &functions[p.n_function];
       perftools__profiles__function__init(fn);
       fn->id = function_id = p.n_function + 1;
-      fn->name = pprof_string(&b.strings, f->label);
+      fn->name = pprof_string(&b.strings, fname);
       fn->system_name = pprof_string(&b.strings, f->name);
       fn->filename = pprof_string(&b.strings, f->file ? f->file : f->module);
       fn->start_line = f->start_line;
       p.function[p.n_function++] = fn;
-      g_hash_table_insert(function_of, f->label, GSIZE_TO_POINTER(function_id));
+      g_hash_table_insert(function_of, (gpointer)fname, GSIZE_TO_POINTER(function_id));
     }
     size_t k = p.n_location;
     perftools__profiles__line__init(&lines[k]);

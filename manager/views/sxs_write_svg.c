@@ -30,8 +30,9 @@
  *
  * Every frame is <g class="f" data-name data-total data-self data-depth> holding a <title>, a
  * <rect x width> and a <text> cut to fit. The script exposes sxsSearch(term), sxsResetSearch(),
- * sxsZoom(element) and sxsResetZoom() on window; see svg_script.
+ * sxsZoom(element) and sxsResetZoom() on window; see sxs__svg_script.
  */
+#include "sxs_svg.h"
 #include "sxs_view.h"
 
 #include <string.h>
@@ -48,24 +49,24 @@
 #define SXS_SVG_MATCH_FILL "#e600e6"
 #define SXS_SVG_ROOT_FILL "#c8c8c8"
 
-static const char svg_style[] = "text{font-family:monospace;font-size:11px;fill:#000}\n"
-                                "#sxs-title{font-size:17px;text-anchor:middle}\n"
-                                "#sxs-subtitle{fill:#444;text-anchor:middle}\n"
-                                "#sxs-status,#sxs-legend text,#sxs-omitted{fill:#333}\n"
-                                "#sxs-matched{text-anchor:end;fill:#333}\n"
-                                ".ctl{fill:#1f4e9c;cursor:pointer;text-decoration:underline}\n"
-                                ".ctl.off{opacity:.35}\n"
-                                ".f{cursor:pointer}\n"
-                                ".f text{pointer-events:none}\n"
-                                ".f:hover rect{stroke:#222;stroke-width:.6}\n"
-                                ".f.a rect{opacity:.6}\n";
+const char sxs__svg_style[] = "text{font-family:monospace;font-size:11px;fill:#000}\n"
+                              "#sxs-title{font-size:17px;text-anchor:middle}\n"
+                              "#sxs-subtitle{fill:#444;text-anchor:middle}\n"
+                              "#sxs-status,#sxs-legend text,#sxs-omitted{fill:#333}\n"
+                              "#sxs-matched{text-anchor:end;fill:#333}\n"
+                              ".ctl{fill:#1f4e9c;cursor:pointer;text-decoration:underline}\n"
+                              ".ctl.off{opacity:.35}\n"
+                              ".f{cursor:pointer}\n"
+                              ".f text{pointer-events:none}\n"
+                              ".f:hover rect{stroke:#222;stroke-width:.6}\n"
+                              ".f.a rect{opacity:.6}\n";
 
 /* Geometry comes from the root element's data attributes and the frames' own attributes, so the
  * script is the same text in every file. Zoom rescales the target's subtree to the full width,
  * keeps its ancestors full width and hides the rest; search compares against data-name (a plain
  * substring, ignoring case when the term is all lower case, or a /regular expression/) and adds the
  * totals of matches that are not inside another match. */
-static const char svg_script[] =
+const char sxs__svg_script[] =
     "(function () {\n"
     "  \"use strict\";\n"
     "  var svg = document.documentElement;\n"
@@ -255,7 +256,7 @@ static void svg_append_escaped(GString *out, const char *text, const char *end) 
 }
 
 /* Escapes a string that may not be valid UTF-8 (labels come from symbol tables and metadata). */
-static void svg_append_text(GString *out, const char *text) {
+void sxs__svg_append_text(GString *out, const char *text) {
   const char *end = NULL;
   if (g_utf8_validate(text, -1, &end)) {
     svg_append_escaped(out, text, end);
@@ -466,7 +467,7 @@ static void svg_legend_entry(GString *out, guint *x, guint y, const char *fill, 
   g_string_append_printf(out,
                          "<rect x=\"%u\" y=\"%u\" width=\"10\" height=\"10\" fill=\"%s\"/><text x=\"%u\" y=\"%u\">", *x,
                          y - 9, fill, *x + 14, y);
-  svg_append_text(out, text);
+  sxs__svg_append_text(out, text);
   g_string_append(out, "</text>\n");
   *x += 14 + (guint)g_utf8_strlen(text, -1) * SXS_SVG_CHAR_Q / 100 + 16;
 }
@@ -490,7 +491,7 @@ static void svg_append_legend(GString *out, const SxsView *v, const SxsSvgLegend
   svg_legend_entry(out, &x, y, SXS_SVG_MATCH_FILL, "search match");
   g_autofree char *widths = g_strdup_printf("width: %s", unit);
   g_string_append_printf(out, "<text x=\"%u\" y=\"%u\">", x, y);
-  svg_append_text(out, widths);
+  sxs__svg_append_text(out, widths);
   g_string_append(out, "</text>\n</g>\n");
 }
 
@@ -649,14 +650,14 @@ char *sxs__write_svg(const SxsView *v, const SxsRenderOptions *o, gsize *ret_len
                          SXS_SVG_WIDTH, height, SXS_SVG_WIDTH, height, SXS_SVG_PAD, SXS_SVG_GRAPH_Q / 100,
                          SXS_SVG_CHAR_Q / 100, SXS_SVG_CHAR_Q % 100 / 10, SXS_SVG_MATCH_FILL, total,
                          sxs__view_kind_name(kind));
-  svg_append_text(out, t->unit);
-  g_string_append_printf(out, "\">\n<style>\n%s</style>\n", svg_style);
+  sxs__svg_append_text(out, t->unit);
+  g_string_append_printf(out, "\">\n<style>\n%s</style>\n", sxs__svg_style);
   g_string_append_printf(out, "<rect x=\"0\" y=\"0\" width=\"%u\" height=\"%u\" fill=\"#f7f7f2\"/>\n", SXS_SVG_WIDTH,
                          height);
   g_string_append_printf(out, "<text id=\"sxs-title\" x=\"%u\" y=\"24\">", SXS_SVG_WIDTH / 2);
-  svg_append_text(out, title);
+  sxs__svg_append_text(out, title);
   g_string_append_printf(out, "</text>\n<text id=\"sxs-subtitle\" x=\"%u\" y=\"42\">", SXS_SVG_WIDTH / 2);
-  svg_append_text(out, subtitle);
+  sxs__svg_append_text(out, subtitle);
   g_string_append_printf(out,
                          "</text>\n<text id=\"sxs-reset-zoom\" class=\"ctl off\" x=\"%u\" y=\"60\">Reset zoom</text>\n"
                          "<text id=\"sxs-search\" class=\"ctl\" x=\"%u\" y=\"60\" text-anchor=\"end\">Search</text>\n"
@@ -694,7 +695,7 @@ char *sxs__write_svg(const SxsView *v, const SxsRenderOptions *o, gsize *ret_len
                          "<text id=\"sxs-status\" x=\"%u\" y=\"%u\">Point at a frame for details; click to zoom; "
                          "Ctrl-F to search; Esc to reset</text>\n",
                          SXS_SVG_PAD, frames_bottom + 40);
-  g_string_append_printf(out, "<script><![CDATA[\n%s]]></script>\n</svg>\n", svg_script);
+  g_string_append_printf(out, "<script><![CDATA[\n%s]]></script>\n</svg>\n", sxs__svg_script);
 
   if (ret_len != NULL)
     *ret_len = out->len;

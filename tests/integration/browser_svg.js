@@ -151,6 +151,11 @@ async function main() {
     if (r.exceptionDetails) throw new Error(`evaluate ${expression.slice(0, 80)}: ${JSON.stringify(r.exceptionDetails)}`);
     return r.result.value;
   }
+  // A graph taller than the window (a deep one) gets a window as tall, so that its every frame can
+  // be pointed at and photographed.
+  const tall = await evaluate(`Number(document.documentElement.getAttribute("height"))`);
+  if (tall > 800)
+    await send("Emulation.setDeviceMetricsOverride", { width: 1200, height: Math.ceil(tall), deviceScaleFactor: 1, mobile: false });
   const hot = JSON.stringify(hotLabel);
   const helpers = `
     var frameG = (name) => Array.from(document.querySelectorAll("g.f")).find((g) => g.getAttribute("data-name") === name);
