@@ -26,6 +26,7 @@ char *sxsprof_find_library(void);
 typedef struct {
   const char *config, *output, *mode, *runtime, *flush, *format, *sample, *include, *exclude, *stacks_on;
   const char *symbols;       /* --symbols: folders searched for PDBs ([lines] paths=) */
+  const char *engine, *event; /* --engine, --event: [sampling] engine= and event= (--event samples) */
   const char *config_output; /* output= written into the config itself (attach: no environment carries it) */
   gboolean quiet, wall, trace;
   gboolean inventory;                     /* --inventory: [profiler] inventory=true */

@@ -80,7 +80,9 @@ enum {
   KEY_SAMPLING_ENABLED,
   KEY_FREQUENCY,
   KEY_SAMPLING_MODE,
-  KEY_WALKER,              /* [sampling] */
+  KEY_WALKER,
+  KEY_ENGINE,
+  KEY_EVENT,               /* [sampling] */
   KEY_EXCEPTIONS_ENABLED,  /* [exceptions] */
   KEY_CONTENTION_ENABLED,  /* [contention] */
   KEY_ALLOCATIONS_ENABLED, /* [allocations] */
@@ -93,7 +95,7 @@ enum {
 static const char *const config_keys[N_KEYS] = {
     "mode",    "runtime", "output",  "log",     "flush",   "formats", "inventory", "enabled", "inlining",
     "routing", "hooks",   "timing",  "path",    "include", "exclude", "on",        "enabled", "frequency",
-    "mode",    "walker",  "enabled", "enabled", "enabled", "enabled", "paths",
+    "mode",    "walker",  "engine",  "event",   "enabled", "enabled", "enabled", "enabled", "paths",
 };
 
 /* The keys of each group: a run of config_keys, and the list the messages name. */
@@ -106,7 +108,7 @@ static const struct {
                        "enabled, inlining, routing, hooks, timing, path, include, exclude"},
     [GROUP_STACKS] = {KEY_ON, KEY_SAMPLING_ENABLED - KEY_ON, "on"},
     [GROUP_SAMPLING] = {KEY_SAMPLING_ENABLED, KEY_EXCEPTIONS_ENABLED - KEY_SAMPLING_ENABLED,
-                        "enabled, frequency, mode, walker"},
+                        "enabled, frequency, mode, walker, engine, event"},
     [GROUP_EXCEPTIONS] = {KEY_EXCEPTIONS_ENABLED, 1, "enabled"},
     [GROUP_CONTENTION] = {KEY_CONTENTION_ENABLED, 1, "enabled"},
     [GROUP_ALLOCATIONS] = {KEY_ALLOCATIONS_ENABLED, 1, "enabled"},
@@ -163,6 +165,22 @@ static const char *const config_walkers[] = {
     [SXS_WALKER_SUSPEND] = "suspend",
 };
 #define CONFIG_WALKER_LIST "signal, suspend or auto"
+
+static const char *const config_engines[] = {
+    [SXS_ENGINE_AUTO] = "auto",
+    [SXS_ENGINE_PERF] = "perf",
+    [SXS_ENGINE_TIMER] = "timer",
+};
+#define CONFIG_ENGINE_LIST "perf, timer or auto"
+
+static const char *const config_events[] = {
+    [SXS_EVENT_CPU_TIME] = "cpu-time",
+    [SXS_EVENT_CYCLES] = "cycles",
+    [SXS_EVENT_INSTRUCTIONS] = "instructions",
+    [SXS_EVENT_CACHE_MISSES] = "cache-misses",
+    [SXS_EVENT_BRANCH_MISSES] = "branch-misses",
+};
+#define CONFIG_EVENT_LIST "cpu-time, cycles, instructions, cache-misses or branch-misses"
 
 #define CONFIG_FREQUENCY_EXPECTED                                                                                      \
   "a whole number of samples per second from 1 to " G_STRINGIFY(SXS_SAMPLING_FREQUENCY_MAX)
@@ -1130,6 +1148,32 @@ static gboolean config_apply_sampling(const SxsConfigScan *scan, char *values[N_
       return FALSE;
     sampling->walker = (SxsWalkerKind)w;
   }
+  if (values[KEY_ENGINE]) {
+    int e = config_parse_word(scan, KEY_ENGINE, values[KEY_ENGINE], config_engines, G_N_ELEMENTS(config_engines),
+                              CONFIG_ENGINE_LIST, error);
+    if (e < 0)
+      return FALSE;
+    sampling->engine = (SxsEngineKind)e;
+  }
+  if (values[KEY_EVENT]) {
+    int e = config_parse_word(scan, KEY_EVENT, values[KEY_EVENT], config_events, G_N_ELEMENTS(config_events),
+                              CONFIG_EVENT_LIST, error);
+    if (e < 0)
+      return FALSE;
+    sampling->event = (SxsSamplingEvent)e;
+  }
+  /* A hardware event is counted per thread by perf_events: neither the timers nor wall time. */
+  if (sampling->event != SXS_EVENT_CPU_TIME) {
+    int k = values[KEY_EVENT] ? KEY_EVENT : KEY_ENGINE;
+    if (sampling->engine == SXS_ENGINE_TIMER || sampling->mode == SXS_SAMPLING_WALL) {
+      config_fail(error, SXS_CONFIG_ERROR_VALUE, scan->source, scan->key_line[k],
+                  "event=%s is counted by perf_events on each thread's CPU; it goes with mode=cpu and engine=perf or "
+                  "auto, not %s",
+                  config_events[sampling->event],
+                  sampling->mode == SXS_SAMPLING_WALL ? "mode=wall" : "engine=timer");
+      return FALSE;
+    }
+  }
   return TRUE;
 }
 
@@ -1265,6 +1309,8 @@ SxsConfig *sxs__config_new_default(void) {
   cfg->sampling.frequency = SXS_SAMPLING_FREQUENCY_DEFAULT;
   cfg->sampling.mode = SXS_SAMPLING_CPU;
   cfg->sampling.walker = SXS_WALKER_AUTO;
+  cfg->sampling.engine = SXS_ENGINE_AUTO;
+  cfg->sampling.event = SXS_EVENT_CPU_TIME;
   cfg->lines.enabled = TRUE;
   return cfg;
 }
@@ -1344,6 +1390,18 @@ const char *sxs__config_sampling_mode_name(SxsSamplingMode mode) {
 const char *sxs__config_walker_name(SxsWalkerKind walker) {
   if ((unsigned)walker < G_N_ELEMENTS(config_walkers))
     return config_walkers[walker];
+  return "unknown";
+}
+
+const char *sxs__config_engine_name(SxsEngineKind engine) {
+  if ((unsigned)engine < G_N_ELEMENTS(config_engines))
+    return config_engines[engine];
+  return "unknown";
+}
+
+const char *sxs__config_event_name(SxsSamplingEvent event) {
+  if ((unsigned)event < G_N_ELEMENTS(config_events))
+    return config_events[event];
   return "unknown";
 }
 

@@ -58,11 +58,14 @@
 #include <stdio.h>
 #include <string.h>
 #include <linux/futex.h>
+#include <linux/perf_event.h>
+#include <sys/ioctl.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "sxs_engine_perf.h"
 #include "sxs_manager.h"
 #include "sxs_search.h"
 #include "sxs_hresult.h"
@@ -178,8 +181,17 @@ typedef struct {
   guint32 magic;
   pid_t tid;
   gint missed; /* expiries that found every capture still uncollected, with their overruns (atomic) */
+  int fd;      /* perf engine: the thread's counter (the signal's si_fd), -1 with the timer engine */
+  /* perf engine, written by the thread's handler only: the counter's last value read, and the
+   * periods the expiries so far stand for times the period (so that rounding never drifts) */
+  guint64 count, accounted;
   TimerCapture cap[SAMPLER_THREAD_CAPTURES];
 } ThreadSlot;
+
+/* Perf engine: the pool slot of a counter by its file descriptor (1 + its index, 0: none), for the
+ * handler, which knows the counter by si_fd only; a larger fd is looked for in the pool. */
+#define SAMPLER_PERF_FDS 4096
+static guint16 perf_fd_slot[SAMPLER_PERF_FDS];
 
 /* Captures the timer handlers finished (atomic; wraps); the sampler's count of those it collected. */
 static guint timer_done;
@@ -216,7 +228,10 @@ typedef struct {
   guint last_generation;        /* wall mode: sampler.code_generation when that stack was found */
   guint request;                /* wall mode: 1 + the slot of its request in flight, 0 when none */
   ThreadSlot *tslot;            /* timer mode: its slot in the pool, or NULL */
-  timer_t timer;                /* timer mode: its CPU-time timer (valid with tslot) */
+  timer_t timer;                /* timer mode: its CPU-time timer (valid with tslot, timer engine) */
+  int perf_fd;                  /* timer mode, perf engine: its counter (valid with tslot), else -1 */
+  gint64 cpu_at_arm;            /* timer mode, timer engine: its CPU time when its timer was made */
+  guint64 captures, expiries;   /* timer mode: its captures collected, and the periods they stand for */
   gboolean timer_deleted;       /* timer mode: the timer is gone already (the sampler stops) */
   guint last_n;
   guint skip;                                   /* ticks left before it is looked at again */
@@ -288,6 +303,14 @@ static struct {
   gboolean timer_walk_taken;
   gboolean timer_leftover; /* suspend walker: the last batch left captures for the next one */
   guint64 wakes;           /* cpu mode: the sampler's batches (it woke, was woken, or rescanned) */
+  SxsEngineKind engine;    /* mode=cpu: the engine that runs (perf or timer) */
+  char *engine_reason;     /* why that one (owned; under lock once running) */
+  SxsSamplingEvent event;  /* what a period counts (perf engine) */
+  guint64 event_period;    /* the period: ns of CPU time, or events */
+  /* Every thread's rate so far (timer mode), by tid: SxsThreadRateModel* (lock; owned); the
+   * profiler's own threads, never sampled, and their CPU time (lock; owned). */
+  GHashTable *rates;
+  GHashTable *own;
 } sampler;
 
 /* The kernel's id of another thread's CPU-time clock (CPUCLOCK_SCHED of a thread, by its tid). */
@@ -365,17 +388,29 @@ static void capture_in_handler(const void *uc, const CaptureInputs *in, Capture 
 
 /* A timer expiry on the current thread: the capture into its own slot, with what the sampler
  * published last. Context: the signal handler (sampler_on_signal); async-signal-safe. */
-static void on_timer(siginfo_t *si, void *uc) {
-  ThreadSlot *ts = si->si_value.sival_ptr;
-  /* Only a pointer into the pool is ours (another timer's value is never dereferenced). */
-  if (pool == NULL || (char *)ts < (char *)pool || (char *)ts >= (char *)(pool + SAMPLER_POOL_SLOTS) ||
-      ((char *)ts - (char *)pool) % sizeof *pool != 0)
-    return;
+static void on_expiry(ThreadSlot *ts, const siginfo_t *si, void *uc) {
   __atomic_add_fetch(&handlers_inflight, 1, __ATOMIC_SEQ_CST);
   if (__atomic_load_n(&ts->magic, __ATOMIC_ACQUIRE) == THREAD_SLOT_MAGIC && ts->tid == sampler_gettid()) {
-    /* The expiries the kernel merged into this signal (a CPU-time timer is checked at the
-     * scheduler's tick, so at a frequency above it an expiry stands for several periods). */
-    guint weight = 1 + (guint)MAX(si->si_overrun, 0);
+    /* The periods this signal stands for. A CPU-time timer is checked at the scheduler's tick, so
+     * at a frequency above it an expiry stands for several periods (its overruns). A counter's
+     * overflow comes when its period ends, but two overflows can meet in one pending signal: its
+     * count says how many periods passed since the last sample. */
+    guint weight = 1;
+    if (si->si_code == SI_TIMER) {
+      weight += (guint)MAX(si->si_overrun, 0);
+    } else {
+      int fd = __atomic_load_n(&ts->fd, __ATOMIC_ACQUIRE);
+      guint64 count = 0, period = sampler.event_period;
+      if (fd == si->si_fd && period > 0 && sxs__engine_perf_read(fd, &count) == 0 && count > ts->accounted) {
+        guint64 periods = (count - ts->accounted + period / 2) / period;
+        weight = (guint)CLAMP(periods, 1, G_MAXINT / 2);
+        ts->accounted += (guint64)weight * period;
+        __atomic_store_n(&ts->count, count, __ATOMIC_RELEASE);
+      } else if (fd != si->si_fd) {
+        __atomic_sub_fetch(&handlers_inflight, 1, __ATOMIC_SEQ_CST);
+        return; /* a counter of this thread's that was closed since */
+      }
+    }
     guint free_left = 0;
     TimerCapture *c = NULL;
     for (guint i = 0; i < SAMPLER_THREAD_CAPTURES; i++) {
@@ -410,6 +445,37 @@ static void on_timer(siginfo_t *si, void *uc) {
   __atomic_sub_fetch(&handlers_inflight, 1, __ATOMIC_SEQ_CST);
 }
 
+/* A timer expiry on the current thread. Context: the signal handler; async-signal-safe. */
+static void on_timer(siginfo_t *si, void *uc) {
+  ThreadSlot *ts = si->si_value.sival_ptr;
+  /* Only a pointer into the pool is ours (another timer's value is never dereferenced). */
+  if (pool == NULL || (char *)ts < (char *)pool || (char *)ts >= (char *)(pool + SAMPLER_POOL_SLOTS) ||
+      ((char *)ts - (char *)pool) % sizeof *pool != 0)
+    return;
+  on_expiry(ts, si, uc);
+}
+
+/* A perf counter's overflow on the current thread (si_fd names the counter): the capture into its
+ * thread's slot, found by the counter. Context: the signal handler; async-signal-safe. */
+static void on_counter(siginfo_t *si, void *uc) {
+  ThreadSlot *p = __atomic_load_n(&pool, __ATOMIC_ACQUIRE);
+  int fd = si->si_fd;
+  if (p == NULL || fd < 0)
+    return;
+  if (fd < SAMPLER_PERF_FDS) {
+    guint at = __atomic_load_n(&perf_fd_slot[fd], __ATOMIC_ACQUIRE);
+    if (at > 0)
+      on_expiry(&p[at - 1], si, uc);
+    return;
+  }
+  pid_t self = sampler_gettid();
+  for (guint i = 0; i < SAMPLER_POOL_SLOTS; i++)
+    if (__atomic_load_n(&p[i].fd, __ATOMIC_ACQUIRE) == fd && __atomic_load_n(&p[i].tid, __ATOMIC_ACQUIRE) == self) {
+      on_expiry(&p[i], si, uc);
+      return;
+    }
+}
+
 /* The sampler's request `value` (its slot and sequence number) to the current thread: the capture
  * into that slot, then the sampler is woken. Context: the signal handler (sampler_on_signal);
  * async-signal-safe. */
@@ -441,6 +507,8 @@ static void sampler_on_signal(int sig, siginfo_t *si, void *uc) {
   int saved_errno = errno;
   if (si->si_code == SI_TIMER)
     on_timer(si, uc);
+  else if (si->si_code == SXS_ENGINE_PERF_SI_CODE_IN || si->si_code == SXS_ENGINE_PERF_SI_CODE_HUP)
+    on_counter(si, uc);
   else if (si->si_code == SI_QUEUE && si->si_pid == sampler_pid)
     on_request(si->si_value.sival_int, uc);
   errno = saved_errno;
@@ -574,7 +642,44 @@ static gboolean thread_blocks_signal(pid_t tid) {
   return thread_status(tid, NULL);
 }
 
-/* Timer mode: gives the thread a slot and a CPU-time timer firing every period of its CPU time. */
+/* Timer mode: publishes thread t's rate so far (its captures, the periods they stand for, the CPU
+ * time it used while sampled) to sampler.rates; last: it is disarmed now, so its counter or CPU
+ * clock is read once more. Context: the sampler thread. */
+static void thread_rate_note(SampledThread *t, gboolean last) {
+  if (!t->tslot)
+    return;
+  guint64 cpu_ns = 0;
+  if (t->perf_fd >= 0) {
+    if (!last || sxs__engine_perf_read(t->perf_fd, &cpu_ns) != 0)
+      cpu_ns = __atomic_load_n(&t->tslot->count, __ATOMIC_ACQUIRE);
+  } else if (last && t->cpu_at_arm >= 0) {
+    gint64 now = thread_cpu_ns(t->tid);
+    cpu_ns = now >= t->cpu_at_arm ? (guint64)(now - t->cpu_at_arm) : 0;
+  }
+  g_mutex_lock(&sampler.lock);
+  SxsThreadRateModel *r = g_hash_table_lookup(sampler.rates, GINT_TO_POINTER(t->tid));
+  if (!r) {
+    r = g_new0(SxsThreadRateModel, 1);
+    r->os_tid = (uint32_t)t->tid;
+    g_hash_table_insert(sampler.rates, GINT_TO_POINTER(t->tid), r);
+  }
+  if (g_strcmp0(r->name, t->name) != 0) {
+    g_free(r->name);
+    r->name = g_strdup(t->name);
+  }
+  r->captures = t->captures;
+  r->expiries = t->expiries;
+  /* A hardware event counts events, not time; the timer engine's clock is read only at the end
+   * (a system call per thread): meanwhile the periods sampled stand for it. */
+  if (sampler.event == SXS_EVENT_CPU_TIME)
+    r->cpu_ns = cpu_ns > 0 ? cpu_ns : t->expiries * sampler.event_period;
+  else
+    r->events = cpu_ns > 0 ? cpu_ns : t->expiries * sampler.event_period;
+  g_mutex_unlock(&sampler.lock);
+}
+
+/* Timer mode: gives the thread a slot and a CPU-time timer firing every period of its CPU time
+ * (timer engine), or a perf_events counter overflowing every period (perf engine). */
 static void timer_arm(SampledThread *t) {
   if (!pool)
     pool = g_new0(ThreadSlot, SAMPLER_POOL_SLOTS);
@@ -590,7 +695,26 @@ static void timer_arm(SampledThread *t) {
   for (guint i = 0; i < SAMPLER_THREAD_CAPTURES; i++)
     ts->cap[i].state = SLOT_IDLE;
   ts->missed = 0;
+  ts->count = ts->accounted = 0;
+  ts->fd = -1;
   __atomic_store_n(&ts->magic, THREAD_SLOT_MAGIC, __ATOMIC_RELEASE);
+  if (sampler.engine == SXS_ENGINE_PERF) {
+    /* The counter starts counting (and may overflow) before its fd is known here: an overflow
+     * that finds no slot yet is not captured, and counts with the thread's next sample. */
+    int fd = sxs__engine_perf_open(t->tid, sampler.event, sampler.event_period, SXS_SAMPLER_SIGNAL);
+    if (fd < 0) {
+      __atomic_store_n(&ts->magic, 0, __ATOMIC_RELEASE);
+      count_dropped(fd == -ESRCH ? "thread gone" : fd == -EMFILE ? "no file descriptor for a counter" : "counter not opened");
+      return;
+    }
+    __atomic_store_n(&ts->fd, fd, __ATOMIC_RELEASE);
+    if (fd < SAMPLER_PERF_FDS)
+      __atomic_store_n(&perf_fd_slot[fd], (guint16)(ts - pool + 1), __ATOMIC_RELEASE);
+    t->perf_fd = fd;
+    t->tslot = ts;
+    return;
+  }
+  t->cpu_at_arm = thread_cpu_ns(t->tid);
   struct sigevent sev;
   memset(&sev, 0, sizeof sev);
   sev.sigev_notify = SIGEV_THREAD_ID;
@@ -602,7 +726,7 @@ static void timer_arm(SampledThread *t) {
     count_dropped("timer not created");
     return;
   }
-  guint64 period = G_GUINT64_CONSTANT(1000000000) / (guint64)sampler.frequency;
+  guint64 period = sampler.event_period;
   struct itimerspec its = {
       .it_interval = {.tv_sec = (time_t)(period / 1000000000), .tv_nsec = (long)(period % 1000000000)}};
   its.it_value = its.it_interval;
@@ -615,8 +739,17 @@ static void timer_arm(SampledThread *t) {
 static void timer_disarm(SampledThread *t) {
   if (!t->tslot)
     return;
-  if (!t->timer_deleted)
+  thread_rate_note(t, TRUE);
+  if (t->perf_fd >= 0) {
+    int fd = t->perf_fd;
+    sxs__engine_perf_close(fd);
+    if (fd < SAMPLER_PERF_FDS)
+      __atomic_store_n(&perf_fd_slot[fd], 0, __ATOMIC_RELEASE);
+    __atomic_store_n(&t->tslot->fd, -1, __ATOMIC_RELEASE);
+    t->perf_fd = -1;
+  } else if (!t->timer_deleted) {
     timer_delete(t->timer);
+  }
   /* Its captures never collected no longer wait (they count no more towards a wake). */
   for (guint i = 0; i < SAMPLER_THREAD_CAPTURES; i++)
     if (__atomic_load_n(&t->tslot->cap[i].state, __ATOMIC_ACQUIRE) == SLOT_DONE)
@@ -702,6 +835,33 @@ static gboolean slot_busy(void) {
   return FALSE;
 }
 
+/* The profiler's own threads (output, names, sampler, attach) are named so: never sampled. */
+#define SAMPLER_OWN_PREFIX "sxsprof-"
+
+static gboolean own_thread_name(const char *name) {
+  return name != NULL && g_str_has_prefix(name, SAMPLER_OWN_PREFIX);
+}
+
+/* Notes tid as one of the profiler's own threads (named name, or NULL to keep the name known), with
+ * the CPU time it used so far. Context: the sampler thread. */
+static void own_thread_note(pid_t tid, const char *name) {
+  gint64 cpu = thread_cpu_ns(tid);
+  g_mutex_lock(&sampler.lock);
+  SxsThreadRateModel *r = g_hash_table_lookup(sampler.own, GINT_TO_POINTER(tid));
+  if (!r) {
+    r = g_new0(SxsThreadRateModel, 1);
+    r->os_tid = (uint32_t)tid;
+    g_hash_table_insert(sampler.own, GINT_TO_POINTER(tid), r);
+  }
+  if (name && g_strcmp0(r->name, name) != 0) {
+    g_free(r->name);
+    r->name = g_strdup(name);
+  }
+  if (cpu >= 0)
+    r->cpu_ns = (guint64)cpu;
+  g_mutex_unlock(&sampler.lock);
+}
+
 /* Rescans the process's threads (and the stack ranges). Context: the sampler thread, with no
  * capture under way. */
 static void rescan(void) {
@@ -718,8 +878,10 @@ static void rescan(void) {
       if (!g_ascii_isdigit(d->d_name[0]))
         continue;
       pid_t tid = (pid_t)g_ascii_strtoll(d->d_name, NULL, 10);
-      if (tid == sampler.own_tid)
+      if (tid == sampler.own_tid || g_hash_table_contains(sampler.own, GINT_TO_POINTER(tid))) {
+        own_thread_note(tid, NULL);
         continue;
+      }
       SampledThread *t = g_hash_table_lookup(sampler.threads, GINT_TO_POINTER(tid));
       if (!t && added == SAMPLER_RESCAN_NEW)
         continue; /* many threads starting at once: the others at the next rescans */
@@ -728,9 +890,15 @@ static void rescan(void) {
         sampler.stacks_stale = TRUE; /* a new thread: a new stack mapping */
         t = g_new0(SampledThread, 1);
         t->tid = tid;
+        t->perf_fd = -1;
         /* A thread that blocks the signal (the profiler's own, some runtime threads) would never
          * answer: it is not asked while it does. Its name comes with that (one read of /proc). */
         t->blocked = thread_status(tid, &t->name);
+        if (own_thread_name(t->name)) {
+          own_thread_note(tid, t->name);
+          sampled_thread_free(t);
+          continue;
+        }
         /* Its CPU clock, for wall mode's looks (cpu mode's timers need none: a system call saved). */
         t->cpu_accounted = sampler.use_timers ? 0 : MAX(thread_cpu_ns(tid), 0);
         t->cpu_at_sample = t->cpu_accounted;
@@ -747,6 +915,12 @@ static void rescan(void) {
          * is read once more at the next rescan. */
         g_autofree char *name = NULL;
         t->blocked = thread_status(tid, t->name_checked ? NULL : &name);
+        if (own_thread_name(name)) {
+          /* One of the profiler's, seen before it named itself: it leaves the sampled threads. */
+          own_thread_note(tid, name);
+          g_hash_table_remove(sampler.threads, GINT_TO_POINTER(tid));
+          continue;
+        }
         if (name && g_strcmp0(name, t->name) != 0)
           thread_renamed(t, g_steal_pointer(&name));
         t->name_checked = TRUE;
@@ -1906,6 +2080,7 @@ static guint tick_timers(const SxsWalkResources *res, const SxsStitchTarget *tar
     if (!ts)
       continue;
     gboolean abandoned = FALSE;
+    guint64 collected_before = collected;
     for (guint i = 0; i < SAMPLER_THREAD_CAPTURES && !abandoned; i++) {
       TimerCapture *c = &ts->cap[i];
       if (__atomic_load_n(&c->state, __ATOMIC_ACQUIRE) != SLOT_DONE)
@@ -1917,6 +2092,8 @@ static guint tick_timers(const SxsWalkResources *res, const SxsStitchTarget *tar
       /* The expiries that found no room are counted with the first capture collected after them. */
       guint64 weight = c->weight + (guint64)__atomic_exchange_n(&ts->missed, 0, __ATOMIC_RELAXED);
       collected++;
+      t->captures++;
+      t->expiries += weight;
       missed_total += weight - 1;
       int n = c->out.n;
       SuspendedSample *s = NULL;
@@ -1944,6 +2121,8 @@ static guint tick_timers(const SxsWalkResources *res, const SxsStitchTarget *tar
         abandoned = !timer_sample_prepare(s, res, now, targets, runtimes, n_targets);
       }
     }
+    if (collected > collected_before)
+      thread_rate_note(t, FALSE);
     if (abandoned || sampler.timer_leftover)
       break;
   }
@@ -2069,7 +2248,9 @@ static void run_timers(guint64 period) {
   g_hash_table_iter_init(&it, sampler.threads);
   while (g_hash_table_iter_next(&it, NULL, &value)) {
     SampledThread *t = value;
-    if (t->tslot)
+    if (t->tslot && t->perf_fd >= 0)
+      ioctl(t->perf_fd, PERF_EVENT_IOC_DISABLE, 0);
+    else if (t->tslot)
       timer_delete(t->timer);
     t->timer_deleted = TRUE;
   }
@@ -2087,6 +2268,7 @@ static void *sampler_main(void *arg) {
   sampler_pid = sampler.pid;
   sampler.uid = getuid();
   pthread_setname_np(pthread_self(), "sxsprof-sampler");
+  own_thread_note(sampler.own_tid, "sxsprof-sampler");
   guint64 period = G_GUINT64_CONSTANT(1000000000) / (guint64)sampler.frequency;
   guint64 next = now_ns(CLOCK_MONOTONIC), last_scan = 0;
   if (sampler.use_timers)
@@ -2135,6 +2317,39 @@ static void *sampler_main(void *arg) {
   return NULL;
 }
 
+/*
+ * Mode=cpu: which engine raises the samples. engine=auto takes perf_events where this process may
+ * open a counter (a probe on the calling thread), the timers otherwise; engine=perf that is
+ * refused falls back to the timers too, saying so. A hardware event has no fallback: sampling is
+ * off, and the reason says why. Returns FALSE when sampling is off. Context: sxs__sampler_start.
+ */
+static gboolean choose_engine(const SxsConfig *cfg) {
+  sampler.event = cfg->sampling.event;
+  sampler.engine = SXS_ENGINE_TIMER;
+  sampler.event_period = G_GUINT64_CONSTANT(1000000000) / (guint64)sampler.frequency;
+  if (!sampler.use_timers)
+    return TRUE;
+  SxsEngineKind asked = cfg->sampling.engine;
+  if (asked == SXS_ENGINE_TIMER && sampler.event == SXS_EVENT_CPU_TIME) {
+    sampler.engine_reason = g_strdup("engine=timer asked for");
+    return TRUE;
+  }
+  g_autofree char *refused = NULL;
+  if (sxs__engine_perf_probe(sampler.event, &refused) == 0) {
+    sampler.engine = SXS_ENGINE_PERF;
+    sampler.event_period = sxs__engine_perf_period(sampler.event, sampler.frequency);
+    sampler.engine_reason = g_strdup(asked == SXS_ENGINE_PERF ? "engine=perf asked for" : "perf_event_open allowed");
+    return TRUE;
+  }
+  if (sampler.event != SXS_EVENT_CPU_TIME) {
+    set_off(refused);
+    return FALSE;
+  }
+  sampler.engine_reason = g_strdup_printf("%s; the CPU-time timers instead", refused);
+  sxs__manager_log("sampling: engine=%s: %s", sxs__config_engine_name(asked), sampler.engine_reason);
+  return TRUE;
+}
+
 static void set_off(const char *why) {
   g_mutex_lock(&sampler.lock);
   g_free(sampler.off_reason);
@@ -2155,6 +2370,12 @@ void sxs__sampler_start(const SxsConfig *cfg) {
    * suspend walker uses the sampler's own signal only for a thread whose capture matched no walk
    * it could reuse). */
   sampler.use_timers = sampler.mode == SXS_SAMPLING_CPU;
+  sampler.rates = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, sxs__thread_rate_model_free);
+  sampler.own = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, sxs__thread_rate_model_free);
+  if (!choose_engine(cfg)) {
+    g_once_init_leave(&sampler.started, 1);
+    return;
+  }
 
   struct sigaction old;
   if (sigaction(SXS_SAMPLER_SIGNAL, NULL, &old) != 0 ||
@@ -2243,6 +2464,10 @@ void sxs__sampler_fill(SxsProfileModel *m) {
   s->enabled = cfg && cfg->sampling.enabled;
   s->frequency = cfg ? cfg->sampling.frequency : 0;
   s->mode = g_strdup(cfg ? sxs__config_sampling_mode_name(cfg->sampling.mode) : NULL);
+  if (cfg && cfg->sampling.mode == SXS_SAMPLING_CPU) {
+    s->event = g_strdup(sxs__config_event_name(cfg->sampling.event));
+    s->event_unit = g_strdup(sxs__engine_perf_unit(cfg->sampling.event));
+  }
   if (!g_atomic_pointer_get(&sampler.started)) {
     s->walker = g_strdup(s->enabled ? "signal" : NULL);
     return;
@@ -2253,6 +2478,25 @@ void sxs__sampler_fill(SxsProfileModel *m) {
   s->ticks_signal = sampler.ticks_signal;
   s->ticks_suspend = sampler.ticks_suspend;
   s->off_reason = g_strdup(sampler.off_reason);
+  if (sampler.use_timers && !sampler.off_reason) {
+    s->engine = g_strdup(sxs__config_engine_name(sampler.engine));
+    s->engine_reason = g_strdup(sampler.engine_reason);
+    s->event_period = sampler.event_period;
+  }
+  GHashTableIter rit;
+  gpointer rvalue;
+  if (sampler.rates) {
+    g_hash_table_iter_init(&rit, sampler.rates);
+    while (g_hash_table_iter_next(&rit, NULL, &rvalue))
+      g_ptr_array_add(s->thread_rates, sxs__thread_rate_model_copy(rvalue));
+    g_ptr_array_sort(s->thread_rates, sxs__thread_rate_model_compare);
+  }
+  if (sampler.own) {
+    g_hash_table_iter_init(&rit, sampler.own);
+    while (g_hash_table_iter_next(&rit, NULL, &rvalue))
+      g_ptr_array_add(s->profiler_threads, sxs__thread_rate_model_copy(rvalue));
+    g_ptr_array_sort(s->profiler_threads, sxs__thread_rate_model_compare);
+  }
   s->ticks = sampler.ticks;
   s->ticks_missed = sampler.ticks_missed;
   /* Wall mode: the time the ticks cover, from the first one's start to the end of the last one's
@@ -2263,7 +2507,7 @@ void sxs__sampler_fill(SxsProfileModel *m) {
    * captured per second of it. */
   guint64 period_ns = G_GUINT64_CONSTANT(1000000000) / (guint64)sampler.frequency;
   if (sampler.use_timers)
-    s->duration_ns = (sampler.ticks + sampler.ticks_missed) * period_ns;
+    s->duration_ns = (sampler.ticks + sampler.ticks_missed) * period_ns; /* a hardware event's: at the rate asked */
   else
     s->duration_ns = sampler.ticks > 0 ? sampler.last_tick_ns - sampler.first_tick_ns + period_ns : 0;
   s->threads = sampler.threads_max;
