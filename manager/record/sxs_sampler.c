@@ -87,6 +87,9 @@
 #define SAMPLER_RESCAN_NAMES 16 /* threads whose names one rescan reads again (new ones aside) */
 #define SAMPLER_CODE_RESCAN_NS (1000 * G_GINT64_CONSTANT(1000000)) /* code mappings looked for again, at most */
 #define SAMPLER_MAPS_NS (250 * G_GINT64_CONSTANT(1000000))         /* /proc/self/maps read at most this often */
+/* ... or this often while captures find no stack range (a new thread's stack, not yet read: at a
+ * high rate each of its first SAMPLER_MAPS_NS would lose hundreds of samples) */
+#define SAMPLER_MAPS_MISSING_NS (10 * G_GINT64_CONSTANT(1000000))
 #define SAMPLER_RESCAN_NEW 64 /* threads one rescan adds at most (a name and a status read each) */
 /* Wall mode: a thread that used less than 1/SAMPLER_IDLE_SHARE of a CPU lately (over the last
  * SAMPLER_SHARE_NS at least) is never interrupted: it spends nearly all its time blocked, and a
@@ -163,13 +166,17 @@ static gint requests_done;
  *
  * The sampler has no fixed tick in this mode: it sleeps (a futex wait on sampler_asleep) until a
  * handler wakes it, or until the next rescan is due (SAMPLER_RESCAN_NS), and then collects every
- * capture DONE in one batch. A handler wakes it only when the thread's captures are all full
- * (its next expiry would find no room: collected now, no stack is lost), or when
- * SAMPLER_WAKE_PENDING captures wait in all: a thread that runs steadily wakes the sampler once
- * every SAMPLER_THREAD_CAPTURES of its samples, a thread that hardly runs never. The sampler
+ * capture DONE in one batch. A handler wakes it only when SAMPLER_WAKE_FULL of the thread's
+ * captures are full (the sampler then has the other SAMPLER_THREAD_CAPTURES - SAMPLER_WAKE_FULL
+ * periods to collect them before an expiry finds no room: on a loaded machine it may wait for a
+ * CPU that long; a handler fills its thread's first free capture, so the pages of the others are
+ * touched only when the sampler is late), or when SAMPLER_WAKE_PENDING captures wait in
+ * all: a thread that runs steadily wakes the sampler once every SAMPLER_WAKE_FULL of its samples,
+ * a thread that hardly runs never. The sampler
  * collects everything before it stops, so the profile, written after the stop, has it all. */
 #define SAMPLER_POOL_SLOTS 512
-#define SAMPLER_THREAD_CAPTURES 4
+#define SAMPLER_THREAD_CAPTURES 16
+#define SAMPLER_WAKE_FULL 4
 #define SAMPLER_WAKE_PENDING 64
 #define THREAD_SLOT_MAGIC 0x5358534Cu
 typedef struct {
@@ -283,6 +290,7 @@ static struct {
   pid_t pid;
   uid_t uid;
   gboolean stacks_stale;               /* the stack ranges are to be read again at the next rescan */
+  gboolean stacks_missing;             /* a capture found no stack range: they are read again soon */
   gboolean abandoned;                  /* a capture was left running at stop: its resources are never released */
   GPtrArray *order;                    /* the threads by id, the order ticks take them in (rebuilt at each rescan) */
   guint cursor;                        /* where the next tick starts in order */
@@ -402,7 +410,9 @@ static void on_expiry(ThreadSlot *ts, const siginfo_t *si, void *uc) {
       int fd = __atomic_load_n(&ts->fd, __ATOMIC_ACQUIRE);
       guint64 count = 0, period = sampler.event_period;
       if (fd == si->si_fd && period > 0 && sxs__engine_perf_read(fd, &count) == 0 && count > ts->accounted) {
-        guint64 periods = (count - ts->accounted + period / 2) / period;
+        /* Whole periods: an overflow taken late (in the kernel, or after a long handler) is not one
+         * period more; two that met in one signal are two. */
+        guint64 periods = (count - ts->accounted) / period;
         weight = (guint)CLAMP(periods, 1, G_MAXINT / 2);
         ts->accounted += (guint64)weight * period;
         __atomic_store_n(&ts->count, count, __ATOMIC_RELEASE);
@@ -432,7 +442,7 @@ static void on_expiry(ThreadSlot *ts, const siginfo_t *si, void *uc) {
       c->weight = weight;
       __atomic_store_n(&c->state, SLOT_DONE, __ATOMIC_RELEASE);
       guint done = __atomic_add_fetch(&timer_done, 1, __ATOMIC_SEQ_CST);
-      wake = free_left == 0 || done - __atomic_load_n(&timer_collected, __ATOMIC_RELAXED) >= SAMPLER_WAKE_PENDING;
+      wake = free_left <= SAMPLER_THREAD_CAPTURES - SAMPLER_WAKE_FULL || done - __atomic_load_n(&timer_collected, __ATOMIC_RELAXED) >= SAMPLER_WAKE_PENDING;
     } else {
       __atomic_add_fetch(&ts->missed, (gint)weight, __ATOMIC_RELAXED);
       wake = true;
@@ -559,7 +569,7 @@ static void count_dropped(const char *reason) {
 static void count_failed_capture(int n) {
   count_dropped(n == -EBUSY ? "thread inside a walk" : n == -ERANGE ? "stack not found" : "walk failed");
   if (n == -ERANGE)
-    sampler.stacks_stale = TRUE;
+    sampler.stacks_stale = sampler.stacks_missing = TRUE;
 }
 
 /* The threads' stacks from /proc/self/maps; and into code, the executable mappings ([lo, hi)
@@ -944,7 +954,8 @@ static void rescan(void) {
   guint64 now = now_ns(CLOCK_MONOTONIC);
   if (sampler.blocked_walks_since_maps && now - sampler.maps_read_ns >= (guint64)SAMPLER_CODE_RESCAN_NS)
     sampler.stacks_stale = TRUE; /* JIT compilers map new code: walks from outside need to know it */
-  if (sampler.stacks && now - sampler.maps_read_ns < (guint64)SAMPLER_MAPS_NS)
+  if (sampler.stacks &&
+      now - sampler.maps_read_ns < (guint64)(sampler.stacks_missing ? SAMPLER_MAPS_MISSING_NS : SAMPLER_MAPS_NS))
     return;
   if (!sampler.code)
     sampler.code = g_array_new(FALSE, FALSE, sizeof(uintptr_t) * 2);
@@ -952,6 +963,7 @@ static void rescan(void) {
   StackRanges *fresh = sampler.stacks_stale ? read_stack_ranges(sampler.code) : NULL;
   if (fresh) {
     sampler.maps_read_ns = now;
+    sampler.stacks_missing = FALSE;
     sampler.blocked_walks_since_maps = FALSE;
     /* New code: a walk from outside made before may have missed frames in it (their return
      * addresses were not known to be code), so stacks found by such walks are walked again. */
@@ -2092,7 +2104,7 @@ static guint tick_timers(const SxsWalkResources *res, const SxsStitchTarget *tar
       /* The expiries that found no room are counted with the first capture collected after them. */
       guint64 weight = c->weight + (guint64)__atomic_exchange_n(&ts->missed, 0, __ATOMIC_RELAXED);
       collected++;
-      t->captures++;
+      t->captures += c->out.n > 0;
       t->expiries += weight;
       missed_total += weight - 1;
       int n = c->out.n;
@@ -2208,7 +2220,7 @@ static void wait_for_captures(guint64 deadline) {
     guint full = 0;
     for (guint i = 0; i < SAMPLER_THREAD_CAPTURES; i++)
       full += __atomic_load_n(&ts->cap[i].state, __ATOMIC_ACQUIRE) != SLOT_IDLE;
-    due = full == SAMPLER_THREAD_CAPTURES || __atomic_load_n(&ts->missed, __ATOMIC_RELAXED) != 0;
+    due = full >= SAMPLER_WAKE_FULL || __atomic_load_n(&ts->missed, __ATOMIC_RELAXED) != 0;
   }
   guint64 now = now_ns(CLOCK_MONOTONIC);
   if (!due && now < deadline && !__atomic_load_n(&sampler.stop, __ATOMIC_ACQUIRE)) {
@@ -2235,11 +2247,12 @@ static void run_timers(guint64 period) {
     sampler.wakes++;
     g_mutex_unlock(&sampler.lock);
     /* A thread that ended since the last rescan had its captures collected just now. */
-    if (now_ns(CLOCK_MONOTONIC) - last_scan >= (guint64)SAMPLER_RESCAN_NS) {
+    guint64 every = sampler.stacks_missing ? (guint64)SAMPLER_MAPS_MISSING_NS : (guint64)SAMPLER_RESCAN_NS;
+    if (now_ns(CLOCK_MONOTONIC) - last_scan >= every) {
       rescan();
       last_scan = now_ns(CLOCK_MONOTONIC);
     }
-    wait_for_captures(last_scan + (guint64)SAMPLER_RESCAN_NS);
+    wait_for_captures(last_scan + (sampler.stacks_missing ? (guint64)SAMPLER_MAPS_MISSING_NS : (guint64)SAMPLER_RESCAN_NS));
   }
   requests_finish();
   GHashTableIter it;

@@ -505,6 +505,12 @@ SxsView *sxs__view_new(const SxsProfileModel *m, const SxsViewFilter *filter) {
     v->frequency = m->samples.frequency;
     v->sample_mode = m->samples.mode;
     v->period_ns = m->samples.frequency > 0 ? G_GUINT64_CONSTANT(1000000000) / (guint64)m->samples.frequency : 0;
+    /* A hardware event's samples stand for events, not time. */
+    if (sxs__samples_hardware(&m->samples)) {
+      v->sample_event = m->samples.event;
+      v->event_period = m->samples.event_period;
+      v->period_ns = 0;
+    }
   }
   add_samples(&b, filter);
   for (guint i = 0; i < m->runtimes->len; i++) {

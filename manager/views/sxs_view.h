@@ -72,6 +72,8 @@ typedef struct {
   int frequency;                /* samples: the sampler's frequency in Hz, 0 when it did not run */
   const char *sample_mode;      /* "cpu", "wall", NULL */
   guint64 period_ns;            /* samples: ns one sample stands for (1e9 / frequency), else 0 */
+  const char *sample_event;     /* samples of a hardware event: its name ("cycles"), else NULL */
+  guint64 event_period;         /* ... and the events one sample stands for (period_ns is then 0) */
   GHashTable *tags;             /* runtime id -> "[rt1 10.0.12]", the tag its frames carry; owned */
   int runtime_id;               /* the filter's runtime (> 0), else 0: the summary shows only it */
   SxsViewFilter filter;         /* the filter it was built with (thread: an owned copy) */

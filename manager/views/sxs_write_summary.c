@@ -163,6 +163,36 @@ static gint compare_dropped(gconstpointer a, gconstpointer b, gpointer dropped) 
   return strcmp(x, y);
 }
 
+/* The threads that ran most and the rate each was sampled at (per second of its own CPU time), and
+ * the CPU time of the profiler's own threads, which are never sampled. */
+#define SUMMARY_RATE_THREADS 5
+static void thread_rates_lines(GString *out, const SxsSamplesModel *sm) {
+  guint shown = 0;
+  for (guint i = 0; i < sm->thread_rates->len && shown < SUMMARY_RATE_THREADS; i++) {
+    const SxsThreadRateModel *r = sm->thread_rates->pdata[i];
+    if (r->cpu_ns == 0 || r->captures == 0)
+      continue;
+    g_string_append_printf(out, "%s %s %.1f Hz (%.2f s CPU, %" G_GUINT64_FORMAT " lost)",
+                           shown == 0 ? "  per thread:" : ",", r->name ? r->name : "?",
+                           (double)r->captures * 1e9 / (double)r->cpu_ns, (double)r->cpu_ns / 1e9,
+                           r->expiries > r->captures ? r->expiries - r->captures : 0);
+    shown++;
+  }
+  if (shown > 0)
+    g_string_append_c(out, '\n');
+  if (sm->profiler_threads->len == 0)
+    return;
+  guint64 own = 0;
+  for (guint i = 0; i < sm->profiler_threads->len; i++)
+    own += ((const SxsThreadRateModel *)sm->profiler_threads->pdata[i])->cpu_ns;
+  g_string_append_printf(out, "  profiler: %.3f s CPU on its own threads, not sampled (", (double)own / 1e9);
+  for (guint i = 0; i < sm->profiler_threads->len; i++) {
+    const SxsThreadRateModel *r = sm->profiler_threads->pdata[i];
+    g_string_append_printf(out, "%s%s %.3f s", i ? ", " : "", r->name ? r->name : "?", (double)r->cpu_ns / 1e9);
+  }
+  g_string_append_printf(out, "), %.3f s in the sampled threads' signal handlers\n", (double)sm->capture_ns / 1e9);
+}
+
 /* Top frames of the samples, per runtime and for native code. */
 static void samples_section(GString *out, const SxsView *v, const SxsRenderOptions *o, const Palette *p) {
   guint64 whole = 0, stacks = 0;
@@ -184,11 +214,17 @@ static void samples_section(GString *out, const SxsView *v, const SxsRenderOptio
                          whole, threads, threads == 1 ? "" : "s", stacks);
   if (sm->off_reason)
     g_string_append_printf(out, "  off: %s\n", sm->off_reason);
+  if (sxs__samples_hardware(sm))
+    g_string_append_printf(out, "  event: %s, a sample every %" G_GUINT64_FORMAT " on a thread's CPU\n", sm->event,
+                           sm->event_period);
+  if (sm->engine)
+    g_string_append_printf(out, "  engine: %s (%s)\n", sm->engine, sm->engine_reason ? sm->engine_reason : "?");
   /* Whether the sampler kept the rate asked, and what it could not sample. */
   if (sm->ticks > 0) {
     g_autofree char *rate = sxs__view_sampling_rate(sm);
     g_string_append_printf(out, "  rate: %s\n", rate);
   }
+  thread_rates_lines(out, sm);
   if (sm->dropped && g_hash_table_size(sm->dropped) > 0) {
     g_autoptr(GPtrArray) reasons = g_ptr_array_new();
     GHashTableIter it;
