@@ -93,9 +93,9 @@ enum {
 
 /* The name of each key; a name may recur in another group's run (see config_key_in_group). */
 static const char *const config_keys[N_KEYS] = {
-    "mode",    "runtime", "output",  "log",     "flush",   "formats", "inventory", "enabled", "inlining",
-    "routing", "hooks",   "timing",  "path",    "include", "exclude", "on",        "enabled", "frequency",
-    "mode",    "walker",  "engine",  "event",   "enabled", "enabled", "enabled", "enabled", "paths",
+    "mode",    "runtime", "output", "log",   "flush",   "formats", "inventory", "enabled", "inlining",
+    "routing", "hooks",   "timing", "path",  "include", "exclude", "on",        "enabled", "frequency",
+    "mode",    "walker",  "engine", "event", "enabled", "enabled", "enabled",   "enabled", "paths",
 };
 
 /* The keys of each group: a run of config_keys, and the list the messages name. */
@@ -174,10 +174,8 @@ static const char *const config_engines[] = {
 #define CONFIG_ENGINE_LIST "perf, timer or auto"
 
 static const char *const config_events[] = {
-    [SXS_EVENT_CPU_TIME] = "cpu-time",
-    [SXS_EVENT_CYCLES] = "cycles",
-    [SXS_EVENT_INSTRUCTIONS] = "instructions",
-    [SXS_EVENT_CACHE_MISSES] = "cache-misses",
+    [SXS_EVENT_CPU_TIME] = "cpu-time",           [SXS_EVENT_CYCLES] = "cycles",
+    [SXS_EVENT_INSTRUCTIONS] = "instructions",   [SXS_EVENT_CACHE_MISSES] = "cache-misses",
     [SXS_EVENT_BRANCH_MISSES] = "branch-misses",
 };
 #define CONFIG_EVENT_LIST "cpu-time, cycles, instructions, cache-misses or branch-misses"
@@ -1169,8 +1167,7 @@ static gboolean config_apply_sampling(const SxsConfigScan *scan, char *values[N_
       config_fail(error, SXS_CONFIG_ERROR_VALUE, scan->source, scan->key_line[k],
                   "event=%s is counted by perf_events on each thread's CPU; it goes with mode=cpu and engine=perf or "
                   "auto, not %s",
-                  config_events[sampling->event],
-                  sampling->mode == SXS_SAMPLING_WALL ? "mode=wall" : "engine=timer");
+                  config_events[sampling->event], sampling->mode == SXS_SAMPLING_WALL ? "mode=wall" : "engine=timer");
       return FALSE;
     }
   }

@@ -78,11 +78,11 @@ typedef enum {
 #define SXS_SAMPLING_FREQUENCY_MAX 10000
 /* The [sampling] group: the sampler. */
 typedef struct {
-  gboolean enabled;     /* enabled=, default false */
-  int frequency;        /* frequency=, Hz, default 99 */
-  SxsSamplingMode mode; /* mode=, default cpu */
-  SxsWalkerKind walker; /* walker=, default auto */
-  SxsEngineKind engine; /* engine=, default auto */
+  gboolean enabled;       /* enabled=, default false */
+  int frequency;          /* frequency=, Hz, default 99 */
+  SxsSamplingMode mode;   /* mode=, default cpu */
+  SxsWalkerKind walker;   /* walker=, default auto */
+  SxsEngineKind engine;   /* engine=, default auto */
   SxsSamplingEvent event; /* event=, default cpu-time */
 } SxsSamplingConfig;
 

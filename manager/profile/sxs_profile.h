@@ -312,10 +312,10 @@ typedef struct {
   guint64 capture_ns_p50, capture_ns_p90, capture_ns_p99; /* quantiles of the last 4096 captures */
   guint64 resolve_ns;                                     /* time classifying and recording captured stacks, summed */
   guint64 suspensions;                                    /* suspend walker: times the runtimes were suspended */
-  guint64 walks_reused; /* suspend walker: samples that reused their thread's last walk */
-  guint64 frames;       /* frames captured */
-  GHashTable *dropped;  /* reason -> guint64*; owned */
-  GPtrArray *stacks;    /* SxsStackModel*, per thread, by count; owned */
+  guint64 walks_reused;        /* suspend walker: samples that reused their thread's last walk */
+  guint64 frames;              /* frames captured */
+  GHashTable *dropped;         /* reason -> guint64*; owned */
+  GPtrArray *stacks;           /* SxsStackModel*, per thread, by count; owned */
   GPtrArray *thread_rates;     /* SxsThreadRateModel*, cpu mode, by CPU time; owned */
   GPtrArray *profiler_threads; /* SxsThreadRateModel*, the profiler's own, by CPU time; owned */
 } SxsSamplesModel;

@@ -107,8 +107,14 @@ int sxs__engine_perf_probe(SxsSamplingEvent event, char **ret_reason) {
     return 0;
   }
   int e = -fd;
-  const char *name = e == EACCES ? "EACCES" : e == EPERM ? "EPERM" : e == ENOENT ? "ENOENT" : e == ENOSYS ? "ENOSYS"
-                   : e == EOPNOTSUPP ? "EOPNOTSUPP" : e == ENODEV ? "ENODEV" : e == EINVAL ? "EINVAL" : NULL;
+  const char *name = e == EACCES       ? "EACCES"
+                     : e == EPERM      ? "EPERM"
+                     : e == ENOENT     ? "ENOENT"
+                     : e == ENOSYS     ? "ENOSYS"
+                     : e == EOPNOTSUPP ? "EOPNOTSUPP"
+                     : e == ENODEV     ? "ENODEV"
+                     : e == EINVAL     ? "EINVAL"
+                                       : NULL;
   g_autofree char *code = name ? g_strdup(name) : g_strdup_printf("errno %d", e);
   int paranoid = paranoid_level();
   g_autofree char *level = paranoid == G_MININT ? g_strdup("unknown") : g_strdup_printf("%d", paranoid);

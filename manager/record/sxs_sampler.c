@@ -442,7 +442,8 @@ static void on_expiry(ThreadSlot *ts, const siginfo_t *si, void *uc) {
       c->weight = weight;
       __atomic_store_n(&c->state, SLOT_DONE, __ATOMIC_RELEASE);
       guint done = __atomic_add_fetch(&timer_done, 1, __ATOMIC_SEQ_CST);
-      wake = free_left <= SAMPLER_THREAD_CAPTURES - SAMPLER_WAKE_FULL || done - __atomic_load_n(&timer_collected, __ATOMIC_RELAXED) >= SAMPLER_WAKE_PENDING;
+      wake = free_left <= SAMPLER_THREAD_CAPTURES - SAMPLER_WAKE_FULL ||
+             done - __atomic_load_n(&timer_collected, __ATOMIC_RELAXED) >= SAMPLER_WAKE_PENDING;
     } else {
       __atomic_add_fetch(&ts->missed, (gint)weight, __ATOMIC_RELAXED);
       wake = true;
@@ -714,7 +715,9 @@ static void timer_arm(SampledThread *t) {
     int fd = sxs__engine_perf_open(t->tid, sampler.event, sampler.event_period, SXS_SAMPLER_SIGNAL);
     if (fd < 0) {
       __atomic_store_n(&ts->magic, 0, __ATOMIC_RELEASE);
-      count_dropped(fd == -ESRCH ? "thread gone" : fd == -EMFILE ? "no file descriptor for a counter" : "counter not opened");
+      count_dropped(fd == -ESRCH    ? "thread gone"
+                    : fd == -EMFILE ? "no file descriptor for a counter"
+                                    : "counter not opened");
       return;
     }
     __atomic_store_n(&ts->fd, fd, __ATOMIC_RELEASE);
@@ -897,7 +900,8 @@ static void rescan(void) {
         continue; /* many threads starting at once: the others at the next rescans */
       if (!t) {
         added++;
-        sampler.stacks_stale = TRUE; /* a new thread: a new stack mapping */
+        /* A new thread: a new stack mapping, read at once (its first captures need it). */
+        sampler.stacks_stale = sampler.stacks_missing = TRUE;
         t = g_new0(SampledThread, 1);
         t->tid = tid;
         t->perf_fd = -1;
@@ -2252,7 +2256,8 @@ static void run_timers(guint64 period) {
       rescan();
       last_scan = now_ns(CLOCK_MONOTONIC);
     }
-    wait_for_captures(last_scan + (sampler.stacks_missing ? (guint64)SAMPLER_MAPS_MISSING_NS : (guint64)SAMPLER_RESCAN_NS));
+    wait_for_captures(last_scan +
+                      (sampler.stacks_missing ? (guint64)SAMPLER_MAPS_MISSING_NS : (guint64)SAMPLER_RESCAN_NS));
   }
   requests_finish();
   GHashTableIter it;

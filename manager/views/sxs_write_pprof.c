@@ -406,9 +406,10 @@ static char *write_pprof(const SxsView *v, SxsViewKind kind, const SxsRenderOpti
   /* How the sampler kept its rate, when it ran. */
   if (v->model != NULL && v->model->samples.ticks > 0 && (v->period_ns > 0 || v->sample_event != NULL)) {
     g_autofree char *rate = sxs__view_sampling_rate(&v->model->samples);
-    g_autofree char *comment = g_strdup_printf("%s sampling: %s", v->sample_event  ? v->sample_event
-                                                                  : v->sample_mode ? v->sample_mode
-                                                                                   : "cpu",
+    g_autofree char *comment = g_strdup_printf("%s sampling: %s",
+                                               v->sample_event  ? v->sample_event
+                                               : v->sample_mode ? v->sample_mode
+                                                                : "cpu",
                                                rate);
     const SxsSamplesModel *sm = &v->model->samples;
     if (sm->engine != NULL) {
