@@ -302,6 +302,38 @@ static void test_wall(PprofFixture *fx, gconstpointer data) {
                   "average), 3 samples dropped");
 }
 
+/* Samples of a hardware event: their own type (cycles/count, as perf names it), each sample worth
+ * the event's period; the comment says the rate and the engine. */
+static void test_hardware_event(PprofFixture *fx, gconstpointer data) {
+  (void)data;
+  SxsSamplesModel *sm = &fx->model->samples;
+  sm->event = g_strdup("cycles");
+  sm->event_unit = g_strdup("count");
+  sm->event_period = 10101010;
+  sm->engine = g_strdup("perf");
+  sm->engine_reason = g_strdup("perf_event_open allowed");
+  sm->ticks = 250;
+  sm->taken = 250;
+  sm->duration_ns = 2500000000;
+  g_autoptr(SxsView) v = sxs__view_new(fx->model, NULL);
+  g_assert_cmpstr(v->sample_event, ==, "cycles");
+  g_assert_cmpuint(v->period_ns, ==, 0);
+  g_autoptr(GBytes) gz = render(v, SXS_VIEW_SAMPLES);
+  g_autoptr(Perftools__Profiles__Profile) p = decode(gz);
+  g_assert_cmpuint(p->n_sample_type, ==, 2);
+  assert_value_type(p, p->sample_type[0], "samples", "count");
+  assert_value_type(p, p->sample_type[1], "cycles", "count");
+  assert_value_type(p, p->period_type, "cycles", "count");
+  g_assert_cmpint(p->period, ==, 10101010);
+  g_assert_cmpuint(p->n_sample, >, 0);
+  for (size_t i = 0; i < p->n_sample; i++)
+    g_assert_cmpint(p->sample[i]->value[1], ==, p->sample[i]->value[0] * 10101010);
+  g_assert_cmpuint(p->n_comment, ==, 3);
+  g_assert_cmpstr(str(p, p->comment[2]), ==,
+                  "cycles sampling: 100 Hz asked, 100.0 achieved, 0 ticks missed, 1.0 samples a tick on average, 0 "
+                  "samples dropped; perf engine (perf_event_open allowed)");
+}
+
 static void test_calls(PprofFixture *fx, gconstpointer data) {
   (void)data;
   g_autoptr(GBytes) gz = render(fx->view, SXS_VIEW_CALLS);
@@ -729,6 +761,7 @@ int main(int argc, char **argv) {
   ADD("/views/pprof/lines", test_lines);
   ADD("/views/pprof/samples", test_samples);
   ADD("/views/pprof/wall", test_wall);
+  ADD("/views/pprof/hardware-event", test_hardware_event);
   ADD("/views/pprof/calls", test_calls);
   ADD("/views/pprof/calls-untimed", test_calls_untimed);
   ADD("/views/pprof/events", test_events);
