@@ -39,6 +39,15 @@
  * (a thread's captures all full, or SAMPLER_WAKE_PENDING waiting) or a rescan is due, and
  * collects what the timers captured in one batch (run_timers).
  *
+ * Two engines raise those per-thread expiries ([sampling] engine=, chosen at start by
+ * choose_engine): a perf_events counter per thread (sxs_engine_perf: the task clock, or a hardware
+ * event, overflowing every period, its signal carrying the counter's fd; the handler reads the
+ * counter for the periods the signal stands for), or a CPU-time timer per thread (timer_create;
+ * the kernel checks those at its scheduler tick only, so above its rate an expiry stands for
+ * several periods, si_overrun). Both write into the same per-thread captures; the sampler's side
+ * does not tell them apart. The profiler's own threads (named sxsprof-*) are never sampled, in
+ * either mode: their CPU time is kept instead (own_thread_note).
+ *
  * System calls. SIGPROF is installed with SA_RESTART, so a call the kernel restarts (read, write,
  * recv on a socket without a timeout, a futex wait without one) goes on unseen; the others fail
  * with EINTR however the handler is installed (nanosleep, epoll_wait, poll, select, futex and
@@ -60,6 +69,7 @@
 #include <linux/futex.h>
 #include <linux/perf_event.h>
 #include <sys/ioctl.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
 #include <time.h>
@@ -309,12 +319,14 @@ static struct {
   gboolean use_timers;         /* mode=cpu: per-thread CPU-time timers capture the stacks */
   SxsWalkResources timer_walk; /* what timer handlers walk with (taken, released when replaced) */
   gboolean timer_walk_taken;
-  gboolean timer_leftover; /* suspend walker: the last batch left captures for the next one */
-  guint64 wakes;           /* cpu mode: the sampler's batches (it woke, was woken, or rescanned) */
-  SxsEngineKind engine;    /* mode=cpu: the engine that runs (perf or timer) */
-  char *engine_reason;     /* why that one (owned; under lock once running) */
-  SxsSamplingEvent event;  /* what a period counts (perf engine) */
-  guint64 event_period;    /* the period: ns of CPU time, or events */
+  gboolean timer_leftover;        /* suspend walker: the last batch left captures for the next one */
+  guint64 wakes;                  /* cpu mode: the sampler's batches (it woke, was woken, or rescanned) */
+  SxsEngineKind engine;           /* mode=cpu: the engine that runs (perf or timer) */
+  char *engine_reason;            /* why that one (owned; under lock once running) */
+  SxsSamplingEvent event;         /* what a period counts (perf engine) */
+  guint64 event_period;           /* the period: ns of CPU time, or events */
+  guint perf_fds, perf_fd_budget; /* perf engine: counters open, and the most that may be */
+  gboolean timer_fallback_logged;
   /* Every thread's rate so far (timer mode), by tid: SxsThreadRateModel* (lock; owned); the
    * profiler's own threads, never sampled, and their CPU time (lock; owned). */
   GHashTable *rates;
@@ -709,23 +721,37 @@ static void timer_arm(SampledThread *t) {
   ts->count = ts->accounted = 0;
   ts->fd = -1;
   __atomic_store_n(&ts->magic, THREAD_SLOT_MAGIC, __ATOMIC_RELEASE);
-  if (sampler.engine == SXS_ENGINE_PERF) {
+  /* A counter is a file descriptor: the program's own must never run short because of them, so
+   * past sampler.perf_fd_budget counters (a quarter of the soft limit) a thread gets a timer, as
+   * it does when its counter cannot be opened. A hardware event has no timer to fall back on. */
+  gboolean cpu_time = sampler.event == SXS_EVENT_CPU_TIME;
+  if (sampler.engine == SXS_ENGINE_PERF && (sampler.perf_fds < sampler.perf_fd_budget || !cpu_time)) {
     /* The counter starts counting (and may overflow) before its fd is known here: an overflow
      * that finds no slot yet is not captured, and counts with the thread's next sample. */
-    int fd = sxs__engine_perf_open(t->tid, sampler.event, sampler.event_period, SXS_SAMPLER_SIGNAL);
-    if (fd < 0) {
-      __atomic_store_n(&ts->magic, 0, __ATOMIC_RELEASE);
-      count_dropped(fd == -ESRCH    ? "thread gone"
-                    : fd == -EMFILE ? "no file descriptor for a counter"
-                                    : "counter not opened");
+    int fd = sampler.perf_fds < sampler.perf_fd_budget
+                 ? sxs__engine_perf_open(t->tid, sampler.event, sampler.event_period, SXS_SAMPLER_SIGNAL)
+                 : -EMFILE;
+    if (fd >= 0) {
+      __atomic_store_n(&ts->fd, fd, __ATOMIC_RELEASE);
+      if (fd < SAMPLER_PERF_FDS)
+        __atomic_store_n(&perf_fd_slot[fd], (guint16)(ts - pool + 1), __ATOMIC_RELEASE);
+      t->perf_fd = fd;
+      t->tslot = ts;
+      sampler.perf_fds++;
       return;
     }
-    __atomic_store_n(&ts->fd, fd, __ATOMIC_RELEASE);
-    if (fd < SAMPLER_PERF_FDS)
-      __atomic_store_n(&perf_fd_slot[fd], (guint16)(ts - pool + 1), __ATOMIC_RELEASE);
-    t->perf_fd = fd;
-    t->tslot = ts;
-    return;
+    if (fd == -ESRCH || !cpu_time) {
+      __atomic_store_n(&ts->magic, 0, __ATOMIC_RELEASE);
+      count_dropped(fd == -ESRCH ? "thread gone" : "no counter for the thread");
+      return;
+    }
+  }
+  if (sampler.engine == SXS_ENGINE_PERF && !sampler.timer_fallback_logged) {
+    /* Once: the first thread that gets a timer, and why (the budget, or the counter refused). */
+    sampler.timer_fallback_logged = TRUE;
+    sxs__manager_log("sampling: thread %d gets a CPU-time timer, not a perf_events counter (%u counters open, at "
+                     "most %u: a quarter of the file descriptors the process may open)",
+                     (int)t->tid, sampler.perf_fds, sampler.perf_fd_budget);
   }
   t->cpu_at_arm = thread_cpu_ns(t->tid);
   struct sigevent sev;
@@ -760,6 +786,7 @@ static void timer_disarm(SampledThread *t) {
       __atomic_store_n(&perf_fd_slot[fd], 0, __ATOMIC_RELEASE);
     __atomic_store_n(&t->tslot->fd, -1, __ATOMIC_RELEASE);
     t->perf_fd = -1;
+    sampler.perf_fds--;
   } else if (!t->timer_deleted) {
     timer_delete(t->timer);
   }
@@ -2355,6 +2382,9 @@ static gboolean choose_engine(const SxsConfig *cfg) {
   g_autofree char *refused = NULL;
   if (sxs__engine_perf_probe(sampler.event, &refused) == 0) {
     sampler.engine = SXS_ENGINE_PERF;
+    struct rlimit files;
+    rlim_t soft = getrlimit(RLIMIT_NOFILE, &files) == 0 ? files.rlim_cur : 1024;
+    sampler.perf_fd_budget = (guint)MIN(soft == RLIM_INFINITY ? G_MAXUINT : soft / 4, (rlim_t)SAMPLER_POOL_SLOTS);
     sampler.event_period = sxs__engine_perf_period(sampler.event, sampler.frequency);
     sampler.engine_reason = g_strdup(asked == SXS_ENGINE_PERF ? "engine=perf asked for" : "perf_event_open allowed");
     return TRUE;
