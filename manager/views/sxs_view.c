@@ -720,6 +720,25 @@ GArray *sxs__view_frame_totals(const SxsView *v, SxsViewKind k, int runtime_id) 
   return out;
 }
 
+char *sxs__view_thread_rates(const SxsSamplesModel *sm, guint max) {
+  GString *s = g_string_new(NULL);
+  guint shown = 0;
+  for (guint i = 0; sm->thread_rates && i < sm->thread_rates->len && shown < max; i++) {
+    const SxsThreadRateModel *r = sm->thread_rates->pdata[i];
+    if (r->cpu_ns == 0 || r->captures == 0)
+      continue;
+    g_string_append_printf(s, "%s%s %.1f Hz (%.2f s CPU, %" G_GUINT64_FORMAT " lost)", shown ? ", " : "",
+                           r->name ? r->name : "?", (double)r->captures * 1e9 / (double)r->cpu_ns,
+                           (double)r->cpu_ns / 1e9, r->expiries > r->captures ? r->expiries - r->captures : 0);
+    shown++;
+  }
+  if (shown == 0) {
+    g_string_free(s, TRUE);
+    return NULL;
+  }
+  return g_string_free(s, FALSE);
+}
+
 char *sxs__view_sampling_rate(const SxsSamplesModel *sm) {
   GString *s = g_string_new(NULL);
   g_string_append_printf(s, "%d Hz", sm->frequency);

@@ -191,6 +191,10 @@ char *sxs__view_frame_title(const SxsViewFrame *f, gboolean tagged);
  * own CPU-time timer samples it, and "31.2 samples a tick on average" is said instead). Only "99
  * Hz" when the sampler made no tick, or the profile does not say how long they took. Caller frees. */
 char *sxs__view_sampling_rate(const SxsSamplesModel *sm);
+/* The rate each of the max threads that used the most CPU was sampled at, per second of its own
+ * CPU time: "spin-0 998.8 Hz (2.47 s CPU, 0 lost), ..."; NULL when no thread says (wall mode, a
+ * hardware event, an older profile). Caller frees. */
+char *sxs__view_thread_rates(const SxsSamplesModel *sm, guint max);
 
 /* The runtime of the model with this id, or NULL. */
 const SxsRuntimeModel *sxs__view_runtime(const SxsView *v, int runtime_id);

@@ -399,7 +399,7 @@ static char *write_pprof(const SxsView *v, SxsViewKind kind, const SxsRenderOpti
   if (proc != NULL && proc->start_unix_ms > 0)
     p.time_nanos = (int64_t)sxs__saturating_mul((guint64)proc->start_unix_ms, 1000000, SXS_PROFILE_MAX_NS);
   g_autofree char *command = proc != NULL ? sxs__process_command_line(proc->argv, 0) : NULL;
-  int64_t *comments = pprof_alloc(&b, 3, sizeof *comments);
+  int64_t *comments = pprof_alloc(&b, 4, sizeof *comments);
   comments[p.n_comment++] = pprof_string(&b.strings, "sxsprof");
   if (command != NULL && command[0] != '\0')
     comments[p.n_comment++] = pprof_string(&b.strings, command);
@@ -418,6 +418,12 @@ static char *write_pprof(const SxsView *v, SxsViewKind kind, const SxsRenderOpti
                                 sm->engine, sm->engine_reason ? sm->engine_reason : "?");
     }
     comments[p.n_comment++] = pprof_string(&b.strings, comment);
+    /* ... and at which rate each thread that ran most was sampled (cpu mode). */
+    g_autofree char *rates = sxs__view_thread_rates(sm, 5);
+    if (rates) {
+      g_autofree char *line = g_strdup_printf("per thread: %s", rates);
+      comments[p.n_comment++] = pprof_string(&b.strings, line);
+    }
   }
   p.comment = comments;
 

@@ -167,19 +167,9 @@ static gint compare_dropped(gconstpointer a, gconstpointer b, gpointer dropped) 
  * the CPU time of the profiler's own threads, which are never sampled. */
 #define SUMMARY_RATE_THREADS 5
 static void thread_rates_lines(GString *out, const SxsSamplesModel *sm) {
-  guint shown = 0;
-  for (guint i = 0; i < sm->thread_rates->len && shown < SUMMARY_RATE_THREADS; i++) {
-    const SxsThreadRateModel *r = sm->thread_rates->pdata[i];
-    if (r->cpu_ns == 0 || r->captures == 0)
-      continue;
-    g_string_append_printf(out, "%s %s %.1f Hz (%.2f s CPU, %" G_GUINT64_FORMAT " lost)",
-                           shown == 0 ? "  per thread:" : ",", r->name ? r->name : "?",
-                           (double)r->captures * 1e9 / (double)r->cpu_ns, (double)r->cpu_ns / 1e9,
-                           r->expiries > r->captures ? r->expiries - r->captures : 0);
-    shown++;
-  }
-  if (shown > 0)
-    g_string_append_c(out, '\n');
+  g_autofree char *rates = sxs__view_thread_rates(sm, SUMMARY_RATE_THREADS);
+  if (rates)
+    g_string_append_printf(out, "  per thread: %s\n", rates);
   if (sm->profiler_threads->len == 0)
     return;
   guint64 own = 0;

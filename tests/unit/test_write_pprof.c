@@ -334,6 +334,33 @@ static void test_hardware_event(PprofFixture *fx, gconstpointer data) {
                   "samples dropped; perf engine (perf_event_open allowed)");
 }
 
+/* Cpu mode with the engine and each thread's rate: two comments say them. */
+static void test_thread_rates(PprofFixture *fx, gconstpointer data) {
+  (void)data;
+  SxsSamplesModel *sm = &fx->model->samples;
+  sm->engine = g_strdup("timer");
+  sm->engine_reason = g_strdup("engine=timer asked for");
+  sm->ticks = 250;
+  sm->taken = 250;
+  sm->ticks_missed = 750;
+  sm->duration_ns = 10000000000;
+  SxsThreadRateModel *r = g_new0(SxsThreadRateModel, 1);
+  r->os_tid = 7;
+  r->name = g_strdup("spin-0");
+  r->captures = 250;
+  r->expiries = 1000;
+  r->cpu_ns = 10000000000;
+  g_ptr_array_add(sm->thread_rates, r);
+  g_autoptr(SxsView) v = sxs__view_new(fx->model, NULL);
+  g_autoptr(GBytes) gz = render(v, SXS_VIEW_SAMPLES);
+  g_autoptr(Perftools__Profiles__Profile) p = decode(gz);
+  g_assert_cmpuint(p->n_comment, ==, 4);
+  g_assert_cmpstr(str(p, p->comment[2]), ==,
+                  "cpu sampling: 100 Hz asked, 25.0 achieved, 750 ticks missed, 1.0 samples a tick on average, 0 "
+                  "samples dropped; timer engine (engine=timer asked for)");
+  g_assert_cmpstr(str(p, p->comment[3]), ==, "per thread: spin-0 25.0 Hz (10.00 s CPU, 750 lost)");
+}
+
 static void test_calls(PprofFixture *fx, gconstpointer data) {
   (void)data;
   g_autoptr(GBytes) gz = render(fx->view, SXS_VIEW_CALLS);
@@ -762,6 +789,7 @@ int main(int argc, char **argv) {
   ADD("/views/pprof/samples", test_samples);
   ADD("/views/pprof/wall", test_wall);
   ADD("/views/pprof/hardware-event", test_hardware_event);
+  ADD("/views/pprof/thread-rates", test_thread_rates);
   ADD("/views/pprof/calls", test_calls);
   ADD("/views/pprof/calls-untimed", test_calls_untimed);
   ADD("/views/pprof/events", test_events);
