@@ -26,9 +26,10 @@ char *sxsprof_find_library(void);
 /* The profiler options `run` and `attach` share. */
 typedef struct {
   const char *config, *output, *mode, *runtime, *flush, *format, *sample, *include, *exclude, *stacks_on;
-  const char *symbols;       /* --symbols: folders searched for PDBs ([lines] paths=) */
-  const char *debug_dir;     /* --debug-dir: a debug root for native debug files ([symbols] debug_dirs=) */
-  const char *config_output; /* output= written into the config itself (attach: no environment carries it) */
+  const char *symbols;        /* --symbols: folders searched for PDBs ([lines] paths=) */
+  const char *debug_dir;      /* --debug-dir: a debug root for native debug files ([symbols] debug_dirs=) */
+  const char *engine, *event; /* --engine, --event: [sampling] engine= and event= (--event samples) */
+  const char *config_output;  /* output= written into the config itself (attach: no environment carries it) */
   gboolean quiet, wall, trace;
   gboolean inventory;                     /* --inventory: [profiler] inventory=true */
   gboolean profiles[SXS_PROFILE_N_KINDS]; /* --exceptions, --lock, --alloc */

@@ -110,6 +110,8 @@ static int parse_attach_options(int argc, char **argv, AttachOptions *o) {
                         : g_str_equal(name, "--duration")                          ? &duration
                         : g_str_equal(name, "--format")                            ? &o->run.format
                         : g_str_equal(name, "--stacks-on")                         ? &o->run.stacks_on
+                        : g_str_equal(name, "--engine")                            ? &o->run.engine
+                        : g_str_equal(name, "--event")                             ? &o->run.event
                                                                                    : NULL;
     if (!slot) {
       fprintf(stderr, "sxsprof: unknown option \"%s\" for attach\n%s", a, sxsprof_usage);

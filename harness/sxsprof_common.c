@@ -26,6 +26,9 @@ const char sxsprof_usage[] =
     "      --format LIST                 json,speedscope,folded,svg,pprof,summary or all (default all)\n"
     "      --sample[=HZ]                 sample every thread (CPU time, 99 Hz by default)\n"
     "      --wall                        sample wall-clock time instead of CPU time\n"
+    "      --engine auto|perf|timer      what raises CPU samples (default auto: perf_events where allowed)\n"
+    "      --event cycles|instructions|cache-misses|branch-misses   sample on a hardware counter (implies\n"
+    "                                    --sample; needs a PMU)\n"
     "      --trace                       trace every call exactly (Enter/Leave hooks; implies --inventory)\n"
     "      --include PATTERNS            trace only these functions (implies --trace)\n"
     "      --exclude PATTERNS            do not trace these functions (implies --trace)\n"
@@ -67,7 +70,8 @@ const char sxsprof_usage[] =
     "                                    runtime folder (named after its version); needed when it runs several\n"
     "      --duration SEC                stop after SEC seconds (default: at Ctrl-C)\n"
     "      -o, --output PREFIX|FOLDER/   where the profile goes (default ./sxsprof-<pid>)\n"
-    "      --sample[=HZ], --wall, --stacks-on EVENTS, --inventory, --format LIST, --mode MODE, -c FILE, -q\n"
+    "      --sample[=HZ], --wall, --engine E, --event E, --stacks-on EVENTS, --inventory, --format LIST,\n"
+    "      --mode MODE, -c FILE, -q\n"
     "                                    as for run\n";
 
 char *sxsprof_find_library(void) {
@@ -107,7 +111,11 @@ char *sxsprof_write_run_config(const SxsprofRunOptions *o, GError **error) {
     sxs__config_keyfile_set(kf, SXS_KEY_PROFILER_FORMATS, files->str);
   if (o->inventory)
     sxs__config_keyfile_set(kf, SXS_KEY_PROFILER_INVENTORY, "true");
-  if (o->sample || o->wall) {
+  if (o->engine)
+    sxs__config_keyfile_set(kf, SXS_KEY_SAMPLING_ENGINE, o->engine);
+  if (o->event)
+    sxs__config_keyfile_set(kf, SXS_KEY_SAMPLING_EVENT, o->event);
+  if (o->sample || o->wall || o->event) {
     sxs__config_keyfile_set(kf, SXS_KEY_SAMPLING_ENABLED, "true");
     if (o->sample && *o->sample)
       sxs__config_keyfile_set(kf, SXS_KEY_SAMPLING_FREQUENCY, o->sample);

@@ -142,6 +142,20 @@ static const char *const config_walkers[] = {
 };
 #define CONFIG_WALKER_LIST "signal, suspend or auto"
 
+static const char *const config_engines[] = {
+    [SXS_ENGINE_AUTO] = "auto",
+    [SXS_ENGINE_PERF] = "perf",
+    [SXS_ENGINE_TIMER] = "timer",
+};
+#define CONFIG_ENGINE_LIST "perf, timer or auto"
+
+static const char *const config_events[] = {
+    [SXS_EVENT_CPU_TIME] = "cpu-time",           [SXS_EVENT_CYCLES] = "cycles",
+    [SXS_EVENT_INSTRUCTIONS] = "instructions",   [SXS_EVENT_CACHE_MISSES] = "cache-misses",
+    [SXS_EVENT_BRANCH_MISSES] = "branch-misses",
+};
+#define CONFIG_EVENT_LIST "cpu-time, cycles, instructions, cache-misses or branch-misses"
+
 #define CONFIG_FREQUENCY_EXPECTED                                                                                      \
   "a whole number of samples per second from 1 to " G_STRINGIFY(SXS_SAMPLING_FREQUENCY_MAX)
 
@@ -1179,6 +1193,23 @@ static gboolean config_key_paths(const SxsConfigScan *scan, int k, const char *v
   return config_parse_paths(scan, k, value, (char ***)(void *)((char *)cfg + config_key_table[k].field), error);
 }
 
+/* event=: a hardware event is counted per thread by perf_events, neither by the timers nor in wall
+ * time (mode= and engine= are read before). */
+static gboolean config_key_event(const SxsConfigScan *scan, int k, const char *value, SxsConfig *cfg, GError **error) {
+  if (!config_key_word(scan, k, value, cfg, error))
+    return FALSE;
+  const SxsSamplingConfig *sampling = &cfg->sampling;
+  if (sampling->event != SXS_EVENT_CPU_TIME &&
+      (sampling->engine == SXS_ENGINE_TIMER || sampling->mode == SXS_SAMPLING_WALL)) {
+    config_fail(error, SXS_CONFIG_ERROR_VALUE, scan->source, scan->key_line[k],
+                "event=%s is counted by perf_events on each thread's CPU; it goes with mode=cpu and engine=perf or "
+                "auto, not %s",
+                config_events[sampling->event], sampling->mode == SXS_SAMPLING_WALL ? "mode=wall" : "engine=timer");
+    return FALSE;
+  }
+  return TRUE;
+}
+
 /* ---- how keys fit together ---- */
 
 /* runtime= goes with mode=pick-one, and pick-one needs it (mode= is read before). */
@@ -1275,6 +1306,12 @@ static const ConfigKey config_key_table[N_KEYS] = {
     [SXS_KEY_SAMPLING_WALKER] = {GROUP_SAMPLING, "walker", config_key_word, FIELD(sampling.walker),
                                  WORDS(config_walkers), .expected = CONFIG_WALKER_LIST,
                                  .help = "how a sampled thread's stack is walked"},
+    [SXS_KEY_SAMPLING_ENGINE] = {GROUP_SAMPLING, "engine", config_key_word, FIELD(sampling.engine),
+                                 WORDS(config_engines), .expected = CONFIG_ENGINE_LIST,
+                                 .help = "what raises cpu samples: perf_events, the CPU-time timers, or auto"},
+    [SXS_KEY_SAMPLING_EVENT] = {GROUP_SAMPLING, "event", config_key_event, FIELD(sampling.event), WORDS(config_events),
+                                .expected = CONFIG_EVENT_LIST,
+                                .help = "what a cpu sample stands for: CPU time or a hardware event's count"},
     [SXS_KEY_EXCEPTIONS_ENABLED] = {GROUP_EXCEPTIONS, "enabled", config_key_boolean,
                                     FIELD(profiles[SXS_PROFILE_EXCEPTIONS]),
                                     .help = "every exception thrown, by type and throwing stack"},
@@ -1368,6 +1405,8 @@ SxsConfig *sxs__config_new_default(void) {
   cfg->sampling.frequency = SXS_SAMPLING_FREQUENCY_DEFAULT;
   cfg->sampling.mode = SXS_SAMPLING_CPU;
   cfg->sampling.walker = SXS_WALKER_AUTO;
+  cfg->sampling.engine = SXS_ENGINE_AUTO;
+  cfg->sampling.event = SXS_EVENT_CPU_TIME;
   cfg->lines.enabled = TRUE;
   return cfg;
 }
@@ -1590,4 +1629,16 @@ gboolean sxs__config_parse_formats(const char *value, gboolean summary_allowed, 
   }
   *ret_formats = set;
   return TRUE;
+}
+
+const char *sxs__config_engine_name(SxsEngineKind engine) {
+  if ((unsigned)engine < G_N_ELEMENTS(config_engines))
+    return config_engines[engine];
+  return "unknown";
+}
+
+const char *sxs__config_event_name(SxsSamplingEvent event) {
+  if ((unsigned)event < G_N_ELEMENTS(config_events))
+    return config_events[event];
+  return "unknown";
 }

@@ -61,15 +61,29 @@ typedef enum {
 typedef enum { SXS_SAMPLING_CPU, SXS_SAMPLING_WALL } SxsSamplingMode;
 /* [sampling] walker=. */
 typedef enum { SXS_WALKER_AUTO, SXS_WALKER_SIGNAL, SXS_WALKER_SUSPEND } SxsWalkerKind;
+/* [sampling] engine=: what raises mode=cpu's samples on each thread (perf_events, or the per-thread
+ * CPU-time timers); auto takes perf_events where the kernel allows them. */
+typedef enum { SXS_ENGINE_AUTO, SXS_ENGINE_PERF, SXS_ENGINE_TIMER } SxsEngineKind;
+/* [sampling] event=: what a mode=cpu sample stands for: a period of the thread's CPU time, or a
+ * count of one of the processor's hardware events (perf_events only, where there is a PMU). */
+typedef enum {
+  SXS_EVENT_CPU_TIME,
+  SXS_EVENT_CYCLES,
+  SXS_EVENT_INSTRUCTIONS,
+  SXS_EVENT_CACHE_MISSES,
+  SXS_EVENT_BRANCH_MISSES,
+} SxsSamplingEvent;
 /* Default and largest [sampling] frequency=, in samples per second (Hz). */
 #define SXS_SAMPLING_FREQUENCY_DEFAULT 99
 #define SXS_SAMPLING_FREQUENCY_MAX 10000
 /* The [sampling] group: the sampler. */
 typedef struct {
-  gboolean enabled;     /* enabled=, default false */
-  int frequency;        /* frequency=, Hz, default 99 */
-  SxsSamplingMode mode; /* mode=, default cpu */
-  SxsWalkerKind walker; /* walker=, default auto */
+  gboolean enabled;       /* enabled=, default false */
+  int frequency;          /* frequency=, Hz, default 99 */
+  SxsSamplingMode mode;   /* mode=, default cpu */
+  SxsWalkerKind walker;   /* walker=, default auto */
+  SxsEngineKind engine;   /* engine=, default auto */
+  SxsSamplingEvent event; /* event=, default cpu-time */
 } SxsSamplingConfig;
 
 /* The [lines] group: source lines of managed frames from the assemblies' portable PDBs. */
@@ -133,6 +147,8 @@ typedef enum {
   SXS_KEY_SAMPLING_FREQUENCY,
   SXS_KEY_SAMPLING_MODE,
   SXS_KEY_SAMPLING_WALKER,
+  SXS_KEY_SAMPLING_ENGINE,
+  SXS_KEY_SAMPLING_EVENT,
   SXS_KEY_EXCEPTIONS_ENABLED,
   SXS_KEY_CONTENTION_ENABLED,
   SXS_KEY_ALLOCATIONS_ENABLED,
@@ -216,6 +232,10 @@ const char *sxs__config_sampling_mode_name(SxsSamplingMode mode);
 
 /* The walker= word of a walker kind ("auto", "signal", "suspend"); "unknown" for anything else. */
 const char *sxs__config_walker_name(SxsWalkerKind walker);
+/* The engine= word of an engine kind ("auto", "perf", "timer"); "unknown" for anything else. */
+const char *sxs__config_engine_name(SxsEngineKind engine);
+/* The event= word of a sampling event ("cpu-time", "cycles", ...); "unknown" for anything else. */
+const char *sxs__config_event_name(SxsSamplingEvent event);
 
 /* Sets cfg's output from a value with the grammar of output= (used for SXSPROF_OUTPUT too): a
  * value ending in '/', "/." or "/.." (or "." or "..") names a folder, anything else a prefix;

@@ -107,6 +107,28 @@ int sxs__stack_model_compare(gconstpointer a, gconstpointer b) {
   return g_strcmp0(x->type, y->type);
 }
 
+void sxs__thread_rate_model_free(gpointer p) {
+  SxsThreadRateModel *r = p;
+  if (!r)
+    return;
+  g_free(r->name);
+  g_free(r);
+}
+
+SxsThreadRateModel *sxs__thread_rate_model_copy(const SxsThreadRateModel *r) {
+  SxsThreadRateModel *c = g_memdup2(r, sizeof *r);
+  c->name = g_strdup(r->name);
+  return c;
+}
+
+int sxs__thread_rate_model_compare(gconstpointer a, gconstpointer b) {
+  const SxsThreadRateModel *x = *(SxsThreadRateModel *const *)a, *y = *(SxsThreadRateModel *const *)b;
+  guint64 vx = x->cpu_ns + x->events, vy = y->cpu_ns + y->events;
+  if (vx != vy)
+    return vx > vy ? -1 : 1;
+  return x->os_tid < y->os_tid ? -1 : x->os_tid > y->os_tid;
+}
+
 SxsStackModel *sxs__stack_model_copy(const SxsStackModel *s) {
   SxsStackModel *c = sxs__stack_model_new(s->event, s->thread);
   c->count = s->count;
@@ -133,6 +155,8 @@ SxsProfileModel *sxs__profile_model_new(void) {
   m->walks.skipped = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
   m->samples.dropped = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
   m->samples.stacks = g_ptr_array_new_with_free_func(sxs__stack_model_free);
+  m->samples.thread_rates = g_ptr_array_new_with_free_func(sxs__thread_rate_model_free);
+  m->samples.profiler_threads = g_ptr_array_new_with_free_func(sxs__thread_rate_model_free);
   for (int k = 0; k < SXS_PROFILE_N_KINDS; k++)
     m->profiles[k].stacks = g_ptr_array_new_with_free_func(sxs__stack_model_free);
   m->lines.modules = g_ptr_array_new_with_free_func(lines_module_free);
@@ -192,6 +216,12 @@ void sxs__profile_model_free(SxsProfileModel *m) {
   g_free(m->samples.mode);
   g_free(m->samples.walker);
   g_free(m->samples.off_reason);
+  g_free(m->samples.engine);
+  g_free(m->samples.engine_reason);
+  g_free(m->samples.event);
+  g_free(m->samples.event_unit);
+  g_ptr_array_unref(m->samples.thread_rates);
+  g_ptr_array_unref(m->samples.profiler_threads);
   for (int k = 0; k < SXS_PROFILE_N_KINDS; k++) {
     g_free(m->profiles[k].sampling);
     g_ptr_array_unref(m->profiles[k].stacks);
@@ -442,6 +472,30 @@ static double tenths(double v) {
   return (double)(guint64)(v * 10 + 0.5) / 10;
 }
 
+/* "thread_rates" (with rates: each thread's captures, periods and rate per second of its CPU) or
+ * "profiler_threads" (the CPU time of each). */
+static void render_thread_rates(SxsJsonWriter *w, const char *key, const GPtrArray *rates, gboolean with_rates) {
+  sxs__json_key(w, key);
+  sxs__json_begin_array(w);
+  for (guint i = 0; i < rates->len; i++) {
+    const SxsThreadRateModel *r = rates->pdata[i];
+    sxs__json_begin_object(w);
+    sxs__json_member_uint(w, "os_tid", r->os_tid);
+    sxs__json_member_string(w, "thread", r->name);
+    if (with_rates) {
+      sxs__json_member_uint(w, "captures", r->captures);
+      sxs__json_member_uint(w, "expiries", r->expiries);
+      sxs__json_member_uint(w, "events", r->events);
+    }
+    sxs__json_member_uint(w, "cpu_ns", r->cpu_ns);
+    if (with_rates)
+      sxs__json_member_double(w, "achieved_hz",
+                              r->cpu_ns > 0 ? tenths((double)r->captures * 1e9 / (double)r->cpu_ns) : 0);
+    sxs__json_end_object(w);
+  }
+  sxs__json_end_array(w);
+}
+
 /* "samples". */
 void sxs__samples_quality(const SxsSamplesModel *sm, SxsSamplesQuality *ret) {
   *ret = (SxsSamplesQuality){0};
@@ -467,6 +521,11 @@ static void render_samples(SxsJsonWriter *w, const SxsSamplesModel *sm) {
   sxs__json_member_string(w, "mode", sm->mode);
   sxs__json_member_string(w, "walker", sm->walker);
   sxs__json_member_string(w, "off_reason", sm->off_reason);
+  sxs__json_member_string(w, "engine", sm->engine);
+  sxs__json_member_string(w, "engine_reason", sm->engine_reason);
+  sxs__json_member_string(w, "event", sm->event);
+  sxs__json_member_string(w, "event_unit", sm->event_unit);
+  sxs__json_member_uint(w, "event_period", sm->event_period);
   sxs__json_member_uint(w, "ticks", sm->ticks);
   sxs__json_member_uint(w, "ticks_missed", sm->ticks_missed);
   sxs__json_member_uint(w, "duration_ns", sm->duration_ns);
@@ -502,6 +561,8 @@ static void render_samples(SxsJsonWriter *w, const SxsSamplesModel *sm) {
   sxs__json_member_uint(w, "unnamed", q.unnamed);
   sxs__json_member_uint(w, "other_walker", q.other_walker);
   sxs__json_end_object(w);
+  render_thread_rates(w, "thread_rates", sm->thread_rates, TRUE);
+  render_thread_rates(w, "profiler_threads", sm->profiler_threads, FALSE);
   sxs__json_key(w, "stacks");
   sxs__json_begin_array(w);
   for (guint i = 0; i < sm->stacks->len; i++) {
@@ -771,6 +832,22 @@ void sxs__profile_model_merge(SxsProfileModel *into, SxsProfileModel *from) {
     } else if (!a->mode && b->mode) {
       a->mode = g_strdup(b->mode);
     }
+    if (a->engine && b->engine && !g_str_equal(a->engine, b->engine)) {
+      g_free(a->engine);
+      a->engine = g_strdup("mixed");
+    } else if (!a->engine && b->engine) {
+      a->engine = g_strdup(b->engine);
+      a->engine_reason = g_strdup(b->engine_reason);
+    }
+    if (a->event && b->event && !g_str_equal(a->event, b->event)) {
+      g_free(a->event);
+      a->event = g_strdup("mixed");
+      a->event_period = 0;
+    } else if (!a->event && b->event) {
+      a->event = g_strdup(b->event);
+      a->event_unit = g_strdup(b->event_unit);
+      a->event_period = b->event_period;
+    }
     if (a->walker && b->walker && !g_str_equal(a->walker, b->walker)) {
       g_free(a->walker);
       a->walker = g_strdup("mixed");
@@ -801,6 +878,12 @@ void sxs__profile_model_merge(SxsProfileModel *into, SxsProfileModel *from) {
   a->suspensions = sxs__saturating_add(a->suspensions, b->suspensions, SXS_PROFILE_MAX_COUNT);
   a->walks_reused = sxs__saturating_add(a->walks_reused, b->walks_reused, SXS_PROFILE_MAX_COUNT);
   add_count_table(a->dropped, b->dropped);
+  for (guint i = 0; i < b->thread_rates->len; i++)
+    g_ptr_array_add(a->thread_rates, sxs__thread_rate_model_copy(b->thread_rates->pdata[i]));
+  g_ptr_array_sort(a->thread_rates, sxs__thread_rate_model_compare);
+  for (guint i = 0; i < b->profiler_threads->len; i++)
+    g_ptr_array_add(a->profiler_threads, sxs__thread_rate_model_copy(b->profiler_threads->pdata[i]));
+  g_ptr_array_sort(a->profiler_threads, sxs__thread_rate_model_compare);
 
   SxsWalkCounters *w = &into->walks;
   const SxsWalkCounters *x = &from->walks;

@@ -263,6 +263,22 @@ void sxs__stack_model_free(gpointer s);
 int sxs__stack_model_compare(gconstpointer a, gconstpointer b);
 SxsStackModel *sxs__stack_model_copy(const SxsStackModel *s);
 
+/* One thread's sampling rate in cpu mode (the profile's "samples"."thread_rates"), or one of the
+ * profiler's own threads, never sampled, and the CPU time it used ("samples"."profiler_threads"). */
+typedef struct {
+  uint32_t os_tid;
+  char *name;       /* NULL when unknown */
+  guint64 captures; /* stacks captured on it */
+  guint64 expiries; /* the periods they stand for (captures and those lost) */
+  guint64 cpu_ns;   /* the CPU time it used while sampled (the profiler's threads: in all) */
+  guint64 events;   /* a hardware event: the events counted on it while sampled */
+} SxsThreadRateModel;
+
+void sxs__thread_rate_model_free(gpointer p);
+SxsThreadRateModel *sxs__thread_rate_model_copy(const SxsThreadRateModel *r);
+/* The order of those lists: by CPU time (events), the most first, then thread id. */
+int sxs__thread_rate_model_compare(gconstpointer a, gconstpointer b);
+
 /* What the sampler did (the profile's "samples"). */
 typedef struct {
   gboolean enabled;
@@ -270,6 +286,14 @@ typedef struct {
   char *mode;       /* "cpu", "wall" */
   char *walker;     /* "signal" */
   char *off_reason; /* why sampling is off although asked for, or NULL */
+  /* Cpu mode: what raised the samples ("perf" or "timer") and why that one (e.g. "perf_event_open:
+   * EACCES (Permission denied; perf_event_paranoid=3); the CPU-time timers instead"); NULL in wall
+   * mode or when sampling is off. */
+  char *engine;
+  char *engine_reason;
+  char *event;          /* cpu mode: what a period counts: "cpu-time", "cycles", ...; NULL in wall mode */
+  char *event_unit;     /* its unit: "nanoseconds" or "count" */
+  guint64 event_period; /* the period a sample stands for, in event_unit (0: unknown) */
   /* Wall mode: the sampler's ticks, on a fixed schedule. Cpu mode (no fixed tick): a tick is a
    * timer expiry, a period of CPU time a thread used; ticks_missed the expiries merged into
    * another (the kernel's overruns, no room left), duration_ns the CPU time they stand for. */
@@ -288,10 +312,12 @@ typedef struct {
   guint64 capture_ns_p50, capture_ns_p90, capture_ns_p99; /* quantiles of the last 4096 captures */
   guint64 resolve_ns;                                     /* time classifying and recording captured stacks, summed */
   guint64 suspensions;                                    /* suspend walker: times the runtimes were suspended */
-  guint64 walks_reused; /* suspend walker: samples that reused their thread's last walk */
-  guint64 frames;       /* frames captured */
-  GHashTable *dropped;  /* reason -> guint64*; owned */
-  GPtrArray *stacks;    /* SxsStackModel*, per thread, by count; owned */
+  guint64 walks_reused;        /* suspend walker: samples that reused their thread's last walk */
+  guint64 frames;              /* frames captured */
+  GHashTable *dropped;         /* reason -> guint64*; owned */
+  GPtrArray *stacks;           /* SxsStackModel*, per thread, by count; owned */
+  GPtrArray *thread_rates;     /* SxsThreadRateModel*, cpu mode, by CPU time; owned */
+  GPtrArray *profiler_threads; /* SxsThreadRateModel*, the profiler's own, by CPU time; owned */
 } SxsSamplesModel;
 
 /* How far a profile's sampled stacks can be trusted, from its own stacks and counts:
@@ -307,6 +333,12 @@ typedef struct {
 
 /* Fills *ret from the samples model. */
 void sxs__samples_quality(const SxsSamplesModel *sm, SxsSamplesQuality *ret);
+
+/* A sample's value in its event's unit (a hardware event's samples count events, not time): 0 for
+ * cpu-time and wall samples, whose periods are the frequency's. */
+static inline gboolean sxs__samples_hardware(const SxsSamplesModel *sm) {
+  return sm->event != NULL && g_strcmp0(sm->event, "cpu-time") != 0 && g_strcmp0(sm->event_unit, "count") == 0;
+}
 
 /* The ticks a second the sampler achieved over the time they cover (of a merged profile: the
  * processes' ticks over their times); 0 when it made none. */

@@ -826,6 +826,33 @@ static void read_ticks_by_walker(SxsJsonReader *r, SxsSamplesModel *sm) {
   }
 }
 
+/* "thread_rates" or "profiler_threads": SxsThreadRateModel* into rates. */
+static void read_thread_rates(SxsJsonReader *r, GPtrArray *rates) {
+  if (!sxs__json_reader_begin_array(r))
+    return;
+  while (sxs__json_reader_next_element(r)) {
+    if (!sxs__json_reader_begin_object(r))
+      return;
+    SxsThreadRateModel *t = g_new0(SxsThreadRateModel, 1);
+    g_ptr_array_add(rates, t);
+    const char *key;
+    while (sxs__json_reader_next_member(r, &key)) {
+      if (key_is(key, "os_tid"))
+        read_u32(r, &t->os_tid);
+      else if (key_is(key, "thread"))
+        read_str(r, &t->name);
+      else if (key_is(key, "captures"))
+        read_count(r, &t->captures);
+      else if (key_is(key, "expiries"))
+        read_count(r, &t->expiries);
+      else if (key_is(key, "events"))
+        read_count(r, &t->events);
+      else if (key_is(key, "cpu_ns"))
+        read_ns(r, &t->cpu_ns);
+    }
+  }
+}
+
 static void read_samples(SxsJsonReader *r, SxsSamplesModel *sm) {
   if (!sxs__json_reader_begin_object(r))
     return;
@@ -841,6 +868,20 @@ static void read_samples(SxsJsonReader *r, SxsSamplesModel *sm) {
       read_str(r, &sm->walker);
     else if (key_is(key, "off_reason"))
       read_str(r, &sm->off_reason);
+    else if (key_is(key, "engine"))
+      read_str(r, &sm->engine);
+    else if (key_is(key, "engine_reason"))
+      read_str(r, &sm->engine_reason);
+    else if (key_is(key, "event"))
+      read_str(r, &sm->event);
+    else if (key_is(key, "event_unit"))
+      read_str(r, &sm->event_unit);
+    else if (key_is(key, "event_period"))
+      read_count(r, &sm->event_period);
+    else if (key_is(key, "thread_rates"))
+      read_thread_rates(r, sm->thread_rates);
+    else if (key_is(key, "profiler_threads"))
+      read_thread_rates(r, sm->profiler_threads);
     else if (key_is(key, "ticks"))
       read_count(r, &sm->ticks);
     else if (key_is(key, "ticks_missed"))

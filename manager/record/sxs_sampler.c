@@ -39,6 +39,15 @@
  * (a thread's captures all full, or SAMPLER_WAKE_PENDING waiting) or a rescan is due, and
  * collects what the timers captured in one batch (run_timers).
  *
+ * Two engines raise those per-thread expiries ([sampling] engine=, chosen at start by
+ * choose_engine): a perf_events counter per thread (sxs_engine_perf: the task clock, or a hardware
+ * event, overflowing every period, its signal carrying the counter's fd; the handler reads the
+ * counter for the periods the signal stands for), or a CPU-time timer per thread (timer_create;
+ * the kernel checks those at its scheduler tick only, so above its rate an expiry stands for
+ * several periods, si_overrun). Both write into the same per-thread captures; the sampler's side
+ * does not tell them apart. The profiler's own threads (named sxsprof-*) are never sampled, in
+ * either mode: their CPU time is kept instead (own_thread_note).
+ *
  * System calls. SIGPROF is installed with SA_RESTART, so a call the kernel restarts (read, write,
  * recv on a socket without a timeout, a futex wait without one) goes on unseen; the others fail
  * with EINTR however the handler is installed (nanosleep, epoll_wait, poll, select, futex and
@@ -58,11 +67,15 @@
 #include <stdio.h>
 #include <string.h>
 #include <linux/futex.h>
+#include <linux/perf_event.h>
+#include <sys/ioctl.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "sxs_engine_perf.h"
 #include "sxs_manager.h"
 #include "sxs_search.h"
 #include "sxs_hresult.h"
@@ -84,6 +97,9 @@
 #define SAMPLER_RESCAN_NAMES 16 /* threads whose names one rescan reads again (new ones aside) */
 #define SAMPLER_CODE_RESCAN_NS (1000 * G_GINT64_CONSTANT(1000000)) /* code mappings looked for again, at most */
 #define SAMPLER_MAPS_NS (250 * G_GINT64_CONSTANT(1000000))         /* /proc/self/maps read at most this often */
+/* ... or this often while captures find no stack range (a new thread's stack, not yet read: at a
+ * high rate each of its first SAMPLER_MAPS_NS would lose hundreds of samples) */
+#define SAMPLER_MAPS_MISSING_NS (10 * G_GINT64_CONSTANT(1000000))
 #define SAMPLER_RESCAN_NEW 64 /* threads one rescan adds at most (a name and a status read each) */
 /* Wall mode: a thread that used less than 1/SAMPLER_IDLE_SHARE of a CPU lately (over the last
  * SAMPLER_SHARE_NS at least) is never interrupted: it spends nearly all its time blocked, and a
@@ -163,13 +179,17 @@ static gint requests_done;
  *
  * The sampler has no fixed tick in this mode: it sleeps (a futex wait on sampler_asleep) until a
  * handler wakes it, or until the next rescan is due (SAMPLER_RESCAN_NS), and then collects every
- * capture DONE in one batch. A handler wakes it only when the thread's captures are all full
- * (its next expiry would find no room: collected now, no stack is lost), or when
- * SAMPLER_WAKE_PENDING captures wait in all: a thread that runs steadily wakes the sampler once
- * every SAMPLER_THREAD_CAPTURES of its samples, a thread that hardly runs never. The sampler
+ * capture DONE in one batch. A handler wakes it only when SAMPLER_WAKE_FULL of the thread's
+ * captures are full (the sampler then has the other SAMPLER_THREAD_CAPTURES - SAMPLER_WAKE_FULL
+ * periods to collect them before an expiry finds no room: on a loaded machine it may wait for a
+ * CPU that long; a handler fills its thread's first free capture, so the pages of the others are
+ * touched only when the sampler is late), or when SAMPLER_WAKE_PENDING captures wait in
+ * all: a thread that runs steadily wakes the sampler once every SAMPLER_WAKE_FULL of its samples,
+ * a thread that hardly runs never. The sampler
  * collects everything before it stops, so the profile, written after the stop, has it all. */
 #define SAMPLER_POOL_SLOTS 512
-#define SAMPLER_THREAD_CAPTURES 4
+#define SAMPLER_THREAD_CAPTURES 16
+#define SAMPLER_WAKE_FULL 4
 #define SAMPLER_WAKE_PENDING 64
 #define THREAD_SLOT_MAGIC 0x5358534Cu
 typedef struct {
@@ -181,8 +201,17 @@ typedef struct {
   guint32 magic;
   pid_t tid;
   gint missed; /* expiries that found every capture still uncollected, with their overruns (atomic) */
+  int fd;      /* perf engine: the thread's counter (the signal's si_fd), -1 with the timer engine */
+  /* perf engine, written by the thread's handler only: the counter's last value read, and the
+   * periods the expiries so far stand for times the period (so that rounding never drifts) */
+  guint64 count, accounted;
   TimerCapture cap[SAMPLER_THREAD_CAPTURES];
 } ThreadSlot;
+
+/* Perf engine: the pool slot of a counter by its file descriptor (1 + its index, 0: none), for the
+ * handler, which knows the counter by si_fd only; a larger fd is looked for in the pool. */
+#define SAMPLER_PERF_FDS 4096
+static guint16 perf_fd_slot[SAMPLER_PERF_FDS];
 
 /* Captures the timer handlers finished (atomic; wraps); the sampler's count of those it collected. */
 static guint timer_done;
@@ -219,7 +248,10 @@ typedef struct {
   guint last_generation;        /* wall mode: sampler.code_generation when that stack was found */
   guint request;                /* wall mode: 1 + the slot of its request in flight, 0 when none */
   ThreadSlot *tslot;            /* timer mode: its slot in the pool, or NULL */
-  timer_t timer;                /* timer mode: its CPU-time timer (valid with tslot) */
+  timer_t timer;                /* timer mode: its CPU-time timer (valid with tslot, timer engine) */
+  int perf_fd;                  /* timer mode, perf engine: its counter (valid with tslot), else -1 */
+  gint64 cpu_at_arm;            /* timer mode, timer engine: its CPU time when its timer was made */
+  guint64 captures, expiries;   /* timer mode: its captures collected, and the periods they stand for */
   gboolean timer_deleted;       /* timer mode: the timer is gone already (the sampler stops) */
   guint last_n;
   guint skip;                                   /* ticks left before it is looked at again */
@@ -271,6 +303,7 @@ static struct {
   pid_t pid;
   uid_t uid;
   gboolean stacks_stale;               /* the stack ranges are to be read again at the next rescan */
+  gboolean stacks_missing;             /* a capture found no stack range: they are read again soon */
   gboolean abandoned;                  /* a capture was left running at stop: its resources are never released */
   GPtrArray *order;                    /* the threads by id, the order ticks take them in (rebuilt at each rescan) */
   guint cursor;                        /* where the next tick starts in order */
@@ -289,8 +322,18 @@ static struct {
   gboolean use_timers;         /* mode=cpu: per-thread CPU-time timers capture the stacks */
   SxsWalkResources timer_walk; /* what timer handlers walk with (taken, released when replaced) */
   gboolean timer_walk_taken;
-  gboolean timer_leftover; /* suspend walker: the last batch left captures for the next one */
-  guint64 wakes;           /* cpu mode: the sampler's batches (it woke, was woken, or rescanned) */
+  gboolean timer_leftover;        /* suspend walker: the last batch left captures for the next one */
+  guint64 wakes;                  /* cpu mode: the sampler's batches (it woke, was woken, or rescanned) */
+  SxsEngineKind engine;           /* mode=cpu: the engine that runs (perf or timer) */
+  char *engine_reason;            /* why that one (owned; under lock once running) */
+  SxsSamplingEvent event;         /* what a period counts (perf engine) */
+  guint64 event_period;           /* the period: ns of CPU time, or events */
+  guint perf_fds, perf_fd_budget; /* perf engine: counters open, and the most that may be */
+  gboolean timer_fallback_logged;
+  /* Every thread's rate so far (timer mode), by tid: SxsThreadRateModel* (lock; owned); the
+   * profiler's own threads, never sampled, and their CPU time (lock; owned). */
+  GHashTable *rates;
+  GHashTable *own;
 } sampler;
 
 /* The kernel's id of another thread's CPU-time clock (CPUCLOCK_SCHED of a thread, by its tid). */
@@ -425,17 +468,31 @@ static void capture_in_handler(const void *uc, const CaptureInputs *in, Capture 
 
 /* A timer expiry on the current thread: the capture into its own slot, with what the sampler
  * published last. Context: the signal handler (sampler_on_signal); async-signal-safe. */
-static void on_timer(siginfo_t *si, void *uc) {
-  ThreadSlot *ts = si->si_value.sival_ptr;
-  /* Only a pointer into the pool is ours (another timer's value is never dereferenced). */
-  if (pool == NULL || (char *)ts < (char *)pool || (char *)ts >= (char *)(pool + SAMPLER_POOL_SLOTS) ||
-      ((char *)ts - (char *)pool) % sizeof *pool != 0)
-    return;
+static void on_expiry(ThreadSlot *ts, const siginfo_t *si, void *uc) {
   __atomic_add_fetch(&handlers_inflight, 1, __ATOMIC_SEQ_CST);
   if (__atomic_load_n(&ts->magic, __ATOMIC_ACQUIRE) == THREAD_SLOT_MAGIC && ts->tid == sampler_gettid()) {
-    /* The expiries the kernel merged into this signal (a CPU-time timer is checked at the
-     * scheduler's tick, so at a frequency above it an expiry stands for several periods). */
-    guint weight = 1 + (guint)MAX(si->si_overrun, 0);
+    /* The periods this signal stands for. A CPU-time timer is checked at the scheduler's tick, so
+     * at a frequency above it an expiry stands for several periods (its overruns). A counter's
+     * overflow comes when its period ends, but two overflows can meet in one pending signal: its
+     * count says how many periods passed since the last sample. */
+    guint weight = 1;
+    if (si->si_code == SI_TIMER) {
+      weight += (guint)MAX(si->si_overrun, 0);
+    } else {
+      int fd = __atomic_load_n(&ts->fd, __ATOMIC_ACQUIRE);
+      guint64 count = 0, period = sampler.event_period;
+      if (fd == si->si_fd && period > 0 && sxs__engine_perf_read(fd, &count) == 0 && count > ts->accounted) {
+        /* Whole periods: an overflow taken late (in the kernel, or after a long handler) is not one
+         * period more; two that met in one signal are two. */
+        guint64 periods = (count - ts->accounted) / period;
+        weight = (guint)CLAMP(periods, 1, G_MAXINT / 2);
+        ts->accounted += (guint64)weight * period;
+        __atomic_store_n(&ts->count, count, __ATOMIC_RELEASE);
+      } else if (fd != si->si_fd) {
+        __atomic_sub_fetch(&handlers_inflight, 1, __ATOMIC_SEQ_CST);
+        return; /* a counter of this thread's that was closed since */
+      }
+    }
     guint free_left = 0;
     TimerCapture *c = NULL;
     for (guint i = 0; i < SAMPLER_THREAD_CAPTURES; i++) {
@@ -457,7 +514,8 @@ static void on_timer(siginfo_t *si, void *uc) {
       c->weight = weight;
       __atomic_store_n(&c->state, SLOT_DONE, __ATOMIC_RELEASE);
       guint done = __atomic_add_fetch(&timer_done, 1, __ATOMIC_SEQ_CST);
-      wake = free_left == 0 || done - __atomic_load_n(&timer_collected, __ATOMIC_RELAXED) >= SAMPLER_WAKE_PENDING;
+      wake = free_left <= SAMPLER_THREAD_CAPTURES - SAMPLER_WAKE_FULL ||
+             done - __atomic_load_n(&timer_collected, __ATOMIC_RELAXED) >= SAMPLER_WAKE_PENDING;
     } else {
       __atomic_add_fetch(&ts->missed, (gint)weight, __ATOMIC_RELAXED);
       wake = true;
@@ -468,6 +526,37 @@ static void on_timer(siginfo_t *si, void *uc) {
       syscall(SYS_futex, &sampler_asleep, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
   }
   __atomic_sub_fetch(&handlers_inflight, 1, __ATOMIC_SEQ_CST);
+}
+
+/* A timer expiry on the current thread. Context: the signal handler; async-signal-safe. */
+static void on_timer(siginfo_t *si, void *uc) {
+  ThreadSlot *ts = si->si_value.sival_ptr;
+  /* Only a pointer into the pool is ours (another timer's value is never dereferenced). */
+  if (pool == NULL || (char *)ts < (char *)pool || (char *)ts >= (char *)(pool + SAMPLER_POOL_SLOTS) ||
+      ((char *)ts - (char *)pool) % sizeof *pool != 0)
+    return;
+  on_expiry(ts, si, uc);
+}
+
+/* A perf counter's overflow on the current thread (si_fd names the counter): the capture into its
+ * thread's slot, found by the counter. Context: the signal handler; async-signal-safe. */
+static void on_counter(siginfo_t *si, void *uc) {
+  ThreadSlot *p = __atomic_load_n(&pool, __ATOMIC_ACQUIRE);
+  int fd = si->si_fd;
+  if (p == NULL || fd < 0)
+    return;
+  if (fd < SAMPLER_PERF_FDS) {
+    guint at = __atomic_load_n(&perf_fd_slot[fd], __ATOMIC_ACQUIRE);
+    if (at > 0)
+      on_expiry(&p[at - 1], si, uc);
+    return;
+  }
+  pid_t self = sampler_gettid();
+  for (guint i = 0; i < SAMPLER_POOL_SLOTS; i++)
+    if (__atomic_load_n(&p[i].fd, __ATOMIC_ACQUIRE) == fd && __atomic_load_n(&p[i].tid, __ATOMIC_ACQUIRE) == self) {
+      on_expiry(&p[i], si, uc);
+      return;
+    }
 }
 
 /* The sampler's request `value` (its slot and sequence number) to the current thread: the capture
@@ -501,6 +590,8 @@ static void sampler_on_signal(int sig, siginfo_t *si, void *uc) {
   int saved_errno = errno;
   if (si->si_code == SI_TIMER)
     on_timer(si, uc);
+  else if (si->si_code == SXS_ENGINE_PERF_SI_CODE_IN || si->si_code == SXS_ENGINE_PERF_SI_CODE_HUP)
+    on_counter(si, uc);
   else if (si->si_code == SI_QUEUE && si->si_pid == sampler_pid)
     on_request(si->si_value.sival_int, uc);
   errno = saved_errno;
@@ -551,7 +642,7 @@ static void count_dropped(const char *reason) {
 static void count_failed_capture(int n) {
   count_dropped(n == -EBUSY ? "thread inside a walk" : n == -ERANGE ? "stack not found" : "walk failed");
   if (n == -ERANGE)
-    sampler.stacks_stale = TRUE;
+    sampler.stacks_stale = sampler.stacks_missing = TRUE;
 }
 
 /* The threads' stacks from /proc/self/maps; and into code, the executable mappings ([lo, hi)
@@ -639,7 +730,44 @@ static gboolean thread_blocks_signal(pid_t tid) {
   return thread_status(tid, NULL);
 }
 
-/* Timer mode: gives the thread a slot and a CPU-time timer firing every period of its CPU time. */
+/* Timer mode: publishes thread t's rate so far (its captures, the periods they stand for, the CPU
+ * time it used while sampled) to sampler.rates; last: it is disarmed now, so its counter or CPU
+ * clock is read once more. Context: the sampler thread. */
+static void thread_rate_note(SampledThread *t, gboolean last) {
+  if (!t->tslot)
+    return;
+  guint64 cpu_ns = 0;
+  if (t->perf_fd >= 0) {
+    if (!last || sxs__engine_perf_read(t->perf_fd, &cpu_ns) != 0)
+      cpu_ns = __atomic_load_n(&t->tslot->count, __ATOMIC_ACQUIRE);
+  } else if (last && t->cpu_at_arm >= 0) {
+    gint64 now = thread_cpu_ns(t->tid);
+    cpu_ns = now >= t->cpu_at_arm ? (guint64)(now - t->cpu_at_arm) : 0;
+  }
+  g_mutex_lock(&sampler.lock);
+  SxsThreadRateModel *r = g_hash_table_lookup(sampler.rates, GINT_TO_POINTER(t->tid));
+  if (!r) {
+    r = g_new0(SxsThreadRateModel, 1);
+    r->os_tid = (uint32_t)t->tid;
+    g_hash_table_insert(sampler.rates, GINT_TO_POINTER(t->tid), r);
+  }
+  if (g_strcmp0(r->name, t->name) != 0) {
+    g_free(r->name);
+    r->name = g_strdup(t->name);
+  }
+  r->captures = t->captures;
+  r->expiries = t->expiries;
+  /* A hardware event counts events, not time; the timer engine's clock is read only at the end
+   * (a system call per thread): meanwhile the periods sampled stand for it. */
+  if (sampler.event == SXS_EVENT_CPU_TIME)
+    r->cpu_ns = cpu_ns > 0 ? cpu_ns : t->expiries * sampler.event_period;
+  else
+    r->events = cpu_ns > 0 ? cpu_ns : t->expiries * sampler.event_period;
+  g_mutex_unlock(&sampler.lock);
+}
+
+/* Timer mode: gives the thread a slot and a CPU-time timer firing every period of its CPU time
+ * (timer engine), or a perf_events counter overflowing every period (perf engine). */
 static void timer_arm(SampledThread *t) {
   if (!pool)
     pool = g_new0(ThreadSlot, SAMPLER_POOL_SLOTS);
@@ -655,7 +783,42 @@ static void timer_arm(SampledThread *t) {
   for (guint i = 0; i < SAMPLER_THREAD_CAPTURES; i++)
     ts->cap[i].state = SLOT_IDLE;
   ts->missed = 0;
+  ts->count = ts->accounted = 0;
+  ts->fd = -1;
   __atomic_store_n(&ts->magic, THREAD_SLOT_MAGIC, __ATOMIC_RELEASE);
+  /* A counter is a file descriptor: the program's own must never run short because of them, so
+   * past sampler.perf_fd_budget counters (a quarter of the soft limit) a thread gets a timer, as
+   * it does when its counter cannot be opened. A hardware event has no timer to fall back on. */
+  gboolean cpu_time = sampler.event == SXS_EVENT_CPU_TIME;
+  if (sampler.engine == SXS_ENGINE_PERF && (sampler.perf_fds < sampler.perf_fd_budget || !cpu_time)) {
+    /* The counter starts counting (and may overflow) before its fd is known here: an overflow
+     * that finds no slot yet is not captured, and counts with the thread's next sample. */
+    int fd = sampler.perf_fds < sampler.perf_fd_budget
+                 ? sxs__engine_perf_open(t->tid, sampler.event, sampler.event_period, SXS_SAMPLER_SIGNAL)
+                 : -EMFILE;
+    if (fd >= 0) {
+      __atomic_store_n(&ts->fd, fd, __ATOMIC_RELEASE);
+      if (fd < SAMPLER_PERF_FDS)
+        __atomic_store_n(&perf_fd_slot[fd], (guint16)(ts - pool + 1), __ATOMIC_RELEASE);
+      t->perf_fd = fd;
+      t->tslot = ts;
+      sampler.perf_fds++;
+      return;
+    }
+    if (fd == -ESRCH || !cpu_time) {
+      __atomic_store_n(&ts->magic, 0, __ATOMIC_RELEASE);
+      count_dropped(fd == -ESRCH ? "thread gone" : "no counter for the thread");
+      return;
+    }
+  }
+  if (sampler.engine == SXS_ENGINE_PERF && !sampler.timer_fallback_logged) {
+    /* Once: the first thread that gets a timer, and why (the budget, or the counter refused). */
+    sampler.timer_fallback_logged = TRUE;
+    sxs__manager_log("sampling: thread %d gets a CPU-time timer, not a perf_events counter (%u counters open, at "
+                     "most %u: a quarter of the file descriptors the process may open)",
+                     (int)t->tid, sampler.perf_fds, sampler.perf_fd_budget);
+  }
+  t->cpu_at_arm = thread_cpu_ns(t->tid);
   struct sigevent sev;
   memset(&sev, 0, sizeof sev);
   sev.sigev_notify = SIGEV_THREAD_ID;
@@ -667,7 +830,7 @@ static void timer_arm(SampledThread *t) {
     count_dropped("timer not created");
     return;
   }
-  guint64 period = G_GUINT64_CONSTANT(1000000000) / (guint64)sampler.frequency;
+  guint64 period = sampler.event_period;
   struct itimerspec its = {
       .it_interval = {.tv_sec = (time_t)(period / 1000000000), .tv_nsec = (long)(period % 1000000000)}};
   its.it_value = its.it_interval;
@@ -680,8 +843,18 @@ static void timer_arm(SampledThread *t) {
 static void timer_disarm(SampledThread *t) {
   if (!t->tslot)
     return;
-  if (!t->timer_deleted)
+  thread_rate_note(t, TRUE);
+  if (t->perf_fd >= 0) {
+    int fd = t->perf_fd;
+    sxs__engine_perf_close(fd);
+    if (fd < SAMPLER_PERF_FDS)
+      __atomic_store_n(&perf_fd_slot[fd], 0, __ATOMIC_RELEASE);
+    __atomic_store_n(&t->tslot->fd, -1, __ATOMIC_RELEASE);
+    t->perf_fd = -1;
+    sampler.perf_fds--;
+  } else if (!t->timer_deleted) {
     timer_delete(t->timer);
+  }
   /* Its captures never collected no longer wait (they count no more towards a wake). */
   for (guint i = 0; i < SAMPLER_THREAD_CAPTURES; i++)
     if (__atomic_load_n(&t->tslot->cap[i].state, __ATOMIC_ACQUIRE) == SLOT_DONE)
@@ -767,6 +940,33 @@ static gboolean slot_busy(void) {
   return FALSE;
 }
 
+/* The profiler's own threads (output, names, sampler, attach) are named so: never sampled. */
+#define SAMPLER_OWN_PREFIX "sxsprof-"
+
+static gboolean own_thread_name(const char *name) {
+  return name != NULL && g_str_has_prefix(name, SAMPLER_OWN_PREFIX);
+}
+
+/* Notes tid as one of the profiler's own threads (named name, or NULL to keep the name known), with
+ * the CPU time it used so far. Context: the sampler thread. */
+static void own_thread_note(pid_t tid, const char *name) {
+  gint64 cpu = thread_cpu_ns(tid);
+  g_mutex_lock(&sampler.lock);
+  SxsThreadRateModel *r = g_hash_table_lookup(sampler.own, GINT_TO_POINTER(tid));
+  if (!r) {
+    r = g_new0(SxsThreadRateModel, 1);
+    r->os_tid = (uint32_t)tid;
+    g_hash_table_insert(sampler.own, GINT_TO_POINTER(tid), r);
+  }
+  if (name && g_strcmp0(r->name, name) != 0) {
+    g_free(r->name);
+    r->name = g_strdup(name);
+  }
+  if (cpu >= 0)
+    r->cpu_ns = (guint64)cpu;
+  g_mutex_unlock(&sampler.lock);
+}
+
 /* Rescans the process's threads (and the stack ranges). Context: the sampler thread, with no
  * capture under way. */
 static void rescan(void) {
@@ -783,19 +983,28 @@ static void rescan(void) {
       if (!g_ascii_isdigit(d->d_name[0]))
         continue;
       pid_t tid = (pid_t)g_ascii_strtoll(d->d_name, NULL, 10);
-      if (tid == sampler.own_tid)
+      if (tid == sampler.own_tid || g_hash_table_contains(sampler.own, GINT_TO_POINTER(tid))) {
+        own_thread_note(tid, NULL);
         continue;
+      }
       SampledThread *t = g_hash_table_lookup(sampler.threads, GINT_TO_POINTER(tid));
       if (!t && added == SAMPLER_RESCAN_NEW)
         continue; /* many threads starting at once: the others at the next rescans */
       if (!t) {
         added++;
-        sampler.stacks_stale = TRUE; /* a new thread: a new stack mapping */
+        /* A new thread: a new stack mapping, read at once (its first captures need it). */
+        sampler.stacks_stale = sampler.stacks_missing = TRUE;
         t = g_new0(SampledThread, 1);
         t->tid = tid;
+        t->perf_fd = -1;
         /* A thread that blocks the signal (the profiler's own, some runtime threads) would never
          * answer: it is not asked while it does. Its name comes with that (one read of /proc). */
         t->blocked = thread_status(tid, &t->name);
+        if (own_thread_name(t->name)) {
+          own_thread_note(tid, t->name);
+          sampled_thread_free(t);
+          continue;
+        }
         /* Its CPU clock, for wall mode's looks (cpu mode's timers need none: a system call saved). */
         t->cpu_accounted = sampler.use_timers ? 0 : MAX(thread_cpu_ns(tid), 0);
         t->cpu_at_sample = t->cpu_accounted;
@@ -812,6 +1021,12 @@ static void rescan(void) {
          * is read once more at the next rescan. */
         g_autofree char *name = NULL;
         t->blocked = thread_status(tid, t->name_checked ? NULL : &name);
+        if (own_thread_name(name)) {
+          /* One of the profiler's, seen before it named itself: it leaves the sampled threads. */
+          own_thread_note(tid, name);
+          g_hash_table_remove(sampler.threads, GINT_TO_POINTER(tid));
+          continue;
+        }
         if (name && g_strcmp0(name, t->name) != 0)
           thread_renamed(t, g_steal_pointer(&name));
         t->name_checked = TRUE;
@@ -835,7 +1050,8 @@ static void rescan(void) {
   guint64 now = now_ns(CLOCK_MONOTONIC);
   if (sampler.blocked_walks_since_maps && now - sampler.maps_read_ns >= (guint64)SAMPLER_CODE_RESCAN_NS)
     sampler.stacks_stale = TRUE; /* JIT compilers map new code: walks from outside need to know it */
-  if (sampler.stacks && now - sampler.maps_read_ns < (guint64)SAMPLER_MAPS_NS)
+  if (sampler.stacks &&
+      now - sampler.maps_read_ns < (guint64)(sampler.stacks_missing ? SAMPLER_MAPS_MISSING_NS : SAMPLER_MAPS_NS))
     return;
   if (!sampler.code)
     sampler.code = g_array_new(FALSE, FALSE, sizeof(uintptr_t) * 2);
@@ -843,6 +1059,7 @@ static void rescan(void) {
   StackRanges *fresh = sampler.stacks_stale ? read_stack_ranges(sampler.code) : NULL;
   if (fresh) {
     sampler.maps_read_ns = now;
+    sampler.stacks_missing = FALSE;
     sampler.blocked_walks_since_maps = FALSE;
     /* New code: a walk from outside made before may have missed frames in it (their return
      * addresses were not known to be code), so stacks found by such walks are walked again. */
@@ -1971,6 +2188,7 @@ static guint tick_timers(const SxsWalkResources *res, const SxsStitchTarget *tar
     if (!ts)
       continue;
     gboolean abandoned = FALSE;
+    guint64 collected_before = collected;
     for (guint i = 0; i < SAMPLER_THREAD_CAPTURES && !abandoned; i++) {
       TimerCapture *c = &ts->cap[i];
       if (__atomic_load_n(&c->state, __ATOMIC_ACQUIRE) != SLOT_DONE)
@@ -1982,6 +2200,8 @@ static guint tick_timers(const SxsWalkResources *res, const SxsStitchTarget *tar
       /* The expiries that found no room are counted with the first capture collected after them. */
       guint64 weight = c->weight + (guint64)__atomic_exchange_n(&ts->missed, 0, __ATOMIC_RELAXED);
       collected++;
+      t->captures += c->out.n > 0;
+      t->expiries += weight;
       missed_total += weight - 1;
       int n = c->out.n;
       SuspendedSample *s = NULL;
@@ -2009,6 +2229,8 @@ static guint tick_timers(const SxsWalkResources *res, const SxsStitchTarget *tar
         abandoned = !timer_sample_prepare(s, res, now, targets, runtimes, n_targets);
       }
     }
+    if (collected > collected_before)
+      thread_rate_note(t, FALSE);
     if (abandoned || sampler.timer_leftover)
       break;
   }
@@ -2094,7 +2316,7 @@ static void wait_for_captures(guint64 deadline) {
     guint full = 0;
     for (guint i = 0; i < SAMPLER_THREAD_CAPTURES; i++)
       full += __atomic_load_n(&ts->cap[i].state, __ATOMIC_ACQUIRE) != SLOT_IDLE;
-    due = full == SAMPLER_THREAD_CAPTURES || __atomic_load_n(&ts->missed, __ATOMIC_RELAXED) != 0;
+    due = full >= SAMPLER_WAKE_FULL || __atomic_load_n(&ts->missed, __ATOMIC_RELAXED) != 0;
   }
   guint64 now = now_ns(CLOCK_MONOTONIC);
   if (!due && now < deadline && !__atomic_load_n(&sampler.stop, __ATOMIC_ACQUIRE)) {
@@ -2121,11 +2343,13 @@ static void run_timers(guint64 period) {
     sampler.wakes++;
     g_mutex_unlock(&sampler.lock);
     /* A thread that ended since the last rescan had its captures collected just now. */
-    if (now_ns(CLOCK_MONOTONIC) - last_scan >= (guint64)SAMPLER_RESCAN_NS) {
+    guint64 every = sampler.stacks_missing ? (guint64)SAMPLER_MAPS_MISSING_NS : (guint64)SAMPLER_RESCAN_NS;
+    if (now_ns(CLOCK_MONOTONIC) - last_scan >= every) {
       rescan();
       last_scan = now_ns(CLOCK_MONOTONIC);
     }
-    wait_for_captures(last_scan + (guint64)SAMPLER_RESCAN_NS);
+    wait_for_captures(last_scan +
+                      (sampler.stacks_missing ? (guint64)SAMPLER_MAPS_MISSING_NS : (guint64)SAMPLER_RESCAN_NS));
   }
   requests_finish();
   GHashTableIter it;
@@ -2134,7 +2358,9 @@ static void run_timers(guint64 period) {
   g_hash_table_iter_init(&it, sampler.threads);
   while (g_hash_table_iter_next(&it, NULL, &value)) {
     SampledThread *t = value;
-    if (t->tslot)
+    if (t->tslot && t->perf_fd >= 0)
+      ioctl(t->perf_fd, PERF_EVENT_IOC_DISABLE, 0);
+    else if (t->tslot)
       timer_delete(t->timer);
     t->timer_deleted = TRUE;
   }
@@ -2152,6 +2378,7 @@ static void *sampler_main(void *arg) {
   sampler_pid = sampler.pid;
   sampler.uid = getuid();
   pthread_setname_np(pthread_self(), "sxsprof-sampler");
+  own_thread_note(sampler.own_tid, "sxsprof-sampler");
   guint64 period = G_GUINT64_CONSTANT(1000000000) / (guint64)sampler.frequency;
   guint64 next = now_ns(CLOCK_MONOTONIC), last_scan = 0;
   if (sampler.use_timers)
@@ -2200,6 +2427,42 @@ static void *sampler_main(void *arg) {
   return NULL;
 }
 
+/*
+ * Mode=cpu: which engine raises the samples. engine=auto takes perf_events where this process may
+ * open a counter (a probe on the calling thread), the timers otherwise; engine=perf that is
+ * refused falls back to the timers too, saying so. A hardware event has no fallback: sampling is
+ * off, and the reason says why. Returns FALSE when sampling is off. Context: sxs__sampler_start.
+ */
+static gboolean choose_engine(const SxsConfig *cfg) {
+  sampler.event = cfg->sampling.event;
+  sampler.engine = SXS_ENGINE_TIMER;
+  sampler.event_period = G_GUINT64_CONSTANT(1000000000) / (guint64)sampler.frequency;
+  if (!sampler.use_timers)
+    return TRUE;
+  SxsEngineKind asked = cfg->sampling.engine;
+  if (asked == SXS_ENGINE_TIMER && sampler.event == SXS_EVENT_CPU_TIME) {
+    sampler.engine_reason = g_strdup("engine=timer asked for");
+    return TRUE;
+  }
+  g_autofree char *refused = NULL;
+  if (sxs__engine_perf_probe(sampler.event, &refused) == 0) {
+    sampler.engine = SXS_ENGINE_PERF;
+    struct rlimit files;
+    rlim_t soft = getrlimit(RLIMIT_NOFILE, &files) == 0 ? files.rlim_cur : 1024;
+    sampler.perf_fd_budget = (guint)MIN(soft == RLIM_INFINITY ? G_MAXUINT : soft / 4, (rlim_t)SAMPLER_POOL_SLOTS);
+    sampler.event_period = sxs__engine_perf_period(sampler.event, sampler.frequency);
+    sampler.engine_reason = g_strdup(asked == SXS_ENGINE_PERF ? "engine=perf asked for" : "perf_event_open allowed");
+    return TRUE;
+  }
+  if (sampler.event != SXS_EVENT_CPU_TIME) {
+    set_off(refused);
+    return FALSE;
+  }
+  sampler.engine_reason = g_strdup_printf("%s; the CPU-time timers instead", refused);
+  sxs__manager_log("sampling: engine=%s: %s", sxs__config_engine_name(asked), sampler.engine_reason);
+  return TRUE;
+}
+
 static void set_off(const char *why) {
   g_mutex_lock(&sampler.lock);
   g_free(sampler.off_reason);
@@ -2220,6 +2483,12 @@ void sxs__sampler_start(const SxsConfig *cfg) {
    * suspend walker uses the sampler's own signal only for a thread whose capture matched no walk
    * it could reuse). */
   sampler.use_timers = sampler.mode == SXS_SAMPLING_CPU;
+  sampler.rates = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, sxs__thread_rate_model_free);
+  sampler.own = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, sxs__thread_rate_model_free);
+  if (!choose_engine(cfg)) {
+    g_once_init_leave(&sampler.started, 1);
+    return;
+  }
 
   struct sigaction old;
   if (sigaction(SXS_SAMPLER_SIGNAL, NULL, &old) != 0 ||
@@ -2308,6 +2577,10 @@ void sxs__sampler_fill(SxsProfileModel *m) {
   s->enabled = cfg && cfg->sampling.enabled;
   s->frequency = cfg ? cfg->sampling.frequency : 0;
   s->mode = g_strdup(cfg ? sxs__config_sampling_mode_name(cfg->sampling.mode) : NULL);
+  if (cfg && cfg->sampling.mode == SXS_SAMPLING_CPU) {
+    s->event = g_strdup(sxs__config_event_name(cfg->sampling.event));
+    s->event_unit = g_strdup(sxs__engine_perf_unit(cfg->sampling.event));
+  }
   if (!g_atomic_pointer_get(&sampler.started)) {
     s->walker = g_strdup(s->enabled ? "signal" : NULL);
     return;
@@ -2318,6 +2591,25 @@ void sxs__sampler_fill(SxsProfileModel *m) {
   s->ticks_signal = sampler.ticks_signal;
   s->ticks_suspend = sampler.ticks_suspend;
   s->off_reason = g_strdup(sampler.off_reason);
+  if (sampler.use_timers && !sampler.off_reason) {
+    s->engine = g_strdup(sxs__config_engine_name(sampler.engine));
+    s->engine_reason = g_strdup(sampler.engine_reason);
+    s->event_period = sampler.event_period;
+  }
+  GHashTableIter rit;
+  gpointer rvalue;
+  if (sampler.rates) {
+    g_hash_table_iter_init(&rit, sampler.rates);
+    while (g_hash_table_iter_next(&rit, NULL, &rvalue))
+      g_ptr_array_add(s->thread_rates, sxs__thread_rate_model_copy(rvalue));
+    g_ptr_array_sort(s->thread_rates, sxs__thread_rate_model_compare);
+  }
+  if (sampler.own) {
+    g_hash_table_iter_init(&rit, sampler.own);
+    while (g_hash_table_iter_next(&rit, NULL, &rvalue))
+      g_ptr_array_add(s->profiler_threads, sxs__thread_rate_model_copy(rvalue));
+    g_ptr_array_sort(s->profiler_threads, sxs__thread_rate_model_compare);
+  }
   s->ticks = sampler.ticks;
   s->ticks_missed = sampler.ticks_missed;
   /* Wall mode: the time the ticks cover, from the first one's start to the end of the last one's
@@ -2328,7 +2620,7 @@ void sxs__sampler_fill(SxsProfileModel *m) {
    * captured per second of it. */
   guint64 period_ns = G_GUINT64_CONSTANT(1000000000) / (guint64)sampler.frequency;
   if (sampler.use_timers)
-    s->duration_ns = (sampler.ticks + sampler.ticks_missed) * period_ns;
+    s->duration_ns = (sampler.ticks + sampler.ticks_missed) * period_ns; /* a hardware event's: at the rate asked */
   else
     s->duration_ns = sampler.ticks > 0 ? sampler.last_tick_ns - sampler.first_tick_ns + period_ns : 0;
   s->threads = sampler.threads_max;

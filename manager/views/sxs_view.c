@@ -525,6 +525,12 @@ SxsView *sxs__view_new(const SxsProfileModel *m, const SxsViewFilter *filter) {
     v->frequency = m->samples.frequency;
     v->sample_mode = m->samples.mode;
     v->period_ns = m->samples.frequency > 0 ? G_GUINT64_CONSTANT(1000000000) / (guint64)m->samples.frequency : 0;
+    /* A hardware event's samples stand for events, not time. */
+    if (sxs__samples_hardware(&m->samples)) {
+      v->sample_event = m->samples.event;
+      v->event_period = m->samples.event_period;
+      v->period_ns = 0;
+    }
   }
   add_samples(&b, filter);
   for (guint i = 0; i < m->runtimes->len; i++) {
@@ -732,6 +738,25 @@ GArray *sxs__view_frame_totals(const SxsView *v, SxsViewKind k, int runtime_id) 
   }
   g_array_sort_with_data(out, compare_totals, (gpointer)v);
   return out;
+}
+
+char *sxs__view_thread_rates(const SxsSamplesModel *sm, guint max) {
+  GString *s = g_string_new(NULL);
+  guint shown = 0;
+  for (guint i = 0; sm->thread_rates && i < sm->thread_rates->len && shown < max; i++) {
+    const SxsThreadRateModel *r = sm->thread_rates->pdata[i];
+    if (r->cpu_ns == 0 || r->captures == 0)
+      continue;
+    g_string_append_printf(s, "%s%s %.1f Hz (%.2f s CPU, %" G_GUINT64_FORMAT " lost)", shown ? ", " : "",
+                           r->name ? r->name : "?", (double)r->captures * 1e9 / (double)r->cpu_ns,
+                           (double)r->cpu_ns / 1e9, r->expiries > r->captures ? r->expiries - r->captures : 0);
+    shown++;
+  }
+  if (shown == 0) {
+    g_string_free(s, TRUE);
+    return NULL;
+  }
+  return g_string_free(s, FALSE);
 }
 
 char *sxs__view_sampling_rate(const SxsSamplesModel *sm) {

@@ -74,6 +74,8 @@ typedef struct {
   int frequency;                /* samples: the sampler's frequency in Hz, 0 when it did not run */
   const char *sample_mode;      /* "cpu", "wall", NULL */
   guint64 period_ns;            /* samples: ns one sample stands for (1e9 / frequency), else 0 */
+  const char *sample_event;     /* samples of a hardware event: its name ("cycles"), else NULL */
+  guint64 event_period;         /* ... and the events one sample stands for (period_ns is then 0) */
   GHashTable *tags;             /* runtime id -> "[rt1 10.0.12]", the tag its frames carry; owned */
   int runtime_id;               /* the filter's runtime (> 0), else 0: the summary shows only it */
   SxsViewFilter filter;         /* the filter it was built with (thread: an owned copy) */
@@ -193,6 +195,10 @@ char *sxs__view_frame_title(const SxsViewFrame *f, gboolean tagged);
  * own CPU-time timer samples it, and "31.2 samples a tick on average" is said instead). Only "99
  * Hz" when the sampler made no tick, or the profile does not say how long they took. Caller frees. */
 char *sxs__view_sampling_rate(const SxsSamplesModel *sm);
+/* The rate each of the max threads that used the most CPU was sampled at, per second of its own
+ * CPU time: "spin-0 998.8 Hz (2.47 s CPU, 0 lost), ..."; NULL when no thread says (wall mode, a
+ * hardware event, an older profile). Caller frees. */
+char *sxs__view_thread_rates(const SxsSamplesModel *sm, guint max);
 
 /* A size for people, binary units with one decimal: "362.2 MiB", "12.0 KiB", "512 B" (plain
  * spaces). Caller frees. */

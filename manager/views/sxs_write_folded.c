@@ -69,7 +69,11 @@ char *sxs__write_folded(const SxsView *v, const SxsRenderOptions *o, gsize *ret_
       sum = g_new0(guint64, 1);
       g_hash_table_insert(weights, g_strdup(line->str), sum);
     }
-    *sum = sxs__saturating_add(*sum, s->weight, SXS_PROFILE_MAX_NS);
+    /* A hardware event's samples weigh its count (cycles, misses), as perf's folded stacks do. */
+    guint64 weight = kind == SXS_VIEW_SAMPLES && v->sample_event != NULL && v->event_period > 0
+                         ? sxs__saturating_mul(s->weight, v->event_period, SXS_PROFILE_MAX_NS)
+                         : s->weight;
+    *sum = sxs__saturating_add(*sum, weight, SXS_PROFILE_MAX_NS);
   }
   if (g_hash_table_size(weights) == 0) {
     if (ret_error != NULL)

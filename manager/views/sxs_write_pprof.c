@@ -258,7 +258,7 @@ static char *write_pprof(const SxsView *v, SxsViewKind kind, const SxsRenderOpti
   }
 
   /* What a sample's values are: each kind's types in a run of slots, the first kind's first. */
-  gboolean timed = FALSE, ns_from_period = FALSE;
+  gboolean timed = FALSE, ns_from_period = FALSE, events_from_period = FALSE;
   size_t first_slot[1 + SXS_PROFILE_N_KINDS];
   Perftools__Profiles__ValueType **types = pprof_alloc(&b, 2 * n_kinds, sizeof *types);
   for (guint k = 0; k < n_kinds; k++) {
@@ -267,7 +267,13 @@ static char *write_pprof(const SxsView *v, SxsViewKind kind, const SxsRenderOpti
     case SXS_VIEW_SAMPLES: {
       const char *what = g_strcmp0(v->sample_mode, "wall") == 0 ? "wall" : "cpu";
       types[p.n_sample_type++] = pprof_value_type(&b, "samples", "count");
-      if (v->period_ns > 0) {
+      if (v->sample_event != NULL && v->event_period > 0) {
+        /* A hardware event's samples: its count, as perf names it (cycles/count). */
+        events_from_period = TRUE;
+        types[p.n_sample_type++] = pprof_value_type(&b, v->sample_event, "count");
+        p.period_type = pprof_value_type(&b, v->sample_event, "count");
+        p.period = (int64_t)MIN(v->event_period, (guint64)INT64_MAX);
+      } else if (v->period_ns > 0) {
         ns_from_period = TRUE;
         types[p.n_sample_type++] = pprof_value_type(&b, what, "nanoseconds");
         p.period_type = pprof_value_type(&b, what, "nanoseconds");
@@ -376,6 +382,8 @@ static char *write_pprof(const SxsView *v, SxsViewKind kind, const SxsRenderOpti
       slot[0] = (int64_t)MIN(s->count, SXS_PROFILE_MAX_NS);
       if (kinds[k] == SXS_VIEW_SAMPLES && ns_from_period)
         slot[1] = (int64_t)sxs__saturating_mul(s->count, v->period_ns, SXS_PROFILE_MAX_NS);
+      else if (kinds[k] == SXS_VIEW_SAMPLES && events_from_period)
+        slot[1] = (int64_t)sxs__saturating_mul(s->count, v->event_period, SXS_PROFILE_MAX_NS);
       else if (kinds[k] == SXS_VIEW_CALLS && timed)
         slot[1] = (int64_t)MIN(s->weight, SXS_PROFILE_MAX_NS);
       else if (kinds[k] == SXS_VIEW_CONTENTION || kinds[k] == SXS_VIEW_ALLOCATIONS)
@@ -392,15 +400,31 @@ static char *write_pprof(const SxsView *v, SxsViewKind kind, const SxsRenderOpti
   if (proc != NULL && proc->start_unix_ms > 0)
     p.time_nanos = (int64_t)sxs__saturating_mul((guint64)proc->start_unix_ms, 1000000, SXS_PROFILE_MAX_NS);
   g_autofree char *command = proc != NULL ? sxs__process_command_line(proc->argv, 0) : NULL;
-  int64_t *comments = pprof_alloc(&b, 3, sizeof *comments);
+  int64_t *comments = pprof_alloc(&b, 4, sizeof *comments);
   comments[p.n_comment++] = pprof_string(&b.strings, "sxsprof");
   if (command != NULL && command[0] != '\0')
     comments[p.n_comment++] = pprof_string(&b.strings, command);
   /* How the sampler kept its rate, when it ran. */
-  if (v->model != NULL && v->model->samples.ticks > 0 && v->period_ns > 0) {
+  if (v->model != NULL && v->model->samples.ticks > 0 && (v->period_ns > 0 || v->sample_event != NULL)) {
     g_autofree char *rate = sxs__view_sampling_rate(&v->model->samples);
-    g_autofree char *comment = g_strdup_printf("%s sampling: %s", v->sample_mode ? v->sample_mode : "cpu", rate);
+    g_autofree char *comment = g_strdup_printf("%s sampling: %s",
+                                               v->sample_event  ? v->sample_event
+                                               : v->sample_mode ? v->sample_mode
+                                                                : "cpu",
+                                               rate);
+    const SxsSamplesModel *sm = &v->model->samples;
+    if (sm->engine != NULL) {
+      g_free(comment);
+      comment = g_strdup_printf("%s sampling: %s; %s engine (%s)", v->sample_event ? v->sample_event : "cpu", rate,
+                                sm->engine, sm->engine_reason ? sm->engine_reason : "?");
+    }
     comments[p.n_comment++] = pprof_string(&b.strings, comment);
+    /* ... and at which rate each thread that ran most was sampled (cpu mode). */
+    g_autofree char *rates = sxs__view_thread_rates(sm, 5);
+    if (rates) {
+      g_autofree char *line = g_strdup_printf("per thread: %s", rates);
+      comments[p.n_comment++] = pprof_string(&b.strings, line);
+    }
   }
   p.comment = comments;
 

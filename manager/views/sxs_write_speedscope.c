@@ -34,6 +34,9 @@ typedef struct {
 static guint64 speedscope_sample_weight(const SxsView *v, const SxsViewGroup *g, const SxsViewStack *s) {
   if (g->kind == SXS_VIEW_SAMPLES && v->period_ns > 0)
     return sxs__saturating_mul(s->weight, v->period_ns, SXS_PROFILE_MAX_NS);
+  /* A hardware event's samples: its count (speedscope has no unit for it: "none"). */
+  if (g->kind == SXS_VIEW_SAMPLES && v->sample_event != NULL && v->event_period > 0)
+    return sxs__saturating_mul(s->weight, v->event_period, SXS_PROFILE_MAX_NS);
   return s->weight;
 }
 

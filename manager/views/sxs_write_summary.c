@@ -281,12 +281,16 @@ static const char *dropped_meaning(const char *reason) {
                                        "own work)"},
       {"runtime could not be suspended", "the suspend walker could not stop the runtime (a GC or shutdown under way); "
                                          "its threads were not walked at that tick"},
+      {"no counter for the thread", "neither a perf_events counter nor a CPU-time timer could be made for the "
+                                    "thread; it was not sampled"},
       {"runtime not suspended", "the suspend walker found the runtime not suspended when it walked; its threads were "
                                 "not walked at that tick"},
   };
   for (guint i = 0; i < G_N_ELEMENTS(meanings); i++)
     if (g_str_equal(reason, meanings[i].reason))
       return meanings[i].meaning;
+  if (g_str_has_prefix(reason, "runtime walk incomplete"))
+    return "the runtime's own walk of a suspended thread ended with the error named (its frames are left out)";
   return NULL;
 }
 
@@ -343,6 +347,26 @@ static void unnamed_runtime_note(GString *out, const SxsView *v, GArray *rows, g
                          (const char *)modules->pdata[0]);
 }
 
+/* The threads that ran most and the rate each was sampled at (per second of its own CPU time), and
+ * the CPU time of the profiler's own threads, which are never sampled. */
+#define SUMMARY_RATE_THREADS 5
+static void thread_rates_lines(GString *out, const SxsSamplesModel *sm) {
+  g_autofree char *rates = sxs__view_thread_rates(sm, SUMMARY_RATE_THREADS);
+  if (rates)
+    g_string_append_printf(out, "  per thread: %s\n", rates);
+  if (sm->profiler_threads->len == 0)
+    return;
+  guint64 own = 0;
+  for (guint i = 0; i < sm->profiler_threads->len; i++)
+    own += ((const SxsThreadRateModel *)sm->profiler_threads->pdata[i])->cpu_ns;
+  g_string_append_printf(out, "  profiler: %.3f s CPU on its own threads, not sampled (", (double)own / 1e9);
+  for (guint i = 0; i < sm->profiler_threads->len; i++) {
+    const SxsThreadRateModel *r = sm->profiler_threads->pdata[i];
+    g_string_append_printf(out, "%s%s %.3f s", i ? ", " : "", r->name ? r->name : "?", (double)r->cpu_ns / 1e9);
+  }
+  g_string_append_printf(out, "), %.3f s in the sampled threads' signal handlers\n", (double)sm->capture_ns / 1e9);
+}
+
 /* Top frames of the samples, per runtime and for native code. */
 static void samples_section(GString *out, const SxsView *v, const SxsRenderOptions *o, const Palette *p) {
   guint64 whole = 0, stacks = 0;
@@ -364,6 +388,11 @@ static void samples_section(GString *out, const SxsView *v, const SxsRenderOptio
                          whole, threads, threads == 1 ? "" : "s", stacks);
   if (sm->off_reason)
     g_string_append_printf(out, "  off: %s\n", sm->off_reason);
+  if (sxs__samples_hardware(sm))
+    g_string_append_printf(out, "  event: %s, a sample every %" G_GUINT64_FORMAT " on a thread's CPU\n", sm->event,
+                           sm->event_period);
+  if (sm->engine)
+    g_string_append_printf(out, "  engine: %s (%s)\n", sm->engine, sm->engine_reason ? sm->engine_reason : "?");
   /* Whether the sampler kept the rate asked, and what it could not sample. */
   if (sm->ticks > 0) {
     g_autofree char *rate = sxs__view_sampling_rate(sm);
@@ -379,6 +408,7 @@ static void samples_section(GString *out, const SxsView *v, const SxsRenderOptio
                            "managed caller may be missing), %" G_GUINT64_FORMAT " tick%s by the other walker\n",
                            q.unnamed, q.samples, q.samples ? 100.0 * (double)q.unnamed / (double)q.samples : 0.0,
                            q.other_walker, q.other_walker == 1 ? "" : "s");
+  thread_rates_lines(out, sm);
   if (sm->dropped && g_hash_table_size(sm->dropped) > 0) {
     g_autoptr(GPtrArray) reasons = g_ptr_array_new();
     GHashTableIter it;

@@ -523,6 +523,8 @@ static char *svg_subtitle(const SxsView *v, SxsViewKind kind, const char *unit, 
   switch (kind) {
   case SXS_VIEW_SAMPLES: {
     GString *s = g_string_new("samples");
+    if (v->sample_event != NULL)
+      g_string_append_printf(s, " of %s, one every %" G_GUINT64_FORMAT, v->sample_event, v->event_period);
     if (v->frequency > 0) {
       g_string_append_printf(s, ", %s%ssampling at %d Hz", v->sample_mode ? v->sample_mode : "",
                              v->sample_mode ? " " : "", v->frequency);
@@ -534,6 +536,8 @@ static char *svg_subtitle(const SxsView *v, SxsViewKind kind, const char *unit, 
     if (v->period_ns > 0) {
       g_autofree char *time = svg_duration(total * v->period_ns);
       g_string_append_printf(s, " (~%s)", time);
+    } else if (v->sample_event != NULL && v->event_period > 0) {
+      g_string_append_printf(s, " (~%" G_GUINT64_FORMAT " %s)", total * v->event_period, v->sample_event);
     }
     g_string_append_printf(s, " on %u thread%s", groups, groups == 1 ? "" : "s");
     return g_string_free(s, FALSE);

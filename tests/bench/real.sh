@@ -32,7 +32,7 @@
 #   (tests/setup.sh installs them; dotnet-trace in $SXS_TOOLS_DIR, default
 #   ~/.local/share/sxsprof/tools). Environment: SXS_BENCH_HELLO_RUNS (default 20 per variant),
 #   SXS_BENCH_REQUESTS (default 20000), SXS_BENCH_WARMUP (default 3000), SXS_BENCH_CONCURRENCY
-#   (default 8).
+#   (default 8), SXS_BENCH_VARIANTS (above).
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 # shellcheck source=tests/bench/lib.sh
@@ -76,12 +76,17 @@ clean_env=(env -u CORECLR_ENABLE_PROFILING -u CORECLR_PROFILER -u CORECLR_PROFIL
            DOTNET_CLI_TELEMETRY_OPTOUT=1 DOTNET_NOLOGO=1 DOTNET_SKIP_FIRST_TIME_EXPERIENCE=1
            MSBUILDDISABLENODEREUSE=1 DOTNET_CLI_USE_MSBUILD_SERVER=0 UseSharedCompilation=false)
 
-variants=(none loaded s99 s999 perf99 trace)
+# SXS_BENCH_VARIANTS picks some (e.g. "none s99 t99 s999 t999": the sampler's two engines side by
+# side; t99 and t999 are --sample with --engine timer, s99 and s999 the default engine).
+read -r -a variants <<<"${SXS_BENCH_VARIANTS:-none loaded s99 s999 perf99 trace}"
+[[ ${variants[0]} == none ]] || die "SXS_BENCH_VARIANTS must start with none (the base of every ratio)"
 declare -A label=(
     [none]="no profiler"
     [loaded]="\`sxsprof run -q\` (defaults: loaded, nothing asked)"
     [s99]="\`sxsprof run -q --sample\` (99 Hz)"
     [s999]="\`sxsprof run -q --sample=999\`"
+    [t99]="\`sxsprof run -q --sample --engine timer\`"
+    [t999]="\`sxsprof run -q --sample=999 --engine timer\`"
     [perf99]="\`perf record -F 99 -g\`, DOTNET_PerfMapEnabled=1"
     [trace]="\`dotnet-trace collect\` (default profile)"
 )
@@ -96,6 +101,8 @@ wrap() {
         loaded) wrap=("${clean_env[@]}" "$sxsprof" run -q -o "$out/p" --) ;;
         s99) wrap=("${clean_env[@]}" "$sxsprof" run -q --sample -o "$out/p" --) ;;
         s999) wrap=("${clean_env[@]}" "$sxsprof" run -q --sample=999 -o "$out/p" --) ;;
+        t99) wrap=("${clean_env[@]}" "$sxsprof" run -q --sample --engine timer -o "$out/p" --) ;;
+        t999) wrap=("${clean_env[@]}" "$sxsprof" run -q --sample=999 --engine timer -o "$out/p" --) ;;
         perf99) wrap=("${clean_env[@]}" DOTNET_PerfMapEnabled=1 "DOTNET_PerfMapJitDumpPath=$out"
                       perf record -q -F 99 -g -o "$out/perf.data" --) ;;
         trace) wrap=("${clean_env[@]}" "$dotnet_trace" collect -o "$out/trace.nettrace" --) ;;

@@ -24,7 +24,7 @@
 #define STACKS_EXPECTED "expected events among exception, jit and gc, separated by commas or spaces, or none"
 #define GROUPS_EXPECTED                                                                                                \
   "[profiler], [tracing], [stacks], [sampling], [exceptions], [contention], [allocations], [lines] or [symbols]"
-#define SAMPLING_KEYS_EXPECTED "expected one of enabled, frequency, mode, walker"
+#define SAMPLING_KEYS_EXPECTED "expected one of enabled, frequency, mode, walker, engine, event"
 #define FREQUENCY_EXPECTED "expected a whole number of samples per second from 1 to 10000"
 #define PATTERNS_EXPECTED                                                                                              \
   "expected function name patterns such as MyApp.* or Ns.Type.Method, separated by commas or "                         \
@@ -427,6 +427,17 @@ static const BadCase bad_cases[] = {
      ":3: unknown walker \"suspnd\" (did you mean suspend?); expected signal, suspend or auto"},
     {"walker-far", "[profiler]\n[sampling]\nwalker=ptrace\n", 0, NULL, SXS_CONFIG_ERROR_VALUE,
      ":3: unknown walker \"ptrace\"; expected signal, suspend or auto"},
+    {"engine-near", "[profiler]\n[sampling]\nengine=pref\n", 0, NULL, SXS_CONFIG_ERROR_VALUE,
+     ":3: unknown engine \"pref\" (did you mean perf?); expected perf, timer or auto"},
+    {"event-near", "[profiler]\n[sampling]\nevent=cycle\n", 0, NULL, SXS_CONFIG_ERROR_VALUE,
+     ":3: unknown event \"cycle\" (did you mean cycles?); expected cpu-time, cycles, instructions, cache-misses or "
+     "branch-misses"},
+    {"event-hardware-timer", "[profiler]\n[sampling]\nengine=timer\nevent=cycles\n", 0, NULL, SXS_CONFIG_ERROR_VALUE,
+     ":4: event=cycles is counted by perf_events on each thread's CPU; it goes with mode=cpu and engine=perf or auto, "
+     "not engine=timer"},
+    {"event-hardware-wall", "[profiler]\n[sampling]\nmode=wall\nevent=branch-misses\n", 0, NULL, SXS_CONFIG_ERROR_VALUE,
+     ":4: event=branch-misses is counted by perf_events on each thread's CPU; it goes with mode=cpu and engine=perf or "
+     "auto, not mode=wall"},
     {"sampling-disabled-still-checked", "[profiler]\n[sampling]\nenabled=false\nfrequency=0\n", 0, NULL,
      SXS_CONFIG_ERROR_VALUE, ":4: frequency=0 is out of range; " FREQUENCY_EXPECTED},
     {"lines-enabled-word", "[profiler]\n[lines]\nenabled=yes\n", 0, NULL, SXS_CONFIG_ERROR_VALUE,

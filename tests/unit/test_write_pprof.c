@@ -302,6 +302,65 @@ static void test_wall(PprofFixture *fx, gconstpointer data) {
                   "average), 3 samples dropped");
 }
 
+/* Samples of a hardware event: their own type (cycles/count, as perf names it), each sample worth
+ * the event's period; the comment says the rate and the engine. */
+static void test_hardware_event(PprofFixture *fx, gconstpointer data) {
+  (void)data;
+  SxsSamplesModel *sm = &fx->model->samples;
+  sm->event = g_strdup("cycles");
+  sm->event_unit = g_strdup("count");
+  sm->event_period = 10101010;
+  sm->engine = g_strdup("perf");
+  sm->engine_reason = g_strdup("perf_event_open allowed");
+  sm->ticks = 250;
+  sm->taken = 250;
+  sm->duration_ns = 2500000000;
+  g_autoptr(SxsView) v = sxs__view_new(fx->model, NULL);
+  g_assert_cmpstr(v->sample_event, ==, "cycles");
+  g_assert_cmpuint(v->period_ns, ==, 0);
+  g_autoptr(GBytes) gz = render(v, SXS_VIEW_SAMPLES);
+  g_autoptr(Perftools__Profiles__Profile) p = decode(gz);
+  g_assert_cmpuint(p->n_sample_type, ==, 2);
+  assert_value_type(p, p->sample_type[0], "samples", "count");
+  assert_value_type(p, p->sample_type[1], "cycles", "count");
+  assert_value_type(p, p->period_type, "cycles", "count");
+  g_assert_cmpint(p->period, ==, 10101010);
+  g_assert_cmpuint(p->n_sample, >, 0);
+  for (size_t i = 0; i < p->n_sample; i++)
+    g_assert_cmpint(p->sample[i]->value[1], ==, p->sample[i]->value[0] * 10101010);
+  g_assert_cmpuint(p->n_comment, ==, 3);
+  g_assert_cmpstr(str(p, p->comment[2]), ==,
+                  "cycles sampling: 100 Hz asked, 100.0 achieved, 0 ticks missed, 1.0 samples a tick on average, 0 "
+                  "samples dropped; perf engine (perf_event_open allowed)");
+}
+
+/* Cpu mode with the engine and each thread's rate: two comments say them. */
+static void test_thread_rates(PprofFixture *fx, gconstpointer data) {
+  (void)data;
+  SxsSamplesModel *sm = &fx->model->samples;
+  sm->engine = g_strdup("timer");
+  sm->engine_reason = g_strdup("engine=timer asked for");
+  sm->ticks = 250;
+  sm->taken = 250;
+  sm->ticks_missed = 750;
+  sm->duration_ns = 10000000000;
+  SxsThreadRateModel *r = g_new0(SxsThreadRateModel, 1);
+  r->os_tid = 7;
+  r->name = g_strdup("spin-0");
+  r->captures = 250;
+  r->expiries = 1000;
+  r->cpu_ns = 10000000000;
+  g_ptr_array_add(sm->thread_rates, r);
+  g_autoptr(SxsView) v = sxs__view_new(fx->model, NULL);
+  g_autoptr(GBytes) gz = render(v, SXS_VIEW_SAMPLES);
+  g_autoptr(Perftools__Profiles__Profile) p = decode(gz);
+  g_assert_cmpuint(p->n_comment, ==, 4);
+  g_assert_cmpstr(str(p, p->comment[2]), ==,
+                  "cpu sampling: 100 Hz asked, 25.0 achieved, 750 ticks missed, 1.0 samples a tick on average, 0 "
+                  "samples dropped; timer engine (engine=timer asked for)");
+  g_assert_cmpstr(str(p, p->comment[3]), ==, "per thread: spin-0 25.0 Hz (10.00 s CPU, 750 lost)");
+}
+
 static void test_calls(PprofFixture *fx, gconstpointer data) {
   (void)data;
   g_autoptr(GBytes) gz = render(fx->view, SXS_VIEW_CALLS);
@@ -729,6 +788,8 @@ int main(int argc, char **argv) {
   ADD("/views/pprof/lines", test_lines);
   ADD("/views/pprof/samples", test_samples);
   ADD("/views/pprof/wall", test_wall);
+  ADD("/views/pprof/hardware-event", test_hardware_event);
+  ADD("/views/pprof/thread-rates", test_thread_rates);
   ADD("/views/pprof/calls", test_calls);
   ADD("/views/pprof/calls-untimed", test_calls_untimed);
   ADD("/views/pprof/events", test_events);
