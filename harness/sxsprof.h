@@ -157,6 +157,16 @@ typedef struct {
  * printing why. */
 gboolean sxsprof_diff_formats(const char *list, gboolean has_output, guint *ret_formats);
 
+/* What diff and report --compare do before reading profiles: the formats (--format), the kind
+ * (--view; SXS_VIEW_N_KINDS without one) and -o's base with its folder made (NULL without -o).
+ * FALSE after printing why. */
+gboolean sxsprof_diff_setup(const char *format, const char *output, const char *view, guint *ret_formats,
+                            SxsViewKind *ret_kind, char **ret_base);
+
+/* Parses --view (samples, calls, events, exceptions, contention, allocations); FALSE after saying
+ * what it takes on stderr. */
+gboolean sxsprof_parse_view(const char *view, SxsViewKind *ret_kind);
+
 /* Renders a diff as r says: the files (all written, or none), then the summary on stdout. Returns 0,
  * or 1 after printing why. */
 int sxsprof_render_diff(const SxsprofDiffRender *r);

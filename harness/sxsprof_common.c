@@ -754,3 +754,26 @@ int sxsprof_render_diff(const SxsprofDiffRender *r) {
   }
   return 0;
 }
+
+gboolean sxsprof_parse_view(const char *view, SxsViewKind *ret_kind) {
+  if (sxs__view_kind_parse(view, ret_kind))
+    return TRUE;
+  fprintf(stderr, "sxsprof: --view takes samples, calls, events, exceptions, contention or allocations, not \"%s\"\n",
+          view);
+  return FALSE;
+}
+
+gboolean sxsprof_diff_setup(const char *format, const char *output, const char *view, guint *ret_formats,
+                            SxsViewKind *ret_kind, char **ret_base) {
+  if (!sxsprof_diff_formats(format, output != NULL, ret_formats))
+    return FALSE;
+  if (view && !sxsprof_parse_view(view, ret_kind))
+    return FALSE;
+  if (!output)
+    return TRUE;
+  g_autofree char *base = sxs__formats_base(output);
+  if (!sxsprof_make_output_folder(base, FALSE, "nothing was written"))
+    return FALSE;
+  *ret_base = g_steal_pointer(&base);
+  return TRUE;
+}

@@ -83,24 +83,10 @@ int sxsprof_diff_main(int argc, char **argv) {
     return 2;
   }
   guint formats = 0;
-  if (!sxsprof_diff_formats(format, output != NULL, &formats))
-    return 2;
   SxsViewKind kind = SXS_VIEW_N_KINDS;
-  if (view && !sxs__view_kind_parse(view, &kind)) {
-    fprintf(stderr, "sxsprof: --view takes samples, calls, events, exceptions, contention or allocations, not \"%s\"\n",
-            view);
-    return 2;
-  }
   g_autofree char *base = NULL;
-  if (output) {
-    base = sxs__formats_base(output);
-    g_autofree char *folder = g_path_get_dirname(base);
-    if (g_mkdir_with_parents(folder, 0777) != 0) {
-      int e = errno;
-      fprintf(stderr, "sxsprof: cannot create the output folder %s: %s; nothing was written\n", folder, g_strerror(e));
-      return 2;
-    }
-  }
+  if (!sxsprof_diff_setup(format, output, view, &formats, &kind, &base))
+    return 2;
   g_autoptr(GPtrArray) base_side = g_ptr_array_new_with_free_func(sxsprof_profile_free);
   g_autoptr(GPtrArray) new_side = g_ptr_array_new_with_free_func(sxsprof_profile_free);
   GPtrArray *sides[2] = {base_side, new_side};

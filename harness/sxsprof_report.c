@@ -114,24 +114,10 @@ static int report_compare(GPtrArray *paths, const char *compare, const char *for
     return 2;
   }
   guint formats = 0;
-  if (!sxsprof_diff_formats(format, output != NULL, &formats))
-    return 2;
   SxsViewKind kind = SXS_VIEW_N_KINDS;
-  if (view && !sxs__view_kind_parse(view, &kind)) {
-    fprintf(stderr, "sxsprof: --view takes samples, calls, events, exceptions, contention or allocations, not \"%s\"\n",
-            view);
-    return 2;
-  }
   g_autofree char *base = NULL;
-  if (output) {
-    base = sxs__formats_base(output);
-    g_autofree char *folder = g_path_get_dirname(base);
-    if (g_mkdir_with_parents(folder, 0777) != 0) {
-      int e = errno;
-      fprintf(stderr, "sxsprof: cannot create the output folder %s: %s; nothing was written\n", folder, g_strerror(e));
-      return 2;
-    }
-  }
+  if (!sxsprof_diff_setup(format, output, view, &formats, &kind, &base))
+    return 2;
   g_autoptr(GPtrArray) profiles = g_ptr_array_new_with_free_func(sxsprof_profile_free);
   for (guint i = 0; i < paths->len; i++)
     if (!sxsprof_load_path(paths->pdata[i], 0, profiles))
@@ -241,19 +227,13 @@ int sxsprof_report_main(int argc, char **argv) {
     }
   }
   SxsViewKind kind = SXS_VIEW_N_KINDS;
-  if (view && !sxs__view_kind_parse(view, &kind)) {
-    fprintf(stderr, "sxsprof: --view takes samples, calls or events, not \"%s\"\n", view);
+  if (view && !sxsprof_parse_view(view, &kind))
     return 2;
-  }
   g_autofree char *base = NULL;
   if (output) {
     base = sxs__formats_base(output);
-    g_autofree char *folder = g_path_get_dirname(base);
-    if (g_mkdir_with_parents(folder, 0777) != 0) {
-      int e = errno;
-      fprintf(stderr, "sxsprof: cannot create the output folder %s: %s; nothing was written\n", folder, g_strerror(e));
+    if (!sxsprof_make_output_folder(base, FALSE, "nothing was written"))
       return 2;
-    }
     g_autofree char *problem = NULL;
     if (sxs__config_check_output(base, FALSE, &problem) < 0) {
       fprintf(stderr, "sxsprof: %s (-o %s); nothing was written\n", problem, output);

@@ -64,17 +64,6 @@ static gboolean read_s(Cursor *c, gint32 *ret) {
   return TRUE;
 }
 
-static int fail(char **ret_why, int rc, const char *fmt, ...) G_GNUC_PRINTF(3, 4);
-static int fail(char **ret_why, int rc, const char *fmt, ...) {
-  if (ret_why) {
-    va_list ap;
-    va_start(ap, fmt);
-    *ret_why = g_strdup_vprintf(fmt, ap);
-    va_end(ap);
-  }
-  return rc;
-}
-
 /* ---- the portable PDB ---- */
 
 struct SxsPdb {
@@ -221,14 +210,14 @@ int sxs__pdb_method_points(const SxsPdb *pdb, guint32 method, SxsSeqPoint **ret_
   }
   Cursor c;
   if (!blob_at(pdb, blob, &c))
-    return fail(ret_why, -EBADMSG, "method 0x%06x: its sequence points lie outside the blob heap", method);
+    return sxs__pe_fail(ret_why, -EBADMSG, "method 0x%06x: its sequence points lie outside the blob heap", method);
   guint32 local_sig;
   if (!read_u(&c, &local_sig))
-    return fail(ret_why, -EBADMSG, "method 0x%06x: no sequence-point header", method);
+    return sxs__pe_fail(ret_why, -EBADMSG, "method 0x%06x: no sequence-point header", method);
   if (document == 0 && !read_u(&c, &document))
-    return fail(ret_why, -EBADMSG, "method 0x%06x: no initial document", method);
+    return sxs__pe_fail(ret_why, -EBADMSG, "method 0x%06x: no initial document", method);
   if (document == 0 || document > n_docs)
-    return fail(ret_why, -EBADMSG, "method 0x%06x: document %u of %u", method, document, n_docs);
+    return sxs__pe_fail(ret_why, -EBADMSG, "method 0x%06x: document %u of %u", method, document, n_docs);
   /* Every record takes at least two bytes: the blob bounds the count. */
   g_autofree SxsSeqPoint *points = g_new(SxsSeqPoint, c.len / 2 + 1);
   guint n = 0;
@@ -292,7 +281,8 @@ int sxs__pdb_method_points(const SxsPdb *pdb, guint32 method, SxsSeqPoint **ret_
   *ret_points = n ? g_steal_pointer(&points) : NULL;
   return 0;
 damaged:
-  return fail(ret_why, -EBADMSG, "method 0x%06x: damaged sequence points (byte %zu of %zu)", method, c.pos, c.len);
+  return sxs__pe_fail(ret_why, -EBADMSG, "method 0x%06x: damaged sequence points (byte %zu of %zu)", method, c.pos,
+                      c.len);
 }
 
 const SxsSeqPoint *sxs__pdb_point_at(const SxsSeqPoint *points, guint n, gint32 il) {

@@ -27,8 +27,7 @@
 #define PE_MAX_PATH 4096        /* longest CodeView path kept */
 #define DEFLATE_MAX_RATIO 1032u /* deflate never expands data more than this */
 
-static int fail(char **ret_why, int rc, const char *fmt, ...) G_GNUC_PRINTF(3, 4);
-static int fail(char **ret_why, int rc, const char *fmt, ...) {
+int sxs__pe_fail(char **ret_why, int rc, const char *fmt, ...) {
   if (ret_why) {
     va_list ap;
     va_start(ap, fmt);
@@ -90,11 +89,11 @@ gboolean sxs__pe_read(const SxsPeSource *s, guint64 off, void *buf, gsize n) {
 int sxs__pe_headers(const SxsPeSource *s, SxsPeHeaders *h, char **ret_why) {
   guint8 dos[64];
   if (!sxs__pe_read(s, 0, dos, sizeof dos) || dos[0] != 'M' || dos[1] != 'Z')
-    return fail(ret_why, -ENOEXEC, "not a PE file (no MZ header)");
+    return sxs__pe_fail(ret_why, -ENOEXEC, "not a PE file (no MZ header)");
   guint64 pe = sxs__pe_le32(dos + 0x3c);
   guint8 coff[24];
   if (!sxs__pe_read(s, pe, coff, sizeof coff) || memcmp(coff, "PE\0\0", 4) != 0)
-    return fail(ret_why, -ENOEXEC, "not a PE file (no PE signature)");
+    return sxs__pe_fail(ret_why, -ENOEXEC, "not a PE file (no PE signature)");
   h->n_sections = sxs__pe_le16(coff + 6);
   guint opt_size = sxs__pe_le16(coff + 20);
   guint64 opt = pe + 24;
@@ -102,7 +101,7 @@ int sxs__pe_headers(const SxsPeSource *s, SxsPeHeaders *h, char **ret_why) {
   guint8 oh[240] = {0};
   guint opt_read = MIN(opt_size, (guint)sizeof oh);
   if (opt_read < 2 || !sxs__pe_read(s, opt, oh, opt_read))
-    return fail(ret_why, -ENOEXEC, "not a PE file (no optional header)");
+    return sxs__pe_fail(ret_why, -ENOEXEC, "not a PE file (no optional header)");
   guint magic = sxs__pe_le16(oh), n_off, dd_off;
   if (magic == 0x10b) {
     n_off = 92;
@@ -111,7 +110,7 @@ int sxs__pe_headers(const SxsPeSource *s, SxsPeHeaders *h, char **ret_why) {
     n_off = 108;
     dd_off = 112;
   } else {
-    return fail(ret_why, -ENOEXEC, "not a PE file (optional header magic 0x%x)", magic);
+    return sxs__pe_fail(ret_why, -ENOEXEC, "not a PE file (optional header magic 0x%x)", magic);
   }
   memset(h->dirs, 0, sizeof h->dirs);
   guint n_dirs = opt_read >= n_off + 4 ? MIN(sxs__pe_le32(oh + n_off), 16u) : 0;
@@ -131,18 +130,18 @@ guint32 sxs__pe_dir_size(const SxsPeHeaders *h, guint k) {
 int sxs__pe_file_offset(const SxsPeSource *s, const SxsPeHeaders *h, guint32 rva, guint32 size, guint64 *ret_off,
                         char **ret_why, const char *what) {
   if (h->n_sections > PE_MAX_SECTIONS)
-    return fail(ret_why, -EBADMSG, "%u sections", h->n_sections);
+    return sxs__pe_fail(ret_why, -EBADMSG, "%u sections", h->n_sections);
   for (guint i = 0; i < h->n_sections; i++) {
     guint8 sh[40];
     if (!sxs__pe_read(s, h->sections + (guint64)i * 40, sh, sizeof sh))
-      return fail(ret_why, -EBADMSG, "the section table runs past the end of the file");
+      return sxs__pe_fail(ret_why, -EBADMSG, "the section table runs past the end of the file");
     guint32 va = sxs__pe_le32(sh + 12), raw_size = sxs__pe_le32(sh + 16), raw = sxs__pe_le32(sh + 20);
     if (rva >= va && sxs__pe_fits(rva - va, size, raw_size)) {
       *ret_off = (guint64)raw + (rva - va);
       return 0;
     }
   }
-  return fail(ret_why, -EBADMSG, "%s lies in no section", what);
+  return sxs__pe_fail(ret_why, -EBADMSG, "%s lies in no section", what);
 }
 
 /* ---- the CLI header and the metadata root ---- */
@@ -154,22 +153,22 @@ int sxs__pe_metadata_locate(const SxsPeSource *s, guint32 max_size, guint64 *ret
   if (r < 0)
     return r;
   if (sxs__pe_dir_rva(&h, SXS_PE_DIR_CLI) == 0)
-    return fail(ret_why, -ENOEXEC, "no CLI header: not a .NET assembly");
+    return sxs__pe_fail(ret_why, -ENOEXEC, "no CLI header: not a .NET assembly");
   guint8 cli[16];
   guint64 cli_off = 0, md_off = 0;
   r = sxs__pe_file_offset(s, &h, sxs__pe_dir_rva(&h, SXS_PE_DIR_CLI), sizeof cli, &cli_off, ret_why, "the CLI header");
   if (r < 0)
     return r;
   if (!sxs__pe_read(s, cli_off, cli, sizeof cli))
-    return fail(ret_why, -EBADMSG, "the CLI header could not be read");
+    return sxs__pe_fail(ret_why, -EBADMSG, "the CLI header could not be read");
   guint32 md_size = sxs__pe_le32(cli + 12);
   if (md_size < 20 || md_size > max_size)
-    return fail(ret_why, -EBADMSG, "metadata of %u bytes", md_size);
+    return sxs__pe_fail(ret_why, -EBADMSG, "metadata of %u bytes", md_size);
   r = sxs__pe_file_offset(s, &h, sxs__pe_le32(cli + 8), md_size, &md_off, ret_why, "the metadata");
   if (r < 0)
     return r;
   if (!sxs__pe_fits(md_off, md_size, s->len))
-    return fail(ret_why, -EBADMSG, "the metadata runs past the end of the file");
+    return sxs__pe_fail(ret_why, -EBADMSG, "the metadata runs past the end of the file");
   *ret_off = md_off;
   *ret_size = md_size;
   return 0;
@@ -178,12 +177,12 @@ int sxs__pe_metadata_locate(const SxsPeSource *s, guint32 max_size, guint64 *ret
 int sxs__pe_metadata_read(const char *path, guint32 max_size, guint8 **ret_data, guint32 *ret_size, char **ret_why) {
   int fd = open(path, O_RDONLY | O_CLOEXEC);
   if (fd < 0)
-    return fail(ret_why, -errno, "%s", g_strerror(errno));
+    return sxs__pe_fail(ret_why, -errno, "%s", g_strerror(errno));
   struct stat st;
   SxsPeSource s = {.fd = fd};
   guint64 md_off = 0;
   guint32 md_size = 0;
-  int r = fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) ? fail(ret_why, -ENOEXEC, "not a regular file") : 0;
+  int r = fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) ? sxs__pe_fail(ret_why, -ENOEXEC, "not a regular file") : 0;
   if (r == 0) {
     s.len = (guint64)st.st_size;
     r = sxs__pe_metadata_locate(&s, max_size, &md_off, &md_size, ret_why);
@@ -193,7 +192,7 @@ int sxs__pe_metadata_read(const char *path, guint32 max_size, guint8 **ret_data,
     data = g_try_malloc(md_size);
     if (!data || !sxs__pe_read(&s, md_off, data, md_size)) {
       g_clear_pointer(&data, g_free);
-      r = fail(ret_why, -EBADMSG, "the metadata could not be read");
+      r = sxs__pe_fail(ret_why, -EBADMSG, "the metadata could not be read");
     }
   }
   close(fd);
@@ -206,15 +205,15 @@ int sxs__pe_metadata_read(const char *path, guint32 max_size, guint8 **ret_data,
 
 int sxs__pe_streams(const guint8 *data, gsize len, SxsPeStream *ret, guint *ret_n, char **ret_why) {
   if (len < 20 || sxs__pe_le32(data) != 0x424A5342)
-    return fail(ret_why, -EBADMSG, "no metadata signature (BSJB)");
+    return sxs__pe_fail(ret_why, -EBADMSG, "no metadata signature (BSJB)");
   guint32 ver_len = sxs__pe_le32(data + 12);
   if (ver_len > 255 || !sxs__pe_fits(16 + (guint64)ver_len, 4, len))
-    return fail(ret_why, -EBADMSG, "a metadata version string of %u bytes", ver_len);
+    return sxs__pe_fail(ret_why, -EBADMSG, "a metadata version string of %u bytes", ver_len);
   guint n_streams = sxs__pe_le16(data + 16 + ver_len + 2), n = 0;
   guint64 pos = 16 + (guint64)ver_len + 4;
   for (guint i = 0; i < n_streams; i++) {
     if (!sxs__pe_fits(pos, 8, len))
-      return fail(ret_why, -EBADMSG, "stream headers run past the end");
+      return sxs__pe_fail(ret_why, -EBADMSG, "stream headers run past the end");
     guint32 off = sxs__pe_le32(data + pos), size = sxs__pe_le32(data + pos + 4);
     pos += 8;
     /* The name: NUL-terminated, at most 32 bytes, padded to 4. */
@@ -222,13 +221,13 @@ int sxs__pe_streams(const guint8 *data, gsize len, SxsPeStream *ret, guint *ret_
     while (name_len < 32 && pos + name_len < len && data[pos + name_len])
       name_len++;
     if (name_len == 32 || pos + name_len >= len)
-      return fail(ret_why, -EBADMSG, "a stream name without its end");
+      return sxs__pe_fail(ret_why, -EBADMSG, "a stream name without its end");
     char name[33];
     memcpy(name, data + pos, name_len);
     name[name_len] = 0;
     pos += (name_len + 4) & ~(gsize)3;
     if (!sxs__pe_fits(off, size, len))
-      return fail(ret_why, -EBADMSG, "stream %s runs past the end", name);
+      return sxs__pe_fail(ret_why, -EBADMSG, "stream %s runs past the end", name);
     if (n < SXS_PE_MAX_STREAMS) {
       memcpy(ret[n].name, name, name_len + 1);
       ret[n].offset = off;
@@ -261,14 +260,15 @@ void sxs__pe_debug_clear(SxsPeDebug *d) {
 /* Inflates an embedded PDB ("MPDB", its size, raw deflate) into exactly that many bytes. */
 static int inflate_embedded(const guint8 *in, gsize in_len, guint32 size, guint8 **ret, char **ret_why) {
   if (size == 0 || size > SXS_PE_MAX_EMBEDDED || (guint64)size > (guint64)in_len * DEFLATE_MAX_RATIO + 64)
-    return fail(ret_why, -EBADMSG, "the embedded PDB states an impossible size (%u bytes from %zu)", size, in_len);
+    return sxs__pe_fail(ret_why, -EBADMSG, "the embedded PDB states an impossible size (%u bytes from %zu)", size,
+                        in_len);
   z_stream z = {0};
   if (inflateInit2(&z, -15) != Z_OK)
-    return fail(ret_why, -ENOMEM, "zlib could not start");
+    return sxs__pe_fail(ret_why, -ENOMEM, "zlib could not start");
   guint8 *out = g_try_malloc(size);
   if (!out) {
     inflateEnd(&z);
-    return fail(ret_why, -ENOMEM, "no memory for the embedded PDB (%u bytes)", size);
+    return sxs__pe_fail(ret_why, -ENOMEM, "no memory for the embedded PDB (%u bytes)", size);
   }
   z.next_in = (Bytef *)in;
   z.avail_in = (uInt)in_len;
@@ -279,7 +279,7 @@ static int inflate_embedded(const guint8 *in, gsize in_len, guint32 size, guint8
   inflateEnd(&z);
   if (!ok) {
     g_free(out);
-    return fail(ret_why, -EBADMSG, "the embedded PDB does not inflate to its stated %u bytes", size);
+    return sxs__pe_fail(ret_why, -EBADMSG, "the embedded PDB does not inflate to its stated %u bytes", size);
   }
   *ret = out;
   return 0;
@@ -301,7 +301,7 @@ static int debug_parse(const SxsPeSource *s, SxsPeDebug *ret, char **ret_why) {
   for (guint i = 0; i < n_entries; i++) {
     guint8 e[28];
     if (!sxs__pe_read(s, dbg_off + (guint64)i * 28, e, sizeof e))
-      return fail(ret_why, -EBADMSG, "the debug directory runs past the end of the file");
+      return sxs__pe_fail(ret_why, -EBADMSG, "the debug directory runs past the end of the file");
     guint32 stamp = sxs__pe_le32(e + 4), minor = sxs__pe_le16(e + 10), type = sxs__pe_le32(e + 12);
     guint32 size = sxs__pe_le32(e + 16), raw = sxs__pe_le32(e + 24);
     if (type == 2 && !ret->has_codeview) {
@@ -322,13 +322,13 @@ static int debug_parse(const SxsPeSource *s, SxsPeDebug *ret, char **ret_why) {
     } else if (type == 17 && !ret->embedded) {
       guint8 head[8];
       if (size < 8 || !sxs__pe_read(s, raw, head, sizeof head) || memcmp(head, "MPDB", 4) != 0)
-        return fail(ret_why, -EBADMSG, "the embedded PDB entry has no MPDB header");
+        return sxs__pe_fail(ret_why, -EBADMSG, "the embedded PDB entry has no MPDB header");
       gsize in_len = size - 8;
       if (!sxs__pe_fits((guint64)raw + 8, in_len, s->len))
-        return fail(ret_why, -EBADMSG, "the embedded PDB runs past the end of the file");
+        return sxs__pe_fail(ret_why, -EBADMSG, "the embedded PDB runs past the end of the file");
       g_autofree guint8 *in = g_try_malloc(in_len ? in_len : 1);
       if (!in || !sxs__pe_read(s, (guint64)raw + 8, in, in_len))
-        return fail(ret_why, -EBADMSG, "the embedded PDB could not be read");
+        return sxs__pe_fail(ret_why, -EBADMSG, "the embedded PDB could not be read");
       guint32 usize = sxs__pe_le32(head + 4);
       r = inflate_embedded(in, in_len, usize, &ret->embedded, ret_why);
       if (r < 0)
@@ -354,11 +354,11 @@ int sxs__pe_debug_parse(const guint8 *data, gsize len, SxsPeDebug *ret, char **r
 int sxs__pe_debug_read(const char *path, SxsPeDebug *ret, char **ret_why) {
   int fd = open(path, O_RDONLY | O_CLOEXEC);
   if (fd < 0)
-    return fail(ret_why, -errno, "%s: %s", path, g_strerror(errno));
+    return sxs__pe_fail(ret_why, -errno, "%s: %s", path, g_strerror(errno));
   struct stat st;
   if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
     close(fd);
-    return fail(ret_why, -ENOEXEC, "%s: not a regular file", path);
+    return sxs__pe_fail(ret_why, -ENOEXEC, "%s: not a regular file", path);
   }
   SxsPeDebug d = {0};
   SxsPeSource s = {.fd = fd, .len = (guint64)st.st_size};

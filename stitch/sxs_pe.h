@@ -33,6 +33,10 @@ static inline gboolean sxs__pe_fits(guint64 off, guint64 n, guint64 len) {
   return off <= len && n <= len - off;
 }
 
+/* Sets *ret_why (when not NULL) to the formatted sentence (g_free) and returns rc: how the readers
+ * of PE files and portable PDBs fail. */
+int sxs__pe_fail(char **ret_why, int rc, const char *fmt, ...) G_GNUC_PRINTF(3, 4);
+
 /* A compressed unsigned integer (ECMA-335 II.23.2: 1, 2 or 4 bytes) at p, of at most len bytes:
  * the value into *ret and its length into *ret_size. FALSE (outs untouched) when it does not fit
  * or its first byte is no length prefix. */
