@@ -190,11 +190,6 @@ static gint requests_done;
 #define SAMPLER_POOL_SLOTS 512
 #define SAMPLER_THREAD_CAPTURES 16
 #define SAMPLER_WAKE_FULL 4
-/* The captures that wake the sampler: SAMPLER_WAKE_FULL, or 1 with the suspend walker, whose
- * runtime walks are stitched to the captures and so must follow them closely (a thread walked
- * several periods after its capture may have moved on: the hot/cold test saw Hot.Spin's share
- * fall from 92 to 61 %). Set before sampling starts; read by the handlers. */
-static guint sampler_wake_full = SAMPLER_WAKE_FULL;
 #define SAMPLER_WAKE_PENDING 64
 #define THREAD_SLOT_MAGIC 0x5358534Cu
 typedef struct {
@@ -519,7 +514,7 @@ static void on_expiry(ThreadSlot *ts, const siginfo_t *si, void *uc) {
       c->weight = weight;
       __atomic_store_n(&c->state, SLOT_DONE, __ATOMIC_RELEASE);
       guint done = __atomic_add_fetch(&timer_done, 1, __ATOMIC_SEQ_CST);
-      wake = free_left <= SAMPLER_THREAD_CAPTURES - __atomic_load_n(&sampler_wake_full, __ATOMIC_RELAXED) ||
+      wake = free_left <= SAMPLER_THREAD_CAPTURES - SAMPLER_WAKE_FULL ||
              done - __atomic_load_n(&timer_collected, __ATOMIC_RELAXED) >= SAMPLER_WAKE_PENDING;
     } else {
       __atomic_add_fetch(&ts->missed, (gint)weight, __ATOMIC_RELAXED);
@@ -2449,6 +2444,13 @@ static gboolean choose_engine(const SxsConfig *cfg) {
     sampler.engine_reason = g_strdup("engine=timer asked for");
     return TRUE;
   }
+  /* The suspend walker stitches the runtimes' walks, made when it suspends them, to the captures:
+   * it was proven with the timers' captures. With the perf_events engine's, the hot/cold test's
+   * hot share fell to 34 and 61 % in two of five runs, so auto keeps the timers for it. */
+  if (asked == SXS_ENGINE_AUTO && cfg->sampling.walker == SXS_WALKER_SUSPEND && sampler.event == SXS_EVENT_CPU_TIME) {
+    sampler.engine_reason = g_strdup("walker=suspend: its walks are stitched to the timers' captures");
+    return TRUE;
+  }
   g_autofree char *refused = NULL;
   if (sxs__engine_perf_probe(sampler.event, &refused) == 0) {
     sampler.engine = SXS_ENGINE_PERF;
@@ -2484,8 +2486,6 @@ void sxs__sampler_start(const SxsConfig *cfg) {
   sampler.frequency = cfg->sampling.frequency > 0 ? cfg->sampling.frequency : SXS_SAMPLING_FREQUENCY_DEFAULT;
   sampler.mode = cfg->sampling.mode;
   sampler.walker = cfg->sampling.walker;
-  __atomic_store_n(&sampler_wake_full, cfg->sampling.walker == SXS_WALKER_SUSPEND ? 1u : (guint)SAMPLER_WAKE_FULL,
-                   __ATOMIC_RELAXED);
   /* mode=cpu, either walker: the kernel's per-thread CPU-time timers deliver the signals (the
    * suspend walker uses the sampler's own signal only for a thread whose capture matched no walk
    * it could reuse). */
