@@ -78,7 +78,7 @@ bool sxs__stitch_is_fp_code(uintptr_t ip, void *cursor, const SxsEhFrame **ret_e
       else
         hi = mid;
     }
-    return lo > 0 && ip < c->code[lo - 1][1] && sxs__modmap_find_cached(cursor, ip) == NULL;
+    return lo > 0 && ip < c->code[lo - 1][1];
   }
   const SxsModule *module = sxs__modmap_find_cached(cursor, ip);
   if (module == NULL)

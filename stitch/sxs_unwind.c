@@ -1,6 +1,8 @@
 /* Native stack walks of the calling thread (frame pointers, libunwind, hybrid); no symbols, no managed frames. */
 #include "sxs_unwind.h"
 
+#include "sxs_prologue.h"
+
 #include "sxs_ipmap.h"
 
 #define UNW_LOCAL_ONLY
@@ -295,7 +297,9 @@ static int walk_libunwind(unw_cursor_t *cursor, SxsNativeFrame *frames, int max)
  * caller's RBP restored from another register, and offsets beyond the rule's fields. Known limit: a frame that
  * realigns its stack (gcc's DRAP) has a CFA offset that varies per call; its rule checks out when learned and may be
  * off later. Entries are never removed: the owner drops the whole cache when a module is
- * unloaded (another could be loaded at its addresses). JIT code never gets here: it is stepped by frame pointers.
+ * unloaded (another could be loaded at its addresses). JIT code is stepped by frame pointers, except at a return
+ * address the owner has taught an SP rule from its method's prologue (sxs__unwind_cache_note_jit): a method that
+ * keeps no frame pointer.
  *
  * The table (sxs_ipmap.c) is open-addressed and lock-free: readers never wait, so signal handlers may read it.
  *
@@ -367,6 +371,21 @@ static bool sp_rule(uint64_t k, uint64_t m, uint64_t *ret_rule) {
   if (k < 8 || k >= (UINT64_C(1) << 32) || m >= (1u << 16) || m > k)
     return false;
   *ret_rule = RULE_SP | (k << 2) | (m << 34);
+  return true;
+}
+
+bool sxs__unwind_cache_knows(const SxsUnwindCache *cache, uintptr_t ip) {
+  uint64_t rule;
+  return cache != NULL && cache_lookup(cache, ip, &rule);
+}
+
+bool sxs__unwind_cache_note_jit(SxsUnwindCache *cache, uintptr_t ip, const SxsPrologue *frame) {
+  if (cache == NULL || ip == 0)
+    return false;
+  uint64_t rule = RULE_FP;
+  if (frame != NULL && !frame->framed && !sp_rule((uint64_t)frame->frame_bytes + 8, frame->rbp_slot, &rule))
+    return false;
+  cache_insert(cache, ip, rule);
   return true;
 }
 
@@ -506,7 +525,9 @@ __attribute__((no_sanitize_address)) static void prefetch_rules(const SxsUnwindC
  * the step's frame and V holding V and followed by an address of code is the Tier-0 frame, and its return address
  * replaces the patchpoint's. "Code" is asked of is_fp_code with no ret_eh: an address in a mapping that is
  * executable and not writable (W^X, the default since .NET 7, and OSR came with .NET 7), so that a heap or
- * stack value is never taken for one; a walk that does not know the mappings does not look. In an ordinary frame the words between a callee's frame and the caller's saved rbp are
+ * stack value is never taken for one; a walk that does not know the mappings does not look. The patchpoint must be
+ * JIT code (in no module); the return address may be any code: a thread's first method is called from the
+ * runtime's native code (.NET 8 starts threads through libcoreclr). In an ordinary frame the words between a callee's frame and the caller's saved rbp are
  * the caller's locals, where its own frame pointer's value with a code address above it does not occur.
  * Context: any thread; async-signal-safe.
  */
@@ -517,7 +538,8 @@ __attribute__((no_sanitize_address)) static bool osr_tier0_frame(uintptr_t fp, u
                                                                  void *user_data, SxsNativeFrame *frame) {
   if (is_fp_code == NULL || next_fp <= fp + 16 || next_fp >= hi || (next_fp & 7) != 0 || fp < lo)
     return false;
-  if (!is_fp_code(frame->ip, user_data, NULL))
+  const SxsEhFrame *eh = NULL;
+  if (!is_fp_code(frame->ip, user_data, NULL) || !is_fp_code(frame->ip, user_data, &eh))
     return false;
   uintptr_t end = next_fp - fp > OSR_SCAN_WORDS * 8 ? fp + OSR_SCAN_WORDS * 8 : next_fp;
   for (uintptr_t at = fp + 16; at + 16 <= end; at += 8) {
@@ -591,6 +613,12 @@ static int walk_hybrid(unw_cursor_t *cursor, unw_context_t *context, const SxsRe
           cache_insert(cache, key, RULE_NONE); /* libunwind's end of the stack */
       }
     }
+    /* JIT code at a return address whose method keeps no frame pointer: its prologue's frame size, taught by the
+     * owner of the cache (sxs__unwind_cache_note_jit); a frame-pointer step would skip its caller. */
+    uint64_t jit_rule;
+    if (!stepped && !cur_exact && cache != NULL && is_fp_code != NULL && cache_lookup(cache, cur.ip, &jit_rule) &&
+        (jit_rule & 3u) == RULE_SP)
+      stepped = rule_step(jit_rule, &cur, lo, hi, &next) && next.sp > cur.sp && is_fp_code(next.ip, user_data, NULL);
     if (!stepped) {
       SxsNativeFrame frame;
       uintptr_t fp;

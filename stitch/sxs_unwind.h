@@ -133,8 +133,8 @@ int sxs__unwind_libunwind(const void *ucontext_or_null, SxsNativeFrame *frames, 
  * a cached walk reads itself before it turns to libunwind. Called once per frame, from whatever
  * context the walk runs in (a signal handler), so it must be async-signal-safe: a lock-free lookup
  * in code ranges the stitcher keeps. user_data is the hybrid walk's. Called with ret_eh NULL, the
- * question is stricter: is ip an address of code that is not writable (JIT code mapped W^X),
- * known as such? False when the walk does not know.
+ * question is another: is ip an address of code that is not writable (JIT code mapped W^X, or a
+ * module's code), known as such? False when the walk does not know.
  */
 typedef bool (*SxsUnwindIsFpCode)(uintptr_t ip, void *user_data, const SxsEhFrame **ret_eh);
 
@@ -177,6 +177,17 @@ int sxs__unwind_hybrid(const void *ucontext_or_null, uintptr_t stack_lo, uintptr
 typedef struct SxsUnwindCache SxsUnwindCache;
 SxsUnwindCache *sxs__unwind_cache_new(unsigned capacity_log2);
 void sxs__unwind_cache_free(SxsUnwindCache *cache);
+/* Whether cache holds a rule (or a "libunwind cannot") for the return address ip. Context: any thread. */
+bool sxs__unwind_cache_knows(const SxsUnwindCache *cache, uintptr_t ip);
+/*
+ * Teaches cache the frame of the JIT code at return address ip, from its method's prologue (sxs_prologue.h): a
+ * frameless method's frame size becomes an SP rule that walks apply there instead of a frame-pointer step; a framed
+ * one (or frame NULL: not known) a frame-pointer rule, so that the owner does not look at ip again. False when the
+ * frame does not fit a rule. Only return addresses: a walk's first frame (an interrupted instruction, maybe in the
+ * prologue) never uses these rules. Context: any thread, not a signal handler's needs (lock-free insert).
+ */
+struct SxsPrologue;
+bool sxs__unwind_cache_note_jit(SxsUnwindCache *cache, uintptr_t ip, const struct SxsPrologue *frame);
 /* How many return addresses the cache holds a frame-pointer rule, a stack-pointer rule and a "libunwind cannot"
  * for. Context: any thread (a census taken while walks learn may miss the newest entries). */
 void sxs__unwind_cache_census(const SxsUnwindCache *cache, unsigned *ret_fp, unsigned *ret_sp, unsigned *ret_none);

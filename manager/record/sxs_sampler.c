@@ -77,6 +77,7 @@
 
 #include "sxs_engine_perf.h"
 #include "sxs_manager.h"
+#include "sxs_prologue.h"
 #include "sxs_search.h"
 #include "sxs_hresult.h"
 #include "sxs_snapshot.h"
@@ -318,6 +319,7 @@ static struct {
   guint code_generation; /* counts the changes of code */
   guint64 maps_read_ns;
   gboolean blocked_walks_since_maps; /* threads were walked from outside since the maps were read */
+  gboolean code_unknown;             /* a capture held code a runtime owns outside every mapping read (below) */
   guint64 blocked_walks, blocked_walk_ns;
   gboolean use_timers;         /* mode=cpu: per-thread CPU-time timers capture the stacks */
   SxsWalkResources timer_walk; /* what timer handlers walk with (taken, released when replaced) */
@@ -1050,6 +1052,8 @@ static void rescan(void) {
   guint64 now = now_ns(CLOCK_MONOTONIC);
   if (sampler.blocked_walks_since_maps && now - sampler.maps_read_ns >= (guint64)SAMPLER_CODE_RESCAN_NS)
     sampler.stacks_stale = TRUE; /* JIT compilers map new code: walks from outside need to know it */
+  if (sampler.code_unknown && now - sampler.maps_read_ns >= (guint64)SAMPLER_MAPS_NS)
+    sampler.stacks_stale = TRUE; /* a runtime claimed code the mappings read last did not have */
   if (sampler.stacks &&
       now - sampler.maps_read_ns < (guint64)(sampler.stacks_missing ? SAMPLER_MAPS_MISSING_NS : SAMPLER_MAPS_NS))
     return;
@@ -1064,8 +1068,10 @@ static void rescan(void) {
     /* New code: a walk from outside made before may have missed frames in it (their return
      * addresses were not known to be code), so stacks found by such walks are walked again. */
     if (code_before->len != sampler.code->len ||
-        memcmp(code_before->data, sampler.code->data, sampler.code->len * sizeof(uintptr_t) * 2) != 0)
+        memcmp(code_before->data, sampler.code->data, sampler.code->len * sizeof(uintptr_t) * 2) != 0) {
       sampler.code_generation++;
+    }
+    sampler.code_unknown = FALSE;
   }
   sampler.stacks_stale = FALSE;
   if (fresh) {
@@ -1337,6 +1343,102 @@ static void repeat_last(SampledThread *t, const SxsWalkResources *res, guint64 w
 
 /* A thread's captured native frames (native[0] the interrupted instruction), classified and
  * counted as its sample. Context: the sampler thread. */
+/*
+ * JIT methods without a frame pointer
+ * -----------------------------------
+ *
+ * RyuJIT keeps a frame pointer only where a method needs one; a tier-1 method that calls others often has none, and
+ * the frame-pointer walk from its callee goes on from the frame record of its caller's caller: the caller is lost
+ * (an OSR'd loop that calls it vanishes from under it). The method's own frame is plain in its prologue (pushes and
+ * a `sub rsp`, sxs_prologue.h), so for each return address into managed code that a capture holds, the sampler asks
+ * the owning runtime which code version holds it (SxsRuntimeOps.il_map), reads that version's prologue, and teaches
+ * the step cache what the frame there is (sxs__unwind_cache_note_jit): the next walks that pass there step a
+ * frameless method by its frame size. A return address is looked at once (at most SAMPLER_LEARN_PER_CAPTURE a
+ * capture, so a burst of new code costs the sampler little at a time); the first captures through a new one are
+ * still walked by frame pointers. Known limit: code freed and reused (collectible assemblies, dynamic methods) keeps
+ * the rule learned for the code before.
+ */
+#define SAMPLER_LEARN_PER_CAPTURE 8
+#define SAMPLER_PROLOGUE_BYTES 64
+
+/* What the prologue of the code version of classified frame f holding return address ra says, when the runtime
+ * answers: 1 with *ret (known) or 0 (answered, frame not known), -1 when it could not answer now. */
+static int jit_frame_of(const SxsStitchTarget *target, const SxsStackFrame *f, uintptr_t ra, SxsPrologue *ret) {
+  SxsIlMap m = {0};
+  int rc = target->ops->il_map(target->stitch.user, f->function_id, ra - 1, &m);
+  if (rc == -EAGAIN || rc == -ESHUTDOWN)
+    return -1;
+  int known = 0;
+  if (rc == 0 && m.code_start != 0 && m.n_ranges > 0 && m.ranges[0].start == m.code_start && m.ranges[0].size > 0) {
+    gboolean inside = FALSE;
+    for (guint r = 0; r < m.n_ranges; r++)
+      inside = inside || (ra > m.ranges[r].start && ra - m.ranges[r].start <= m.ranges[r].size);
+    known = inside &&
+            sxs__prologue_decode((const uint8_t *)m.code_start, MIN(m.ranges[0].size, SAMPLER_PROLOGUE_BYTES), ret) &&
+            ra - 1 >= m.code_start + ret->prologue_len;
+  }
+  sxs__il_map_clear(&m);
+  return known;
+}
+
+/* Teaches the step cache the frames of the managed return addresses of a classified capture (above). Context: the
+ * sampler thread, nothing suspended. */
+static void learn_jit_frames(const SxsWalkResources *res, const SxsNativeFrame *native, const SxsStackFrame *classified,
+                             guint n, const SxsStitchTarget *targets, guint n_targets) {
+  if (res->steps == NULL)
+    return;
+  guint asked = 0;
+  for (guint i = 1; i < n && asked < SAMPLER_LEARN_PER_CAPTURE; i++) {
+    const SxsStackFrame *f = &classified[i];
+    if (f->kind != SXS_FRAME_MANAGED || f->function_id == 0 || sxs__unwind_cache_knows(res->steps, native[i].ip))
+      continue;
+    const SxsStitchTarget *target = NULL;
+    for (guint k = 0; k < n_targets && target == NULL; k++)
+      if (targets[k].stitch.runtime_id == f->runtime_id && targets[k].ops && targets[k].ops->il_map)
+        target = &targets[k];
+    if (target == NULL)
+      continue;
+    asked++;
+    SxsPrologue frame;
+    int known = jit_frame_of(target, f, native[i].ip, &frame);
+    if (known >= 0)
+      sxs__unwind_cache_note_jit(res->steps, native[i].ip, known ? &frame : NULL);
+  }
+}
+
+/*
+ * Code the walks do not know yet
+ * ------------------------------
+ *
+ * The walks tell JIT code by the executable mappings read from /proc/self/maps, and a JIT commits its code heap a
+ * piece at a time while the program runs: code in a piece committed after the last read is no code to them, and its
+ * frames are walked wrong (an OSR method's Tier-0 frame is not recognised, a frameless leaf's caller not put back).
+ * A capture with a frame that a runtime owns (classified managed: no stray value is) outside every mapping read last
+ * sends the sampler to read them again, at most every SAMPLER_MAPS_NS. Context: the sampler thread.
+ */
+static void note_unknown_code(const SxsNativeFrame *native, const SxsStackFrame *classified, guint n) {
+  if (sampler.code_unknown || sampler.code == NULL)
+    return;
+  const uintptr_t(*code)[2] = (const uintptr_t(*)[2])(const void *)sampler.code->data;
+  for (guint i = 0; i < n; i++) {
+    if (classified[i].kind != SXS_FRAME_MANAGED)
+      continue;
+    uintptr_t at = i == 0 ? native[i].ip : native[i].ip - 1;
+    size_t lo = 0, hi = sampler.code->len;
+    while (lo < hi) {
+      size_t mid = lo + (hi - lo) / 2;
+      if (code[mid][0] <= at)
+        lo = mid + 1;
+      else
+        hi = mid;
+    }
+    if (lo == 0 || at >= code[lo - 1][1]) {
+      sampler.code_unknown = TRUE;
+      return;
+    }
+  }
+}
+
 static void record_capture(SampledThread *t, const SxsWalkResources *res, const SxsNativeFrame *native, guint n,
                            guint64 weight, const SxsStitchTarget *targets, const SxsStitchRuntime *runtimes,
                            guint n_targets) {
@@ -1346,6 +1448,8 @@ static void record_capture(SampledThread *t, const SxsWalkResources *res, const 
   guint m =
       sxs__stitch_classify(runtimes, n_targets, res->map, res->owners, native, n, TRUE, classified, NULL, &report);
   add_sample_of(t, res, classified, m, weight, targets, n_targets);
+  learn_jit_frames(res, native, classified, m, targets, n_targets);
+  note_unknown_code(native, classified, m);
   count_taken(weight, m, now_ns(CLOCK_MONOTONIC) - t0);
 }
 

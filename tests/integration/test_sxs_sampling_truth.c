@@ -36,6 +36,10 @@
  * in the throw before a handler, and in an OSR method's transition, which the walks still read
  * wrong in a few percent of samples (docs/design.md, "Stack truth"). */
 #define GUARD 0.90
+/* The floor of the patterns a frameless tier-1 method broke (before the signal walker stepped such a method by its
+ * prologue's frame, 20-40 % of their samples were exact; after it 85-100 %, the misses being the samples taken
+ * before the sampler has read a new method's prologue or seen its new code mapping). */
+#define FLOOR 0.75
 /* Fewer samples than this and a share says nothing: a held pattern fails. */
 #define MIN_SAMPLES 20
 
@@ -59,9 +63,18 @@ static const Hold holds[] = {
     {"osr-leaf", "suspend", 0, FALSE, "the suspend walker merges a walk made earlier at the same place"},
     {"catch", "suspend", 0, FALSE, "as osr-leaf with the suspend walker"},
     {"finally", "suspend", 0, FALSE, "as osr-leaf with the suspend walker"},
+    /* The signal walker steps a frameless tier-1 method by its prologue's frame size once the sampler has read it. */
+    {"osr-loop", "signal", FLOOR, FALSE, "a frameless method is stepped by the frame its prologue builds"},
+    {"osr-main", "signal", FLOOR, FALSE, "as osr-loop"},
+    {"recursion", "signal", FLOOR, FALSE, "as osr-loop"},
+    {"shared-generic", "signal", FLOOR, FALSE, "as osr-loop"},
+    {"struct-generic", "signal", FLOOR, FALSE, "as osr-loop"},
+    {"stackalloc", "signal", FLOOR, FALSE, "as osr-loop"},
+    {"qsort-unmanaged", "signal", FLOOR, FALSE, "as osr-loop"},
+    {"pool-item", "signal", FLOOR, FALSE, "as osr-loop"},
     {"filter", NULL, 0, FALSE,
      "a handler run in the first pass: some walks lose Handle or splice (cause not found yet)"},
-    {"osr-loop", NULL, 0, FALSE, "a tier-1 method without a frame record hides its caller from the frame-pointer walk"},
+    {"osr-loop", NULL, 0, FALSE, "the suspend walker merges the runtime's walk made at the suspension with a later capture"},
     {"osr-main", NULL, 0, FALSE, "as osr-loop"},
     {"recursion", NULL, 0, FALSE, "as osr-loop"},
     {"shared-generic", NULL, 0, FALSE, "as osr-loop"},
@@ -388,7 +401,8 @@ static void test_truth(Fixture *f, gconstpointer data) {
           table, "  %-18s %3" G_GINT64_FORMAT " %8" G_GINT64_FORMAT " %7.1f%% %8" G_GINT64_FORMAT "  %s%s\n", pat->name,
           rt, total, 100 * share, bare, ok ? "" : "FAIL ",
           bar >= BAR      ? "held"
-          : bar > 0       ? "held to 90 % (the fix's guard; 99.5 % not reached on every engine)"
+          : bar >= GUARD  ? "held to 90 % (the fix's guard; 99.5 % not reached on every engine)"
+          : bar > 0       ? "held to 75 % (the floor of the frameless-method fix)"
           : hold->bar > 0 ? "not held here: code mapped writable, a frameless throw helper hides Handle"
                           : hold->why);
       if (exact == total && ok)
@@ -411,7 +425,7 @@ static void test_truth(Fixture *f, gconstpointer data) {
   if (failed)
     g_test_message("%s", details->str);
   if (g_getenv("SXS_TRUTH_TABLE"))
-    fprintf(stderr, "%s%s", table->str, failed ? details->str : "");
+    fprintf(stderr, "%s%s", table->str, failed || g_str_equal(g_getenv("SXS_TRUTH_TABLE"), "all") ? details->str : "");
   g_string_free(table, TRUE);
   g_string_free(details, TRUE);
   manifest_clear(&m);

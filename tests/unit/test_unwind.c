@@ -22,6 +22,7 @@
 
 #include "sxs_modmap.h"
 #include "sxs_stitch.h"
+#include "sxs_prologue.h"
 #include "sxs_unwind.h"
 
 /* Functions whose frames the tests look for: never inlined, cloned or turned into tail calls. */
@@ -1205,6 +1206,61 @@ static void test_osr(void) {
   g_assert_cmphex(frames[1].ip, ==, OSR_PATCHPOINT);
 }
 
+/* A JIT method without a frame pointer (design.md, "Stack truth"): B, framed, is called by A, which only pushed
+ * RBX, called by C. B's frame record holds C's frame pointer (A never set RBP), so the frame-pointer walk goes from
+ * A to C's caller and C is lost; once the cache is taught A's frame at its return address (its prologue's 8 bytes),
+ * the walk steps A by it and finds C. A rule that leads to no code is not followed. */
+#define JIT_B_IP ((uintptr_t)0x10004040)
+#define JIT_A_RA ((uintptr_t)0x10005050)
+#define JIT_C_RA ((uintptr_t)0x10006060)
+
+static void test_frameless_jit(void) {
+  uintptr_t stack[16] = {0};
+  stack[2] = (uintptr_t)&stack[8]; /* B's record: C's rbp (A keeps it), the return into A */
+  stack[3] = JIT_A_RA;
+  stack[4] = 0x7f0000009abc; /* A's pushed rbx */
+  stack[5] = JIT_C_RA;       /* A's return address, 8 bytes above its sp */
+  stack[6] = 0x1234;         /* C's locals */
+  stack[8] = 0;              /* C's record: the end of the chain */
+  stack[9] = OSR_OUTER_RA;
+  SxsRegs regs = {.ip = JIT_B_IP, .sp = (uintptr_t)&stack[0], .fp = (uintptr_t)&stack[2]};
+  SxsUnwindCache *cache = sxs__unwind_cache_new(8);
+  SxsNativeFrame frames[8];
+  int n = sxs__unwind_from_regs(&regs, true, false, (uintptr_t)stack, (uintptr_t)(stack + 16), osr_knows_code, stack,
+                                cache, frames, 8);
+  g_assert_cmpint(n, ==, 3);
+  g_assert_cmphex(frames[1].ip, ==, JIT_A_RA);
+  g_assert_cmphex(frames[2].ip, ==, OSR_OUTER_RA);
+
+  SxsPrologue a = {.framed = false, .frame_bytes = 8, .rbp_slot = 0, .prologue_len = 1};
+  g_assert_false(sxs__unwind_cache_knows(cache, JIT_A_RA));
+  g_assert_true(sxs__unwind_cache_note_jit(cache, JIT_A_RA, &a));
+  g_assert_true(sxs__unwind_cache_knows(cache, JIT_A_RA));
+  n = sxs__unwind_from_regs(&regs, true, false, (uintptr_t)stack, (uintptr_t)(stack + 16), osr_knows_code, stack,
+                            cache, frames, 8);
+  g_assert_cmpint(n, ==, 4);
+  g_assert_cmphex(frames[1].ip, ==, JIT_A_RA);
+  g_assert_cmphex(frames[1].sp, ==, (uintptr_t)&stack[4]);
+  g_assert_cmphex(frames[2].ip, ==, JIT_C_RA);
+  g_assert_cmphex(frames[2].sp, ==, (uintptr_t)&stack[6]);
+  g_assert_cmphex(frames[3].ip, ==, OSR_OUTER_RA);
+  g_assert_cmphex(frames[3].sp, ==, (uintptr_t)&stack[10]);
+
+  /* The word the rule reads is no code (the frame is not what was learned): the frame-pointer step as before. */
+  stack[5] = 0x7f0000005678;
+  n = sxs__unwind_from_regs(&regs, true, false, (uintptr_t)stack, (uintptr_t)(stack + 16), osr_knows_code, stack,
+                            cache, frames, 8);
+  g_assert_cmpint(n, ==, 3);
+  g_assert_cmphex(frames[2].ip, ==, OSR_OUTER_RA);
+
+  /* A framed method's note is a frame-pointer rule: nothing changes for it. */
+  stack[5] = JIT_C_RA;
+  g_assert_true(sxs__unwind_cache_note_jit(cache, JIT_C_RA, NULL));
+  SxsPrologue huge = {.framed = false, .frame_bytes = 0xFFFFFFFFu};
+  g_assert_false(sxs__unwind_cache_note_jit(cache, JIT_B_IP, &huge));
+  sxs__unwind_cache_free(cache);
+}
+
 static void test_remote(void) {
   Probe *p = probe_new(PROBE_BLOCK);
   int fds[2];
@@ -1269,6 +1325,7 @@ int main(int argc, char **argv) {
   g_test_add_func("/stitch/unwind/cache-signal", test_cache_signal);
   g_test_add_func("/stitch/unwind/remote", test_remote);
   g_test_add_func("/stitch/unwind/osr", test_osr);
+  g_test_add_func("/stitch/unwind/frameless-jit", test_frameless_jit);
   g_test_add_func("/stitch/unwind/benchmark", test_benchmark);
   return g_test_run();
 }
