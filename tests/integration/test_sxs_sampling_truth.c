@@ -74,7 +74,7 @@ static const Hold holds[] = {
     {"pool-item", "signal", FLOOR, FALSE, "as osr-loop"},
     {"filter", NULL, 0, FALSE,
      "a handler run in the first pass: some walks lose Handle or splice (cause not found yet)"},
-    {"osr-loop", NULL, 0, FALSE, "the suspend walker merges the runtime's walk made at the suspension with a later capture"},
+    {"osr-loop", NULL, 0, FALSE, "suspend walker: bare addresses in some runs, as before (cause not isolated)"},
     {"osr-main", NULL, 0, FALSE, "as osr-loop"},
     {"recursion", NULL, 0, FALSE, "as osr-loop"},
     {"shared-generic", NULL, 0, FALSE, "as osr-loop"},

@@ -1236,8 +1236,8 @@ static void test_frameless_jit(void) {
   g_assert_false(sxs__unwind_cache_knows(cache, JIT_A_RA));
   g_assert_true(sxs__unwind_cache_note_jit(cache, JIT_A_RA, &a));
   g_assert_true(sxs__unwind_cache_knows(cache, JIT_A_RA));
-  n = sxs__unwind_from_regs(&regs, true, false, (uintptr_t)stack, (uintptr_t)(stack + 16), osr_knows_code, stack,
-                            cache, frames, 8);
+  n = sxs__unwind_from_regs(&regs, true, false, (uintptr_t)stack, (uintptr_t)(stack + 16), osr_knows_code, stack, cache,
+                            frames, 8);
   g_assert_cmpint(n, ==, 4);
   g_assert_cmphex(frames[1].ip, ==, JIT_A_RA);
   g_assert_cmphex(frames[1].sp, ==, (uintptr_t)&stack[4]);
@@ -1248,8 +1248,8 @@ static void test_frameless_jit(void) {
 
   /* The word the rule reads is no code (the frame is not what was learned): the frame-pointer step as before. */
   stack[5] = 0x7f0000005678;
-  n = sxs__unwind_from_regs(&regs, true, false, (uintptr_t)stack, (uintptr_t)(stack + 16), osr_knows_code, stack,
-                            cache, frames, 8);
+  n = sxs__unwind_from_regs(&regs, true, false, (uintptr_t)stack, (uintptr_t)(stack + 16), osr_knows_code, stack, cache,
+                            frames, 8);
   g_assert_cmpint(n, ==, 3);
   g_assert_cmphex(frames[2].ip, ==, OSR_OUTER_RA);
 
