@@ -108,6 +108,7 @@ static ULONG callback_Release(ICorProfilerCallback11 *This) {
     return (ULONG)(old - 1);
   if (!self->profiled) {
     sxs__importer_cache_fini(&self->importers);
+    sxs__dynamic_fini(&self->dynamic);
     g_hash_table_unref(self->unloading);
     g_mutex_clear(&self->unload_lock);
     g_mutex_clear(&self->catchup_lock);
@@ -785,11 +786,24 @@ static HRESULT callback_DynamicMethodJITCompilationStarted(ICorProfilerCallback1
                                                            BOOL fIsSafeToBlock, LPCBYTE pILHeader, ULONG cbILHeader) {
   return S_OK;
 }
+/* While sampling, a dynamic method's code is noted (sxs_dynamic.c): its frames are then named and walked. Context: the
+ * JIT's thread. */
 static HRESULT callback_DynamicMethodJITCompilationFinished(ICorProfilerCallback11 *This, FunctionID functionId,
                                                             HRESULT hrStatus, BOOL fIsSafeToBlock) {
+  SxsCallback *self = impl_from_ICorProfilerCallback11(This);
+  if (!self->dynamic_on || hrStatus < 0)
+    return S_OK;
+  ICorProfilerInfo15 *info = sxs__callback_info_enter(self);
+  if (info) {
+    sxs__dynamic_add(&self->dynamic, info, functionId);
+    sxs__callback_info_leave(self);
+  }
   return S_OK;
 }
 static HRESULT callback_DynamicMethodUnloaded(ICorProfilerCallback11 *This, FunctionID functionId) {
+  SxsCallback *self = impl_from_ICorProfilerCallback11(This);
+  if (self->dynamic_on)
+    sxs__dynamic_remove(&self->dynamic, functionId);
   return S_OK;
 }
 /* Events of the runtime's provider (Microsoft-Windows-DotNETRuntime) that our EventPipe session
@@ -1051,6 +1065,7 @@ SxsCallback *sxs__callback_new(SxsRuntime *rt) {
   self->refcount = 1;
   self->runtime = rt;
   sxs__importer_cache_init(&self->importers);
+  sxs__dynamic_init(&self->dynamic);
   g_mutex_init(&self->unload_lock);
   g_mutex_init(&self->catchup_lock);
   self->unloading = g_hash_table_new(g_direct_hash, g_direct_equal);

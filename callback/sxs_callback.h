@@ -27,6 +27,27 @@ void sxs__importer_cache_clear(SxsImporterCache *cache);
 void sxs__importer_cache_fini(SxsImporterCache *cache);
 void sxs__importer_cache_forget(SxsImporterCache *cache, ModuleID module_id);
 
+/* Where the runtime's dynamic methods were compiled (sxs_dynamic.c): [start, end) ranges with their FunctionIDs,
+ * sorted, under `lock`. */
+typedef struct {
+  GMutex lock;
+  GArray *ranges;
+} SxsDynamicCode;
+
+void sxs__dynamic_init(SxsDynamicCode *code);
+void sxs__dynamic_fini(SxsDynamicCode *code);
+/* Notes the code of dynamic method function_id (GetCodeInfo2), replacing what it had and any range it overlaps.
+ * 0, or -ENOENT when the runtime gives no code for it. Context: the runtime's callback thread. */
+int sxs__dynamic_add(SxsDynamicCode *code, ICorProfilerInfo15 *info, FunctionID function_id);
+void sxs__dynamic_remove(SxsDynamicCode *code, FunctionID function_id);
+/* The dynamic method whose code holds ip, with its range; FALSE when none. Context: any thread but a signal
+ * handler (takes the lock). */
+gboolean sxs__dynamic_find(SxsDynamicCode *code, uintptr_t ip, FunctionID *ret_function_id, uintptr_t *ret_start,
+                           uintptr_t *ret_end);
+/* Whether function_id is a dynamic method noted here, with its first range. */
+gboolean sxs__dynamic_first_range(SxsDynamicCode *code, FunctionID function_id, uintptr_t *ret_start,
+                                  uintptr_t *ret_end);
+
 /* The callback object a runtime holds: that runtime's live state. Everything it records goes to
  * `runtime`, the registry entry of the runtime that created it, so IDs never cross runtimes.
  *
@@ -62,6 +83,8 @@ typedef struct {
                                                               * that have one; 0: none */
   gboolean allocations_sampled; /* the allocation profile records AllocationSampled, not GCAllocationTick
                                  * (set up with its session) */
+  SxsDynamicCode dynamic;       /* the dynamic methods' code, noted while sampling */
+  gboolean dynamic_on;          /* sampling: dynamic methods are noted as they are compiled */
 } SxsCallback;
 
 /* One thing the profiler does for a runtime, as data: the event-mask bits it needs, whether the

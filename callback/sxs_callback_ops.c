@@ -9,6 +9,14 @@
 /* SxsRuntimeOps.function_name: names a function through the guarded Info. */
 int sxs__callback_ops_function_name(gpointer instance, uint64_t function_id, char **ret_name, char **ret_module) {
   SxsCallback *self = instance;
+  uintptr_t start, end;
+  if (sxs__dynamic_first_range(&self->dynamic, (FunctionID)function_id, &start, &end)) {
+    /* No metadata names it: what it is, as speedscope and pprof users know such frames. */
+    *ret_name = g_strdup("[dynamic method]");
+    if (ret_module)
+      *ret_module = NULL;
+    return 0;
+  }
   ICorProfilerInfo15 *info = sxs__callback_info_enter(self);
   if (!info)
     return -ESHUTDOWN;
@@ -36,6 +44,10 @@ static int ops_owns_ip(gpointer instance, uintptr_t ip, uint64_t *ret_function_i
   HRESULT hr = info->lpVtbl->GetFunctionFromIP(info, (LPCBYTE)ip, &function_id);
   sxs__callback_info_leave(self);
   if (hr >= 0 && function_id != 0) {
+    *ret_function_id = function_id;
+    return 0;
+  }
+  if ((hr >= 0 || hr == E_FAIL) && sxs__dynamic_find(&self->dynamic, ip, &function_id, NULL, NULL)) {
     *ret_function_id = function_id;
     return 0;
   }

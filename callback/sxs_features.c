@@ -76,14 +76,26 @@ static gboolean sampling_wanted(const SxsConfig *cfg) {
   return cfg && cfg->sampling.enabled;
 }
 
+/* JIT events too: the runtime reports each dynamic method it compiles (DynamicMethodJITCompilationFinished) only
+ * with them, and a sampled frame in a dynamic method is otherwise a bare address (sxs_dynamic.c). The other JIT
+ * events return at once. */
 static void sampling_mask(const SxsCapabilities *caps, const SxsConfig *cfg, DWORD *low, DWORD *high) {
   (void)caps;
   (void)cfg;
   (void)high;
-  *low |= COR_PRF_ENABLE_STACK_SNAPSHOT;
+  *low |= COR_PRF_ENABLE_STACK_SNAPSHOT | COR_PRF_MONITOR_JIT_COMPILATION;
 }
 
-static const SxsFeature sampling_feature = {.name = "sampling", .wanted = sampling_wanted, .mask = sampling_mask};
+static int sampling_setup(SxsCallback *self, ICorProfilerInfo15 *info, const SxsConfig *cfg, char **ret_why) {
+  (void)info;
+  (void)cfg;
+  (void)ret_why;
+  self->dynamic_on = TRUE;
+  return 0;
+}
+
+static const SxsFeature sampling_feature = {
+    .name = "sampling", .wanted = sampling_wanted, .mask = sampling_mask, .setup = sampling_setup};
 
 /* The exception profile ([exceptions] enabled=true): every runtime reports its exceptions
  * (ExceptionThrown, COR_PRF_MONITOR_EXCEPTIONS) and walks the throwing thread (stack snapshots),

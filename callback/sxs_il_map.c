@@ -92,6 +92,15 @@ static int read_il_map(ICorProfilerInfo15 *info, gboolean code_versions, Functio
 
 int sxs__callback_il_map(gpointer instance, uint64_t function_id, uintptr_t ip, SxsIlMap *ret) {
   SxsCallback *self = instance;
+  /* A dynamic method: its code, no module, no token, no map (sxs_dynamic.c). */
+  FunctionID dynamic_id = 0;
+  uintptr_t start = 0, end = 0;
+  if (ip != 0 && sxs__dynamic_find(&self->dynamic, ip, &dynamic_id, &start, &end) && dynamic_id == function_id) {
+    *ret = (SxsIlMap){.code_start = start, .n_ranges = 1};
+    ret->ranges[0].start = start;
+    ret->ranges[0].size = end - start;
+    return 0;
+  }
   SxsCapabilities caps;
   sxs__manager_capabilities(self->runtime, &caps);
   ICorProfilerInfo15 *info = sxs__callback_info_enter(self);

@@ -399,14 +399,14 @@ static bool in_code(const StackRanges *stacks, uintptr_t a) {
  *
  * So when the leaf is JIT code and the word at rsp is an address in executable code (never a heap
  * or stack address, which no mapping of code holds) outside the stack, and not the return address
- * the walk already found, it is the leaf's return address: the caller is put back as the second
- * frame. In a framed leaf that word is its saved rbp (a stack address) or a local, which in JIT
+ * the walk already found, it is the leaf's return address: the walk is made again from the caller
+ * (with the step cache's rules, so a caller without a frame record is not skipped either). In a framed leaf that word is its saved rbp (a stack address) or a local, which in JIT
  * code is a value, an object or a stack address, not an address of code. Where the runtime maps its
  * code writable (no W^X, before .NET 7), code is not told apart and nothing changes.
  * Context: the signal handler; async-signal-safe.
  */
 static int leaf_return_address(const SxsRegs *regs, const CaptureInputs *in, SxsModmapCursor *cursor, uintptr_t lo,
-                               uintptr_t hi, SxsNativeFrame *frames, int n) {
+                               uintptr_t hi, bool allow_libunwind, SxsNativeFrame *frames, int n) {
   if (n < 1 || regs->sp < lo || hi - regs->sp < 8 || (regs->sp & 7) != 0)
     return n;
   const SxsEhFrame *eh = NULL;
@@ -416,6 +416,14 @@ static int leaf_return_address(const SxsRegs *regs, const CaptureInputs *in, Sxs
   if (ra < 0x10000 || (ra >= lo && ra < hi) || (n > 1 && frames[1].ip == ra) || !in_code(in->stacks, ra) ||
       !sxs__stitch_is_fp_code(ra, cursor, &eh))
     return n;
+  /* The walk goes on from the caller as from any return address: a caller without a frame record of its own is
+   * then stepped by its frame's size where the sampler has taught it (learn_jit_frames), instead of the
+   * frame-pointer step that went past it. */
+  SxsRegs caller = {.ip = ra, .sp = regs->sp + 8, .fp = regs->fp};
+  int m = sxs__unwind_from_regs(&caller, false, allow_libunwind, lo, hi, sxs__stitch_is_fp_code, cursor, in->steps,
+                                frames + 1, SAMPLER_MAX_FRAMES - 1);
+  if (m > 0)
+    return m + 1;
   int keep = n < SAMPLER_MAX_FRAMES ? n : SAMPLER_MAX_FRAMES - 1;
   memmove(&frames[2], &frames[1], (size_t)(keep - 1) * sizeof frames[0]);
   frames[1].ip = ra;
@@ -462,7 +470,7 @@ static void capture_in_handler(const void *uc, const CaptureInputs *in, Capture 
     n = sxs__unwind_from_regs(&regs, true, allow_libunwind, lo, hi, sxs__stitch_is_fp_code, &cursor, in->steps,
                               out->frames, SAMPLER_MAX_FRAMES);
     if (n > 0)
-      n = leaf_return_address(&regs, in, &cursor, lo, hi, out->frames, n);
+      n = leaf_return_address(&regs, in, &cursor, lo, hi, allow_libunwind, out->frames, n);
   }
   out->n = n;
   out->capture_ns = now_ns(CLOCK_MONOTONIC) - t0;
@@ -2387,9 +2395,11 @@ static void tick(guint64 period_ns) {
   /* In cpu mode a tick is a capture (tick_timers). */
   guint ticks = sampler.use_timers ? collected : 1;
   g_mutex_lock(&sampler.lock);
+  /* A tick with no runtime to walk (before the first starts, after the last shut down: their threads may still
+   * run) walked native frames only: it counts for neither walker. */
   if (use_suspend)
     sampler.ticks_suspend += ticks;
-  else
+  else if (n_targets > 0)
     sampler.ticks_signal += ticks;
   g_mutex_unlock(&sampler.lock);
   /* A capture abandoned at stop may still be reading the map and the caches: they stay taken. So

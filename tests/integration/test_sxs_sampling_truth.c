@@ -40,6 +40,9 @@
  * prologue's frame, 20-40 % of their samples were exact; after it 85-100 %, the misses being the samples taken
  * before the sampler has read a new method's prologue or seen its new code mapping). */
 #define FLOOR 0.75
+/* The floor of the dynamic methods' patterns (2-12 % exact before their code was noted, 70-100 % after; a cpu-mode
+ * run has 100-300 samples a pattern, some of them in the expression's compilation). */
+#define DYNAMIC_FLOOR 0.50
 /* Fewer samples than this and a share says nothing: a held pattern fails. */
 #define MIN_SAMPLES 20
 
@@ -72,6 +75,12 @@ static const Hold holds[] = {
     {"stackalloc", "signal", FLOOR, FALSE, "as osr-loop"},
     {"qsort-unmanaged", "signal", FLOOR, FALSE, "as osr-loop"},
     {"pool-item", "signal", FLOOR, FALSE, "as osr-loop"},
+    {"async-await", "signal", FLOOR, FALSE, "as osr-loop"},
+    /* Dynamic methods (and IL stubs) are named and walked from the code the runtime reports for them. Where the
+     * runtime maps its code writable (3.1), a rule's target is not told apart from data and is not followed. */
+    {"qsort-delegate", "signal", FLOOR, FALSE, "the reverse P/Invoke stub is a dynamic method: [dynamic method]"},
+    {"expression-tree", "signal", DYNAMIC_FLOOR, TRUE, "the compiled lambda is a dynamic method: [dynamic method]"},
+    {"dynamic-method", "signal", DYNAMIC_FLOOR, TRUE, "as expression-tree"},
     {"filter", NULL, 0, FALSE,
      "a handler run in the first pass: some walks lose Handle or splice (cause not found yet)"},
     {"osr-loop", NULL, 0, FALSE, "suspend walker: bare addresses in some runs, as before (cause not isolated)"},
@@ -80,7 +89,9 @@ static const Hold holds[] = {
     {"shared-generic", NULL, 0, FALSE, "as osr-loop"},
     {"generic-virtual", NULL, 0, FALSE, "as osr-loop"},
     {"struct-generic", NULL, 0, FALSE, "as osr-loop"},
-    {"tiering", NULL, 0, FALSE, "as osr-loop"},
+    {"tiering", NULL, 0, FALSE,
+     "60-95 % in runs here: a leaf interrupted inside its own frame (pushes, locals) without a frame record hides "
+     "its caller (the prologue rules are for return addresses)"},
     {"closures", NULL, 0, FALSE, "as osr-loop"},
     {"linq", NULL, 0, FALSE, "as osr-loop"},
     {"list-sort", NULL, 0, FALSE, "as osr-loop"},
@@ -89,11 +100,10 @@ static const Hold holds[] = {
     {"pool-item", NULL, 0, FALSE, "as osr-loop"},
     {"qsort-unmanaged", NULL, 0, FALSE, "as osr-loop"},
     {"blocking-pinvoke", NULL, 0, FALSE, "as osr-loop"},
-    {"qsort-delegate", NULL, 0, FALSE, "the reverse P/Invoke stub is code of no method: left a bare address"},
-    {"expression-tree", NULL, 0, FALSE,
-     "the compiled lambda (a dynamic method) is named by no runtime: a bare address"},
+    {"qsort-delegate", NULL, 0, FALSE, "suspend walker: 50-100 % in runs here (cause not isolated)"},
+    {"expression-tree", NULL, 0, FALSE, "suspend walker: 4-12 % in runs here (cause not isolated)"},
     {"dynamic-method", NULL, 0, FALSE, "as expression-tree"},
-    {"async-await", NULL, 0, FALSE, "stubs between the thread pool and MoveNext left as bare addresses"},
+    {"async-await", NULL, 0, FALSE, "suspend walker: 70-95 % in runs here (cause not isolated)"},
 };
 
 /* How pattern is held with walker (NULL: to BAR). */
@@ -402,8 +412,9 @@ static void test_truth(Fixture *f, gconstpointer data) {
           rt, total, 100 * share, bare, ok ? "" : "FAIL ",
           bar >= BAR      ? "held"
           : bar >= GUARD  ? "held to 90 % (the fix's guard; 99.5 % not reached on every engine)"
-          : bar > 0       ? "held to 75 % (the floor of the frameless-method fix)"
-          : hold->bar > 0 ? "not held here: code mapped writable, a frameless throw helper hides Handle"
+          : bar >= FLOOR  ? "held to 75 % (the floor of the frameless-method fix)"
+          : bar > 0       ? "held to 50 % (the floor of the dynamic methods' fix)"
+          : hold->bar > 0 ? "not held where code is mapped writable (3.1): its frames are not told apart"
                           : hold->why);
       if (exact == total && ok)
         continue;

@@ -477,11 +477,12 @@ namespace Truth
         }
     }
 
-    // Managed -> libc qsort -> managed comparison, through a delegate.
+    // Managed -> libc qsort -> managed comparison, through a delegate: libc calls the runtime's reverse P/Invoke
+    // stub (an IL stub, a dynamic method of the runtime's: the `...`), which calls Compare.
     internal static class QsortDelegate
     {
         internal const string Chain =
-            "Truth.QsortDelegate.Leaf < Truth.QsortDelegate.Compare < Truth.QsortDelegate.Sort < Truth.QsortDelegate.Run";
+            "Truth.QsortDelegate.Leaf < Truth.QsortDelegate.Compare < ... < Truth.QsortDelegate.Sort < Truth.QsortDelegate.Run";
 
         [UnmanagedFunctionPointer(CallingConvention.Cdecl)]
         private delegate int Comparison(IntPtr a, IntPtr b);
