@@ -10,6 +10,7 @@
 #include <ffi.h>
 
 #include "sxs_callback.h"
+#include "sxs_hresult.h"
 #include "sxs_trace.h"
 
 /* callback/sxs_elt_amd64.S */
@@ -139,7 +140,8 @@ static int register_mapper(SxsCallback *self, ICorProfilerInfo15 *info, SxsRouti
     }
     hr = info->lpVtbl->SetFunctionIDMapper(info, (FunctionIDMapper *)code);
     if (hr < 0) {
-      *ret_why = g_strdup_printf("SetFunctionIDMapper failed with 0x%08X", (unsigned)hr);
+      char hr_text[16];
+      *ret_why = g_strdup_printf("SetFunctionIDMapper failed with %s", sxs__hresult_text(hr, hr_text, sizeof hr_text));
       return -EIO;
     }
     return 0;

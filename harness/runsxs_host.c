@@ -113,11 +113,11 @@ static gboolean needs_invariant_globalization(const RunsxsRuntime *rt) {
   return runsxs_version_compare(rt->fw->version, "5") < 0 && g_strcmp0(rt->fw->version, "unknown") != 0;
 }
 
-int runsxs_host_start(RunsxsRuntime *rt, const char *bridge_dir, char **ret_message) {
+int runsxs_host_start(RunsxsRuntime *rt, const char *bridge_dir, char **ret_why) {
   g_autofree char *lib_path = g_build_filename(rt->dir, "libcoreclr.so", NULL);
   rt->lib = dlopen(lib_path, RTLD_NOW | RTLD_LOCAL);
   if (!rt->lib) {
-    *ret_message = g_strdup_printf("cannot load %s: %s", lib_path, dlerror());
+    *ret_why = g_strdup_printf("cannot load %s: %s", lib_path, dlerror());
     return -1;
   }
   rt->initialize = (RunsxsCoreclrInitializeFn)dlsym(rt->lib, "coreclr_initialize");
@@ -125,7 +125,7 @@ int runsxs_host_start(RunsxsRuntime *rt, const char *bridge_dir, char **ret_mess
   rt->create_delegate = (RunsxsCoreclrCreateDelegateFn)dlsym(rt->lib, "coreclr_create_delegate");
   rt->shutdown_2 = (RunsxsCoreclrShutdown2Fn)dlsym(rt->lib, "coreclr_shutdown_2");
   if (!rt->initialize || !rt->execute_assembly || !rt->create_delegate || !rt->shutdown_2) {
-    *ret_message = g_strdup_printf("%s lacks the coreclr_* hosting functions", lib_path);
+    *ret_why = g_strdup_printf("%s lacks the coreclr_* hosting functions", lib_path);
     return -1;
   }
 
@@ -149,8 +149,8 @@ int runsxs_host_start(RunsxsRuntime *rt, const char *bridge_dir, char **ret_mess
 
   int hr = rt->initialize(exe ? exe : "runsxs", domain, n, keys, values, &rt->host_handle, &rt->domain_id);
   if (hr < 0)
-    *ret_message = g_strdup_printf("coreclr_initialize failed: 0x%08x (%s)", (unsigned int)hr,
-                                   runsxs_hresult_describe((unsigned int)hr));
+    *ret_why = g_strdup_printf("coreclr_initialize failed: 0x%08x (%s)", (unsigned int)hr,
+                               runsxs_hresult_describe((unsigned int)hr));
   return hr;
 }
 

@@ -44,9 +44,9 @@ void runsxs_runtime_free(RunsxsRuntime *rt);
  * coreclr_initialize with a TPA list of the framework's and the app folder's assemblies.
  * bridge_dir is added to the native library search path so [DllImport("sxsbridge")] finds the
  * library runsxs itself uses. Returns the HRESULT of coreclr_initialize (0 on success), or
- * a negative value with *ret_message set when the library could not be loaded at all.
+ * a negative value with *ret_why set when the library could not be loaded at all.
  * Context: the runtime's own thread, which must also call runsxs_host_execute(). */
-int runsxs_host_start(RunsxsRuntime *rt, const char *bridge_dir, char **ret_message);
+int runsxs_host_start(RunsxsRuntime *rt, const char *bridge_dir, char **ret_why);
 
 /* Runs the app's Main; returns the HRESULT and stores Main's exit code in *ret_exit_code.
  * Context: the thread that called runsxs_host_start() (CoreCLR 2.0 crashes on any other). */

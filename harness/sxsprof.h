@@ -80,9 +80,9 @@ typedef struct {
 void sxsprof_profile_free(gpointer p);
 
 /* Reads one profile of at most max_size bytes (0: SXS_PROFILE_MAX_FILE_SIZE), or rebuilds one
- * from a spool (a path ending in .spool); NULL with *ret_error set (one sentence naming the file)
+ * from a spool (a path ending in .spool); NULL with *ret_why set (one sentence naming the file)
  * when it cannot. */
-SxsprofProfile *sxsprof_profile_load(const char *path, guint64 max_size, char **ret_error);
+SxsprofProfile *sxsprof_profile_load(const char *path, guint64 max_size, char **ret_why);
 
 /* "dotnet Demo.dll ...", cut to max characters. Caller frees. */
 char *sxsprof_profile_command(const SxsprofProfile *p, guint max);

@@ -240,7 +240,7 @@ void sxsprof_profile_free(gpointer p) {
   g_free(pr);
 }
 
-SxsprofProfile *sxsprof_profile_load(const char *path, guint64 max_size, char **ret_error) {
+SxsprofProfile *sxsprof_profile_load(const char *path, guint64 max_size, char **ret_why) {
   g_autoptr(GError) error = NULL;
   SxsProfileModel *m = NULL;
   if (g_str_has_suffix(path, SXS_SPOOL_SUFFIX)) {
@@ -253,9 +253,9 @@ SxsprofProfile *sxsprof_profile_load(const char *path, guint64 max_size, char **
   }
   if (!m) {
     if (g_error_matches(error, SXS_PROFILE_READ_ERROR, SXS_PROFILE_READ_ERROR_TOO_LARGE))
-      *ret_error = g_strdup_printf("%s (sxsprof report --max-size SIZE reads larger ones)", error->message);
+      *ret_why = g_strdup_printf("%s (sxsprof report --max-size SIZE reads larger ones)", error->message);
     else
-      *ret_error = g_strdup(error->message);
+      *ret_why = g_strdup(error->message);
     return NULL;
   }
   SxsprofProfile *p = g_new0(SxsprofProfile, 1);

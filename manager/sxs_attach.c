@@ -24,19 +24,19 @@ char *sxs__attach_request_format(const SxsAttachRequest *r, gsize *ret_len) {
   return g_string_free(text, FALSE);
 }
 
-int sxs__attach_request_parse(const void *data, gsize len, SxsAttachRequest *ret, char **ret_message) {
+int sxs__attach_request_parse(const void *data, gsize len, SxsAttachRequest *ret, char **ret_why) {
   if (!data || len == 0) {
-    *ret_message = g_strdup("the attach request carries no client data (attach with sxsprof attach)");
+    *ret_why = g_strdup("the attach request carries no client data (attach with sxsprof attach)");
     return -EINVAL;
   }
   if (len > ATTACH_MAX_DATA || !g_utf8_validate(data, (gssize)len, NULL)) {
-    *ret_message = g_strdup("the attach request's client data is not an sxsprof request");
+    *ret_why = g_strdup("the attach request's client data is not an sxsprof request");
     return -EINVAL;
   }
   g_autofree char *text = g_strndup(data, len);
   g_auto(GStrv) lines = g_strsplit(text, "\n", -1);
   if (!lines[0] || !g_str_equal(g_strchomp(lines[0]), ATTACH_MAGIC)) {
-    *ret_message = g_strdup("the attach request's client data is not an sxsprof request (or of another version)");
+    *ret_why = g_strdup("the attach request's client data is not an sxsprof request (or of another version)");
     return -EINVAL;
   }
   SxsAttachRequest r = {0};
@@ -54,7 +54,7 @@ int sxs__attach_request_parse(const void *data, gsize len, SxsAttachRequest *ret
   }
   if (!r.config || !g_path_is_absolute(r.config) || (r.control && !g_path_is_absolute(r.control))) {
     sxs__attach_request_clear(&r);
-    *ret_message = g_strdup("the attach request names no config file by absolute path");
+    *ret_why = g_strdup("the attach request names no config file by absolute path");
     return -EINVAL;
   }
   *ret = r;

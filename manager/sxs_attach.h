@@ -26,9 +26,9 @@ typedef struct {
   char *run_id;  /* recorded in the profile, or NULL */
 } SxsAttachRequest;
 
-/* Parses the client data (UTF-8 text, at most 64 KiB). Returns 0, or -EINVAL with *ret_message
+/* Parses the client data (UTF-8 text, at most 64 KiB). Returns 0, or -EINVAL with *ret_why
  * set (one sentence) when it is not an sxsprof attach request; ret untouched then. */
-int sxs__attach_request_parse(const void *data, gsize len, SxsAttachRequest *ret, char **ret_message);
+int sxs__attach_request_parse(const void *data, gsize len, SxsAttachRequest *ret, char **ret_why);
 void sxs__attach_request_clear(SxsAttachRequest *r);
 /* The client data that sxs__attach_request_parse reads back (config required). Caller frees. */
 char *sxs__attach_request_format(const SxsAttachRequest *r, gsize *ret_len);

@@ -1490,14 +1490,14 @@ const char *sxs__config_walker_name(SxsWalkerKind walker) {
   return "unknown";
 }
 
-/* The check behind sxs__config_check_output: r is 0 or -errno, *ret_message set when r < 0. */
-static int config_check_output(const char *output, gboolean is_folder, char **ret_message) {
+/* The check behind sxs__config_check_output: r is 0 or -errno, *ret_why set when r < 0. */
+static int config_check_output(const char *output, gboolean is_folder, char **ret_why) {
   if (!output || !*output) {
-    *ret_message = g_strdup("The output path is empty");
+    *ret_why = g_strdup("The output path is empty");
     return -EINVAL;
   }
   if (!is_folder && g_str_has_suffix(output, "/")) {
-    *ret_message = g_strdup_printf("The output prefix %s names a folder, not a file prefix", output);
+    *ret_why = g_strdup_printf("The output prefix %s names a folder, not a file prefix", output);
     return -EISDIR;
   }
   g_autofree char *folder = is_folder ? g_strdup(output) : g_path_get_dirname(output);
@@ -1505,18 +1505,18 @@ static int config_check_output(const char *output, gboolean is_folder, char **re
   if (stat(folder, &st) < 0) {
     int r = -errno;
     if (r == -ENOENT)
-      *ret_message = g_strdup_printf("The output folder %s does not exist", folder);
+      *ret_why = g_strdup_printf("The output folder %s does not exist", folder);
     else
-      *ret_message = g_strdup_printf("The output folder %s cannot be used (%s)", folder, g_strerror(-r));
+      *ret_why = g_strdup_printf("The output folder %s cannot be used (%s)", folder, g_strerror(-r));
     return r;
   }
   if (!S_ISDIR(st.st_mode)) {
-    *ret_message = g_strdup_printf("The output folder %s is not a folder", folder);
+    *ret_why = g_strdup_printf("The output folder %s is not a folder", folder);
     return -ENOTDIR;
   }
   if (access(folder, W_OK | X_OK) < 0) {
     int r = -errno;
-    *ret_message = g_strdup_printf("The output folder %s is not writable (%s)", folder, g_strerror(-r));
+    *ret_why = g_strdup_printf("The output folder %s is not writable (%s)", folder, g_strerror(-r));
     return r;
   }
   /* A folder that says it is writable may still hold no file (/proc, /sys, for root too): one is
@@ -1527,7 +1527,7 @@ static int config_check_output(const char *output, gboolean is_folder, char **re
   int fd = open(probe, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK, 0600);
   if (fd < 0) {
     int r = -errno;
-    *ret_message =
+    *ret_why =
         g_strdup_printf("The output folder %s cannot hold a file (creating one fails: %s)", folder, g_strerror(-r));
     return r;
   }
@@ -1537,21 +1537,21 @@ static int config_check_output(const char *output, gboolean is_folder, char **re
     return 0;
   g_autofree char *json = g_strconcat(output, ".json", NULL);
   if (stat(json, &st) == 0 && S_ISDIR(st.st_mode)) {
-    *ret_message = g_strdup_printf("The output file %s is a folder", json);
+    *ret_why = g_strdup_printf("The output file %s is a folder", json);
     return -EISDIR;
   }
   if (stat(json, &st) == 0 && !S_ISREG(st.st_mode)) {
-    *ret_message = g_strdup_printf("The output file %s exists and is not a regular file", json);
+    *ret_why = g_strdup_printf("The output file %s exists and is not a regular file", json);
     return -EEXIST;
   }
   return 0;
 }
 
-int sxs__config_check_output(const char *output, gboolean is_folder, char **ret_message) {
+int sxs__config_check_output(const char *output, gboolean is_folder, char **ret_why) {
   g_autofree char *message = NULL;
   int r = config_check_output(output, is_folder, &message);
-  if (r < 0 && ret_message)
-    *ret_message = g_steal_pointer(&message);
+  if (r < 0 && ret_why)
+    *ret_why = g_steal_pointer(&message);
   return r;
 }
 
@@ -1590,8 +1590,7 @@ gboolean sxs__config_selector_matches(const SxsConfig *cfg, const char *version,
   return coreclr_path != NULL && config_path_matches(cfg->selector, coreclr_path);
 }
 
-gboolean sxs__config_parse_formats(const char *value, gboolean summary_allowed, guint *ret_formats,
-                                   char **ret_problem) {
+gboolean sxs__config_parse_formats(const char *value, gboolean summary_allowed, guint *ret_formats, char **ret_why) {
   guint n_names = summary_allowed ? SXS_N_FORMATS : SXS_FORMAT_SUMMARY;
   g_autoptr(GString) expected = g_string_new("expected a comma-separated list of ");
   for (guint i = 0; i < n_names; i++)
@@ -1618,13 +1617,13 @@ gboolean sxs__config_parse_formats(const char *value, gboolean summary_allowed, 
       for (guint k = 0; k < n_names; k++)
         names[k] = sxs__format_name(k);
       g_autofree char *hint = config_suggest(word, names, n_names);
-      *ret_problem = g_strdup_printf("unknown format %s%s; %s", quoted, hint, expected->str);
+      *ret_why = g_strdup_printf("unknown format %s%s; %s", quoted, hint, expected->str);
       return FALSE;
     }
     set |= SXS_FORMAT_BIT(i);
   }
   if (set == 0) {
-    *ret_problem = g_strdup_printf("no format given; %s", expected->str);
+    *ret_why = g_strdup_printf("no format given; %s", expected->str);
     return FALSE;
   }
   *ret_formats = set;

@@ -217,9 +217,9 @@ gboolean sxs__config_traces(const SxsConfig *cfg, const char *name);
 gboolean sxs__config_pattern_matches(const char *pattern, const char *name);
 
 /* Parses a formats= list ("json,svg", "all"; summary only when summary_allowed, as `sxsprof report
- * --format` takes it). Returns FALSE with *ret_problem set (one sentence naming what is expected)
+ * --format` takes it). Returns FALSE with *ret_why set (one sentence naming what is expected)
  * on an unknown or missing name; *ret_formats untouched then. */
-gboolean sxs__config_parse_formats(const char *value, gboolean summary_allowed, guint *ret_formats, char **ret_problem);
+gboolean sxs__config_parse_formats(const char *value, gboolean summary_allowed, guint *ret_formats, char **ret_why);
 
 /* "pick-first", "pick-one", "pick-all"; "unknown" for anything else. */
 const char *sxs__config_mode_name(SxsMode mode);
@@ -247,10 +247,10 @@ gboolean sxs__config_set_output(SxsConfig *cfg, const char *value, const char *w
 /* Checks that an output can be written: for a prefix, that its folder exists, is a folder, is
  * writable (access W_OK|X_OK) and can hold a file (one is created there and removed: /proc and
  * /sys cannot), and that <prefix>.json, when it exists, is a regular file; for a folder
- * (is_folder), the same of the folder itself. Returns 0, or -errno with *ret_message set (g_free)
+ * (is_folder), the same of the folder itself. Returns 0, or -errno with *ret_why set (g_free)
  * to one sentence naming the folder and the problem, without a final period so that the caller
- * can append what it does about it; ret_message may be NULL. */
-int sxs__config_check_output(const char *output, gboolean is_folder, char **ret_message);
+ * can append what it does about it; ret_why may be NULL. */
+int sxs__config_check_output(const char *output, gboolean is_folder, char **ret_why);
 
 /* Does a runtime with this product version and libcoreclr.so path match the pick-one selector?
  * A version selector matches component-wise ("10" matches 10.0.12, "1" does not); a path selector

@@ -156,13 +156,13 @@ static void open_log(SxsLogKind kind, const char *path) {
 /* SXSPROF_OUTPUT (set by the sxsprof launcher, which must know where profiles go) wins over the
  * config file's output=. A bad value is logged and ignored. Returns TRUE when an output was given
  * explicitly (by the variable or the config). */
-static gboolean apply_env_output(SxsConfig *cfg, char **ret_problem) {
+static gboolean apply_env_output(SxsConfig *cfg, char **ret_why) {
   const char *output = g_getenv(SXS_OUTPUT_ENV);
   if (output && *output) {
     g_autoptr(GError) error = NULL;
     if (sxs__config_set_output(cfg, output, SXS_OUTPUT_ENV, &error))
       return TRUE;
-    *ret_problem = g_strdup(error->message);
+    *ret_why = g_strdup(error->message);
   }
   return sxs__config_output_explicit(cfg);
 }
@@ -775,12 +775,12 @@ char *sxs__manager_profile_path(void) {
   return path;
 }
 
-int sxs__manager_attach_config(const char *config_path, const char *run_id, char **ret_message) {
+int sxs__manager_attach_config(const char *config_path, const char *run_id, char **ret_why) {
   sxs__manager_ensure();
   g_autoptr(GError) error = NULL;
   SxsConfig *cfg = sxs__config_load(config_path, &error);
   if (!cfg) {
-    *ret_message = g_strdup(error->message);
+    *ret_why = g_strdup(error->message);
     return -EINVAL;
   }
   /* A new attach after an earlier one's stop: stacks on events record again (the sampler runs

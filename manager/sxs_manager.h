@@ -132,7 +132,7 @@ gboolean sxs__manager_config_failed(void);
 
 /* Registers a runtime arriving at CreateInstance. `path` and `version` may be NULL when they
  * could not be found yet. Applies the CreateInstance stage of the policy; returns the new entry
- * (never NULL) with status PENDING or DECLINED (then ret_reason-like text is in ->reason). */
+ * (never NULL) with status PENDING or DECLINED (then ret_why-like text is in ->reason). */
 SxsRuntime *sxs__manager_admit(const char *path, const char *version);
 
 /* Fills in the identity and capabilities found at Initialize and applies the Initialize stage
@@ -243,9 +243,9 @@ void sxs__manager_reset_for_tests(void);
 /* An attach (sxsprof attach) brings its config by path: it becomes the process's config when no
  * runtime is profiled yet (the output, log, formats and features it names), and the profile's
  * run id becomes run_id. With a runtime already profiled since startup, that runtime's config
- * stays and the attach shares it (logged). Returns 0, or -EINVAL with *ret_message (one sentence)
+ * stays and the attach shares it (logged). Returns 0, or -EINVAL with *ret_why (one sentence)
  * when the config cannot be read. Context: the thread in InitializeForAttach. */
-int sxs__manager_attach_config(const char *config_path, const char *run_id, char **ret_message);
+int sxs__manager_attach_config(const char *config_path, const char *run_id, char **ret_why);
 
 /* Quiet: an attach's stop ended the expensive work (the sampler, stacks on events) while the
  * runtimes keep the library. Set by output/'s quiesce, cleared by a new attach's config. Context:

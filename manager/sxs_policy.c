@@ -31,9 +31,9 @@ static gboolean policy_same_runtime(const SxsRuntimeIdentity *a, const SxsRuntim
   return a == b || (a && b && a->id == b->id);
 }
 
-static SxsDecision policy_decline(char **ret_reason, char *reason) {
-  if (ret_reason)
-    *ret_reason = reason;
+static SxsDecision policy_decline(char **ret_why, char *reason) {
+  if (ret_why)
+    *ret_why = reason;
   else
     g_free(reason);
   return SXS_DECISION_DECLINE;
@@ -50,7 +50,7 @@ static SxsMode policy_mode(const SxsConfig *cfg) {
 }
 
 SxsDecision sxs__policy_at_create(const SxsConfig *cfg, const SxsRuntimeIdentity *candidate,
-                                  const SxsRuntimeIdentity *const *admitted, size_t n_admitted, char **ret_reason) {
+                                  const SxsRuntimeIdentity *const *admitted, size_t n_admitted, char **ret_why) {
   if (policy_mode(cfg) != SXS_MODE_PICK_FIRST)
     return SXS_DECISION_PROFILE;
   for (size_t i = 0; i < n_admitted; i++) {
@@ -58,19 +58,19 @@ SxsDecision sxs__policy_at_create(const SxsConfig *cfg, const SxsRuntimeIdentity
     if (!first || policy_same_runtime(first, candidate))
       continue;
     g_autofree char *name = policy_name(first);
-    return policy_decline(ret_reason, g_strdup_printf("pick-first: %s is already profiled", name));
+    return policy_decline(ret_why, g_strdup_printf("pick-first: %s is already profiled", name));
   }
   return SXS_DECISION_PROFILE;
 }
 
 SxsDecision sxs__policy_at_initialize(const SxsConfig *cfg, const SxsRuntimeIdentity *candidate,
-                                      const SxsRuntimeIdentity *const *profiled, size_t n_profiled, char **ret_reason) {
+                                      const SxsRuntimeIdentity *const *profiled, size_t n_profiled, char **ret_why) {
   if (policy_mode(cfg) != SXS_MODE_PICK_ONE)
     return SXS_DECISION_PROFILE;
   const char *selector = cfg->selector ? cfg->selector : "";
   if (!policy_matches(cfg, candidate)) {
     g_autofree char *described = sxs__policy_describe(candidate);
-    return policy_decline(ret_reason, g_strdup_printf("pick-one: runtime=%s does not match %s", selector, described));
+    return policy_decline(ret_why, g_strdup_printf("pick-one: runtime=%s does not match %s", selector, described));
   }
   for (size_t i = 0; i < n_profiled; i++) {
     const SxsRuntimeIdentity *earlier = profiled[i];
@@ -79,7 +79,7 @@ SxsDecision sxs__policy_at_initialize(const SxsConfig *cfg, const SxsRuntimeIden
     if (!policy_matches(cfg, earlier))
       continue;
     g_autofree char *name = policy_name(earlier);
-    return policy_decline(ret_reason, g_strdup_printf("pick-one: %s already matched runtime=%s", name, selector));
+    return policy_decline(ret_why, g_strdup_printf("pick-one: %s already matched runtime=%s", name, selector));
   }
   return SXS_DECISION_PROFILE;
 }

@@ -29,18 +29,18 @@ typedef enum { SXS_DECISION_PROFILE, SXS_DECISION_DECLINE } SxsDecision;
  * runtimes already admitted (candidate itself is skipped if present).
  * pick-first: PROFILE when no other runtime was admitted, else DECLINE. pick-one and pick-all:
  * always PROFILE (pick-one decides at Initialize, when the identity is known).
- * On DECLINE, *ret_reason (g_free) gets one sentence for the user; ret_reason may be NULL and is
+ * On DECLINE, *ret_why (g_free) gets one sentence for the user; ret_why may be NULL and is
  * untouched on PROFILE. A NULL cfg means the built-in defaults (pick-all). */
 SxsDecision sxs__policy_at_create(const SxsConfig *cfg, const SxsRuntimeIdentity *candidate,
-                                  const SxsRuntimeIdentity *const *admitted, size_t n_admitted, char **ret_reason);
+                                  const SxsRuntimeIdentity *const *admitted, size_t n_admitted, char **ret_why);
 
 /* Called at Initialize time with the full identity. profiled lists the runtimes profiled so far
  * (candidate itself is skipped if present).
  * pick-one: PROFILE iff the selector matches the candidate and no other profiled runtime matches
  * it too (the first match wins; two copies of one version are told apart by path).
- * pick-first and pick-all: PROFILE. ret_reason as for sxs__policy_at_create. */
+ * pick-first and pick-all: PROFILE. ret_why as for sxs__policy_at_create. */
 SxsDecision sxs__policy_at_initialize(const SxsConfig *cfg, const SxsRuntimeIdentity *candidate,
-                                      const SxsRuntimeIdentity *const *profiled, size_t n_profiled, char **ret_reason);
+                                      const SxsRuntimeIdentity *const *profiled, size_t n_profiled, char **ret_why);
 
 /* "10.0.12 at /x/libcoreclr.so", "version unknown at /x/libcoreclr.so", "10.0.12, path unknown",
  * "version and path unknown". g_free. */

@@ -402,10 +402,10 @@ static int run(const Cie *cie, const uint8_t *p, const uint8_t *end, uintptr_t *
 }
 
 /* The FDE address for pc from the header's sorted table, or 0. */
-static const uint8_t *find_fde(const SxsEhFrame *eh, uintptr_t pc, int *ret_error) {
+static const uint8_t *find_fde(const SxsEhFrame *eh, uintptr_t pc, int *ret_why) {
   uintptr_t hdr = eh->hdr;
   if (hdr < eh->lo || hdr > eh->hi - 4) {
-    *ret_error = -EFAULT;
+    *ret_why = -EFAULT;
     return NULL;
   }
   Reader r = {(const uint8_t *)hdr, (const uint8_t *)eh->hi, false};
@@ -413,13 +413,13 @@ static const uint8_t *find_fde(const SxsEhFrame *eh, uintptr_t pc, int *ret_erro
   uint8_t ptr_enc = (uint8_t)read_le(&r, 1), count_enc = (uint8_t)read_le(&r, 1), table_enc = (uint8_t)read_le(&r, 1);
   if (version != 1 || table_enc != (DW_EH_PE_datarel | DW_EH_PE_sdata4) || count_enc == DW_EH_PE_omit ||
       ptr_enc == DW_EH_PE_omit) {
-    *ret_error = -ENOTSUP;
+    *ret_why = -ENOTSUP;
     return NULL;
   }
   (void)read_encoded(&r, ptr_enc, hdr);
   uint64_t count = read_encoded(&r, count_enc, hdr);
   if (r.bad || count > (uint64_t)(r.end - r.p) / 8) {
-    *ret_error = -EFAULT;
+    *ret_why = -EFAULT;
     return NULL;
   }
   const uint8_t *table = r.p;
@@ -435,7 +435,7 @@ static const uint8_t *find_fde(const SxsEhFrame *eh, uintptr_t pc, int *ret_erro
       hi = mid;
   }
   if (lo == 0) {
-    *ret_error = -ENOENT;
+    *ret_why = -ENOENT;
     return NULL;
   }
   int32_t fde;

@@ -259,21 +259,21 @@ static const Elf64_Shdr *elf_section(const ElfImage *img, const char *name, Elf6
   return NULL;
 }
 
-/* A section's bytes in a new buffer (g_free) with a NUL after them, or NULL with *ret_error set.
+/* A section's bytes in a new buffer (g_free) with a NUL after them, or NULL with *ret_why set.
  * The section must lie inside the image. */
-static void *elf_section_bytes(const ElfImage *img, const Elf64_Shdr *sh, int *ret_error) {
+static void *elf_section_bytes(const ElfImage *img, const Elf64_Shdr *sh, int *ret_why) {
   if (sh->sh_type == SHT_NOBITS || !elf_in_file(sh->sh_offset, sh->sh_size, img->size) || sh->sh_size > SIZE_MAX - 1) {
-    *ret_error = -EINVAL;
+    *ret_why = -EINVAL;
     return NULL;
   }
   char *buf = g_try_malloc(sh->sh_size + 1);
   if (buf == NULL) {
-    *ret_error = -ENOMEM;
+    *ret_why = -ENOMEM;
     return NULL;
   }
   if (!elf_read(img, buf, sh->sh_size, sh->sh_offset)) {
     g_free(buf);
-    *ret_error = -EINVAL;
+    *ret_why = -EINVAL;
     return NULL;
   }
   buf[sh->sh_size] = '\0';

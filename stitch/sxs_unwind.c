@@ -379,6 +379,11 @@ bool sxs__unwind_cache_knows(const SxsUnwindCache *cache, uintptr_t ip) {
   return cache != NULL && cache_lookup(cache, ip, &rule);
 }
 
+bool sxs__unwind_cache_steps_by_sp(const SxsUnwindCache *cache, uintptr_t ip) {
+  uint64_t rule;
+  return cache != NULL && cache_lookup(cache, ip, &rule) && (rule & 3u) == RULE_SP;
+}
+
 bool sxs__unwind_cache_note_jit(SxsUnwindCache *cache, uintptr_t ip, const SxsPrologue *frame) {
   if (cache == NULL || ip == 0)
     return false;

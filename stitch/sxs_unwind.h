@@ -179,6 +179,9 @@ SxsUnwindCache *sxs__unwind_cache_new(unsigned capacity_log2);
 void sxs__unwind_cache_free(SxsUnwindCache *cache);
 /* Whether cache holds a rule (or a "libunwind cannot") for the return address ip. Context: any thread. */
 bool sxs__unwind_cache_knows(const SxsUnwindCache *cache, uintptr_t ip);
+/* Whether the frame at return address ip is stepped by a stack-pointer rule (its frame pointer is not its own).
+ * Context: any thread; async-signal-safe. */
+bool sxs__unwind_cache_steps_by_sp(const SxsUnwindCache *cache, uintptr_t ip);
 /*
  * Teaches cache the frame of the JIT code at return address ip, from its method's prologue (sxs_prologue.h): a
  * frameless method's frame size becomes an SP rule that walks apply there instead of a frame-pointer step; a framed

@@ -73,3 +73,11 @@ const char *sxs__hresult_name(HRESULT hr) {
   const SxsHresult *h = sxs__hresult_find(hr);
   return h ? h->name : NULL;
 }
+
+const char *sxs__hresult_text(HRESULT hr, char *buf, size_t size) {
+  const char *name = sxs__hresult_name(hr);
+  if (name)
+    return name;
+  g_snprintf(buf, size, "0x%08X", (unsigned)hr);
+  return buf;
+}

@@ -21,3 +21,7 @@ const SxsHresult *sxs__hresult_find(HRESULT hr);
 /* "CORPROF_E_STACKSNAPSHOT_UNSAFE", "E_FAIL", ..., or NULL for an HRESULT the table does not know.
  * Context: any thread; async-signal-safe. */
 const char *sxs__hresult_name(HRESULT hr);
+
+/* The HRESULT as a message shows it: its name, or "0x%08X" written into buf (size bytes) for one the table does not
+ * know; returns the name or buf. Context: any thread (not a signal handler: it formats). */
+const char *sxs__hresult_text(HRESULT hr, char *buf, size_t size);

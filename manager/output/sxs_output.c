@@ -321,10 +321,10 @@ void sxs__output_quiesce(void) {
   stop_flush_thread();
 }
 
-int sxs__output_attach_config(const char *config_path, const char *run_id, char **ret_message) {
+int sxs__output_attach_config(const char *config_path, const char *run_id, char **ret_why) {
   /* The flush of the old config must not write while the config and paths change. */
   stop_flush_thread();
-  int r = sxs__manager_attach_config(config_path, run_id, ret_message);
+  int r = sxs__manager_attach_config(config_path, run_id, ret_why);
   sxs__output_start();
   return r;
 }

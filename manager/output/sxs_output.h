@@ -49,9 +49,9 @@ void sxs__output_runtime_shutdown(SxsRuntime *rt);
  * the runtimes keep the library: what an attach's stop does before the profile is written. */
 void sxs__output_quiesce(void);
 
-/* An attach's config (sxs__manager_attach_config: 0 or -errno with *ret_message), with the
+/* An attach's config (sxs__manager_attach_config: 0 or -errno with *ret_why), with the
  * periodic flush restarted for it. */
-int sxs__output_attach_config(const char *config_path, const char *run_id, char **ret_message);
+int sxs__output_attach_config(const char *config_path, const char *run_id, char **ret_why);
 
 /* Test support: the registry's and the recorders' reset, and the written documents forgotten. */
 void sxs__output_reset_for_tests(void);

@@ -98,8 +98,8 @@ static int paranoid_level(void) {
   return (int)g_ascii_strtoll(text, NULL, 10);
 }
 
-int sxs__engine_perf_probe(SxsSamplingEvent event, char **ret_reason) {
-  *ret_reason = NULL;
+int sxs__engine_perf_probe(SxsSamplingEvent event, char **ret_why) {
+  *ret_why = NULL;
   pid_t self = (pid_t)syscall(SYS_gettid);
   int fd = event_open_any(event, sxs__engine_perf_period(event, SXS_SAMPLING_FREQUENCY_DEFAULT), self);
   if (fd >= 0) {
@@ -119,15 +119,15 @@ int sxs__engine_perf_probe(SxsSamplingEvent event, char **ret_reason) {
   int paranoid = paranoid_level();
   g_autofree char *level = paranoid == G_MININT ? g_strdup("unknown") : g_strdup_printf("%d", paranoid);
   if (event_is_hardware(event) && (e == ENOENT || e == EOPNOTSUPP || e == ENODEV))
-    *ret_reason = g_strdup_printf("event=%s: no hardware counter for it (perf_event_open: %s, %s): the processor "
-                                  "exposes no PMU here (a virtual machine often does not)",
-                                  sxs__config_event_name(event), code, g_strerror(e));
+    *ret_why = g_strdup_printf("event=%s: no hardware counter for it (perf_event_open: %s, %s): the processor "
+                               "exposes no PMU here (a virtual machine often does not)",
+                               sxs__config_event_name(event), code, g_strerror(e));
   else if (e == EACCES || e == EPERM)
-    *ret_reason = g_strdup_printf("perf_event_open: %s (%s; perf_event_paranoid=%s)", code, g_strerror(e), level);
+    *ret_why = g_strdup_printf("perf_event_open: %s (%s; perf_event_paranoid=%s)", code, g_strerror(e), level);
   else if (e == ENOSYS)
-    *ret_reason = g_strdup_printf("perf_event_open: %s (%s: the kernel has no perf events)", code, g_strerror(e));
+    *ret_why = g_strdup_printf("perf_event_open: %s (%s: the kernel has no perf events)", code, g_strerror(e));
   else
-    *ret_reason = g_strdup_printf("perf_event_open: %s (%s)", code, g_strerror(e));
+    *ret_why = g_strdup_printf("perf_event_open: %s (%s)", code, g_strerror(e));
   return fd;
 }
 

@@ -18,12 +18,12 @@
 
 /*
  * Whether this process may count event on its threads: opens one counter on the calling thread
- * and closes it at once. Returns 0, or -errno with *ret_reason (owned) set to one line that names
+ * and closes it at once. Returns 0, or -errno with *ret_why (owned) set to one line that names
  * the refusal and its likely cause, e.g. "perf_event_open: Permission denied (EACCES;
  * perf_event_paranoid=3)" or "cycles: no hardware counter (ENOENT: the machine has no PMU ...)".
  * Context: any thread; normal context.
  */
-int sxs__engine_perf_probe(SxsSamplingEvent event, char **ret_reason);
+int sxs__engine_perf_probe(SxsSamplingEvent event, char **ret_why);
 
 /* The period a sample stands for: for cpu-time, ns of CPU time (1 s / frequency); for a hardware
  * event, a count of events chosen so that a thread busy on a core of about 1 GHz is sampled near

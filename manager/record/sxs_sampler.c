@@ -399,8 +399,8 @@ static bool in_code(const StackRanges *stacks, uintptr_t a) {
  *
  * So when the leaf is JIT code and the word at rsp is an address in executable code (never a heap
  * or stack address, which no mapping of code holds) outside the stack, and not the return address
- * the walk already found, it is the leaf's return address: the walk is made again from the caller
- * (with the step cache's rules, so a caller without a frame record is not skipped either). In a framed leaf that word is its saved rbp (a stack address) or a local, which in JIT
+ * the walk already found, it is the leaf's return address: the caller is put back as the second
+ * frame, or, when the caller has no frame record either, the walk is made again from it. In a framed leaf that word is its saved rbp (a stack address) or a local, which in JIT
  * code is a value, an object or a stack address, not an address of code. Where the runtime maps its
  * code writable (no W^X, before .NET 7), code is not told apart and nothing changes.
  * Context: the signal handler; async-signal-safe.
@@ -416,14 +416,16 @@ static int leaf_return_address(const SxsRegs *regs, const CaptureInputs *in, Sxs
   if (ra < 0x10000 || (ra >= lo && ra < hi) || (n > 1 && frames[1].ip == ra) || !in_code(in->stacks, ra) ||
       !sxs__stitch_is_fp_code(ra, cursor, &eh))
     return n;
-  /* The walk goes on from the caller as from any return address: a caller without a frame record of its own is
-   * then stepped by its frame's size where the sampler has taught it (learn_jit_frames), instead of the
-   * frame-pointer step that went past it. */
-  SxsRegs caller = {.ip = ra, .sp = regs->sp + 8, .fp = regs->fp};
-  int m = sxs__unwind_from_regs(&caller, false, allow_libunwind, lo, hi, sxs__stitch_is_fp_code, cursor, in->steps,
-                                frames + 1, SAMPLER_MAX_FRAMES - 1);
-  if (m > 0)
-    return m + 1;
+  /* A caller without a frame record of its own (the sampler taught the step cache its frame's size,
+   * learn_jit_frames): the frame-pointer step went past it too, so the walk is made again from it. Any other
+   * caller is the frame that step went to, and is only put back. */
+  if (sxs__unwind_cache_steps_by_sp(in->steps, ra)) {
+    SxsRegs caller = {.ip = ra, .sp = regs->sp + 8, .fp = regs->fp};
+    int m = sxs__unwind_from_regs(&caller, false, allow_libunwind, lo, hi, sxs__stitch_is_fp_code, cursor, in->steps,
+                                  frames + 1, SAMPLER_MAX_FRAMES - 1);
+    if (m > 0)
+      return m + 1;
+  }
   int keep = n < SAMPLER_MAX_FRAMES ? n : SAMPLER_MAX_FRAMES - 1;
   memmove(&frames[2], &frames[1], (size_t)(keep - 1) * sizeof frames[0]);
   frames[1].ip = ra;
@@ -2200,12 +2202,8 @@ static void walk_suspended(SuspendedSample *samples, guint n_due, const SxsStitc
                                           SXS_STITCH_MAX_RUNTIME_FRAMES - used, &got, &hr);
         __atomic_store_n(&sampler.walking_thread, 0, __ATOMIC_SEQ_CST);
         if (r != 0) {
-          char what[96];
-          const char *name = sxs__hresult_name(hr);
-          if (name)
-            g_snprintf(what, sizeof what, "runtime walk incomplete: %s", name);
-          else
-            g_snprintf(what, sizeof what, "runtime walk incomplete: 0x%08X", (unsigned)hr);
+          char what[96], hr_text[16];
+          g_snprintf(what, sizeof what, "runtime walk incomplete: %s", sxs__hresult_text(hr, hr_text, sizeof hr_text));
           count_dropped(what);
         }
         s->walks[s->n_walks++] = (SxsRuntimeWalk){

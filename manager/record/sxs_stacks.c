@@ -152,12 +152,8 @@ static void walk_leave(void) {
 /* stacks_lock guards stacks and every counter below. */
 static GMutex stacks_lock;
 static GHashTable *stacks; /* StackEntry* (key and value) */
-static guint64 walks_made, walks_failed, walks_empty, walks_truncated, runtime_walks, unknown_frames, stacks_dropped;
-static guint64 events_seen[3]; /* exception, jit, gc */
-static guint64 frames_total, native_frames_total, stacks_named;
-static guint64 ns_native, ns_classify, ns_runtime_walks, ns_merge, ns_naming, ns_naming_first;
-static GHashTable *failures; /* name -> guint64* */
-static GHashTable *skipped;  /* reason -> guint64* */
+/* The walks' counters, as the profile reports them (its tables: name -> guint64*). */
+static SxsWalkCounters counts;
 /* Entries new or counted since the last sxs__stacks_changes (borrowed from `stacks`, each once:
  * their `changed` flag), and the last spool id given. */
 static GPtrArray *changed;
@@ -201,8 +197,8 @@ static void ensure_tables_locked(void) {
   if (stacks)
     return;
   stacks = g_hash_table_new_full(entry_hash, entry_equal, entry_free, NULL);
-  failures = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
-  skipped = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
+  counts.failures = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
+  counts.skipped = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
 }
 
 static void count_in(GHashTable *table, const char *key, guint64 by) {
@@ -220,14 +216,14 @@ static int event_index(SxsStackEvents event) {
 
 static void count_event(SxsStackEvents event) {
   g_mutex_lock(&stacks_lock);
-  events_seen[event_index(event)]++;
+  counts.events[event_index(event)]++;
   g_mutex_unlock(&stacks_lock);
 }
 
 static void count_skipped(const char *reason) {
   g_mutex_lock(&stacks_lock);
   ensure_tables_locked();
-  count_in(skipped, reason, 1);
+  count_in(counts.skipped, reason, 1);
   g_mutex_unlock(&stacks_lock);
 }
 
@@ -286,49 +282,45 @@ static const char *failure_name(int rc, HRESULT hr, char *buf, gsize size) {
     return "runtime shut down";
   if (rc == -ENOBUFS)
     return "too many frames";
-  const char *name = sxs__hresult_name(hr);
-  if (name)
-    return name;
-  g_snprintf(buf, size, "0x%08X", (unsigned)hr);
-  return buf;
+  return sxs__hresult_text(hr, buf, size);
 }
 
 /* The walk's counters. Context: the walking thread; takes stacks_lock. */
 static void count_walk(const SxsStitchReport *report, guint n_frames, const char *const *skips, guint n_skips) {
   g_mutex_lock(&stacks_lock);
   ensure_tables_locked();
-  walks_made++;
+  counts.made++;
   if (n_frames == 0)
-    walks_empty++;
+    counts.empty++;
   if (report->truncated)
-    walks_truncated++;
-  frames_total += n_frames;
+    counts.truncated++;
+  counts.frames += n_frames;
   if (report->native_n > 0)
-    native_frames_total += (guint64)report->native_n;
-  ns_native += report->ns_native;
-  ns_classify += report->ns_classify;
-  ns_merge += report->ns_merge;
+    counts.native_frames += (guint64)report->native_n;
+  counts.ns_native += report->ns_native;
+  counts.ns_classify += report->ns_classify;
+  counts.ns_merge += report->ns_merge;
   gboolean failed = report->native_n < 0;
   if (report->native_n < 0) {
     g_autofree char *what = g_strdup_printf("native walk: %s", g_strerror(-report->native_n));
-    count_in(failures, what, 1);
+    count_in(counts.failures, what, 1);
   }
   for (guint i = 0; i < report->n_walks; i++) {
-    runtime_walks++;
-    ns_runtime_walks += report->walks[i].ns;
+    counts.runtime_walks++;
+    counts.ns_runtime_walks += report->walks[i].ns;
     if (report->walks[i].rc != 0) {
       char buf[16];
       failed = TRUE;
-      count_in(failures, failure_name(report->walks[i].rc, report->walks[i].hr, buf, sizeof buf), 1);
+      count_in(counts.failures, failure_name(report->walks[i].rc, report->walks[i].hr, buf, sizeof buf), 1);
     }
   }
   if (report->owns_failed)
-    count_in(failures, "GetFunctionFromIP could not answer", report->owns_failed);
+    count_in(counts.failures, "GetFunctionFromIP could not answer", report->owns_failed);
   if (failed)
-    walks_failed++;
-  unknown_frames += report->unknown_code;
+    counts.failed++;
+  counts.unknown_frames += report->unknown_code;
   for (guint i = 0; i < n_skips; i++)
-    count_in(skipped, skips[i], 1);
+    count_in(counts.skipped, skips[i], 1);
   g_mutex_unlock(&stacks_lock);
 }
 
@@ -518,16 +510,16 @@ static StackEntry *add_stack(SxsStackEvents kind, uint32_t thread, const char *t
     fresh->model->thread_name = g_strdup(thread_name);
   guint64 naming = (guint64)(g_get_monotonic_time() - t0) * 1000;
   g_mutex_lock(&stacks_lock);
-  ns_naming += naming;
-  if (stacks_named++ == 0)
-    ns_naming_first = naming;
+  counts.ns_naming += naming;
+  if (counts.stacks_named++ == 0)
+    counts.ns_naming_first = naming;
   known = g_hash_table_lookup(stacks, &key);
   if (known) {
     known->model->count += weight;
     known->model->value += value;
     mark_changed_locked(known);
   } else if (g_hash_table_size(stacks) >= SXS_STACKS_MAX_DISTINCT) {
-    stacks_dropped++;
+    counts.stacks_dropped++;
   } else {
     fresh->model->count = weight;
     fresh->model->value = value;
@@ -612,28 +604,14 @@ static void copy_counts(GHashTable *to, GHashTable *from) {
     count_in(to, key, *(guint64 *)value);
 }
 
-/* The walk counters into m. Called with stacks_lock held. */
+/* The walk counters into m (its tables added to). Called with stacks_lock held. */
 static void fill_counters_locked(SxsProfileModel *m) {
-  m->walks.made = walks_made;
-  m->walks.failed = walks_failed;
-  m->walks.runtime_walks = runtime_walks;
-  m->walks.unknown_frames = unknown_frames;
-  m->walks.stacks_dropped = stacks_dropped;
-  m->walks.empty = walks_empty;
-  m->walks.truncated = walks_truncated;
-  for (int i = 0; i < 3; i++)
-    m->walks.events[i] = events_seen[i];
-  m->walks.frames = frames_total;
-  m->walks.native_frames = native_frames_total;
-  m->walks.stacks_named = stacks_named;
-  m->walks.ns_native = ns_native;
-  m->walks.ns_classify = ns_classify;
-  m->walks.ns_runtime_walks = ns_runtime_walks;
-  m->walks.ns_merge = ns_merge;
-  m->walks.ns_naming = ns_naming;
-  m->walks.ns_naming_first = ns_naming_first;
-  copy_counts(m->walks.failures, failures);
-  copy_counts(m->walks.skipped, skipped);
+  GHashTable *failures = m->walks.failures, *skipped = m->walks.skipped;
+  m->walks = counts;
+  m->walks.failures = failures;
+  m->walks.skipped = skipped;
+  copy_counts(m->walks.failures, counts.failures);
+  copy_counts(m->walks.skipped, counts.skipped);
 }
 
 void sxs__stacks_fill_counters(SxsProfileModel *m) {
@@ -807,11 +785,8 @@ void sxs__stacks_reset_for_tests(void) {
   g_clear_pointer(&changed, g_ptr_array_unref);
   last_spool_id = 0;
   g_clear_pointer(&stacks, g_hash_table_unref);
-  g_clear_pointer(&failures, g_hash_table_unref);
-  g_clear_pointer(&skipped, g_hash_table_unref);
-  walks_made = walks_failed = walks_empty = walks_truncated = runtime_walks = unknown_frames = stacks_dropped = 0;
-  events_seen[0] = events_seen[1] = events_seen[2] = 0;
-  frames_total = native_frames_total = stacks_named = 0;
-  ns_native = ns_classify = ns_runtime_walks = ns_merge = ns_naming = ns_naming_first = 0;
+  g_clear_pointer(&counts.failures, g_hash_table_unref);
+  g_clear_pointer(&counts.skipped, g_hash_table_unref);
+  counts = (SxsWalkCounters){0};
   g_mutex_unlock(&stacks_lock);
 }

@@ -141,10 +141,10 @@ typedef struct {
 
 /* "stack base new" lines (weights in the unit), the two-column input of flamegraph.pl and
  * difffolded.pl's output format; labels made safe as the folded writer does; sorted bytewise.
- * NULL with *ret_error set when neither side has a stack. */
-char *sxs__diff_write_folded(const SxsDiff *d, gsize *ret_len, char **ret_error);
+ * NULL with *ret_why set when neither side has a stack. */
+char *sxs__diff_write_folded(const SxsDiff *d, gsize *ret_len, char **ret_why);
 /* The terminal summary: top growths and shrinks by self and by total. */
-char *sxs__diff_write_summary(const SxsDiff *d, const SxsDiffRenderOptions *o, gsize *ret_len, char **ret_error);
+char *sxs__diff_write_summary(const SxsDiff *d, const SxsDiffRenderOptions *o, gsize *ret_len, char **ret_why);
 /* The differential flame graph: NEW's shape (BASE's when o->negated), each frame coloured from blue
  * (shrank) through white to red (grew) by its self change. */
-char *sxs__diff_write_svg(const SxsDiff *d, const SxsDiffRenderOptions *o, gsize *ret_len, char **ret_error);
+char *sxs__diff_write_svg(const SxsDiff *d, const SxsDiffRenderOptions *o, gsize *ret_len, char **ret_why);

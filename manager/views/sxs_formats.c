@@ -7,7 +7,7 @@
 
 #include "sxs_json.h"
 
-typedef char *(*RenderFn)(const SxsView *v, const SxsRenderOptions *o, gsize *ret_len, char **ret_error);
+typedef char *(*RenderFn)(const SxsView *v, const SxsRenderOptions *o, gsize *ret_len, char **ret_why);
 
 /* How each format is rendered (its name and file suffix are sxs_format's). */
 static const RenderFn renders[SXS_N_FORMATS] = {
@@ -19,15 +19,15 @@ static const RenderFn renders[SXS_N_FORMATS] = {
     [SXS_FORMAT_SUMMARY] = sxs__write_summary,
 };
 
-char *sxs__formats_render(const SxsView *v, SxsFormat f, const SxsRenderOptions *o, gsize *ret_len, char **ret_error) {
+char *sxs__formats_render(const SxsView *v, SxsFormat f, const SxsRenderOptions *o, gsize *ret_len, char **ret_why) {
   if (f >= SXS_N_FORMATS) {
-    *ret_error = g_strdup("unknown format");
+    *ret_why = g_strdup("unknown format");
     return NULL;
   }
   if (!renders[f])
     return sxs__profile_render_json(v->model, ret_len);
   SxsRenderOptions defaults = {.top = 10, .kind = SXS_VIEW_N_KINDS};
-  return renders[f](v, o ? o : &defaults, ret_len, ret_error);
+  return renders[f](v, o ? o : &defaults, ret_len, ret_why);
 }
 
 char *sxs__formats_base(const char *profile_path) {
@@ -45,7 +45,7 @@ gboolean sxs__formats_is_view_file(const char *name) {
 
 int sxs__formats_write(const SxsView *v, const char *base, guint set, const SxsRenderOptions *o, SxsFormatsFlags flags,
                        SxsFormatsProgress progress, gpointer progress_data, GPtrArray *ret_paths, char **ret_skipped,
-                       char **ret_error) {
+                       char **ret_why) {
   char *data[SXS_N_FORMATS] = {0};
   gsize len[SXS_N_FORMATS] = {0};
   g_autoptr(GString) skipped = g_string_new(NULL);
@@ -155,7 +155,7 @@ int sxs__formats_write(const SxsView *v, const char *base, guint set, const SxsR
   for (int f = 0; f < SXS_N_FORMATS; f++)
     g_free(data[f]);
   if (r < 0) {
-    *ret_error = g_strdup(errors->str);
+    *ret_why = g_strdup(errors->str);
     for (guint i = 0; ret_paths && i < written->len; i++)
       g_ptr_array_add(ret_paths, g_strdup(written->pdata[i]));
     return r;

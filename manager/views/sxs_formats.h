@@ -9,9 +9,9 @@
 #include "sxs_view.h"
 
 /* Renders one format of a profile: the JSON document from the model, every other format from the
- * view (built from the same model). Returns the bytes, or NULL with *ret_error set when the
+ * view (built from the same model). Returns the bytes, or NULL with *ret_why set when the
  * profile holds nothing that format can show. */
-char *sxs__formats_render(const SxsView *v, SxsFormat f, const SxsRenderOptions *o, gsize *ret_len, char **ret_error);
+char *sxs__formats_render(const SxsView *v, SxsFormat f, const SxsRenderOptions *o, gsize *ret_len, char **ret_why);
 
 /*
  * Writes the file formats in `formats` (SXS_FORMAT_BIT()s; the summary bit is ignored) of the
@@ -20,7 +20,7 @@ char *sxs__formats_render(const SxsView *v, SxsFormat f, const SxsRenderOptions 
  * before any file is written; see SxsFormatsFlags for what a failure or a left-out format does to
  * files already there. A file that cannot be written always keeps its older version. Returns the
  * number of files written (their paths appended to ret_paths when non-NULL), or -errno of the
- * first failure with *ret_error set: one line per file that could not be written ("cannot write
+ * first failure with *ret_why set: one line per file that could not be written ("cannot write
  * <path>: <why>"), and ret_paths then holds the files that were. progress (may be NULL) is called
  * before each format is rendered.
  */
@@ -33,7 +33,7 @@ typedef enum {
 } SxsFormatsFlags;
 int sxs__formats_write(const SxsView *v, const char *base, guint formats, const SxsRenderOptions *o,
                        SxsFormatsFlags flags, SxsFormatsProgress progress, gpointer progress_data, GPtrArray *ret_paths,
-                       char **ret_skipped, char **ret_error);
+                       char **ret_skipped, char **ret_why);
 
 /* Is this file name one of the views written beside a profile (x.speedscope.json, x.svg, ...),
  * not a profile itself? */

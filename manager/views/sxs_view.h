@@ -210,10 +210,10 @@ const SxsRuntimeModel *sxs__view_runtime(const SxsView *v, int runtime_id);
 const char *sxs__view_runtime_tag(const SxsView *v, int runtime_id);
 
 /* The writers, one per file (sxs_write_<format>.c). Each returns the file's bytes (caller frees)
- * and their length, or NULL with *ret_error set (a message for the user) when the view holds
+ * and their length, or NULL with *ret_why set (a message for the user) when the view holds
  * nothing that format can show. */
-char *sxs__write_speedscope(const SxsView *v, const SxsRenderOptions *o, gsize *ret_len, char **ret_error);
-char *sxs__write_folded(const SxsView *v, const SxsRenderOptions *o, gsize *ret_len, char **ret_error);
-char *sxs__write_svg(const SxsView *v, const SxsRenderOptions *o, gsize *ret_len, char **ret_error);
-char *sxs__write_pprof(const SxsView *v, const SxsRenderOptions *o, gsize *ret_len, char **ret_error);
-char *sxs__write_summary(const SxsView *v, const SxsRenderOptions *o, gsize *ret_len, char **ret_error);
+char *sxs__write_speedscope(const SxsView *v, const SxsRenderOptions *o, gsize *ret_len, char **ret_why);
+char *sxs__write_folded(const SxsView *v, const SxsRenderOptions *o, gsize *ret_len, char **ret_why);
+char *sxs__write_svg(const SxsView *v, const SxsRenderOptions *o, gsize *ret_len, char **ret_why);
+char *sxs__write_pprof(const SxsView *v, const SxsRenderOptions *o, gsize *ret_len, char **ret_why);
+char *sxs__write_summary(const SxsView *v, const SxsRenderOptions *o, gsize *ret_len, char **ret_why);

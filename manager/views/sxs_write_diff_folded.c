@@ -19,7 +19,7 @@ static int compare_lines(gconstpointer a, gconstpointer b) {
   return strcmp(*(const char *const *)a, *(const char *const *)b);
 }
 
-char *sxs__diff_write_folded(const SxsDiff *d, gsize *ret_len, char **ret_error) {
+char *sxs__diff_write_folded(const SxsDiff *d, gsize *ret_len, char **ret_why) {
   /* line without its weights (owned) -> guint64[2] (owned) */
   g_autoptr(GHashTable) lines = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
   g_autoptr(GString) line = g_string_new(NULL);
@@ -43,8 +43,8 @@ char *sxs__diff_write_folded(const SxsDiff *d, gsize *ret_len, char **ret_error)
   }
   guint n = g_hash_table_size(lines);
   if (n == 0) {
-    if (ret_error)
-      *ret_error = g_strdup_printf("neither side holds %s stacks to fold", sxs__view_kind_name(d->kind));
+    if (ret_why)
+      *ret_why = g_strdup_printf("neither side holds %s stacks to fold", sxs__view_kind_name(d->kind));
     return NULL;
   }
   g_autofree gpointer *keys = g_hash_table_get_keys_as_array(lines, NULL);

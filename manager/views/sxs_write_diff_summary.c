@@ -81,10 +81,10 @@ static void table(GString *out, const SxsDiff *d, const SxsDiffRenderOptions *o,
     g_string_append_printf(out, "    ... and %u more\n", n - shown);
 }
 
-char *sxs__diff_write_summary(const SxsDiff *d, const SxsDiffRenderOptions *o, gsize *ret_len, char **ret_error) {
+char *sxs__diff_write_summary(const SxsDiff *d, const SxsDiffRenderOptions *o, gsize *ret_len, char **ret_why) {
   if (d->total[0] == 0 && d->total[1] == 0) {
-    if (ret_error)
-      *ret_error = g_strdup_printf("neither side holds %s stacks to compare", sxs__view_kind_name(d->kind));
+    if (ret_why)
+      *ret_why = g_strdup_printf("neither side holds %s stacks to compare", sxs__view_kind_name(d->kind));
     return NULL;
   }
   GString *out = g_string_new(NULL);

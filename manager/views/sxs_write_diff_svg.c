@@ -66,7 +66,7 @@ static void fill_of(double v, char ret[8]) {
     g_strlcpy(ret, "#ffffff", 8);
 }
 
-char *sxs__diff_write_svg(const SxsDiff *d, const SxsDiffRenderOptions *o, gsize *ret_len, char **ret_error) {
+char *sxs__diff_write_svg(const SxsDiff *d, const SxsDiffRenderOptions *o, gsize *ret_len, char **ret_why) {
   gboolean negated = o && o->negated;
   int side = negated ? SXS_DIFF_BASE : SXS_DIFF_NEW;
   g_autoptr(SxsDiffTree) t = sxs__diff_tree_new(d);
@@ -74,8 +74,8 @@ char *sxs__diff_write_svg(const SxsDiff *d, const SxsDiffRenderOptions *o, gsize
   guint n = t->nodes->len;
   guint64 total = nodes[0].total[side];
   if (total == 0) {
-    if (ret_error)
-      *ret_error =
+    if (ret_why)
+      *ret_why =
           g_strdup_printf("%s holds no %s stacks to draw", negated ? "base" : "new", sxs__view_kind_name(d->kind));
     return NULL;
   }

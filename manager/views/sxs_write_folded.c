@@ -32,14 +32,14 @@ static int folded_compare(gconstpointer a, gconstpointer b) {
 /*
  * Renders the stacks of o->kind (the view's primary kind when o is NULL or asks for
  * SXS_VIEW_N_KINDS) in their kind's unit. Stacks that weigh nothing are left out: a flame graph
- * has no room for them. NULL with *ret_error set when that kind has no stack of any weight.
+ * has no room for them. NULL with *ret_why set when that kind has no stack of any weight.
  * Context: any thread; allocates.
  */
-char *sxs__write_folded(const SxsView *v, const SxsRenderOptions *o, gsize *ret_len, char **ret_error) {
+char *sxs__write_folded(const SxsView *v, const SxsRenderOptions *o, gsize *ret_len, char **ret_why) {
   SxsViewKind kind = v != NULL ? sxs__view_resolve_kind(v, o) : SXS_VIEW_N_KINDS;
   if (v == NULL || kind >= SXS_VIEW_N_KINDS) {
-    if (ret_error != NULL)
-      *ret_error = g_strdup("the profile holds no samples, traced calls or event stacks to fold");
+    if (ret_why != NULL)
+      *ret_why = g_strdup("the profile holds no samples, traced calls or event stacks to fold");
     return NULL;
   }
 
@@ -76,8 +76,8 @@ char *sxs__write_folded(const SxsView *v, const SxsRenderOptions *o, gsize *ret_
     *sum = sxs__saturating_add(*sum, weight, SXS_PROFILE_MAX_NS);
   }
   if (g_hash_table_size(weights) == 0) {
-    if (ret_error != NULL)
-      *ret_error = g_strdup_printf("the profile holds no %s stacks to fold", sxs__view_kind_name(kind));
+    if (ret_why != NULL)
+      *ret_why = g_strdup_printf("the profile holds no %s stacks to fold", sxs__view_kind_name(kind));
     return NULL;
   }
 

@@ -180,27 +180,26 @@ static char *pprof_gzip(const guint8 *data, gsize len, gsize *ret_len) {
 /*
  * Renders the stacks of o->kind (the view's primary kind when o is NULL or asks for
  * SXS_VIEW_N_KINDS) as a gzip-compressed pprof profile (see the top of the file). NULL with
- * *ret_error set when that kind has no stack. Context: any thread; allocates.
+ * *ret_why set when that kind has no stack. Context: any thread; allocates.
  */
-static char *write_pprof(const SxsView *v, SxsViewKind kind, const SxsRenderOptions *o, gsize *ret_len,
-                         char **ret_error);
+static char *write_pprof(const SxsView *v, SxsViewKind kind, const SxsRenderOptions *o, gsize *ret_len, char **ret_why);
 
-char *sxs__write_pprof(const SxsView *v, const SxsRenderOptions *o, gsize *ret_len, char **ret_error) {
+char *sxs__write_pprof(const SxsView *v, const SxsRenderOptions *o, gsize *ret_len, char **ret_why) {
   SxsViewKind kind = v != NULL ? sxs__view_resolve_kind(v, o) : SXS_VIEW_N_KINDS;
   if (v == NULL || kind >= SXS_VIEW_N_KINDS) {
-    if (ret_error != NULL)
-      *ret_error = g_strdup("the profile holds no samples, traced calls or event stacks for pprof");
+    if (ret_why != NULL)
+      *ret_why = g_strdup("the profile holds no samples, traced calls or event stacks for pprof");
     return NULL;
   }
   /* pprof keeps lines and functions apart itself: its locations are lines. */
   SxsView *lv = sxs__view_by_line(v);
-  char *out = write_pprof(lv, kind, o, ret_len, ret_error);
+  char *out = write_pprof(lv, kind, o, ret_len, ret_why);
   sxs__view_free_other(v, lv);
   return out;
 }
 
 static char *write_pprof(const SxsView *v, SxsViewKind kind, const SxsRenderOptions *o, gsize *ret_len,
-                         char **ret_error) {
+                         char **ret_why) {
   /* The kinds this file holds: o->kind alone when asked for; else the primary kind, with the event
    * profiles beside it as sample types of their own (their samples 0 in the other types). */
   SxsViewKind kinds[1 + SXS_PROFILE_N_KINDS];
@@ -230,8 +229,8 @@ static char *write_pprof(const SxsView *v, SxsViewKind kind, const SxsRenderOpti
     }
   }
   if (n_samples == 0) {
-    if (ret_error != NULL)
-      *ret_error = g_strdup_printf("the profile holds no %s stacks for pprof", sxs__view_kind_name(kind));
+    if (ret_why != NULL)
+      *ret_why = g_strdup_printf("the profile holds no %s stacks for pprof", sxs__view_kind_name(kind));
     return NULL;
   }
 
@@ -443,8 +442,8 @@ static char *write_pprof(const SxsView *v, SxsViewKind kind, const SxsRenderOpti
   g_hash_table_unref(b.mapping_of);
   g_ptr_array_unref(b.blocks);
   if (out == NULL) {
-    if (ret_error != NULL)
-      *ret_error = g_strdup("could not compress the pprof profile (out of memory)");
+    if (ret_why != NULL)
+      *ret_why = g_strdup("could not compress the pprof profile (out of memory)");
     return NULL;
   }
   if (ret_len != NULL)

@@ -142,15 +142,15 @@ static char *speedscope_document_name(const SxsView *v) {
 /*
  * Renders every group with stacks as a speedscope profile, in the view's group order, and makes the
  * heaviest group of the primary kind the one speedscope opens. o->kind is not used: speedscope
- * shows several profiles in one file. NULL with *ret_error set when no group has a stack.
+ * shows several profiles in one file. NULL with *ret_why set when no group has a stack.
  * Context: any thread; allocates.
  */
-char *sxs__write_speedscope(const SxsView *v, const SxsRenderOptions *o, gsize *ret_len, char **ret_error) {
+char *sxs__write_speedscope(const SxsView *v, const SxsRenderOptions *o, gsize *ret_len, char **ret_why) {
   (void)o;
   SxsViewKind primary = v != NULL ? sxs__view_primary_kind(v) : SXS_VIEW_N_KINDS;
   if (primary == SXS_VIEW_N_KINDS) {
-    if (ret_error != NULL)
-      *ret_error = g_strdup("the profile holds no samples, traced calls or event stacks for speedscope to show");
+    if (ret_why != NULL)
+      *ret_why = g_strdup("the profile holds no samples, traced calls or event stacks for speedscope to show");
     return NULL;
   }
 
@@ -212,8 +212,8 @@ char *sxs__write_speedscope(const SxsView *v, const SxsRenderOptions *o, gsize *
   sxs__json_end_object(w);
 
   if (!sxs__json_writer_complete(w)) {
-    if (ret_error != NULL)
-      *ret_error = g_strdup("internal error: the speedscope document is not well-formed JSON");
+    if (ret_why != NULL)
+      *ret_why = g_strdup("internal error: the speedscope document is not well-formed JSON");
     return NULL;
   }
   return sxs__json_writer_steal(w, ret_len);

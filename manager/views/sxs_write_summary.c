@@ -712,8 +712,8 @@ static void profiles_section(GString *out, const SxsView *v, const SxsRenderOpti
 
 /* The summary never fails: a profile with nothing recorded still names its process and runtimes.
  * Context: any thread; allocates. */
-char *sxs__write_summary(const SxsView *v, const SxsRenderOptions *o, gsize *ret_len, char **ret_error) {
-  (void)ret_error; /* a summary always has something to say */
+char *sxs__write_summary(const SxsView *v, const SxsRenderOptions *o, gsize *ret_len, char **ret_why) {
+  (void)ret_why; /* a summary always has something to say */
   SxsRenderOptions defaults = {.top = 10};
   if (!o)
     o = &defaults;

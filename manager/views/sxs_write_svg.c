@@ -617,21 +617,21 @@ static void svg_append_frame(GString *out, const SxsView *v, const SxsViewTree *
 /*
  * Renders the stacks of o->kind (the view's primary kind when o is NULL or asks for
  * SXS_VIEW_N_KINDS), merged into one tree, as an SVG flame graph (see the top of the file). The
- * same view always gives the same bytes. NULL with *ret_error set when that kind has no stack of
+ * same view always gives the same bytes. NULL with *ret_why set when that kind has no stack of
  * any weight. Context: any thread; allocates.
  */
-char *sxs__write_svg(const SxsView *v, const SxsRenderOptions *o, gsize *ret_len, char **ret_error) {
+char *sxs__write_svg(const SxsView *v, const SxsRenderOptions *o, gsize *ret_len, char **ret_why) {
   SxsViewKind kind = v != NULL ? sxs__view_resolve_kind(v, o) : SXS_VIEW_N_KINDS;
   if (v == NULL || kind >= SXS_VIEW_N_KINDS) {
-    if (ret_error != NULL)
-      *ret_error = g_strdup("the profile holds no samples, traced calls or event stacks to draw a flame graph of");
+    if (ret_why != NULL)
+      *ret_why = g_strdup("the profile holds no samples, traced calls or event stacks to draw a flame graph of");
     return NULL;
   }
   g_autoptr(SxsViewTree) t = sxs__view_tree_new(v, kind, NULL);
   if (t == NULL || t->nodes->len < 2 || g_array_index(t->nodes, SxsViewNode, 0).total == 0) {
-    if (ret_error != NULL)
-      *ret_error = g_strdup_printf("the profile holds no stacks of kind \"%s\" to draw a flame graph of",
-                                   sxs__view_kind_name(kind));
+    if (ret_why != NULL)
+      *ret_why = g_strdup_printf("the profile holds no stacks of kind \"%s\" to draw a flame graph of",
+                                 sxs__view_kind_name(kind));
     return NULL;
   }
 

@@ -49,10 +49,13 @@ tools_dir=${SXS_TOOLS_DIR:-$HOME/.local/share/sxsprof/tools}
 sxsprof=$build/bin/sxsprof
 lib=$build/lib/libsxsprof.so
 dotnet_trace=$tools_dir/dotnet-trace
+before=${SXS_BENCH_BEFORE:-}
 web_dll=${SXS_WEB_DLL:-$(ls "$build"/real/web/bin/Release/net*/web.dll 2>/dev/null | head -n 1 || true)}
 
 die() { echo "bench: $*" >&2; exit 1; }
 [[ -x $sxsprof && -f $lib ]] || die "$build is not a build (no bin/sxsprof, lib/libsxsprof.so)"
+[[ -z $before || (-x $before/bin/sxsprof && -f $before/lib/libsxsprof.so) ]] ||
+    die "SXS_BENCH_BEFORE=$before is not a build (no bin/sxsprof, lib/libsxsprof.so)"
 [[ -n $web_dll && -f $web_dll ]] || die "no web fixture in $build/real/web (tests/setup/build-apps.sh $build)"
 [[ -x /usr/bin/time ]] || die "needs GNU time (tests/setup.sh)"
 command -v perf >/dev/null || die "needs perf (tests/setup.sh)"
@@ -77,15 +80,22 @@ clean_env=(env -u CORECLR_ENABLE_PROFILING -u CORECLR_PROFILER -u CORECLR_PROFIL
            MSBUILDDISABLENODEREUSE=1 DOTNET_CLI_USE_MSBUILD_SERVER=0 UseSharedCompilation=false)
 
 # SXS_BENCH_VARIANTS picks some (e.g. "none s99 t99 s999 t999": the sampler's two engines side by
-# side; t99 and t999 are --sample with --engine timer, s99 and s999 the default engine).
+# side; t99 and t999 are --sample with --engine timer, s99 and s999 the default engine). With
+# SXS_BENCH_BEFORE=BUILD0 (another build, e.g. of the commit before a change), b99 and b999 are
+# --sample and --sample=999 with that build's sxsprof: "none b99 s99" measures a change side by side.
 read -r -a variants <<<"${SXS_BENCH_VARIANTS:-none loaded s99 s999 perf99 trace}"
 [[ ${variants[0]} == none ]] || die "SXS_BENCH_VARIANTS must start with none (the base of every ratio)"
+for v in "${variants[@]}"; do
+    [[ ($v != b99 && $v != b999) || -n $before ]] || die "$v needs SXS_BENCH_BEFORE (a build to compare with)"
+done
 declare -A label=(
     [none]="no profiler"
     [loaded]="\`sxsprof run -q\` (defaults: loaded, nothing asked)"
     [s99]="\`sxsprof run -q --sample\` (99 Hz)"
     [s999]="\`sxsprof run -q --sample=999\`"
     [t99]="\`sxsprof run -q --sample --engine timer\`"
+    [b99]="\`sxsprof run -q --sample\` (99 Hz), the build before"
+    [b999]="\`sxsprof run -q --sample=999\`, the build before"
     [t999]="\`sxsprof run -q --sample=999 --engine timer\`"
     [perf99]="\`perf record -F 99 -g\`, DOTNET_PerfMapEnabled=1"
     [trace]="\`dotnet-trace collect\` (default profile)"
@@ -101,6 +111,8 @@ wrap() {
         loaded) wrap=("${clean_env[@]}" "$sxsprof" run -q -o "$out/p" --) ;;
         s99) wrap=("${clean_env[@]}" "$sxsprof" run -q --sample -o "$out/p" --) ;;
         s999) wrap=("${clean_env[@]}" "$sxsprof" run -q --sample=999 -o "$out/p" --) ;;
+        b99) wrap=("${clean_env[@]}" "$before/bin/sxsprof" run -q --sample -o "$out/p" --) ;;
+        b999) wrap=("${clean_env[@]}" "$before/bin/sxsprof" run -q --sample=999 -o "$out/p" --) ;;
         t99) wrap=("${clean_env[@]}" "$sxsprof" run -q --sample --engine timer -o "$out/p" --) ;;
         t999) wrap=("${clean_env[@]}" "$sxsprof" run -q --sample=999 --engine timer -o "$out/p" --) ;;
         perf99) wrap=("${clean_env[@]}" DOTNET_PerfMapEnabled=1 "DOTNET_PerfMapJitDumpPath=$out"
@@ -189,7 +201,7 @@ build_once() {
     fi
     awk '{ printf "%.2f %.2f\n", $1, $2 + $3 }' "$tmp/time" >>"$tmp/build-$v"
     cut -d' ' -f1 /proc/loadavg >>"$tmp/load"
-    case $v in loaded|s99|s999) sxs_stats "$tmp/out-build-$v" >>"$tmp/build-$v.sxs" ;; esac
+    case $v in loaded|s99|s999|b99|b999) sxs_stats "$tmp/out-build-$v" >>"$tmp/build-$v.sxs" ;; esac
 }
 
 # --- the web template under load ---
@@ -254,7 +266,7 @@ web_once() {
     awk -v s=$((s1 - s0)) -v o=$((o1 - o0)) -v r="$rps" -v t="$tck" 'BEGIN { printf "%.2f %.1f %.2f\n", s / t, r, o / t }' \
         >>"$tmp/web-$v"
     cut -d' ' -f1 /proc/loadavg >>"$tmp/load"
-    case $v in loaded|s99|s999) sxs_stats "$tmp/out-web-$v" >>"$tmp/web-$v.sxs" ;; esac
+    case $v in loaded|s99|s999|b99|b999) sxs_stats "$tmp/out-web-$v" >>"$tmp/web-$v.sxs" ;; esac
 }
 
 # --- a hello-world start ---
@@ -332,7 +344,7 @@ sxs_cols() {
     col "$1" 6 >"$tmp/c"; res=$(med "$tmp/c" 0)
     echo "| $procs | $taken | $p50 | $p99 | $res"
 }
-declare -A build_target=([loaded]=1.03 [s99]=1.05 [s999]=1.15)
+declare -A build_target=([loaded]=1.03 [s99]=1.05 [s999]=1.15 [b99]=1.05 [b999]=1.15)
 build_rows=()
 for v in "${variants[@]}"; do
     col "$tmp/build-$v" 1 >"$tmp/c"; w=$(med "$tmp/c" 2)
@@ -347,11 +359,11 @@ for v in "${variants[@]}"; do
         target="≤ ×${build_target[$v]}"; ok=$(met "${wr%% *}" "<=" "${build_target[$v]}")
     fi
     stats="| - | - | - | - | -"
-    case $v in loaded|s99|s999) stats=$(sxs_cols "$tmp/build-$v.sxs") ;; esac
+    case $v in loaded|s99|s999|b99|b999) stats=$(sxs_cols "$tmp/build-$v.sxs") ;; esac
     build_rows+=("| ${label[$v]} | $w | ×$wr | $target | $ok | $c | ×$cr $stats |")
 done
 
-declare -A web_target=([s99]=1 [s999]=5)
+declare -A web_target=([s99]=1 [s999]=5 [b99]=1 [b999]=5)
 web_rows=()
 for v in "${variants[@]}"; do
     col "$tmp/web-$v" 1 >"$tmp/c"; s=$(med "$tmp/c" 2)
@@ -368,7 +380,7 @@ for v in "${variants[@]}"; do
     fi
     # the profiles' columns without the processes' count (one server)
     stats="| - | - | - | -"
-    case $v in loaded|s99|s999) stats=$(sxs_cols "$tmp/web-$v.sxs" | sed 's/^| [^|]* |/|/') ;; esac
+    case $v in loaded|s99|s999|b99|b999) stats=$(sxs_cols "$tmp/web-$v.sxs" | sed 's/^| [^|]* |/|/') ;; esac
     pct_cell="${pct%% *} %"
     [[ $pct == *" "* ]] && pct_cell="$pct_cell ${pct#* }"
     web_rows+=("| ${label[$v]} | $s | $pct_cell | $target | $ok | $q | ×$qr | $o $stats |")

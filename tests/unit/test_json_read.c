@@ -51,18 +51,18 @@ static void copy_value(SxsJsonReader *r, SxsJsonWriter *w) {
   }
 }
 
-/* The compact copy of text, or NULL with *ret_message set when the reader fails. */
-static char *copy_text(const char *text, gssize len, char **ret_message) {
+/* The compact copy of text, or NULL with *ret_why set when the reader fails. */
+static char *copy_text(const char *text, gssize len, char **ret_why) {
   g_auto(SxsJsonReader) r;
   sxs__json_reader_init(&r, text, len < 0 ? strlen(text) : (gsize)len);
   g_autoptr(SxsJsonWriter) w = sxs__json_writer_new(FALSE);
   copy_value(&r, w);
   if (!sxs__json_reader_end(&r)) {
-    *ret_message = g_strdup(sxs__json_reader_message(&r));
+    *ret_why = g_strdup(sxs__json_reader_message(&r));
     return NULL;
   }
   g_assert_true(sxs__json_writer_complete(w));
-  *ret_message = NULL;
+  *ret_why = NULL;
   return sxs__json_writer_steal(w, NULL);
 }
 

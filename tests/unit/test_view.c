@@ -273,11 +273,11 @@ static void test_cyclic_tree(void) {
 
 /* The view files a model renders to, written under dir/p with flags; the return of
  * sxs__formats_write, and its error. */
-static int write_views(const SxsProfileModel *m, const char *dir, SxsFormatsFlags flags, char **ret_error) {
+static int write_views(const SxsProfileModel *m, const char *dir, SxsFormatsFlags flags, char **ret_why) {
   g_autoptr(SxsView) v = sxs__view_new(m, NULL);
   g_autofree char *base = g_build_filename(dir, "p", NULL);
   guint formats = SXS_FORMATS_ALL_FILES & ~SXS_FORMAT_BIT(SXS_FORMAT_JSON);
-  return sxs__formats_write(v, base, formats, NULL, flags, NULL, NULL, NULL, NULL, ret_error);
+  return sxs__formats_write(v, base, formats, NULL, flags, NULL, NULL, NULL, NULL, ret_why);
 }
 
 static char *read_view(const char *dir, const char *suffix) {
