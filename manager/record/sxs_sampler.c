@@ -7,7 +7,7 @@
  *     mode=wall, each tick: up to SAMPLER_TICK_THREADS threads, in turn (tick_select); each one's
  *     sample weighs the periods since its last, so wall time stays whole whatever their number
  *       has not run since its last sample ........... that stack counts again (no signal)
- *       hardly runs (< 1 % of a CPU lately), last stack still in its slots ... counts again
+ *       hardly runs (< 1 % of a CPU lately), last stack still in its hot.slots ... counts again
  *       blocked in a system call (/proc/self/task/<tid>/syscall: sp, pc) ... walked from here,
  *           over its stack read with process_vm_readv (sxs__unwind_remote): no signal, so its
  *           system call is never interrupted
@@ -20,7 +20,7 @@
  *                                                          range from the snapshot, a native walk
  *                                                          (frame pointers through JIT code, cached
  *                                                          rules through native code) into slot i
- *         (the tick goes on: a later tick collects)  <---- state DONE, requests_done++ (futex wake)
+ *         (the tick goes on: a later tick collects)  <---- state DONE, hot.requests_done++ (futex wake)
  *       classify (owners cache, each runtime's GetFunctionFromIP), name, aggregate (sxs_stacks)
  *
  * Up to SAMPLER_TICK_THREADS requests are in flight at once, each in a slot of its own; no tick
@@ -78,6 +78,7 @@
 #include "sxs_engine_perf.h"
 #include "sxs_manager.h"
 #include "sxs_prologue.h"
+#include "sxs_sampler_hot.h"
 #include "sxs_search.h"
 #include "sxs_hresult.h"
 #include "sxs_snapshot.h"
@@ -85,7 +86,6 @@
 #include "sxs_stitch.h"
 #include "sxs_unwind.h"
 
-#define SAMPLER_MAX_FRAMES SXS_STITCH_MAX_FRAMES
 #define SAMPLER_LOADER "ld-linux-x86-64.so.2"
 #define SAMPLER_WAIT_NS (20 * G_GINT64_CONSTANT(1000000)) /* a thread has this long to take its sample */
 /* ... when no tick waits for it (wall mode, signal walker): on a busy machine a thread woken by the
@@ -107,126 +107,17 @@
  * signal would likely arrive as it enters its next system call (sample_wall). */
 #define SAMPLER_IDLE_SHARE 100
 #define SAMPLER_SHARE_NS (1000 * G_GINT64_CONSTANT(1000000))
+/* ... and one that used less than 1/SAMPLER_WAITING_SHARE of it is found running only between two waits: it is
+ * not signalled then. A signal that arrives as such a thread enters its next wait interrupts that wait (poll,
+ * epoll_wait and nanosleep return EINTR whatever SA_RESTART says), and the few microseconds between the look and
+ * the signal are a good part of its time between two waits. */
+#define SAMPLER_WAITING_SHARE 10
 /* ... and one that used more than (SAMPLER_BUSY_SHARE - 1)/SAMPLER_BUSY_SHARE of it, lately and
  * since its last look, runs: it is signalled without asking the kernel where it is first. */
 #define SAMPLER_BUSY_SHARE 10
-/* Wall mode and the suspend walker: the most threads one tick samples, taken in turn (a thread a
- * tick does not reach waits for a later one, and its sample then stands for every period since its
- * last); also the most requests in flight at once, each in a slot of its own. */
-#define SAMPLER_TICK_THREADS 32
 
-/* The slot's state word: a request's sequence number in bits 2-31, its phase in bits 0-1. The
- * handler moves (its request, REQUESTED) to (its request, RUNNING) in one compare-and-swap, so a
- * handler that arrives late, after its request was given up, can never take a newer one. */
-enum { SLOT_IDLE, SLOT_REQUESTED, SLOT_RUNNING, SLOT_DONE };
-#define SLOT_STATE(seq, phase) ((gint)(((guint)(seq) << 2) | (guint)(phase)))
-#define SLOT_PHASE(state) ((guint)(state)&3u)
-/* The signal's value names the request: its slot in bits 0-5, its sequence number (24 bits) above. */
-#define REQUEST_VALUE(index, seq) ((int)(((guint)(seq) << 6) | (guint)(index)))
-#define REQUEST_INDEX(value) ((guint)(value)&63u)
-#define REQUEST_SEQ(value) (((guint)(value) >> 6) & 0xFFFFFFu)
-
-/* The threads' stacks, sorted: a thread's stack is the one holding its sp; then (ranges[n], n_code
- * of them) the executable mappings that are not writable, sorted: code a return address can point
- * into, and no heap or stack value can. */
-typedef struct {
-  guint n;
-  guint n_code;
-  struct {
-    uintptr_t lo, hi;
-  } ranges[];
-} StackRanges;
-
-/* What one capture walks with: snapshots the sampler replaces only between samples. */
-typedef struct {
-  const SxsModuleMap *map;
-  const SxsModule *loader; /* in map: where libunwind must not be started from */
-  SxsUnwindCache *steps;
-  const StackRanges *stacks;
-} CaptureInputs;
-
-/* What one capture gives, written by the handler before it stores DONE. */
-typedef struct {
-  int n; /* frames written, or -errno */
-  guint64 capture_ns;
-  SxsNativeFrame frames[SAMPLER_MAX_FRAMES];
-} Capture;
-
-/* The sampler's request to one thread. The sampler fills the inputs before it signals; the handler
- * writes the capture before it stores DONE (release), which the sampler reads (acquire). */
-typedef struct {
-  gint state; /* SLOT_STATE(sequence, phase) */
-  guint seq;  /* the last request's sequence number (the sampler's) */
-  pid_t tid;
-  CaptureInputs in;
-  Capture out;
-} SampleSlot;
-
-/* One slot per request in flight: the first SAMPLER_TICK_THREADS for the wall-mode ticks' requests,
- * which may stay in flight from one tick to the next, the others for the captures the sampler waits
- * for (capture_batch). requests_done counts the captures handlers finished (a futex word the
- * sampler waits on). */
-#define SAMPLER_SLOTS (2 * SAMPLER_TICK_THREADS)
-#define SAMPLER_SYNC_SLOT(i) (SAMPLER_TICK_THREADS + (i))
-G_STATIC_ASSERT(SAMPLER_SLOTS <= 64);
-static SampleSlot slots[SAMPLER_SLOTS];
-static gint requests_done;
-
-/* mode=cpu with the signal walker: each thread has a CPU-time timer of its own (timer_create on
- * its CPU clock, SIGEV_THREAD_ID), so the kernel raises the signal on the thread itself, on its
- * own CPU, each time it has used a period: no signal crosses CPUs, nothing polls CPU clocks, and
- * a thread that is not running is never interrupted. The handler writes into one of the thread's
- * own captures, in a slot from a fixed pool (the signal's value must point into it).
- *
- * The sampler has no fixed tick in this mode: it sleeps (a futex wait on sampler_asleep) until a
- * handler wakes it, or until the next rescan is due (SAMPLER_RESCAN_NS), and then collects every
- * capture DONE in one batch. A handler wakes it only when SAMPLER_WAKE_FULL of the thread's
- * captures are full (the sampler then has the other SAMPLER_THREAD_CAPTURES - SAMPLER_WAKE_FULL
- * periods to collect them before an expiry finds no room: on a loaded machine it may wait for a
- * CPU that long; a handler fills its thread's first free capture, so the pages of the others are
- * touched only when the sampler is late), or when SAMPLER_WAKE_PENDING captures wait in
- * all: a thread that runs steadily wakes the sampler once every SAMPLER_WAKE_FULL of its samples,
- * a thread that hardly runs never. The sampler
- * collects everything before it stops, so the profile, written after the stop, has it all. */
-#define SAMPLER_POOL_SLOTS 512
-#define SAMPLER_THREAD_CAPTURES 16
-#define SAMPLER_WAKE_FULL 4
-#define SAMPLER_WAKE_PENDING 64
-#define THREAD_SLOT_MAGIC 0x5358534Cu
-typedef struct {
-  gint state;   /* SLOT_IDLE, SLOT_RUNNING, SLOT_DONE */
-  guint weight; /* the expiries it stands for: its own and the timer's overruns (si_overrun) */
-  Capture out;
-} TimerCapture;
-typedef struct {
-  guint32 magic;
-  pid_t tid;
-  gint missed; /* expiries that found every capture still uncollected, with their overruns (atomic) */
-  int fd;      /* perf engine: the thread's counter (the signal's si_fd), -1 with the timer engine */
-  /* perf engine, written by the thread's handler only: the counter's last value read, and the
-   * periods the expiries so far stand for times the period (so that rounding never drifts) */
-  guint64 count, accounted;
-  TimerCapture cap[SAMPLER_THREAD_CAPTURES];
-} ThreadSlot;
-
-/* Perf engine: the pool slot of a counter by its file descriptor (1 + its index, 0: none), for the
- * handler, which knows the counter by si_fd only; a larger fd is looked for in the pool. */
-#define SAMPLER_PERF_FDS 4096
-static guint16 perf_fd_slot[SAMPLER_PERF_FDS];
-
-/* Captures the timer handlers finished (atomic; wraps); the sampler's count of those it collected. */
-static guint timer_done;
-static guint timer_collected;
-/* The futex word the sampler waits on in cpu mode: 1 while it sleeps; the first handler that
- * finds it 1 and has work for it sets it to 0 and wakes it (one wake a sleep). */
-static gint sampler_asleep;
-
-static ThreadSlot *pool;       /* SAMPLER_POOL_SLOTS slots, allocated when timers are used */
-static gint handlers_inflight; /* timer handlers between their first and last read of timer_res */
-/* What timer handlers walk with, published by the sampler (atomic pointers; map last, so that a
- * handler that reads it first finds the loader and steps that go with it). */
-static CaptureInputs timer_res;
-static pid_t sampler_pid; /* the process the handler answers for (a forked child is another) */
+/* The handler's state (sxs_sampler_hot.c): the sampler writes what it publishes there. */
+#define hot sxs__sampler_hot
 
 typedef struct {
   pid_t tid;
@@ -248,7 +139,7 @@ typedef struct {
   SxsStackHandle *last_counted; /* wall mode: where that stack is counted (NULL: not counted) */
   guint last_generation;        /* wall mode: sampler.code_generation when that stack was found */
   guint request;                /* wall mode: 1 + the slot of its request in flight, 0 when none */
-  ThreadSlot *tslot;            /* timer mode: its slot in the pool, or NULL */
+  ThreadSlot *tslot;            /* timer mode: its slot in the hot.pool, or NULL */
   timer_t timer;                /* timer mode: its CPU-time timer (valid with tslot, timer engine) */
   int perf_fd;                  /* timer mode, perf engine: its counter (valid with tslot), else -1 */
   gint64 cpu_at_arm;            /* timer mode, timer engine: its CPU time when its timer was made */
@@ -324,12 +215,12 @@ static struct {
   gboolean use_timers;         /* mode=cpu: per-thread CPU-time timers capture the stacks */
   SxsWalkResources timer_walk; /* what timer handlers walk with (taken, released when replaced) */
   gboolean timer_walk_taken;
-  gboolean timer_leftover;        /* suspend walker: the last batch left captures for the next one */
-  guint64 wakes;                  /* cpu mode: the sampler's batches (it woke, was woken, or rescanned) */
-  SxsEngineKind engine;           /* mode=cpu: the engine that runs (perf or timer) */
-  char *engine_reason;            /* why that one (owned; under lock once running) */
-  SxsSamplingEvent event;         /* what a period counts (perf engine) */
-  guint64 event_period;           /* the period: ns of CPU time, or events */
+  gboolean timer_leftover; /* suspend walker: the last batch left captures for the next one */
+  guint64 wakes;           /* cpu mode: the sampler's batches (it woke, was woken, or rescanned) */
+  SxsEngineKind engine;    /* mode=cpu: the engine that runs (perf or timer) */
+  char *engine_reason;     /* why that one (owned; under lock once running) */
+  SxsSamplingEvent event;  /* what a period counts (perf engine) */
+
   guint perf_fds, perf_fd_budget; /* perf engine: counters open, and the most that may be */
   gboolean timer_fallback_logged;
   /* Every thread's rate so far (timer mode), by tid: SxsThreadRateModel* (lock; owned); the
@@ -349,264 +240,6 @@ static gint64 thread_cpu_ns(pid_t tid) {
   if (clock_gettime(thread_cpu_clock(tid), &ts) != 0)
     return -1;
   return (gint64)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
-
-static pid_t sampler_gettid(void) {
-  return (pid_t)syscall(SYS_gettid);
-}
-
-static guint64 now_ns(clockid_t clock) {
-  struct timespec ts;
-  clock_gettime(clock, &ts);
-  return (guint64)ts.tv_sec * G_GUINT64_CONSTANT(1000000000) + (guint64)ts.tv_nsec;
-}
-
-/* The stack range holding sp. Context: the signal handler; async-signal-safe. */
-static bool find_stack(const StackRanges *stacks, uintptr_t sp, uintptr_t *ret_lo, uintptr_t *ret_hi) {
-  if (!stacks)
-    return false;
-  size_t after = SXS_SEARCH_UPPER_BOUND(stacks->ranges, stacks->n, lo, sp);
-  if (after == 0 || sp >= stacks->ranges[after - 1].hi)
-    return false;
-  *ret_lo = stacks->ranges[after - 1].lo;
-  *ret_hi = stacks->ranges[after - 1].hi;
-  return true;
-}
-
-/* Is a in an executable mapping? Context: the signal handler; async-signal-safe. */
-static bool in_code(const StackRanges *stacks, uintptr_t a) {
-  if (!stacks || stacks->n_code == 0)
-    return false;
-  size_t after = SXS_SEARCH_UPPER_BOUND(stacks->ranges + stacks->n, stacks->n_code, lo, a);
-  return after > 0 && a < stacks->ranges[stacks->n + after - 1].hi;
-}
-
-/*
- * A leaf without its frame record
- * -------------------------------
- *
- * The frame-pointer walk reads the leaf's return address at [rbp + 8], which holds only once the
- * leaf has pushed rbp and pointed rbp at it. A JIT-compiled method that calls nothing may have no
- * frame record at all, and any method interrupted on its first instruction or on its `ret` has
- * none yet or none left: rbp is still its caller's, and the walk's first step lands in the
- * caller's caller, the caller gone.
- *
- *   frameless leaf / prologue / ret        framed leaf
- *   | caller's frame            |          | caller's frame            |
- *   | return address into caller| <- rsp  | return address into caller| <- rbp + 8
- *   (rbp: the caller's)                    | saved rbp                 | <- rbp
- *                                          | locals (no code address)  | <- rsp
- *
- * So when the leaf is JIT code and the word at rsp is an address in executable code (never a heap
- * or stack address, which no mapping of code holds) outside the stack, and not the return address
- * the walk already found, it is the leaf's return address: the caller is put back as the second
- * frame, or, when the caller has no frame record either, the walk is made again from it. In a framed leaf that word is its saved rbp (a stack address) or a local, which in JIT
- * code is a value, an object or a stack address, not an address of code. Where the runtime maps its
- * code writable (no W^X, before .NET 7), code is not told apart and nothing changes.
- * Context: the signal handler; async-signal-safe.
- */
-static int leaf_return_address(const SxsRegs *regs, const CaptureInputs *in, SxsModmapCursor *cursor, uintptr_t lo,
-                               uintptr_t hi, bool allow_libunwind, SxsNativeFrame *frames, int n) {
-  if (n < 1 || regs->sp < lo || hi - regs->sp < 8 || (regs->sp & 7) != 0)
-    return n;
-  const SxsEhFrame *eh = NULL;
-  if (!sxs__stitch_is_fp_code(regs->ip, cursor, &eh) || in_code(in->stacks, regs->ip) == false)
-    return n;
-  uintptr_t ra = *(const uintptr_t *)regs->sp;
-  if (ra < 0x10000 || (ra >= lo && ra < hi) || (n > 1 && frames[1].ip == ra) || !in_code(in->stacks, ra) ||
-      !sxs__stitch_is_fp_code(ra, cursor, &eh))
-    return n;
-  /* A caller without a frame record of its own (the sampler taught the step cache its frame's size,
-   * learn_jit_frames): the frame-pointer step went past it too, so the walk is made again from it. Any other
-   * caller is the frame that step went to, and is only put back. */
-  if (sxs__unwind_cache_steps_by_sp(in->steps, ra)) {
-    SxsRegs caller = {.ip = ra, .sp = regs->sp + 8, .fp = regs->fp};
-    int m = sxs__unwind_from_regs(&caller, false, allow_libunwind, lo, hi, sxs__stitch_is_fp_code, cursor, in->steps,
-                                  frames + 1, SAMPLER_MAX_FRAMES - 1);
-    if (m > 0)
-      return m + 1;
-  }
-  int keep = n < SAMPLER_MAX_FRAMES ? n : SAMPLER_MAX_FRAMES - 1;
-  memmove(&frames[2], &frames[1], (size_t)(keep - 1) * sizeof frames[0]);
-  frames[1].ip = ra;
-  frames[1].sp = regs->sp + 8;
-  return keep + 1;
-}
-
-/* The lock-taking code of the loader's lock: pthread_mutex_lock and pthread_mutex_unlock of libc
- * (the loader's recursive lock goes through them), found at start. A thread interrupted between
- * taking that lock and recording itself as its owner (or between forgetting the owner and letting
- * the lock go) would wait on itself if its handler started libunwind, which takes the lock through
- * dl_iterate_phdr. The windows lie inside these functions, or inside the loader itself. */
-#define SAMPLER_LOCK_CODE_BYTES 0x1000
-static uintptr_t lock_code[2];
-
-/* May a handler that interrupted ip start libunwind? Context: the signal handler. */
-static bool may_start_libunwind(const SxsModuleMap *map, const SxsModule *loader, uintptr_t ip) {
-  for (int i = 0; i < 2; i++)
-    if (lock_code[i] != 0 && ip >= lock_code[i] && ip - lock_code[i] < SAMPLER_LOCK_CODE_BYTES)
-      return false;
-  return loader == NULL || sxs__modmap_find(map, ip) != loader;
-}
-
-/* The capture: the interrupted thread's native stack, from the registers in uc, walked with in,
- * into out (its frames, or -errno: -ERANGE when no stack range holds the stack pointer), and the
- * time it took. Context: the sampled thread's signal handler, any point of its code;
- * async-signal-safe (no allocation, no lock). */
-static void capture_in_handler(const void *uc, const CaptureInputs *in, Capture *out) {
-  guint64 t0 = now_ns(CLOCK_MONOTONIC);
-  SxsRegs regs;
-  sxs__regs_from_ucontext(&regs, uc);
-  uintptr_t lo, hi;
-  int n = -ERANGE;
-  /* libunwind reads unwind tables through dl_iterate_phdr, which takes the loader's lock:
-   * a thread interrupted inside the loader or libc (where that lock is taken and released)
-   * could deadlock on itself. There the walk uses cached rules and frame pointers only. */
-  bool allow_libunwind = may_start_libunwind(in->map, in->loader, regs.ip);
-  SxsModmapCursor cursor = {.map = in->map};
-  if (in->stacks) {
-    cursor.code = (const uintptr_t(*)[2])(const void *)(in->stacks->ranges + in->stacks->n);
-    cursor.n_code = in->stacks->n_code;
-  }
-  if (find_stack(in->stacks, regs.sp, &lo, &hi)) {
-    n = sxs__unwind_from_regs(&regs, true, allow_libunwind, lo, hi, sxs__stitch_is_fp_code, &cursor, in->steps,
-                              out->frames, SAMPLER_MAX_FRAMES);
-    if (n > 0)
-      n = leaf_return_address(&regs, in, &cursor, lo, hi, allow_libunwind, out->frames, n);
-  }
-  out->n = n;
-  out->capture_ns = now_ns(CLOCK_MONOTONIC) - t0;
-}
-
-/* A timer expiry on the current thread: the capture into its own slot, with what the sampler
- * published last. Context: the signal handler (sampler_on_signal); async-signal-safe. */
-static void on_expiry(ThreadSlot *ts, const siginfo_t *si, void *uc) {
-  __atomic_add_fetch(&handlers_inflight, 1, __ATOMIC_SEQ_CST);
-  if (__atomic_load_n(&ts->magic, __ATOMIC_ACQUIRE) == THREAD_SLOT_MAGIC && ts->tid == sampler_gettid()) {
-    /* The periods this signal stands for. A CPU-time timer is checked at the scheduler's tick, so
-     * at a frequency above it an expiry stands for several periods (its overruns). A counter's
-     * overflow comes when its period ends, but two overflows can meet in one pending signal: its
-     * count says how many periods passed since the last sample. */
-    guint weight = 1;
-    if (si->si_code == SI_TIMER) {
-      weight += (guint)MAX(si->si_overrun, 0);
-    } else {
-      int fd = __atomic_load_n(&ts->fd, __ATOMIC_ACQUIRE);
-      guint64 count = 0, period = sampler.event_period;
-      if (fd == si->si_fd && period > 0 && sxs__engine_perf_read(fd, &count) == 0 && count > ts->accounted) {
-        /* Whole periods: an overflow taken late (in the kernel, or after a long handler) is not one
-         * period more; two that met in one signal are two. */
-        guint64 periods = (count - ts->accounted) / period;
-        weight = (guint)CLAMP(periods, 1, G_MAXINT / 2);
-        ts->accounted += (guint64)weight * period;
-        __atomic_store_n(&ts->count, count, __ATOMIC_RELEASE);
-      } else if (fd != si->si_fd) {
-        __atomic_sub_fetch(&handlers_inflight, 1, __ATOMIC_SEQ_CST);
-        return; /* a counter of this thread's that was closed since */
-      }
-    }
-    guint free_left = 0;
-    TimerCapture *c = NULL;
-    for (guint i = 0; i < SAMPLER_THREAD_CAPTURES; i++) {
-      gint expected = SLOT_IDLE;
-      if (c == NULL && __atomic_compare_exchange_n(&ts->cap[i].state, &expected, SLOT_RUNNING, false, __ATOMIC_ACQ_REL,
-                                                   __ATOMIC_ACQUIRE))
-        c = &ts->cap[i];
-      else if (c != NULL && __atomic_load_n(&ts->cap[i].state, __ATOMIC_ACQUIRE) == SLOT_IDLE)
-        free_left++;
-    }
-    bool wake;
-    if (c != NULL) {
-      CaptureInputs in;
-      in.map = __atomic_load_n(&timer_res.map, __ATOMIC_ACQUIRE); /* first: published last */
-      in.loader = __atomic_load_n(&timer_res.loader, __ATOMIC_ACQUIRE);
-      in.steps = __atomic_load_n(&timer_res.steps, __ATOMIC_ACQUIRE);
-      in.stacks = __atomic_load_n(&timer_res.stacks, __ATOMIC_ACQUIRE);
-      capture_in_handler(uc, &in, &c->out);
-      c->weight = weight;
-      __atomic_store_n(&c->state, SLOT_DONE, __ATOMIC_RELEASE);
-      guint done = __atomic_add_fetch(&timer_done, 1, __ATOMIC_SEQ_CST);
-      wake = free_left <= SAMPLER_THREAD_CAPTURES - SAMPLER_WAKE_FULL ||
-             done - __atomic_load_n(&timer_collected, __ATOMIC_RELAXED) >= SAMPLER_WAKE_PENDING;
-    } else {
-      __atomic_add_fetch(&ts->missed, (gint)weight, __ATOMIC_RELAXED);
-      wake = true;
-    }
-    /* Wakes the sampler when it sleeps (once: the first handler that finds it asleep). */
-    if (wake && __atomic_load_n(&sampler_asleep, __ATOMIC_SEQ_CST) != 0 &&
-        __atomic_exchange_n(&sampler_asleep, 0, __ATOMIC_SEQ_CST) != 0)
-      syscall(SYS_futex, &sampler_asleep, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
-  }
-  __atomic_sub_fetch(&handlers_inflight, 1, __ATOMIC_SEQ_CST);
-}
-
-/* A timer expiry on the current thread. Context: the signal handler; async-signal-safe. */
-static void on_timer(siginfo_t *si, void *uc) {
-  ThreadSlot *ts = si->si_value.sival_ptr;
-  /* Only a pointer into the pool is ours (another timer's value is never dereferenced). */
-  if (pool == NULL || (char *)ts < (char *)pool || (char *)ts >= (char *)(pool + SAMPLER_POOL_SLOTS) ||
-      ((char *)ts - (char *)pool) % sizeof *pool != 0)
-    return;
-  on_expiry(ts, si, uc);
-}
-
-/* A perf counter's overflow on the current thread (si_fd names the counter): the capture into its
- * thread's slot, found by the counter. Context: the signal handler; async-signal-safe. */
-static void on_counter(siginfo_t *si, void *uc) {
-  ThreadSlot *p = __atomic_load_n(&pool, __ATOMIC_ACQUIRE);
-  int fd = si->si_fd;
-  if (p == NULL || fd < 0)
-    return;
-  if (fd < SAMPLER_PERF_FDS) {
-    guint at = __atomic_load_n(&perf_fd_slot[fd], __ATOMIC_ACQUIRE);
-    if (at > 0)
-      on_expiry(&p[at - 1], si, uc);
-    return;
-  }
-  pid_t self = sampler_gettid();
-  for (guint i = 0; i < SAMPLER_POOL_SLOTS; i++)
-    if (__atomic_load_n(&p[i].fd, __ATOMIC_ACQUIRE) == fd && __atomic_load_n(&p[i].tid, __ATOMIC_ACQUIRE) == self) {
-      on_expiry(&p[i], si, uc);
-      return;
-    }
-}
-
-/* The sampler's request `value` (its slot and sequence number) to the current thread: the capture
- * into that slot, then the sampler is woken. Context: the signal handler (sampler_on_signal);
- * async-signal-safe. */
-static void on_request(int value, void *uc) {
-  guint index = REQUEST_INDEX(value), seq = REQUEST_SEQ(value);
-  if (index >= SAMPLER_SLOTS)
-    return;
-  SampleSlot *slot = &slots[index];
-  if (__atomic_load_n(&slot->tid, __ATOMIC_ACQUIRE) != sampler_gettid())
-    return;
-  gint expected = SLOT_STATE(seq, SLOT_REQUESTED);
-  if (!__atomic_compare_exchange_n(&slot->state, &expected, SLOT_STATE(seq, SLOT_RUNNING), false, __ATOMIC_ACQ_REL,
-                                   __ATOMIC_ACQUIRE))
-    return;
-  capture_in_handler(uc, &slot->in, &slot->out);
-  __atomic_store_n(&slot->state, SLOT_STATE(seq, SLOT_DONE), __ATOMIC_RELEASE);
-  __atomic_add_fetch(&requests_done, 1, __ATOMIC_RELEASE);
-  syscall(SYS_futex, &requests_done, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
-}
-
-/* The signal handler: a thread's CPU-time timer expired (mode=cpu), or the sampler asks for a
- * capture; any other SIGPROF is ignored, as its default disposition would not be wanted. Context:
- * the sampled thread, any point of its code; async-signal-safe (no allocation, no lock, errno
- * preserved). */
-static void sampler_on_signal(int sig, siginfo_t *si, void *uc) {
-  (void)sig;
-  if (si == NULL)
-    return;
-  int saved_errno = errno;
-  if (si->si_code == SI_TIMER)
-    on_timer(si, uc);
-  else if (si->si_code == SXS_ENGINE_PERF_SI_CODE_IN || si->si_code == SXS_ENGINE_PERF_SI_CODE_HUP)
-    on_counter(si, uc);
-  else if (si->si_code == SI_QUEUE && si->si_pid == sampler_pid)
-    on_request(si->si_value.sival_int, uc);
-  errno = saved_errno;
 }
 
 /* Adds one capture's time in the handler to the totals and the quantiles' ring. Context: the
@@ -772,21 +405,21 @@ static void thread_rate_note(SampledThread *t, gboolean last) {
   /* A hardware event counts events, not time; the timer engine's clock is read only at the end
    * (a system call per thread): meanwhile the periods sampled stand for it. */
   if (sampler.event == SXS_EVENT_CPU_TIME)
-    r->cpu_ns = cpu_ns > 0 ? cpu_ns : t->expiries * sampler.event_period;
+    r->cpu_ns = cpu_ns > 0 ? cpu_ns : t->expiries * hot.event_period;
   else
-    r->events = cpu_ns > 0 ? cpu_ns : t->expiries * sampler.event_period;
+    r->events = cpu_ns > 0 ? cpu_ns : t->expiries * hot.event_period;
   g_mutex_unlock(&sampler.lock);
 }
 
 /* Timer mode: gives the thread a slot and a CPU-time timer firing every period of its CPU time
  * (timer engine), or a perf_events counter overflowing every period (perf engine). */
 static void timer_arm(SampledThread *t) {
-  if (!pool)
-    pool = g_new0(ThreadSlot, SAMPLER_POOL_SLOTS);
+  if (!hot.pool)
+    hot.pool = g_new0(ThreadSlot, SAMPLER_POOL_SLOTS);
   ThreadSlot *ts = NULL;
   for (guint i = 0; i < SAMPLER_POOL_SLOTS && !ts; i++)
-    if (__atomic_load_n(&pool[i].magic, __ATOMIC_ACQUIRE) == 0)
-      ts = &pool[i];
+    if (__atomic_load_n(&hot.pool[i].magic, __ATOMIC_ACQUIRE) == 0)
+      ts = &hot.pool[i];
   if (!ts) {
     count_dropped("too many threads for timers");
     return;
@@ -806,12 +439,12 @@ static void timer_arm(SampledThread *t) {
     /* The counter starts counting (and may overflow) before its fd is known here: an overflow
      * that finds no slot yet is not captured, and counts with the thread's next sample. */
     int fd = sampler.perf_fds < sampler.perf_fd_budget
-                 ? sxs__engine_perf_open(t->tid, sampler.event, sampler.event_period, SXS_SAMPLER_SIGNAL)
+                 ? sxs__engine_perf_open(t->tid, sampler.event, hot.event_period, SXS_SAMPLER_SIGNAL)
                  : -EMFILE;
     if (fd >= 0) {
       __atomic_store_n(&ts->fd, fd, __ATOMIC_RELEASE);
       if (fd < SAMPLER_PERF_FDS)
-        __atomic_store_n(&perf_fd_slot[fd], (guint16)(ts - pool + 1), __ATOMIC_RELEASE);
+        __atomic_store_n(&hot.perf_fd_slot[fd], (guint16)(ts - hot.pool + 1), __ATOMIC_RELEASE);
       t->perf_fd = fd;
       t->tslot = ts;
       sampler.perf_fds++;
@@ -842,7 +475,7 @@ static void timer_arm(SampledThread *t) {
     count_dropped("timer not created");
     return;
   }
-  guint64 period = sampler.event_period;
+  guint64 period = hot.event_period;
   struct itimerspec its = {
       .it_interval = {.tv_sec = (time_t)(period / 1000000000), .tv_nsec = (long)(period % 1000000000)}};
   its.it_value = its.it_interval;
@@ -860,7 +493,7 @@ static void timer_disarm(SampledThread *t) {
     int fd = t->perf_fd;
     sxs__engine_perf_close(fd);
     if (fd < SAMPLER_PERF_FDS)
-      __atomic_store_n(&perf_fd_slot[fd], 0, __ATOMIC_RELEASE);
+      __atomic_store_n(&hot.perf_fd_slot[fd], 0, __ATOMIC_RELEASE);
     __atomic_store_n(&t->tslot->fd, -1, __ATOMIC_RELEASE);
     t->perf_fd = -1;
     sampler.perf_fds--;
@@ -870,7 +503,7 @@ static void timer_disarm(SampledThread *t) {
   /* Its captures never collected no longer wait (they count no more towards a wake). */
   for (guint i = 0; i < SAMPLER_THREAD_CAPTURES; i++)
     if (__atomic_load_n(&t->tslot->cap[i].state, __ATOMIC_ACQUIRE) == SLOT_DONE)
-      __atomic_add_fetch(&timer_collected, 1, __ATOMIC_RELAXED);
+      __atomic_add_fetch(&hot.timer_collected, 1, __ATOMIC_RELAXED);
   __atomic_store_n(&t->tslot->magic, 0, __ATOMIC_RELEASE);
   t->tslot = NULL;
 }
@@ -926,7 +559,7 @@ static void rebuild_order(void) {
     sampler.cursor = 0;
 }
 
-/* .NET threads name themselves after they start (thread-pool workers, Thread.Name): the names of
+/* .NET threads name themselves after they start (thread-hot.pool workers, Thread.Name): the names of
  * up to SAMPLER_RESCAN_NAMES threads are read again at each rescan, in turn, so that a rescan of
  * hundreds of threads stays short. */
 static void refresh_names(void) {
@@ -945,7 +578,7 @@ static void refresh_names(void) {
  * answered or given up, or a capture under way)? */
 static gboolean slot_busy(void) {
   for (guint i = 0; i < SAMPLER_SLOTS; i++) {
-    guint phase = SLOT_PHASE(__atomic_load_n(&slots[i].state, __ATOMIC_ACQUIRE));
+    guint phase = SLOT_PHASE(__atomic_load_n(&hot.slots[i].state, __ATOMIC_ACQUIRE));
     if (phase == SLOT_REQUESTED || phase == SLOT_RUNNING)
       return TRUE;
   }
@@ -1020,7 +653,7 @@ static void rescan(void) {
         /* Its CPU clock, for wall mode's looks (cpu mode's timers need none: a system call saved). */
         t->cpu_accounted = sampler.use_timers ? 0 : MAX(thread_cpu_ns(tid), 0);
         t->cpu_at_sample = t->cpu_accounted;
-        t->wall_accounted = now_ns(CLOCK_MONOTONIC);
+        t->wall_accounted = sxs__sampler_now_ns(CLOCK_MONOTONIC);
         t->mark_cpu[0] = t->mark_cpu[1] = t->cpu_at_sample;
         t->mark_ns[0] = t->mark_ns[1] = t->wall_accounted;
         g_hash_table_insert(sampler.threads, GINT_TO_POINTER(tid), t);
@@ -1059,7 +692,7 @@ static void rescan(void) {
   /* /proc/self/maps of a .NET process has thousands of lines (milliseconds to read): read only
    * when a thread appeared or a capture did not find its stack, and not more often than every
    * SAMPLER_MAPS_NS (threads that start in a burst are found at the next read). */
-  guint64 now = now_ns(CLOCK_MONOTONIC);
+  guint64 now = sxs__sampler_now_ns(CLOCK_MONOTONIC);
   if (sampler.blocked_walks_since_maps && now - sampler.maps_read_ns >= (guint64)SAMPLER_CODE_RESCAN_NS)
     sampler.stacks_stale = TRUE; /* JIT compilers map new code: walks from outside need to know it */
   if (sampler.code_unknown && now - sampler.maps_read_ns >= (guint64)SAMPLER_MAPS_NS)
@@ -1093,8 +726,8 @@ static void rescan(void) {
     sampler.stacks = fresh;
     /* Once no request is in flight and no timer handler holds the old ranges, nothing reads them
      * any more (else they wait for a later rescan). */
-    __atomic_store_n(&timer_res.stacks, fresh, __ATOMIC_RELEASE);
-    if (!slot_busy() && __atomic_load_n(&handlers_inflight, __ATOMIC_SEQ_CST) == 0)
+    __atomic_store_n(&hot.timer_res.stacks, fresh, __ATOMIC_RELEASE);
+    if (!slot_busy() && __atomic_load_n(&hot.handlers_inflight, __ATOMIC_SEQ_CST) == 0)
       g_clear_pointer(&sampler.retired_stacks, g_ptr_array_unref);
   }
 }
@@ -1102,7 +735,7 @@ static void rescan(void) {
 /* Sends slot index its request to thread t (the slot's inputs and tid set). Returns FALSE, the
  * reason counted, when the signal could not be sent. Context: the sampler thread. */
 static gboolean request_send(guint index, SampledThread *t, const CaptureInputs *in) {
-  SampleSlot *slot = &slots[index];
+  SampleSlot *slot = &hot.slots[index];
   guint seq = ++slot->seq & 0xFFFFFFu;
   slot->seq = seq;
   slot->in = *in;
@@ -1138,7 +771,7 @@ typedef enum {
  * handler started is waited for as long as it takes (it only walks; a process that is stopped
  * or throttled stops the sampler too), unless the sampler stops. Context: the sampler thread. */
 static Poll request_poll(guint index, SampledThread *t, guint64 sent_ns, guint64 wait_ns, int *ret_n) {
-  SampleSlot *slot = &slots[index];
+  SampleSlot *slot = &hot.slots[index];
   gboolean stop = __atomic_load_n(&sampler.stop, __ATOMIC_ACQUIRE);
   gint state = __atomic_load_n(&slot->state, __ATOMIC_ACQUIRE);
   if (state == SLOT_STATE(slot->seq, SLOT_DONE)) {
@@ -1155,7 +788,8 @@ static Poll request_poll(guint index, SampledThread *t, guint64 sent_ns, guint64
     }
     return POLL_DONE;
   }
-  if (state == SLOT_STATE(slot->seq, SLOT_REQUESTED) && (stop || now_ns(CLOCK_MONOTONIC) - sent_ns > wait_ns)) {
+  if (state == SLOT_STATE(slot->seq, SLOT_REQUESTED) &&
+      (stop || sxs__sampler_now_ns(CLOCK_MONOTONIC) - sent_ns > wait_ns)) {
     gint expected = state;
     if (!__atomic_compare_exchange_n(&slot->state, &expected, SLOT_IDLE, false, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
       return POLL_PENDING; /* the handler started meanwhile */
@@ -1171,11 +805,11 @@ static Poll request_poll(guint index, SampledThread *t, guint64 sent_ns, guint64
   return POLL_PENDING;
 }
 
-/* Sleeps until a handler finishes a capture (requests_done moves on from seen) or 1 ms passes: a
+/* Sleeps until a handler finishes a capture (hot.requests_done moves on from seen) or 1 ms passes: a
  * thread answers in microseconds once it runs, and spinning would spend a core on waiting. */
 static void requests_wait(gint seen) {
   struct timespec ms = {.tv_sec = 0, .tv_nsec = 1000000};
-  syscall(SYS_futex, &requests_done, FUTEX_WAIT_PRIVATE, seen, &ms, NULL, 0);
+  syscall(SYS_futex, &hot.requests_done, FUTEX_WAIT_PRIVATE, seen, &ms, NULL, 0);
 }
 
 /*
@@ -1196,14 +830,14 @@ static void capture_batch(SampledThread *const *threads, guint n, const SxsWalkR
   };
   gboolean waiting[SAMPLER_TICK_THREADS];
   guint pending = 0;
-  guint64 sent = now_ns(CLOCK_MONOTONIC);
+  guint64 sent = sxs__sampler_now_ns(CLOCK_MONOTONIC);
   for (guint i = 0; i < n; i++) {
     waiting[i] = request_send(SAMPLER_SYNC_SLOT(i), threads[i], &in);
     ret_n[i] = waiting[i] ? -EINPROGRESS : -ESRCH;
     pending += waiting[i];
   }
   while (pending > 0) {
-    gint seen = __atomic_load_n(&requests_done, __ATOMIC_ACQUIRE);
+    gint seen = __atomic_load_n(&hot.requests_done, __ATOMIC_ACQUIRE);
     for (guint i = 0; i < n; i++) {
       if (!waiting[i])
         continue;
@@ -1225,7 +859,7 @@ static void capture_batch(SampledThread *const *threads, guint n, const SxsWalkR
 }
 
 /* Asks thread t alone for its stack (capture_batch with one thread: the frames are in
- * slots[SAMPLER_SYNC_SLOT(0)].out). */
+ * hot.slots[SAMPLER_SYNC_SLOT(0)].out). */
 static int capture(SampledThread *t, const SxsWalkResources *res, gboolean *ret_abandoned) {
   int n;
   capture_batch(&t, 1, res, &n, ret_abandoned);
@@ -1310,7 +944,7 @@ static void check_unanswered(SampledThread *t) {
   t->blocked = thread_blocks_signal(t->tid);
   struct sigaction now;
   if (sigaction(SXS_SAMPLER_SIGNAL, NULL, &now) == 0 &&
-      !((now.sa_flags & SA_SIGINFO) && now.sa_sigaction == sampler_on_signal)) {
+      !((now.sa_flags & SA_SIGINFO) && now.sa_sigaction == sxs__sampler_on_signal)) {
     set_off("another handler took SIGPROF, the signal the sampler uses");
     __atomic_store_n(&sampler.stop, TRUE, __ATOMIC_RELEASE);
   }
@@ -1453,14 +1087,14 @@ static void record_capture(SampledThread *t, const SxsWalkResources *res, const 
                            guint64 weight, const SxsStitchTarget *targets, const SxsStitchRuntime *runtimes,
                            guint n_targets) {
   static SxsStackFrame classified[SAMPLER_MAX_FRAMES];
-  guint64 t0 = now_ns(CLOCK_MONOTONIC);
+  guint64 t0 = sxs__sampler_now_ns(CLOCK_MONOTONIC);
   SxsStitchReport report = {0};
   guint m =
       sxs__stitch_classify(runtimes, n_targets, res->map, res->owners, native, n, TRUE, classified, NULL, &report);
   add_sample_of(t, res, classified, m, weight, targets, n_targets);
   learn_jit_frames(res, native, classified, m, targets, n_targets);
   note_unknown_code(native, classified, m);
-  count_taken(weight, m, now_ns(CLOCK_MONOTONIC) - t0);
+  count_taken(weight, m, sxs__sampler_now_ns(CLOCK_MONOTONIC) - t0);
 }
 
 /* Where a thread is, as the kernel says (/proc/self/task/<tid>/syscall). */
@@ -1576,12 +1210,12 @@ static gboolean sample_blocked(SampledThread *t, const SxsRegs *regs, guint64 we
                                const SxsStitchTarget *targets, const SxsStitchRuntime *runtimes, guint n_targets) {
   static SxsNativeFrame frames[SAMPLER_MAX_FRAMES];
   uintptr_t lo, hi;
-  if (!find_stack(sampler.stacks, regs->sp, &lo, &hi)) {
+  if (!sxs__sampler_find_stack(sampler.stacks, regs->sp, &lo, &hi)) {
     sampler.stacks_stale = TRUE;
     return FALSE;
   }
   RemotePages *pages = remote_pages();
-  guint64 t0 = now_ns(CLOCK_MONOTONIC);
+  guint64 t0 = sxs__sampler_now_ns(CLOCK_MONOTONIC);
   SxsModmapCursor cursor = {.map = res->map};
   const SxsUnwindMemory mem = {.read = remote_read, .is_code = remote_is_code, .data = pages};
   int n =
@@ -1591,7 +1225,7 @@ static gboolean sample_blocked(SampledThread *t, const SxsRegs *regs, guint64 we
     return FALSE;
   g_mutex_lock(&sampler.lock);
   sampler.blocked_walks++;
-  sampler.blocked_walk_ns += now_ns(CLOCK_MONOTONIC) - t0;
+  sampler.blocked_walk_ns += sxs__sampler_now_ns(CLOCK_MONOTONIC) - t0;
   g_mutex_unlock(&sampler.lock);
   /* Blocked where it was last found (a thread that waits in a loop): that stack counts again,
    * without classifying and naming the frames anew. */
@@ -1612,7 +1246,7 @@ static gboolean sample_blocked(SampledThread *t, const SxsRegs *regs, guint64 we
  * hardly run.) Context: the sampler thread. */
 static gboolean last_stack_intact(const SampledThread *t) {
   uintptr_t lo, hi;
-  if (t->last_n < 2 || !find_stack(sampler.stacks, t->last[0].sp, &lo, &hi))
+  if (t->last_n < 2 || !sxs__sampler_find_stack(sampler.stacks, t->last[0].sp, &lo, &hi))
     return FALSE;
   RemotePages *pages = remote_pages();
   for (guint i = 1; i < t->last_n; i++) {
@@ -1640,7 +1274,7 @@ static gboolean sample_wall(SampledThread *t, guint64 weight, guint64 period_ns,
     t->mark_ns[1] = now;
   }
   gint64 used = t->cpu_at_sample - t->mark_cpu[0], wall = (gint64)(now - t->mark_ns[0]);
-  gboolean idle = used * SAMPLER_IDLE_SHARE < wall;
+  gboolean idle = used * SAMPLER_IDLE_SHARE < wall, waiting = used * SAMPLER_WAITING_SHARE < wall;
   /* Busy lately, and since its last look too: a thread that just stopped running is not. */
   gint64 since = (gint64)(weight * period_ns);
   gboolean busy = used * SAMPLER_BUSY_SHARE >= wall * (SAMPLER_BUSY_SHARE - 1) &&
@@ -1661,8 +1295,8 @@ static gboolean sample_wall(SampledThread *t, guint64 weight, guint64 period_ns,
       refund(t, weight, period_ns);
     return FALSE;
   }
-  if (where == WHERE_RUNNING && idle) {
-    /* Running for a moment between two waits: the next look will likely find it waiting. */
+  if (where == WHERE_RUNNING && waiting) {
+    /* Running for a moment between two waits: the next look will likely find it waiting (above). */
     refund(t, weight, period_ns);
     return FALSE;
   }
@@ -1684,8 +1318,8 @@ static void request_start(SampledThread *t, guint64 weight, guint64 period_ns, c
     refund(t, weight, period_ns);
     return;
   }
-  sampler.requests[at] =
-      (Request){.busy = TRUE, .thread = t, .weight = weight, .sent_ns = now_ns(CLOCK_MONOTONIC), .res = *res};
+  sampler.requests[at] = (Request){
+      .busy = TRUE, .thread = t, .weight = weight, .sent_ns = sxs__sampler_now_ns(CLOCK_MONOTONIC), .res = *res};
   t->request = at + 1;
 }
 
@@ -1708,10 +1342,10 @@ static guint tick_select(guint64 period_ns, const SxsWalkResources *res, const S
                          SampledThread **ret_threads, guint64 *ret_weights, guint max) {
   GPtrArray *order = sampler.order;
   guint n_threads = order ? order->len : 0, n_due = 0, reached = 0;
-  guint64 now = now_ns(CLOCK_MONOTONIC);
+  guint64 now = sxs__sampler_now_ns(CLOCK_MONOTONIC);
   for (; reached < n_threads && reached < SAMPLER_TICK_THREADS && n_due < max && !sampler.stop; reached++) {
     /* Half a period of work at most: at high frequencies fewer threads a tick, the rate kept. */
-    if (reached > 0 && now_ns(CLOCK_MONOTONIC) - now > period_ns / 2)
+    if (reached > 0 && sxs__sampler_now_ns(CLOCK_MONOTONIC) - now > period_ns / 2)
       break;
     SampledThread *t = order->pdata[(sampler.cursor + reached) % n_threads];
     if (t->request)
@@ -1762,7 +1396,7 @@ static void requests_collect(guint64 period_ns, const SxsStitchTarget *targets, 
       continue;
     t->request = 0;
     if (p == POLL_DONE && got > 0) {
-      record_capture(t, &r->res, slots[i].out.frames, (guint)got, r->weight, targets, runtimes, n_targets);
+      record_capture(t, &r->res, hot.slots[i].out.frames, (guint)got, r->weight, targets, runtimes, n_targets);
     } else {
       refund(t, r->weight, period_ns);
       check_unanswered(t);
@@ -2077,7 +1711,7 @@ static void tick_suspend(guint64 period_ns, const SxsWalkResources *res, const S
     s->learn_only = FALSE;
     s->n_native = got[i];
     if (s->n_native > 0) {
-      memcpy(s->native, slots[SAMPLER_SYNC_SLOT(i)].out.frames, (size_t)s->n_native * sizeof s->native[0]);
+      memcpy(s->native, hot.slots[SAMPLER_SYNC_SLOT(i)].out.frames, (size_t)s->n_native * sizeof s->native[0]);
       n_captured++;
     } else {
       refund(s->thread, s->weight, period_ns);
@@ -2105,7 +1739,7 @@ static void suspend_finish(SuspendedSample *samples, guint n_due, const SxsWalkR
    * frames are compared at once, and only such a thread's are classified before the suspension
    * (classifying the others would only delay their walk). */
   guint n_to_walk = 0;
-  guint64 now = now_ns(CLOCK_MONOTONIC);
+  guint64 now = sxs__sampler_now_ns(CLOCK_MONOTONIC);
   for (guint i = 0; i < n_due; i++) {
     SuspendedSample *s = &samples[i];
     s->reused = FALSE;
@@ -2128,7 +1762,7 @@ static void suspend_finish(SuspendedSample *samples, guint n_due, const SxsWalkR
     SuspendedSample *s = &samples[i];
     if (s->n_native <= 0)
       continue;
-    guint64 t0 = now_ns(CLOCK_MONOTONIC);
+    guint64 t0 = sxs__sampler_now_ns(CLOCK_MONOTONIC);
     if (s->reused) {
       reused++;
     } else {
@@ -2153,7 +1787,7 @@ static void suspend_finish(SuspendedSample *samples, guint n_due, const SxsWalkR
     if (s->learn_only)
       continue;
     add_sample_of(s->thread, res, stitched, kept, s->weight, targets, n_targets);
-    count_taken(s->weight, kept, now_ns(CLOCK_MONOTONIC) - t0);
+    count_taken(s->weight, kept, sxs__sampler_now_ns(CLOCK_MONOTONIC) - t0);
   }
   g_mutex_lock(&sampler.lock);
   sampler.walks_reused += reused;
@@ -2218,10 +1852,10 @@ static void walk_suspended(SuspendedSample *samples, guint n_due, const SxsStitc
       targets[k].ops->resume(targets[k].stitch.user);
 }
 
-/* Waits (at most 10 ms) until no timer handler is between its first and last read of timer_res. */
+/* Waits (at most 10 ms) until no timer handler is between its first and last read of hot.timer_res. */
 static gboolean handlers_drained(void) {
   for (int i = 0; i < 1000; i++) {
-    if (__atomic_load_n(&handlers_inflight, __ATOMIC_SEQ_CST) == 0)
+    if (__atomic_load_n(&hot.handlers_inflight, __ATOMIC_SEQ_CST) == 0)
       return TRUE;
     g_usleep(10);
   }
@@ -2234,9 +1868,9 @@ static gboolean handlers_drained(void) {
 static gboolean timer_publish(const SxsWalkResources *res) {
   if (sampler.timer_walk_taken && res->map == sampler.timer_walk.map && res->steps == sampler.timer_walk.steps)
     return FALSE;
-  __atomic_store_n(&timer_res.loader, sxs__modmap_find_named(res->map, SAMPLER_LOADER), __ATOMIC_RELEASE);
-  __atomic_store_n(&timer_res.steps, res->steps, __ATOMIC_RELEASE);
-  __atomic_store_n(&timer_res.map, res->map, __ATOMIC_RELEASE);
+  __atomic_store_n(&hot.timer_res.loader, sxs__modmap_find_named(res->map, SAMPLER_LOADER), __ATOMIC_RELEASE);
+  __atomic_store_n(&hot.timer_res.steps, res->steps, __ATOMIC_RELEASE);
+  __atomic_store_n(&hot.timer_res.map, res->map, __ATOMIC_RELEASE);
   if (sampler.timer_walk_taken && handlers_drained())
     sxs__stacks_walk_leave(); /* the previous one: nobody reads it now */
   sampler.timer_walk = *res;
@@ -2268,7 +1902,7 @@ static gboolean timer_sample_prepare(SuspendedSample *s, const SxsWalkResources 
     return FALSE;
   }
   if (s->n_native > 0)
-    memcpy(s->native, slots[SAMPLER_SYNC_SLOT(0)].out.frames, (size_t)s->n_native * sizeof s->native[0]);
+    memcpy(s->native, hot.slots[SAMPLER_SYNC_SLOT(0)].out.frames, (size_t)s->n_native * sizeof s->native[0]);
   s->learn_only = TRUE;
   return TRUE;
 }
@@ -2277,7 +1911,7 @@ static gboolean timer_sample_prepare(SuspendedSample *s, const SxsWalkResources 
  * A timer-mode batch: the captures the threads' CPU-time timers made since the last one, each
  * where its thread ran, on its own CPU (no signal crossed CPUs), are collected. The signal walker
  * counts each as its frames name it. The suspend walker takes up to SAMPLER_SUSPEND_MAX_THREADS
- * of them (the others stay in their slots for the next batch, which follows at once) and
+ * of them (the others stay in their hot.slots for the next batch, which follows at once) and
  * stitches them with the runtimes' walks (timer_sample_prepare, suspend_finish). Each capture
  * counts as a tick, the expiries it stands for beyond its own as ticks missed (see
  * sxs__sampler_fill). Returns the captures collected. Context: the sampler thread.
@@ -2332,10 +1966,10 @@ static guint tick_timers(const SxsWalkResources *res, const SxsStitchTarget *tar
       }
       /* The frames were counted or copied: the handler may write the capture again. */
       __atomic_store_n(&c->state, SLOT_IDLE, __ATOMIC_RELEASE);
-      __atomic_add_fetch(&timer_collected, 1, __ATOMIC_RELAXED);
+      __atomic_add_fetch(&hot.timer_collected, 1, __ATOMIC_RELAXED);
       if (s != NULL) {
         if (now == 0)
-          now = now_ns(CLOCK_MONOTONIC);
+          now = sxs__sampler_now_ns(CLOCK_MONOTONIC);
         abandoned = !timer_sample_prepare(s, res, now, targets, runtimes, n_targets);
       }
     }
@@ -2413,11 +2047,11 @@ static void tick(guint64 period_ns) {
 static void wait_for_captures(guint64 deadline) {
   if (sampler.timer_leftover)
     return;
-  __atomic_store_n(&sampler_asleep, 1, __ATOMIC_SEQ_CST);
+  __atomic_store_n(&hot.sampler_asleep, 1, __ATOMIC_SEQ_CST);
   /* Read after announcing the sleep: a handler that finished before this is seen here, one
    * after it sees the sampler asleep (both sequentially consistent). */
-  guint done = __atomic_load_n(&timer_done, __ATOMIC_SEQ_CST);
-  gboolean due = done - __atomic_load_n(&timer_collected, __ATOMIC_RELAXED) >= SAMPLER_WAKE_PENDING;
+  guint done = __atomic_load_n(&hot.timer_done, __ATOMIC_SEQ_CST);
+  gboolean due = done - __atomic_load_n(&hot.timer_collected, __ATOMIC_RELAXED) >= SAMPLER_WAKE_PENDING;
   GHashTableIter it;
   gpointer value;
   g_hash_table_iter_init(&it, sampler.threads);
@@ -2430,23 +2064,23 @@ static void wait_for_captures(guint64 deadline) {
       full += __atomic_load_n(&ts->cap[i].state, __ATOMIC_ACQUIRE) != SLOT_IDLE;
     due = full >= SAMPLER_WAKE_FULL || __atomic_load_n(&ts->missed, __ATOMIC_RELAXED) != 0;
   }
-  guint64 now = now_ns(CLOCK_MONOTONIC);
+  guint64 now = sxs__sampler_now_ns(CLOCK_MONOTONIC);
   if (!due && now < deadline && !__atomic_load_n(&sampler.stop, __ATOMIC_ACQUIRE)) {
     guint64 left = deadline - now;
     struct timespec ts = {.tv_sec = (time_t)(left / 1000000000), .tv_nsec = (long)(left % 1000000000)};
-    syscall(SYS_futex, &sampler_asleep, FUTEX_WAIT_PRIVATE, 1, &ts, NULL, 0);
+    syscall(SYS_futex, &hot.sampler_asleep, FUTEX_WAIT_PRIVATE, 1, &ts, NULL, 0);
   }
-  __atomic_store_n(&sampler_asleep, 0, __ATOMIC_SEQ_CST);
+  __atomic_store_n(&hot.sampler_asleep, 0, __ATOMIC_SEQ_CST);
 }
 
 /* Cpu mode: the sampler's loop. No fixed tick: a batch when handlers call for it (or when a
  * rescan is due), the rescan after it, every SAMPLER_RESCAN_NS; a last batch once the timers
  * are gone, so that every capture made is counted before the profile is written. */
 static void run_timers(guint64 period) {
-  guint64 last_scan = now_ns(CLOCK_MONOTONIC);
+  guint64 last_scan = sxs__sampler_now_ns(CLOCK_MONOTONIC);
   rescan();
   while (!__atomic_load_n(&sampler.stop, __ATOMIC_ACQUIRE)) {
-    guint64 now = now_ns(CLOCK_MONOTONIC);
+    guint64 now = sxs__sampler_now_ns(CLOCK_MONOTONIC);
     tick(period);
     g_mutex_lock(&sampler.lock);
     if (sampler.wakes == 0)
@@ -2456,9 +2090,9 @@ static void run_timers(guint64 period) {
     g_mutex_unlock(&sampler.lock);
     /* A thread that ended since the last rescan had its captures collected just now. */
     guint64 every = sampler.stacks_missing ? (guint64)SAMPLER_MAPS_MISSING_NS : (guint64)SAMPLER_RESCAN_NS;
-    if (now_ns(CLOCK_MONOTONIC) - last_scan >= every) {
+    if (sxs__sampler_now_ns(CLOCK_MONOTONIC) - last_scan >= every) {
       rescan();
-      last_scan = now_ns(CLOCK_MONOTONIC);
+      last_scan = sxs__sampler_now_ns(CLOCK_MONOTONIC);
     }
     wait_for_captures(last_scan +
                       (sampler.stacks_missing ? (guint64)SAMPLER_MAPS_MISSING_NS : (guint64)SAMPLER_RESCAN_NS));
@@ -2485,21 +2119,21 @@ static void run_timers(guint64 period) {
 
 static void *sampler_main(void *arg) {
   (void)arg;
-  sampler.own_tid = sampler_gettid();
+  sampler.own_tid = sxs__sampler_gettid();
   sampler.pid = getpid();
-  sampler_pid = sampler.pid;
+  hot.pid = sampler.pid;
   sampler.uid = getuid();
   pthread_setname_np(pthread_self(), "sxsprof-sampler");
   own_thread_note(sampler.own_tid, "sxsprof-sampler");
   guint64 period = G_GUINT64_CONSTANT(1000000000) / (guint64)sampler.frequency;
-  guint64 next = now_ns(CLOCK_MONOTONIC), last_scan = 0;
+  guint64 next = sxs__sampler_now_ns(CLOCK_MONOTONIC), last_scan = 0;
   if (sampler.use_timers)
     run_timers(period);
   while (!sampler.use_timers && !__atomic_load_n(&sampler.stop, __ATOMIC_ACQUIRE)) {
     /* Ticks keep to a fixed schedule, one every period. A tick that would start more than a
      * period late (a slow tick before it, a rescan, the sampler not scheduled) is missed: the
      * periods passed are counted, not caught up with in a burst. */
-    guint64 now = now_ns(CLOCK_MONOTONIC);
+    guint64 now = sxs__sampler_now_ns(CLOCK_MONOTONIC);
     guint64 missed = now > next ? (now - next) / period : 0;
     next += missed * period;
     /* The first tick needs the threads; later ones find them rescanned after a tick, in the time
@@ -2516,9 +2150,9 @@ static void *sampler_main(void *arg) {
     sampler.ticks++;
     sampler.ticks_missed += missed;
     g_mutex_unlock(&sampler.lock);
-    if (now_ns(CLOCK_MONOTONIC) - last_scan >= (guint64)SAMPLER_RESCAN_NS) {
+    if (sxs__sampler_now_ns(CLOCK_MONOTONIC) - last_scan >= (guint64)SAMPLER_RESCAN_NS) {
       rescan();
-      last_scan = now_ns(CLOCK_MONOTONIC);
+      last_scan = sxs__sampler_now_ns(CLOCK_MONOTONIC);
     }
     next += period;
     struct timespec ts = {.tv_sec = (time_t)(next / 1000000000), .tv_nsec = (long)(next % 1000000000)};
@@ -2548,7 +2182,7 @@ static void *sampler_main(void *arg) {
 static gboolean choose_engine(const SxsConfig *cfg) {
   sampler.event = cfg->sampling.event;
   sampler.engine = SXS_ENGINE_TIMER;
-  sampler.event_period = G_GUINT64_CONSTANT(1000000000) / (guint64)sampler.frequency;
+  hot.event_period = G_GUINT64_CONSTANT(1000000000) / (guint64)sampler.frequency;
   if (!sampler.use_timers)
     return TRUE;
   SxsEngineKind asked = cfg->sampling.engine;
@@ -2569,7 +2203,7 @@ static gboolean choose_engine(const SxsConfig *cfg) {
     struct rlimit files;
     rlim_t soft = getrlimit(RLIMIT_NOFILE, &files) == 0 ? files.rlim_cur : 1024;
     sampler.perf_fd_budget = (guint)MIN(soft == RLIM_INFINITY ? G_MAXUINT : soft / 4, (rlim_t)SAMPLER_POOL_SLOTS);
-    sampler.event_period = sxs__engine_perf_period(sampler.event, sampler.frequency);
+    hot.event_period = sxs__engine_perf_period(sampler.event, sampler.frequency);
     sampler.engine_reason = g_strdup(asked == SXS_ENGINE_PERF ? "engine=perf asked for" : "perf_event_open allowed");
     return TRUE;
   }
@@ -2615,13 +2249,13 @@ void sxs__sampler_start(const SxsConfig *cfg) {
                                    : (old.sa_handler != SIG_DFL && old.sa_handler != SIG_IGN))) {
     set_off("the application handles SIGPROF, the signal the sampler would use");
   } else {
-    sampler_pid = getpid();
-    sampler.pid = sampler_pid;
-    lock_code[0] = (uintptr_t)dlsym(RTLD_DEFAULT, "pthread_mutex_lock");
-    lock_code[1] = (uintptr_t)dlsym(RTLD_DEFAULT, "pthread_mutex_unlock");
+    hot.pid = getpid();
+    sampler.pid = hot.pid;
+    hot.lock_code[0] = (uintptr_t)dlsym(RTLD_DEFAULT, "pthread_mutex_lock");
+    hot.lock_code[1] = (uintptr_t)dlsym(RTLD_DEFAULT, "pthread_mutex_unlock");
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
-    sa.sa_sigaction = sampler_on_signal;
+    sa.sa_sigaction = sxs__sampler_on_signal;
     sa.sa_flags = SA_SIGINFO | SA_RESTART;
     sigemptyset(&sa.sa_mask);
     sxs__unwind_init();
@@ -2655,8 +2289,8 @@ void sxs__sampler_stop(void) {
     return;
   __atomic_store_n(&sampler.stop, TRUE, __ATOMIC_RELEASE);
   /* Cpu mode: the sampler may sleep until its next rescan; it is woken now. */
-  __atomic_store_n(&sampler_asleep, 0, __ATOMIC_SEQ_CST);
-  syscall(SYS_futex, &sampler_asleep, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+  __atomic_store_n(&hot.sampler_asleep, 0, __ATOMIC_SEQ_CST);
+  syscall(SYS_futex, &hot.sampler_asleep, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
   /* A tick ends within one capture's wait (20 ms) once stop is set; a thread that never returns
    * (it cannot, but the exit must not hang on it) is left behind after 2 s. */
   struct timespec deadline;
@@ -2713,7 +2347,7 @@ void sxs__sampler_fill(SxsProfileModel *m) {
   if (sampler.use_timers && !sampler.off_reason) {
     s->engine = g_strdup(sxs__config_engine_name(sampler.engine));
     s->engine_reason = g_strdup(sampler.engine_reason);
-    s->event_period = sampler.event_period;
+    s->event_period = hot.event_period;
   }
   GHashTableIter rit;
   gpointer rvalue;
