@@ -107,11 +107,6 @@
  * signal would likely arrive as it enters its next system call (sample_wall). */
 #define SAMPLER_IDLE_SHARE 100
 #define SAMPLER_SHARE_NS (1000 * G_GINT64_CONSTANT(1000000))
-/* ... and one that used less than 1/SAMPLER_WAITING_SHARE of it is found running only between two waits: it is
- * not signalled then. A signal that arrives as such a thread enters its next wait interrupts that wait (poll,
- * epoll_wait and nanosleep return EINTR whatever SA_RESTART says), and the few microseconds between the look and
- * the signal are a good part of its time between two waits. */
-#define SAMPLER_WAITING_SHARE 10
 /* ... and one that used more than (SAMPLER_BUSY_SHARE - 1)/SAMPLER_BUSY_SHARE of it, lately and
  * since its last look, runs: it is signalled without asking the kernel where it is first. */
 #define SAMPLER_BUSY_SHARE 10
@@ -1274,7 +1269,7 @@ static gboolean sample_wall(SampledThread *t, guint64 weight, guint64 period_ns,
     t->mark_ns[1] = now;
   }
   gint64 used = t->cpu_at_sample - t->mark_cpu[0], wall = (gint64)(now - t->mark_ns[0]);
-  gboolean idle = used * SAMPLER_IDLE_SHARE < wall, waiting = used * SAMPLER_WAITING_SHARE < wall;
+  gboolean idle = used * SAMPLER_IDLE_SHARE < wall;
   /* Busy lately, and since its last look too: a thread that just stopped running is not. */
   gint64 since = (gint64)(weight * period_ns);
   gboolean busy = used * SAMPLER_BUSY_SHARE >= wall * (SAMPLER_BUSY_SHARE - 1) &&
@@ -1295,8 +1290,8 @@ static gboolean sample_wall(SampledThread *t, guint64 weight, guint64 period_ns,
       refund(t, weight, period_ns);
     return FALSE;
   }
-  if (where == WHERE_RUNNING && waiting) {
-    /* Running for a moment between two waits: the next look will likely find it waiting (above). */
+  if (where == WHERE_RUNNING && idle) {
+    /* Running for a moment between two waits: the next look will likely find it waiting. */
     refund(t, weight, period_ns);
     return FALSE;
   }
