@@ -154,6 +154,11 @@ int sxs__engine_perf_read(int fd, guint64 *ret_count) {
   return 0;
 }
 
+int sxs__engine_perf_set_period(int fd, guint64 period) {
+  guint64 v = period;
+  return ioctl(fd, PERF_EVENT_IOC_PERIOD, &v) == 0 ? 0 : -errno;
+}
+
 void sxs__engine_perf_close(int fd) {
   if (fd < 0)
     return;

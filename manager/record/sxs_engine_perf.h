@@ -45,5 +45,9 @@ int sxs__engine_perf_open(pid_t tid, SxsSamplingEvent event, guint64 period, int
  * any thread, the signal handler included; async-signal-safe (one read system call). */
 int sxs__engine_perf_read(int fd, guint64 *ret_count);
 
+/* The counter's next periods (PERF_EVENT_IOC_PERIOD). Returns 0 or -errno. Context: any thread, the signal
+ * handler included; async-signal-safe (one ioctl). */
+int sxs__engine_perf_set_period(int fd, guint64 period);
+
 /* Stops the counter and closes it (no signal after this returns). Context: the sampler thread. */
 void sxs__engine_perf_close(int fd);

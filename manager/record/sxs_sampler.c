@@ -107,6 +107,13 @@
  * signal would likely arrive as it enters its next system call (sample_wall). */
 #define SAMPLER_IDLE_SHARE 100
 #define SAMPLER_SHARE_NS (1000 * G_GINT64_CONSTANT(1000000))
+/* ... and one that used less than 1/SAMPLER_WAITING_SHARE of it and waited since its last look (gave up its CPU:
+ * a voluntary context switch) is found running only between two waits: it is not signalled then. A signal that
+ * arrives as such a thread enters its next wait interrupts that wait (poll, epoll_wait and nanosleep return EINTR
+ * whatever SA_RESTART says), and the microseconds between the look and the signal are a good part of its time
+ * between two waits. A busy thread that only waits for a CPU (more busy threads than cores) switches involuntarily,
+ * and is signalled as before. */
+#define SAMPLER_WAITING_SHARE 10
 /* ... and one that used more than (SAMPLER_BUSY_SHARE - 1)/SAMPLER_BUSY_SHARE of it, lately and
  * since its last look, runs: it is signalled without asking the kernel where it is first. */
 #define SAMPLER_BUSY_SHARE 10
@@ -123,6 +130,7 @@ typedef struct {
   gboolean name_checked; /* its name was read again after it was first seen */
   guint idle_ticks;      /* ticks in a row its CPU clock did not reach a period: looked at less often */
   guint timeouts;        /* requests in a row it did not answer */
+  gint64 waits_seen;     /* wall mode: its voluntary context switches at its last look (thread_waits) */
   gint64 cpu_at_sample;  /* wall mode: its CPU time at its last sample */
   /* wall mode: two marks of its CPU clock (ns) and when they were taken, the older at least
    * SAMPLER_SHARE_NS before the newer: the share of a CPU it used lately is taken from the older */
@@ -1099,6 +1107,25 @@ typedef enum {
   WHERE_BLOCKED, /* off its CPU, in a system call (or a fault): *ret_regs holds its sp and the ip it resumes at */
 } Where;
 
+/* Thread tid's voluntary context switches so far (voluntary_ctxt_switches of its status), or -1 when they cannot
+ * be read. Context: the sampler thread. */
+static gint64 thread_waits(pid_t tid) {
+  char path[48], text[2048];
+  g_snprintf(path, sizeof path, "/proc/self/task/%d/status", (int)tid);
+  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0)
+    return -1;
+  ssize_t got = read(fd, text, sizeof text - 1);
+  close(fd);
+  if (got <= 0)
+    return -1;
+  text[got] = '\0';
+  const char *at = strstr(text, "\nvoluntary_ctxt_switches:");
+  if (at == NULL)
+    return -1;
+  return g_ascii_strtoll(at + strlen("\nvoluntary_ctxt_switches:"), NULL, 10);
+}
+
 static Where thread_where(pid_t tid, SxsRegs *ret_regs) {
   char path[48], text[256];
   g_snprintf(path, sizeof path, "/proc/self/task/%d/syscall", (int)tid);
@@ -1294,6 +1321,16 @@ static gboolean sample_wall(SampledThread *t, guint64 weight, guint64 period_ns,
     /* Running for a moment between two waits: the next look will likely find it waiting. */
     refund(t, weight, period_ns);
     return FALSE;
+  }
+  if (where == WHERE_RUNNING && used * SAMPLER_WAITING_SHARE < wall) {
+    /* Waiting most of the time, and it waited since its last look: the same (above). */
+    gint64 waits = thread_waits(t->tid);
+    gboolean waited = waits < 0 || waits != t->waits_seen;
+    t->waits_seen = waits;
+    if (waited) {
+      refund(t, weight, period_ns);
+      return FALSE;
+    }
   }
   if (t->blocked) {
     count_dropped("signal blocked by the thread");

@@ -108,6 +108,8 @@ typedef struct {
   /* perf engine, written by the thread's handler only: the counter's last value read, and the
    * periods the expiries so far stand for times the period (so that rounding never drifts) */
   guint64 count, accounted;
+  guint32 dither;    /* perf engine, the handler's only: the state of its periods' dither (on_expiry) */
+  guint64 due_count; /* perf engine, the handler's only: the count at which the period set last ends (0: unknown) */
   TimerCapture cap[SAMPLER_THREAD_CAPTURES];
 } ThreadSlot;
 

@@ -155,8 +155,10 @@ static void test_perf_rate(Fixture *f, gconstpointer data) {
     g_test_message("%d Hz, run %d: spin-0 %" G_GINT64_FORMAT " captures, %" G_GINT64_FORMAT " periods in %.3f s CPU: "
                    "%.1f per CPU second",
                    hz, attempt + 1, captures, expiries, (double)cpu_ns / 1e9, per_cpu_s);
-    /* The periods it stands for are its CPU time (within a period, and the first one's). */
-    g_assert_cmpfloat(ABS((double)expiries - (double)cpu_ns * hz / 1e9), <=, 2);
+    /* The periods it stands for are its CPU time (within a period and the first one's, and the periods' dither:
+     * a capture after a short period stands for a whole one, taken back from the next ones, so what is accounted
+     * can run a few periods ahead when the run ends: half a percent at most). */
+    g_assert_cmpfloat(ABS((double)expiries - (double)cpu_ns * hz / 1e9), <=, 2 + (double)expiries / 200);
     g_assert_cmpfloat(ABS(json_object_get_double_member(spin, "achieved_hz") - per_cpu_s), <=, 0.051);
     /* Its samples are its captures, nearly all in Spinner.Spin. */
     gint64 all = 0, in_spin = 0;
