@@ -1020,9 +1020,14 @@ static int jit_frame_of(const SxsStitchTarget *target, const SxsStackFrame *f, u
     gboolean inside = FALSE;
     for (guint r = 0; r < m.n_ranges; r++)
       inside = inside || (ra > m.ranges[r].start && ra - m.ranges[r].start <= m.ranges[r].size);
-    known = inside &&
-            sxs__prologue_decode((const uint8_t *)m.code_start, MIN(m.ranges[0].size, SAMPLER_PROLOGUE_BYTES), ret) &&
-            ra - 1 >= m.code_start + ret->prologue_len;
+    /* Read with process_vm_readv, which fails instead of faulting: code freed meanwhile (a dynamic method's,
+     * a collectible assembly's) may be unmapped under the read. */
+    guint8 code[SAMPLER_PROLOGUE_BYTES];
+    size_t len = MIN(m.ranges[0].size, sizeof code);
+    struct iovec local = {.iov_base = code, .iov_len = len};
+    struct iovec remote = {.iov_base = (void *)m.code_start, .iov_len = len};
+    known = inside && process_vm_readv(sampler.pid, &local, 1, &remote, 1, 0) == (ssize_t)len &&
+            sxs__prologue_decode(code, len, ret) && ra - 1 >= m.code_start + ret->prologue_len;
   }
   sxs__il_map_clear(&m);
   return known;
