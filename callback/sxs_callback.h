@@ -28,10 +28,11 @@ void sxs__importer_cache_fini(SxsImporterCache *cache);
 void sxs__importer_cache_forget(SxsImporterCache *cache, ModuleID module_id);
 
 /* Where the runtime's dynamic methods were compiled (sxs_dynamic.c): [start, end) ranges with their FunctionIDs,
- * sorted, under `lock`. */
+ * sorted, and the FunctionIDs noted, both under `lock`. */
 typedef struct {
   GMutex lock;
   GArray *ranges;
+  GHashTable *functions; /* the FunctionIDs noted and not unloaded (a set) */
 } SxsDynamicCode;
 
 void sxs__dynamic_init(SxsDynamicCode *code);

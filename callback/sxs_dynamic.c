@@ -11,6 +11,8 @@
 
 #include <errno.h>
 
+#include "sxs_search.h"
+
 typedef struct {
   uintptr_t start, end;
   FunctionID function_id;
@@ -23,24 +25,18 @@ typedef struct {
 void sxs__dynamic_init(SxsDynamicCode *code) {
   g_mutex_init(&code->lock);
   code->ranges = g_array_new(FALSE, FALSE, sizeof(DynamicRange));
+  code->functions = g_hash_table_new(g_direct_hash, g_direct_equal);
 }
 
 void sxs__dynamic_fini(SxsDynamicCode *code) {
   g_clear_pointer(&code->ranges, g_array_unref);
+  g_clear_pointer(&code->functions, g_hash_table_unref);
   g_mutex_clear(&code->lock);
 }
 
 /* The index of the first range that starts after ip. Called with the lock held. */
 static guint upper_bound(const GArray *ranges, uintptr_t ip) {
-  guint lo = 0, hi = ranges->len;
-  while (lo < hi) {
-    guint mid = lo + (hi - lo) / 2;
-    if (g_array_index(ranges, DynamicRange, mid).start <= ip)
-      lo = mid + 1;
-    else
-      hi = mid;
-  }
-  return lo;
+  return (guint)SXS_SEARCH_UPPER_BOUND((const DynamicRange *)(const void *)ranges->data, ranges->len, start, ip);
 }
 
 /* Removes every range of function_id (code freed, or compiled again). Called with the lock held. */
@@ -70,6 +66,7 @@ int sxs__dynamic_add(SxsDynamicCode *code, ICorProfilerInfo15 *info, FunctionID 
       g_array_remove_index(code->ranges, at);
     g_array_insert_val(code->ranges, at, r);
   }
+  g_hash_table_add(code->functions, GSIZE_TO_POINTER(function_id));
   g_mutex_unlock(&code->lock);
   return 0;
 }
@@ -77,6 +74,7 @@ int sxs__dynamic_add(SxsDynamicCode *code, ICorProfilerInfo15 *info, FunctionID 
 void sxs__dynamic_remove(SxsDynamicCode *code, FunctionID function_id) {
   g_mutex_lock(&code->lock);
   remove_function(code->ranges, function_id);
+  g_hash_table_remove(code->functions, GSIZE_TO_POINTER(function_id));
   g_mutex_unlock(&code->lock);
 }
 
@@ -107,6 +105,12 @@ gboolean sxs__dynamic_first_range(SxsDynamicCode *code, FunctionID function_id, 
                                   uintptr_t *ret_end) {
   gboolean found = FALSE;
   g_mutex_lock(&code->lock);
+  /* Asked of every function named: most are no dynamic method's, and the ranges are scanned only for the
+   * FunctionIDs ever noted (one whose code was all taken over since is found in none). */
+  if (code->functions == NULL || !g_hash_table_contains(code->functions, GSIZE_TO_POINTER(function_id))) {
+    g_mutex_unlock(&code->lock);
+    return FALSE;
+  }
   for (guint i = 0; code->ranges && i < code->ranges->len && !found; i++) {
     const DynamicRange *r = &g_array_index(code->ranges, DynamicRange, i);
     if (r->function_id == function_id) {

@@ -7,7 +7,7 @@
  *     mode=wall, each tick: up to SAMPLER_TICK_THREADS threads, in turn (tick_select); each one's
  *     sample weighs the periods since its last, so wall time stays whole whatever their number
  *       has not run since its last sample ........... that stack counts again (no signal)
- *       hardly runs (< 1 % of a CPU lately), last stack still in its hot.slots ... counts again
+ *       hardly runs (< 1 % of a CPU lately), last stack still in its slots ... counts again
  *       blocked in a system call (/proc/self/task/<tid>/syscall: sp, pc) ... walked from here,
  *           over its stack read with process_vm_readv (sxs__unwind_remote): no signal, so its
  *           system call is never interrupted
@@ -20,7 +20,7 @@
  *                                                          range from the snapshot, a native walk
  *                                                          (frame pointers through JIT code, cached
  *                                                          rules through native code) into slot i
- *         (the tick goes on: a later tick collects)  <---- state DONE, hot.requests_done++ (futex wake)
+ *         (the tick goes on: a later tick collects)  <---- state DONE, requests_done++ (futex wake)
  *       classify (owners cache, each runtime's GetFunctionFromIP), name, aggregate (sxs_stacks)
  *
  * Up to SAMPLER_TICK_THREADS requests are in flight at once, each in a slot of its own; no tick
@@ -142,7 +142,7 @@ typedef struct {
   SxsStackHandle *last_counted; /* wall mode: where that stack is counted (NULL: not counted) */
   guint last_generation;        /* wall mode: sampler.code_generation when that stack was found */
   guint request;                /* wall mode: 1 + the slot of its request in flight, 0 when none */
-  ThreadSlot *tslot;            /* timer mode: its slot in the hot.pool, or NULL */
+  ThreadSlot *tslot;            /* timer mode: its slot in the pool, or NULL */
   timer_t timer;                /* timer mode: its CPU-time timer (valid with tslot, timer engine) */
   int perf_fd;                  /* timer mode, perf engine: its counter (valid with tslot), else -1 */
   gint64 cpu_at_arm;            /* timer mode, timer engine: its CPU time when its timer was made */
@@ -562,7 +562,7 @@ static void rebuild_order(void) {
     sampler.cursor = 0;
 }
 
-/* .NET threads name themselves after they start (thread-hot.pool workers, Thread.Name): the names of
+/* .NET threads name themselves after they start (thread-pool workers, Thread.Name): the names of
  * up to SAMPLER_RESCAN_NAMES threads are read again at each rescan, in turn, so that a rescan of
  * hundreds of threads stays short. */
 static void refresh_names(void) {
@@ -1076,14 +1076,7 @@ static void note_unknown_code(const SxsNativeFrame *native, const SxsStackFrame 
     if (classified[i].kind != SXS_FRAME_MANAGED)
       continue;
     uintptr_t at = i == 0 ? native[i].ip : native[i].ip - 1;
-    size_t lo = 0, hi = sampler.code->len;
-    while (lo < hi) {
-      size_t mid = lo + (hi - lo) / 2;
-      if (code[mid][0] <= at)
-        lo = mid + 1;
-      else
-        hi = mid;
-    }
+    size_t lo = sxs__search_upper_bound(code, sampler.code->len, sizeof code[0], 0, at);
     if (lo == 0 || at >= code[lo - 1][1]) {
       sampler.code_unknown = TRUE;
       return;
@@ -1112,19 +1105,28 @@ typedef enum {
   WHERE_BLOCKED, /* off its CPU, in a system call (or a fault): *ret_regs holds its sp and the ip it resumes at */
 } Where;
 
+/* The start of /proc/self/task/<tid>/<name> into text (size bytes, NUL-terminated), with one read and no
+ * allocation; FALSE when it cannot be read (the thread is gone). Context: the sampler thread. */
+static gboolean task_file_read(pid_t tid, const char *name, char *text, gsize size) {
+  char path[64];
+  g_snprintf(path, sizeof path, "/proc/self/task/%d/%s", (int)tid, name);
+  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0)
+    return FALSE;
+  ssize_t got = read(fd, text, size - 1);
+  close(fd);
+  if (got <= 0)
+    return FALSE;
+  text[got] = '\0';
+  return TRUE;
+}
+
 /* Thread tid's voluntary context switches so far (voluntary_ctxt_switches of its status), or -1 when they cannot
  * be read. Context: the sampler thread. */
 static gint64 thread_waits(pid_t tid) {
-  char path[48], text[2048];
-  g_snprintf(path, sizeof path, "/proc/self/task/%d/status", (int)tid);
-  int fd = open(path, O_RDONLY | O_CLOEXEC);
-  if (fd < 0)
+  char text[2048];
+  if (!task_file_read(tid, "status", text, sizeof text))
     return -1;
-  ssize_t got = read(fd, text, sizeof text - 1);
-  close(fd);
-  if (got <= 0)
-    return -1;
-  text[got] = '\0';
   const char *at = strstr(text, "\nvoluntary_ctxt_switches:");
   if (at == NULL)
     return -1;
@@ -1132,16 +1134,9 @@ static gint64 thread_waits(pid_t tid) {
 }
 
 static Where thread_where(pid_t tid, SxsRegs *ret_regs) {
-  char path[48], text[256];
-  g_snprintf(path, sizeof path, "/proc/self/task/%d/syscall", (int)tid);
-  int fd = open(path, O_RDONLY | O_CLOEXEC);
-  if (fd < 0)
+  char text[256];
+  if (!task_file_read(tid, "syscall", text, sizeof text))
     return WHERE_UNKNOWN;
-  ssize_t got = read(fd, text, sizeof text - 1);
-  close(fd);
-  if (got <= 0)
-    return WHERE_UNKNOWN;
-  text[got] = '\0';
   if (g_str_has_prefix(text, "running"))
     return WHERE_RUNNING;
   /* "<nr> <6 arguments> <sp> <pc>", or "-1 <sp> <pc>" outside a system call. */
@@ -1948,7 +1943,7 @@ static gboolean timer_sample_prepare(SuspendedSample *s, const SxsWalkResources 
  * A timer-mode batch: the captures the threads' CPU-time timers made since the last one, each
  * where its thread ran, on its own CPU (no signal crossed CPUs), are collected. The signal walker
  * counts each as its frames name it. The suspend walker takes up to SAMPLER_SUSPEND_MAX_THREADS
- * of them (the others stay in their hot.slots for the next batch, which follows at once) and
+ * of them (the others stay in their slots for the next batch, which follows at once) and
  * stitches them with the runtimes' walks (timer_sample_prepare, suspend_finish). Each capture
  * counts as a tick, the expiries it stands for beyond its own as ticks missed (see
  * sxs__sampler_fill). Returns the captures collected. Context: the sampler thread.

@@ -225,7 +225,7 @@ static void on_expiry(ThreadSlot *ts, const siginfo_t *si, void *uc) {
 /* A timer expiry on the current thread. Context: the signal handler; async-signal-safe. */
 static void on_timer(siginfo_t *si, void *uc) {
   ThreadSlot *ts = si->si_value.sival_ptr;
-  /* Only a pointer into the hot.pool is ours (another timer's value is never dereferenced). */
+  /* Only a pointer into the pool is ours (another timer's value is never dereferenced). */
   if (hot.pool == NULL || (char *)ts < (char *)hot.pool || (char *)ts >= (char *)(hot.pool + SAMPLER_POOL_SLOTS) ||
       ((char *)ts - (char *)hot.pool) % sizeof *hot.pool != 0)
     return;
