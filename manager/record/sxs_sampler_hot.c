@@ -165,8 +165,8 @@ static void on_expiry(ThreadSlot *ts, const siginfo_t *si, void *uc) {
         weight = (guint)CLAMP(periods, 1, G_MAXINT / 2);
         ts->accounted += (guint64)weight * period;
         __atomic_store_n(&ts->count, count, __ATOMIC_RELEASE);
-        /* The next period, drawn between half the period and one and a half: a counter's overflows come exactly a
-         * period apart, and a program that does the same thing every period (9 ms of one function, 1 ms of another,
+        /* The next period, drawn within an eighth of the period: a counter's overflows come exactly a period
+         * apart, and a program that does the same thing every period (9 ms of one function, 1 ms of another,
          * at 99 Hz) would otherwise be sampled at the same point of its cycle every time, for seconds. */
         guint32 x = ts->dither != 0 ? ts->dither : (guint32)ts->tid * 2654435761u + 1;
         x ^= x << 13;
@@ -176,7 +176,7 @@ static void on_expiry(ThreadSlot *ts, const siginfo_t *si, void *uc) {
         if (period >= 8) {
           /* A new period starts when it is set, not when the last one ended: the time since then (the signal's
            * way to the handler) is taken off it, so that the periods keep their length on average. */
-          guint64 next = period / 2 + x % (period + 1);
+          guint64 next = period - period / 8 + x % (period / 4 + 1);
           guint64 late = ts->due_count != 0 && count > ts->due_count ? count - ts->due_count : 0;
           next -= MIN(late, next / 2);
           if (sxs__engine_perf_set_period(fd, next) == 0)
