@@ -96,9 +96,11 @@ static int runtime_index(const SxsStitchRuntime *runtimes, guint n_runtimes, int
   return -1;
 }
 
-guint sxs__stitch_classify(const SxsStitchRuntime *runtimes, guint n_runtimes, const SxsModuleMap *map,
-                           SxsIpMap *owners, const SxsNativeFrame *native, guint n, gboolean first_exact,
-                           SxsStackFrame *out, gboolean *walks_wanted, SxsStitchReport *report) {
+guint sxs__stitch_classify(const SxsStitchRuntime *runtimes, guint n_runtimes, const SxsWalkResources *res,
+                           const SxsNativeFrame *native, guint n, gboolean first_exact, SxsStackFrame *out,
+                           gboolean *walks_wanted, SxsStitchReport *report) {
+  const SxsModuleMap *map = res->map;
+  SxsIpMap *owners = res->owners;
   n_runtimes = MIN(n_runtimes, SXS_STITCH_MAX_RUNTIMES);
   guint last_owner = 0;
   /* A return address is looked up one byte back, inside the call instruction, so a call that ends
@@ -159,9 +161,10 @@ guint sxs__stitch_classify(const SxsStitchRuntime *runtimes, guint n_runtimes, c
   return n;
 }
 
-guint sxs__stitch_current_thread(const SxsStitchRuntime *runtimes, guint n_runtimes, const SxsModuleMap *map,
-                                 SxsUnwindCache *steps, SxsIpMap *owners, uintptr_t stack_lo, uintptr_t stack_hi,
-                                 SxsStitchScratch *scratch, SxsStackFrame *out, guint max, SxsStitchReport *report) {
+guint sxs__stitch_current_thread(const SxsStitchRuntime *runtimes, guint n_runtimes, const SxsWalkResources *res,
+                                 uintptr_t stack_lo, uintptr_t stack_hi, SxsStitchScratch *scratch, SxsStackFrame *out,
+                                 guint max, SxsStitchReport *report) {
+  const SxsModuleMap *map = res ? res->map : NULL;
   SxsStitchReport local;
   if (!report)
     report = &local;
@@ -175,7 +178,7 @@ guint sxs__stitch_current_thread(const SxsStitchRuntime *runtimes, guint n_runti
   /* 1. The native walk, from this function's caller. */
   guint64 t0 = now_ns();
   SxsModmapCursor cursor = {.map = map};
-  int n = sxs__unwind_cached(NULL, stack_lo, stack_hi, sxs__stitch_is_fp_code, &cursor, steps, scratch->native,
+  int n = sxs__unwind_cached(NULL, stack_lo, stack_hi, sxs__stitch_is_fp_code, &cursor, res->steps, scratch->native,
                              SXS_STITCH_MAX_FRAMES);
   guint64 t1 = now_ns();
   report->ns_native = t1 - t0;
@@ -192,8 +195,8 @@ guint sxs__stitch_current_thread(const SxsStitchRuntime *runtimes, guint n_runti
 
   /* 2. Classification: who owns each frame's code. */
   gboolean walks_wanted[SXS_STITCH_MAX_RUNTIMES] = {FALSE};
-  guint n_classified = sxs__stitch_classify(runtimes, n_runtimes, map, owners, scratch->native + first,
-                                            (guint)(n - first), first == 0, scratch->classified, walks_wanted, report);
+  guint n_classified = sxs__stitch_classify(runtimes, n_runtimes, res, scratch->native + first, (guint)(n - first),
+                                            first == 0, scratch->classified, walks_wanted, report);
   guint64 t2 = now_ns();
   report->ns_classify = t2 - t1;
 

@@ -11,6 +11,7 @@
 #include "sxs_merge.h"
 #include "sxs_modmap.h"
 #include "sxs_unwind.h"
+#include "sxs_walk_resources.h"
 
 /* Most native frames one walk reads. */
 #define SXS_STITCH_MAX_FRAMES 256
@@ -79,24 +80,23 @@ bool sxs__stitch_is_fp_code(uintptr_t ip, void *cursor, const SxsEhFrame **ret_e
 
 /*
  * Classifies native frames (leaf first, n of them) into out[0 .. n): a frame whose code lies in a
- * loaded ELF module is native; any other is offered to owners (the cache), then to each runtime's
+ * loaded ELF module (res->map) is native; any other is offered to res->owners (the cache), then to each runtime's
  * owns_ip, the owner of the frame before first; nobody's code is native too. Return addresses are
  * looked up one byte back; with first_exact, native[0].ip is an interrupted instruction and is
  * looked up as is. walks_wanted (may be NULL; SXS_STITCH_MAX_RUNTIMES entries) gets TRUE for each
  * runtime that owned a frame; report's claimed, unknown_code, owns_failed and owners_cached are
  * added to. Returns n. Context: normal context (the runtimes' calls take locks); no allocation.
  */
-guint sxs__stitch_classify(const SxsStitchRuntime *runtimes, guint n_runtimes, const SxsModuleMap *map,
-                           SxsIpMap *owners, const SxsNativeFrame *native, guint n, gboolean first_exact,
-                           SxsStackFrame *out, gboolean *walks_wanted, SxsStitchReport *report);
+guint sxs__stitch_classify(const SxsStitchRuntime *runtimes, guint n_runtimes, const SxsWalkResources *res,
+                           const SxsNativeFrame *native, guint n, gboolean first_exact, SxsStackFrame *out,
+                           gboolean *walks_wanted, SxsStitchReport *report);
 
 /*
  * The stitched stack of the calling thread, leaf first, into out[0 .. returned): the stitcher's
  * caller's frames of its own library left out, then every frame in strictly increasing sp order.
- * map classifies native code (and must not be refreshed during the call); steps (may be NULL)
- * caches how native frames are stepped (built for map's modules); owners (may be NULL) caches
- * which runtime owns the code at an address outside every module, as SXS_STITCH_OWNER values (the
- * caller replaces it when code may have gone: a module unloaded, a runtime come or gone);
+ * res (between sxs__walk_resources_enter and leave): res->map classifies native code; res->steps
+ * (may be NULL) caches how native frames are stepped; res->owners (may be NULL) caches which
+ * runtime owns the code at an address outside every module, as SXS_STITCH_OWNER values;
  * [stack_lo, stack_hi) is the thread's stack. report (may be NULL) receives what happened. out
  * should hold SXS_STITCH_MAX_STITCHED frames.
  *
@@ -108,6 +108,6 @@ guint sxs__stitch_classify(const SxsStitchRuntime *runtimes, guint n_runtimes, c
  * Context: a thread of the process, normal context (never a signal handler: the runtimes' calls
  * take locks); no lock of the caller's held. No allocation.
  */
-guint sxs__stitch_current_thread(const SxsStitchRuntime *runtimes, guint n_runtimes, const SxsModuleMap *map,
-                                 SxsUnwindCache *steps, SxsIpMap *owners, uintptr_t stack_lo, uintptr_t stack_hi,
-                                 SxsStitchScratch *scratch, SxsStackFrame *out, guint max, SxsStitchReport *report);
+guint sxs__stitch_current_thread(const SxsStitchRuntime *runtimes, guint n_runtimes, const SxsWalkResources *res,
+                                 uintptr_t stack_lo, uintptr_t stack_hi, SxsStitchScratch *scratch, SxsStackFrame *out,
+                                 guint max, SxsStitchReport *report);

@@ -85,6 +85,7 @@
 #include "sxs_stacks.h"
 #include "sxs_stitch.h"
 #include "sxs_unwind.h"
+#include "sxs_walk_resources.h"
 
 #define SAMPLER_LOADER "ld-linux-x86-64.so.2"
 #define SAMPLER_WAIT_NS (20 * G_GINT64_CONSTANT(1000000)) /* a thread has this long to take its sample */
@@ -230,6 +231,7 @@ static struct {
    * profiler's own threads, never sampled, and their CPU time (lock; owned). */
   GHashTable *rates;
   GHashTable *own;
+  char **debug_dirs; /* [symbols] debug_dirs=, for the walk resources (owned) */
 } sampler;
 
 /* The kernel's id of another thread's CPU-time clock (CPUCLOCK_SCHED of a thread, by its tid). */
@@ -1090,8 +1092,7 @@ static void record_capture(SampledThread *t, const SxsWalkResources *res, const 
   static SxsStackFrame classified[SAMPLER_MAX_FRAMES];
   guint64 t0 = sxs__sampler_now_ns(CLOCK_MONOTONIC);
   SxsStitchReport report = {0};
-  guint m =
-      sxs__stitch_classify(runtimes, n_targets, res->map, res->owners, native, n, TRUE, classified, NULL, &report);
+  guint m = sxs__stitch_classify(runtimes, n_targets, res, native, n, TRUE, classified, NULL, &report);
   add_sample_of(t, res, classified, m, weight, targets, n_targets);
   learn_jit_frames(res, native, classified, m, targets, n_targets);
   note_unknown_code(native, classified, m);
@@ -1446,7 +1447,7 @@ static gboolean requests_in_flight(void) {
 /* Releases the walk resources ticks kept for their requests, none being in flight any more. */
 static void requests_release(void) {
   for (; sampler.walks_kept > 0; sampler.walks_kept--)
-    sxs__stacks_walk_leave();
+    sxs__walk_resources_leave();
 }
 
 /*
@@ -1594,8 +1595,8 @@ static gboolean walk_reuse_matches(const SuspendedSample *s, const SxsWalkResour
 static void classify(SuspendedSample *s, const SxsWalkResources *res, const SxsStitchRuntime *runtimes,
                      guint n_targets) {
   SxsStitchReport report = {0};
-  s->n_classified = sxs__stitch_classify(runtimes, n_targets, res->map, res->owners, s->native, (guint)s->n_native,
-                                         TRUE, s->classified, NULL, &report);
+  s->n_classified =
+      sxs__stitch_classify(runtimes, n_targets, res, s->native, (guint)s->n_native, TRUE, s->classified, NULL, &report);
 }
 
 /* For sample s, classified: whether a kept walk of its thread fits it, leaf function included;
@@ -1904,7 +1905,7 @@ static gboolean timer_publish(const SxsWalkResources *res) {
   __atomic_store_n(&hot.timer_res.steps, res->steps, __ATOMIC_RELEASE);
   __atomic_store_n(&hot.timer_res.map, res->map, __ATOMIC_RELEASE);
   if (sampler.timer_walk_taken && handlers_drained())
-    sxs__stacks_walk_leave(); /* the previous one: nobody reads it now */
+    sxs__walk_resources_leave(); /* the previous one: nobody reads it now */
   sampler.timer_walk = *res;
   sampler.timer_walk_taken = TRUE;
   return TRUE;
@@ -2023,7 +2024,7 @@ static guint tick_timers(const SxsWalkResources *res, const SxsStitchTarget *tar
  * allows) and every profiled runtime can be suspended, the signal walker otherwise. */
 static void tick(guint64 period_ns) {
   SxsWalkResources res;
-  sxs__stacks_walk_enter(&res);
+  sxs__walk_resources_enter(&res, (const char *const *)sampler.debug_dirs);
   SxsStitchTarget targets[SXS_STITCH_MAX_RUNTIMES];
   SxsStitchRuntime runtimes[SXS_STITCH_MAX_RUNTIMES];
   guint n_targets = sxs__manager_stitch_targets(targets, runtimes, SXS_STITCH_MAX_RUNTIMES, NULL, 0, NULL);
@@ -2069,7 +2070,7 @@ static void tick(guint64 period_ns) {
   /* A capture abandoned at stop may still be reading the map and the caches: they stay taken. So
    * does what the timer handlers now walk with. */
   if (!sampler.abandoned && !kept)
-    sxs__stacks_walk_leave();
+    sxs__walk_resources_leave();
 }
 
 /* Cpu mode: sleeps until a timer handler has work for the sampler (on_timer), the stop, or
@@ -2199,7 +2200,7 @@ static void *sampler_main(void *arg) {
   while (g_hash_table_iter_next(&it, NULL, &value))
     timer_disarm(value);
   if (sampler.timer_walk_taken && handlers_drained()) {
-    sxs__stacks_walk_leave();
+    sxs__walk_resources_leave();
     sampler.timer_walk_taken = FALSE;
   }
   return NULL;
@@ -2264,6 +2265,7 @@ void sxs__sampler_start(const SxsConfig *cfg) {
   sampler.frequency = cfg->sampling.frequency > 0 ? cfg->sampling.frequency : SXS_SAMPLING_FREQUENCY_DEFAULT;
   sampler.mode = cfg->sampling.mode;
   sampler.walker = cfg->sampling.walker;
+  sampler.debug_dirs = g_strdupv(cfg->symbols.debug_dirs);
   /* mode=cpu, either walker: the kernel's per-thread CPU-time timers deliver the signals (the
    * suspend walker uses the sampler's own signal only for a thread whose capture matched no walk
    * it could reuse). */

@@ -6,12 +6,11 @@
  *                     new? name its frames outside the lock (metadata, ELF symbols), then insert
  *
  * Frames are the same when they are the same function of the same runtime (managed; its code may
- * move when the JIT recompiles it at a higher tier) or the same return address (native). The
- * module map the walks classify code with is immutable once built: when the loader's counters
- * move, a new one replaces it, and the old one is freed once no walk that may hold it is in flight
- * (likewise the step cache after an unload, and the owners cache when managed code may have gone).
+ * move when the JIT recompiles it at a higher tier) or the same return address (native). What the
+ * walks read (module map, step and owners caches, symbols) and its lifetime is
+ * stitch/sxs_walk_resources.c's.
  *
- * Lock order: stacks_lock and map_lock are leaves; the registry's locks are taken with neither held,
+ * Lock order: stacks_lock and names_lock are leaves; the registry's locks are taken with neither held,
  * except by sxs__stacks_fill, which takes them inside stacks_lock (nothing takes stacks_lock inside
  * them). */
 #include "sxs_stacks.h"
@@ -27,10 +26,7 @@
 #include "sxs_snapshot.h"
 #include "sxs_symbols.h"
 #include "sxs_unwind.h"
-
-/* Slots of the step cache (16 K return addresses, 256 KiB) and of the owners cache (4 K, 64 KiB). */
-#define STACKS_STEP_CACHE_LOG2 14
-#define STACKS_OWNERS_CACHE_LOG2 12
+#include "sxs_walk_resources.h"
 
 /* Most frames of one stitched stack: the native walk's and every runtime's walk may all land. */
 #define STACKS_MAX_FRAMES SXS_STITCH_MAX_STITCHED
@@ -81,23 +77,6 @@ static void stacks_thread_free(gpointer p) {
 
 static GPrivate stacks_thread = G_PRIVATE_INIT(stacks_thread_free);
 
-/* map_lock guards replacing current_map, steps and owners, and the retired lists; walks read the
- * three with atomic loads. A replaced one is retired, not freed, while walks that may have loaded
- * it are in flight: walks_in_flight is raised before a walk loads any of them and lowered after its
- * last use, so once it is seen at 0 (under map_lock) after a retirement, nothing can still hold a
- * retired one, and they are freed. */
-static gint walks_in_flight;
-static GMutex map_lock;
-static SxsModuleMap *current_map;
-static GPtrArray *retired_maps;
-static SxsSymbolCache *symbols; /* created once under map_lock; has its own lock */
-static SxsUnwindCache *steps;   /* step rules for current_map's modules; replaced (the old one kept) on an unload */
-static GPtrArray *retired_steps;
-/* Which runtime owns the code at a return address outside every module; replaced (the old one kept)
- * when code may have gone or come: a managed module unloaded, a runtime initialized or shut down. */
-static SxsIpMap *owners;
-static GPtrArray *retired_owners;
-
 /* The names of frames met before, so that a new stack of known frames is named without asking a
  * runtime or reading a symbol table: (runtime id, FunctionID) of a named managed frame, (0, return
  * address) of a native one -> FrameName. Native names hold while no module was unloaded (the
@@ -115,39 +94,6 @@ typedef struct {
 static GMutex names_lock;
 static GHashTable *frame_names; /* FrameName* (key and value) */
 static unsigned long long names_unloads;
-
-/* Called with map_lock held: keeps a replaced map or cache until no walk may hold it. */
-static void retire(GPtrArray **list, gpointer what) {
-  if (!*list)
-    *list = g_ptr_array_new();
-  g_ptr_array_add(*list, what);
-}
-
-/* Called with map_lock held: frees what was retired when no walk is in flight. */
-static void free_retired_locked(void) {
-  if (g_atomic_int_get(&walks_in_flight) != 0)
-    return;
-  for (guint i = 0; retired_maps && i < retired_maps->len; i++)
-    sxs__modmap_free(retired_maps->pdata[i]);
-  for (guint i = 0; retired_steps && i < retired_steps->len; i++)
-    sxs__unwind_cache_free(retired_steps->pdata[i]);
-  for (guint i = 0; retired_owners && i < retired_owners->len; i++)
-    sxs__ipmap_free(retired_owners->pdata[i]);
-  g_clear_pointer(&retired_maps, g_ptr_array_unref);
-  g_clear_pointer(&retired_steps, g_ptr_array_unref);
-  g_clear_pointer(&retired_owners, g_ptr_array_unref);
-}
-
-/* The walk is done with the map, the step cache and the owners cache it loaded. */
-static void walk_leave(void) {
-  if (g_atomic_int_dec_and_test(&walks_in_flight) &&
-      (g_atomic_pointer_get(&retired_maps) || g_atomic_pointer_get(&retired_steps) ||
-       g_atomic_pointer_get(&retired_owners))) {
-    g_mutex_lock(&map_lock);
-    free_retired_locked();
-    g_mutex_unlock(&map_lock);
-  }
-}
 
 /* stacks_lock guards stacks and every counter below. */
 static GMutex stacks_lock;
@@ -227,41 +173,10 @@ static void count_skipped(const char *reason) {
   g_mutex_unlock(&stacks_lock);
 }
 
-/* The module map to classify with now: rebuilt when the loader's counters moved.
- * Context: a walking thread (walks_in_flight raised); takes map_lock, and the loader's lock for
- * one dl_iterate_phdr callback (all of it when it rebuilds). */
-static const SxsModuleMap *module_map(void) {
-  SxsModuleMap *map = g_atomic_pointer_get(&current_map);
-  if (map && sxs__modmap_is_current(map))
-    return map;
-  g_mutex_lock(&map_lock);
-  /* What a walk uses besides the map exists before the first map is published, so a walk that
-   * finds a map finds them too. */
-  if (!symbols) {
-    /* Debug files are looked for under /usr/lib/debug and [symbols] debug_dirs=. */
-    const SxsConfig *cfg = sxs__manager_config();
-    g_atomic_pointer_set(&symbols,
-                         sxs__symbols_cache_new_full(cfg ? (const char *const *)cfg->symbols.debug_dirs : NULL));
-  }
-  if (!owners)
-    g_atomic_pointer_set(&owners, sxs__ipmap_new(STACKS_OWNERS_CACHE_LOG2));
-  map = current_map;
-  if (!map || !sxs__modmap_is_current(map)) {
-    SxsModuleMap *fresh = sxs__modmap_new();
-    /* An unload may free addresses another module then takes: rules learned there are void. */
-    if (!steps || !map || sxs__modmap_unloads(fresh) != sxs__modmap_unloads(map)) {
-      SxsUnwindCache *fresh_steps = sxs__unwind_cache_new(STACKS_STEP_CACHE_LOG2);
-      if (steps)
-        retire(&retired_steps, steps);
-      g_atomic_pointer_set(&steps, fresh_steps);
-    }
-    if (map)
-      retire(&retired_maps, map);
-    g_atomic_pointer_set(&current_map, fresh);
-    map = fresh;
-  }
-  g_mutex_unlock(&map_lock);
-  return map;
+/* The walk resources for a walk of this process: [symbols] debug_dirs= from the config. */
+static void resources_enter(SxsWalkResources *ret) {
+  const SxsConfig *cfg = sxs__manager_config();
+  sxs__walk_resources_enter(ret, cfg ? (const char *const *)cfg->symbols.debug_dirs : NULL);
 }
 
 static StacksThread *thread_state(void) {
@@ -412,8 +327,9 @@ static void frame_name_put(const FrameKey *key, const char *name, const char *mo
 }
 
 /* A new entry for the stitched frames: identities, names, first ip and sp. */
-static StackEntry *entry_new(const StackEntry *key, const SxsStackFrame *frames, const SxsModuleMap *map,
+static StackEntry *entry_new(const StackEntry *key, const SxsStackFrame *frames, const SxsWalkResources *res,
                              const SxsStitchTarget *targets, guint n_targets) {
+  const SxsModuleMap *map = res->map;
   StackEntry *e = g_new0(StackEntry, 1);
   *e = *key;
   e->ids = g_memdup2(key->ids, sizeof *key->ids * key->n);
@@ -444,7 +360,7 @@ static StackEntry *entry_new(const StackEntry *key, const SxsStackFrame *frames,
       /* A native frame of a stitched stack is never the walk's first: ip is a return address. */
       FrameKey k = {.runtime_id = 0, .id = f->ip};
       if (!frame_name_get(&k, unloads, &m->name, &m->module)) {
-        m->name = sxs__symbols_describe(g_atomic_pointer_get(&symbols), map, f->ip - 1);
+        m->name = sxs__symbols_describe(res->symbols, map, f->ip - 1);
         const SxsModule *mod = sxs__modmap_find(map, f->ip - 1);
         m->module = g_strdup(mod ? mod->name : "");
         frame_name_put(&k, m->name, m->module);
@@ -467,7 +383,7 @@ typedef struct {
  * until a reset), NULL when it was dropped. Context: normal context, no lock held; takes
  * stacks_lock (and the lines lock before it, not inside it). */
 static StackEntry *add_stack(SxsStackEvents kind, uint32_t thread, const char *thread_name, const SxsStackFrame *frames,
-                             guint n, guint64 weight, const SxsModuleMap *map, const SxsStitchTarget *targets,
+                             guint n, guint64 weight, const SxsWalkResources *res, const SxsStitchTarget *targets,
                              guint n_targets, gboolean leaf_exact, StackFrameId *ids, SxsFrameLine *lines,
                              const StackTag *tag) {
   /* A thread that holds its runtime suspended for a GC asks it nothing: lines known already only. */
@@ -505,7 +421,7 @@ static StackEntry *add_stack(SxsStackEvents kind, uint32_t thread, const char *t
   if (known)
     return known;
   gint64 t0 = g_get_monotonic_time();
-  StackEntry *fresh = entry_new(&key, frames, map, targets, n_targets);
+  StackEntry *fresh = entry_new(&key, frames, res, targets, n_targets);
   if (thread_name)
     fresh->model->thread_name = g_strdup(thread_name);
   guint64 naming = (guint64)(g_get_monotonic_time() - t0) * 1000;
@@ -547,8 +463,8 @@ static StackEntry *record_current(SxsStackEvents event, guint64 weight, const St
   }
   t->busy = TRUE;
 
-  g_atomic_int_inc(&walks_in_flight);
-  const SxsModuleMap *map = module_map();
+  SxsWalkResources res;
+  resources_enter(&res);
   SxsStitchTarget targets[SXS_STITCH_MAX_RUNTIMES];
   SxsStitchRuntime runtimes[SXS_STITCH_MAX_RUNTIMES];
   const char *skips[16];
@@ -557,19 +473,18 @@ static StackEntry *record_current(SxsStackEvents event, guint64 weight, const St
       sxs__manager_stitch_targets(targets, runtimes, G_N_ELEMENTS(targets), skips, G_N_ELEMENTS(skips), &n_skips);
 
   SxsStitchReport report;
-  guint n =
-      sxs__stitch_current_thread(runtimes, n_targets, map, g_atomic_pointer_get(&steps), g_atomic_pointer_get(&owners),
-                                 t->stack_lo, t->stack_hi, t->scratch, t->out, STACKS_MAX_FRAMES, &report);
+  guint n = sxs__stitch_current_thread(runtimes, n_targets, &res, t->stack_lo, t->stack_hi, t->scratch, t->out,
+                                       STACKS_MAX_FRAMES, &report);
   count_walk(&report, n, skips, n_skips);
   if (n == 0) {
-    walk_leave();
+    sxs__walk_resources_leave();
     t->busy = FALSE;
     return NULL;
   }
 
-  StackEntry *e = add_stack(event, (uint32_t)syscall(SYS_gettid), NULL, t->out, n, weight, map, targets, n_targets,
+  StackEntry *e = add_stack(event, (uint32_t)syscall(SYS_gettid), NULL, t->out, n, weight, &res, targets, n_targets,
                             FALSE, t->ids, t->lines, tag);
-  walk_leave();
+  sxs__walk_resources_leave();
   t->busy = FALSE;
   return e;
 }
@@ -721,17 +636,6 @@ void sxs__stacks_changes_free(GArray *changes) {
   g_array_unref(changes);
 }
 
-void sxs__stacks_walk_enter(SxsWalkResources *ret) {
-  g_atomic_int_inc(&walks_in_flight);
-  ret->map = module_map();
-  ret->steps = g_atomic_pointer_get(&steps);
-  ret->owners = g_atomic_pointer_get(&owners);
-}
-
-void sxs__stacks_walk_leave(void) {
-  walk_leave();
-}
-
 SxsStackHandle *sxs__stacks_add_stitched(const SxsWalkResources *res, uint32_t thread, const char *thread_name,
                                          const SxsStackFrame *frames, guint n, guint64 weight,
                                          const SxsStitchTarget *targets, guint n_targets) {
@@ -743,7 +647,7 @@ SxsStackHandle *sxs__stacks_add_stitched(const SxsWalkResources *res, uint32_t t
   }
   /* A sample's leaf is where the thread was interrupted. */
   return (SxsStackHandle *)add_stack(SXS_STACKS_SAMPLE, thread, thread_name, frames, MIN(n, STACKS_MAX_FRAMES), weight,
-                                     res->map, targets, n_targets, TRUE, ids, lines, NULL);
+                                     res, targets, n_targets, TRUE, ids, lines, NULL);
 }
 
 void sxs__stacks_rename_thread(uint32_t thread, const char *name) {
@@ -768,13 +672,7 @@ void sxs__stacks_code_changed(void) {
   if (frame_names)
     g_hash_table_remove_all(frame_names);
   g_mutex_unlock(&names_lock);
-  g_mutex_lock(&map_lock);
-  if (owners) {
-    retire(&retired_owners, owners);
-    g_atomic_pointer_set(&owners, sxs__ipmap_new(STACKS_OWNERS_CACHE_LOG2));
-    free_retired_locked();
-  }
-  g_mutex_unlock(&map_lock);
+  sxs__walk_resources_code_changed();
 }
 
 void sxs__stacks_reset_for_tests(void) {

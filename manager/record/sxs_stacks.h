@@ -8,19 +8,12 @@
 #include "sxs_manager.h"
 #include "sxs_profile.h"
 #include "sxs_stitch.h"
+#include "sxs_walk_resources.h"
 
 /* The kind of the sampler's stacks, beside the events of [stacks] on= (SxsStackEvents). */
 #define SXS_STACKS_SAMPLE ((SxsStackEvents)(1 << 7))
 /* The kinds of the event profiles' stacks (SxsProfileKind k). */
 #define SXS_STACKS_PROFILE(k) ((SxsStackEvents)(1 << (8 + (int)(k))))
-
-/* What a walk reads, valid between sxs__stacks_walk_enter() and sxs__stacks_walk_leave(): the module
- * map (immutable), the step cache and the owners cache (lock-free). */
-typedef struct {
-  const SxsModuleMap *map;
-  SxsUnwindCache *steps;
-  SxsIpMap *owners;
-} SxsWalkResources;
 
 /* Most distinct stacks kept; events whose stack is new beyond that are counted as dropped. */
 #define SXS_STACKS_MAX_DISTINCT 65536
@@ -79,18 +72,14 @@ GArray *sxs__stacks_changes(gboolean all);
 void sxs__stacks_changes_free(GArray *changes);
 
 /* Managed code may have gone or come (a module unloaded, a runtime initialized or shut down, a
- * garbage collection that may free dynamic methods' code):
- * forget which runtime owns which code address. Context: any thread; a short lock. */
+ * garbage collection that may free dynamic methods' code): forget the names of frames met before
+ * and which runtime owns which code address (sxs__walk_resources_code_changed). Context: any
+ * thread; short locks. */
 void sxs__stacks_code_changed(void);
 
-/* Takes the walk resources (the module map refreshed first) and keeps them from being freed until
- * the matching leave. Context: normal context (takes map_lock, and the loader lock briefly). */
-void sxs__stacks_walk_enter(SxsWalkResources *ret);
-void sxs__stacks_walk_leave(void);
-
 /* Counts a sampled stack of thread, already classified and stitched (leaf first, strictly rising
- * sp), weight times: named when new, aggregated with the other samples of that thread. res from
- * sxs__stacks_walk_enter; targets: the runtimes its managed frames are of (for naming). Returns
+ * sp), weight times: named when new, aggregated with the other samples of that thread. res: the
+ * walk's (between sxs__walk_resources_enter and leave); targets: the runtimes its managed frames are of (for naming). Returns
  * where it was counted, for counting it again with sxs__stacks_add_to, or NULL when the table was
  * full. Context: the sampler thread (no managed code, no lock held). */
 SxsStackHandle *sxs__stacks_add_stitched(const SxsWalkResources *res, uint32_t thread, const char *thread_name,

@@ -1,0 +1,141 @@
+/* Unit tests of the walk resources (stitch/sxs_walk_resources.c): what a walk takes stays valid
+ * until it leaves, though a library loaded or unloaded, or code gone, replaces it for the walks
+ * after; what was replaced is freed once no walk is in flight (ASan checks both in the sanitizer
+ * run: a use of a freed map or cache, or a leak of one, fails it). */
+#include <dlfcn.h>
+#include <glib.h>
+
+#include "sxs_walk_resources.h"
+
+/* A library the test binary does not link: loading it moves the loader's counters. */
+#define OTHER_LIBRARY "libresolv.so.2"
+
+static void test_enter_leave(void) {
+  g_assert_cmpint(sxs__walk_resources_in_flight(), ==, 0);
+  SxsWalkResources a, b;
+  sxs__walk_resources_enter(&a, NULL);
+  g_assert_nonnull(a.map);
+  g_assert_nonnull(a.steps);
+  g_assert_nonnull(a.owners);
+  g_assert_nonnull(a.symbols);
+  /* This function's own code is in the map. */
+  const SxsModule *self = sxs__modmap_find(a.map, (uintptr_t)test_enter_leave);
+  g_assert_nonnull(self);
+  g_assert_cmpstr(self->name, ==, "test_walk_resources");
+  /* Nothing moved: a second walk reads the same. */
+  sxs__walk_resources_enter(&b, NULL);
+  g_assert_true(b.map == a.map && b.steps == a.steps && b.owners == a.owners && b.symbols == a.symbols);
+  g_assert_cmpint(sxs__walk_resources_in_flight(), ==, 2);
+  sxs__walk_resources_leave();
+  sxs__walk_resources_leave();
+  g_assert_cmpint(sxs__walk_resources_in_flight(), ==, 0);
+}
+
+/* Code gone: the walks after read an empty owners cache; one in flight keeps reading its own,
+ * with what it stored, until it leaves. The map and the step cache stay. */
+static void test_code_changed(void) {
+  SxsWalkResources held, after;
+  sxs__walk_resources_enter(&held, NULL);
+  sxs__ipmap_insert(held.owners, 0x7f0000001000, 42);
+  sxs__walk_resources_code_changed();
+  sxs__walk_resources_enter(&after, NULL);
+  g_assert_true(after.owners != held.owners);
+  g_assert_true(after.map == held.map && after.steps == held.steps);
+  uint64_t v = 0;
+  g_assert_false(sxs__ipmap_lookup(after.owners, 0x7f0000001000, &v));
+  g_assert_true(sxs__ipmap_lookup(held.owners, 0x7f0000001000, &v));
+  g_assert_cmpuint(v, ==, 42);
+  sxs__walk_resources_leave();
+  /* Still one walk in flight: the retired cache is kept. */
+  g_assert_true(sxs__ipmap_lookup(held.owners, 0x7f0000001000, &v));
+  sxs__walk_resources_leave();
+  g_assert_cmpint(sxs__walk_resources_in_flight(), ==, 0);
+}
+
+/* A library loaded: a new map for the walks after, the same step cache (nothing was unloaded);
+ * unloaded: a new map and a new step cache (its addresses may be taken by another module). The
+ * walk that entered first reads its map, which still knows the library, throughout. */
+static void test_loader_moves(void) {
+  g_assert_null(dlopen(OTHER_LIBRARY, RTLD_LAZY | RTLD_NOLOAD));
+  SxsWalkResources before, loaded, unloaded;
+  sxs__walk_resources_enter(&before, NULL);
+  void *handle = dlopen(OTHER_LIBRARY, RTLD_NOW | RTLD_LOCAL);
+  g_assert_nonnull(handle);
+  /* Code of the library itself (__b64_ntop is libresolv's own, not libc's). */
+  uintptr_t in_library = (uintptr_t)dlsym(handle, "__b64_ntop");
+  g_assert_cmpuint(in_library, !=, 0);
+  g_assert_null(sxs__modmap_find(before.map, in_library));
+
+  sxs__walk_resources_enter(&loaded, NULL);
+  g_assert_true(loaded.map != before.map);
+  g_assert_true(loaded.steps == before.steps);
+  g_assert_nonnull(sxs__modmap_find(loaded.map, in_library));
+
+  g_assert_cmpint(dlclose(handle), ==, 0);
+  g_assert_null(dlopen(OTHER_LIBRARY, RTLD_LAZY | RTLD_NOLOAD));
+  sxs__walk_resources_enter(&unloaded, NULL);
+  g_assert_true(unloaded.map != loaded.map);
+  g_assert_true(unloaded.steps != loaded.steps);
+  g_assert_null(sxs__modmap_find(unloaded.map, in_library));
+  /* The earlier walks' maps are intact while they are in flight. */
+  g_assert_nonnull(sxs__modmap_find(loaded.map, in_library));
+  g_assert_nonnull(sxs__modmap_find(before.map, (uintptr_t)test_loader_moves));
+  sxs__walk_resources_leave();
+  sxs__walk_resources_leave();
+  sxs__walk_resources_leave();
+  g_assert_cmpint(sxs__walk_resources_in_flight(), ==, 0);
+}
+
+/* Walks on several threads while code changes and libraries come and go: every walk reads
+ * resources that stay whole until it leaves (ASan would see a freed one read). */
+typedef struct {
+  gint stop;
+  guint walks;
+} Stress;
+
+static gpointer walker(gpointer data) {
+  Stress *s = data;
+  guint walks = 0;
+  while (!g_atomic_int_get(&s->stop)) {
+    SxsWalkResources r;
+    sxs__walk_resources_enter(&r, NULL);
+    g_assert_nonnull(sxs__modmap_find(r.map, (uintptr_t)walker));
+    sxs__ipmap_insert(r.owners, (uintptr_t)walker + walks % 64, 1);
+    uint64_t v;
+    (void)sxs__ipmap_lookup(r.owners, (uintptr_t)walker, &v);
+    (void)sxs__unwind_cache_knows(r.steps, (uintptr_t)walker);
+    sxs__walk_resources_leave();
+    walks++;
+  }
+  g_atomic_int_add(&s->walks, walks);
+  return NULL;
+}
+
+static void test_concurrent(void) {
+  Stress s = {0};
+  GThread *threads[3];
+  for (guint i = 0; i < G_N_ELEMENTS(threads); i++)
+    threads[i] = g_thread_new("walker", walker, &s);
+  for (int round = 0; round < 40; round++) {
+    void *handle = dlopen(OTHER_LIBRARY, RTLD_NOW | RTLD_LOCAL);
+    g_assert_nonnull(handle);
+    sxs__walk_resources_code_changed();
+    g_usleep(500);
+    g_assert_cmpint(dlclose(handle), ==, 0);
+    g_usleep(500);
+  }
+  g_atomic_int_set(&s.stop, 1);
+  for (guint i = 0; i < G_N_ELEMENTS(threads); i++)
+    g_thread_join(threads[i]);
+  g_assert_cmpuint(s.walks, >, 0);
+  g_assert_cmpint(sxs__walk_resources_in_flight(), ==, 0);
+}
+
+int main(int argc, char **argv) {
+  g_test_init(&argc, &argv, NULL);
+  g_test_add_func("/stitch/walk-resources/enter-leave", test_enter_leave);
+  g_test_add_func("/stitch/walk-resources/code-changed", test_code_changed);
+  g_test_add_func("/stitch/walk-resources/loader-moves", test_loader_moves);
+  g_test_add_func("/stitch/walk-resources/concurrent", test_concurrent);
+  return g_test_run();
+}
