@@ -491,7 +491,10 @@ static void interleaved_shares(ItestScratch *s, const char *runtime, double *ret
   gint64 big = 0, small = 0, objects = 0;
   allocations_at(stacks, "Sxs.Tests.Allocs.Big", &big, &objects, types);
   allocations_at(stacks, "Sxs.Tests.Allocs.Small", &small, &objects, types);
-  g_assert_cmpuint(g_hash_table_size(types), ==, 2);
+  /* The arrays are always named; the small objects may not be on a runtime that ticks (below). */
+  g_assert_true(g_hash_table_contains(types, "System.Byte[]"));
+  g_assert_cmpuint(g_hash_table_size(types), ==, small > 0 ? 2 : 1);
+  g_assert_true(small == 0 || g_hash_table_contains(types, "Sxs.Tests.Small"));
   *ret_big = 100.0 * (double)big / (double)(big + small);
   *ret_small = 100.0 * (double)small / (double)(big + small);
   *ret_total = (double)(big + small);
@@ -502,13 +505,18 @@ static void interleaved_shares(ItestScratch *s, const char *runtime, double *ret
  * (AllocationSampled, the source the profile names) puts each site within 5 points of its true
  * share and the total within 20 %. On 8.0 GCAllocationTick, the source named there, credits the
  * arrays with the small objects allocated after them (100 % against 80 %, docs/config.md): the
- * reason the profile uses the randomized events where a runtime has them. */
+ * reason the profile uses the randomized events where a runtime has them. There the small objects
+ * get a tick only by accident: each tick spans two rounds and the second round's small objects
+ * leave the count a few KB short of the threshold, so one of theirs crosses it only when some other
+ * allocation on the heap shifts the count into that gap; when that other allocation crosses it
+ * itself (the finalizer thread's DestroyScout, seen under load) the small objects get none. */
 static void test_allocations_interleaved(ItestScratch *s, gconstpointer data) {
   (void)data;
   double big = 0, small = 0, total = 0;
   g_autofree char *source = NULL;
   interleaved_shares(s, "10.0", &big, &small, &total, &source);
   g_assert_cmpstr(source, ==, "AllocationSampled");
+  g_assert_cmpfloat(small, >, 0.0);
   const double true_big = 4000.0 * 65560, true_small = 2048750.0 * 32;
   g_assert_cmpfloat(fabs(big - 100.0 * true_big / (true_big + true_small)), <=, 5.0);
   g_assert_cmpfloat(fabs(small - 100.0 * true_small / (true_big + true_small)), <=, 5.0);
