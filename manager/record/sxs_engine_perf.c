@@ -15,8 +15,10 @@
  * A CPU-time timer (timer_create on a thread's CPU clock) is checked only at the scheduler's tick
  * (250 Hz on many kernels), so above that rate each signal stands for several periods; the task
  * clock's overflow comes when the period ends. Does not decide which threads are counted, nor walk
- * anything. */
+ * anything: sxs_sampler_cpu.c arms and disarms threads through sxs__engine_perf_ops (at the end). */
 #include "sxs_engine_perf.h"
+
+#include "sxs_sampler_internal.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -165,3 +167,56 @@ void sxs__engine_perf_close(int fd) {
   ioctl(fd, PERF_EVENT_IOC_DISABLE, 0);
   close(fd);
 }
+
+/* ---- the engine's side of the sampler (SxsSamplerEngine) ---- */
+
+static int perf_start(SxsSamplingEvent event, int frequency, guint64 *ret_period, char **ret_why) {
+  int r = sxs__engine_perf_probe(event, ret_why);
+  if (r != 0)
+    return r;
+  *ret_period = sxs__engine_perf_period(event, frequency);
+  return 0;
+}
+
+/* The counter starts counting (and may overflow) before its fd is known to the slot: an overflow
+ * that finds no slot yet is not captured, and counts with the thread's next sample. */
+static int perf_add_thread(SampledThread *t, ThreadSlot *ts, SxsSamplingEvent event, guint64 period) {
+  int fd = sxs__engine_perf_open(t->tid, event, period, SXS_SAMPLER_SIGNAL);
+  if (fd < 0)
+    return fd;
+  __atomic_store_n(&ts->fd, fd, __ATOMIC_RELEASE);
+  if (fd < SAMPLER_PERF_FDS)
+    __atomic_store_n(&sxs__sampler_hot.perf_fd_slot[fd], (guint16)(ts - sxs__sampler_hot.pool + 1), __ATOMIC_RELEASE);
+  t->perf_fd = fd;
+  return 0;
+}
+
+/* Read at the end; meanwhile what the handlers read of the counter at each overflow. */
+static guint64 perf_counted(SampledThread *t, gboolean last) {
+  guint64 count = 0;
+  if (!last || sxs__engine_perf_read(t->perf_fd, &count) != 0)
+    count = __atomic_load_n(&t->tslot->count, __ATOMIC_ACQUIRE);
+  return count;
+}
+
+static void perf_stop_thread(SampledThread *t) {
+  ioctl(t->perf_fd, PERF_EVENT_IOC_DISABLE, 0);
+}
+
+static void perf_remove_thread(SampledThread *t) {
+  int fd = t->perf_fd;
+  sxs__engine_perf_close(fd);
+  if (fd < SAMPLER_PERF_FDS)
+    __atomic_store_n(&sxs__sampler_hot.perf_fd_slot[fd], 0, __ATOMIC_RELEASE);
+  __atomic_store_n(&t->tslot->fd, -1, __ATOMIC_RELEASE);
+  t->perf_fd = -1;
+}
+
+const SxsSamplerEngine sxs__engine_perf_ops = {
+    .kind = SXS_ENGINE_PERF,
+    .start = perf_start,
+    .add_thread = perf_add_thread,
+    .counted = perf_counted,
+    .stop_thread = perf_stop_thread,
+    .remove_thread = perf_remove_thread,
+};

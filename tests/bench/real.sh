@@ -32,7 +32,9 @@
 #   (tests/setup.sh installs them; dotnet-trace in $SXS_TOOLS_DIR, default
 #   ~/.local/share/sxsprof/tools). Environment: SXS_BENCH_HELLO_RUNS (default 20 per variant),
 #   SXS_BENCH_REQUESTS (default 20000), SXS_BENCH_WARMUP (default 3000), SXS_BENCH_CONCURRENCY
-#   (default 8), SXS_BENCH_VARIANTS (above).
+#   (default 8), SXS_BENCH_VARIANTS (above), SXS_BENCH_WORKLOADS (default "build web hello": which of
+#   the three run; the tables of the others are left out, and the document's section is written only
+#   when all three ran).
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 # shellcheck source=tests/bench/lib.sh
@@ -289,21 +291,31 @@ hello_once() {
     awk -v d=$((t1 - t0)) 'BEGIN { printf "%.1f\n", d / 1e6 }' >>"$tmp/hello-$v"
 }
 
+read -r -a workloads <<<"${SXS_BENCH_WORKLOADS:-build web hello}"
+runs() { [[ " ${workloads[*]} " == *" $1 "* ]]; }
+for w in "${workloads[@]}"; do [[ $w == build || $w == web || $w == hello ]] || die "unknown workload $w"; done
 echo "bench: warming up (one plain build, one server run)"
-build_once none; : >"$tmp/build-none"
-web_once none; : >"$tmp/web-none"
+: >"$tmp/load"
+if runs build; then build_once none; : >"$tmp/build-none"; fi
+if runs web; then web_once none; : >"$tmp/web-none"; fi
 : >"$tmp/load"
 for ((r = 1; r <= rounds; r++)); do
     # Each round starts one variant further on, so that none always runs first or last.
     order=("${variants[@]:$(((r - 1) % ${#variants[@]}))}" "${variants[@]:0:$(((r - 1) % ${#variants[@]}))}")
-    for v in "${order[@]}"; do build_once "$v"; done
-    echo "bench: round $r/$rounds: builds done (load average $(loadavg))"
-    for v in "${order[@]}"; do web_once "$v"; done
-    echo "bench: round $r/$rounds: web runs done (load average $(loadavg))"
+    if runs build; then
+        for v in "${order[@]}"; do build_once "$v"; done
+        echo "bench: round $r/$rounds: builds done (load average $(loadavg))"
+    fi
+    if runs web; then
+        for v in "${order[@]}"; do web_once "$v"; done
+        echo "bench: round $r/$rounds: web runs done (load average $(loadavg))"
+    fi
 done
-for ((i = 0; i < hello_runs; i++)); do
-    for v in "${hello_variants[@]}"; do hello_once "$v"; done
-done
+if runs hello; then
+    for ((i = 0; i < hello_runs; i++)); do
+        for v in "${hello_variants[@]}"; do hello_once "$v"; done
+    done
+fi
 load_end=$(loadavg)
 # every run's numbers, round by round, for whoever wants more than the medians
 for f in "$tmp"/build-* "$tmp"/web-* "$tmp"/hello-*; do
@@ -331,6 +343,23 @@ paired() {
 }
 # the median of a paired comparison, for the targets
 paired_median() { paired "$@" | cut -d' ' -f1; }
+# paired_interval FILE BASE COLUMN: VARIANT's COLUMN over no profiler's in the same round, in
+# percent, as the mean of the rounds and its 95 % confidence interval (Student's t over the rounds'
+# differences): "+m % [lo, hi]", "-" with fewer than 2 rounds.
+paired_interval() {
+    paste -d' ' "$1" "$2" | awk -v c="$3" -v n="$(awk '{ print NF }' "$1" | head -n 1)" '
+        { v = $c; b = $(n + c); d[++k] = 100 * (v - b) / b; sum += d[k] }
+        END {
+            if (k < 2) { print "-"; exit }
+            mean = sum / k; for (i = 1; i <= k; i++) ss += (d[i] - mean) ^ 2
+            # two-sided 95 % quantiles of Student t for 1 .. 30 degrees of freedom, then the normal
+            split("12.706 4.303 3.182 2.776 2.571 2.447 2.365 2.306 2.262 2.228 2.201 2.179 2.160 2.145 2.131 " \
+                  "2.120 2.110 2.101 2.093 2.086 2.080 2.074 2.069 2.064 2.060 2.056 2.052 2.048 2.045 2.042", t, " ")
+            q = (k - 1 <= 30) ? t[k - 1] : 1.960
+            h = q * sqrt(ss / (k - 1)) / sqrt(k)
+            printf "%+.1f %% [%+.1f, %+.1f]\n", mean, mean - h, mean + h
+        }'
+}
 # sxs_cols FILE: the profiles' median numbers as table cells: processes, samples, p50, p99, resolve
 sxs_cols() {
     if [[ ! -s $1 ]]; then echo "| - | - | - | - | -"; return; fi
@@ -346,7 +375,9 @@ sxs_cols() {
 }
 declare -A build_target=([loaded]=1.03 [s99]=1.05 [s999]=1.15 [b99]=1.05 [b999]=1.15)
 build_rows=()
-for v in "${variants[@]}"; do
+shown=("${variants[@]}")
+runs build || shown=()
+for v in "${shown[@]}"; do
     col "$tmp/build-$v" 1 >"$tmp/c"; w=$(med "$tmp/c" 2)
     col "$tmp/build-$v" 2 >"$tmp/c"; c=$(med "$tmp/c" 2)
     wr=1.00 cr=1.00
@@ -365,14 +396,17 @@ done
 
 declare -A web_target=([s99]=1 [s999]=5 [b99]=1 [b999]=5)
 web_rows=()
-for v in "${variants[@]}"; do
+shown=("${variants[@]}")
+runs web || shown=()
+for v in "${shown[@]}"; do
     col "$tmp/web-$v" 1 >"$tmp/c"; s=$(med "$tmp/c" 2)
     col "$tmp/web-$v" 2 >"$tmp/c"; q=$(med "$tmp/c" 1)
     col "$tmp/web-$v" 3 >"$tmp/c"; o=$(med "$tmp/c" 2)
-    pct=+0.0 qr=1.00
+    pct=+0.0 qr=1.00 interval=-
     if [[ $v != none ]]; then
         pct=$(paired "$tmp/web-$v" "$tmp/web-none" 1 pct 1)
         qr=$(paired "$tmp/web-$v" "$tmp/web-none" 2 ratio 2)
+        interval=$(paired_interval "$tmp/web-$v" "$tmp/web-none" 1)
     fi
     target=- ok=-
     if [[ -n ${web_target[$v]:-} ]]; then
@@ -383,12 +417,13 @@ for v in "${variants[@]}"; do
     case $v in loaded|s99|s999|b99|b999) stats=$(sxs_cols "$tmp/web-$v.sxs" | sed 's/^| [^|]* |/|/') ;; esac
     pct_cell="${pct%% *} %"
     [[ $pct == *" "* ]] && pct_cell="$pct_cell ${pct#* }"
-    web_rows+=("| ${label[$v]} | $s | $pct_cell | $target | $ok | $q | ×$qr | $o $stats |")
+    web_rows+=("| ${label[$v]} | $s | $pct_cell | $interval | $target | $ok | $q | ×$qr | $o $stats |")
 done
 
 declare -A hello_label=([none]="no profiler" [run]="\`sxsprof run -q\` (launcher + profiler, defaults)"
                         [env]="profiler loaded by the environment (CORECLR_*), defaults")
 hello_rows=()
+runs hello || hello_variants=()
 for v in "${hello_variants[@]}"; do
     h=$(med "$tmp/hello-$v" 1)
     add=+0.0
@@ -399,6 +434,8 @@ for v in "${hello_variants[@]}"; do
 done
 
 cmd="tests/bench/real.sh BUILD $rounds"
+[[ -z ${SXS_BENCH_WORKLOADS:-} ]] || cmd="SXS_BENCH_WORKLOADS=\"${workloads[*]}\" $cmd"
+[[ -z ${SXS_BENCH_VARIANTS:-} ]] || cmd="SXS_BENCH_VARIANTS=\"${variants[*]}\" $cmd"
 {
     echo "Command: \`$cmd\` (BUILD from commit $build_rev), $(date -u +%Y-%m-%d), $(nproc) cores, SDK $sdk_version;"
     echo "load average $load_start at the start, $load_end at the end (1-minute load after each run:"
@@ -409,6 +446,7 @@ cmd="tests/bench/real.sh BUILD $rounds"
     echo "over a run's processes); resolve: resolve_ns / taken of the profiles (the time to resolve and"
     echo "aggregate one sample on the sampler thread, summed over the processes)."
     echo
+    if runs build; then
     echo "\`dotnet build --no-incremental\` of the SDK's console template (no build server, no node reuse;"
     echo "CPU: user + system of the whole process tree, the tool's processes included):"
     echo
@@ -419,25 +457,34 @@ cmd="tests/bench/real.sh BUILD $rounds"
     echo "dotnet-trace traces the build host only: the compiler is kept from inheriting its diagnostic port"
     echo "(\`-p:CscEnvironment=DOTNET_DiagnosticPorts=\`), where it would wait for the tool forever."
     echo
+    fi
+    if runs web; then
     echo "The SDK's web template, \`ab -k -c $concurrency\` on loopback, $requests requests after $warmup of warm-up;"
     echo "server CPU over the load phase (/proc/PID/stat); tool CPU: the tool's own processes over the"
     echo "same phase (perf, dotnet-trace, the launcher); the samples and capture times are the whole run's"
     echo "(startup, warm-up, load):"
     echo
-    echo "| variant | server CPU s | CPU over no profiler | target | met | requests/s | requests/s ratio | tool CPU s | samples | capture p50 µs | capture p99 µs | resolve µs / sample |"
-    echo "|---|---|---|---|---|---|---|---|---|---|---|---|"
+    echo "| variant | server CPU s | CPU over no profiler | mean, 95 % interval | target | met | requests/s | requests/s ratio | tool CPU s | samples | capture p50 µs | capture p99 µs | resolve µs / sample |"
+    echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|"
     printf '%s\n' "${web_rows[@]}"
     echo
+    echo "*mean, 95 % interval*: the mean over the rounds of the server CPU over no profiler (each round"
+    echo "against its own no-profiler run) and its 95 % confidence interval (Student's t)."
+    echo
+    fi
+    if runs hello; then
     echo "A hello-world start (\`dotnet hello.dll\` of the console project), wall per process:"
     echo
     echo "| variant | wall ms | ms added | target | met |"
     echo "|---|---|---|---|---|"
     printf '%s\n' "${hello_rows[@]}"
+    fi
 } >"$tmp/tables"
 echo
 cat "$tmp/tables"
 
 [[ ${SXS_BENCH_NO_DOC:-0} == 1 ]] && exit 0
+runs build && runs web && runs hello || { echo "bench: not every workload ran: docs/PERFORMANCE.md left alone"; exit 0; }
 doc=$root/docs/PERFORMANCE.md
 begin='<!-- real results -->'
 end='<!-- end real results -->'

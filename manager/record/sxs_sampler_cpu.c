@@ -1,0 +1,345 @@
+/* sxs_sampler_cpu: mode=cpu. The engine is chosen at start (sxs__sampler_cpu_choose_engine);
+ * each thread found is armed through it (a perf_events counter or a CPU-time timer: expiries every
+ * period of the CPU time it uses, each captured by the handler on the thread itself) and disarmed
+ * when it goes; the sampler sleeps until the handlers call for a batch, then collects and counts
+ * what they captured (sxs__sampler_cpu_tick). */
+#include "sxs_sampler_internal.h"
+
+#include <errno.h>
+#include <string.h>
+#include <linux/futex.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "sxs_engine_perf.h"
+#include "sxs_manager.h"
+
+/* Timer mode: publishes thread t's rate so far (its captures, the periods they stand for, the CPU
+ * time it used while sampled) to sampler.rates; last: it is disarmed now, so its counter or CPU
+ * clock is read once more. Context: the sampler thread. */
+static void thread_rate_note(SampledThread *t, gboolean last) {
+  if (!t->tslot)
+    return;
+  guint64 cpu_ns = t->engine->counted(t, last);
+  g_mutex_lock(&sampler.lock);
+  SxsThreadRateModel *r = g_hash_table_lookup(sampler.rates, GINT_TO_POINTER(t->tid));
+  if (!r) {
+    r = g_new0(SxsThreadRateModel, 1);
+    r->os_tid = (uint32_t)t->tid;
+    g_hash_table_insert(sampler.rates, GINT_TO_POINTER(t->tid), r);
+  }
+  if (g_strcmp0(r->name, t->name) != 0) {
+    g_free(r->name);
+    r->name = g_strdup(t->name);
+  }
+  r->captures = t->captures;
+  r->expiries = t->expiries;
+  /* A hardware event counts events, not time; the timer engine's clock is read only at the end
+   * (a system call per thread): meanwhile the periods sampled stand for it. */
+  if (sampler.event == SXS_EVENT_CPU_TIME)
+    r->cpu_ns = cpu_ns > 0 ? cpu_ns : t->expiries * hot.event_period;
+  else
+    r->events = cpu_ns > 0 ? cpu_ns : t->expiries * hot.event_period;
+  g_mutex_unlock(&sampler.lock);
+}
+
+/* Timer mode: gives the thread a slot and a CPU-time timer firing every period of its CPU time
+ * (timer engine), or a perf_events counter overflowing every period (perf engine). */
+void sxs__sampler_cpu_arm(SampledThread *t) {
+  if (!hot.pool)
+    hot.pool = g_new0(ThreadSlot, SAMPLER_POOL_SLOTS);
+  ThreadSlot *ts = NULL;
+  for (guint i = 0; i < SAMPLER_POOL_SLOTS && !ts; i++)
+    if (__atomic_load_n(&hot.pool[i].magic, __ATOMIC_ACQUIRE) == 0)
+      ts = &hot.pool[i];
+  if (!ts) {
+    sxs__sampler_count_dropped("too many threads for timers");
+    return;
+  }
+  ts->tid = t->tid;
+  for (guint i = 0; i < SAMPLER_THREAD_CAPTURES; i++)
+    ts->cap[i].state = SLOT_IDLE;
+  ts->missed = 0;
+  ts->count = ts->accounted = 0;
+  ts->fd = -1;
+  __atomic_store_n(&ts->magic, THREAD_SLOT_MAGIC, __ATOMIC_RELEASE);
+  /* A counter is a file descriptor: the program's own must never run short because of them, so
+   * past sampler.perf_fd_budget counters (a quarter of the soft limit) a thread gets a timer, as
+   * it does when its counter cannot be opened. A hardware event has no timer to fall back on. */
+  gboolean cpu_time = sampler.event == SXS_EVENT_CPU_TIME;
+  const SxsSamplerEngine *engine = sampler.engine_ops;
+  if (engine->kind == SXS_ENGINE_PERF && (sampler.perf_fds < sampler.perf_fd_budget || !cpu_time)) {
+    int r = sampler.perf_fds < sampler.perf_fd_budget ? engine->add_thread(t, ts, sampler.event, hot.event_period)
+                                                      : -EMFILE;
+    if (r == 0) {
+      t->engine = engine;
+      t->tslot = ts;
+      sampler.perf_fds++;
+      return;
+    }
+    if (r == -ESRCH || !cpu_time) {
+      __atomic_store_n(&ts->magic, 0, __ATOMIC_RELEASE);
+      sxs__sampler_count_dropped(r == -ESRCH ? "thread gone" : "no counter for the thread");
+      return;
+    }
+  }
+  if (engine->kind == SXS_ENGINE_PERF && !sampler.timer_fallback_logged) {
+    /* Once: the first thread that gets a timer, and why (the budget, or the counter refused). */
+    sampler.timer_fallback_logged = TRUE;
+    sxs__manager_log("sampling: thread %d gets a CPU-time timer, not a perf_events counter (%u counters open, at "
+                     "most %u: a quarter of the file descriptors the process may open)",
+                     (int)t->tid, sampler.perf_fds, sampler.perf_fd_budget);
+  }
+  if (sxs__engine_timer_ops.add_thread(t, ts, sampler.event, hot.event_period) != 0) {
+    __atomic_store_n(&ts->magic, 0, __ATOMIC_RELEASE);
+    sxs__sampler_count_dropped("timer not created");
+    return;
+  }
+  t->engine = &sxs__engine_timer_ops;
+  t->tslot = ts;
+}
+
+/* Timer mode: the thread is gone (or the sampler stops): its timer goes, then its slot. A gone
+ * thread runs no handler, so its slot is free at once. */
+void sxs__sampler_cpu_disarm(SampledThread *t) {
+  if (!t->tslot)
+    return;
+  thread_rate_note(t, TRUE);
+  t->engine->remove_thread(t);
+  if (t->engine->kind == SXS_ENGINE_PERF)
+    sampler.perf_fds--;
+  /* Its captures never collected no longer wait (they count no more towards a wake). */
+  for (guint i = 0; i < SAMPLER_THREAD_CAPTURES; i++)
+    if (__atomic_load_n(&t->tslot->cap[i].state, __ATOMIC_ACQUIRE) == SLOT_DONE)
+      __atomic_add_fetch(&hot.timer_collected, 1, __ATOMIC_RELAXED);
+  __atomic_store_n(&t->tslot->magic, 0, __ATOMIC_RELEASE);
+  t->tslot = NULL;
+}
+
+/* Waits (at most 10 ms) until no timer handler is between its first and last read of hot.timer_res. */
+gboolean sxs__sampler_cpu_handlers_drained(void) {
+  for (int i = 0; i < 1000; i++) {
+    if (__atomic_load_n(&hot.handlers_inflight, __ATOMIC_SEQ_CST) == 0)
+      return TRUE;
+    g_usleep(10);
+  }
+  return FALSE;
+}
+
+/* Timer mode: publishes the tick's walk resources to the handlers when they changed. The walk
+ * taken for the handlers is kept until a newer one replaces it and no handler can still hold the
+ * old one. Returns TRUE when it kept res (the tick must not release it). */
+gboolean sxs__sampler_cpu_publish(const SxsWalkResources *res) {
+  if (sampler.timer_walk_taken && res->map == sampler.timer_walk.map && res->steps == sampler.timer_walk.steps)
+    return FALSE;
+  __atomic_store_n(&hot.timer_res.loader, sxs__modmap_find_named(res->map, SAMPLER_LOADER), __ATOMIC_RELEASE);
+  __atomic_store_n(&hot.timer_res.steps, res->steps, __ATOMIC_RELEASE);
+  __atomic_store_n(&hot.timer_res.map, res->map, __ATOMIC_RELEASE);
+  if (sampler.timer_walk_taken && sxs__sampler_cpu_handlers_drained())
+    sxs__walk_resources_leave(); /* the previous one: nobody reads it now */
+  sampler.timer_walk = *res;
+  sampler.timer_walk_taken = TRUE;
+  return TRUE;
+}
+
+/*
+ * A timer-mode batch: the captures the threads' CPU-time timers made since the last one, each
+ * where its thread ran, on its own CPU (no signal crossed CPUs), are collected. The signal walker
+ * counts each as its frames name it. The suspend walker takes up to SAMPLER_SUSPEND_MAX_THREADS
+ * of them (the others stay in their slots for the next batch, which follows at once) and
+ * stitches them with the runtimes' walks (timer_sample_prepare, suspend_finish). Each capture
+ * counts as a tick, the expiries it stands for beyond its own as ticks missed (see
+ * sxs__sampler_fill). Returns the captures collected. Context: the sampler thread.
+ */
+guint sxs__sampler_cpu_tick(const SxsWalkResources *res, const SxsStitchTarget *targets,
+                            const SxsStitchRuntime *runtimes, guint n_targets, gboolean use_suspend) {
+  SuspendedSample *samples = use_suspend ? sxs__walker_suspend_samples() : NULL;
+  guint n_due = 0, collected = 0;
+  guint64 missed_total = 0;
+  guint64 now = 0;
+  GHashTableIter it;
+  gpointer value;
+  g_hash_table_iter_init(&it, sampler.threads);
+  sampler.timer_leftover = FALSE;
+  while (g_hash_table_iter_next(&it, NULL, &value)) {
+    SampledThread *t = value;
+    ThreadSlot *ts = t->tslot;
+    if (!ts)
+      continue;
+    gboolean abandoned = FALSE;
+    guint64 collected_before = collected;
+    for (guint i = 0; i < SAMPLER_THREAD_CAPTURES && !abandoned; i++) {
+      TimerCapture *c = &ts->cap[i];
+      if (__atomic_load_n(&c->state, __ATOMIC_ACQUIRE) != SLOT_DONE)
+        continue;
+      if (use_suspend && n_due == SAMPLER_SUSPEND_MAX_THREADS) {
+        sampler.timer_leftover = TRUE;
+        break;
+      }
+      /* The expiries that found no room are counted with the first capture collected after them. */
+      guint64 weight = c->weight + (guint64)__atomic_exchange_n(&ts->missed, 0, __ATOMIC_RELAXED);
+      collected++;
+      t->captures += c->out.n > 0;
+      t->expiries += weight;
+      missed_total += weight - 1;
+      int n = c->out.n;
+      SuspendedSample *s = NULL;
+      if (n <= 0) {
+        sxs__sampler_count_failed_capture(n);
+      } else {
+        sxs__sampler_note_capture(c->out.capture_ns);
+        if (!use_suspend) {
+          sxs__sampler_record_capture(t, res, c->out.frames, (guint)n, weight, targets, runtimes, n_targets);
+        } else {
+          s = &samples[n_due++];
+          s->thread = t;
+          s->weight = weight;
+          s->n_walks = 0;
+          s->n_native = n;
+          memcpy(s->native, c->out.frames, (size_t)n * sizeof s->native[0]);
+        }
+      }
+      /* The frames were counted or copied: the handler may write the capture again. */
+      __atomic_store_n(&c->state, SLOT_IDLE, __ATOMIC_RELEASE);
+      __atomic_add_fetch(&hot.timer_collected, 1, __ATOMIC_RELAXED);
+      if (s != NULL) {
+        if (now == 0)
+          now = sxs__sampler_now_ns(CLOCK_MONOTONIC);
+        abandoned = !sxs__walker_suspend_prepare_timer_sample(s, res, now, targets, runtimes, n_targets);
+      }
+    }
+    if (collected > collected_before)
+      thread_rate_note(t, FALSE);
+    if (abandoned || sampler.timer_leftover)
+      break;
+  }
+  g_mutex_lock(&sampler.lock);
+  sampler.ticks += collected;
+  sampler.ticks_missed += missed_total;
+  g_mutex_unlock(&sampler.lock);
+  if (n_due > 0 && !sampler.abandoned)
+    sxs__walker_suspend_finish(samples, n_due, res, targets, runtimes, n_targets);
+  return collected;
+}
+
+/* Cpu mode: sleeps until a timer handler has work for the sampler (on_timer), the stop, or
+ * deadline (CLOCK_MONOTONIC, ns), whichever comes first. Returns at once when the captures that
+ * wait already call for a batch (one thread's all full, or SAMPLER_WAKE_PENDING in all) or the
+ * last batch left some. Context: the sampler thread. */
+static void wait_for_captures(guint64 deadline) {
+  if (sampler.timer_leftover)
+    return;
+  __atomic_store_n(&hot.sampler_asleep, 1, __ATOMIC_SEQ_CST);
+  /* Read after announcing the sleep: a handler that finished before this is seen here, one
+   * after it sees the sampler asleep (both sequentially consistent). */
+  guint done = __atomic_load_n(&hot.timer_done, __ATOMIC_SEQ_CST);
+  gboolean due = done - __atomic_load_n(&hot.timer_collected, __ATOMIC_RELAXED) >= SAMPLER_WAKE_PENDING;
+  GHashTableIter it;
+  gpointer value;
+  g_hash_table_iter_init(&it, sampler.threads);
+  while (!due && g_hash_table_iter_next(&it, NULL, &value)) {
+    ThreadSlot *ts = ((SampledThread *)value)->tslot;
+    if (!ts)
+      continue;
+    guint full = 0;
+    for (guint i = 0; i < SAMPLER_THREAD_CAPTURES; i++)
+      full += __atomic_load_n(&ts->cap[i].state, __ATOMIC_ACQUIRE) != SLOT_IDLE;
+    due = full >= SAMPLER_WAKE_FULL || __atomic_load_n(&ts->missed, __ATOMIC_RELAXED) != 0;
+  }
+  guint64 now = sxs__sampler_now_ns(CLOCK_MONOTONIC);
+  if (!due && now < deadline && !__atomic_load_n(&sampler.stop, __ATOMIC_ACQUIRE)) {
+    guint64 left = deadline - now;
+    struct timespec ts = {.tv_sec = (time_t)(left / 1000000000), .tv_nsec = (long)(left % 1000000000)};
+    syscall(SYS_futex, &hot.sampler_asleep, FUTEX_WAIT_PRIVATE, 1, &ts, NULL, 0);
+  }
+  __atomic_store_n(&hot.sampler_asleep, 0, __ATOMIC_SEQ_CST);
+}
+
+/* Cpu mode: the sampler's loop. No fixed tick: a batch when handlers call for it (or when a
+ * rescan is due), the rescan after it, every SAMPLER_RESCAN_NS; a last batch once the timers
+ * are gone, so that every capture made is counted before the profile is written. */
+void sxs__sampler_cpu_run(guint64 period) {
+  guint64 last_scan = sxs__sampler_now_ns(CLOCK_MONOTONIC);
+  sxs__sampler_rescan();
+  while (!__atomic_load_n(&sampler.stop, __ATOMIC_ACQUIRE)) {
+    guint64 now = sxs__sampler_now_ns(CLOCK_MONOTONIC);
+    sxs__sampler_tick(period);
+    g_mutex_lock(&sampler.lock);
+    if (sampler.wakes == 0)
+      sampler.first_tick_ns = now;
+    sampler.last_tick_ns = now;
+    sampler.wakes++;
+    g_mutex_unlock(&sampler.lock);
+    /* A thread that ended since the last rescan had its captures collected just now. */
+    guint64 every = sampler.stacks_missing ? (guint64)SAMPLER_MAPS_MISSING_NS : (guint64)SAMPLER_RESCAN_NS;
+    if (sxs__sampler_now_ns(CLOCK_MONOTONIC) - last_scan >= every) {
+      sxs__sampler_rescan();
+      last_scan = sxs__sampler_now_ns(CLOCK_MONOTONIC);
+    }
+    wait_for_captures(last_scan +
+                      (sampler.stacks_missing ? (guint64)SAMPLER_MAPS_MISSING_NS : (guint64)SAMPLER_RESCAN_NS));
+  }
+  sxs__sampler_wall_requests_finish();
+  GHashTableIter it;
+  gpointer value;
+  /* The timers go (no new expiry); the captures made until then are collected. */
+  g_hash_table_iter_init(&it, sampler.threads);
+  while (g_hash_table_iter_next(&it, NULL, &value)) {
+    SampledThread *t = value;
+    if (t->tslot)
+      t->engine->stop_thread(t);
+  }
+  if (sxs__sampler_cpu_handlers_drained() && !sampler.abandoned) {
+    do
+      sxs__sampler_tick(period);
+    while (sampler.timer_leftover && !sampler.abandoned);
+  }
+}
+
+/*
+ * Mode=cpu: which engine raises the samples. engine=auto takes perf_events where this process may
+ * open a counter (a probe on the calling thread), the timers otherwise; engine=perf that is
+ * refused falls back to the timers too, saying so. A hardware event has no fallback: sampling is
+ * off, and the reason says why. Returns FALSE when sampling is off. Context: sxs__sampler_start.
+ */
+gboolean sxs__sampler_cpu_choose_engine(const SxsConfig *cfg) {
+  sampler.event = cfg->sampling.event;
+  sampler.engine_ops = &sxs__engine_timer_ops;
+  hot.event_period = G_GUINT64_CONSTANT(1000000000) / (guint64)sampler.frequency;
+  if (!sampler.use_timers)
+    return TRUE;
+  SxsEngineKind asked = cfg->sampling.engine;
+  if (asked == SXS_ENGINE_TIMER && sampler.event == SXS_EVENT_CPU_TIME) {
+    sampler.engine_reason = g_strdup("engine=timer asked for");
+    return TRUE;
+  }
+  /* The suspend walker stitches the runtimes' walks, made when it suspends them, to the captures:
+   * it was proven with the timers' captures. With the perf_events engine's, the hot/cold test's
+   * hot share fell to 34 and 61 % in two of five runs, so auto keeps the timers for it. */
+  if (asked == SXS_ENGINE_AUTO && cfg->sampling.walker == SXS_WALKER_SUSPEND && sampler.event == SXS_EVENT_CPU_TIME) {
+    sampler.engine_reason = g_strdup("walker=suspend: its walks are stitched to the timers' captures");
+    return TRUE;
+  }
+  g_autofree char *refused = NULL;
+  guint64 period = 0;
+  if (sxs__engine_perf_ops.start(sampler.event, sampler.frequency, &period, &refused) == 0) {
+    sampler.engine_ops = &sxs__engine_perf_ops;
+    struct rlimit files;
+    rlim_t soft = getrlimit(RLIMIT_NOFILE, &files) == 0 ? files.rlim_cur : 1024;
+    sampler.perf_fd_budget = (guint)MIN(soft == RLIM_INFINITY ? G_MAXUINT : soft / 4, (rlim_t)SAMPLER_POOL_SLOTS);
+    hot.event_period = period;
+    sampler.engine_reason = g_strdup(asked == SXS_ENGINE_PERF ? "engine=perf asked for" : "perf_event_open allowed");
+    return TRUE;
+  }
+  g_autofree char *timer_refused = NULL;
+  if (sxs__engine_timer_ops.start(sampler.event, sampler.frequency, &period, &timer_refused) != 0) {
+    sxs__sampler_set_off(refused); /* a hardware event: no timer counts it */
+    return FALSE;
+  }
+  hot.event_period = period;
+  sampler.engine_reason = g_strdup_printf("%s; the CPU-time timers instead", refused);
+  sxs__manager_log("sampling: engine=%s: %s", sxs__config_engine_name(asked), sampler.engine_reason);
+  return TRUE;
+}
