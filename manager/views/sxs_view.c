@@ -47,6 +47,7 @@ static void frame_free(gpointer p) {
   SxsViewFrame *f = p;
   g_free(f->label);
   g_free(f->name);
+  g_free(f->raw_name);
   g_free(f->module);
   g_free(f->file);
   g_free(f);
@@ -123,27 +124,58 @@ const char *sxs__view_runtime_tag(const SxsView *v, int runtime_id) {
   return made;
 }
 
+char *sxs__view_async_name(const char *name) {
+  static const char move_next[] = ".MoveNext";
+  gsize len = name ? strlen(name) : 0;
+  if (len <= strlen(move_next) || !g_str_has_suffix(name, move_next))
+    return NULL;
+  /* The state machine's type: the segment before .MoveNext, "<Method>d__N" or "<Method>d__N`K". */
+  const char *end = name + len - strlen(move_next), *type = end;
+  while (type > name && type[-1] != '.')
+    type--;
+  const char *d = g_strrstr_len(type, end - type, ">d__");
+  if (type[0] != '<' || d == NULL || d == type + 1)
+    return NULL;
+  const char *at = d + 4;
+  if (at == end || !g_ascii_isdigit(*at))
+    return NULL;
+  while (at < end && g_ascii_isdigit(*at))
+    at++;
+  if (at < end && *at == '`') {
+    at++;
+    if (at == end)
+      return NULL;
+    while (at < end && g_ascii_isdigit(*at))
+      at++;
+  }
+  if (at != end)
+    return NULL;
+  return g_strdup_printf("%.*s%.*s [async]", (int)(type - name), name, (int)(d - type - 1), type + 1);
+}
+
 /* The index of the frame with this label (and, in views by line, this file and line), added when
- * new. Takes name and module; file is copied. */
-static guint32 intern_frame(Builder *b, char *label, char *name, char *module, int runtime_id, gboolean managed,
-                            const char *file, guint32 line) {
+ * new. Takes name, raw_name (may be NULL) and module; file is copied. */
+static guint32 intern_frame(Builder *b, char *label, char *name, char *raw_name, char *module, int runtime_id,
+                            gboolean managed, const char *file, guint32 line) {
   g_autofree char *key = line ? g_strdup_printf("%s\t%s:%u", label, file, line) : g_strdup(label);
   gpointer hit = g_hash_table_lookup(b->by_label, key);
   if (hit) {
     g_free(label);
     g_free(name);
+    g_free(raw_name);
     g_free(module);
     return GPOINTER_TO_UINT(hit) - 1;
   }
   SxsViewFrame *f = g_new0(SxsViewFrame, 1);
   f->label = label;
   f->name = name;
+  f->raw_name = raw_name;
   f->module = module ? module : g_strdup("");
   f->runtime_id = runtime_id;
   f->managed = managed;
   f->line = line;
   if (managed) {
-    g_autofree char *start_key = g_strdup_printf("%d %s", runtime_id, name);
+    g_autofree char *start_key = g_strdup_printf("%d %s", runtime_id, raw_name ? raw_name : name);
     const SxsFunctionRecord *start = g_hash_table_lookup(b->starts, start_key);
     if (start && (!file || g_strcmp0(start->file, file) == 0)) {
       f->file = g_strdup(start->file);
@@ -162,9 +194,11 @@ static guint32 intern_frame(Builder *b, char *label, char *name, char *module, i
 static guint32 managed_frame(Builder *b, int runtime_id, const char *name, const char *module, const char *file,
                              guint32 line) {
   const char *n = name && *name ? name : "?";
-  char *label = g_strdup_printf("%s %s", sxs__view_runtime_tag(b->v, runtime_id), n);
+  char *shown = sxs__view_async_name(n);
+  char *label = g_strdup_printf("%s %s", sxs__view_runtime_tag(b->v, runtime_id), shown ? shown : n);
   gboolean keep = b->v->filter.by_line && file && line;
-  return intern_frame(b, label, g_strdup(n), g_strdup(module), runtime_id, TRUE, keep ? file : NULL, keep ? line : 0);
+  return intern_frame(b, label, shown ? shown : g_strdup(n), shown ? g_strdup(n) : NULL, g_strdup(module), runtime_id,
+                      TRUE, keep ? file : NULL, keep ? line : 0);
 }
 
 /* Native names are "module!symbol+0xoff", "module+0xoff" or "0x...": a function is one frame
@@ -179,7 +213,7 @@ static guint32 native_frame(Builder *b, const char *name, const char *module) {
   g_autofree char *shown = plus ? g_strndup(n, plus - n) : g_strdup(n);
   char *label = g_strdup_printf("[native] %s", shown);
   char *symbol = g_strdup(bang ? shown + (bang - n) + 1 : shown);
-  return intern_frame(b, label, symbol, g_strdup(module), 0, FALSE, NULL, 0);
+  return intern_frame(b, label, symbol, NULL, g_strdup(module), 0, FALSE, NULL, 0);
 }
 
 static guint32 model_frame(Builder *b, const SxsStackFrameModel *f) {
@@ -304,7 +338,8 @@ static guint32 *component_rooted(Builder *b, guint32 *frames, guint depth, const
   SxsComponent c =
       depth ? sxs__components_of_frame(b->v->frames->pdata[frames[depth - 1]], thread_name) : SXS_COMPONENT_NATIVE;
   const char *name = sxs__components_name(c);
-  rooted[0] = intern_frame(b, g_strdup_printf("[component] %s", name), g_strdup(name), g_strdup(""), 0, FALSE, NULL, 0);
+  rooted[0] =
+      intern_frame(b, g_strdup_printf("[component] %s", name), g_strdup(name), NULL, g_strdup(""), 0, FALSE, NULL, 0);
   g_free(frames);
   return rooted;
 }

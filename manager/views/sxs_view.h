@@ -27,6 +27,9 @@ typedef enum {
 typedef struct {
   char *label;    /* tagged: "[rt1 10.0.12] App.Program.Work", "[native] libc.so.6!read" */
   char *name;     /* untagged: "App.Program.Work", "read" (native: the symbol, else module+0xoff) */
+  char *raw_name; /* managed: the name as the runtime gives it where the view shows another (an async
+                   * method's state machine, "App.Program.<Work>d__3.MoveNext", is shown as
+                   * "App.Program.Work [async]": sxs__view_async_name); else NULL */
   char *module;   /* "app.dll", "libc.so.6", "" when unknown */
   int runtime_id; /* managed frames: the runtime's id; 0 for native frames */
   gboolean managed;
@@ -80,6 +83,11 @@ typedef struct {
   int runtime_id;               /* the filter's runtime (> 0), else 0: the summary shows only it */
   SxsViewFilter filter;         /* the filter it was built with (thread: an owned copy) */
 } SxsView;
+
+/* The name a person wrote for an async method's state machine: "Ns.Type.<Method>d__12.MoveNext"
+ * (and "...d__12`1.MoveNext" of a generic one) is "Ns.Type.Method [async]"; NULL (nothing to
+ * change) for any other name. Newly allocated. */
+char *sxs__view_async_name(const char *name);
 
 /* Builds the view of m (filter may be NULL). Frames are tagged with their runtime's id and
  * version; native frame names lose their +0xoff so that one function is one frame. Call trees

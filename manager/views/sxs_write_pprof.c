@@ -7,7 +7,8 @@
  *   SxsView, by line                         Profile
  *   frames[i] (used by this kind) ---------> Location {line: [{its function, its line}], mapping_id}
  *     their functions (one per label) -----> Function {name: label "[rt1 10.0.12] A.B.C",
- *                                                       system_name: "A.B.C", filename: the source
+ *                                                       system_name: "A.B.C" (an async method's
+ *                                                       state machine as the runtime names it), filename: the source
  *                                                       file (else the module), start_line}
  *   runtime 1 (its managed frames) --------> Mapping  {filename: the runtime's path, else "[rt1 ..]"}
  *   native module libc.so.6 ---------------> Mapping  {filename: "libc.so.6"}
@@ -329,7 +330,7 @@ static char *write_pprof(const SxsView *v, SxsViewKind kind, const SxsRenderOpti
       perftools__profiles__function__init(fn);
       fn->id = function_id = p.n_function + 1;
       fn->name = pprof_string(&b.strings, fname);
-      fn->system_name = pprof_string(&b.strings, f->name);
+      fn->system_name = pprof_string(&b.strings, f->raw_name ? f->raw_name : f->name);
       fn->filename = pprof_string(&b.strings, f->file ? f->file : f->module);
       fn->start_line = f->start_line;
       p.function[p.n_function++] = fn;

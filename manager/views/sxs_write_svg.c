@@ -587,6 +587,12 @@ static void svg_append_frame(GString *out, const SxsView *v, const SxsViewTree *
       out, "\" data-total=\"%" G_GUINT64_FORMAT "\" data-self=\"%" G_GUINT64_FORMAT "\" data-depth=\"%u\"><title>",
       node->total, node->self, pl->depth);
   svg_append_escaped(out, hover, hover + strlen(hover));
+  if (f != NULL && f->raw_name != NULL) {
+    /* The name as the runtime gives it (an async method's state machine). */
+    g_autofree char *raw = g_utf8_make_valid(f->raw_name, -1);
+    g_string_append(out, "&#10;");
+    svg_append_escaped(out, raw, raw + strlen(raw));
+  }
   g_string_append_printf(out, "&#10;total %s, %s%%&#10;self %s, %s%%</title><rect x=\"", total, total_pct, self,
                          self_pct);
   svg_append_q(out, x_q);

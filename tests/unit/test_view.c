@@ -44,6 +44,54 @@ static void test_labels(void) {
   g_assert_cmpstr(hot->module, ==, "App.dll");
 }
 
+/* An async method's state machine is shown as the method a person wrote, its raw name kept; other
+ * compiler-generated names are left alone. */
+static void test_async_names(void) {
+  static const char *const cases[][2] = {
+      {"App.Reader.<ReadBufferAsync>d__72.MoveNext", "App.Reader.ReadBufferAsync [async]"},
+      {"Microsoft.AspNetCore.Server.Kestrel.Core.Internal.Http.HttpProtocol.<ProcessRequests>d__237`1.MoveNext",
+       "Microsoft.AspNetCore.Server.Kestrel.Core.Internal.Http.HttpProtocol.ProcessRequests [async]"},
+      {"Program.<<Main>$>d__0.MoveNext", "Program.<Main>$ [async]"},
+      {"<Run>d__5.MoveNext", "Run [async]"},
+      {"App.Reader.ReadBufferAsync", NULL},
+      {"App.Reader.<ReadBufferAsync>d__72.Dispose", NULL},
+      {"App.Program.<>c.<Main>b__0_0", NULL},
+      {"App.Reader.<>d__1.MoveNext", NULL},
+      {"App.Reader.<Read>d__.MoveNext", NULL},
+      {"App.Reader.<Read>d__3x.MoveNext", NULL},
+      {"App.Reader.<Read>d__3`.MoveNext", NULL},
+      {".MoveNext", NULL},
+      {"", NULL},
+  };
+  for (guint i = 0; i < G_N_ELEMENTS(cases); i++) {
+    g_autofree char *shown = sxs__view_async_name(cases[i][0]);
+    g_assert_cmpstr(shown, ==, cases[i][1]);
+  }
+  g_assert_null(sxs__view_async_name(NULL));
+
+  /* In a view: two state machines of one method are one frame, shown as the method; its raw name
+   * stays (SVG hover, pprof system_name); the folded file and the SVG show the method. */
+  g_autoptr(SxsProfileModel) m = fixture_model();
+  SxsStackModel *s = fixture_sample(m, 9, "Pool", 5);
+  fixture_frame(s, TRUE, 1, "App.Reader.<ReadBufferAsync>d__72.MoveNext", "App.dll", 0x7f0000005000);
+  fixture_frame(s, TRUE, 1, "App.Program.Main", "App.dll", 0x7f0000006000);
+  fixture_libc(s);
+  g_autoptr(SxsView) v = sxs__view_new(m, NULL);
+  const SxsViewFrame *f = frame_by_label(v, "[rt1 10.0.1] App.Reader.ReadBufferAsync [async]");
+  g_assert_nonnull(f);
+  g_assert_cmpstr(f->name, ==, "App.Reader.ReadBufferAsync [async]");
+  g_assert_cmpstr(f->raw_name, ==, "App.Reader.<ReadBufferAsync>d__72.MoveNext");
+  g_assert_null(frame_by_label(v, FIXTURE_HOT_LABEL)->raw_name);
+  SxsRenderOptions o = {.kind = SXS_VIEW_N_KINDS};
+  g_autofree char *folded = sxs__write_folded(v, &o, NULL, NULL);
+  g_assert_nonnull(
+      strstr(folded, ";[rt1 10.0.1] App.Program.Main;[rt1 10.0.1] App.Reader.ReadBufferAsync [async] 5\n"));
+  g_assert_null(strstr(folded, "d__72"));
+  g_autofree char *svg = sxs__write_svg(v, &o, NULL, NULL);
+  g_assert_nonnull(strstr(svg, "data-name=\"[rt1 10.0.1] App.Reader.ReadBufferAsync [async]\""));
+  g_assert_nonnull(strstr(svg, "&#10;App.Reader.&lt;ReadBufferAsync&gt;d__72.MoveNext&#10;total "));
+}
+
 /* Native names of PLT entries and perf maps: the offset is the last "+0x", so an IRELATIVE PLT
  * entry keeps its whole name, and every offset in one function is one frame. */
 static void test_native_names(void) {
@@ -452,6 +500,7 @@ int main(int argc, char **argv) {
   g_test_init(&argc, &argv, NULL);
   g_test_add_func("/views/model/labels", test_labels);
   g_test_add_func("/views/model/native-names", test_native_names);
+  g_test_add_func("/views/model/async-names", test_async_names);
   g_test_add_func("/views/summary/unnamed-runtime", test_unnamed_runtime);
   g_test_add_func("/views/model/groups", test_groups);
   g_test_add_func("/views/model/filter", test_filter);

@@ -782,6 +782,20 @@ static void test_large(PprofFixture *fx, gconstpointer data) {
     g_assert_cmpuint(p->sample[i]->n_location_id, ==, 30);
 }
 
+/* An async method's state machine: the function is named as the method a person wrote, its
+ * system_name is the runtime's name for it. */
+static void test_async_name(PprofFixture *fx, gconstpointer data) {
+  (void)data;
+  SxsStackModel *s = fixture_sample(fx->model, 9, "Pool", 5);
+  fixture_frame(s, TRUE, 1, "App.Reader.<ReadBufferAsync>d__72.MoveNext", "App.dll", 0x7f0000005000);
+  fixture_libc(s);
+  g_autoptr(SxsView) v = sxs__view_new(fx->model, NULL);
+  g_autoptr(GBytes) gz = render(v, SXS_VIEW_N_KINDS);
+  g_autoptr(Perftools__Profiles__Profile) p = decode(gz);
+  const Perftools__Profiles__Function *fn = function_by_name(p, "[rt1 10.0.1] App.Reader.ReadBufferAsync [async]");
+  g_assert_cmpstr(str(p, fn->system_name), ==, "App.Reader.<ReadBufferAsync>d__72.MoveNext");
+}
+
 int main(int argc, char **argv) {
   g_test_init(&argc, &argv, NULL);
 #define ADD(path, fn) g_test_add(path, PprofFixture, NULL, fixture_setup, fn, fixture_teardown)
@@ -795,6 +809,7 @@ int main(int argc, char **argv) {
   ADD("/views/pprof/events", test_events);
   ADD("/views/pprof/empty", test_empty);
   ADD("/views/pprof/names", test_names);
+  ADD("/views/pprof/async-name", test_async_name);
   ADD("/views/pprof/node", test_node);
   ADD("/views/pprof/go", test_go);
   ADD("/views/pprof/large", test_large);
