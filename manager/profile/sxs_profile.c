@@ -529,6 +529,7 @@ static void render_samples(SxsJsonWriter *w, const SxsSamplesModel *sm) {
   sxs__json_member_uint(w, "ticks", sm->ticks);
   sxs__json_member_uint(w, "ticks_missed", sm->ticks_missed);
   sxs__json_member_uint(w, "duration_ns", sm->duration_ns);
+  sxs__json_member_uint(w, "wall_ns", sm->wall_ns);
   /* Derived, for readers: ticks a second over the time they cover, samples a tick. */
   sxs__json_member_double(w, "achieved_hz", tenths(sxs__samples_achieved_hz(sm)));
   sxs__json_member_uint(w, "threads", sm->threads);
@@ -859,6 +860,8 @@ void sxs__profile_model_merge(SxsProfileModel *into, SxsProfileModel *from) {
   a->ticks = sxs__saturating_add(a->ticks, b->ticks, SXS_PROFILE_MAX_COUNT);
   a->ticks_missed = sxs__saturating_add(a->ticks_missed, b->ticks_missed, SXS_PROFILE_MAX_COUNT);
   a->duration_ns = sxs__saturating_add(a->duration_ns, b->duration_ns, SXS_PROFILE_MAX_NS);
+  /* Processes of one run overlap (a starter and its child): the longest stands for the run. */
+  a->wall_ns = MAX(a->wall_ns, b->wall_ns);
   a->threads = MAX(a->threads, b->threads);
   a->threads_per_tick = MAX(a->threads_per_tick, b->threads_per_tick);
   a->blocked_walks = sxs__saturating_add(a->blocked_walks, b->blocked_walks, SXS_PROFILE_MAX_COUNT);

@@ -300,6 +300,8 @@ typedef struct {
   guint64 ticks;            /* sampling periods the sampler thread went through (cpu mode: stacks captured) */
   guint64 ticks_missed;     /* ticks that would have started more than a period late: the periods skipped */
   guint64 duration_ns;      /* the time the ticks cover: the first one's start to the last one's period end */
+  guint64 wall_ns;          /* the wall time sampling ran: wall mode, duration_ns; cpu mode, its first batch to its last
+                    * (0: a profile that does not say) */
   guint64 threads;          /* the most threads the sampler saw at once */
   guint64 threads_per_tick; /* the most threads one tick samples (wall mode, suspend walker) */
   guint64 blocked_walks;    /* wall mode: samples of threads blocked in a system call, walked without a signal */

@@ -888,6 +888,8 @@ static void read_samples(SxsJsonReader *r, SxsSamplesModel *sm) {
       read_count(r, &sm->ticks_missed);
     else if (key_is(key, "duration_ns"))
       read_ns(r, &sm->duration_ns);
+    else if (key_is(key, "wall_ns"))
+      read_ns(r, &sm->wall_ns);
     else if (key_is(key, "threads"))
       read_count(r, &sm->threads);
     else if (key_is(key, "threads_per_tick"))

@@ -1014,10 +1014,13 @@ void sxs__sampler_fill(SxsProfileModel *m) {
    * uncollected); the time they cover is the CPU time sampled, and achieved_hz the stacks
    * captured per second of it. */
   guint64 period_ns = G_GUINT64_CONSTANT(1000000000) / (guint64)sampler.frequency;
-  if (sampler.use_timers)
+  if (sampler.use_timers) {
     s->duration_ns = (sampler.ticks + sampler.ticks_missed) * period_ns; /* a hardware event's: at the rate asked */
-  else
+    s->wall_ns = sampler.wakes > 0 ? sampler.last_tick_ns - sampler.first_tick_ns : 0;
+  } else {
     s->duration_ns = sampler.ticks > 0 ? sampler.last_tick_ns - sampler.first_tick_ns + period_ns : 0;
+    s->wall_ns = s->duration_ns;
+  }
   s->threads = sampler.threads_max;
   s->threads_per_tick = SAMPLER_TICK_THREADS;
   s->blocked_walks = sampler.blocked_walks;

@@ -278,9 +278,12 @@ static char *write_pprof(const SxsView *v, SxsViewKind kind, const SxsRenderOpti
         types[p.n_sample_type++] = pprof_value_type(&b, what, "nanoseconds");
         p.period_type = pprof_value_type(&b, what, "nanoseconds");
         p.period = (int64_t)v->period_ns;
-        /* The time the sampler's ticks covered (missed ticks included; in cpu mode, the CPU
-         * time sampled); older profiles: the ticks' periods. */
-        if (v->model != NULL && v->model->samples.duration_ns > 0)
+        /* The wall time sampling ran (its CPU time, in cpu mode, is a comment below); older
+         * profiles: the time the ticks covered (in cpu mode the CPU time sampled), else the ticks'
+         * periods. */
+        if (v->model != NULL && v->model->samples.wall_ns > 0)
+          p.duration_nanos = (int64_t)MIN(v->model->samples.wall_ns, (guint64)INT64_MAX);
+        else if (v->model != NULL && v->model->samples.duration_ns > 0)
           p.duration_nanos = (int64_t)MIN(v->model->samples.duration_ns, (guint64)INT64_MAX);
         else if (v->model != NULL && v->model->samples.ticks > 0)
           p.duration_nanos = (int64_t)sxs__saturating_mul(v->model->samples.ticks, v->period_ns, SXS_PROFILE_MAX_NS);
@@ -400,7 +403,7 @@ static char *write_pprof(const SxsView *v, SxsViewKind kind, const SxsRenderOpti
   if (proc != NULL && proc->start_unix_ms > 0)
     p.time_nanos = (int64_t)sxs__saturating_mul((guint64)proc->start_unix_ms, 1000000, SXS_PROFILE_MAX_NS);
   g_autofree char *command = proc != NULL ? sxs__process_command_line(proc->argv, 0) : NULL;
-  int64_t *comments = pprof_alloc(&b, 4, sizeof *comments);
+  int64_t *comments = pprof_alloc(&b, 5, sizeof *comments);
   comments[p.n_comment++] = pprof_string(&b.strings, "sxsprof");
   if (command != NULL && command[0] != '\0')
     comments[p.n_comment++] = pprof_string(&b.strings, command);
@@ -419,6 +422,13 @@ static char *write_pprof(const SxsView *v, SxsViewKind kind, const SxsRenderOpti
                                 sm->engine, sm->engine_reason ? sm->engine_reason : "?");
     }
     comments[p.n_comment++] = pprof_string(&b.strings, comment);
+    /* ... the CPU time cpu mode sampled (Duration is the wall time), ... */
+    if (sm->mode != NULL && g_str_equal(sm->mode, "cpu") && sm->wall_ns > 0 && sm->duration_ns > 0 &&
+        sm->event_unit != NULL && g_str_equal(sm->event_unit, "nanoseconds")) {
+      g_autofree char *cpu = g_strdup_printf("cpu time sampled: %.2f s, over %.2f s of wall time",
+                                             (double)sm->duration_ns / 1e9, (double)sm->wall_ns / 1e9);
+      comments[p.n_comment++] = pprof_string(&b.strings, cpu);
+    }
     /* ... and at which rate each thread that ran most was sampled (cpu mode). */
     g_autofree char *rates = sxs__view_thread_rates(sm, 5);
     if (rates) {

@@ -361,6 +361,34 @@ static void test_thread_rates(PprofFixture *fx, gconstpointer data) {
   g_assert_cmpstr(str(p, p->comment[3]), ==, "per thread: spin-0 25.0 Hz (10.00 s CPU, 750 lost)");
 }
 
+/* Cpu mode of a run whose threads used more CPU time than the wall time passed: Duration is the
+ * wall time sampling ran, and a comment says the CPU time sampled; a profile that does not know
+ * its wall time keeps the CPU time as before. */
+static void test_cpu_duration(PprofFixture *fx, gconstpointer data) {
+  (void)data;
+  SxsSamplesModel *sm = &fx->model->samples;
+  sm->mode = g_strdup("cpu");
+  sm->event = g_strdup("cpu-time");
+  sm->event_unit = g_strdup("nanoseconds");
+  sm->ticks = 846;
+  sm->taken = 846;
+  sm->duration_ns = 8460000000;
+  sm->wall_ns = 7670000000;
+  g_autoptr(SxsView) v = sxs__view_new(fx->model, NULL);
+  g_autoptr(GBytes) gz = render(v, SXS_VIEW_SAMPLES);
+  g_autoptr(Perftools__Profiles__Profile) p = decode(gz);
+  g_assert_cmpint(p->duration_nanos, ==, 7670000000);
+  gboolean said = FALSE;
+  for (size_t i = 0; i < p->n_comment; i++)
+    said |= g_strcmp0(str(p, p->comment[i]), "cpu time sampled: 8.46 s, over 7.67 s of wall time") == 0;
+  g_assert_true(said);
+  sm->wall_ns = 0;
+  g_autoptr(SxsView) v2 = sxs__view_new(fx->model, NULL);
+  g_autoptr(GBytes) gz2 = render(v2, SXS_VIEW_SAMPLES);
+  g_autoptr(Perftools__Profiles__Profile) p2 = decode(gz2);
+  g_assert_cmpint(p2->duration_nanos, ==, 8460000000);
+}
+
 static void test_calls(PprofFixture *fx, gconstpointer data) {
   (void)data;
   g_autoptr(GBytes) gz = render(fx->view, SXS_VIEW_CALLS);
@@ -804,6 +832,7 @@ int main(int argc, char **argv) {
   ADD("/views/pprof/wall", test_wall);
   ADD("/views/pprof/hardware-event", test_hardware_event);
   ADD("/views/pprof/thread-rates", test_thread_rates);
+  ADD("/views/pprof/cpu-duration", test_cpu_duration);
   ADD("/views/pprof/calls", test_calls);
   ADD("/views/pprof/calls-untimed", test_calls_untimed);
   ADD("/views/pprof/events", test_events);
