@@ -62,7 +62,7 @@ void sxs__sampler_cpu_arm(SampledThread *t) {
   for (guint i = 0; i < SAMPLER_THREAD_CAPTURES; i++)
     ts->cap[i].state = SLOT_IDLE;
   ts->missed = 0;
-  ts->count = ts->accounted = 0;
+  ts->count = ts->boundary = ts->target = 0;
   ts->fd = -1;
   __atomic_store_n(&ts->magic, THREAD_SLOT_MAGIC, __ATOMIC_RELEASE);
   /* A counter is a file descriptor: the program's own must never run short because of them, so

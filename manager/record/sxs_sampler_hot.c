@@ -157,31 +157,36 @@ static void on_expiry(ThreadSlot *ts, const siginfo_t *si, void *uc) {
       int fd = __atomic_load_n(&ts->fd, __ATOMIC_ACQUIRE);
       guint64 count = 0, period = hot.event_period;
       if (fd == si->si_fd && period > 0 && sxs__engine_perf_read(fd, &count) == 0) {
-        /* Whole periods: an overflow taken late (in the kernel, or after a long handler) is not one
-         * period more; two that met in one signal are two. A capture stands for one period at least, and a
-         * period shorter than the nominal one (the dither below) is taken back from the next ones: what is
-         * accounted may run ahead of the count for a while, never for long. */
-        guint64 periods = count > ts->accounted ? (count - ts->accounted) / period : 0;
-        weight = (guint)CLAMP(periods, 1, G_MAXINT / 2);
-        ts->accounted += (guint64)weight * period;
+        /* The periods' boundaries are fixed in the counter's own time (P, 2P, 3P, ...), and the
+         * overflow that stands for boundary B is set to come at a random point of the period after
+         * it (B + u, u uniform in [0, P)): a capture stands for one period (more only when it came
+         * a whole period or more after its target), the periods counted never drift from the
+         * counter, and where in the program's cycle a capture lands is drawn afresh each time. A
+         * counter overflowing every period exactly would sample a program that does the same thing
+         * every period (9 ms of one function, 1 ms of another) at the same point of its cycle, for
+         * seconds. */
+        if (ts->target == 0)
+          ts->boundary = ts->target = period; /* the counter was opened with the period */
+        if (count < ts->target) {
+          /* Before its target: an overflow of a period set before the last one (nothing to stand for). */
+          __atomic_sub_fetch(&hot.handlers_inflight, 1, __ATOMIC_SEQ_CST);
+          return;
+        }
+        guint64 periods = 1 + (count - ts->target) / period;
+        weight = (guint)MIN(periods, (guint64)(G_MAXINT / 2));
+        ts->boundary += periods * period;
         __atomic_store_n(&ts->count, count, __ATOMIC_RELEASE);
-        /* The next period, drawn within an eighth of the period: a counter's overflows come exactly a period
-         * apart, and a program that does the same thing every period (9 ms of one function, 1 ms of another,
-         * at 99 Hz) would otherwise be sampled at the same point of its cycle every time, for seconds. */
         guint32 x = ts->dither != 0 ? ts->dither : (guint32)ts->tid * 2654435761u + 1;
         x ^= x << 13;
         x ^= x >> 17;
         x ^= x << 5;
         ts->dither = x;
-        if (period >= 8) {
-          /* A new period starts when it is set, not when the last one ended: the time since then (the signal's
-           * way to the handler) is taken off it, so that the periods keep their length on average. */
-          guint64 next = period - period / 8 + x % (period / 4 + 1);
-          guint64 late = ts->due_count != 0 && count > ts->due_count ? count - ts->due_count : 0;
-          next -= MIN(late, next / 2);
-          if (sxs__engine_perf_set_period(fd, next) == 0)
-            ts->due_count = count + next;
-        }
+        /* A new period starts when it is set: it is set to end at the target, or a sixteenth of
+         * the period from now when the target is nearer or passed already (never shorter: a
+         * period of a few nanoseconds would keep the thread in the kernel's timer interrupt). */
+        ts->target = ts->boundary + (guint64)x % period;
+        guint64 shortest = MAX(period / 16, 1);
+        sxs__engine_perf_set_period(fd, ts->target > count + shortest ? ts->target - count : shortest);
       } else if (fd != si->si_fd) {
         __atomic_sub_fetch(&hot.handlers_inflight, 1, __ATOMIC_SEQ_CST);
         return; /* a counter of this thread's that was closed since */

@@ -105,11 +105,11 @@ typedef struct {
   pid_t tid;
   gint missed; /* expiries that found every capture still uncollected, with their overruns (atomic) */
   int fd;      /* perf engine: the thread's counter (the signal's si_fd), -1 with the timer engine */
-  /* perf engine, written by the thread's handler only: the counter's last value read, and the
-   * periods the expiries so far stand for times the period (so that rounding never drifts) */
-  guint64 count, accounted;
-  guint32 dither;    /* perf engine, the handler's only: the state of its periods' dither (on_expiry) */
-  guint64 due_count; /* perf engine, the handler's only: the count at which the period set last ends (0: unknown) */
+  /* perf engine, written by the thread's handler only: the counter's last value read, the period
+   * boundary the next overflow stands for, and the count that overflow is set to come at (0: the
+   * first, at one period) */
+  guint64 count, boundary, target;
+  guint32 dither; /* perf engine, the handler's only: the state of its random draws (on_expiry) */
   TimerCapture cap[SAMPLER_THREAD_CAPTURES];
 } ThreadSlot;
 

@@ -116,7 +116,8 @@ typedef struct {
   const char *walker;
 } HotCold;
 
-/* Hot.Spin takes about 90 % of the CPU, Cold.Walk about 10 %: so do the samples. */
+/* Hot.Spin takes 90 % of the thread's CPU time, Cold.Walk 10 % (phases of CPU time, so whether the
+ * machine is busy or not): so do the samples. */
 static void test_hotcold(Fixture *f, gconstpointer data) {
   const HotCold *hc = data;
   g_autofree char *app = itest_app("SxsSample");
@@ -136,9 +137,8 @@ static void test_hotcold(Fixture *f, gconstpointer data) {
   JsonObject *samples = samples_by(doc, hc->walker);
   g_assert_cmpstr(json_object_get_string_member(samples, "mode"), ==, "cpu");
   assert_share_within(samples, "Hot.Spin", 1, "SxsSample.Main", 0.80, 1.0);
-  /* Cold.Walk runs 1 ms of wall time per 10: its CPU share falls when the machine is busy with
-   * something else (another build), never to nothing. */
-  assert_share_within(samples, "Cold.Walk", 1, "SxsSample.Main", 0.01, 0.20);
+  /* Cold.Walk runs 1 ms of the thread's CPU time per 10, however busy the machine is. */
+  assert_share_within(samples, "Cold.Walk", 1, "SxsSample.Main", 0.03, 0.20);
   /* Hot.Spin and Cold.Walk are both called by SxsSample.HotCold, never one by the other: a walk
    * made after the thread moved from one to the other is not stitched onto the capture. */
   g_assert_cmpint(samples_with(samples, "Hot.Spin", 0, NULL), >, 0);

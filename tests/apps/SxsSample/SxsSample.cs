@@ -6,11 +6,14 @@
 //
 // Usage: SxsSample                           prints "sample ready", returns 0
 //        SxsSample hotcold <seconds>
-//                    For <seconds> of wall time the main thread alternates Hot.Spin (9 ms of work)
-//                    and Cold.Walk (1 ms of work), so that about 90 % of its CPU time is spent in
-//                    Hot.Spin and 10 % in Cold.Walk. No threads of its own. Prints
-//                    "hotcold seconds=<seconds> hot_ms=<H> cold_ms=<C>", H and C measured around
-//                    each call.
+//                    For <seconds> of wall time the main thread alternates Hot.Spin (9 ms of its
+//                    CPU time) and Cold.Walk (1 ms of its CPU time), so that 90 % of its CPU time is
+//                    spent in Hot.Spin and 10 % in Cold.Walk however often it is preempted (phases
+//                    of wall time would not: a Hot.Spin whose deadline passed while the thread
+//                    waited for a CPU ends at once, and the Cold.Walk after it gets its whole
+//                    millisecond). No threads of its own. Prints
+//                    "hotcold seconds=<seconds> hot_ms=<H> cold_ms=<C>", H and C the wall time
+//                    measured around each call.
 //        SxsSample sleep <seconds>
 //                    A thread named "sleeper" runs Sleeper.Nap, which calls Thread.Sleep in a loop
 //                    for <seconds> (blocked, off the CPU), while the main thread runs Hot.Spin for
@@ -136,6 +139,7 @@ public static class SxsSample
     // in each.
     private static void HotCold(double seconds, out long hot, out long cold)
     {
+        CpuPhases = true;
         long end = Stopwatch.GetTimestamp() + (long)(seconds * Stopwatch.Frequency);
         hot = 0;
         cold = 0;
@@ -163,6 +167,54 @@ public static class SxsSample
     internal static long Deadline(int ms)
     {
         return Stopwatch.GetTimestamp() + ms * Stopwatch.Frequency / 1000;
+    }
+
+    // hotcold: Hot.Spin and Cold.Walk end their phases by the thread's own CPU time
+    // (CLOCK_THREAD_CPUTIME_ID); otherwise by wall time.
+    internal static bool CpuPhases;
+    private static long lastCpu;
+    private static int cpuLooks;
+
+    [StructLayout(LayoutKind.Sequential)]
+    private struct Timespec
+    {
+        public long Sec;
+        public long Nsec;
+    }
+
+    [DllImport("libc.so.6", EntryPoint = "clock_gettime")]
+    private static extern int ClockGetTime(int clock, out Timespec ts);
+
+    private const int ClockThreadCpuTime = 3;
+
+    private static long ThreadCpuNs()
+    {
+        Timespec ts;
+        ClockGetTime(ClockThreadCpuTime, out ts);
+        return ts.Sec * 1000000000L + ts.Nsec;
+    }
+
+    // The end of a phase of `ms` milliseconds from now, on PhaseNow's clock: the thread's CPU time
+    // in ns with CpuPhases, else the Stopwatch's.
+    internal static long PhaseDeadline(int ms)
+    {
+        if (!CpuPhases)
+            return Deadline(ms);
+        lastCpu = ThreadCpuNs();
+        return lastCpu + ms * 1000000L;
+    }
+
+    // Now, on PhaseDeadline's clock. The thread's CPU clock is a system call: it is read at every
+    // 4th look (a look every chunk of a few microseconds), so that nearly all samples stay in the
+    // working method.
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    internal static long PhaseNow()
+    {
+        if (!CpuPhases)
+            return Stopwatch.GetTimestamp();
+        if ((++cpuLooks & 3) == 0)
+            lastCpu = ThreadCpuNs();
+        return lastCpu;
     }
 
     private static long Ms(long ticks)
@@ -208,13 +260,13 @@ public static class Hot
     [MethodImpl(MethodImplOptions.NoInlining)]
     public static void Spin(int ms)
     {
-        long end = SxsSample.Deadline(ms);
+        long end = SxsSample.PhaseDeadline(ms);
         int x = sink | 1;
         do
         {
             for (int i = 0; i < 4096; i++)
                 x = (x * 1103515245 + 12345) ^ (x >> 7);
-        } while (Stopwatch.GetTimestamp() < end);
+        } while (SxsSample.PhaseNow() < end);
         sink = x;
     }
 }
@@ -237,7 +289,7 @@ public static class Cold
     public static void Walk(int ms)
     {
         int[] t = table;
-        long end = SxsSample.Deadline(ms);
+        long end = SxsSample.PhaseDeadline(ms);
         int at = sink & (t.Length - 1), sum = 0;
         do
         {
@@ -246,7 +298,7 @@ public static class Cold
                 at = (t[at] + i) & (t.Length - 1);
                 sum += at;
             }
-        } while (Stopwatch.GetTimestamp() < end);
+        } while (SxsSample.PhaseNow() < end);
         sink = sum;
     }
 }
