@@ -172,8 +172,10 @@ public static class SxsSample
     // hotcold: Hot.Spin and Cold.Walk end their phases by the thread's own CPU time
     // (CLOCK_THREAD_CPUTIME_ID); otherwise by wall time.
     internal static bool CpuPhases;
-    private static long lastCpu;
-    private static int cpuLooks;
+    // With CpuPhases: the Stopwatch time before which the phase cannot be over (the thread's CPU
+    // time never runs ahead of wall time), so that the CPU clock, a system call, is read about
+    // once a phase and the loops look at the Stopwatch only, as they do without CpuPhases.
+    private static long nextLook;
 
     [StructLayout(LayoutKind.Sequential)]
     private struct Timespec
@@ -194,27 +196,30 @@ public static class SxsSample
         return ts.Sec * 1000000000L + ts.Nsec;
     }
 
-    // The end of a phase of `ms` milliseconds from now, on PhaseNow's clock: the thread's CPU time
-    // in ns with CpuPhases, else the Stopwatch's.
+    // The end of a phase of `ms` milliseconds from now, for PhaseOver: of the thread's CPU time
+    // (ns) with CpuPhases, else of wall time (a Stopwatch timestamp).
     internal static long PhaseDeadline(int ms)
     {
         if (!CpuPhases)
             return Deadline(ms);
-        lastCpu = ThreadCpuNs();
-        return lastCpu + ms * 1000000L;
+        nextLook = Deadline(ms);
+        return ThreadCpuNs() + ms * 1000000L;
     }
 
-    // Now, on PhaseDeadline's clock. The thread's CPU clock is a system call: it is read at every
-    // 4th look (a look every chunk of a few microseconds), so that nearly all samples stay in the
-    // working method.
+    // Is the phase that ends at `end` (PhaseDeadline) over?
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    internal static long PhaseNow()
+    internal static bool PhaseOver(long end)
     {
+        long now = Stopwatch.GetTimestamp();
         if (!CpuPhases)
-            return Stopwatch.GetTimestamp();
-        if ((++cpuLooks & 3) == 0)
-            lastCpu = ThreadCpuNs();
-        return lastCpu;
+            return now >= end;
+        if (now < nextLook)
+            return false;
+        long cpu = ThreadCpuNs();
+        if (cpu >= end)
+            return true;
+        nextLook = now + (end - cpu) * Stopwatch.Frequency / 1000000000L;
+        return false;
     }
 
     private static long Ms(long ticks)
@@ -266,7 +271,7 @@ public static class Hot
         {
             for (int i = 0; i < 4096; i++)
                 x = (x * 1103515245 + 12345) ^ (x >> 7);
-        } while (SxsSample.PhaseNow() < end);
+        } while (!SxsSample.PhaseOver(end));
         sink = x;
     }
 }
@@ -298,7 +303,7 @@ public static class Cold
                 at = (t[at] + i) & (t.Length - 1);
                 sum += at;
             }
-        } while (SxsSample.PhaseNow() < end);
+        } while (!SxsSample.PhaseOver(end));
         sink = sum;
     }
 }
