@@ -88,41 +88,65 @@ static gboolean walk_reuse_take(SuspendedSample *s, const SxsWalkResources *res,
   const WalkReuse *r = walk_reuse_find(s, res, now, TRUE);
   if (r == NULL)
     return FALSE;
+  /* The frames are copied into the sample: in cpu mode a batch holds several captures of one
+   * thread, and a fresh walk of an earlier one is kept (walk_reuse_keep) before this sample is
+   * merged, which can free r to make room; its memory then holds another walk, of this thread
+   * (Cold.Walk captured, Hot.Spin's walk stitched on) or of another. */
   s->n_walks = r->n_walks;
-  for (guint w = 0; w < r->n_walks; w++)
-    s->walks[w] = (SxsRuntimeWalk){.runtime_id = r->walks[w].runtime_id,
-                                   .frames = r->walked + r->walks[w].first,
-                                   .n = r->walks[w].n,
-                                   .complete = TRUE};
+  guint used = 0;
+  for (guint w = 0; w < r->n_walks; w++) {
+    guint n = MIN(r->walks[w].n, (guint)SXS_STITCH_MAX_RUNTIME_FRAMES - used);
+    memcpy(s->walked + used, r->walked + r->walks[w].first, n * sizeof s->walked[0]);
+    s->walks[w] =
+        (SxsRuntimeWalk){.runtime_id = r->walks[w].runtime_id, .frames = s->walked + used, .n = n, .complete = TRUE};
+    used += n;
+  }
   return TRUE;
 }
 
 /*
  * Checks sample s's fresh walks (trimmed to the capture) against its native capture. Between the
  * capture and the suspension the thread runs on: it may have returned from the function it was
- * captured in and called another at the same depth (Cold.Walk captured, Hot.Spin walked), which
- * trimming by stack pointer cannot tell. The innermost managed frame of the capture, as the
- * runtime that owns it named it, must be in that runtime's walk: frames before it there are
- * where the thread went since, and are dropped; a walk without it is of another stack, and is
- * dropped whole (the capture's own classification names those frames). Returns FALSE when a
- * walk was dropped or shortened at its start (then it is not kept for reuse). Context: the
- * sampler thread.
+ * captured in and called another at the same depth (Cold.Walk captured, Hot.Spin walked), or
+ * called the same function again at another depth (a recursion, a native qsort calling back, a
+ * loop around a stackalloc), which trimming by stack pointer cannot tell. The innermost managed
+ * frame of the capture, as the runtime that owns it named it, must be in that runtime's walk
+ * below the capture's next frame of that runtime (its caller as the native walk found it): a
+ * callee's stack pointer is below its caller's. Frames before it there are where the thread went
+ * since, and are dropped; a walk without it is of another stack, and is dropped whole (the
+ * capture's own classification names those frames). Matched by function alone, a later call of
+ * the same function higher on the stack was taken for it, and the capture's leaf and callers were
+ * stitched under the walk's (Leaf < Compare < qsort < Leaf < Compare < qsort < Sort). Stack
+ * pointers are compared by order, not equality: the runtime reports a frame's sp where it is now,
+ * which for the frame it parked in, or after a frame the native walk read by its frame pointer,
+ * can differ from the native walk's by a few words. Returns FALSE when a walk was dropped or
+ * shortened at its start (then it is not kept for reuse). Context: the sampler thread.
  */
 static gboolean align_walks(SuspendedSample *s) {
   const SxsStackFrame *first = NULL;
+  guint first_at = 0;
   for (guint i = 0; i < s->n_classified && first == NULL; i++)
-    if (s->classified[i].kind == SXS_FRAME_MANAGED && s->classified[i].function_id != 0)
+    if (s->classified[i].kind == SXS_FRAME_MANAGED && s->classified[i].function_id != 0) {
       first = &s->classified[i];
+      first_at = i;
+    }
   if (first == NULL)
     return TRUE;
+  uintptr_t caller_sp = UINTPTR_MAX;
+  for (guint i = first_at + 1; i < s->n_classified && caller_sp == UINTPTR_MAX; i++)
+    if (s->classified[i].kind == SXS_FRAME_MANAGED && s->classified[i].function_id != 0 &&
+        s->classified[i].runtime_id == first->runtime_id)
+      caller_sp = s->classified[i].sp;
   gboolean intact = TRUE;
   for (guint w = 0; w < s->n_walks; w++) {
     SxsRuntimeWalk *walk = &s->walks[w];
     if (walk->runtime_id != first->runtime_id)
       continue;
-    guint at = 0;
-    while (at < walk->n && walk->frames[at].function_id != first->function_id)
-      at++;
+    /* The frame of first's function nearest below its caller (the walk is ordered by sp). */
+    guint at = walk->n;
+    for (guint i = 0; i < walk->n && walk->frames[i].sp < caller_sp; i++)
+      if (walk->frames[i].function_id == first->function_id)
+        at = i;
     if (at == walk->n) {
       walk->n = 0;
       walk->complete = FALSE;
