@@ -367,8 +367,11 @@ static void test_thread_rates(PprofFixture *fx, gconstpointer data) {
 static void test_cpu_duration(PprofFixture *fx, gconstpointer data) {
   (void)data;
   SxsSamplesModel *sm = &fx->model->samples;
+  g_free(sm->mode);
   sm->mode = g_strdup("cpu");
+  g_free(sm->event);
   sm->event = g_strdup("cpu-time");
+  g_free(sm->event_unit);
   sm->event_unit = g_strdup("nanoseconds");
   sm->ticks = 846;
   sm->taken = 846;
