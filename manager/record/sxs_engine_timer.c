@@ -52,15 +52,11 @@ static void timer_stop_thread(SampledThread *t) {
   t->timer_deleted = TRUE;
 }
 
-static void timer_remove_thread(SampledThread *t) {
-  timer_stop_thread(t);
-}
-
 const SxsSamplerEngine sxs__engine_timer_ops = {
     .kind = SXS_ENGINE_TIMER,
     .start = timer_start,
     .add_thread = timer_add_thread,
     .counted = timer_counted,
     .stop_thread = timer_stop_thread,
-    .remove_thread = timer_remove_thread,
+    .remove_thread = timer_stop_thread, /* the timer is the whole of it */
 };

@@ -752,7 +752,8 @@ gboolean sxs__sampler_thread_is_destroyed(int runtime_id, uint64_t thread_id) {
  * allows) and every profiled runtime can be suspended, the signal walker otherwise. */
 void sxs__sampler_tick(guint64 period_ns) {
   SxsWalkResources res;
-  sxs__walk_resources_enter(&res, (const char *const *)sampler.debug_dirs);
+  const SxsConfig *cfg = sxs__manager_config(); /* [symbols] debug_dirs=, for the first walk's symbol cache */
+  sxs__walk_resources_enter(&res, cfg ? (const char *const *)cfg->symbols.debug_dirs : NULL);
   SxsStitchTarget targets[SXS_STITCH_MAX_RUNTIMES];
   SxsStitchRuntime runtimes[SXS_STITCH_MAX_RUNTIMES];
   guint n_targets = sxs__manager_stitch_targets(targets, runtimes, SXS_STITCH_MAX_RUNTIMES, NULL, 0, NULL);
@@ -873,7 +874,6 @@ void sxs__sampler_start(const SxsConfig *cfg) {
   sampler.frequency = cfg->sampling.frequency > 0 ? cfg->sampling.frequency : SXS_SAMPLING_FREQUENCY_DEFAULT;
   sampler.mode = cfg->sampling.mode;
   sampler.walker = cfg->sampling.walker;
-  sampler.debug_dirs = g_strdupv(cfg->symbols.debug_dirs);
   /* mode=cpu, either walker: the kernel's per-thread CPU-time timers deliver the signals (the
    * suspend walker uses the sampler's own signal only for a thread whose capture matched no walk
    * it could reuse). */

@@ -35,9 +35,8 @@
 /* ... when no tick waits for it (wall mode, signal walker): on a busy machine a thread woken by the
  * signal can wait that long for a CPU, and meanwhile its stack does not change */
 #define SAMPLER_REQUEST_WAIT_NS (100 * G_GINT64_CONSTANT(1000000))
-#define SAMPLER_STUCK_NS (1000 * G_GINT64_CONSTANT(1000000)) /* a handler that ran this long never ends */
-#define SAMPLER_CAPTURE_RING 4096                            /* captures whose times the quantiles are taken over */
-#define SAMPLER_REUSE_WALKS 4 /* stacks a thread keeps the runtimes' walks of (suspend walker) */
+#define SAMPLER_CAPTURE_RING 4096 /* captures whose times the quantiles are taken over */
+#define SAMPLER_REUSE_WALKS 4     /* stacks a thread keeps the runtimes' walks of (suspend walker) */
 #define SAMPLER_RESCAN_NS (100 * G_GINT64_CONSTANT(1000000)) /* threads and stacks looked for again */
 #define SAMPLER_RESCAN_NAMES 16 /* threads whose names one rescan reads again (new ones aside) */
 #define SAMPLER_CODE_RESCAN_NS (1000 * G_GINT64_CONSTANT(1000000)) /* code mappings looked for again, at most */
@@ -149,7 +148,6 @@ typedef struct {
    * profiler's own threads, never sampled, and their CPU time (lock; owned). */
   GHashTable *rates;
   GHashTable *own;
-  char **debug_dirs; /* [symbols] debug_dirs=, for the walk resources (owned) */
 } SxsSampler;
 
 /* What became of a request. */
@@ -240,7 +238,6 @@ void sxs__sampler_tick(guint64 period_ns);
 void sxs__sampler_set_off(const char *why);
 
 /* sxs_sampler_wall.c: wall mode. */
-void sxs__sampler_wall_refund(SampledThread *t, guint64 weight, guint64 period_ns);
 guint sxs__sampler_wall_select(guint64 period_ns, const SxsWalkResources *res, const SxsStitchTarget *targets,
                                const SxsStitchRuntime *runtimes, guint n_targets, const CaptureInputs *in,
                                SampledThread **ret_threads, guint64 *ret_weights, guint max);

@@ -26,11 +26,6 @@ static SxsDue due(SampledThread *t, guint64 period_ns, guint64 now, guint64 *ret
   return sxs__sampler_sched_ran(&t->sched, cpu, t->last_n > 0); /* tick_select decides how */
 }
 
-/* A sample that could not be taken gives its time back, for the next one to account for. */
-void sxs__sampler_wall_refund(SampledThread *t, guint64 weight, guint64 period_ns) {
-  sxs__sampler_sched_refund(&t->sched, weight, period_ns);
-}
-
 /* The start of /proc/self/task/<tid>/<name> into text (size bytes, NUL-terminated), with one read and no
  * allocation; FALSE when it cannot be read (the thread is gone). Context: the sampler thread. */
 static gboolean task_file_read(pid_t tid, const char *name, char *text, gsize size) {
@@ -229,9 +224,9 @@ static gboolean sample_wall(SampledThread *t, guint64 weight, guint64 period_ns,
     case SXS_WALL_ASK_WAITS: waits = thread_waits(t->tid); continue;
     case SXS_WALL_WALK_BLOCKED:
       if (!sample_blocked(t, &regs, weight, res, targets, runtimes, n_targets))
-        sxs__sampler_wall_refund(t, weight, period_ns);
+        sxs__sampler_sched_refund(&t->sched, weight, period_ns);
       return FALSE;
-    case SXS_WALL_SKIP: sxs__sampler_wall_refund(t, weight, period_ns); return FALSE;
+    case SXS_WALL_SKIP: sxs__sampler_sched_refund(&t->sched, weight, period_ns); return FALSE;
     case SXS_WALL_DROP_BLOCKED: sxs__sampler_count_dropped("signal blocked by the thread"); return FALSE;
     }
     return FALSE;
@@ -246,7 +241,7 @@ static void request_start(SampledThread *t, guint64 weight, guint64 period_ns, c
   while (sampler.requests[at].busy)
     at++;
   if (!sxs__sampler_request_send(at, t, in)) {
-    sxs__sampler_wall_refund(t, weight, period_ns);
+    sxs__sampler_sched_refund(&t->sched, weight, period_ns);
     return;
   }
   sampler.requests[at] = (Request){
@@ -330,7 +325,7 @@ void sxs__sampler_wall_requests_collect(guint64 period_ns, const SxsStitchTarget
       sxs__sampler_record_capture(t, &r->res, hot.slots[i].out.frames, (guint)got, r->weight, targets, runtimes,
                                   n_targets);
     } else {
-      sxs__sampler_wall_refund(t, r->weight, period_ns);
+      sxs__sampler_sched_refund(&t->sched, r->weight, period_ns);
       sxs__sampler_check_unanswered(t);
     }
   }

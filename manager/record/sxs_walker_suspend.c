@@ -252,7 +252,7 @@ void sxs__walker_suspend_tick(guint64 period_ns, const SxsWalkResources *res, co
       memcpy(s->native, hot.slots[SAMPLER_SYNC_SLOT(i)].out.frames, (size_t)s->n_native * sizeof s->native[0]);
       n_captured++;
     } else {
-      sxs__sampler_wall_refund(s->thread, s->weight, period_ns);
+      sxs__sampler_sched_refund(&s->thread->sched, s->weight, period_ns);
       sxs__sampler_check_unanswered(s->thread);
     }
   }

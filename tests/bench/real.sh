@@ -295,7 +295,6 @@ read -r -a workloads <<<"${SXS_BENCH_WORKLOADS:-build web hello}"
 runs() { [[ " ${workloads[*]} " == *" $1 "* ]]; }
 for w in "${workloads[@]}"; do [[ $w == build || $w == web || $w == hello ]] || die "unknown workload $w"; done
 echo "bench: warming up (one plain build, one server run)"
-: >"$tmp/load"
 if runs build; then build_once none; : >"$tmp/build-none"; fi
 if runs web; then web_once none; : >"$tmp/web-none"; fi
 : >"$tmp/load"
