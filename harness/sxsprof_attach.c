@@ -489,24 +489,28 @@ static gboolean report_target_end(const AttachOptions *o, int watch_fd, char **r
  * a target that ends meanwhile is reported at once, with its exit status when it can be known.
  * Signals are blocked on entry; they are let through only while it waits (ppoll). */
 static int control_serve(Control *c, const AttachOptions *o, const char *label, const char *target,
-                         const sigset_t *wait_mask, int watch_fd) {
+                         const sigset_t *wait_mask, int watch_fd, SxsprofStatus *line) {
+  gint64 next_draw = g_get_monotonic_time() + G_USEC_PER_SEC;
   gint64 report_deadline = g_get_monotonic_time() + ATTACH_REPORT_SECONDS * G_USEC_PER_SEC;
   gint64 stop_at = 0, stop_deadline = 0;
   gboolean stop_sent = FALSE, told_stopping = FALSE;
   for (;;) {
     gint64 now = g_get_monotonic_time();
     if (!c->runtime_id && now >= report_deadline) {
+      sxsprof_status_clear(line);
       fprintf(stderr, "sxsprof: the profiler loaded into %s but did not report back within %d s\n", target,
               ATTACH_REPORT_SECONDS);
       return 1;
     }
     if (attach_signals && !told_stopping && !o->run.quiet) {
+      sxsprof_status_clear(line);
       fprintf(stderr, "sxsprof: stopping: the profile is being written (interrupt again to quit without it)\n");
       told_stopping = TRUE;
     }
     if (c->runtime_id && !stop_sent && (attach_signals || (stop_at && now >= stop_at))) {
       static const char stop[] = "stop\n";
       if (send(c->fd, stop, sizeof stop - 1, MSG_NOSIGNAL) < 0) {
+        sxsprof_status_clear(line);
         fprintf(stderr, "sxsprof: cannot ask the profiler in %s to stop: %s\n", target, g_strerror(errno));
         return 1;
       }
@@ -515,10 +519,22 @@ static int control_serve(Control *c, const AttachOptions *o, const char *label, 
       stop_deadline = now + ATTACH_STOP_SECONDS * G_USEC_PER_SEC;
     }
     if (stop_sent && now >= stop_deadline) {
+      sxsprof_status_clear(line);
       fprintf(stderr, "sxsprof: the profiler in %s did not answer the stop within %d s\n", target, ATTACH_STOP_SECONDS);
       return 1;
     }
     gint64 until = !c->runtime_id ? report_deadline : stop_sent ? stop_deadline : stop_at ? stop_at : 0;
+    /* On a terminal, while the profile is taken: the status line, redrawn every second. */
+    if (line && c->runtime_id && !stop_sent) {
+      if (now >= next_draw) {
+        if (sxsprof_status_terminal_free((int)o->pid))
+          sxsprof_status_progress(line, "attached");
+        else
+          sxsprof_status_clear(line);
+        next_draw = now + G_USEC_PER_SEC;
+      }
+      until = until ? MIN(until, next_draw) : next_draw;
+    }
     struct timespec ts, *timeout = NULL;
     if (until) {
       gint64 left = MAX(until - now, 0);
@@ -530,6 +546,7 @@ static int control_serve(Control *c, const AttachOptions *o, const char *label, 
                             {.fd = watch_fd, .events = POLLIN}};
     int r = ppoll(pfd, watch_fd >= 0 ? 2 : 1, timeout, wait_mask);
     if (r < 0 && errno != EINTR) {
+      sxsprof_status_clear(line);
       fprintf(stderr, "sxsprof: waiting for the profiler failed: %s\n", g_strerror(errno));
       return 1;
     }
@@ -541,6 +558,7 @@ static int control_serve(Control *c, const AttachOptions *o, const char *label, 
         control_read(c);
       if (c->written)
         return 0;
+      sxsprof_status_clear(line);
       report_target_end(o, watch_fd, &c->written);
       return c->written ? 0 : 1;
     }
@@ -556,16 +574,19 @@ static int control_serve(Control *c, const AttachOptions *o, const char *label, 
       if (!o->run.quiet) {
         g_autofree char *until_text =
             o->seconds > 0 ? g_strdup_printf("for %g s", o->seconds) : g_strdup("until Ctrl-C");
+        sxsprof_status_clear(line);
         fprintf(stderr, "sxsprof: profiling runtime %s of process %d %s\n", label, (int)o->pid, until_text);
       }
     }
     if (c->error) {
+      sxsprof_status_clear(line);
       fprintf(stderr, "sxsprof: the profiler in %s failed: %s\n", target, c->error);
       return 1;
     }
     if (c->written)
       return 0;
     if (c->closed) {
+      sxsprof_status_clear(line);
       if (report_target_end(o, watch_fd, &c->written))
         return c->written ? 0 : 1;
       if (!c->runtime_id)
@@ -603,7 +624,7 @@ typedef struct {
 
 /* From the AttachProfiler request to the profile: returns the exit status. */
 static int attach_run(const AttachOptions *o, const SxsDiagEndpoint *ep, const char *library, const char *config,
-                      const char *control_path, guint formats, const AttachLog *log) {
+                      const SxsConfig *cfg, const char *control_path, guint formats, const AttachLog *log) {
   g_autofree char *label = endpoint_label(ep);
   g_autofree char *target = g_strdup_printf("runtime %s of process %d", label, (int)o->pid);
   SxsDiagGuid clsid;
@@ -644,7 +665,10 @@ static int attach_run(const AttachOptions *o, const SxsDiagEndpoint *ep, const c
     sigdelset(&wait_mask, SIGTERM);
     sigdelset(&wait_mask, SIGHUP);
     int watch_fd = sxs_diag_process_watch(o->pid);
-    code = control_serve(&c, o, label, target, &wait_mask, watch_fd);
+    g_autoptr(SxsprofStatus) line =
+        sxsprof_status_wanted(o->run.quiet) ? sxsprof_status_new(cfg->output, cfg->output_is_folder, started) : NULL;
+    code = control_serve(&c, o, label, target, &wait_mask, watch_fd, line);
+    sxsprof_status_clear(line);
     if (watch_fd >= 0)
       close(watch_fd);
     sigprocmask(SIG_UNBLOCK, &block, NULL);
@@ -749,7 +773,7 @@ int sxsprof_attach_main(int argc, char **argv) {
   signal(SIGPIPE, SIG_IGN);
 
   o.started = time(NULL) - 1;
-  int code = attach_run(&o, ep, library, config, control_path, formats, &log);
+  int code = attach_run(&o, ep, library, config, cfg, control_path, formats, &log);
   g_unlink(config);
   g_free(log.path);
   return code;

@@ -777,3 +777,26 @@ gboolean sxsprof_diff_setup(const char *format, const char *output, const char *
   *ret_base = g_steal_pointer(&base);
   return TRUE;
 }
+
+GPtrArray *sxsprof_output_files(const char *output, gboolean is_folder, const char *suffix) {
+  GPtrArray *found = g_ptr_array_new_with_free_func(g_free);
+  g_autofree char *folder = is_folder ? g_strdup(output) : g_path_get_dirname(output);
+  g_autofree char *base = is_folder ? NULL : g_path_get_basename(output);
+  g_autoptr(GDir) dir = g_dir_open(folder, 0, NULL);
+  const char *name;
+  while (dir && (name = g_dir_read_name(dir))) {
+    if (!g_str_has_suffix(name, suffix) || sxs__formats_is_view_file(name))
+      continue;
+    if (!is_folder) {
+      size_t bl = strlen(base);
+      if (strncmp(name, base, bl) != 0 || name[bl] != '.')
+        continue;
+      const char *rest = name + bl;
+      size_t digits = rest[0] == '.' ? strspn(rest + 1, "0123456789") : 0;
+      if (!g_str_equal(rest, suffix) && !(digits > 0 && g_str_equal(rest + 1 + digits, suffix)))
+        continue;
+    }
+    g_ptr_array_add(found, g_build_filename(folder, name, NULL));
+  }
+  return found;
+}

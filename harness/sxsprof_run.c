@@ -49,31 +49,6 @@ static void forward_signal(int signo, siginfo_t *info, void *ucontext) {
 
 static const int forwarded_signals[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};
 
-/* The files of the output named <base><suffix> or <base>.<pid><suffix> (a prefix), or *<suffix>
- * (a folder). */
-static GPtrArray *output_files(const char *output, gboolean is_folder, const char *suffix) {
-  GPtrArray *found = g_ptr_array_new_with_free_func(g_free);
-  g_autofree char *folder = is_folder ? g_strdup(output) : g_path_get_dirname(output);
-  g_autofree char *base = is_folder ? NULL : g_path_get_basename(output);
-  g_autoptr(GDir) dir = g_dir_open(folder, 0, NULL);
-  const char *name;
-  while (dir && (name = g_dir_read_name(dir))) {
-    if (!g_str_has_suffix(name, suffix) || sxs__formats_is_view_file(name))
-      continue;
-    if (!is_folder) {
-      size_t bl = strlen(base);
-      if (strncmp(name, base, bl) != 0 || name[bl] != '.')
-        continue;
-      const char *rest = name + bl;
-      size_t digits = rest[0] == '.' ? strspn(rest + 1, "0123456789") : 0;
-      if (!g_str_equal(rest, suffix) && !(digits > 0 && g_str_equal(rest + 1 + digits, suffix)))
-        continue;
-    }
-    g_ptr_array_add(found, g_build_filename(folder, name, NULL));
-  }
-  return found;
-}
-
 /* "SIGTERM" for 15. */
 static const char *signal_name(int sig, char *buf, gsize size) {
   const char *abbrev = sigabbrev_np(sig);
@@ -106,7 +81,7 @@ static char *spool_note(const SxsSpoolRead *spool, pid_t child, int status) {
 static GHashTable *rebuild_run_spools(const char *output, gboolean is_folder, const char *run_id, pid_t child,
                                       int status) {
   GHashTable *notes = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
-  g_autoptr(GPtrArray) spools = output_files(output, is_folder, SXS_SPOOL_SUFFIX);
+  g_autoptr(GPtrArray) spools = sxsprof_output_files(output, is_folder, SXS_SPOOL_SUFFIX);
   for (guint i = 0; i < spools->len; i++) {
     const char *path = spools->pdata[i];
     g_autoptr(GError) error = NULL;
@@ -130,7 +105,7 @@ static GHashTable *rebuild_run_spools(const char *output, gboolean is_folder, co
 /* Every profile of this run: the files the output names that record run_id. */
 static GPtrArray *find_run_profiles(const char *output, gboolean is_folder, const char *run_id) {
   GPtrArray *found = g_ptr_array_new_with_free_func(sxsprof_profile_free);
-  g_autoptr(GPtrArray) files = output_files(output, is_folder, ".json");
+  g_autoptr(GPtrArray) files = sxsprof_output_files(output, is_folder, ".json");
   for (guint i = 0; i < files->len; i++) {
     const char *path = files->pdata[i];
     g_autofree char *why = NULL;
@@ -416,9 +391,26 @@ int sxsprof_run_main(int argc, char **argv) {
   }
   sigprocmask(SIG_SETMASK, &old_mask, NULL);
 
+  /* On a terminal, a status line while the program runs: the wait wakes every 100 ms to see
+   * whether the program ended, and redraws the line every second. */
+  g_autoptr(SxsprofStatus) line =
+      sxsprof_status_wanted(opt.quiet) ? sxsprof_status_new(cfg->output, cfg->output_is_folder, started) : NULL;
   int status = 0;
-  while (waitpid(child, &status, 0) < 0 && errno == EINTR)
-    ;
+  for (gint64 next = g_get_monotonic_time() + G_USEC_PER_SEC;;) {
+    pid_t r = waitpid(child, &status, line ? WNOHANG : 0);
+    if (r == child || (r < 0 && errno != EINTR))
+      break;
+    if (r == 0) {
+      g_usleep(100 * 1000);
+      if (g_get_monotonic_time() >= next) {
+        if (sxsprof_status_terminal_free((int)child))
+          sxsprof_status_progress(line, "running");
+        else
+          sxsprof_status_clear(line);
+        next += G_USEC_PER_SEC;
+      }
+    }
+  }
   child_pid = 0;
   g_unlink(prepared.path);
   if (WIFEXITED(status) && WEXITSTATUS(status) == 127 && !g_file_test(log_path ? log_path : "", G_FILE_TEST_EXISTS))
@@ -432,7 +424,11 @@ int sxsprof_run_main(int argc, char **argv) {
     SxsprofProfile *p = profiles->pdata[i];
     p->note = g_strdup(g_hash_table_lookup(notes, p->path));
   }
+  if (profiles->len > 0)
+    sxsprof_status_show(line, "sxsprof: writing the views of %u process%s...", profiles->len,
+                        profiles->len == 1 ? "" : "es");
   render_run_views(profiles, opt.formats);
+  sxsprof_status_clear(line);
   if (opt.quiet)
     return code;
 

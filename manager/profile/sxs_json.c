@@ -26,8 +26,14 @@ struct SxsJsonWriter {
   gboolean failed;    /* sticky: misuse seen, later calls are ignored */
   gboolean has_value; /* the top-level value has been started */
   guint depth;        /* open containers; stack[depth - 1] is the innermost */
+  guint inline_depth; /* 0, or the depth of the outermost open inline container */
   SxsJsonFrame stack[SXS_JSON_MAX_DEPTH];
 };
+
+/* Pretty layout here: off inside an inline container. */
+static gboolean json_pretty_here(const SxsJsonWriter *w) {
+  return w->pretty && w->inline_depth == 0;
+}
 
 SxsJsonWriter *sxs__json_writer_new(gboolean pretty) {
   SxsJsonWriter *w = g_new0(SxsJsonWriter, 1);
@@ -54,7 +60,7 @@ static void json_newline_indent(SxsJsonWriter *w, guint level) {
 static void json_open_slot(SxsJsonWriter *w, SxsJsonFrame *f) {
   if (f->count > 0)
     g_string_append_c(w->buf, ',');
-  if (w->pretty)
+  if (json_pretty_here(w))
     json_newline_indent(w, w->depth);
   f->count++;
 }
@@ -85,7 +91,7 @@ static gboolean json_before_value(SxsJsonWriter *w) {
   return TRUE;
 }
 
-static void json_begin(SxsJsonWriter *w, SxsJsonFrameKind kind, char open) {
+static void json_begin(SxsJsonWriter *w, SxsJsonFrameKind kind, char open, gboolean inline_) {
   if (!json_before_value(w))
     return;
   if (w->depth >= SXS_JSON_MAX_DEPTH) {
@@ -93,6 +99,8 @@ static void json_begin(SxsJsonWriter *w, SxsJsonFrameKind kind, char open) {
     return;
   }
   w->stack[w->depth++] = (SxsJsonFrame){.kind = kind};
+  if (inline_ && w->inline_depth == 0)
+    w->inline_depth = w->depth;
   g_string_append_c(w->buf, open);
 }
 
@@ -103,14 +111,25 @@ static void json_end(SxsJsonWriter *w, SxsJsonFrameKind kind, char close) {
     w->failed = TRUE;
     return;
   }
+  gboolean pretty = json_pretty_here(w);
+  if (w->inline_depth == w->depth)
+    w->inline_depth = 0;
   SxsJsonFrame *f = &w->stack[--w->depth];
-  if (w->pretty && f->count > 0)
+  if (pretty && f->count > 0)
     json_newline_indent(w, w->depth);
   g_string_append_c(w->buf, close);
 }
 
 void sxs__json_begin_object(SxsJsonWriter *w) {
-  json_begin(w, SXS_JSON_FRAME_OBJECT, '{');
+  json_begin(w, SXS_JSON_FRAME_OBJECT, '{', FALSE);
+}
+
+void sxs__json_begin_object_inline(SxsJsonWriter *w) {
+  json_begin(w, SXS_JSON_FRAME_OBJECT, '{', TRUE);
+}
+
+void sxs__json_begin_array_inline(SxsJsonWriter *w) {
+  json_begin(w, SXS_JSON_FRAME_ARRAY, '[', TRUE);
 }
 
 void sxs__json_end_object(SxsJsonWriter *w) {
@@ -118,7 +137,7 @@ void sxs__json_end_object(SxsJsonWriter *w) {
 }
 
 void sxs__json_begin_array(SxsJsonWriter *w) {
-  json_begin(w, SXS_JSON_FRAME_ARRAY, '[');
+  json_begin(w, SXS_JSON_FRAME_ARRAY, '[', FALSE);
 }
 
 void sxs__json_end_array(SxsJsonWriter *w) {
@@ -222,7 +241,7 @@ void sxs__json_key(SxsJsonWriter *w, const char *key) {
   }
   json_open_slot(w, f);
   json_append_escaped(w->buf, key, strlen(key));
-  g_string_append(w->buf, w->pretty ? ": " : ":");
+  g_string_append(w->buf, json_pretty_here(w) ? ": " : ":");
   f->awaiting_value = TRUE;
 }
 

@@ -33,6 +33,10 @@ void sxs__json_begin_object(SxsJsonWriter *w);
 void sxs__json_end_object(SxsJsonWriter *w);
 void sxs__json_begin_array(SxsJsonWriter *w);
 void sxs__json_end_array(SxsJsonWriter *w);
+/* An object or array written on one line also in pretty mode (everything in it as without pretty
+ * mode): for the short repeated records of a large document. Closed by the _end_ calls. */
+void sxs__json_begin_object_inline(SxsJsonWriter *w);
+void sxs__json_begin_array_inline(SxsJsonWriter *w);
 
 /* A member name inside an object; the next call must write its value. */
 void sxs__json_key(SxsJsonWriter *w, const char *key);

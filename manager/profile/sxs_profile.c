@@ -337,7 +337,7 @@ static void render_tracing(SxsJsonWriter *w, const SxsRuntimeModel *r) {
   sxs__json_begin_array(w);
   for (guint i = 0; i < r->call_tree->len; i++) {
     const SxsCallNode *n = r->call_tree->pdata[i];
-    sxs__json_begin_object(w);
+    sxs__json_begin_object_inline(w);
     sxs__json_member_uint(w, "id", n->id);
     sxs__json_member_uint(w, "parent", n->parent);
     sxs__json_member_string(w, "name", n->name);
@@ -410,7 +410,7 @@ static void render_runtime(SxsJsonWriter *w, const SxsRuntimeModel *r) {
   sxs__json_begin_array(w);
   for (guint i = 0; i < r->functions->len; i++) {
     const SxsFunctionRecord *f = r->functions->pdata[i];
-    sxs__json_begin_object(w);
+    sxs__json_begin_object_inline(w);
     sxs__json_member_string(w, "name", f->name);
     sxs__json_member_string(w, "module", f->module);
     sxs__json_member_int(w, "jit_compiled", f->jit_compiled);
@@ -437,7 +437,7 @@ static void render_runtime(SxsJsonWriter *w, const SxsRuntimeModel *r) {
   sxs__json_begin_array(w);
   for (guint i = 0; i < r->threads->len; i++) {
     const SxsThreadRecord *t = r->threads->pdata[i];
-    sxs__json_begin_object(w);
+    sxs__json_begin_object_inline(w);
     sxs__json_member_int(w, "os_tid", t->os_tid);
     sxs__json_member_string(w, "name", t->name);
     sxs__json_member_bool(w, "destroyed", t->destroyed);
@@ -459,13 +459,8 @@ static void render_count_table(SxsJsonWriter *w, const char *key, GHashTable *ta
   sxs__json_end_object(w);
 }
 
-static void render_address(SxsJsonWriter *w, const char *key, uintptr_t value) {
-  char text[2 + 16 + 1];
-  g_snprintf(text, sizeof text, "0x%" G_GINTPTR_MODIFIER "x", (guintptr)value);
-  sxs__json_member_string(w, key, text);
-}
-
-static void render_frames(SxsJsonWriter *w, const SxsStackModel *s);
+typedef struct FrameTable FrameTable;
+static void render_frames(SxsJsonWriter *w, const FrameTable *t, const SxsStackModel *s);
 
 /* v rounded to tenths (v >= 0). */
 static double tenths(double v) {
@@ -479,7 +474,7 @@ static void render_thread_rates(SxsJsonWriter *w, const char *key, const GPtrArr
   sxs__json_begin_array(w);
   for (guint i = 0; i < rates->len; i++) {
     const SxsThreadRateModel *r = rates->pdata[i];
-    sxs__json_begin_object(w);
+    sxs__json_begin_object_inline(w);
     sxs__json_member_uint(w, "os_tid", r->os_tid);
     sxs__json_member_string(w, "thread", r->name);
     if (with_rates) {
@@ -513,7 +508,7 @@ void sxs__samples_quality(const SxsSamplesModel *sm, SxsSamplesQuality *ret) {
   ret->other_walker = g_strcmp0(sm->walker, "suspend") == 0 ? sm->ticks_signal : sm->ticks_suspend;
 }
 
-static void render_samples(SxsJsonWriter *w, const SxsSamplesModel *sm) {
+static void render_samples(SxsJsonWriter *w, const FrameTable *t, const SxsSamplesModel *sm) {
   sxs__json_key(w, "samples");
   sxs__json_begin_object(w);
   sxs__json_member_bool(w, "enabled", sm->enabled);
@@ -568,7 +563,7 @@ static void render_samples(SxsJsonWriter *w, const SxsSamplesModel *sm) {
   sxs__json_begin_array(w);
   for (guint i = 0; i < sm->stacks->len; i++) {
     const SxsStackModel *s = sm->stacks->pdata[i];
-    sxs__json_begin_object(w);
+    sxs__json_begin_object_inline(w);
     if (s->thread_name && *s->thread_name)
       sxs__json_member_string(w, "thread", s->thread_name);
     else {
@@ -578,7 +573,7 @@ static void render_samples(SxsJsonWriter *w, const SxsSamplesModel *sm) {
     }
     sxs__json_member_uint(w, "os_tid", s->thread);
     sxs__json_member_uint(w, "count", s->count);
-    render_frames(w, s);
+    render_frames(w, t, s);
     sxs__json_end_object(w);
   }
   sxs__json_end_array(w);
@@ -586,16 +581,16 @@ static void render_samples(SxsJsonWriter *w, const SxsSamplesModel *sm) {
 }
 
 /* "stacks" and "stack_walks". */
-static void render_stacks(SxsJsonWriter *w, const SxsProfileModel *m) {
+static void render_stacks(SxsJsonWriter *w, const FrameTable *t, const SxsProfileModel *m) {
   sxs__json_key(w, "stacks");
   sxs__json_begin_array(w);
   for (guint i = 0; i < m->stacks->len; i++) {
     const SxsStackModel *s = m->stacks->pdata[i];
-    sxs__json_begin_object(w);
+    sxs__json_begin_object_inline(w);
     sxs__json_member_string(w, "event", s->event);
     sxs__json_member_uint(w, "thread", s->thread);
     sxs__json_member_uint(w, "count", s->count);
-    render_frames(w, s);
+    render_frames(w, t, s);
     sxs__json_end_object(w);
   }
   sxs__json_end_array(w);
@@ -634,7 +629,8 @@ static void render_stacks(SxsJsonWriter *w, const SxsProfileModel *m) {
 
 /* "exceptions", "contention", "allocations": one of the event profiles, its stacks typed and tagged
  * with their runtime. */
-static void render_event_profile(SxsJsonWriter *w, SxsProfileKind k, const SxsEventProfileModel *p) {
+static void render_event_profile(SxsJsonWriter *w, const FrameTable *t, SxsProfileKind k,
+                                 const SxsEventProfileModel *p) {
   sxs__json_key(w, sxs__profile_kind_name(k));
   sxs__json_begin_object(w);
   sxs__json_member_bool(w, "enabled", p->enabled);
@@ -647,13 +643,13 @@ static void render_event_profile(SxsJsonWriter *w, SxsProfileKind k, const SxsEv
   sxs__json_begin_array(w);
   for (guint i = 0; i < p->stacks->len; i++) {
     const SxsStackModel *s = p->stacks->pdata[i];
-    sxs__json_begin_object(w);
+    sxs__json_begin_object_inline(w);
     sxs__json_member_int(w, "runtime", s->runtime_id);
     sxs__json_member_string(w, "type", s->type);
     sxs__json_member_uint(w, "thread", s->thread);
     sxs__json_member_uint(w, "count", s->count);
     sxs__json_member_uint(w, "value", s->value);
-    render_frames(w, s);
+    render_frames(w, t, s);
     sxs__json_end_object(w);
   }
   sxs__json_end_array(w);
@@ -676,7 +672,7 @@ static void render_lines(SxsJsonWriter *w, const SxsLinesModel *l) {
   sxs__json_begin_array(w);
   for (guint i = 0; i < l->modules->len; i++) {
     const SxsLinesModuleModel *m = l->modules->pdata[i];
-    sxs__json_begin_object(w);
+    sxs__json_begin_object_inline(w);
     sxs__json_member_int(w, "runtime", m->runtime_id);
     sxs__json_member_string(w, "module", m->module);
     sxs__json_member_string(w, "pdb", m->status);
@@ -688,7 +684,7 @@ static void render_lines(SxsJsonWriter *w, const SxsLinesModel *l) {
   sxs__json_begin_array(w);
   for (guint i = 0; i < l->retiered->len; i++) {
     const SxsLinesMethodModel *m = l->retiered->pdata[i];
-    sxs__json_begin_object(w);
+    sxs__json_begin_object_inline(w);
     sxs__json_member_int(w, "runtime", m->runtime_id);
     sxs__json_member_string(w, "name", m->name);
     sxs__json_member_uint(w, "code_versions", m->versions);
@@ -698,20 +694,65 @@ static void render_lines(SxsJsonWriter *w, const SxsLinesModel *l) {
   sxs__json_end_object(w);
 }
 
-/* A stack's "frames", leaf first. */
-static void render_frames(SxsJsonWriter *w, const SxsStackModel *s) {
-  sxs__json_key(w, "frames");
+/* The frame table: each distinct frame (kind, runtime, name, module, file, line) once, in the order
+ * the stacks first name it; a stack's "frames" are indices into it. */
+struct FrameTable {
+  GHashTable *index; /* const SxsStackFrameModel* (in the model) -> index + 1 */
+  GPtrArray *frames; /* const SxsStackFrameModel*, by index; not owned */
+};
+
+static guint frame_hash(gconstpointer p) {
+  const SxsStackFrameModel *f = p;
+  guint h = g_str_hash(f->name ? f->name : "") * 31 + g_str_hash(f->module ? f->module : "");
+  h = h * 31 + (f->file ? g_str_hash(f->file) : 0);
+  return h * 31 + f->line * 7 + (guint)f->runtime_id * 3 + (f->managed ? 1 : 0);
+}
+
+static gboolean frame_equal(gconstpointer a, gconstpointer b) {
+  const SxsStackFrameModel *x = a, *y = b;
+  return x->managed == y->managed && x->runtime_id == y->runtime_id && x->line == y->line &&
+         g_strcmp0(x->name, y->name) == 0 && g_strcmp0(x->module, y->module) == 0 && g_strcmp0(x->file, y->file) == 0;
+}
+
+static void frame_table_add_stacks(FrameTable *t, const GPtrArray *stacks) {
+  for (guint i = 0; i < stacks->len; i++) {
+    const SxsStackModel *s = stacks->pdata[i];
+    for (guint j = 0; j < s->frames->len; j++) {
+      const SxsStackFrameModel *f = &g_array_index(s->frames, SxsStackFrameModel, j);
+      if (g_hash_table_lookup(t->index, f))
+        continue;
+      g_ptr_array_add(t->frames, (gpointer)f);
+      g_hash_table_insert(t->index, (gpointer)f, GUINT_TO_POINTER(t->frames->len));
+    }
+  }
+}
+
+static void frame_table_init(FrameTable *t, const SxsProfileModel *m) {
+  t->index = g_hash_table_new(frame_hash, frame_equal);
+  t->frames = g_ptr_array_new();
+  frame_table_add_stacks(t, m->stacks);
+  frame_table_add_stacks(t, m->samples.stacks);
+  for (int k = 0; k < SXS_PROFILE_N_KINDS; k++)
+    frame_table_add_stacks(t, m->profiles[k].stacks);
+}
+
+static void frame_table_clear(FrameTable *t) {
+  g_hash_table_unref(t->index);
+  g_ptr_array_unref(t->frames);
+}
+
+/* "frame_table": one line per frame. */
+static void render_frame_table(SxsJsonWriter *w, const FrameTable *t) {
+  sxs__json_key(w, "frame_table");
   sxs__json_begin_array(w);
-  for (guint j = 0; j < s->frames->len; j++) {
-    const SxsStackFrameModel *f = &g_array_index(s->frames, SxsStackFrameModel, j);
-    sxs__json_begin_object(w);
+  for (guint i = 0; i < t->frames->len; i++) {
+    const SxsStackFrameModel *f = t->frames->pdata[i];
+    sxs__json_begin_object_inline(w);
     sxs__json_member_string(w, "kind", f->managed ? "managed" : "native");
     if (f->managed)
       sxs__json_member_int(w, "runtime", f->runtime_id);
     sxs__json_member_string(w, "name", f->name);
     sxs__json_member_string(w, "module", f->module);
-    render_address(w, "ip", f->ip);
-    render_address(w, "sp", f->sp);
     if (f->file) {
       sxs__json_member_string(w, "file", f->file);
       sxs__json_member_uint(w, "line", f->line);
@@ -721,11 +762,31 @@ static void render_frames(SxsJsonWriter *w, const SxsStackModel *s) {
   sxs__json_end_array(w);
 }
 
+/* A stack's "frames" (frame table indices, leaf first) and "sp" (its frames' stack pointers, each
+ * after the first as its difference from the one before: the merged walks are sorted by them). */
+static void render_frames(SxsJsonWriter *w, const FrameTable *t, const SxsStackModel *s) {
+  sxs__json_key(w, "frames");
+  sxs__json_begin_array_inline(w);
+  for (guint j = 0; j < s->frames->len; j++)
+    sxs__json_uint(
+        w, GPOINTER_TO_UINT(g_hash_table_lookup(t->index, &g_array_index(s->frames, SxsStackFrameModel, j))) - 1);
+  sxs__json_end_array(w);
+  sxs__json_key(w, "sp");
+  sxs__json_begin_array_inline(w);
+  uintptr_t before = 0;
+  for (guint j = 0; j < s->frames->len; j++) {
+    uintptr_t sp = g_array_index(s->frames, SxsStackFrameModel, j).sp;
+    sxs__json_int(w, (gint64)(sp - before));
+    before = sp;
+  }
+  sxs__json_end_array(w);
+}
+
 char *sxs__profile_render_json(const SxsProfileModel *m, gsize *ret_len) {
   g_autoptr(SxsJsonWriter) w = sxs__json_writer_new(TRUE);
   sxs__json_begin_object(w);
   sxs__json_member_string(w, "format", "sxsprof");
-  sxs__json_member_int(w, "version", 1);
+  sxs__json_member_int(w, "version", SXS_PROFILE_VERSION);
   sxs__json_member_int(w, "pid", m->process ? m->process->pid : 0);
   render_process(w, m->process);
   sxs__json_member_string(w, "mode", m->mode);
@@ -736,10 +797,14 @@ char *sxs__profile_render_json(const SxsProfileModel *m, gsize *ret_len) {
   for (guint i = 0; i < m->runtimes->len; i++)
     render_runtime(w, m->runtimes->pdata[i]);
   sxs__json_end_array(w);
-  render_stacks(w, m);
-  render_samples(w, &m->samples);
+  FrameTable table;
+  frame_table_init(&table, m);
+  render_frame_table(w, &table);
+  render_stacks(w, &table, m);
+  render_samples(w, &table, &m->samples);
   for (int k = 0; k < SXS_PROFILE_N_KINDS; k++)
-    render_event_profile(w, (SxsProfileKind)k, &m->profiles[k]);
+    render_event_profile(w, &table, (SxsProfileKind)k, &m->profiles[k]);
+  frame_table_clear(&table);
   render_lines(w, &m->lines);
   sxs__json_end_object(w);
   return sxs__json_writer_steal(w, ret_len);

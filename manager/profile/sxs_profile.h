@@ -23,6 +23,8 @@
 #define SXS_PROFILE_MAX_CALL_NODES (1u << 24)
 /* Frames of one recorded stack (a stitched stack has at most 768). */
 #define SXS_PROFILE_MAX_STACK_FRAMES 4096
+/* Most distinct frames a profile's frame table holds when read. */
+#define SXS_PROFILE_MAX_FRAME_TABLE (1u << 24)
 /* A runtime's id (1, 2, ... in load order). */
 #define SXS_PROFILE_MAX_RUNTIME_ID 1000000
 /* A time since the epoch in ms: 9999-12-31T23:59:59.999Z. */
@@ -411,5 +413,9 @@ const char *sxs__runtime_status_name(SxsRuntimeStatus s);
 /* Sorts functions and threads into their reported order. */
 void sxs__runtime_model_sort(SxsRuntimeModel *r);
 
-/* The profile document, format "sxsprof" version 1, as pretty-printed JSON. Caller frees. */
+/* The profile version sxs__profile_render_json writes (and the newest sxs_profile_read reads). */
+#define SXS_PROFILE_VERSION 2
+
+/* The profile document, format "sxsprof" version SXS_PROFILE_VERSION, as pretty-printed JSON (each
+ * frame of the frame table and each stack on one line). Caller frees. */
 char *sxs__profile_render_json(const SxsProfileModel *m, gsize *ret_len);

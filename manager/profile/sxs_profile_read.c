@@ -41,6 +41,7 @@ typedef struct {
   ProfileFormat format;
   gboolean has_version;
   gint64 version;
+  GArray *frame_table; /* SxsStackFrameModel of "frame_table" (version 2); owned */
 } ProfileHeader;
 
 static gboolean key_is(const char *key, const char *name) {
@@ -219,58 +220,131 @@ static void read_process(SxsJsonReader *r, SxsProcessInfo **field) {
   }
 }
 
-/* A stack's "frames", appended to s->frames (which then owns their strings, also after an error). */
-static void read_frames(SxsJsonReader *r, SxsStackModel *s) {
+/* One frame written out in full: a frame of "frame_table", or (version 1) of a stack's "frames".
+ * FALSE when it could not be read (then f holds what was, for the caller to clear). */
+static gboolean read_frame(SxsJsonReader *r, SxsStackFrameModel *f) {
+  if (!sxs__json_reader_begin_object(r))
+    return FALSE;
+  int runtime = 0;
+  const char *key;
+  while (sxs__json_reader_next_member(r, &key)) {
+    if (key_is(key, "name")) {
+      read_str(r, &f->name);
+    } else if (key_is(key, "module")) {
+      read_str(r, &f->module);
+    } else if (key_is(key, "ip")) {
+      read_address(r, &f->ip);
+    } else if (key_is(key, "sp")) {
+      read_address(r, &f->sp);
+    } else if (key_is(key, "runtime")) {
+      guint64 id;
+      if (read_bounded(r, SXS_PROFILE_MAX_RUNTIME_ID, &id))
+        runtime = (int)id;
+    } else if (key_is(key, "file")) {
+      read_str(r, &f->file);
+    } else if (key_is(key, "line")) {
+      read_u32(r, &f->line);
+    } else if (key_is(key, "kind")) {
+      const char *kind;
+      gsize len;
+      if (!sxs__json_reader_string_view(r, &kind, &len))
+        continue;
+      if (kind && len == strlen("managed") && memcmp(kind, "managed", len) == 0)
+        f->managed = TRUE;
+      else if (kind && len == strlen("native") && memcmp(kind, "native", len) == 0)
+        f->managed = FALSE;
+      else
+        sxs__json_reader_fail(r, SXS_JSON_READ_VALUE, "expected \"managed\" or \"native\"");
+    }
+  }
+  f->runtime_id = f->managed ? runtime : 0;
+  return sxs__json_reader_error(r, NULL, NULL, NULL) == SXS_JSON_READ_OK;
+}
+
+static void frame_clear(gpointer p) {
+  SxsStackFrameModel *f = p;
+  g_free(f->name);
+  g_free(f->module);
+  g_free(f->file);
+}
+
+/* "frame_table" (version 2): every distinct frame once, into table. */
+static void read_frame_table(SxsJsonReader *r, GArray *table) {
   if (!sxs__json_reader_begin_array(r))
     return;
   while (sxs__json_reader_next_element(r)) {
-    if (!sxs__json_reader_begin_object(r))
+    if (table->len == SXS_PROFILE_MAX_FRAME_TABLE) {
+      sxs__json_reader_fail(r, SXS_JSON_READ_VALUE, "more than %u frames in the frame table",
+                            SXS_PROFILE_MAX_FRAME_TABLE);
       return;
+    }
+    SxsStackFrameModel f = {0};
+    gboolean ok = read_frame(r, &f);
+    g_array_append_val(table, f);
+    if (!ok)
+      return;
+  }
+}
+
+/* A stack's "frames", appended to s->frames (which then owns their strings, also after an error):
+ * indices into table (version 2) or frames written out in full (version 1). */
+static void read_frames(SxsJsonReader *r, const GArray *table, SxsStackModel *s) {
+  if (!sxs__json_reader_begin_array(r))
+    return;
+  while (sxs__json_reader_next_element(r)) {
     if (s->frames->len == SXS_PROFILE_MAX_STACK_FRAMES) {
       sxs__json_reader_fail(r, SXS_JSON_READ_VALUE, "more than %d frames in one stack; expected at most %d",
                             SXS_PROFILE_MAX_STACK_FRAMES, SXS_PROFILE_MAX_STACK_FRAMES);
       return;
     }
     SxsStackFrameModel f = {0};
-    int runtime = 0;
-    const char *key;
-    while (sxs__json_reader_next_member(r, &key)) {
-      if (key_is(key, "name")) {
-        read_str(r, &f.name);
-      } else if (key_is(key, "module")) {
-        read_str(r, &f.module);
-      } else if (key_is(key, "ip")) {
-        read_address(r, &f.ip);
-      } else if (key_is(key, "sp")) {
-        read_address(r, &f.sp);
-      } else if (key_is(key, "runtime")) {
-        guint64 id;
-        if (read_bounded(r, SXS_PROFILE_MAX_RUNTIME_ID, &id))
-          runtime = (int)id;
-      } else if (key_is(key, "file")) {
-        read_str(r, &f.file);
-      } else if (key_is(key, "line")) {
-        read_u32(r, &f.line);
-      } else if (key_is(key, "kind")) {
-        const char *kind;
-        gsize len;
-        if (!sxs__json_reader_string_view(r, &kind, &len))
-          continue;
-        if (kind && len == strlen("managed") && memcmp(kind, "managed", len) == 0)
-          f.managed = TRUE;
-        else if (kind && len == strlen("native") && memcmp(kind, "native", len) == 0)
-          f.managed = FALSE;
-        else
-          sxs__json_reader_fail(r, SXS_JSON_READ_VALUE, "expected \"managed\" or \"native\"");
+    if (sxs__json_reader_peek(r) == SXS_JSON_NUMBER) {
+      guint64 i;
+      if (!table->len) {
+        sxs__json_reader_fail(r, SXS_JSON_READ_VALUE, "a frame index with no \"frame_table\" before it");
+        return;
       }
+      if (!read_bounded(r, table->len - 1, &i))
+        return;
+      f = g_array_index(table, SxsStackFrameModel, i);
+      f.name = g_strdup(f.name);
+      f.module = g_strdup(f.module);
+      f.file = g_strdup(f.file);
+      g_array_append_val(s->frames, f);
+      continue;
     }
-    f.runtime_id = f.managed ? runtime : 0;
+    gboolean ok = read_frame(r, &f);
     g_array_append_val(s->frames, f);
+    if (!ok)
+      return;
   }
 }
 
+/* A stack's "sp" (version 2): its frames' stack pointers, each after the first as the difference
+ * from the one before; after "frames", as many. */
+static void read_stack_pointers(SxsJsonReader *r, SxsStackModel *s) {
+  if (!sxs__json_reader_begin_array(r))
+    return;
+  guint n = 0;
+  uintptr_t sp = 0;
+  while (sxs__json_reader_next_element(r)) {
+    gint64 delta;
+    if (!sxs__json_reader_int64(r, &delta))
+      return;
+    if (n == s->frames->len) {
+      sxs__json_reader_fail(r, SXS_JSON_READ_VALUE, "more stack pointers than the %u frames before them",
+                            s->frames->len);
+      return;
+    }
+    sp += (uintptr_t)delta;
+    g_array_index(s->frames, SxsStackFrameModel, n++).sp = sp;
+  }
+  if (n != s->frames->len && sxs__json_reader_error(r, NULL, NULL, NULL) == SXS_JSON_READ_OK)
+    sxs__json_reader_fail(r, SXS_JSON_READ_VALUE, "%u stack pointers for %u frames", n, s->frames->len);
+}
+
 /* "stacks": the stacks recorded at events. */
-static void read_event_stacks(SxsJsonReader *r, GPtrArray *stacks) {
+static void read_event_stacks(SxsJsonReader *r, const GArray *table, GPtrArray *stacks) {
   if (!sxs__json_reader_begin_array(r))
     return;
   while (sxs__json_reader_next_element(r)) {
@@ -287,13 +361,15 @@ static void read_event_stacks(SxsJsonReader *r, GPtrArray *stacks) {
       else if (key_is(key, "count"))
         read_count(r, &s->count);
       else if (key_is(key, "frames"))
-        read_frames(r, s);
+        read_frames(r, table, s);
+      else if (key_is(key, "sp"))
+        read_stack_pointers(r, s);
     }
   }
 }
 
 /* The "stacks" of "exceptions", "contention" or "allocations": typed, each of one runtime. */
-static void read_typed_stacks(SxsJsonReader *r, SxsProfileKind k, GPtrArray *stacks) {
+static void read_typed_stacks(SxsJsonReader *r, const GArray *table, SxsProfileKind k, GPtrArray *stacks) {
   if (!sxs__json_reader_begin_array(r))
     return;
   while (sxs__json_reader_next_element(r)) {
@@ -314,13 +390,15 @@ static void read_typed_stacks(SxsJsonReader *r, SxsProfileKind k, GPtrArray *sta
       else if (key_is(key, "value"))
         read_ns(r, &s->value);
       else if (key_is(key, "frames"))
-        read_frames(r, s);
+        read_frames(r, table, s);
+      else if (key_is(key, "sp"))
+        read_stack_pointers(r, s);
     }
   }
 }
 
 /* "exceptions", "contention", "allocations". */
-static void read_event_profile(SxsJsonReader *r, SxsProfileKind k, SxsEventProfileModel *p) {
+static void read_event_profile(SxsJsonReader *r, const GArray *table, SxsProfileKind k, SxsEventProfileModel *p) {
   if (!sxs__json_reader_begin_object(r))
     return;
   const char *key;
@@ -336,12 +414,12 @@ static void read_event_profile(SxsJsonReader *r, SxsProfileKind k, SxsEventProfi
     else if (key_is(key, "sampling"))
       read_str(r, &p->sampling);
     else if (key_is(key, "stacks"))
-      read_typed_stacks(r, k, p->stacks);
+      read_typed_stacks(r, table, k, p->stacks);
   }
 }
 
 /* "samples"."stacks": per thread; "thread" is the thread's name, or its OS id when it has none. */
-static void read_sample_stacks(SxsJsonReader *r, GPtrArray *stacks) {
+static void read_sample_stacks(SxsJsonReader *r, const GArray *table, GPtrArray *stacks) {
   if (!sxs__json_reader_begin_array(r))
     return;
   while (sxs__json_reader_next_element(r)) {
@@ -358,7 +436,9 @@ static void read_sample_stacks(SxsJsonReader *r, GPtrArray *stacks) {
       else if (key_is(key, "count"))
         read_count(r, &s->count);
       else if (key_is(key, "frames"))
-        read_frames(r, s);
+        read_frames(r, table, s);
+      else if (key_is(key, "sp"))
+        read_stack_pointers(r, s);
     }
     char tid[16];
     g_snprintf(tid, sizeof tid, "%u", s->thread);
@@ -853,7 +933,7 @@ static void read_thread_rates(SxsJsonReader *r, GPtrArray *rates) {
   }
 }
 
-static void read_samples(SxsJsonReader *r, SxsSamplesModel *sm) {
+static void read_samples(SxsJsonReader *r, const GArray *table, SxsSamplesModel *sm) {
   if (!sxs__json_reader_begin_object(r))
     return;
   const char *key;
@@ -925,8 +1005,12 @@ static void read_samples(SxsJsonReader *r, SxsSamplesModel *sm) {
     else if (key_is(key, "dropped"))
       read_count_table(r, sm->dropped);
     else if (key_is(key, "stacks"))
-      read_sample_stacks(r, sm->stacks);
+      read_sample_stacks(r, table, sm->stacks);
   }
+}
+
+static gboolean version_read(gint64 version) {
+  return version >= SXS_PROFILE_VERSION_OLDEST && version <= SXS_PROFILE_VERSION;
 }
 
 /* "format": FALSE when it says the document is something else, which ends the walk. */
@@ -945,19 +1029,19 @@ static gboolean read_format(SxsJsonReader *r, ProfileHeader *h) {
 }
 
 /* The whole document, its top level an object. Stops early at a "format" other than sxsprof and
- * at a "version" other than this one's once the format is known. */
+ * at a "version" this sxsprof does not read once the format is known. */
 static void read_document(SxsJsonReader *r, SxsProfileModel *m, ProfileHeader *h) {
   if (!sxs__json_reader_begin_object(r))
     return;
   const char *key;
   while (sxs__json_reader_next_member(r, &key)) {
     if (key_is(key, "format")) {
-      if (!read_format(r, h) || (h->has_version && h->version != SXS_PROFILE_VERSION))
+      if (!read_format(r, h) || (h->has_version && !version_read(h->version)))
         return;
     } else if (key_is(key, "version")) {
       if (sxs__json_reader_int64(r, &h->version))
         h->has_version = TRUE;
-      if (h->has_version && h->version != SXS_PROFILE_VERSION && h->format == FORMAT_SXSPROF)
+      if (h->has_version && !version_read(h->version) && h->format == FORMAT_SXSPROF)
         return;
     } else if (key_is(key, "process")) {
       read_process(r, &m->process);
@@ -969,18 +1053,20 @@ static void read_document(SxsJsonReader *r, SxsProfileModel *m, ProfileHeader *h
       read_str(r, &m->log);
     } else if (key_is(key, "runtimes")) {
       read_runtimes(r, m->runtimes);
+    } else if (key_is(key, "frame_table")) {
+      read_frame_table(r, h->frame_table);
     } else if (key_is(key, "stacks")) {
-      read_event_stacks(r, m->stacks);
+      read_event_stacks(r, h->frame_table, m->stacks);
     } else if (key_is(key, "stack_walks")) {
       read_stack_walks(r, &m->walks);
     } else if (key_is(key, "samples")) {
-      read_samples(r, &m->samples);
+      read_samples(r, h->frame_table, &m->samples);
     } else if (key_is(key, "exceptions")) {
-      read_event_profile(r, SXS_PROFILE_EXCEPTIONS, &m->profiles[SXS_PROFILE_EXCEPTIONS]);
+      read_event_profile(r, h->frame_table, SXS_PROFILE_EXCEPTIONS, &m->profiles[SXS_PROFILE_EXCEPTIONS]);
     } else if (key_is(key, "contention")) {
-      read_event_profile(r, SXS_PROFILE_CONTENTION, &m->profiles[SXS_PROFILE_CONTENTION]);
+      read_event_profile(r, h->frame_table, SXS_PROFILE_CONTENTION, &m->profiles[SXS_PROFILE_CONTENTION]);
     } else if (key_is(key, "allocations")) {
-      read_event_profile(r, SXS_PROFILE_ALLOCATIONS, &m->profiles[SXS_PROFILE_ALLOCATIONS]);
+      read_event_profile(r, h->frame_table, SXS_PROFILE_ALLOCATIONS, &m->profiles[SXS_PROFILE_ALLOCATIONS]);
     }
     /* The top-level "pid" repeats process.pid. */
   }
@@ -1008,8 +1094,8 @@ static gboolean profile_error(const char *source, SxsJsonReader *r, const Profil
   if (h->has_version && h->version > SXS_PROFILE_VERSION && (h->format == FORMAT_SXSPROF || e != SXS_JSON_READ_OK)) {
     g_set_error(error, SXS_PROFILE_READ_ERROR, SXS_PROFILE_READ_ERROR_VERSION,
                 "%s was written by a newer sxsprof (profile version %" G_GINT64_FORMAT
-                "; this sxsprof reads version %d)",
-                source, h->version, SXS_PROFILE_VERSION);
+                "; this sxsprof reads versions %d to %d)",
+                source, h->version, SXS_PROFILE_VERSION_OLDEST, SXS_PROFILE_VERSION);
     return TRUE;
   }
   switch (e) {
@@ -1065,8 +1151,10 @@ static SxsProfileModel *profile_read_source(const char *source, const char *text
     return NULL;
   }
   g_autoptr(SxsProfileModel) m = sxs__profile_model_new();
-  ProfileHeader h = {0};
+  ProfileHeader h = {.frame_table = g_array_new(FALSE, TRUE, sizeof(SxsStackFrameModel))};
+  g_array_set_clear_func(h.frame_table, frame_clear);
   read_document(&r, m, &h);
+  g_array_unref(h.frame_table);
   if (profile_error(source, &r, &h, error))
     return NULL;
   return g_steal_pointer(&m);

@@ -1,6 +1,6 @@
-/* sxs_profile_read: a saved profile (format "sxsprof", version 1, as sxs__profile_render_json
- * writes it) read back into the profile model, for the harness's views and reports. It does not
- * convert other formats, nor read profiles of a newer version. */
+/* sxs_profile_read: a saved profile (format "sxsprof", version 2 as sxs__profile_render_json writes
+ * it, or version 1 as earlier sxsprof wrote it) read back into the profile model, for the harness's
+ * views and reports. It does not convert other formats, nor read profiles of a newer version. */
 #pragma once
 
 #include <glib.h>
@@ -16,7 +16,7 @@ typedef enum {
   SXS_PROFILE_READ_ERROR_TRUNCATED,   /* "... is truncated: unexpected end of file at line L, column C" */
   SXS_PROFILE_READ_ERROR_NOT_PROFILE, /* "... is not an sxsprof profile (<why>)" */
   SXS_PROFILE_READ_ERROR_VERSION,     /* "... was written by a newer sxsprof (profile version N; this
-                                       * sxsprof reads version 1)" */
+                                       * sxsprof reads versions 1 to 2)" */
   SXS_PROFILE_READ_ERROR_INVALID,     /* "...: <member path>: <what> at line L, column C", a member of
                                        * the wrong type or with a value out of range, a stack or a call
                                        * tree past a limit of sxs_profile.h, a call tree whose ids or
@@ -27,8 +27,11 @@ typedef enum {
 #define SXS_PROFILE_READ_ERROR (sxs__profile_read_error_quark())
 GQuark sxs__profile_read_error_quark(void);
 
-/* The profile version this sxsprof writes and reads. */
-#define SXS_PROFILE_VERSION 1
+/* The oldest profile version this sxsprof reads (it reads every one up to SXS_PROFILE_VERSION):
+ * version 1 wrote every frame of every stack out in full (kind, runtime, name, module, ip, sp,
+ * file, line); version 2 names each distinct frame once in "frame_table" and gives stacks as
+ * indices into it, with their stack pointers as differences. */
+#define SXS_PROFILE_VERSION_OLDEST 1
 
 /*
  * Reads a profile from len bytes of text (not necessarily NUL-terminated) into a new model, to be
@@ -36,9 +39,10 @@ GQuark sxs__profile_read_error_quark(void);
  * sxsprof reads. Members it does not know are skipped; members missing keep the model's zero
  * defaults. What the JSON does not hold is filled as follows: threads get their runtime's id and
  * thread_id 0, functions function_id 0 and traced when they have "calls"; sample stacks get the
- * event "sample", and their thread_name is NULL when "thread" only repeats the OS thread id.
- * Lists keep the order of the file (the writer's order). Rendering the model again with
- * sxs__profile_render_json gives back the same text for any profile the writer made.
+ * event "sample", and their thread_name is NULL when "thread" only repeats the OS thread id;
+ * frames of version 2 have ip 0 (version 2 keeps no instruction pointers). Lists keep the order of
+ * the file (the writer's order). Rendering the model again with sxs__profile_render_json gives back
+ * the same text for any profile the writer made.
  *
  * Context: any thread. Allocates the model only: the text is read in place, without a tree.
  */

@@ -2,8 +2,11 @@
 #include "sxs_spool.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "sxs_profile_read.h"
 
@@ -426,6 +429,75 @@ SxsSpoolRead *sxs__spool_read(const char *source, const char *text, gsize len, G
   g_hash_table_unref(st.frames);
   g_hash_table_unref(st.stacks);
   return r;
+}
+
+void sxs__spool_tally_init(SxsSpoolTally *t) {
+  *t = (SxsSpoolTally){.sample = g_hash_table_new(g_direct_hash, g_direct_equal)};
+}
+
+void sxs__spool_tally_clear(SxsSpoolTally *t) {
+  g_clear_pointer(&t->sample, g_hash_table_unref);
+}
+
+#define SPOOL_TALLY_MAX_READ (64u << 20)
+
+gboolean sxs__spool_tally_update(SxsSpoolTally *t, const char *path) {
+  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0)
+    return FALSE;
+  struct stat st;
+  if (fstat(fd, &st) != 0) {
+    close(fd);
+    return FALSE;
+  }
+  if ((guint64)st.st_ino != t->inode || (guint64)st.st_size < t->offset) {
+    t->inode = (guint64)st.st_ino;
+    t->offset = 0;
+    t->samples = 0;
+    g_hash_table_remove_all(t->sample);
+  }
+  gsize want = (gsize)MIN((guint64)st.st_size - t->offset, SPOOL_TALLY_MAX_READ);
+  g_autofree char *text = g_malloc(want + 1);
+  gsize len = 0;
+  while (len < want) {
+    ssize_t n = pread(fd, text + len, want - len, (off_t)(t->offset + len));
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n <= 0)
+      break;
+    len += (gsize)n;
+  }
+  close(fd);
+  gsize at = 0;
+  if (t->offset == 0) {
+    gsize magic = strlen(SXS_SPOOL_MAGIC);
+    if (len < magic || memcmp(text, SXS_SPOOL_MAGIC, magic) != 0)
+      return TRUE;
+    at = magic;
+  }
+  while (at < len) {
+    const char *nl = memchr(text + at, '\n', len - at);
+    if (!nl)
+      break;
+    gsize line_len = (gsize)(nl - (text + at));
+    char kind = line_len >= 1 ? text[at] : '\0';
+    if (kind == 'S' || kind == 'T') {
+      const char *doc;
+      gsize doc_len;
+      if (!take_document(text, len, &at, line_len, &doc, &doc_len))
+        break;
+      continue;
+    }
+    Field f[3];
+    guint n = split_fields(text + at, line_len, f, G_N_ELEMENTS(f));
+    if (kind == 'K' && n >= 3 && f[2].len == strlen("sample") && memcmp(f[2].s, "sample", f[2].len) == 0)
+      g_hash_table_add(t->sample, GUINT_TO_POINTER((guint)field_u64(&f[1], 16)));
+    else if (kind == 'W' && n >= 3 && g_hash_table_contains(t->sample, GUINT_TO_POINTER((guint)field_u64(&f[1], 16))))
+      t->samples += field_u64(&f[2], 10);
+    at += line_len + 1;
+  }
+  t->offset += at;
+  return TRUE;
 }
 
 SxsSpoolRead *sxs__spool_load(const char *path, GError **error) {

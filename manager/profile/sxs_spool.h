@@ -57,6 +57,22 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC(SxsSpoolRead, sxs__spool_read_free)
  * holds no complete batch with a profile in it. Context: any thread. */
 SxsSpoolRead *sxs__spool_read(const char *source, const char *text, gsize len, GError **error);
 
+/* A running count of a spool's samples, read as the spool grows: for a status line while the
+ * program runs, not for the profile. */
+typedef struct {
+  guint64 offset;     /* bytes of the file read */
+  guint64 inode;      /* the file read (a compaction renames a new one over it: read again) */
+  GHashTable *sample; /* ids of the stacks of samples */
+  guint64 samples;    /* samples counted so far */
+} SxsSpoolTally;
+
+void sxs__spool_tally_init(SxsSpoolTally *t);
+void sxs__spool_tally_clear(SxsSpoolTally *t);
+/* Reads what the spool at path gained since the last call (all of it after a compaction): t->samples
+ * is then the samples of its records read whole. FALSE when the file cannot be read (gone). Reads
+ * at most 64 MiB a call. Context: any thread; allocates. */
+gboolean sxs__spool_tally_update(SxsSpoolTally *t, const char *path);
+
 /* Reads and rebuilds the spool at path. */
 SxsSpoolRead *sxs__spool_load(const char *path, GError **error);
 

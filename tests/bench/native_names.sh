@@ -50,9 +50,11 @@ import json, re, sys
 samples = named = unnamed = 0
 for path in sys.argv[1:]:
     doc = json.load(open(path))
+    table = doc.get("frame_table") or []  # version 2: frames are indices into it
     for st in (doc.get("samples") or {}).get("stacks") or []:
         samples += st["count"]
         for f in st["frames"]:
+            f = table[f] if isinstance(f, int) else f
             if f.get("kind") == "managed":
                 continue
             if "!" in f["name"]:

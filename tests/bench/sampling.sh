@@ -61,9 +61,13 @@ perf_share() {
 sxs_share() {
     python3 - "$1" <<'PY'
 import json, sys
-s = json.load(open(sys.argv[1]))["samples"]
+doc = json.load(open(sys.argv[1]))
+s, table = doc["samples"], doc.get("frame_table") or []  # version 2: frames are indices into the table
+def leaf(x):
+    f = x["frames"][0]
+    return (table[f] if isinstance(f, int) else f)["name"]
 total = sum(x["count"] for x in s["stacks"])
-hot = sum(x["count"] for x in s["stacks"] if x["frames"] and x["frames"][0]["name"] == "Hot.Spin")
+hot = sum(x["count"] for x in s["stacks"] if x["frames"] and leaf(x) == "Hot.Spin")
 print("%.1f" % (100.0 * hot / total if total else 0))
 PY
 }

@@ -5,6 +5,11 @@
 # change that means to change a view regenerates them (SXS_GOLDEN_UPDATE=1) and the diff shows
 # what changed; one that does not must leave them alone.
 #
+# Each saved profile is kept in every profile version sxsprof has written: tests/unit/data/*.json
+# in version 1 (every frame of every stack written out), tests/unit/data/v2/ the same profiles in
+# version 2 (a frame table, stacks as indices), made with `sxsprof report X.json --format json`.
+# Every view of a version-2 twin must be byte for byte the view of its version-1 profile.
+#
 # Usage: tests/golden/check_golden.sh SOURCE_DIR SXSPROF
 set -uo pipefail
 src=$(cd "${1:?usage: check_golden.sh SOURCE_DIR SXSPROF}" && pwd)
@@ -32,6 +37,8 @@ render() {
     return 0
 }
 
+mkdir -p "$tmp/twins"
+twins=0
 for fixture in "${fixtures[@]}"; do
     name=$(basename "$fixture" .json)
     if ! render "$name" "$fixture"; then
@@ -39,7 +46,29 @@ for fixture in "${fixtures[@]}"; do
         exit 1
     fi
     rm -f "$tmp/$name.json"
+    twin="tests/unit/data/v2/$name.json"
+    if [[ ! -f "$twin" ]] || ! grep -q '"version": 2' "$twin"; then
+        echo "check_golden: no version-2 twin $twin of $fixture" >&2
+        exit 1
+    fi
+    ( tmp=$tmp/twins; render "$name" "$twin" ) || { echo "check_golden: sxsprof report $twin failed" >&2; exit 1; }
+    rm -f "$tmp/twins/$name.json"
+    for f in "$tmp/twins/$name".*; do
+        twins=$((twins + 1))
+        # A summary's first line names the file it read.
+        if [[ $f == *.summary ]]; then
+            same() { cmp -s <(tail -n +2 "$1") <(tail -n +2 "$2"); }
+        else
+            same() { cmp -s "$1" "$2"; }
+        fi
+        if ! same "$f" "$tmp/$(basename "$f")"; then
+            echo "check_golden: $twin renders $(basename "$f") differently from $fixture" >&2
+            bad_twin=1
+        fi
+    done
 done
+[[ -z "${bad_twin:-}" ]] || exit 1
+rm -rf "$tmp/twins"
 
 if [[ "${SXS_GOLDEN_UPDATE:-}" == 1 ]]; then
     rm -f "$golden"/*.out
@@ -68,4 +97,4 @@ for want in "$golden"/*.out; do
     [[ -f "$tmp/$(basename "$want" .out)" ]] || { echo "check_golden: $(basename "$want") is no longer rendered" >&2; bad=1; }
 done
 [[ $bad -eq 0 ]] || exit 1
-echo "check_golden: $compared views of ${#fixtures[@]} saved profiles, byte for byte as kept"
+echo "check_golden: $compared views of ${#fixtures[@]} saved profiles, byte for byte as kept; $twins views of their version-2 twins the same"

@@ -241,15 +241,60 @@ char *itest_write_file(const char *dir, const char *name, const char *text) {
   return path;
 }
 
+/* A version-2 stack's frames written out as version 1 had them: each index into the frame table
+ * replaced by a copy of that frame, with its "sp" ("0x..." as version 1 spelled it). */
+static void itest_expand_stacks(JsonArray *table, JsonObject *holder) {
+  if (!holder || !json_object_has_member(holder, "stacks"))
+    return;
+  JsonArray *stacks = json_object_get_array_member(holder, "stacks");
+  for (guint i = 0; stacks && i < json_array_get_length(stacks); i++) {
+    JsonObject *st = json_array_get_object_element(stacks, i);
+    JsonArray *indices = json_object_get_array_member(st, "frames");
+    JsonArray *sps = json_object_has_member(st, "sp") ? json_object_get_array_member(st, "sp") : NULL;
+    g_assert_nonnull(indices);
+    JsonArray *frames = json_array_new();
+    guint64 sp = 0;
+    for (guint j = 0; j < json_array_get_length(indices); j++) {
+      gint64 k = json_array_get_int_element(indices, j);
+      g_assert_cmpint(k, >=, 0);
+      g_assert_cmpint(k, <, json_array_get_length(table));
+      /* A copy of its own (json_node_copy would share the table's object). */
+      JsonObject *from = json_array_get_object_element(table, (guint)k);
+      JsonObject *frame = json_object_new();
+      GList *names = json_object_get_members(from);
+      for (GList *n = names; n; n = n->next)
+        json_object_set_member(frame, n->data, json_node_copy(json_object_get_member(from, n->data)));
+      g_list_free(names);
+      if (sps) {
+        sp += (guint64)json_array_get_int_element(sps, j);
+        g_autofree char *text = g_strdup_printf("0x%" G_GINT64_MODIFIER "x", sp);
+        json_object_set_string_member(frame, "sp", text);
+      }
+      json_array_add_object_element(frames, frame);
+    }
+    json_object_set_array_member(st, "frames", frames);
+    json_object_remove_member(st, "sp");
+  }
+}
+
 JsonNode *itest_load_json(const char *path) {
   g_autoptr(JsonParser) parser = json_parser_new();
   g_autoptr(GError) error = NULL;
   if (!json_parser_load_from_file(parser, path, &error))
     g_printerr("itest: cannot parse %s: %s\n", path, error->message);
   g_assert_no_error(error);
-  JsonNode *root = json_parser_get_root(parser);
+  JsonNode *root = json_node_copy(json_parser_get_root(parser));
   g_assert_nonnull(root);
-  return json_node_copy(root);
+  JsonObject *o = JSON_NODE_HOLDS_OBJECT(root) ? json_node_get_object(root) : NULL;
+  if (o && json_object_has_member(o, "frame_table")) {
+    JsonArray *table = json_object_get_array_member(o, "frame_table");
+    itest_expand_stacks(table, o);
+    static const char *const holders[] = {"samples", "exceptions", "contention", "allocations"};
+    for (guint i = 0; i < G_N_ELEMENTS(holders); i++)
+      if (json_object_has_member(o, holders[i]))
+        itest_expand_stacks(table, json_object_get_object_member(o, holders[i]));
+  }
+  return root;
 }
 
 /* The "runtimes" array of a profile, or NULL. */

@@ -60,7 +60,9 @@ void itest_scratch_teardown(ItestScratch *s, gconstpointer data);
 /* Writes `text` to dir/name and returns the full path. */
 char *itest_write_file(const char *dir, const char *name, const char *text);
 
-/* Parses a JSON file; fails the test with the parser's message when it cannot. Caller unrefs. */
+/* Parses a JSON file; fails the test with the parser's message when it cannot. Caller unrefs. A
+ * profile of version 2 comes back with its stacks' frames written out as objects from its frame
+ * table (each with its "sp" as "0x..."), as version 1 had them, so tests read one shape. */
 JsonNode *itest_load_json(const char *path);
 
 /* The runtimes array's member whose "id" is `id`, or NULL. */

@@ -141,7 +141,7 @@ static guint count_lines(const char *text, const char *needle) {
 static void assert_document(JsonNode *doc, const char *mode, guint runtimes) {
   JsonObject *o = json_node_get_object(doc);
   g_assert_cmpstr(member_string(o, "format"), ==, "sxsprof");
-  g_assert_cmpint(json_object_get_int_member(o, "version"), ==, 1);
+  g_assert_cmpint(json_object_get_int_member(o, "version"), ==, 2);
   g_assert_cmpint(json_object_get_int_member(o, "pid"), >, 1);
   g_assert_cmpstr(member_string(o, "mode"), ==, mode);
   g_assert_cmpuint(itest_profile_runtime_count(doc), ==, runtimes);

@@ -29,6 +29,8 @@ view_pkgs=(libprotobuf-c-dev protobuf-c-compiler zlib1g-dev golang-go chromium f
 # Benchmarks (tests/bench/): perf for `perf record` side by side with the sampler, ab (Apache's
 # load generator: a fixed number of requests over loopback) for the web template under load.
 bench_pkgs=(linux-perf apache2-utils)
+# The status line is checked as a person sees it: in a terminal that tmux keeps (test_status).
+bench_pkgs+=(tmux)
 
 wanted=("${build_pkgs[@]}" "${symbol_pkgs[@]}" "${runtime_pkgs[@]}" "${fetch_pkgs[@]}" "${view_pkgs[@]}" "${bench_pkgs[@]}")
 # Node.js and npm ship together in some images (not as Debian's npm package): take Debian's

@@ -48,7 +48,7 @@
 #define PEAK_MAX_KIB ((SANITIZED ? 1536 : 512) * 1024)
 #define ADDRESS_SPACE_MAX ((rlim_t)2 << 30)
 
-static const char *const fixtures[] = {"counts.json", "stitch.json"};
+static const char *const fixtures[] = {"counts.json", "stitch.json", "v2/stitch.json"};
 
 typedef struct {
   char *name; /* "counts.json/flipped/12" */
@@ -301,7 +301,28 @@ static void add_profile_cases(guint f, GRand *r) {
   {
     GString *s = copy_of(original);
     g_string_replace(s, "\"runtime\": 1,", "\"runtime\": 777,", 0);
+    g_string_replace(s, "\"runtime\":1,", "\"runtime\":777,", 0);
     add_case(FALSE, s, "%s/runtime/orphan-frames", name);
+  }
+  /* Version 2: frame indices past the frame table, a table of the wrong shape, stack pointers that
+   * do not match the frames. */
+  if (strstr(g_bytes_get_data(original, NULL), "\"frame_table\"")) {
+    static const char *const edits[][3] = {
+        {"index-past", "\"frames\":[0", "\"frames\":[4294967296"},
+        {"index-negative", "\"frames\":[0", "\"frames\":[-1"},
+        {"index-string", "\"frames\":[0", "\"frames\":[\"0\""},
+        {"sp-extra", "\"sp\":[", "\"sp\":[1,"},
+        {"sp-missing", "\"sp\":[", "\"sp\":[],\"x\":["},
+        {"sp-string", "\"sp\":[", "\"sp\":[\"0x1\","},
+        {"table-empty", "\"frame_table\": [", "\"frame_table\": [], \"x\": ["},
+        {"table-numbers", "\"frame_table\": [", "\"frame_table\": [1, 2, "},
+        {"table-after", "\"frame_table\"", "\"frame_table_later\""},
+    };
+    for (guint i = 0; i < G_N_ELEMENTS(edits); i++) {
+      GString *s = copy_of(original);
+      g_string_replace(s, edits[i][1], edits[i][2], i % 2 ? 0 : 1);
+      add_case(FALSE, s, "%s/v2/%s", name, edits[i][0]);
+    }
   }
   /* Stacks at the frame limit and past it. */
   add_case(FALSE, with_deep_stack(original, SXS_PROFILE_MAX_STACK_FRAMES), "%s/stack/frames-%d", name,
@@ -437,7 +458,10 @@ static void test_case(gconstpointer data) {
   const char *path = c->path;
   g_autofree char *out = g_build_filename(work_dir, "case.out", NULL);
   g_autofree char *err = g_build_filename(work_dir, "case.err", NULL);
-  const char *fixture = g_str_has_prefix(c->name, "stitch") ? fixtures[1] : fixtures[0];
+  const char *fixture = fixtures[0];
+  for (guint f = 0; f < G_N_ELEMENTS(fixtures); f++)
+    if (g_str_has_prefix(c->name, fixtures[f]) && c->name[strlen(fixtures[f])] == '/')
+      fixture = fixtures[f];
   g_autofree char *source = g_getenv("SXS_SOURCE_DIR") ? g_strdup(g_getenv("SXS_SOURCE_DIR")) : NULL;
   g_assert_nonnull(source);
   g_autofree char *original = g_build_filename(source, "tests", "unit", "data", fixture, NULL);

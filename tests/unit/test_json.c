@@ -458,6 +458,43 @@ static void misuse_nothing(SxsJsonWriter *w) {
   (void)w;
 }
 
+/* Inline containers stay on one line in pretty mode, with everything in them; the layout around
+ * them goes on. */
+static void test_pretty_inline(void) {
+  g_autoptr(SxsJsonWriter) w = sxs__json_writer_new(TRUE);
+  sxs__json_begin_object(w);
+  sxs__json_key(w, "table");
+  sxs__json_begin_array(w);
+  sxs__json_begin_object_inline(w);
+  sxs__json_member_string(w, "name", "a");
+  sxs__json_key(w, "frames");
+  sxs__json_begin_array(w); /* not inline itself, but inside one */
+  sxs__json_uint(w, 1);
+  sxs__json_int(w, -2);
+  sxs__json_end_array(w);
+  sxs__json_key(w, "empty");
+  sxs__json_begin_array_inline(w);
+  sxs__json_end_array(w);
+  sxs__json_end_object(w);
+  sxs__json_begin_array_inline(w);
+  sxs__json_uint(w, 3);
+  sxs__json_end_array(w);
+  sxs__json_end_array(w);
+  sxs__json_member_bool(w, "after", TRUE);
+  sxs__json_end_object(w);
+  g_assert_true(sxs__json_writer_complete(w));
+  const char *expected = "{\n"
+                         "  \"table\": [\n"
+                         "    {\"name\":\"a\",\"frames\":[1,-2],\"empty\":[]},\n"
+                         "    [3]\n"
+                         "  ],\n"
+                         "  \"after\": true\n"
+                         "}";
+  g_assert_cmpstr(sxs__json_writer_get(w, NULL), ==, expected);
+  g_autoptr(JsonNode) root = parse_json(expected, strlen(expected));
+  g_assert_nonnull(root);
+}
+
 static void test_misuse(void) {
   static const MisuseFunc cases[] = {
       misuse_value_for_key,       misuse_key_in_array, misuse_key_at_top,  misuse_null_key,      misuse_two_keys,
@@ -953,6 +990,7 @@ int main(int argc, char **argv) {
   g_test_add_func("/manager/json/null-strings", test_null_strings);
   g_test_add_func("/manager/json/string-len", test_string_len);
   g_test_add_func("/manager/json/pretty", test_pretty);
+  g_test_add_func("/manager/json/pretty-inline", test_pretty_inline);
   g_test_add_func("/manager/json/misuse", test_misuse);
   g_test_add_func("/manager/json/depth-limit", test_depth_limit);
   g_test_add_func("/manager/json/steal", test_steal);

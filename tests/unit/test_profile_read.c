@@ -216,6 +216,42 @@ static void test_roundtrip_fixture(void) {
   g_assert_cmpstr(g_array_index(s->frames, SxsStackFrameModel, 0).name, ==, fixture_long_name());
 }
 
+/* Every profile version this sxsprof wrote still reads: the saved profiles of tests/unit/data/ in
+ * version 1 and their twins in version 2 (tests/unit/data/v2/) give one model, which renders to
+ * the same version-2 text; version 2 is the smaller by the frames it names once. */
+static void test_versions(void) {
+  const char *source = g_getenv("SXS_SOURCE_DIR");
+  g_assert_nonnull(source);
+  static const char *const names[] = {"counts.json", "sampled.json", "stitch.json"};
+  for (guint i = 0; i < G_N_ELEMENTS(names); i++) {
+    g_autofree char *v1_path = g_build_filename(source, "tests", "unit", "data", names[i], NULL);
+    g_autofree char *v2_path = g_build_filename(source, "tests", "unit", "data", "v2", names[i], NULL);
+    g_autofree char *v1 = NULL, *v2 = NULL;
+    gsize v1_len, v2_len;
+    g_assert_true(g_file_get_contents(v1_path, &v1, &v1_len, NULL));
+    g_assert_true(g_file_get_contents(v2_path, &v2, &v2_len, NULL));
+    g_assert_nonnull(strstr(v1, "\"version\": 1,"));
+    g_assert_nonnull(strstr(v2, "\"version\": 2,"));
+    g_autoptr(GError) error = NULL;
+    g_autoptr(SxsProfileModel) m1 = sxs__profile_read(v1, v1_len, &error);
+    g_assert_no_error(error);
+    g_autoptr(SxsProfileModel) m2 = read_back(v2, v2_len);
+    g_assert_cmpuint(m1->samples.stacks->len + m1->stacks->len, >, 0);
+    g_autofree char *from_v1 = render(m1, NULL);
+    g_autofree char *from_v2 = render(m2, NULL);
+    g_assert_cmpstr(from_v1, ==, from_v2);
+    g_assert_cmpstr(from_v2, ==, v2);
+    g_test_message("%s: version 1 %zu bytes, version 2 %zu bytes (%.1fx)", names[i], v1_len, v2_len,
+                   (double)v1_len / (double)v2_len);
+    g_assert_cmpuint(v2_len * 3, <, v1_len);
+  }
+  /* Version 1's addresses are still checked. */
+  g_autofree char *bad_ip = read_error("{\"format\": \"sxsprof\", \"version\": 1, \"stacks\": [{\"event\": \"jit\", "
+                                       "\"frames\": [{\"kind\": \"native\", \"name\": \"x\", \"ip\": \"7e\"}]}]}",
+                                       -1, SXS_PROFILE_READ_ERROR_INVALID);
+  g_assert_true(g_str_has_prefix(bad_ip, "the profile: stacks[0].frames[0].ip: expected an address"));
+}
+
 static void test_roundtrip_full(void) {
   g_autoptr(SxsProfileModel) original = full_model();
   gsize len;
@@ -251,7 +287,10 @@ static void test_roundtrip_full(void) {
   g_assert_cmpuint(*(guint64 *)g_hash_table_lookup(m->walks.failures, "EFAULT"), ==, SXS_PROFILE_MAX_COUNT);
   const SxsStackModel *jit = m->stacks->pdata[2];
   g_assert_cmpstr(jit->event, ==, "jit");
-  g_assert_cmpuint(g_array_index(jit->frames, SxsStackFrameModel, 0).ip, ==, UINTPTR_MAX);
+  /* Version 2 keeps each frame's stack pointer, not its instruction pointer. */
+  g_assert_cmpuint(g_array_index(jit->frames, SxsStackFrameModel, 0).ip, ==, 0);
+  g_assert_cmphex(g_array_index(jit->frames, SxsStackFrameModel, 0).sp, ==, 0x7ffd0000);
+  g_assert_cmphex(g_array_index(jit->frames, SxsStackFrameModel, 1).sp, ==, 0x7ffd0040);
   const SxsStackFrameModel *managed = &g_array_index(jit->frames, SxsStackFrameModel, 1);
   g_assert_true(managed->managed);
   g_assert_cmpint(managed->runtime_id, ==, 3);
@@ -299,7 +338,7 @@ static void test_escapes(void) {
   g_assert_true(r->inventory.enabled);
 }
 
-/* Members a later sxsprof (still version 1) may add are skipped at every level. */
+/* Members a later sxsprof (still version 2) may add are skipped at every level. */
 static void test_unknown_members(void) {
   g_autoptr(SxsProfileModel) original = full_model();
   gsize len;
@@ -309,11 +348,11 @@ static void test_unknown_members(void) {
     const char *after;
     const char *insert;
   } extras[] = {
-      {"\"version\": 1,", " \"future\": {\"a\": [1, {\"b\": null}], \"c\": \"}]\"},"},
+      {"\"version\": 2,", " \"future\": {\"a\": [1, {\"b\": null}], \"c\": \"}]\"},"},
       {"\"pid\": 4242,", " \"host\": [\"x\", [], {}],"},
       {"\"info_version\": 15,", " \"new_caps\": {\"x\": true},"},
-      {"\"jit_compiled\": 1,", " \"tier\": 2.5e-1,"},
-      {"\"kind\": \"managed\",", " \"il_offset\": -1,"},
+      {"\"jit_compiled\":1,", " \"tier\": 2.5e-1,"},
+      {"{\"kind\":\"managed\",", " \"il_offset\": -1,"},
       {"\"made\": 11,", " \"retried\": false,"},
       {"\"taken\": 100,", " \"lost\": [[[]]],"},
   };
@@ -390,18 +429,19 @@ static void test_error_not_profile(void) {
 /* A newer version is reported as such, also when its layout makes no sense to this reader. */
 static void test_error_version(void) {
   static const char *const texts[] = {
-      "{\"format\": \"sxsprof\", \"version\": 2}",
-      "{\"format\": \"sxsprof\", \"version\": 2, \"runtimes\": {\"by_id\": {}}, \"samples\": 5}",
-      "{\"version\": 2, \"format\": \"sxsprof\", \"runtimes\": {\"by_id\": {}}}",
-      "{\"version\": 2, \"runtimes\": {\"by_id\": {}}, \"format\": \"sxsprof\"}",
-      "{\"format\": \"sxsprof\", \"version\": 2, \"stacks\": [",
-      "{\"format\": \"sxsprof\", \"version\": 2, %%% not json",
+      "{\"format\": \"sxsprof\", \"version\": 3}",
+      "{\"format\": \"sxsprof\", \"version\": 3, \"runtimes\": {\"by_id\": {}}, \"samples\": 5}",
+      "{\"version\": 3, \"format\": \"sxsprof\", \"runtimes\": {\"by_id\": {}}}",
+      "{\"version\": 3, \"runtimes\": {\"by_id\": {}}, \"format\": \"sxsprof\"}",
+      "{\"format\": \"sxsprof\", \"version\": 3, \"stacks\": [",
+      "{\"format\": \"sxsprof\", \"version\": 3, %%% not json",
   };
   for (guint i = 0; i < G_N_ELEMENTS(texts); i++) {
     g_test_message("%s", texts[i]);
     g_autofree char *message = read_error(texts[i], -1, SXS_PROFILE_READ_ERROR_VERSION);
-    g_assert_cmpstr(message, ==,
-                    "the profile was written by a newer sxsprof (profile version 2; this sxsprof reads version 1)");
+    g_assert_cmpstr(
+        message, ==,
+        "the profile was written by a newer sxsprof (profile version 3; this sxsprof reads versions 1 to 2)");
   }
 }
 
@@ -420,11 +460,11 @@ static void test_error_members(void) {
     const char *from, *to;
     const char *message; /* up to " at line" */
   } cases[] = {
-      {"\"name\": \"App.Program.Hot\"", "\"name\": 42",
+      {"\"name\":\"App.Program.Hot\"", "\"name\":42",
        "the profile: runtimes[0].functions[1].name: expected a string, found a number"},
-      {"\"inlined\": 3", "\"inlined\": 4294967296",
+      {"\"inlined\":3", "\"inlined\":4294967296",
        "the profile: runtimes[0].functions[1].inlined: integer out of range (expected 0 to 4294967295)"},
-      {"\"inlined\": 3", "\"inlined\": -3",
+      {"\"inlined\":3", "\"inlined\":-3",
        "the profile: runtimes[0].functions[1].inlined: integer out of range (expected 0 to 4294967295)"},
       {"\"status\": \"declined\"", "\"status\": \"sleeping\"",
        "the profile: runtimes[1].status: expected \"profiling\", \"declined\" or \"pending\""},
@@ -432,17 +472,17 @@ static void test_error_members(void) {
        "the profile: runtimes[0].capabilities.elt3: expected a boolean, found a number"},
       {"\"command_line\": [", "\"command_line\": [null, ",
        "the profile: process.command_line[0]: expected a string, found null"},
-      {"\"kind\": \"managed\"", "\"kind\": \"jitted\"",
-       "the profile: stacks[0].frames[0].kind: expected \"managed\" or \"native\""},
-      {"\"ip\": \"0x7e0000001000\"", "\"ip\": \"7e0000001000\"",
-       "the profile: samples.stacks[0].frames[0].ip: expected an address (\"0x\" and 1 to 16 hex digits)"},
-      {"\"sp\": \"0x7ffd0000\"", "\"sp\": \"0x1ffffffffffffffff\"",
-       "the profile: stacks[0].frames[0].sp: expected an address (\"0x\" and 1 to 16 hex digits)"},
+      {"\"kind\":\"managed\"", "\"kind\":\"jitted\"",
+       "the profile: frame_table[0].kind: expected \"managed\" or \"native\""},
+      {"\"sp\":[", "\"sp\":[\"0x7ffd0000\",", "the profile: stacks[0].sp[0]: expected an integer, found a string"},
+      {"\"sp\":[", "\"sp\":[18446744073709551616,",
+       "the profile: stacks[0].sp[0]: integer out of range (expected -9223372036854775808 to 9223372036854775807)"},
+      {"\"frames\":[", "\"frames\":[99,", "the profile: stacks[0].frames[0]: integer out of range (expected 0 to 15)"},
       {"\"EFAULT\": 9007199254740991", "\"EFAULT\": 18446744073709551616",
        "the profile: stack_walks.failures.EFAULT: integer out of range (expected 0 to 9007199254740991)"},
       {"\"runtimes\": [", "\"runtimes\": [[], ", "the profile: runtimes[0]: expected an object, found an array"},
       {"\"samples\": {", "\"samples\": [], \"x\": {", "the profile: samples: expected an object, found an array"},
-      {"\"version\": 1", "\"version\": \"1\"", "the profile: version: expected an integer, found a string"},
+      {"\"version\": 2", "\"version\": \"2\"", "the profile: version: expected an integer, found a string"},
   };
   for (guint i = 0; i < G_N_ELEMENTS(cases); i++) {
     g_autofree char *bad = replace_first(text, cases[i].from, cases[i].to);
@@ -712,11 +752,11 @@ static void test_error_ranges(void) {
     const char *from, *to;
     const char *message; /* up to " at line" */
   } cases[] = {
-      {"\"count\": 9007199254740991", "\"count\": 9007199254740992",
+      {"\"count\":9007199254740991", "\"count\":9007199254740992",
        "the profile: stacks[2].count: integer out of range (expected 0 to 9007199254740991)"},
-      {"\"count\": 9007199254740991", "\"count\": -1",
+      {"\"count\":9007199254740991", "\"count\":-1",
        "the profile: stacks[2].count: integer out of range (expected 0 to 9007199254740991)"},
-      {"\"exclusive_ns\": 800", "\"exclusive_ns\": 9223372036854775808",
+      {"\"exclusive_ns\":800", "\"exclusive_ns\":9223372036854775808",
        "the profile: runtimes[0].functions[1].exclusive_ns: integer out of range (expected 0 to 9223372036854775807)"},
       {"\"modules_loaded\": 56", "\"modules_loaded\": -56",
        "the profile: runtimes[0].counters.modules_loaded: integer out of range (expected 0 to 9007199254740991)"},
@@ -724,8 +764,8 @@ static void test_error_ranges(void) {
        "the profile: process.start_unix_ms: integer out of range (expected 0 to 253402300799999)"},
       {"\"id\": 2,\n      \"version\"", "\"id\": 1000001,\n      \"version\"",
        "the profile: runtimes[1].id: integer out of range (expected 1 to 1000000)"},
-      {"\"runtime\": 3,", "\"runtime\": 99999999999,",
-       "the profile: stacks[2].frames[1].runtime: integer out of range (expected 0 to 1000000)"},
+      {"\"runtime\":3,", "\"runtime\":99999999999,",
+       "the profile: frame_table[4].runtime: integer out of range (expected 0 to 1000000)"},
   };
   for (guint i = 0; i < G_N_ELEMENTS(cases); i++) {
     g_autofree char *bad = replace_first(text, cases[i].from, cases[i].to);
@@ -831,6 +871,7 @@ int main(int argc, char **argv) {
   g_test_init(&argc, &argv, NULL);
 
   g_test_add_func("/profile/read/roundtrip/fixture", test_roundtrip_fixture);
+  g_test_add_func("/profile/read/versions", test_versions);
   g_test_add_func("/profile/read/roundtrip/full", test_roundtrip_full);
   g_test_add_func("/profile/read/roundtrip/empty", test_roundtrip_empty);
   g_test_add_func("/profile/read/escapes", test_escapes);

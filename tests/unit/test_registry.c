@@ -75,7 +75,7 @@ static void test_ids_in_order(Fixture *f, gconstpointer data) {
   g_autoptr(JsonNode) doc = render();
   JsonObject *o = json_node_get_object(doc);
   g_assert_cmpstr(json_object_get_string_member(o, "format"), ==, "sxsprof");
-  g_assert_cmpint(json_object_get_int_member(o, "version"), ==, 1);
+  g_assert_cmpint(json_object_get_int_member(o, "version"), ==, SXS_PROFILE_VERSION);
   g_assert_cmpstr(json_object_get_string_member(o, "mode"), ==, "pick-all");
   g_assert_cmpuint(json_array_get_length(json_object_get_array_member(o, "runtimes")), ==, 3);
   g_assert_cmpint(json_object_get_int_member(runtime_at(doc, 0), "id"), ==, 1);
