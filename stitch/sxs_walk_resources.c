@@ -11,8 +11,12 @@
 /* lock guards replacing current_map, steps and owners, and the retired lists; walks read the three
  * with atomic loads. walks_in_flight is raised before a walk loads any of them and lowered after
  * its last use, so once it is seen at 0 (under lock) after a retirement, nothing can still hold a
- * retired one, and they are freed. */
+ * retired one, and they are freed. owner_walks counts the walks among them that may still read the
+ * owners cache: a reference kept for long with the map and the steps only (the timer handlers')
+ * gives the owners up (sxs__walk_resources_drop_owners), so that the owners cache, replaced at every
+ * garbage collection, is freed when the walks that read it are done, not at the end of the run. */
 static gint walks_in_flight;
+static gint owner_walks;
 static GMutex lock;
 static SxsModuleMap *current_map;
 static SxsUnwindCache *steps;
@@ -27,19 +31,31 @@ static void retire(GPtrArray **list, gpointer what) {
   g_ptr_array_add(*list, what);
 }
 
-/* Called with lock held: frees what was retired when no walk is in flight. */
+/* Called with lock held: frees what was retired that no walk in flight may hold. */
 static void free_retired_locked(void) {
+  if (g_atomic_int_get(&owner_walks) == 0) {
+    for (guint i = 0; retired_owners && i < retired_owners->len; i++)
+      sxs__ipmap_free(retired_owners->pdata[i]);
+    g_clear_pointer(&retired_owners, g_ptr_array_unref);
+  }
   if (g_atomic_int_get(&walks_in_flight) != 0)
     return;
   for (guint i = 0; retired_maps && i < retired_maps->len; i++)
     sxs__modmap_free(retired_maps->pdata[i]);
   for (guint i = 0; retired_steps && i < retired_steps->len; i++)
     sxs__unwind_cache_free(retired_steps->pdata[i]);
-  for (guint i = 0; retired_owners && i < retired_owners->len; i++)
-    sxs__ipmap_free(retired_owners->pdata[i]);
   g_clear_pointer(&retired_maps, g_ptr_array_unref);
   g_clear_pointer(&retired_steps, g_ptr_array_unref);
-  g_clear_pointer(&retired_owners, g_ptr_array_unref);
+}
+
+/* Frees what was retired when it may be: the last walk that could hold it is done. */
+static void free_retired(void) {
+  if (g_atomic_pointer_get(&retired_maps) || g_atomic_pointer_get(&retired_steps) ||
+      g_atomic_pointer_get(&retired_owners)) {
+    g_mutex_lock(&lock);
+    free_retired_locked();
+    g_mutex_unlock(&lock);
+  }
 }
 
 /* The module map to classify with now: rebuilt when the loader's counters moved. Called with
@@ -76,6 +92,7 @@ static const SxsModuleMap *module_map(const char *const *debug_dirs) {
 
 void sxs__walk_resources_enter(SxsWalkResources *ret, const char *const *debug_dirs) {
   g_atomic_int_inc(&walks_in_flight);
+  g_atomic_int_inc(&owner_walks);
   ret->map = module_map(debug_dirs);
   ret->steps = g_atomic_pointer_get(&steps);
   ret->owners = g_atomic_pointer_get(&owners);
@@ -83,13 +100,20 @@ void sxs__walk_resources_enter(SxsWalkResources *ret, const char *const *debug_d
 }
 
 void sxs__walk_resources_leave(void) {
-  if (g_atomic_int_dec_and_test(&walks_in_flight) &&
-      (g_atomic_pointer_get(&retired_maps) || g_atomic_pointer_get(&retired_steps) ||
-       g_atomic_pointer_get(&retired_owners))) {
-    g_mutex_lock(&lock);
-    free_retired_locked();
-    g_mutex_unlock(&lock);
-  }
+  gboolean owners_done = g_atomic_int_dec_and_test(&owner_walks);
+  if (g_atomic_int_dec_and_test(&walks_in_flight) || owners_done)
+    free_retired();
+}
+
+void sxs__walk_resources_drop_owners(SxsWalkResources *res) {
+  res->owners = NULL;
+  if (g_atomic_int_dec_and_test(&owner_walks))
+    free_retired();
+}
+
+void sxs__walk_resources_leave_map(void) {
+  if (g_atomic_int_dec_and_test(&walks_in_flight))
+    free_retired();
 }
 
 void sxs__walk_resources_code_changed(void) {
@@ -104,4 +128,11 @@ void sxs__walk_resources_code_changed(void) {
 
 int sxs__walk_resources_in_flight(void) {
   return g_atomic_int_get(&walks_in_flight);
+}
+
+guint sxs__walk_resources_retired_owners(void) {
+  g_mutex_lock(&lock);
+  guint n = retired_owners ? retired_owners->len : 0;
+  g_mutex_unlock(&lock);
+  return n;
 }

@@ -40,6 +40,14 @@ void sxs__walk_resources_enter(SxsWalkResources *ret, const char *const *debug_d
  * Context: normal context (may take the resources' lock). */
 void sxs__walk_resources_leave(void);
 
+/* The walk of res will not read its owners cache again: it keeps the map, the steps and the
+ * symbols (for long: the timer handlers'), and owners caches replaced meanwhile need not wait for
+ * it to be freed. Its end is then sxs__walk_resources_leave_map, not _leave. Sets res->owners to
+ * NULL. Context: normal context (may take the resources' lock). */
+void sxs__walk_resources_drop_owners(SxsWalkResources *res);
+/* The end of a walk that dropped its owners. Context: normal context (may take the lock). */
+void sxs__walk_resources_leave_map(void);
+
 /* Managed code may have gone or come (a module unloaded, a runtime initialized or shut down, a
  * garbage collection that may free dynamic methods' code): the owners cache is replaced by an
  * empty one. Context: normal context; a short lock. */
@@ -47,3 +55,5 @@ void sxs__walk_resources_code_changed(void);
 
 /* How many walks are between enter and leave now (for tests and assertions). Context: any thread. */
 int sxs__walk_resources_in_flight(void);
+/* How many replaced owners caches wait to be freed (for tests). Context: normal context. */
+guint sxs__walk_resources_retired_owners(void);

@@ -800,6 +800,8 @@ void sxs__sampler_tick(guint64 period_ns) {
    * does what the timer handlers now walk with. */
   if (!sampler.abandoned && !kept)
     sxs__walk_resources_leave();
+  else if (kept && sampler.use_timers && !sampler.abandoned)
+    sxs__sampler_cpu_published();
 }
 
 static void *sampler_main(void *arg) {
@@ -852,7 +854,7 @@ static void *sampler_main(void *arg) {
   while (g_hash_table_iter_next(&it, NULL, &value))
     sxs__sampler_cpu_disarm(value);
   if (sampler.timer_walk_taken && sxs__sampler_cpu_handlers_drained()) {
-    sxs__walk_resources_leave();
+    sxs__walk_resources_leave_map();
     sampler.timer_walk_taken = FALSE;
   }
   return NULL;

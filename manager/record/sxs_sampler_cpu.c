@@ -138,10 +138,16 @@ gboolean sxs__sampler_cpu_publish(const SxsWalkResources *res) {
   __atomic_store_n(&hot.timer_res.steps, res->steps, __ATOMIC_RELEASE);
   __atomic_store_n(&hot.timer_res.map, res->map, __ATOMIC_RELEASE);
   if (sampler.timer_walk_taken && sxs__sampler_cpu_handlers_drained())
-    sxs__walk_resources_leave(); /* the previous one: nobody reads it now */
+    sxs__walk_resources_leave_map(); /* the previous one: nobody reads it now */
   sampler.timer_walk = *res;
   sampler.timer_walk_taken = TRUE;
   return TRUE;
+}
+
+/* Timer mode, at the end of the tick that published: what the handlers keep is the map and the
+ * steps; the tick itself was the last to read the owners cache through it. */
+void sxs__sampler_cpu_published(void) {
+  sxs__walk_resources_drop_owners(&sampler.timer_walk);
 }
 
 /*

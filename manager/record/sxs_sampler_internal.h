@@ -265,6 +265,7 @@ void sxs__sampler_cpu_arm(SampledThread *t);
 void sxs__sampler_cpu_disarm(SampledThread *t);
 gboolean sxs__sampler_cpu_handlers_drained(void);
 gboolean sxs__sampler_cpu_publish(const SxsWalkResources *res);
+void sxs__sampler_cpu_published(void);
 guint sxs__sampler_cpu_tick(const SxsWalkResources *res, const SxsStitchTarget *targets,
                             const SxsStitchRuntime *runtimes, guint n_targets, gboolean use_suspend);
 void sxs__sampler_cpu_run(guint64 period);

@@ -52,6 +52,35 @@ static void test_code_changed(void) {
   g_assert_cmpint(sxs__walk_resources_in_flight(), ==, 0);
 }
 
+/* A reference kept for long with the map and the steps only (the timer handlers'): the owners
+ * caches replaced meanwhile (a garbage collection each) are freed as soon as the walks that read
+ * them are done, not kept until that reference is let go; while a full walk is in flight they
+ * wait. */
+static void test_kept_without_owners(void) {
+  SxsWalkResources kept, walk;
+  sxs__walk_resources_enter(&kept, NULL);
+  sxs__walk_resources_drop_owners(&kept);
+  g_assert_null(kept.owners);
+  for (int gc = 0; gc < 100; gc++) {
+    sxs__walk_resources_enter(&walk, NULL);
+    sxs__ipmap_insert(walk.owners, 0x7f0000001000 + 16 * (uintptr_t)gc, 1);
+    sxs__walk_resources_code_changed();
+    /* The walk still reads its own cache. */
+    uint64_t v = 0;
+    g_assert_true(sxs__ipmap_lookup(walk.owners, 0x7f0000001000 + 16 * (uintptr_t)gc, &v));
+    g_assert_cmpuint(sxs__walk_resources_retired_owners(), ==, 1);
+    sxs__walk_resources_leave();
+    g_assert_cmpuint(sxs__walk_resources_retired_owners(), ==, 0);
+  }
+  /* The map and the steps it holds are those of the walks meanwhile: nothing moved. */
+  sxs__walk_resources_enter(&walk, NULL);
+  g_assert_true(walk.map == kept.map && walk.steps == kept.steps);
+  sxs__walk_resources_leave();
+  g_assert_cmpint(sxs__walk_resources_in_flight(), ==, 1);
+  sxs__walk_resources_leave_map();
+  g_assert_cmpint(sxs__walk_resources_in_flight(), ==, 0);
+}
+
 /* A library loaded: a new map for the walks after, the same step cache (nothing was unloaded);
  * unloaded: a new map and a new step cache (its addresses may be taken by another module). The
  * walk that entered first reads its map, which still knows the library, throughout. */
@@ -135,6 +164,7 @@ int main(int argc, char **argv) {
   g_test_init(&argc, &argv, NULL);
   g_test_add_func("/stitch/walk-resources/enter-leave", test_enter_leave);
   g_test_add_func("/stitch/walk-resources/code-changed", test_code_changed);
+  g_test_add_func("/stitch/walk-resources/kept-without-owners", test_kept_without_owners);
   g_test_add_func("/stitch/walk-resources/loader-moves", test_loader_moves);
   g_test_add_func("/stitch/walk-resources/concurrent", test_concurrent);
   return g_test_run();
