@@ -36,7 +36,8 @@ typedef struct {
   int runtime_id;   /* 0: native */
   uint64_t id;      /* managed: FunctionID; native: the return address */
   const char *file; /* managed: the line's file (one file is always one pointer: compared by address), or NULL */
-  guint32 line;     /* managed: the line (0: none); a function's samples on two lines are two stacks */
+  guint32 line;     /* managed: the line (0: none); a function's samples on two lines are two stacks; a
+                     * sample's native leaf: 1 when id is its function's start, not its address */
   SxsRuntime *rt;   /* managed: whose function (the registry keeps runtimes), for naming later */
 } StackFrameId;
 
@@ -356,6 +357,16 @@ static StackEntry *entry_new(const StackEntry *key, const SxsStackFrame *frames,
         if (m->name && f->function_id != 0)
           frame_name_put(&k, m->name, m->module);
       }
+    } else if (i == 0 && key->ids[0].line == 1) {
+      /* A sample's native leaf counted by its function (add_stack): named at the function's start
+       * (runtime -1 in the names' key: a start is no return address). */
+      FrameKey k = {.runtime_id = -1, .id = key->ids[0].id};
+      if (!frame_name_get(&k, unloads, &m->name, &m->module)) {
+        m->name = sxs__symbols_describe(res->symbols, map, (uintptr_t)k.id);
+        const SxsModule *mod = sxs__modmap_find(map, (uintptr_t)k.id);
+        m->module = g_strdup(mod ? mod->name : "");
+        frame_name_put(&k, m->name, m->module);
+      }
     } else {
       /* A native frame of a stitched stack is never the walk's first: ip is a return address. */
       FrameKey k = {.runtime_id = 0, .id = f->ip};
@@ -403,6 +414,18 @@ static StackEntry *add_stack(SxsStackEvents kind, uint32_t thread, const char *t
                             .id = managed ? f->function_id : f->ip,
                             .file = managed ? lines[i].file : NULL,
                             .line = managed ? lines[i].line : 0};
+    /* A sample's native leaf is any instruction of its function: counted by the function's start
+     * where a symbol names it, so that a hot native function is one stack, not one per
+     * instruction sampled (the views name it by function anyway). */
+    if (i == 0 && leaf_exact && !managed) {
+      const SxsModule *mod = sxs__modmap_find(res->map, f->ip);
+      const char *symbol;
+      uintptr_t offset;
+      if (mod && res->symbols && sxs__symbols_lookup(res->symbols, mod, f->ip, &symbol, &offset) == 0) {
+        ids[i].id = f->ip - offset;
+        ids[i].line = 1; /* a function, not an address */
+      }
+    }
     h = (h ^ (guint)ids[i].runtime_id) * 16777619u;
     h = (h ^ (guint)(ids[i].id ^ (ids[i].id >> 32))) * 16777619u;
     h = (h ^ ids[i].line) * 16777619u;
