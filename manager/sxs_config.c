@@ -1183,6 +1183,25 @@ static gboolean config_key_stacks(const SxsConfigScan *scan, int k, const char *
   return config_parse_stacks(scan, value, &cfg->stacks_on, error);
 }
 
+/* max_distinct=: a whole number of stacks within its bounds. */
+static gboolean config_key_max_distinct(const SxsConfigScan *scan, int k, const char *value, SxsConfig *cfg,
+                                        GError **error) {
+  size_t digits = strspn(value, "0123456789");
+  guint64 n = digits > 0 && digits <= 9 && value[digits] == '\0' ? g_ascii_strtoull(value, NULL, 10) : 0;
+  if (n < SXS_CONFIG_STACKS_MAX_DISTINCT_MIN || n > SXS_CONFIG_STACKS_MAX_DISTINCT_MAX) {
+    g_autofree char *quoted = config_quote(value);
+    config_fail(error, SXS_CONFIG_ERROR_VALUE, scan->source, scan->key_line[k],
+                "max_distinct=%s is not a number of stacks from %d to %d; expected a whole number from %d to %d "
+                "(default %d)",
+                quoted, SXS_CONFIG_STACKS_MAX_DISTINCT_MIN, SXS_CONFIG_STACKS_MAX_DISTINCT_MAX,
+                SXS_CONFIG_STACKS_MAX_DISTINCT_MIN, SXS_CONFIG_STACKS_MAX_DISTINCT_MAX,
+                SXS_CONFIG_STACKS_MAX_DISTINCT_DEFAULT);
+    return FALSE;
+  }
+  *(guint *)config_field(cfg, k) = (guint)n;
+  return TRUE;
+}
+
 static gboolean config_key_frequency(const SxsConfigScan *scan, int k, const char *value, SxsConfig *cfg,
                                      GError **error) {
   return config_parse_frequency(scan, value, config_field(cfg, k), error);
@@ -1296,6 +1315,8 @@ static const ConfigKey config_key_table[N_KEYS] = {
                                  .help = "do not trace the functions these patterns name"},
     [SXS_KEY_STACKS_ON] = {GROUP_STACKS, "on", config_key_stacks, .check = config_check_inventory,
                            .help = "the events whose thread's stack is recorded"},
+    [SXS_KEY_STACKS_MAX_DISTINCT] = {GROUP_STACKS, "max_distinct", config_key_max_distinct, FIELD(stacks_max_distinct),
+                                     .help = "distinct stacks kept; a new one past it is counted under its leaf"},
     [SXS_KEY_SAMPLING_ENABLED] = {GROUP_SAMPLING, "enabled", config_key_boolean, FIELD(sampling.enabled),
                                   .help = "sample every thread's stack"},
     [SXS_KEY_SAMPLING_FREQUENCY] = {GROUP_SAMPLING, "frequency", config_key_frequency, FIELD(sampling.frequency),
@@ -1401,6 +1422,7 @@ SxsConfig *sxs__config_new_default(void) {
   cfg->tracing.routing = SXS_ROUTING_MAPPER2;
   cfg->tracing.hooks = SXS_HOOKS_FULL;
   cfg->stacks_on = 0;
+  cfg->stacks_max_distinct = SXS_CONFIG_STACKS_MAX_DISTINCT_DEFAULT;
   cfg->sampling.enabled = FALSE;
   cfg->sampling.frequency = SXS_SAMPLING_FREQUENCY_DEFAULT;
   cfg->sampling.mode = SXS_SAMPLING_CPU;

@@ -18,6 +18,11 @@ typedef enum {
   SXS_LOG_FILE,    /* log=<path> */
 } SxsLogKind;
 
+/* [stacks] max_distinct=: default and bounds. */
+#define SXS_CONFIG_STACKS_MAX_DISTINCT_DEFAULT 32768
+#define SXS_CONFIG_STACKS_MAX_DISTINCT_MIN 16
+#define SXS_CONFIG_STACKS_MAX_DISTINCT_MAX 1048576
+
 /* Default of flush=, in seconds. */
 #define SXS_CONFIG_FLUSH_DEFAULT 60
 /* Largest flush= accepted: one day. */
@@ -116,7 +121,10 @@ typedef struct {
   gboolean inventory; /* inventory=: list every function JIT-compiled, inlined or taken precompiled, with
                        * its counts (default false); on whenever [tracing] enabled=true */
   SxsTracingConfig tracing;
-  guint stacks_on; /* SxsStackEvents bits; 0: none (default) */
+  guint stacks_on;           /* SxsStackEvents bits; 0: none (default) */
+  guint stacks_max_distinct; /* [stacks] max_distinct=: distinct stacks kept (default
+                              * SXS_CONFIG_STACKS_MAX_DISTINCT_DEFAULT); a new one past it is counted
+                              * under its leaf alone */
   SxsSamplingConfig sampling;
   gboolean profiles[SXS_PROFILE_N_KINDS]; /* [exceptions], [contention], [allocations] enabled=, default false */
   SxsLinesConfig lines;
@@ -143,6 +151,7 @@ typedef enum {
   SXS_KEY_TRACING_INCLUDE,
   SXS_KEY_TRACING_EXCLUDE,
   SXS_KEY_STACKS_ON,
+  SXS_KEY_STACKS_MAX_DISTINCT,
   SXS_KEY_SAMPLING_ENABLED,
   SXS_KEY_SAMPLING_FREQUENCY,
   SXS_KEY_SAMPLING_MODE,

@@ -610,6 +610,7 @@ static void render_stacks(SxsJsonWriter *w, const FrameTable *t, const SxsProfil
   sxs__json_member_uint(w, "runtime_walks", m->walks.runtime_walks);
   sxs__json_member_uint(w, "unknown_frames", m->walks.unknown_frames);
   sxs__json_member_uint(w, "stacks_dropped", m->walks.stacks_dropped);
+  sxs__json_member_uint(w, "stacks_merged", m->walks.stacks_merged);
   sxs__json_member_uint(w, "frames", m->walks.frames);
   sxs__json_member_uint(w, "native_frames", m->walks.native_frames);
   sxs__json_member_uint(w, "stacks_named", m->walks.stacks_named);
@@ -962,6 +963,7 @@ void sxs__profile_model_merge(SxsProfileModel *into, SxsProfileModel *from) {
   w->runtime_walks = sxs__saturating_add(w->runtime_walks, x->runtime_walks, SXS_PROFILE_MAX_COUNT);
   w->unknown_frames = sxs__saturating_add(w->unknown_frames, x->unknown_frames, SXS_PROFILE_MAX_COUNT);
   w->stacks_dropped = sxs__saturating_add(w->stacks_dropped, x->stacks_dropped, SXS_PROFILE_MAX_COUNT);
+  w->stacks_merged = sxs__saturating_add(w->stacks_merged, x->stacks_merged, SXS_PROFILE_MAX_COUNT);
   w->frames = sxs__saturating_add(w->frames, x->frames, SXS_PROFILE_MAX_COUNT);
   w->native_frames = sxs__saturating_add(w->native_frames, x->native_frames, SXS_PROFILE_MAX_COUNT);
   w->stacks_named = sxs__saturating_add(w->stacks_named, x->stacks_named, SXS_PROFILE_MAX_COUNT);

@@ -243,7 +243,8 @@ typedef struct {
   guint64 failed;         /* walks where the native walk or a runtime's walk did not complete */
   guint64 runtime_walks;  /* DoStackSnapshot calls */
   guint64 unknown_frames; /* frames no module and no runtime owns (stubs) */
-  guint64 stacks_dropped; /* events whose new stack found the table full */
+  guint64 stacks_dropped; /* events whose new stack found the table full (profiles before stacks_merged) */
+  guint64 stacks_merged;  /* events whose new stack found the table full: counted under its leaf alone */
   guint64 frames;         /* frames of all stitched stacks */
   guint64 native_frames;  /* frames the native walks read (the profiler's own included) */
   guint64 stacks_named;   /* distinct stacks whose frames were named */

@@ -879,6 +879,8 @@ static void read_stack_walks(SxsJsonReader *r, SxsWalkCounters *w) {
       read_count(r, &w->unknown_frames);
     else if (key_is(key, "stacks_dropped"))
       read_count(r, &w->stacks_dropped);
+    else if (key_is(key, "stacks_merged"))
+      read_count(r, &w->stacks_merged);
     else if (key_is(key, "frames"))
       read_count(r, &w->frames);
     else if (key_is(key, "native_frames"))

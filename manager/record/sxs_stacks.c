@@ -327,6 +327,16 @@ static void frame_name_put(const FrameKey *key, const char *name, const char *mo
   g_mutex_unlock(&names_lock);
 }
 
+/* The one copy of a frame's name or module the recorder keeps (taking and freeing s; NULL stays
+ * NULL). Interned for the process's life: names are as many as the program's distinct frames. */
+static char *names_intern_take(char *s) {
+  if (!s)
+    return NULL;
+  char *interned = (char *)g_intern_string(s);
+  g_free(s);
+  return interned;
+}
+
 /* A new entry for the stitched frames: identities, names, first ip and sp. */
 static StackEntry *entry_new(const StackEntry *key, const SxsStackFrame *frames, const SxsWalkResources *res,
                              const SxsStitchTarget *targets, guint n_targets) {
@@ -337,6 +347,9 @@ static StackEntry *entry_new(const StackEntry *key, const SxsStackFrame *frames,
   e->model = sxs__stack_model_new(event_name(key->event), key->thread);
   e->model->runtime_id = key->runtime_id;
   e->model->type = g_strdup(key->type);
+  /* The frames' strings are interned (names_intern): the recorder keeps one copy of each name,
+   * however many stacks hold it; a copy made for the profile owns its own. */
+  g_array_set_clear_func(e->model->frames, NULL);
   /* Metadata is not read on a thread that holds the runtime suspended for a GC. */
   gboolean may_ask = key->event != SXS_STACKS_GC;
   unsigned long long unloads = sxs__modmap_unloads(map);
@@ -348,7 +361,7 @@ static StackEntry *entry_new(const StackEntry *key, const SxsStackFrame *frames,
     if (f->kind == SXS_FRAME_MANAGED) {
       m->managed = TRUE;
       m->runtime_id = f->runtime_id;
-      m->file = g_strdup(key->ids[i].file);
+      m->file = (char *)key->ids[i].file;
       m->line = key->ids[i].line;
       e->ids[i].rt = target_runtime(targets, n_targets, f->runtime_id);
       FrameKey k = {.runtime_id = f->runtime_id, .id = f->function_id};
@@ -378,6 +391,11 @@ static StackEntry *entry_new(const StackEntry *key, const SxsStackFrame *frames,
       }
     }
   }
+  for (guint i = 0; i < key->n; i++) {
+    SxsStackFrameModel *m = &g_array_index(e->model->frames, SxsStackFrameModel, i);
+    m->name = names_intern_take(m->name);
+    m->module = names_intern_take(m->module);
+  }
   return e;
 }
 
@@ -387,6 +405,49 @@ typedef struct {
   const char *type; /* interned */
   guint64 value;
 } StackTag;
+
+/* The frame that stands for the callers of a stack merged past [stacks] max_distinct=. */
+#define STACKS_MERGED_NAME "[more distinct stacks than the profile keeps]"
+
+/* The table is full: a new stack is counted under its leaf alone, in an entry of (kind, thread,
+ * tag, leaf) whose caller is a frame saying so, made the first time (these entries may pass the
+ * bound: they are as many as the threads' distinct leaves). Called with stacks_lock held. */
+static StackEntry *merge_locked(const StackEntry *fresh, guint64 weight, guint64 value) {
+  counts.stacks_merged++;
+  StackFrameId ids[2] = {fresh->ids[0], {.runtime_id = -2}};
+  StackEntry key = *fresh;
+  key.n = 2;
+  key.ids = ids;
+  key.hash = 2166136261u ^ (guint)key.event ^ (key.thread * 16777619u);
+  key.hash = (key.hash ^ (guint)key.runtime_id ^ (guint)(guintptr)key.type) * 16777619u;
+  key.hash = (key.hash ^ (guint)(ids[0].id ^ (ids[0].id >> 32)) ^ (guint)ids[0].runtime_id ^ ids[0].line) * 16777619u;
+  key.hash = (key.hash ^ 0xfffffffeu) * 16777619u;
+  StackEntry *known = g_hash_table_lookup(stacks, &key);
+  if (!known) {
+    known = g_new0(StackEntry, 1);
+    *known = key;
+    known->ids = g_memdup2(ids, sizeof ids);
+    known->spool_id = 0;
+    known->reported = known->reported_value = 0;
+    known->changed = FALSE;
+    known->model = sxs__stack_model_new(fresh->model->event, fresh->model->thread);
+    g_array_set_clear_func(known->model->frames, NULL);
+    known->model->runtime_id = fresh->model->runtime_id;
+    known->model->type = g_strdup(fresh->model->type);
+    known->model->thread_name = g_strdup(fresh->model->thread_name);
+    SxsStackFrameModel leaf = g_array_index(fresh->model->frames, SxsStackFrameModel, 0);
+    SxsStackFrameModel more = {.name = (char *)g_intern_static_string(STACKS_MERGED_NAME),
+                               .module = (char *)g_intern_static_string(""),
+                               .sp = leaf.sp + 1};
+    g_array_append_val(known->model->frames, leaf);
+    g_array_append_val(known->model->frames, more);
+    g_hash_table_add(stacks, known);
+  }
+  known->model->count += weight;
+  known->model->value += value;
+  mark_changed_locked(known);
+  return known;
+}
 
 /* Counts one stack (weight times) under (kind, thread, tag, frames with their lines), naming it
  * when it is new. ids and lines: room for n of each; tag may be NULL. leaf_exact: frames[0].ip is
@@ -431,6 +492,8 @@ static StackEntry *add_stack(SxsStackEvents kind, uint32_t thread, const char *t
     h = (h ^ ids[i].line) * 16777619u;
   }
   key.hash = h;
+  const SxsConfig *cfg = sxs__manager_config();
+  guint max_distinct = cfg ? cfg->stacks_max_distinct : SXS_CONFIG_STACKS_MAX_DISTINCT_DEFAULT;
 
   g_mutex_lock(&stacks_lock);
   ensure_tables_locked();
@@ -457,8 +520,8 @@ static StackEntry *add_stack(SxsStackEvents kind, uint32_t thread, const char *t
     known->model->count += weight;
     known->model->value += value;
     mark_changed_locked(known);
-  } else if (g_hash_table_size(stacks) >= SXS_STACKS_MAX_DISTINCT) {
-    counts.stacks_dropped++;
+  } else if (g_hash_table_size(stacks) >= max_distinct) {
+    known = merge_locked(fresh, weight, value);
   } else {
     fresh->model->count = weight;
     fresh->model->value = value;
@@ -563,8 +626,12 @@ void sxs__stacks_fill_counters(SxsProfileModel *m) {
 static void name_late_locked(StackEntry *e) {
   for (guint i = 0; i < e->n; i++) {
     SxsStackFrameModel *f = &g_array_index(e->model->frames, SxsStackFrameModel, i);
-    if (f->managed && !f->name && e->ids[i].rt)
-      sxs__manager_recorded_function(e->ids[i].rt, e->ids[i].id, &f->name, &f->module);
+    if (f->managed && !f->name && e->ids[i].rt) {
+      char *name = NULL, *module = NULL;
+      sxs__manager_recorded_function(e->ids[i].rt, e->ids[i].id, &name, &module);
+      f->name = names_intern_take(name);
+      f->module = names_intern_take(module);
+    }
   }
 }
 

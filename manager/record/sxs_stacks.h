@@ -15,8 +15,10 @@
 /* The kinds of the event profiles' stacks (SxsProfileKind k). */
 #define SXS_STACKS_PROFILE(k) ((SxsStackEvents)(1 << (8 + (int)(k))))
 
-/* Most distinct stacks kept; events whose stack is new beyond that are counted as dropped. */
-#define SXS_STACKS_MAX_DISTINCT 65536
+/* Distinct stacks are kept up to [stacks] max_distinct= (SxsConfig.stacks_max_distinct); a stack new
+ * beyond that is counted under its leaf alone, with one frame for its callers that says so (the
+ * profile's stack_walks.stacks_merged counts them): what the recorder holds stays bounded on a long
+ * run whose stacks keep varying. */
 
 /*
  * Records the stitched stack of the calling thread for one event: walks it (every runtime's

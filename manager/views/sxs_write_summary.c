@@ -408,6 +408,13 @@ static void samples_section(GString *out, const SxsView *v, const SxsRenderOptio
                            "managed caller may be missing), %" G_GUINT64_FORMAT " tick%s by the other walker\n",
                            q.unnamed, q.samples, q.samples ? 100.0 * (double)q.unnamed / (double)q.samples : 0.0,
                            q.other_walker, q.other_walker == 1 ? "" : "s");
+  if (v->model->walks.stacks_merged > 0)
+    g_string_append_printf(out,
+                           "  stacks merged: %" G_GUINT64_FORMAT
+                           " events met a new stack after the profile held as many distinct stacks as it keeps; "
+                           "each was counted under its leaf function, its callers shown as one frame "
+                           "\"[more distinct stacks than the profile keeps]\"\n",
+                           v->model->walks.stacks_merged);
   thread_rates_lines(out, sm);
   if (sm->dropped && g_hash_table_size(sm->dropped) > 0) {
     g_autoptr(GPtrArray) reasons = g_ptr_array_new();

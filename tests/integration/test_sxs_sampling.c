@@ -288,6 +288,56 @@ static void test_suspend_fallback(Fixture *f, gconstpointer data) {
   g_assert_nonnull(strstr(log, line));
 }
 
+/* [stacks] max_distinct= reached: the StackTruth app's two dozen threads, each in its own chain,
+ * sampled in wall time with room for 16 distinct stacks. No sample is lost: every one is counted,
+ * the stacks past the bound under their leaf alone with the frame that says so; the distinct ones
+ * kept are at most the bound (besides those merged entries); the profile and the summary say how
+ * many were merged. */
+static void test_max_distinct(Fixture *f, gconstpointer data) {
+  (void)data;
+  g_autofree char *app = itest_app("StackTruth");
+  const char *argv[] = {itest_env("SXS_DOTNET"), app, "1.5", "wall", NULL};
+  g_autoptr(ItestRun) run = run_profiled(f, argv, "frequency=499\nmode=wall\n[stacks]\nmax_distinct=16\n");
+  itest_assert_exit(run, 0);
+  g_autoptr(JsonNode) doc = itest_load_json(f->profile);
+  JsonObject *samples = samples_by(doc, "signal");
+  JsonObject *walks = json_object_get_object_member(json_node_get_object(doc), "stack_walks");
+  gint64 merged_events = json_object_get_int_member(walks, "stacks_merged");
+  g_assert_cmpint(merged_events, >, 0);
+  g_assert_cmpint(json_object_get_int_member(walks, "stacks_dropped"), ==, 0);
+  JsonArray *stacks = json_object_get_array_member(samples, "stacks");
+  gint64 total = 0, merged = 0, kept_stacks = 0, merged_stacks = 0;
+  for (guint i = 0; i < json_array_get_length(stacks); i++) {
+    JsonObject *st = json_array_get_object_element(stacks, i);
+    JsonArray *frames = json_object_get_array_member(st, "frames");
+    gint64 count = json_object_get_int_member(st, "count");
+    total += count;
+    guint n = json_array_get_length(frames);
+    const char *last = json_object_get_string_member(json_array_get_object_element(frames, n - 1), "name");
+    if (g_str_equal(last, "[more distinct stacks than the profile keeps]")) {
+      /* The leaf and the frame for its callers, nothing else. */
+      g_assert_cmpuint(n, ==, 2);
+      merged += count;
+      merged_stacks++;
+    } else {
+      kept_stacks++;
+    }
+  }
+  g_test_message("%" G_GINT64_FORMAT " samples: %" G_GINT64_FORMAT " in %" G_GINT64_FORMAT
+                 " stacks kept, %" G_GINT64_FORMAT " merged into %" G_GINT64_FORMAT " leaf stacks",
+                 total, total - merged, kept_stacks, merged, merged_stacks);
+  g_assert_cmpint(kept_stacks, <=, 16);
+  g_assert_cmpint(merged, >, 0);
+  /* Every sample counted: the stacks' counts are the samples' weight. */
+  g_assert_cmpint(total, ==, json_object_get_int_member(samples, "weight"));
+  const char *rargv[] = {itest_env("SXS_SXSPROF"), "report", f->profile, NULL};
+  g_autoptr(ItestRun) report = itest_run(rargv, NULL, NULL, 60);
+  g_assert_cmpint(report->exit_code, ==, 0);
+  g_autofree char *line =
+      g_strdup_printf("  stacks merged: %" G_GINT64_FORMAT " events met a new stack", merged_events);
+  g_assert_nonnull(strstr(report->out, line));
+}
+
 /* The stress workload (GCs, exceptions, hardware faults, spinning threads, threads coming and
  * going, calls between the runtimes) sampled at 1 kHz, every thread (wall): no crash, no hang,
  * the app's own counts of exceptions equal to what the runtimes reported. */
@@ -351,6 +401,8 @@ int main(int argc, char **argv) {
                         g_str_equal(hotcold[i].runtime, "dotnet") ? "10" : hotcold[i].runtime, hotcold[i].walker);
     g_test_add(path, Fixture, &hotcold[i], itest_scratch_setup, test_hotcold, itest_scratch_teardown);
   }
+  g_test_add("/sxs/sampling/max-distinct", Fixture, NULL, itest_scratch_setup, test_max_distinct,
+             itest_scratch_teardown);
   g_test_add("/sxs/sampling/two-runtimes", Fixture, NULL, itest_scratch_setup, test_two_runtimes,
              itest_scratch_teardown);
   g_test_add("/sxs/sampling/bridge/signal", Fixture, "signal", itest_scratch_setup, test_bridge,

@@ -1,0 +1,139 @@
+#!/usr/bin/env bash
+# A profiled server over a long run: does anything grow but what the program's code adds? The
+# SDK's web template (BUILD/real/web) is loaded without pause over loopback (`ab -k -c 8`, batch
+# after batch) for MINUTES, once without a profiler and once under `sxsprof run -q --sample=HZ`
+# for each HZ, one run after the other; every 10 s the server's resident set (VmRSS), the run's
+# spool and its profile (rewritten every flush=, 60 s) are measured. The growth that counts is
+# from the end of the first minute to the end, per 10 minutes; the target is under 2 MB per 10
+# minutes for the RSS over the server's own and for the spool. The tables go into
+# docs/PERFORMANCE.md ("A long run", set SXS_BENCH_NO_DOC=1 to leave it alone).
+#
+# Usage: tests/bench/long_run.sh BUILD [MINUTES] [HZ...]      (default 10 minutes, 99 and 999 Hz)
+set -euo pipefail
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+# shellcheck source=tests/bench/lib.sh
+source "$root/tests/bench/lib.sh"
+build=$(cd "${1:?usage: long_run.sh BUILD [MINUTES] [HZ...]}" && pwd)
+minutes=${2:-10}
+shift $(($# >= 2 ? 2 : $#))
+hzs=("$@")
+((${#hzs[@]})) || hzs=(99 999)
+die() { echo "long_run: $*" >&2; exit 1; }
+web_dll=${SXS_WEB_DLL:-$(ls "$build"/real/web/bin/Release/net*/web.dll 2>/dev/null | head -n 1 || true)}
+[[ -n $web_dll && -f $web_dll ]] || die "no web fixture in $build/real/web (tests/setup/build-apps.sh $build)"
+command -v ab >/dev/null || die "needs ab from apache2-utils (tests/setup.sh)"
+tmp=$(mktemp -d)
+server=""
+cleanup() { [[ -n $server ]] && kill -KILL "$server" 2>/dev/null; pkill -P $$ ab 2>/dev/null; rm -rf "$tmp"; }
+trap cleanup EXIT
+clean_env=(env -u CORECLR_ENABLE_PROFILING -u CORECLR_PROFILER -u CORECLR_PROFILER_PATH -u SXSPROF_CONFIG
+    DOTNET_CLI_TELEMETRY_OPTOUT=1 ASPNETCORE_ENVIRONMENT=Production Logging__LogLevel__Default=Warning)
+free_port() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
+kib() { awk '/^VmRSS:/ { print $2 }' "/proc/$1/status" 2>/dev/null || echo 0; }
+bytes_of() { local t=0 f; for f in "$@"; do [[ -f $f ]] && t=$((t + $(stat -c %s "$f" 2>/dev/null || echo 0))); done; echo $t; }
+
+# one VARIANT ("none" or a frequency): writes "seconds rss_kib spool_bytes profile_bytes" lines to $tmp/VARIANT
+one() {
+    local v=$1 port out=$tmp/out-$1 i wrapper
+    port=$(free_port)
+    mkdir -p "$out"
+    if [[ $v == none ]]; then
+        "${clean_env[@]}" dotnet "$web_dll" --urls "http://127.0.0.1:$port" >"$tmp/web.log" 2>&1 &
+    else
+        "${clean_env[@]}" "$build/bin/sxsprof" run -q --sample="$v" -o "$out/" -- \
+            dotnet "$web_dll" --urls "http://127.0.0.1:$port" >"$tmp/web.log" 2>&1 &
+    fi
+    wrapper=$!
+    server=""
+    for ((i = 0; i < 600; i++)); do
+        if [[ -z $server ]]; then
+            for p in $wrapper $(pgrep -P "$wrapper" || true); do
+                [[ $(cat "/proc/$p/comm" 2>/dev/null) == dotnet ]] && grep -qF "$web_dll" "/proc/$p/cmdline" 2>/dev/null &&
+                    { server=$p; break; }
+            done
+        fi
+        [[ -n $server ]] && (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null && break
+        sleep 0.1
+    done
+    [[ -n $server ]] || { cat "$tmp/web.log" >&2; die "the server under $v did not start"; }
+    # Load without pause until the run is over.
+    ( while :; do ab -q -k -n 20000 -c 8 "http://127.0.0.1:$port/" >/dev/null 2>&1 || sleep 0.2; done ) &
+    local load=$!
+    local start; start=$(date +%s)
+    : >"$tmp/$v"
+    for ((s = 10; s <= minutes * 60; s += 10)); do
+        sleep $((start + s - $(date +%s) > 0 ? start + s - $(date +%s) : 0))
+        shopt -s nullglob
+        local spools=("$out"/*.spool) profiles=()
+        for f in "$out"/*.json; do [[ $f == *.speedscope.json ]] || profiles+=("$f"); done
+        shopt -u nullglob
+        echo "$s $(kib "$server") $(bytes_of "${spools[@]}") $(bytes_of "${profiles[@]}")" >>"$tmp/$v"
+    done
+    kill "$load" 2>/dev/null; wait "$load" 2>/dev/null || true
+    pkill -P $$ ab 2>/dev/null || true
+    kill -TERM "$server"
+    for ((i = 0; i < 1200; i++)); do kill -0 "$wrapper" 2>/dev/null || break; sleep 0.1; done
+    wait "$wrapper" 2>/dev/null || true
+    server=""
+    if [[ $v != none ]]; then
+        python3 - "$out" >"$tmp/$v.final" <<'PY'
+import glob, json, os, sys
+for path in glob.glob(sys.argv[1] + "/*.json"):
+    if path.endswith(".speedscope.json"):
+        continue
+    d = json.load(open(path))
+    st = d["samples"]["stacks"]
+    print(sum(s["count"] for s in st), len(st), len(d.get("frame_table") or []), os.path.getsize(path))
+PY
+    fi
+    echo "bench: $v done: $(tail -1 "$tmp/$v")"
+    rm -rf "$out"
+}
+
+one none
+for hz in "${hzs[@]}"; do one "$hz"; done
+
+mb() { awk -v b="$1" 'BEGIN { printf "%.1f", b / 1048576 }'; }
+# value of column C at second S of VARIANT
+at() { awk -v s="$2" -v c="$3" '$1 == s { print $c }' "$tmp/$1"; }
+last=$((minutes * 60))
+section=$tmp/section
+{
+    echo "<!-- bench:long_run -->"
+    echo "## A long run: memory and files over $minutes minutes of load"
+    echo
+    echo "The web template under continuous \`ab -k -c 8\` load for $minutes minutes, without a profiler and under"
+    echo "\`sxsprof run -q --sample=HZ\`, one run after the other; every 10 s the server's RSS, the spool and"
+    echo "the profile (rewritten every 60 s) are measured. Growth counts from the end of the first minute to"
+    echo "the end, per 10 minutes."
+    echo
+    echo '```'
+    echo "tests/bench/long_run.sh BUILD $minutes ${hzs[*]}      # $(date -u +%Y-%m-%d)"
+    echo '```'
+    echo
+    echo "| run | RSS at 1 min (MB) | RSS at the end (MB) | RSS growth per 10 min (MB) | spool at 1 min (MB) | spool at the end (MB) | spool growth per 10 min (MB) | profile at the end (MB) | samples | distinct stacks | frames in the table |"
+    echo "|---|---|---|---|---|---|---|---|---|---|---|"
+    for v in none "${hzs[@]}"; do
+        r1=$(at "$v" 60 2); r2=$(at "$v" "$last" 2); s1=$(at "$v" 60 3); s2=$(at "$v" "$last" 3); p2=$(at "$v" "$last" 4)
+        rg=$(awk -v a="$r1" -v b="$r2" -v m="$minutes" 'BEGIN { printf "%.1f", (b - a) / 1024 * 10 / (m - 1) }')
+        sg=$(awk -v a="$s1" -v b="$s2" -v m="$minutes" 'BEGIN { printf "%.1f", (b - a) / 1048576 * 10 / (m - 1) }')
+        if [[ $v == none ]]; then
+            echo "| no profiler | $(awk -v k="$r1" 'BEGIN{printf "%.1f", k/1024}') | $(awk -v k="$r2" 'BEGIN{printf "%.1f", k/1024}') | $rg | – | – | – | – | – | – | – |"
+        else
+            read -r n st fr _ < <(awk '{ n += $1; s += $2; f += $3 } END { print n, s, f }' "$tmp/$v.final")
+            echo "| $v Hz | $(awk -v k="$r1" 'BEGIN{printf "%.1f", k/1024}') | $(awk -v k="$r2" 'BEGIN{printf "%.1f", k/1024}') | $rg | $(mb "$s1") | $(mb "$s2") | $sg | $(mb "$p2") | $n | $st | $fr |"
+        fi
+    done
+    echo
+    echo "Every 10 s (seconds: RSS MB, spool MB, profile MB):"
+    echo
+    echo '```'
+    for v in none "${hzs[@]}"; do
+        echo "$v: $(awk '$1 % 60 == 0 { printf "%d: %.0f/%.1f/%.1f  ", $1, $2 / 1024, $3 / 1048576, $4 / 1048576 }' "$tmp/$v")"
+    done
+    echo '```'
+    echo "<!-- /bench:long_run -->"
+} >"$section"
+cat "$section"
+[[ -n "${SXS_BENCH_NO_DOC:-}" ]] || bench_write_section "$root/docs/PERFORMANCE.md" "<!-- bench:long_run -->" \
+    "<!-- /bench:long_run -->" "$section" "$tmp"
