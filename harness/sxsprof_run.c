@@ -412,6 +412,7 @@ int sxsprof_run_main(int argc, char **argv) {
     }
   }
   child_pid = 0;
+  sxsprof_status_clear(line);
   g_unlink(prepared.path);
   if (WIFEXITED(status) && WEXITSTATUS(status) == 127 && !g_file_test(log_path ? log_path : "", G_FILE_TEST_EXISTS))
     return 127;

@@ -113,14 +113,24 @@ static char *watch(Pane *p, GArray *counts) {
   return capture(p->session);
 }
 
+/* Profiles Shift in a new pane `name` with `options`, its output to a file of the pane's folder
+ * (its path in *ret_out, caller frees) or, when ret_out is NULL, to the terminal; the status lines'
+ * counts seen while it ran into counts; the final screen returned (caller frees). */
+static char *pane_profile(Pane *p, const char *name, const char *options, char **ret_out, GArray *counts) {
+  pane_new(p, name);
+  char *out = ret_out ? g_build_filename(p->dir, "program.out", NULL) : NULL;
+  g_autofree char *command = profile_command(p, options, out);
+  pane_launch(p, command);
+  if (ret_out)
+    *ret_out = out;
+  return watch(p, counts);
+}
+
 static void test_redrawn_then_gone(void) {
   Pane p = {0};
-  pane_new(&p, "run");
-  g_autofree char *out = g_build_filename(p.dir, "program.out", NULL);
-  g_autofree char *command = profile_command(&p, "", out);
-  pane_launch(&p, command);
+  g_autofree char *out = NULL;
   g_autoptr(GArray) counts = g_array_new(FALSE, FALSE, sizeof(gint64));
-  g_autofree char *screen = watch(&p, counts);
+  g_autofree char *screen = pane_profile(&p, "run", "", &out, counts);
   g_test_message("final screen:\n%s", screen);
   /* Drawn, with counts that grow, never going back. */
   g_assert_cmpuint(counts->len, >=, 2);
@@ -139,12 +149,9 @@ static void test_redrawn_then_gone(void) {
 
 static void test_quiet(void) {
   Pane p = {0};
-  pane_new(&p, "quiet");
-  g_autofree char *out = g_build_filename(p.dir, "program.out", NULL);
-  g_autofree char *command = profile_command(&p, "-q", out);
-  pane_launch(&p, command);
+  g_autofree char *out = NULL;
   g_autoptr(GArray) counts = g_array_new(FALSE, FALSE, sizeof(gint64));
-  g_autofree char *screen = watch(&p, counts);
+  g_autofree char *screen = pane_profile(&p, "quiet", "-q", &out, counts);
   g_assert_cmpuint(counts->len, ==, 0);
   g_assert_null(strstr(screen, "sxsprof"));
   pane_stop(&p);
@@ -153,11 +160,8 @@ static void test_quiet(void) {
 /* The program writes to the terminal: no line drawn while it runs; its own line whole. */
 static void test_program_on_terminal(void) {
   Pane p = {0};
-  pane_new(&p, "shared");
-  g_autofree char *command = profile_command(&p, "", NULL);
-  pane_launch(&p, command);
   g_autoptr(GArray) counts = g_array_new(FALSE, FALSE, sizeof(gint64));
-  g_autofree char *screen = watch(&p, counts);
+  g_autofree char *screen = pane_profile(&p, "shared", "", NULL, counts);
   g_assert_cmpuint(counts->len, ==, 0);
   g_assert_null(strstr(screen, "sxsprof: running"));
   g_autoptr(GRegex) whole = g_regex_new("^split percent=50 rounds=" ROUNDS "$", G_REGEX_MULTILINE, 0, NULL);
