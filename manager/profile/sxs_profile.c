@@ -147,6 +147,18 @@ SxsStackModel *sxs__stack_model_copy(const SxsStackModel *s) {
   return c;
 }
 
+SxsStackModel *sxs__stack_model_copy_borrowed(const SxsStackModel *s) {
+  SxsStackModel *c = sxs__stack_model_new(s->event, s->thread);
+  g_array_set_clear_func(c->frames, NULL);
+  c->count = s->count;
+  c->thread_name = g_strdup(s->thread_name);
+  c->runtime_id = s->runtime_id;
+  c->type = g_strdup(s->type);
+  c->value = s->value;
+  g_array_append_vals(c->frames, s->frames->data, s->frames->len);
+  return c;
+}
+
 SxsProfileModel *sxs__profile_model_new(void) {
   SxsProfileModel *m = g_new0(SxsProfileModel, 1);
   m->runtimes = g_ptr_array_new_with_free_func(sxs__runtime_model_free);

@@ -265,6 +265,10 @@ void sxs__stack_model_free(gpointer s);
  * first, then thread, runtime and type. */
 int sxs__stack_model_compare(gconstpointer a, gconstpointer b);
 SxsStackModel *sxs__stack_model_copy(const SxsStackModel *s);
+/* A copy whose frames borrow the strings of s's frames (name, module, file): they must outlive the
+ * copy (the recorder's are interned for the process's life), and the copy's are never freed nor
+ * changed. For a snapshot of many stacks, which copying every name of would double. */
+SxsStackModel *sxs__stack_model_copy_borrowed(const SxsStackModel *s);
 
 /* One thread's sampling rate in cpu mode (the profile's "samples"."thread_rates"), or one of the
  * profiler's own threads, never sampled, and the CPU time it used ("samples"."profiler_threads"). */

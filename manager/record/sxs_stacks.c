@@ -426,10 +426,7 @@ static StackEntry *merge_locked(const StackEntry *fresh, guint64 weight, guint64
   if (!known) {
     known = g_new0(StackEntry, 1);
     *known = key;
-    known->ids = g_memdup2(ids, sizeof ids);
-    known->spool_id = 0;
-    known->reported = known->reported_value = 0;
-    known->changed = FALSE;
+    known->ids = g_memdup2(ids, sizeof ids); /* fresh was never counted: no spool id, nothing reported */
     known->model = sxs__stack_model_new(fresh->model->event, fresh->model->thread);
     g_array_set_clear_func(known->model->frames, NULL);
     known->model->runtime_id = fresh->model->runtime_id;
@@ -635,15 +632,22 @@ static void name_late_locked(StackEntry *e) {
   }
 }
 
-/* What still has no name is reported by its identity. */
-static void name_unknown(SxsStackModel *st) {
+/* A copy of e's stack for a snapshot (its frames' names borrowed: interned), what still has no name
+ * reported by its identity. Called with stacks_lock held. */
+static SxsStackModel *snapshot_locked(StackEntry *e) {
+  name_late_locked(e);
+  SxsStackModel *st = sxs__stack_model_copy_borrowed(e->model);
   for (guint j = 0; j < st->frames->len; j++) {
     SxsStackFrameModel *f = &g_array_index(st->frames, SxsStackFrameModel, j);
-    if (!f->name)
-      f->name = g_strdup_printf("[runtime %d code at 0x%" G_GINTPTR_MODIFIER "x]", f->runtime_id, (guintptr)f->ip);
+    if (!f->name) {
+      g_autofree char *name =
+          g_strdup_printf("[runtime %d code at 0x%" G_GINTPTR_MODIFIER "x]", f->runtime_id, (guintptr)f->ip);
+      f->name = (char *)g_intern_string(name);
+    }
     if (!f->module)
-      f->module = g_strdup("");
+      f->module = (char *)g_intern_static_string("");
   }
+  return st;
 }
 
 void sxs__stacks_fill(SxsProfileModel *m) {
@@ -655,20 +659,17 @@ void sxs__stacks_fill(SxsProfileModel *m) {
     g_hash_table_iter_init(&it, stacks);
     while (g_hash_table_iter_next(&it, &key, NULL)) {
       StackEntry *e = key;
-      name_late_locked(e);
       int k = profile_of(e->event);
       GPtrArray *to = e->event == SXS_STACKS_SAMPLE ? m->samples.stacks : k >= 0 ? m->profiles[k].stacks : m->stacks;
-      g_ptr_array_add(to, sxs__stack_model_copy(e->model));
+      g_ptr_array_add(to, snapshot_locked(e));
     }
   }
   g_mutex_unlock(&stacks_lock);
-  /* What still has no name is reported by its identity. */
+  /* Each list in the profile's order. */
   GPtrArray *lists[] = {m->stacks, m->samples.stacks, m->profiles[0].stacks, m->profiles[1].stacks,
                         m->profiles[2].stacks};
   G_STATIC_ASSERT(SXS_PROFILE_N_KINDS == 3);
   for (guint l = 0; l < G_N_ELEMENTS(lists); l++) {
-    for (guint i = 0; i < lists[l]->len; i++)
-      name_unknown(lists[l]->pdata[i]);
     g_ptr_array_sort(lists[l], sxs__stack_model_compare);
   }
 }
@@ -680,11 +681,9 @@ static void report_locked(GArray *out, StackEntry *e, gboolean all) {
     if (e->spool_id == 0)
       e->spool_id = ++last_spool_id;
     c.id = e->spool_id;
-    name_late_locked(e);
-    c.model = sxs__stack_model_copy(e->model);
+    c.model = snapshot_locked(e);
     c.model->count = 0;
     c.model->value = 0;
-    name_unknown(c.model);
     if (all) {
       e->reported = 0; /* a fresh spool: the whole count */
       e->reported_value = 0;
