@@ -32,12 +32,14 @@ once() {
     mkdir -p "$out"
     # The spool's largest size while the build runs, sampled every 100 ms.
     ( max=0; while sleep 0.1; do for f in "$out"/*.spool; do [[ -f $f ]] || continue
-          s=$(stat -c %s "$f" 2>/dev/null || echo 0); ((s > max)) && max=$s; done; echo "$max" >"$out/spool-max"; done ) &
+          s=$(stat -c %s "$f" 2>/dev/null || echo 0); ((s > max)) && max=$s; done
+          echo "$max" >"$out/spool-max.new" && mv "$out/spool-max.new" "$out/spool-max"; done ) &
     local watcher=$!
     "${clean_env[@]}" "$build/bin/sxsprof" run -q --sample="$hz" -o "$out/" -- \
         "$dotnet" build --no-incremental -nodeReuse:false -p:UseSharedCompilation=false "$tmp/app" >/dev/null 2>&1
     kill "$watcher" 2>/dev/null; wait "$watcher" 2>/dev/null || true
-    local spool_max; spool_max=$(cat "$out/spool-max" 2>/dev/null || echo 0)
+    local spool_max; spool_max=$(cat "$out/spool-max" 2>/dev/null || true)
+    [[ $spool_max =~ ^[0-9]+$ ]] || spool_max=0
     python3 - "$spool_max" "$out"/*.json >>"$tmp/$label" <<'PY'
 import json, os, sys
 spool = int(sys.argv[1])
