@@ -67,26 +67,6 @@ G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC(SxsprofPrepared, sxsprof_prepared_clear)
  * that end in suffix, views left out. Caller unrefs. */
 GPtrArray *sxsprof_output_files(const char *output, gboolean is_folder, const char *suffix);
 
-/* The status line (sxsprof_status.c): drawn on a terminal only. */
-typedef struct SxsprofStatus SxsprofStatus;
-/* TRUE when a status line may be drawn: stderr is a terminal (TERM not "dumb") and not quiet. */
-gboolean sxsprof_status_wanted(gboolean quiet);
-/* TRUE when neither the stdout nor the stderr of process pid is the terminal of our stderr (the
- * status line may be drawn while it runs: nothing it writes lands on the line). */
-gboolean sxsprof_status_terminal_free(int pid);
-/* A status line for a run whose profiles and spools go to output; spools last changed before
- * `since` are other runs'. */
-SxsprofStatus *sxsprof_status_new(const char *output, gboolean is_folder, time_t since);
-/* Erases the line if shown, and frees. */
-void sxsprof_status_free(SxsprofStatus *s);
-G_DEFINE_AUTOPTR_CLEANUP_FUNC(SxsprofStatus, sxsprof_status_free)
-/* Draws the line (cut to the terminal's width), over the one shown; nothing for NULL. */
-void sxsprof_status_show(SxsprofStatus *s, const char *format, ...) G_GNUC_PRINTF(2, 3);
-/* "sxsprof: <what> <elapsed>, <n> processes profiled, <n> samples", from the run's spools. */
-void sxsprof_status_progress(SxsprofStatus *s, const char *what);
-/* Erases the line, when one is shown, before anything else goes to stderr or stdout. */
-void sxsprof_status_clear(SxsprofStatus *s);
-
 /* The size of a file, 0 when it does not exist. */
 gint64 sxsprof_file_size(const char *path);
 

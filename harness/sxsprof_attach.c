@@ -43,6 +43,7 @@
 #include "sxs_diag.h"
 #include "sxs_process.h"
 #include "sxs_version.h"
+#include "sxs_status.h"
 #include "sxsprof.h"
 
 /* How long the runtime may wait for a concurrent GC before it gives up the attach. */
@@ -489,7 +490,7 @@ static gboolean report_target_end(const AttachOptions *o, int watch_fd, char **r
  * a target that ends meanwhile is reported at once, with its exit status when it can be known.
  * Signals are blocked on entry; they are let through only while it waits (ppoll). */
 static int control_serve(Control *c, const AttachOptions *o, const char *label, const char *target,
-                         const sigset_t *wait_mask, int watch_fd, SxsprofStatus *line) {
+                         const sigset_t *wait_mask, int watch_fd, SxsStatus *line) {
   gint64 next_draw = g_get_monotonic_time() + G_USEC_PER_SEC;
   gint64 report_deadline = g_get_monotonic_time() + ATTACH_REPORT_SECONDS * G_USEC_PER_SEC;
   gint64 stop_at = 0, stop_deadline = 0;
@@ -497,20 +498,20 @@ static int control_serve(Control *c, const AttachOptions *o, const char *label, 
   for (;;) {
     gint64 now = g_get_monotonic_time();
     if (!c->runtime_id && now >= report_deadline) {
-      sxsprof_status_clear(line);
+      sxs_status_clear(line);
       fprintf(stderr, "sxsprof: the profiler loaded into %s but did not report back within %d s\n", target,
               ATTACH_REPORT_SECONDS);
       return 1;
     }
     if (attach_signals && !told_stopping && !o->run.quiet) {
-      sxsprof_status_clear(line);
+      sxs_status_clear(line);
       fprintf(stderr, "sxsprof: stopping: the profile is being written (interrupt again to quit without it)\n");
       told_stopping = TRUE;
     }
     if (c->runtime_id && !stop_sent && (attach_signals || (stop_at && now >= stop_at))) {
       static const char stop[] = "stop\n";
       if (send(c->fd, stop, sizeof stop - 1, MSG_NOSIGNAL) < 0) {
-        sxsprof_status_clear(line);
+        sxs_status_clear(line);
         fprintf(stderr, "sxsprof: cannot ask the profiler in %s to stop: %s\n", target, g_strerror(errno));
         return 1;
       }
@@ -519,7 +520,7 @@ static int control_serve(Control *c, const AttachOptions *o, const char *label, 
       stop_deadline = now + ATTACH_STOP_SECONDS * G_USEC_PER_SEC;
     }
     if (stop_sent && now >= stop_deadline) {
-      sxsprof_status_clear(line);
+      sxs_status_clear(line);
       fprintf(stderr, "sxsprof: the profiler in %s did not answer the stop within %d s\n", target, ATTACH_STOP_SECONDS);
       return 1;
     }
@@ -527,10 +528,10 @@ static int control_serve(Control *c, const AttachOptions *o, const char *label, 
     /* On a terminal, while the profile is taken: the status line, redrawn every second. */
     if (line && c->runtime_id && !stop_sent) {
       if (now >= next_draw) {
-        if (sxsprof_status_terminal_free((int)o->pid))
-          sxsprof_status_progress(line, "attached");
+        if (sxs_status_terminal_free((int)o->pid))
+          sxs_status_progress(line, "attached");
         else
-          sxsprof_status_clear(line);
+          sxs_status_clear(line);
         next_draw = now + G_USEC_PER_SEC;
       }
       until = until ? MIN(until, next_draw) : next_draw;
@@ -546,7 +547,7 @@ static int control_serve(Control *c, const AttachOptions *o, const char *label, 
                             {.fd = watch_fd, .events = POLLIN}};
     int r = ppoll(pfd, watch_fd >= 0 ? 2 : 1, timeout, wait_mask);
     if (r < 0 && errno != EINTR) {
-      sxsprof_status_clear(line);
+      sxs_status_clear(line);
       fprintf(stderr, "sxsprof: waiting for the profiler failed: %s\n", g_strerror(errno));
       return 1;
     }
@@ -558,7 +559,7 @@ static int control_serve(Control *c, const AttachOptions *o, const char *label, 
         control_read(c);
       if (c->written)
         return 0;
-      sxsprof_status_clear(line);
+      sxs_status_clear(line);
       report_target_end(o, watch_fd, &c->written);
       return c->written ? 0 : 1;
     }
@@ -574,19 +575,19 @@ static int control_serve(Control *c, const AttachOptions *o, const char *label, 
       if (!o->run.quiet) {
         g_autofree char *until_text =
             o->seconds > 0 ? g_strdup_printf("for %g s", o->seconds) : g_strdup("until Ctrl-C");
-        sxsprof_status_clear(line);
+        sxs_status_clear(line);
         fprintf(stderr, "sxsprof: profiling runtime %s of process %d %s\n", label, (int)o->pid, until_text);
       }
     }
     if (c->error) {
-      sxsprof_status_clear(line);
+      sxs_status_clear(line);
       fprintf(stderr, "sxsprof: the profiler in %s failed: %s\n", target, c->error);
       return 1;
     }
     if (c->written)
       return 0;
     if (c->closed) {
-      sxsprof_status_clear(line);
+      sxs_status_clear(line);
       if (report_target_end(o, watch_fd, &c->written))
         return c->written ? 0 : 1;
       if (!c->runtime_id)
@@ -665,10 +666,10 @@ static int attach_run(const AttachOptions *o, const SxsDiagEndpoint *ep, const c
     sigdelset(&wait_mask, SIGTERM);
     sigdelset(&wait_mask, SIGHUP);
     int watch_fd = sxs_diag_process_watch(o->pid);
-    g_autoptr(SxsprofStatus) line =
-        sxsprof_status_wanted(o->run.quiet) ? sxsprof_status_new(cfg->output, cfg->output_is_folder, started) : NULL;
+    g_autoptr(SxsStatus) line =
+        sxs_status_wanted(o->run.quiet) ? sxs_status_new(cfg->output, cfg->output_is_folder, started) : NULL;
     code = control_serve(&c, o, label, target, &wait_mask, watch_fd, line);
-    sxsprof_status_clear(line);
+    sxs_status_clear(line);
     if (watch_fd >= 0)
       close(watch_fd);
     sigprocmask(SIG_UNBLOCK, &block, NULL);

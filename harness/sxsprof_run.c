@@ -30,6 +30,7 @@
 #include "sxs_modules.h"
 #include "sxs_process.h"
 #include "sxs_spool.h"
+#include "sxs_status.h"
 #include "sxsprof.h"
 
 static volatile sig_atomic_t child_pid;
@@ -393,8 +394,8 @@ int sxsprof_run_main(int argc, char **argv) {
 
   /* On a terminal, a status line while the program runs: the wait wakes every 100 ms to see
    * whether the program ended, and redraws the line every second. */
-  g_autoptr(SxsprofStatus) line =
-      sxsprof_status_wanted(opt.quiet) ? sxsprof_status_new(cfg->output, cfg->output_is_folder, started) : NULL;
+  g_autoptr(SxsStatus) line =
+      sxs_status_wanted(opt.quiet) ? sxs_status_new(cfg->output, cfg->output_is_folder, started) : NULL;
   int status = 0;
   for (gint64 next = g_get_monotonic_time() + G_USEC_PER_SEC;;) {
     pid_t r = waitpid(child, &status, line ? WNOHANG : 0);
@@ -403,16 +404,16 @@ int sxsprof_run_main(int argc, char **argv) {
     if (r == 0) {
       g_usleep(100 * 1000);
       if (g_get_monotonic_time() >= next) {
-        if (sxsprof_status_terminal_free((int)child))
-          sxsprof_status_progress(line, "running");
+        if (sxs_status_terminal_free((int)child))
+          sxs_status_progress(line, "running");
         else
-          sxsprof_status_clear(line);
+          sxs_status_clear(line);
         next += G_USEC_PER_SEC;
       }
     }
   }
   child_pid = 0;
-  sxsprof_status_clear(line);
+  sxs_status_clear(line);
   g_unlink(prepared.path);
   if (WIFEXITED(status) && WEXITSTATUS(status) == 127 && !g_file_test(log_path ? log_path : "", G_FILE_TEST_EXISTS))
     return 127;
@@ -426,10 +427,10 @@ int sxsprof_run_main(int argc, char **argv) {
     p->note = g_strdup(g_hash_table_lookup(notes, p->path));
   }
   if (profiles->len > 0)
-    sxsprof_status_show(line, "sxsprof: writing the views of %u process%s...", profiles->len,
-                        profiles->len == 1 ? "" : "es");
+    sxs_status_show(line, "sxsprof: writing the views of %u process%s...", profiles->len,
+                    profiles->len == 1 ? "" : "es");
   render_run_views(profiles, opt.formats);
-  sxsprof_status_clear(line);
+  sxs_status_clear(line);
   if (opt.quiet)
     return code;
 

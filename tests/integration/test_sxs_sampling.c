@@ -139,8 +139,10 @@ static void test_hotcold(Fixture *f, gconstpointer data) {
   assert_share_within(samples, "Hot.Spin", 1, "SxsSample.Main", 0.80, 1.0);
   /* Cold.Walk runs 1 ms of the thread's CPU time per 10, however busy the machine is; the suspend
    * walker's CPU-time timers expire at the scheduler's tick, which a cycle of 10 ms of CPU time
-   * can alias with for a whole run (2.7 % in one run of 8.0): never nothing. */
-  assert_share_within(samples, "Cold.Walk", 1, "SxsSample.Main", 0.01, 0.20);
+   * can alias with for a whole run (2.7 % in one run of 8.0, 0.7 % in another): never nothing, at
+   * least one sample of the 300. The perf engine's stratified periods do not alias: 1 %. */
+  double cold_lo = g_str_equal(hc->walker, "suspend") ? 0.003 : 0.01;
+  assert_share_within(samples, "Cold.Walk", 1, "SxsSample.Main", cold_lo, 0.20);
   /* Hot.Spin and Cold.Walk are both called by SxsSample.HotCold, never one by the other: a walk
    * made after the thread moved from one to the other is not stitched onto the capture. */
   g_assert_cmpint(samples_with(samples, "Hot.Spin", 0, NULL), >, 0);

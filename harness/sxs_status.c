@@ -1,4 +1,4 @@
-/* sxsprof_status: the one status line `run` and `attach` keep on the terminal while the program
+/* sxs_status: the one status line `run` and `attach` keep on the terminal while the program
  * runs and while the views are written (see sxsprof.h). It is drawn on stderr only when stderr is a
  * terminal and -q was not given, rewritten in place ("\r", the text, erase to the end of the line,
  * "\r") and erased before anything else is printed, so that nothing of it stays in the scrollback,
@@ -14,9 +14,10 @@
 #include <unistd.h>
 
 #include "sxs_spool.h"
+#include "sxs_status.h"
 #include "sxsprof.h"
 
-struct SxsprofStatus {
+struct SxsStatus {
   gboolean shown;      /* a line is on the terminal now */
   char *output;        /* where the run's profiles and spools go */
   gboolean is_folder;  /* output is a folder */
@@ -34,12 +35,12 @@ static void tally_free(gpointer p) {
   g_free(t);
 }
 
-gboolean sxsprof_status_wanted(gboolean quiet) {
+gboolean sxs_status_wanted(gboolean quiet) {
   const char *term = g_getenv("TERM");
   return !quiet && isatty(STDERR_FILENO) && !(term && g_str_equal(term, "dumb"));
 }
 
-gboolean sxsprof_status_terminal_free(int pid) {
+gboolean sxs_status_terminal_free(int pid) {
   struct stat mine;
   if (fstat(STDERR_FILENO, &mine) != 0)
     return FALSE;
@@ -53,8 +54,8 @@ gboolean sxsprof_status_terminal_free(int pid) {
   return TRUE;
 }
 
-SxsprofStatus *sxsprof_status_new(const char *output, gboolean is_folder, time_t since) {
-  SxsprofStatus *s = g_new0(SxsprofStatus, 1);
+SxsStatus *sxs_status_new(const char *output, gboolean is_folder, time_t since) {
+  SxsStatus *s = g_new0(SxsStatus, 1);
   s->output = g_strdup(output);
   s->is_folder = is_folder;
   s->since = since;
@@ -64,10 +65,10 @@ SxsprofStatus *sxsprof_status_new(const char *output, gboolean is_folder, time_t
   return s;
 }
 
-void sxsprof_status_free(SxsprofStatus *s) {
+void sxs_status_free(SxsStatus *s) {
   if (!s)
     return;
-  sxsprof_status_clear(s);
+  sxs_status_clear(s);
   g_free(s->output);
   g_hash_table_unref(s->tallies);
   g_hash_table_unref(s->gone);
@@ -82,7 +83,7 @@ static guint terminal_columns(void) {
   return 80;
 }
 
-void sxsprof_status_show(SxsprofStatus *s, const char *format, ...) {
+void sxs_status_show(SxsStatus *s, const char *format, ...) {
   if (!s)
     return;
   va_list ap;
@@ -99,7 +100,7 @@ void sxsprof_status_show(SxsprofStatus *s, const char *format, ...) {
   s->shown = TRUE;
 }
 
-void sxsprof_status_clear(SxsprofStatus *s) {
+void sxs_status_clear(SxsStatus *s) {
   if (!s || !s->shown)
     return;
   fputs("\r\033[K", stderr);
@@ -120,7 +121,7 @@ static char *thousands(guint64 v) {
   return g_string_free(out, FALSE);
 }
 
-void sxsprof_status_progress(SxsprofStatus *s, const char *what) {
+void sxs_status_progress(SxsStatus *s, const char *what) {
   if (!s)
     return;
   g_autoptr(GPtrArray) spools = sxsprof_output_files(s->output, s->is_folder, SXS_SPOOL_SUFFIX);
@@ -163,6 +164,6 @@ void sxsprof_status_progress(SxsprofStatus *s, const char *what) {
   g_autofree char *elapsed = seconds >= 60
                                  ? g_strdup_printf("%" G_GINT64_FORMAT " min %02d s", seconds / 60, (int)(seconds % 60))
                                  : g_strdup_printf("%" G_GINT64_FORMAT " s", seconds);
-  sxsprof_status_show(s, "sxsprof: %s %s, %u process%s profiled, %s samples", what, elapsed, processes,
-                      processes == 1 ? "" : "es", count);
+  sxs_status_show(s, "sxsprof: %s %s, %u process%s profiled, %s samples", what, elapsed, processes,
+                  processes == 1 ? "" : "es", count);
 }
