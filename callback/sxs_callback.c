@@ -18,6 +18,7 @@
 #include "sxs_output.h"
 #include "sxs_sampler.h"
 #include "sxs_stacks.h"
+#include "sxs_timeline_rec.h"
 #include "sxs_version.h"
 #include "sxs_trace.h"
 
@@ -219,6 +220,8 @@ static HRESULT initialize_runtime(SxsCallback *self, IUnknown *pICorProfilerInfo
 
   __atomic_store_n(&self->info, info, __ATOMIC_SEQ_CST);
   self->profiled = TRUE;
+  sxs__timeline_rec_event(SXS_TIMELINE_RUNTIME_START, self->runtime->id, sxs__callback_os_tid(),
+                          sxs__timeline_rec_now_us(), 0, 0, attached ? 1 : 0, NULL, 0);
   /* Before the features: the inventory queues here, and a stack's frame may be named later. */
   self->names = sxs__naming_queue_new(self->runtime, &sxs__callback_ops, self);
 
@@ -250,6 +253,8 @@ static HRESULT callback_Initialize(ICorProfilerCallback11 *This, IUnknown *pICor
  * module events may still be running on other threads: the guard waits for them. */
 static HRESULT callback_Shutdown(ICorProfilerCallback11 *This) {
   SxsCallback *self = impl_from_ICorProfilerCallback11(This);
+  sxs__timeline_rec_event(SXS_TIMELINE_RUNTIME_STOP, self->runtime->id, sxs__callback_os_tid(),
+                          sxs__timeline_rec_now_us(), 0, 0, 0, NULL, 0);
   /* The sampler's last captures, and what is queued for naming, are named while the Info still
    * answers. */
   sxs__output_runtime_stopping(self->runtime);
@@ -318,6 +323,8 @@ static gboolean record_module(SxsCallback *self, ModuleID moduleId) {
   sxs__callback_module_info(info, moduleId, &name, &flags);
   sxs__callback_info_leave(self);
   sxs__manager_record_module(self->runtime, moduleId, name);
+  sxs__timeline_rec_event(SXS_TIMELINE_MODULE_LOAD, self->runtime->id, sxs__callback_os_tid(),
+                          sxs__timeline_rec_now_us(), 0, 0, 0, name ? g_intern_string(name) : NULL, 0);
   return TRUE;
 }
 
@@ -430,6 +437,8 @@ static HRESULT callback_ThreadCreated(ICorProfilerCallback11 *This, ThreadID thr
 
 static HRESULT callback_ThreadDestroyed(ICorProfilerCallback11 *This, ThreadID threadId) {
   SxsCallback *self = impl_from_ICorProfilerCallback11(This);
+  sxs__timeline_rec_event(SXS_TIMELINE_THREAD_END, self->runtime->id, sxs__callback_os_tid(),
+                          sxs__timeline_rec_now_us(), 0, 0, 0, NULL, 0);
   sxs__sampler_thread_destroyed(self->runtime->id, threadId);
   sxs__manager_thread_destroyed(self->runtime, threadId);
   return S_OK;
@@ -438,6 +447,8 @@ static HRESULT callback_ThreadDestroyed(ICorProfilerCallback11 *This, ThreadID t
 static HRESULT callback_ThreadAssignedToOSThread(ICorProfilerCallback11 *This, ThreadID managedThreadId,
                                                  DWORD osThreadId) {
   SxsCallback *self = impl_from_ICorProfilerCallback11(This);
+  sxs__timeline_rec_event(SXS_TIMELINE_THREAD_START, self->runtime->id, (uint32_t)osThreadId,
+                          sxs__timeline_rec_now_us(), 0, 0, 0, NULL, 0);
   sxs__manager_thread_os_id(self->runtime, managedThreadId, osThreadId);
   return S_OK;
 }
@@ -498,6 +509,16 @@ static HRESULT callback_GarbageCollectionStarted(ICorProfilerCallback11 *This, i
                                                  BOOL generationCollected[], COR_PRF_GC_REASON reason) {
   SxsCallback *self = impl_from_ICorProfilerCallback11(This);
   sxs__counter_add(&self->runtime->counters.gcs);
+  int generation = 0;
+  for (int g = 0; g < MIN(cGenerations, 3); g++)
+    if (generationCollected[g])
+      generation = g;
+  if (self->gc_depth < (int)G_N_ELEMENTS(self->gc_open)) {
+    self->gc_open[self->gc_depth].start_us = sxs__timeline_rec_now_us();
+    self->gc_open[self->gc_depth].generation = generation;
+    self->gc_open[self->gc_depth].reason = (int)reason;
+  }
+  self->gc_depth++;
   maybe_record_stack(self, SXS_STACKS_GC);
   /* A collection may free dynamic methods' code, whose addresses new code can then take. */
   sxs__stacks_code_changed();
@@ -633,19 +654,33 @@ static HRESULT callback_ManagedToUnmanagedTransition(ICorProfilerCallback11 *Thi
                                                      COR_PRF_TRANSITION_REASON reason) {
   return S_OK;
 }
+/* A suspension for a GC opens a pause on the timeline; RuntimeResumeFinished closes it. */
 static HRESULT callback_RuntimeSuspendStarted(ICorProfilerCallback11 *This, COR_PRF_SUSPEND_REASON suspendReason) {
+  SxsCallback *self = impl_from_ICorProfilerCallback11(This);
+  if (suspendReason == COR_PRF_SUSPEND_FOR_GC || suspendReason == COR_PRF_SUSPEND_FOR_GC_PREP)
+    self->gc_suspend_start_us = sxs__timeline_rec_now_us();
   return S_OK;
 }
 static HRESULT callback_RuntimeSuspendFinished(ICorProfilerCallback11 *This) {
   return S_OK;
 }
 static HRESULT callback_RuntimeSuspendAborted(ICorProfilerCallback11 *This) {
+  SxsCallback *self = impl_from_ICorProfilerCallback11(This);
+  self->gc_suspend_start_us = 0;
   return S_OK;
 }
 static HRESULT callback_RuntimeResumeStarted(ICorProfilerCallback11 *This) {
   return S_OK;
 }
 static HRESULT callback_RuntimeResumeFinished(ICorProfilerCallback11 *This) {
+  SxsCallback *self = impl_from_ICorProfilerCallback11(This);
+  guint64 start = self->gc_suspend_start_us;
+  if (start) {
+    self->gc_suspend_start_us = 0;
+    guint64 now = sxs__timeline_rec_now_us();
+    sxs__timeline_rec_event(SXS_TIMELINE_PAUSE, self->runtime->id, sxs__callback_os_tid(), start,
+                            now > start ? now - start : 0, 0, 0, NULL, 0);
+  }
   return S_OK;
 }
 static HRESULT callback_RuntimeThreadSuspended(ICorProfilerCallback11 *This, ThreadID threadId) {
@@ -724,7 +759,18 @@ static HRESULT callback_SurvivingReferences(ICorProfilerCallback11 *This, ULONG 
                                             ObjectID objectIDRangeStart[], ULONG cObjectIDRangeLength[]) {
   return S_OK;
 }
+/* Context: the GC thread with the runtime suspended (or a background GC's thread). */
 static HRESULT callback_GarbageCollectionFinished(ICorProfilerCallback11 *This) {
+  SxsCallback *self = impl_from_ICorProfilerCallback11(This);
+  if (self->gc_depth <= 0)
+    return S_OK;
+  int d = --self->gc_depth;
+  if (d < (int)G_N_ELEMENTS(self->gc_open)) {
+    guint64 now = sxs__timeline_rec_now_us(), start = self->gc_open[d].start_us;
+    sxs__timeline_rec_event(SXS_TIMELINE_GC, self->runtime->id, sxs__callback_os_tid(), start,
+                            now > start ? now - start : 0, (guint64)self->gc_open[d].generation,
+                            self->gc_open[d].reason, NULL, 0);
+  }
   return S_OK;
 }
 static HRESULT callback_FinalizeableObjectQueued(ICorProfilerCallback11 *This, DWORD finalizerFlags,

@@ -2,6 +2,8 @@
 #pragma once
 
 #include <glib.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #include "sxs_cor.h"
 #include "sxs_naming.h"
@@ -86,7 +88,22 @@ typedef struct {
                                  * (set up with its session) */
   SxsDynamicCode dynamic;       /* the dynamic methods' code, noted while sampling */
   gboolean dynamic_on;          /* sampling: dynamic methods are noted as they are compiled */
+  /* The timeline's open spans, set and read by the callbacks that raise them (the runtime calls
+   * them one at a time): collections under way (a background one may hold an ephemeral one
+   * inside), and a suspension for a GC. */
+  struct {
+    guint64 start_us;
+    int generation;
+    int reason;
+  } gc_open[2];
+  int gc_depth;
+  guint64 gc_suspend_start_us; /* 0: none under way */
 } SxsCallback;
+
+/* The calling thread's OS id. */
+static inline uint32_t sxs__callback_os_tid(void) {
+  return (uint32_t)syscall(SYS_gettid);
+}
 
 /* One thing the profiler does for a runtime, as data: the event-mask bits it needs, whether the
  * runtime can do it (from the capability record alone), and the setup step that runs once the mask

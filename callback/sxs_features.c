@@ -8,10 +8,13 @@
 
 #include "sxs_hresult.h"
 
-/* Counters: modules, exceptions, threads, GCs (without heap walks where the runtime can). */
+/* Counters: modules, exceptions, threads, GCs (without heap walks where the runtime can), and the
+ * suspensions for GCs (the timeline's pauses). */
 static void counters_mask(const SxsCapabilities *caps, const SxsConfig *cfg, DWORD *low, DWORD *high) {
   (void)cfg;
   *low |= COR_PRF_MONITOR_MODULE_LOADS | COR_PRF_MONITOR_EXCEPTIONS | COR_PRF_MONITOR_THREADS;
+  /* The timeline's GC pauses: suspension start to resume end. */
+  *low |= COR_PRF_MONITOR_SUSPENDS;
   if (caps->basic_gc && caps->event_mask2)
     *high |= COR_PRF_HIGH_BASIC_GC;
   else

@@ -29,6 +29,7 @@ typedef struct {
   const char *symbols;        /* --symbols: folders searched for PDBs ([lines] paths=) */
   const char *debug_dir;      /* --debug-dir: a debug root for native debug files ([symbols] debug_dirs=) */
   const char *engine, *event; /* --engine, --event: [sampling] engine= and event= (--event samples) */
+  const char *timeline;       /* --timeline: [timeline] window= */
   const char *config_output;  /* output= written into the config itself (attach: no environment carries it) */
   gboolean quiet, wall, trace;
   gboolean inventory;                     /* --inventory: [profiler] inventory=true */

@@ -113,6 +113,7 @@ static int parse_attach_options(int argc, char **argv, AttachOptions *o) {
                         : g_str_equal(name, "--stacks-on")                         ? &o->run.stacks_on
                         : g_str_equal(name, "--engine")                            ? &o->run.engine
                         : g_str_equal(name, "--event")                             ? &o->run.event
+                        : g_str_equal(name, "--timeline")                          ? &o->run.timeline
                                                                                    : NULL;
     if (!slot) {
       fprintf(stderr, "sxsprof: unknown option \"%s\" for attach\n%s", a, sxsprof_usage);

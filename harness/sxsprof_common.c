@@ -41,6 +41,8 @@ const char sxsprof_usage[] =
     "      --debug-dir DIR               look for native debug files in DIR too (after /usr/lib/debug)\n"
     "      --mode pick-first|pick-one|pick-all, --runtime SELECTOR   which runtimes to profile\n"
     "      --flush SECONDS               rewrite the profile this often (0: at exit only)\n"
+    "      --timeline WINDOW             keep every sample's time for the last WINDOW of the run (90s, 10m,\n"
+    "                                    2h; default the whole run, up to 64 MiB of it)\n"
     "      -c, --config FILE             a config file; the options above override it\n"
     "      -q, --quiet                   print nothing after the program ends\n"
     "  sxsprof report PROFILE.json|FOLDER ... [options]\n"
@@ -49,6 +51,9 @@ const char sxsprof_usage[] =
     "      --top N                       rows per summary table (default 10)\n"
     "      --runtime ID                  only stacks with frames of runtime ID\n"
     "      --thread T                    only samples and stacks of thread T (OS id or name)\n"
+    "      --from T, --to T              only what happened from T to T: seconds since the program started\n"
+    "                                    (2.5, 2500ms) or a share of the run (25%)\n"
+    "      --phases                      print the run's busy and idle phases (with their --from/--to)\n"
     "      --view samples|calls|events   what folded, svg and pprof show (default: samples if any);\n"
     "             |exceptions|contention|allocations   also an event profile alone\n"
     "      --max-size SIZE               read profiles of at most SIZE bytes (K, M, G; default 1G)\n"
@@ -71,6 +76,7 @@ const char sxsprof_usage[] =
     "      --duration SEC                stop after SEC seconds (default: at Ctrl-C)\n"
     "      -o, --output PREFIX|FOLDER/   where the profile goes (default ./sxsprof-<pid>)\n"
     "      --sample[=HZ], --wall, --engine E, --event E, --stacks-on EVENTS, --inventory, --format LIST,\n"
+    "      --timeline WINDOW,\n"
     "      --mode MODE, -c FILE, -q\n"
     "                                    as for run\n";
 
@@ -113,6 +119,8 @@ char *sxsprof_write_run_config(const SxsprofRunOptions *o, GError **error) {
     sxs__config_keyfile_set(kf, SXS_KEY_PROFILER_INVENTORY, "true");
   if (o->engine)
     sxs__config_keyfile_set(kf, SXS_KEY_SAMPLING_ENGINE, o->engine);
+  if (o->timeline)
+    sxs__config_keyfile_set(kf, SXS_KEY_TIMELINE_WINDOW, o->timeline);
   if (o->event)
     sxs__config_keyfile_set(kf, SXS_KEY_SAMPLING_EVENT, o->event);
   if (o->sample || o->wall || o->event) {

@@ -202,6 +202,7 @@ static int parse_run_options(int argc, char **argv, SxsprofRunOptions *o) {
                         : g_str_equal(name, "--debug-dir")                         ? &o->debug_dir
                         : g_str_equal(name, "--engine")                            ? &o->engine
                         : g_str_equal(name, "--event")                             ? &o->event
+                        : g_str_equal(name, "--timeline")                          ? &o->timeline
                                                                                    : NULL;
     if (!slot) {
       fprintf(stderr, "sxsprof: unknown option \"%s\"\n%s", a, sxsprof_usage);

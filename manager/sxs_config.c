@@ -53,14 +53,15 @@ enum {
   GROUP_ALLOCATIONS,
   GROUP_LINES,
   GROUP_SYMBOLS,
+  GROUP_TIMELINE,
   N_GROUPS
 };
 
 static const char *const config_groups[N_GROUPS] = {"profiler",   "tracing",     "stacks", "sampling", "exceptions",
-                                                    "contention", "allocations", "lines",  "symbols"};
+                                                    "contention", "allocations", "lines",  "symbols", "timeline"};
 static const char *const config_group_labels[N_GROUPS] = {"[profiler]",    "[tracing]",    "[stacks]",
                                                           "[sampling]",    "[exceptions]", "[contention]",
-                                                          "[allocations]", "[lines]",      "[symbols]"};
+                                                          "[allocations]", "[lines]",      "[symbols]", "[timeline]"};
 
 #define N_KEYS SXS_CONFIG_N_KEYS
 
@@ -1183,6 +1184,29 @@ static gboolean config_key_stacks(const SxsConfigScan *scan, int k, const char *
   return config_parse_stacks(scan, value, &cfg->stacks_on, error);
 }
 
+/* window=: a time (a whole number with s, m or h; seconds without) up to SXS_CONFIG_TIMELINE_WINDOW_MAX_S,
+ * 0 for the whole run. */
+static gboolean config_key_window(const SxsConfigScan *scan, int k, const char *value, SxsConfig *cfg,
+                                  GError **error) {
+  size_t digits = strspn(value, "0123456789");
+  guint64 n = digits > 0 && digits <= 9 ? g_ascii_strtoull(value, NULL, 10) : G_MAXUINT64;
+  const char *unit = value + digits;
+  guint64 scale = g_str_equal(unit, "") || g_str_equal(unit, "s") ? 1
+                  : g_str_equal(unit, "m")                        ? 60
+                  : g_str_equal(unit, "h")                        ? 3600
+                                                                  : 0;
+  if (n == G_MAXUINT64 || scale == 0 || n * scale > SXS_CONFIG_TIMELINE_WINDOW_MAX_S) {
+    g_autofree char *quoted = config_quote(value);
+    config_fail(error, SXS_CONFIG_ERROR_VALUE, scan->source, scan->key_line[k],
+                "window=%s is not a time of the run to keep in detail; expected 0 (the whole run) or a whole number "
+                "of seconds, or of minutes or hours with m or h (10m, 2h), up to %dh",
+                quoted, SXS_CONFIG_TIMELINE_WINDOW_MAX_S / 3600);
+    return FALSE;
+  }
+  *(guint *)config_field(cfg, k) = (guint)(n * scale);
+  return TRUE;
+}
+
 /* max_distinct=: a whole number of stacks within its bounds. */
 static gboolean config_key_max_distinct(const SxsConfigScan *scan, int k, const char *value, SxsConfig *cfg,
                                         GError **error) {
@@ -1348,6 +1372,8 @@ static const ConfigKey config_key_table[N_KEYS] = {
                              .help = "folders searched for PDBs after each assembly's own"},
     [SXS_KEY_SYMBOLS_DEBUG_DIRS] = {GROUP_SYMBOLS, "debug_dirs", config_key_paths, FIELD(symbols.debug_dirs),
                                     .help = "more roots for native debug files, after /usr/lib/debug"},
+    [SXS_KEY_TIMELINE_WINDOW] = {GROUP_TIMELINE, "window", config_key_window, FIELD(timeline_window_s),
+                                 .help = "the last part of the run whose samples keep their times (0: all of it)"},
 };
 
 #undef WORDS

@@ -18,6 +18,9 @@ typedef enum {
   SXS_LOG_FILE,    /* log=<path> */
 } SxsLogKind;
 
+/* [timeline] window=: the longest (30 days). */
+#define SXS_CONFIG_TIMELINE_WINDOW_MAX_S (30 * 24 * 3600)
+
 /* [stacks] max_distinct=: default and bounds. */
 #define SXS_CONFIG_STACKS_MAX_DISTINCT_DEFAULT 32768
 #define SXS_CONFIG_STACKS_MAX_DISTINCT_MIN 16
@@ -129,6 +132,8 @@ typedef struct {
   gboolean profiles[SXS_PROFILE_N_KINDS]; /* [exceptions], [contention], [allocations] enabled=, default false */
   SxsLinesConfig lines;
   SxsSymbolsConfig symbols;
+  guint timeline_window_s; /* [timeline] window=: the last seconds of the run kept in full detail; 0 (default):
+                            * the whole run, up to the timeline's memory cap */
 } SxsConfig;
 
 /* Every key of the file, by group, in the order the file's values are checked. Everything about a
@@ -164,6 +169,7 @@ typedef enum {
   SXS_KEY_LINES_ENABLED,
   SXS_KEY_LINES_PATHS,
   SXS_KEY_SYMBOLS_DEBUG_DIRS,
+  SXS_KEY_TIMELINE_WINDOW,
   SXS_CONFIG_N_KEYS
 } SxsConfigKey;
 

@@ -43,6 +43,7 @@
 #include "sxs_spool_write.h"
 #include "sxs_lines.h"
 #include "sxs_stacks.h"
+#include "sxs_timeline_rec.h"
 #include "sxs_trace.h"
 
 /* `write_lock` serializes writes and guards last_digest, views_digest and views_skipped_logged;
@@ -71,10 +72,12 @@ SxsProfileModel *sxs__output_snapshot(void) {
     sxs__trace_fill(r->id, r);
     sxs__naming_fill(r->id, r);
   }
-  sxs__stacks_fill(m);
+  g_autoptr(GHashTable) by_id = g_hash_table_new(g_direct_hash, g_direct_equal);
+  sxs__stacks_fill(m, by_id);
   sxs__events_fill(m);
   sxs__sampler_fill(m);
   sxs__lines_fill(m);
+  sxs__timeline_rec_fill(m, by_id);
   return m;
 }
 

@@ -4,6 +4,7 @@
  *   output thread, every SXS_SPOOL_PERIOD_MS
  *     registry ------- sxs__manager_copy_without_functions --> S (when its text changed)
  *              ------- sxs__manager_function_changes -------> F ...
+ *     timeline ------- sxs__timeline_rec_changes -----------> Q (folded seconds) P (samples) V (events)
  *     stacks   ------- sxs__stacks_changes -----------------> N (new frame names) K (new stacks) W (counts)
  *     tracing  ------- every second: a full copy, traced ---> T (when its text changed)
  *     all of it as one batch, B ... E, one write(2)
@@ -24,6 +25,7 @@
 #include "sxs_sampler.h"
 #include "sxs_spool.h"
 #include "sxs_stacks.h"
+#include "sxs_timeline_rec.h"
 #include "sxs_trace.h"
 
 #define SPOOL_COMPACT_MIN (8u << 20) /* a spool is never compacted below this size */
@@ -82,6 +84,7 @@ static void append_skeleton(GString *b, gboolean all) {
   sxs__stacks_fill_counters(m);
   sxs__sampler_fill(m);
   sxs__events_fill(m);
+  sxs__timeline_rec_fill(m, NULL);
   gsize len = 0;
   g_autofree char *text = sxs__profile_render_json(m, &len);
   append_document(b, 'S', text, len, &spool.skeleton, all);
@@ -147,6 +150,45 @@ static void append_stacks(GString *b, gboolean all) {
   sxs__stacks_changes_free(changes);
 }
 
+/* The timeline's samples (P, at most SPOOL_TIMELINE_LINE a line), events (V) and, with `all`, the
+ * folded seconds (Q). Before the stacks' changes: every stack a sample names is then in them. */
+#define SPOOL_TIMELINE_LINE 4096
+static void append_timeline(GString *b, gboolean all) {
+  SxsTimelineRecChanges c;
+  sxs__timeline_rec_changes(all, &c);
+  for (guint i = 0; i < c.seconds->len; i++) {
+    const SxsTimelineSecond *q = &g_array_index(c.seconds, SxsTimelineSecond, i);
+    g_string_append_printf(b, "Q\t%" G_GUINT64_FORMAT "\t%u\t%" G_GUINT64_FORMAT "\n", q->second, q->thread,
+                           q->samples);
+  }
+  for (guint i = 0; i < c.samples->len; i += SPOOL_TIMELINE_LINE) {
+    guint end = MIN(c.samples->len, i + SPOOL_TIMELINE_LINE);
+    guint64 prev = g_array_index(c.samples, SxsTimelineRecSample, i).t_us;
+    g_string_append_printf(b, "P\t%" G_GUINT64_FORMAT "\t", prev);
+    for (guint j = i; j < end; j++) {
+      const SxsTimelineRecSample *s = &g_array_index(c.samples, SxsTimelineRecSample, j);
+      /* Times within a batch may step back a little (a stack recorded before another's time was
+       * taken): a signed delta. */
+      gint64 d = (gint64)s->t_us - (gint64)prev;
+      prev = s->t_us;
+      g_string_append_printf(b, "%s%x:%" G_GINT64_FORMAT, j > i ? "," : "", s->id, d);
+      if (s->weight != 1)
+        g_string_append_printf(b, "*%u", s->weight);
+    }
+    g_string_append_c(b, '\n');
+  }
+  for (guint i = 0; i < c.events->len; i++) {
+    const SxsTimelineRecEvent *e = &g_array_index(c.events, SxsTimelineRecEvent, i);
+    g_string_append_printf(b, "V\t%s\t%d\t%u\t%" G_GUINT64_FORMAT "\t%" G_GUINT64_FORMAT "\t%" G_GUINT64_FORMAT
+                              "\t%d\t%x\t",
+                           sxs__timeline_event_name(e->kind), e->runtime_id, e->thread, e->start_us, e->dur_us,
+                           e->value, e->reason, e->stack_id);
+    sxs__spool_append_string(b, e->name);
+    g_string_append_c(b, '\n');
+  }
+  sxs__timeline_rec_changes_clear(&c);
+}
+
 /* The traced runtimes' functions, call trees and summaries: a whole copy, so at most once a
  * second, and less often when it takes long (it never costs more than 5 % of the output thread's
  * time); also at every batch of everything, and when the process is dying. */
@@ -179,6 +221,7 @@ static GString *make_batch(gboolean all, int signal) {
   g_string_append_printf(b, "B\t%" G_GUINT64_FORMAT "\n", ++spool.seq);
   append_skeleton(b, all);
   append_functions(b, all);
+  append_timeline(b, all);
   append_stacks(b, all);
   append_traced(b, all, signal != 0);
   if (signal)

@@ -9,7 +9,8 @@ static const struct {
 } formats[SXS_N_FORMATS] = {
     [SXS_FORMAT_JSON] = {"json", ".json"},       [SXS_FORMAT_SPEEDSCOPE] = {"speedscope", ".speedscope.json"},
     [SXS_FORMAT_FOLDED] = {"folded", ".folded"}, [SXS_FORMAT_SVG] = {"svg", ".svg"},
-    [SXS_FORMAT_PPROF] = {"pprof", ".pb.gz"},    [SXS_FORMAT_SUMMARY] = {"summary", NULL},
+    [SXS_FORMAT_PPROF] = {"pprof", ".pb.gz"},    [SXS_FORMAT_TRACE] = {"trace", ".trace.json"},
+    [SXS_FORMAT_SUMMARY] = {"summary", NULL},
 };
 
 const char *sxs__format_name(SxsFormat f) {

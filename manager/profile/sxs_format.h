@@ -10,6 +10,7 @@ typedef enum {
   SXS_FORMAT_FOLDED,     /* <base>.folded */
   SXS_FORMAT_SVG,        /* <base>.svg */
   SXS_FORMAT_PPROF,      /* <base>.pb.gz */
+  SXS_FORMAT_TRACE,      /* <base>.trace.json: the timeline in the trace-event format (Perfetto, chrome://tracing) */
   SXS_FORMAT_SUMMARY,    /* the terminal summary (sxsprof only, never a file the profiler writes) */
   SXS_N_FORMATS
 } SxsFormat;

@@ -159,6 +159,35 @@ SxsStackModel *sxs__stack_model_copy_borrowed(const SxsStackModel *s) {
   return c;
 }
 
+void sxs__timeline_event_clear(gpointer p) {
+  g_free(((SxsTimelineEvent *)p)->name);
+}
+
+static const char *const timeline_event_names[SXS_TIMELINE_N_EVENTS] = {
+    "gc",          "pause",      "exception",   "lock-wait",     "allocation",
+    "thread-start", "thread-end", "module-load", "runtime-start", "runtime-stop"};
+
+const char *sxs__timeline_event_name(SxsTimelineEventKind k) {
+  return k < SXS_TIMELINE_N_EVENTS ? timeline_event_names[k] : "unknown";
+}
+
+gboolean sxs__timeline_event_parse(const char *name, SxsTimelineEventKind *ret_kind) {
+  for (int k = 0; k < SXS_TIMELINE_N_EVENTS; k++)
+    if (g_strcmp0(name, timeline_event_names[k]) == 0) {
+      *ret_kind = (SxsTimelineEventKind)k;
+      return TRUE;
+    }
+  return FALSE;
+}
+
+void sxs__timeline_model_clear(SxsTimelineModel *t) {
+  GArray *samples = t->samples, *events = t->events, *seconds = t->seconds;
+  g_array_set_size(samples, 0);
+  g_array_set_size(events, 0);
+  g_array_set_size(seconds, 0);
+  *t = (SxsTimelineModel){.samples = samples, .events = events, .seconds = seconds};
+}
+
 SxsProfileModel *sxs__profile_model_new(void) {
   SxsProfileModel *m = g_new0(SxsProfileModel, 1);
   m->runtimes = g_ptr_array_new_with_free_func(sxs__runtime_model_free);
@@ -173,6 +202,10 @@ SxsProfileModel *sxs__profile_model_new(void) {
     m->profiles[k].stacks = g_ptr_array_new_with_free_func(sxs__stack_model_free);
   m->lines.modules = g_ptr_array_new_with_free_func(lines_module_free);
   m->lines.retiered = g_ptr_array_new_with_free_func(lines_method_free);
+  m->timeline.samples = g_array_new(FALSE, FALSE, sizeof(SxsTimelineSample));
+  m->timeline.events = g_array_new(FALSE, FALSE, sizeof(SxsTimelineEvent));
+  g_array_set_clear_func(m->timeline.events, sxs__timeline_event_clear);
+  m->timeline.seconds = g_array_new(FALSE, FALSE, sizeof(SxsTimelineSecond));
   return m;
 }
 
@@ -240,6 +273,9 @@ void sxs__profile_model_free(SxsProfileModel *m) {
   }
   g_ptr_array_unref(m->lines.modules);
   g_ptr_array_unref(m->lines.retiered);
+  g_array_unref(m->timeline.samples);
+  g_array_unref(m->timeline.events);
+  g_array_unref(m->timeline.seconds);
   g_free(m);
 }
 
@@ -795,6 +831,139 @@ static void render_frames(SxsJsonWriter *w, const FrameTable *t, const SxsStackM
   sxs__json_end_array(w);
 }
 
+/* Stack -> its index in stacks (as written). */
+static GHashTable *stack_index_new(const GPtrArray *stacks) {
+  GHashTable *index = g_hash_table_new(g_direct_hash, g_direct_equal);
+  for (guint i = 0; i < stacks->len; i++)
+    g_hash_table_insert(index, stacks->pdata[i], GUINT_TO_POINTER(i + 1));
+  return index;
+}
+
+static int compare_samples_by_thread(gconstpointer a, gconstpointer b) {
+  const SxsTimelineSample *x = *(const SxsTimelineSample *const *)a, *y = *(const SxsTimelineSample *const *)b;
+  if (x->stack->thread != y->stack->thread)
+    return x->stack->thread < y->stack->thread ? -1 : 1;
+  if (x->t_us != y->t_us)
+    return x->t_us < y->t_us ? -1 : 1;
+  return x < y ? -1 : x > y;
+}
+
+/* The event profile whose stacks an event's stack is one of. */
+static SxsProfileKind timeline_event_profile(SxsTimelineEventKind k) {
+  return k == SXS_TIMELINE_EXCEPTION    ? SXS_PROFILE_EXCEPTIONS
+         : k == SXS_TIMELINE_LOCK_WAIT  ? SXS_PROFILE_CONTENTION
+         : k == SXS_TIMELINE_ALLOCATION ? SXS_PROFILE_ALLOCATIONS
+                                        : SXS_PROFILE_N_KINDS;
+}
+
+/* "timeline": per thread, its samples' times (microseconds after the thread's previous sample, the
+ * first after the start) and stacks (indices into samples.stacks); the events; the folded seconds. */
+static void render_timeline(SxsJsonWriter *w, const SxsProfileModel *m) {
+  const SxsTimelineModel *t = &m->timeline;
+  if (!t->present)
+    return;
+  sxs__json_key(w, "timeline");
+  sxs__json_begin_object(w);
+  sxs__json_member_string(w, "clock", "microseconds since the process started (monotonic)");
+  sxs__json_member_uint(w, "window_us", t->window_us);
+  sxs__json_member_uint(w, "cap_bytes", t->cap_bytes);
+  sxs__json_member_uint(w, "detail_from_us", t->detail_from_us);
+  sxs__json_member_uint(w, "end_us", t->end_us);
+  sxs__json_member_uint(w, "start_unix_us", t->start_unix_us);
+  sxs__json_member_uint(w, "monotonic_start_us", t->monotonic_start_us);
+  sxs__json_member_uint(w, "folded_samples", t->folded_samples);
+  sxs__json_member_uint(w, "dropped_events", t->dropped_events);
+  g_autoptr(GHashTable) samples_index = stack_index_new(m->samples.stacks);
+  g_autoptr(GPtrArray) by_thread = g_ptr_array_sized_new(t->samples->len);
+  for (guint i = 0; i < t->samples->len; i++) {
+    SxsTimelineSample *s = &g_array_index(t->samples, SxsTimelineSample, i);
+    if (g_hash_table_contains(samples_index, s->stack))
+      g_ptr_array_add(by_thread, s);
+  }
+  g_ptr_array_sort(by_thread, compare_samples_by_thread);
+  sxs__json_key(w, "threads");
+  sxs__json_begin_array(w);
+  for (guint i = 0; i < by_thread->len;) {
+    uint32_t tid = ((SxsTimelineSample *)by_thread->pdata[i])->stack->thread;
+    guint end = i;
+    gboolean weighted = FALSE;
+    while (end < by_thread->len && ((SxsTimelineSample *)by_thread->pdata[end])->stack->thread == tid) {
+      weighted |= ((SxsTimelineSample *)by_thread->pdata[end])->weight != 1;
+      end++;
+    }
+    sxs__json_begin_object_inline(w);
+    sxs__json_member_uint(w, "os_tid", tid);
+    sxs__json_key(w, "t");
+    sxs__json_begin_array_inline(w);
+    guint64 prev = 0;
+    for (guint j = i; j < end; j++) {
+      const SxsTimelineSample *s = by_thread->pdata[j];
+      sxs__json_uint(w, s->t_us - prev);
+      prev = s->t_us;
+    }
+    sxs__json_end_array(w);
+    sxs__json_key(w, "s");
+    sxs__json_begin_array_inline(w);
+    for (guint j = i; j < end; j++)
+      sxs__json_uint(w, GPOINTER_TO_UINT(g_hash_table_lookup(
+                            samples_index, ((SxsTimelineSample *)by_thread->pdata[j])->stack)) - 1);
+    sxs__json_end_array(w);
+    if (weighted) {
+      sxs__json_key(w, "w");
+      sxs__json_begin_array_inline(w);
+      for (guint j = i; j < end; j++)
+        sxs__json_uint(w, ((SxsTimelineSample *)by_thread->pdata[j])->weight);
+      sxs__json_end_array(w);
+    }
+    sxs__json_end_object(w);
+    i = end;
+  }
+  sxs__json_end_array(w);
+  GHashTable *profile_index[SXS_PROFILE_N_KINDS];
+  for (int k = 0; k < SXS_PROFILE_N_KINDS; k++)
+    profile_index[k] = stack_index_new(m->profiles[k].stacks);
+  sxs__json_key(w, "events");
+  sxs__json_begin_array(w);
+  for (guint i = 0; i < t->events->len; i++) {
+    const SxsTimelineEvent *e = &g_array_index(t->events, SxsTimelineEvent, i);
+    sxs__json_begin_object_inline(w);
+    sxs__json_member_string(w, "kind", sxs__timeline_event_name(e->kind));
+    sxs__json_member_int(w, "runtime", e->runtime_id);
+    sxs__json_member_uint(w, "thread", e->thread);
+    sxs__json_member_uint(w, "start_us", e->start_us);
+    if (e->dur_us)
+      sxs__json_member_uint(w, "dur_us", e->dur_us);
+    if (e->value)
+      sxs__json_member_uint(w, "value", e->value);
+    if (e->reason)
+      sxs__json_member_int(w, "reason", e->reason);
+    if (e->name)
+      sxs__json_member_string(w, "name", e->name);
+    SxsProfileKind pk = timeline_event_profile(e->kind);
+    guint at = e->stack && pk < SXS_PROFILE_N_KINDS
+                   ? GPOINTER_TO_UINT(g_hash_table_lookup(profile_index[pk], e->stack))
+                   : 0;
+    if (at)
+      sxs__json_member_uint(w, "stack", at - 1);
+    sxs__json_end_object(w);
+  }
+  sxs__json_end_array(w);
+  for (int k = 0; k < SXS_PROFILE_N_KINDS; k++)
+    g_hash_table_unref(profile_index[k]);
+  sxs__json_key(w, "seconds");
+  sxs__json_begin_array(w);
+  for (guint i = 0; i < t->seconds->len; i++) {
+    const SxsTimelineSecond *sec = &g_array_index(t->seconds, SxsTimelineSecond, i);
+    sxs__json_begin_array_inline(w);
+    sxs__json_uint(w, sec->second);
+    sxs__json_uint(w, sec->thread);
+    sxs__json_uint(w, sec->samples);
+    sxs__json_end_array(w);
+  }
+  sxs__json_end_array(w);
+  sxs__json_end_object(w);
+}
+
 char *sxs__profile_render_json(const SxsProfileModel *m, gsize *ret_len) {
   g_autoptr(SxsJsonWriter) w = sxs__json_writer_new(TRUE);
   sxs__json_begin_object(w);
@@ -819,6 +988,7 @@ char *sxs__profile_render_json(const SxsProfileModel *m, gsize *ret_len) {
     render_event_profile(w, &table, (SxsProfileKind)k, &m->profiles[k]);
   frame_table_clear(&table);
   render_lines(w, &m->lines);
+  render_timeline(w, m);
   sxs__json_end_object(w);
   return sxs__json_writer_steal(w, ret_len);
 }
@@ -860,6 +1030,9 @@ static void add_count_table(GHashTable *into, GHashTable *from) {
 }
 
 void sxs__profile_model_merge(SxsProfileModel *into, SxsProfileModel *from) {
+  /* Each process's timeline runs on its own clock: a merged profile has none. */
+  sxs__timeline_model_clear(&into->timeline);
+  sxs__timeline_model_clear(&from->timeline);
   int next = 0;
   for (guint i = 0; i < into->runtimes->len; i++)
     next = MAX(next, ((SxsRuntimeModel *)into->runtimes->pdata[i])->id);

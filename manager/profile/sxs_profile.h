@@ -384,6 +384,72 @@ typedef struct {
   GPtrArray *retiered;       /* SxsLinesMethodModel*, by runtime then name; owned */
 } SxsLinesModel;
 
+/* The timeline (the profile's "timeline"): when each sample and event happened. Times are
+ * microseconds of the monotonic clock since the process started. Full detail is kept for the last
+ * window_us of the run (0: all of it) up to cap_bytes of the recorder's memory; what is older is
+ * kept as samples per second and thread (`seconds`), and detail_from_us says where detail starts. */
+typedef struct {
+  guint64 t_us;
+  SxsStackModel *stack; /* borrowed from samples.stacks; its thread is the sample's */
+  guint32 weight;       /* periods it stands for (as the stack's count) */
+} SxsTimelineSample;
+
+typedef enum {
+  SXS_TIMELINE_GC = 0,        /* a collection: value generation, reason the runtime's (1: induced) */
+  SXS_TIMELINE_PAUSE,         /* the runtime suspended for a GC, suspension start to resume end */
+  SXS_TIMELINE_EXCEPTION,     /* thrown: name the type, stack the exceptions profile's */
+  SXS_TIMELINE_LOCK_WAIT,     /* a contention, start to end: stack the contention profile's */
+  SXS_TIMELINE_ALLOCATION,    /* an allocation sample: value bytes, reason objects it stands for, name the type */
+  SXS_TIMELINE_THREAD_START,  /* a runtime's thread got its OS thread */
+  SXS_TIMELINE_THREAD_END,    /* ... and ended */
+  SXS_TIMELINE_MODULE_LOAD,   /* name the module's file */
+  SXS_TIMELINE_RUNTIME_START, /* the profiler started in a runtime (loaded with it, or attached) */
+  SXS_TIMELINE_RUNTIME_STOP,  /* the runtime shut down */
+  SXS_TIMELINE_N_EVENTS
+} SxsTimelineEventKind;
+
+typedef struct {
+  SxsTimelineEventKind kind;
+  int runtime_id;
+  uint32_t thread; /* OS thread id, 0 when none */
+  guint64 start_us, dur_us;
+  guint64 value;
+  int reason;
+  char *name;           /* owned, or NULL */
+  SxsStackModel *stack; /* borrowed from the kind's profile's stacks, or NULL */
+} SxsTimelineEvent;
+
+/* Samples of one thread in one second, older than the detail kept. */
+typedef struct {
+  guint64 second;
+  uint32_t thread;
+  guint64 samples;
+} SxsTimelineSecond;
+
+typedef struct {
+  gboolean present;        /* the profile has a timeline */
+  guint64 window_us;       /* detail kept for the last this much of the run; 0: the whole run */
+  guint64 cap_bytes;       /* the most memory the detail may take in the profiler */
+  guint64 detail_from_us;  /* samples and events before this are only in `seconds` (0: none left out) */
+  guint64 end_us;          /* when the profile was made */
+  guint64 start_unix_us;   /* the process's start in Unix time (0: unknown) */
+  guint64 monotonic_start_us; /* ... on the monotonic clock (CLOCK_MONOTONIC, as perf and Stopwatch read it) */
+  guint64 folded_samples;  /* samples kept only in `seconds` */
+  guint64 dropped_events;  /* events older than the detail kept (not in `seconds`) */
+  GArray *samples;         /* SxsTimelineSample, by time */
+  GArray *events;          /* SxsTimelineEvent, by start */
+  GArray *seconds;         /* SxsTimelineSecond, by second then thread */
+} SxsTimelineModel;
+
+/* "gc", "pause", "exception", "lock-wait", "allocation", "thread-start", "thread-end",
+ * "module-load", "runtime-start", "runtime-stop"; and back (FALSE when unknown). */
+const char *sxs__timeline_event_name(SxsTimelineEventKind k);
+gboolean sxs__timeline_event_parse(const char *name, SxsTimelineEventKind *ret_kind);
+/* Frees an SxsTimelineEvent's name (the events array's clear function). */
+void sxs__timeline_event_clear(gpointer e);
+/* Empties t (arrays kept, emptied; present FALSE). */
+void sxs__timeline_model_clear(SxsTimelineModel *t);
+
 /* The whole profile of one process. */
 typedef struct {
   SxsProcessInfo *process; /* owned */
@@ -396,6 +462,7 @@ typedef struct {
   SxsSamplesModel samples;
   SxsEventProfileModel profiles[SXS_PROFILE_N_KINDS];
   SxsLinesModel lines;
+  SxsTimelineModel timeline;
 } SxsProfileModel;
 
 SxsProfileModel *sxs__profile_model_new(void);

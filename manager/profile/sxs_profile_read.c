@@ -1011,6 +1011,182 @@ static void read_samples(SxsJsonReader *r, const GArray *table, SxsSamplesModel 
   }
 }
 
+/* A stack index of the timeline: into stacks, as read before it. */
+static SxsStackModel *read_stack_index(SxsJsonReader *r, const GPtrArray *stacks) {
+  guint64 v;
+  if (!read_bounded(r, G_MAXUINT32, &v))
+    return NULL;
+  if (v >= stacks->len) {
+    sxs__json_reader_fail(r, SXS_JSON_READ_VALUE, "stack %" G_GUINT64_FORMAT " out of range (%u stacks)", v,
+                          stacks->len);
+    return NULL;
+  }
+  return stacks->pdata[v];
+}
+
+/* "timeline"."threads"[i]: t (deltas), s (stack indices) and w (weights, optional), one each a sample. */
+static void read_timeline_thread(SxsJsonReader *r, const SxsProfileModel *m, GArray *samples) {
+  if (!sxs__json_reader_begin_object(r))
+    return;
+  g_autoptr(GArray) times = g_array_new(FALSE, FALSE, sizeof(guint64));
+  g_autoptr(GPtrArray) stacks = g_ptr_array_new();
+  g_autoptr(GArray) weights = g_array_new(FALSE, FALSE, sizeof(guint32));
+  const char *key;
+  while (sxs__json_reader_next_member(r, &key)) {
+    if (key_is(key, "t") && sxs__json_reader_begin_array(r)) {
+      guint64 at = 0;
+      while (sxs__json_reader_next_element(r)) {
+        guint64 d = 0;
+        if (!read_bounded(r, SXS_PROFILE_MAX_NS, &d))
+          break;
+        at += d;
+        g_array_append_val(times, at);
+      }
+    } else if (key_is(key, "s") && sxs__json_reader_begin_array(r)) {
+      while (sxs__json_reader_next_element(r)) {
+        SxsStackModel *s = read_stack_index(r, m->samples.stacks);
+        if (!s)
+          break;
+        g_ptr_array_add(stacks, s);
+      }
+    } else if (key_is(key, "w") && sxs__json_reader_begin_array(r)) {
+      while (sxs__json_reader_next_element(r)) {
+        guint32 wt = 1;
+        read_u32(r, &wt);
+        g_array_append_val(weights, wt);
+      }
+    } else {
+      sxs__json_reader_skip(r);
+    }
+  }
+  if (sxs__json_reader_message(r))
+    return;
+  if (times->len != stacks->len || (weights->len && weights->len != times->len)) {
+    sxs__json_reader_fail(r, SXS_JSON_READ_VALUE, "a thread's t, s and w differ in length (%u, %u, %u)", times->len,
+                          stacks->len, weights->len);
+    return;
+  }
+  for (guint i = 0; i < times->len; i++) {
+    SxsTimelineSample s = {.t_us = g_array_index(times, guint64, i),
+                           .stack = stacks->pdata[i],
+                           .weight = weights->len ? g_array_index(weights, guint32, i) : 1};
+    g_array_append_val(samples, s);
+  }
+}
+
+static void read_timeline_event(SxsJsonReader *r, const SxsProfileModel *m, GArray *events) {
+  if (!sxs__json_reader_begin_object(r))
+    return;
+  SxsTimelineEvent e = {.kind = SXS_TIMELINE_N_EVENTS};
+  guint64 stack = G_MAXUINT64;
+  const char *key;
+  while (sxs__json_reader_next_member(r, &key)) {
+    if (key_is(key, "kind")) {
+      g_autofree char *kind = NULL;
+      read_str(r, &kind);
+      if (kind && !sxs__timeline_event_parse(kind, &e.kind))
+        e.kind = SXS_TIMELINE_N_EVENTS; /* a kind this reader does not know: left out */
+    } else if (key_is(key, "runtime"))
+      read_int(r, &e.runtime_id);
+    else if (key_is(key, "thread"))
+      read_u32(r, &e.thread);
+    else if (key_is(key, "start_us"))
+      read_ns(r, &e.start_us);
+    else if (key_is(key, "dur_us"))
+      read_ns(r, &e.dur_us);
+    else if (key_is(key, "value"))
+      read_ns(r, &e.value);
+    else if (key_is(key, "reason"))
+      read_int(r, &e.reason);
+    else if (key_is(key, "name"))
+      read_str(r, &e.name);
+    else if (key_is(key, "stack"))
+      read_bounded(r, G_MAXUINT32, &stack);
+    else
+      sxs__json_reader_skip(r);
+  }
+  SxsProfileKind pk = e.kind == SXS_TIMELINE_EXCEPTION    ? SXS_PROFILE_EXCEPTIONS
+                      : e.kind == SXS_TIMELINE_LOCK_WAIT  ? SXS_PROFILE_CONTENTION
+                      : e.kind == SXS_TIMELINE_ALLOCATION ? SXS_PROFILE_ALLOCATIONS
+                                                          : SXS_PROFILE_N_KINDS;
+  if (stack != G_MAXUINT64 && pk < SXS_PROFILE_N_KINDS && stack < m->profiles[pk].stacks->len)
+    e.stack = m->profiles[pk].stacks->pdata[stack];
+  if (e.kind < SXS_TIMELINE_N_EVENTS && !sxs__json_reader_message(r))
+    g_array_append_val(events, e);
+  else
+    g_free(e.name);
+}
+
+static int compare_timeline_samples(gconstpointer a, gconstpointer b) {
+  const SxsTimelineSample *x = a, *y = b;
+  if (x->t_us != y->t_us)
+    return x->t_us < y->t_us ? -1 : 1;
+  return x->stack->thread < y->stack->thread ? -1 : x->stack->thread > y->stack->thread;
+}
+
+static int compare_timeline_events(gconstpointer a, gconstpointer b) {
+  const SxsTimelineEvent *x = a, *y = b;
+  return x->start_us < y->start_us ? -1 : x->start_us > y->start_us;
+}
+
+/* "timeline": read after the stacks it points into (the writer puts it last). */
+static void read_timeline(SxsJsonReader *r, SxsProfileModel *m) {
+  if (!sxs__json_reader_begin_object(r))
+    return;
+  SxsTimelineModel *t = &m->timeline;
+  t->present = TRUE;
+  const char *key;
+  while (sxs__json_reader_next_member(r, &key)) {
+    if (key_is(key, "window_us"))
+      read_ns(r, &t->window_us);
+    else if (key_is(key, "cap_bytes"))
+      read_ns(r, &t->cap_bytes);
+    else if (key_is(key, "detail_from_us"))
+      read_ns(r, &t->detail_from_us);
+    else if (key_is(key, "end_us"))
+      read_ns(r, &t->end_us);
+    else if (key_is(key, "start_unix_us"))
+      read_ns(r, &t->start_unix_us);
+    else if (key_is(key, "monotonic_start_us"))
+      read_ns(r, &t->monotonic_start_us);
+    else if (key_is(key, "folded_samples"))
+      read_count(r, &t->folded_samples);
+    else if (key_is(key, "dropped_events"))
+      read_count(r, &t->dropped_events);
+    else if (key_is(key, "threads") && sxs__json_reader_begin_array(r)) {
+      while (sxs__json_reader_next_element(r))
+        read_timeline_thread(r, m, t->samples);
+    } else if (key_is(key, "events") && sxs__json_reader_begin_array(r)) {
+      while (sxs__json_reader_next_element(r))
+        read_timeline_event(r, m, t->events);
+    } else if (key_is(key, "seconds") && sxs__json_reader_begin_array(r)) {
+      while (sxs__json_reader_next_element(r)) {
+        SxsTimelineSecond sec = {0};
+        guint64 v[3] = {0};
+        guint n = 0;
+        if (!sxs__json_reader_begin_array(r))
+          break;
+        while (sxs__json_reader_next_element(r))
+          if (n < 3)
+            read_bounded(r, SXS_PROFILE_MAX_NS, &v[n++]);
+          else
+            sxs__json_reader_skip(r);
+        if (n != 3) {
+          sxs__json_reader_fail(r, SXS_JSON_READ_VALUE, "a second is [second, thread, samples]");
+          break;
+        }
+        sec.second = v[0];
+        sec.thread = (uint32_t)MIN(v[1], G_MAXUINT32);
+        sec.samples = v[2];
+        g_array_append_val(t->seconds, sec);
+      }
+    } else
+      sxs__json_reader_skip(r);
+  }
+  g_array_sort(t->samples, compare_timeline_samples);
+  g_array_sort(t->events, compare_timeline_events);
+}
+
 static gboolean version_read(gint64 version) {
   return version >= SXS_PROFILE_VERSION_OLDEST && version <= SXS_PROFILE_VERSION;
 }
@@ -1069,6 +1245,8 @@ static void read_document(SxsJsonReader *r, SxsProfileModel *m, ProfileHeader *h
       read_event_profile(r, h->frame_table, SXS_PROFILE_CONTENTION, &m->profiles[SXS_PROFILE_CONTENTION]);
     } else if (key_is(key, "allocations")) {
       read_event_profile(r, h->frame_table, SXS_PROFILE_ALLOCATIONS, &m->profiles[SXS_PROFILE_ALLOCATIONS]);
+    } else if (key_is(key, "timeline")) {
+      read_timeline(r, m);
     }
     /* The top-level "pid" repeats process.pid. */
   }

@@ -108,8 +108,17 @@ typedef struct {
   GHashTable *functions; /* "rt:fid" -> SpoolFunction* */
   GHashTable *frames;    /* frame id -> FrameName* */
   GHashTable *stacks;    /* stack id -> SxsStackModel* */
+  GArray *samples;       /* SpoolSample: the timeline's samples */
+  GArray *events;        /* SxsTimelineEvent, stack the id (GUINT_TO_POINTER) until the rebuild */
+  GArray *seconds;       /* SxsTimelineSecond */
   int signal;
 } SpoolState;
+
+typedef struct {
+  guint64 t_us;
+  guint id;
+  guint32 weight;
+} SpoolSample;
 
 static void apply_function(SpoolState *st, const Field *f, guint n) {
   if (n < 8)
@@ -208,9 +217,62 @@ static void apply_weight(SpoolState *st, const Field *f, guint n) {
   }
 }
 
+/* P <t_us> <id>:<delta>[*weight],... */
+static void apply_samples(SpoolState *st, const Field *f, guint n) {
+  if (n < 3)
+    return;
+  gint64 t = (gint64)field_u64(&f[1], 10);
+  const char *p = f[2].s, *end = f[2].s + f[2].len;
+  while (p < end) {
+    const char *comma = memchr(p, ',', (gsize)(end - p));
+    const char *stop = comma ? comma : end;
+    g_autofree char *item = g_strndup(p, (gsize)(stop - p));
+    char *rest = NULL;
+    guint64 id = g_ascii_strtoull(item, &rest, 16);
+    if (rest && *rest == ':') {
+      gint64 d = g_ascii_strtoll(rest + 1, &rest, 10);
+      guint64 w = rest && *rest == '*' ? g_ascii_strtoull(rest + 1, NULL, 10) : 1;
+      t += d;
+      SpoolSample s = {.t_us = t > 0 ? (guint64)t : 0, .id = (guint)id, .weight = (guint32)CLAMP(w, 1, G_MAXUINT32)};
+      g_array_append_val(st->samples, s);
+    }
+    p = stop + 1;
+  }
+}
+
+/* V <kind> <rt> <thread> <start_us> <dur_us> <value> <reason> <stack id> <name|-> */
+static void apply_event(SpoolState *st, const Field *f, guint n) {
+  if (n < 10)
+    return;
+  g_autofree char *kind = field_string(f[1].s, f[1].len);
+  SxsTimelineEvent e = {0};
+  if (!sxs__timeline_event_parse(kind, &e.kind))
+    return;
+  g_autofree char *rt = g_strndup(f[2].s, f[2].len);
+  g_autofree char *reason = g_strndup(f[7].s, f[7].len);
+  e.runtime_id = (int)g_ascii_strtoll(rt, NULL, 10);
+  e.thread = (uint32_t)field_u64(&f[3], 10);
+  e.start_us = field_u64(&f[4], 10);
+  e.dur_us = field_u64(&f[5], 10);
+  e.value = field_u64(&f[6], 10);
+  e.reason = (int)g_ascii_strtoll(reason, NULL, 10);
+  e.stack = GUINT_TO_POINTER((guint)field_u64(&f[8], 16));
+  e.name = field_string(f[9].s, f[9].len);
+  g_array_append_val(st->events, e);
+}
+
+/* Q <second> <thread> <samples> */
+static void apply_second(SpoolState *st, const Field *f, guint n) {
+  if (n < 4)
+    return;
+  SxsTimelineSecond q = {
+      .second = field_u64(&f[1], 10), .thread = (uint32_t)field_u64(&f[2], 10), .samples = field_u64(&f[3], 10)};
+  g_array_append_val(st->seconds, q);
+}
+
 /* One record line (without its newline); S and T carry their document after it. */
 static void apply_line(SpoolState *st, const char *line, gsize len) {
-  Field f[8];
+  Field f[12];
   guint n = split_fields(line, len, f, G_N_ELEMENTS(f));
   if (n == 0 || f[0].len != 1)
     return;
@@ -219,6 +281,9 @@ static void apply_line(SpoolState *st, const char *line, gsize len) {
   case 'N': apply_frame(st, f, n); break;
   case 'K': apply_stack(st, f, n); break;
   case 'W': apply_weight(st, f, n); break;
+  case 'P': apply_samples(st, f, n); break;
+  case 'V': apply_event(st, f, n); break;
+  case 'Q': apply_second(st, f, n); break;
   case 'X':
     if (n >= 2)
       st->signal = (int)field_u64(&f[1], 10);
@@ -296,6 +361,51 @@ static gboolean spool_error(GError **error, int code, const char *source, const 
 
 /* The model the records applied to st make, over the last profile document (S) and the last
  * traced part (T). NULL with error set when there is no profile document to start from. */
+static int compare_spool_samples(gconstpointer a, gconstpointer b) {
+  const SxsTimelineSample *x = a, *y = b;
+  if (x->t_us != y->t_us)
+    return x->t_us < y->t_us ? -1 : 1;
+  return x->stack->thread < y->stack->thread ? -1 : x->stack->thread > y->stack->thread;
+}
+
+static int compare_spool_events(gconstpointer a, gconstpointer b) {
+  const SxsTimelineEvent *x = a, *y = b;
+  return x->start_us < y->start_us ? -1 : x->start_us > y->start_us;
+}
+
+/* The timeline's records into m, their stack ids resolved (before the stacks leave st): samples of
+ * stacks that hold none (never counted) are left out. */
+static void rebuild_timeline(SpoolState *st, SxsProfileModel *m) {
+  SxsTimelineModel *t = &m->timeline;
+  if (!t->present && st->samples->len == 0 && st->events->len == 0)
+    return;
+  t->present = TRUE;
+  guint64 end = 0;
+  for (guint i = 0; i < st->samples->len; i++) {
+    const SpoolSample *s = &g_array_index(st->samples, SpoolSample, i);
+    SxsStackModel *stack = g_hash_table_lookup(st->stacks, GUINT_TO_POINTER(s->id));
+    end = MAX(end, s->t_us);
+    if (!stack || stack->count == 0 || !g_str_equal(stack->event, "sample"))
+      continue;
+    SxsTimelineSample ts = {.t_us = s->t_us, .stack = stack, .weight = s->weight};
+    g_array_append_val(t->samples, ts);
+  }
+  for (guint i = 0; i < st->events->len; i++) {
+    SxsTimelineEvent *e = &g_array_index(st->events, SxsTimelineEvent, i);
+    guint id = GPOINTER_TO_UINT(e->stack);
+    SxsStackModel *stack = id ? g_hash_table_lookup(st->stacks, GUINT_TO_POINTER(id)) : NULL;
+    e->stack = stack && stack->count > 0 ? stack : NULL;
+    end = MAX(end, e->start_us + e->dur_us);
+    g_array_append_val(t->events, *e);
+    e->name = NULL;
+  }
+  g_array_set_size(st->events, 0);
+  g_array_append_vals(t->seconds, st->seconds->data, st->seconds->len);
+  g_array_sort(t->samples, compare_spool_samples);
+  g_array_sort(t->events, compare_spool_events);
+  t->end_us = MAX(t->end_us, end);
+}
+
 static SxsProfileModel *rebuild(SpoolState *st, const char *source, const char *skeleton, gsize skeleton_len,
                                 const char *traced, gsize traced_len, guint batches, GError **error) {
   if (!skeleton) {
@@ -326,6 +436,7 @@ static SxsProfileModel *rebuild(SpoolState *st, const char *source, const char *
     if (t)
       apply_traced(m, t);
   }
+  rebuild_timeline(st, m);
   g_hash_table_iter_init(&it, st->stacks);
   while (g_hash_table_iter_next(&it, NULL, &value)) {
     SxsStackModel *s = value;
@@ -357,6 +468,9 @@ SxsSpoolRead *sxs__spool_read(const char *source, const char *text, gsize len, G
       .functions = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, spool_function_free),
       .frames = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, frame_name_free),
       .stacks = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, sxs__stack_model_free),
+      .samples = g_array_new(FALSE, FALSE, sizeof(SpoolSample)),
+      .events = g_array_new(FALSE, FALSE, sizeof(SxsTimelineEvent)),
+      .seconds = g_array_new(FALSE, FALSE, sizeof(SxsTimelineSecond)),
   };
   /* Records are applied batch by batch: a batch's lines are collected (as offsets) and applied at
    * its E line, so a torn last batch leaves no trace. */
@@ -428,6 +542,11 @@ SxsSpoolRead *sxs__spool_read(const char *source, const char *text, gsize len, G
   g_hash_table_unref(st.functions);
   g_hash_table_unref(st.frames);
   g_hash_table_unref(st.stacks);
+  for (guint i = 0; i < st.events->len; i++)
+    g_free(g_array_index(st.events, SxsTimelineEvent, i).name);
+  g_array_unref(st.samples);
+  g_array_unref(st.events);
+  g_array_unref(st.seconds);
   return r;
 }
 

@@ -41,7 +41,15 @@
 #include <math.h>
 #include <time.h>
 
+#include <sys/syscall.h>
+#include <unistd.h>
+
 #include "sxs_stacks.h"
+#include "sxs_timeline_rec.h"
+
+static uint32_t this_thread(void) {
+  return (uint32_t)syscall(SYS_gettid);
+}
 
 /* Exact counts per profile, updated with atomics from any thread. */
 static guint64 events_seen[SXS_PROFILE_N_KINDS];
@@ -50,8 +58,12 @@ static guint64 events_value[SXS_PROFILE_N_KINDS]; /* ns waited, bytes allocated:
 
 void sxs__events_exception(SxsRuntime *rt, const char *type) {
   __atomic_add_fetch(&events_seen[SXS_PROFILE_EXCEPTIONS], 1, __ATOMIC_RELAXED);
-  if (!sxs__stacks_record_typed(SXS_PROFILE_EXCEPTIONS, rt->id, type ? type : "?", 1, 0))
+  guint64 at = sxs__timeline_rec_now_us();
+  SxsStackHandle *h = sxs__stacks_record_typed(SXS_PROFILE_EXCEPTIONS, rt->id, type ? type : "?", 1, 0);
+  if (!h)
     __atomic_add_fetch(&events_unwalked[SXS_PROFILE_EXCEPTIONS], 1, __ATOMIC_RELAXED);
+  sxs__timeline_rec_event(SXS_TIMELINE_EXCEPTION, rt->id, this_thread(), at, 0, 0, 0,
+                          type ? g_intern_string(type) : NULL, sxs__stacks_handle_id(h));
 }
 
 /* The wait under way on this thread: which runtime's, its stack, when it began. */
@@ -91,14 +103,27 @@ void sxs__events_contention_stop(SxsRuntime *rt, gint64 duration_ns) {
   __atomic_add_fetch(&events_value[SXS_PROFILE_CONTENTION], ns, __ATOMIC_RELAXED);
   if (w->stack)
     sxs__stacks_add_to(w->stack, 0, ns);
+  guint64 end = sxs__timeline_rec_now_us(), us = ns / 1000;
+  sxs__timeline_rec_event(SXS_TIMELINE_LOCK_WAIT, rt->id, this_thread(), end > us ? end - us : 0, us, 0, 0, NULL,
+                          sxs__stacks_handle_id(w->stack));
+}
+
+/* An allocation sample's stack, and its moment on the timeline. */
+static void allocation_recorded(SxsRuntime *rt, const char *type, guint64 objects, guint64 bytes) {
+  const char *name = g_intern_string(type && *type ? type : "?");
+  guint64 at = sxs__timeline_rec_now_us();
+  SxsStackHandle *h = sxs__stacks_record_typed(SXS_PROFILE_ALLOCATIONS, rt->id, name, objects, bytes);
+  if (!h)
+    __atomic_add_fetch(&events_unwalked[SXS_PROFILE_ALLOCATIONS], 1, __ATOMIC_RELAXED);
+  sxs__timeline_rec_event(SXS_TIMELINE_ALLOCATION, rt->id, this_thread(), at, 0, bytes, (int)MIN(objects, G_MAXINT), name,
+                          sxs__stacks_handle_id(h));
 }
 
 void sxs__events_allocation(SxsRuntime *rt, const char *type, guint64 bytes, guint64 size) {
   __atomic_add_fetch(&events_seen[SXS_PROFILE_ALLOCATIONS], 1, __ATOMIC_RELAXED);
   __atomic_add_fetch(&events_value[SXS_PROFILE_ALLOCATIONS], bytes, __ATOMIC_RELAXED);
   guint64 objects = size > 0 ? MAX(bytes / size, 1) : 1;
-  if (!sxs__stacks_record_typed(SXS_PROFILE_ALLOCATIONS, rt->id, type && *type ? type : "?", objects, bytes))
-    __atomic_add_fetch(&events_unwalked[SXS_PROFILE_ALLOCATIONS], 1, __ATOMIC_RELAXED);
+  allocation_recorded(rt, type, objects, bytes);
 }
 
 void sxs__events_heap(SxsRuntime *rt, guint64 bytes) {
@@ -133,8 +158,7 @@ void sxs__events_allocation_sampled(SxsRuntime *rt, const char *type, guint64 si
   guint64 bytes = round_at_random((double)size / chance);
   __atomic_add_fetch(&events_seen[SXS_PROFILE_ALLOCATIONS], 1, __ATOMIC_RELAXED);
   __atomic_add_fetch(&events_value[SXS_PROFILE_ALLOCATIONS], bytes, __ATOMIC_RELAXED);
-  if (!sxs__stacks_record_typed(SXS_PROFILE_ALLOCATIONS, rt->id, type && *type ? type : "?", MAX(objects, 1), bytes))
-    __atomic_add_fetch(&events_unwalked[SXS_PROFILE_ALLOCATIONS], 1, __ATOMIC_RELAXED);
+  allocation_recorded(rt, type, MAX(objects, 1), bytes);
 }
 
 #define SXS_EVENTS_ALLOCATION_SAMPLING                                                                                 \

@@ -79,6 +79,7 @@
 #include "sxs_hresult.h"
 #include "sxs_snapshot.h"
 #include "sxs_stacks.h"
+#include "sxs_timeline_rec.h"
 #include "sxs_stitch.h"
 #include "sxs_unwind.h"
 #include "sxs_walk_resources.h"
@@ -604,6 +605,7 @@ void sxs__sampler_add_sample_of(SampledThread *t, const SxsWalkResources *res, c
                                 guint64 weight, const SxsStitchTarget *targets, guint n_targets) {
   SxsStackHandle *counted =
       sxs__stacks_add_stitched(res, (uint32_t)t->tid, t->name, frames, n, weight, targets, n_targets);
+  sxs__timeline_rec_sample(sxs__stacks_handle_id(counted), (uint32_t)t->tid, weight, sampler.sample_at_ns);
   if (sampler.mode == SXS_SAMPLING_WALL) {
     if (!t->last)
       t->last = g_new(SxsStackFrame, SXS_STITCH_MAX_STITCHED);
@@ -618,9 +620,10 @@ void sxs__sampler_add_sample_of(SampledThread *t, const SxsWalkResources *res, c
  * signal: it would wake the thread, and could interrupt a system call). */
 void sxs__sampler_repeat_last(SampledThread *t, const SxsWalkResources *res, guint64 weight,
                               const SxsStitchTarget *targets, guint n_targets) {
-  if (t->last_counted)
+  if (t->last_counted) {
     sxs__stacks_add_to(t->last_counted, weight, 0);
-  else
+    sxs__timeline_rec_sample(sxs__stacks_handle_id(t->last_counted), (uint32_t)t->tid, weight, 0);
+  } else
     sxs__sampler_add_sample_of(t, res, t->last, t->last_n, weight, targets, n_targets);
   sxs__sampler_count_taken(weight, t->last_n, 0);
 }

@@ -138,6 +138,7 @@ static void capture_in_handler(const void *uc, const CaptureInputs *in, Capture 
       n = leaf_return_address(&regs, in, &cursor, lo, hi, allow_libunwind, out->frames, n);
   }
   out->n = n;
+  out->at_ns = t0;
   out->capture_ns = sxs__sampler_now_ns(CLOCK_MONOTONIC) - t0;
 }
 

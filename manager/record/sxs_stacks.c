@@ -51,7 +51,9 @@ typedef struct {
   guint n;
   StackFrameId *ids;
   SxsStackModel *model;   /* names, first occurrence's ip and sp, count */
-  guint spool_id;         /* its id in the spool's changes, given at its first report; 0 before */
+  guint spool_id;         /* its id (1, 2, ... in the order stacks were first counted): in the spool's changes
+                           * and on the timeline */
+  gboolean reported_once; /* its frames were in a report of changes */
   guint64 reported;       /* model->count at the last report of changes */
   guint64 reported_value; /* model->value at the last report of changes */
   gboolean changed;       /* in `changed` */
@@ -432,6 +434,7 @@ static StackEntry *merge_locked(const StackEntry *fresh, guint64 weight, guint64
     known->model->runtime_id = fresh->model->runtime_id;
     known->model->type = g_strdup(fresh->model->type);
     known->model->thread_name = g_strdup(fresh->model->thread_name);
+    known->spool_id = ++last_spool_id;
     SxsStackFrameModel leaf = g_array_index(fresh->model->frames, SxsStackFrameModel, 0);
     SxsStackFrameModel more = {.name = (char *)g_intern_static_string(STACKS_MERGED_NAME),
                                .module = (char *)g_intern_static_string(""),
@@ -522,6 +525,7 @@ static StackEntry *add_stack(SxsStackEvents kind, uint32_t thread, const char *t
   } else {
     fresh->model->count = weight;
     fresh->model->value = value;
+    fresh->spool_id = ++last_spool_id;
     g_hash_table_add(stacks, fresh);
     mark_changed_locked(fresh);
     known = g_steal_pointer(&fresh);
@@ -581,6 +585,10 @@ SxsStackHandle *sxs__stacks_record_typed(SxsProfileKind kind, int runtime_id, co
                                          guint64 value) {
   StackTag tag = {.runtime_id = runtime_id, .type = type ? g_intern_string(type) : NULL, .value = value};
   return (SxsStackHandle *)record_current(SXS_STACKS_PROFILE(kind), count, &tag);
+}
+
+guint sxs__stacks_handle_id(const SxsStackHandle *handle) {
+  return handle ? ((const StackEntry *)handle)->spool_id : 0;
 }
 
 void sxs__stacks_add_to(SxsStackHandle *handle, guint64 count, guint64 value) {
@@ -650,7 +658,7 @@ static SxsStackModel *snapshot_locked(StackEntry *e) {
   return st;
 }
 
-void sxs__stacks_fill(SxsProfileModel *m) {
+void sxs__stacks_fill(SxsProfileModel *m, GHashTable *ret_by_id) {
   g_mutex_lock(&stacks_lock);
   fill_counters_locked(m);
   if (stacks) {
@@ -661,7 +669,10 @@ void sxs__stacks_fill(SxsProfileModel *m) {
       StackEntry *e = key;
       int k = profile_of(e->event);
       GPtrArray *to = e->event == SXS_STACKS_SAMPLE ? m->samples.stacks : k >= 0 ? m->profiles[k].stacks : m->stacks;
-      g_ptr_array_add(to, snapshot_locked(e));
+      SxsStackModel *copy = snapshot_locked(e);
+      g_ptr_array_add(to, copy);
+      if (ret_by_id)
+        g_hash_table_insert(ret_by_id, GUINT_TO_POINTER(e->spool_id), copy);
     }
   }
   g_mutex_unlock(&stacks_lock);
@@ -677,10 +688,8 @@ void sxs__stacks_fill(SxsProfileModel *m) {
 /* Reports one entry: its first report carries a copy of its frames. Called with stacks_lock held. */
 static void report_locked(GArray *out, StackEntry *e, gboolean all) {
   SxsStackChange c = {.id = e->spool_id};
-  if (e->spool_id == 0 || all) {
-    if (e->spool_id == 0)
-      e->spool_id = ++last_spool_id;
-    c.id = e->spool_id;
+  if (!e->reported_once || all) {
+    e->reported_once = TRUE;
     c.model = snapshot_locked(e);
     c.model->count = 0;
     c.model->value = 0;

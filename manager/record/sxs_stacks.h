@@ -45,13 +45,17 @@ void sxs__stacks_record(SxsStackEvents event);
 typedef struct SxsStackHandle SxsStackHandle;
 SxsStackHandle *sxs__stacks_record_typed(SxsProfileKind kind, int runtime_id, const char *type, guint64 count,
                                          guint64 value);
+/* A stack's id: 1, 2, ... in the order stacks were first counted, the same in the spool's changes
+ * and on the timeline; 0 for NULL. Context: any thread. */
+guint sxs__stacks_handle_id(const SxsStackHandle *handle);
 /* Adds count and value to a stack recorded by sxs__stacks_record_typed. A handle stays valid until
  * sxs__stacks_reset_for_tests. Context: any thread; takes stacks_lock. */
 void sxs__stacks_add_to(SxsStackHandle *handle, guint64 count, guint64 value);
 
-/* Copies the recorded stacks and the walk counters into m (which must have none yet). Context: any
+/* Copies the recorded stacks and the walk counters into m (which must have none yet); ret_by_id
+ * (optional) receives each stack's id (sxs__stacks_handle_id) -> its copy in m. Context: any
  * thread; takes the stacks lock, then registry locks (to name frames recorded unnamed). */
-void sxs__stacks_fill(SxsProfileModel *m);
+void sxs__stacks_fill(SxsProfileModel *m, GHashTable *ret_by_id);
 
 /* The walk counters alone (no stacks) into m. Context: any thread; takes the stacks lock. */
 void sxs__stacks_fill_counters(SxsProfileModel *m);

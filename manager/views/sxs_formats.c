@@ -16,6 +16,7 @@ static const RenderFn renders[SXS_N_FORMATS] = {
     [SXS_FORMAT_FOLDED] = sxs__write_folded,
     [SXS_FORMAT_SVG] = sxs__write_svg,
     [SXS_FORMAT_PPROF] = sxs__write_pprof,
+    [SXS_FORMAT_TRACE] = sxs__write_trace,
     [SXS_FORMAT_SUMMARY] = sxs__write_summary,
 };
 

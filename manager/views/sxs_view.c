@@ -61,6 +61,8 @@ static void group_free(gpointer p) {
   g_free(g->name);
   g_free(g->thread_name);
   g_free(g->event);
+  if (g->timeline)
+    g_array_unref(g->timeline);
   g_free(g);
 }
 
@@ -381,6 +383,72 @@ static void add_samples(Builder *b, const SxsViewFilter *filter) {
     group_fill_finish(&gf, b->v);
 }
 
+/* Where a sampled stack went: its group and its index there. */
+typedef struct {
+  SxsViewGroup *group;
+  guint32 stack;
+} SamplePlace;
+
+/* Each sample group's timeline, from the model's: every sample of a stack the view kept, on its
+ * thread's group, in time order. */
+static void add_sample_timelines(Builder *b, const SxsViewFilter *filter) {
+  const SxsProfileModel *m = b->v->model;
+  if (!m->timeline.present || m->timeline.samples->len == 0)
+    return;
+  /* (thread, name) -> group, and per group frames -> index. */
+  g_autoptr(GHashTable) groups = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+  g_autoptr(GHashTable) indices = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL,
+                                                        (GDestroyNotify)g_hash_table_unref);
+  for (guint i = 0; i < b->v->groups->len; i++) {
+    SxsViewGroup *g = b->v->groups->pdata[i];
+    if (g->kind != SXS_VIEW_SAMPLES)
+      continue;
+    g_hash_table_insert(groups, g_strdup_printf("%u\t%s", g->thread, g->thread_name ? g->thread_name : ""), g);
+    GHashTable *index = g_hash_table_new_full(g_bytes_hash, g_bytes_equal, (GDestroyNotify)g_bytes_unref, NULL);
+    for (guint j = 0; j < g->stacks->len; j++) {
+      const SxsViewStack *s = &g_array_index(g->stacks, SxsViewStack, j);
+      g_hash_table_insert(index, g_bytes_new_static(s->frames, s->depth * sizeof *s->frames), GUINT_TO_POINTER(j + 1));
+    }
+    g_hash_table_insert(indices, g, index);
+  }
+  g_autoptr(GHashTable) places = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, g_free);
+  const GPtrArray *stacks = m->samples.stacks;
+  for (guint i = 0; i < stacks->len; i++) {
+    const SxsStackModel *s = stacks->pdata[i];
+    if (!thread_matches(filter, s->thread, s->thread_name))
+      continue;
+    g_autofree char *key = g_strdup_printf("%u\t%s", s->thread, s->thread_name ? s->thread_name : "");
+    SxsViewGroup *g = g_hash_table_lookup(groups, key);
+    guint32 *frames = g ? model_stack_frames(b, s, filter) : NULL;
+    if (!frames)
+      continue;
+    guint depth = s->frames->len;
+    if (filter && filter->by_component) {
+      frames = component_rooted(b, frames, depth, s->thread_name);
+      depth++;
+    }
+    g_autoptr(GBytes) fkey = g_bytes_new_static(frames, depth * sizeof *frames);
+    guint at = GPOINTER_TO_UINT(g_hash_table_lookup(g_hash_table_lookup(indices, g), fkey));
+    g_free(frames);
+    if (!at)
+      continue;
+    SamplePlace *p = g_new(SamplePlace, 1);
+    *p = (SamplePlace){.group = g, .stack = at - 1};
+    g_hash_table_insert(places, (gpointer)s, p);
+  }
+  const GArray *samples = m->timeline.samples;
+  for (guint i = 0; i < samples->len; i++) {
+    const SxsTimelineSample *ts = &g_array_index(samples, SxsTimelineSample, i);
+    const SamplePlace *p = g_hash_table_lookup(places, ts->stack);
+    if (!p)
+      continue;
+    if (!p->group->timeline)
+      p->group->timeline = g_array_new(FALSE, FALSE, sizeof(SxsViewSample));
+    SxsViewSample vs = {.t_us = ts->t_us, .stack = p->stack, .weight = ts->weight};
+    g_array_append_val(p->group->timeline, vs);
+  }
+}
+
 static void add_events(Builder *b, const SxsViewFilter *filter) {
   static const char *const events[] = {"exception", "jit", "gc"};
   g_autoptr(GHashTable) names = filter && filter->thread ? thread_names_new(b->v->model) : NULL;
@@ -568,6 +636,7 @@ SxsView *sxs__view_new(const SxsProfileModel *m, const SxsViewFilter *filter) {
     }
   }
   add_samples(&b, filter);
+  add_sample_timelines(&b, filter);
   for (guint i = 0; i < m->runtimes->len; i++) {
     const SxsRuntimeModel *r = m->runtimes->pdata[i];
     if (!filter || filter->runtime_id <= 0 || filter->runtime_id == r->id)

@@ -46,6 +46,13 @@ typedef struct {
   guint64 count;  /* samples, calls or events this stack stands for */
 } SxsViewStack;
 
+/* One sample of a thread on the profile's timeline. */
+typedef struct {
+  guint64 t_us;   /* microseconds since the process started */
+  guint32 stack;  /* index into its group's stacks */
+  guint32 weight; /* samples it stands for */
+} SxsViewSample;
+
 /* A group of stacks with one unit: one thread's samples, one runtime's call tree, one event kind. */
 typedef struct {
   SxsViewKind kind;
@@ -58,6 +65,8 @@ typedef struct {
   GArray *stacks;      /* SxsViewStack, weight descending then frames; owned */
   guint64 total;       /* sum of the stacks' weights */
   guint64 total_count; /* sum of the stacks' counts */
+  GArray *timeline;    /* samples with a timeline: SxsViewSample in time order (the group's samples the
+                        * timeline keeps in detail); else NULL */
 } SxsViewGroup;
 
 /* What to keep of a profile, and how to cut it into frames. */
@@ -221,6 +230,7 @@ const char *sxs__view_runtime_tag(const SxsView *v, int runtime_id);
  * and their length, or NULL with *ret_why set (a message for the user) when the view holds
  * nothing that format can show. */
 char *sxs__write_speedscope(const SxsView *v, const SxsRenderOptions *o, gsize *ret_len, char **ret_why);
+char *sxs__write_trace(const SxsView *v, const SxsRenderOptions *o, gsize *ret_len, char **ret_why);
 char *sxs__write_folded(const SxsView *v, const SxsRenderOptions *o, gsize *ret_len, char **ret_why);
 char *sxs__write_svg(const SxsView *v, const SxsRenderOptions *o, gsize *ret_len, char **ret_why);
 char *sxs__write_pprof(const SxsView *v, const SxsRenderOptions *o, gsize *ret_len, char **ret_why);

@@ -50,8 +50,53 @@ static const char *speedscope_unit(const SxsView *v, const SxsViewGroup *g) {
   }
 }
 
+/* Does the group's timeline hold all of its samples (then they are written in time order, and
+ * speedscope's "Time Order" view is the thread's timeline)? */
+static gboolean speedscope_timed(const SxsViewGroup *g) {
+  if (!g->timeline || g->kind != SXS_VIEW_SAMPLES)
+    return FALSE;
+  guint64 n = 0;
+  for (guint i = 0; i < g->timeline->len; i++)
+    n += g_array_index(g->timeline, SxsViewSample, i).weight;
+  return n == g->total;
+}
+
+/* A sampled profile in time order: one sample per timeline sample. */
+static void speedscope_write_timed(SxsJsonWriter *w, const SxsView *v, const SxsViewGroup *g) {
+  guint64 end = 0;
+  sxs__json_member_string(w, "type", "sampled");
+  sxs__json_member_string(w, "name", g->name);
+  sxs__json_member_string(w, "unit", speedscope_unit(v, g));
+  sxs__json_key(w, "samples");
+  sxs__json_begin_array(w);
+  for (guint i = 0; i < g->timeline->len; i++) {
+    const SxsViewStack *s = &g_array_index(g->stacks, SxsViewStack, g_array_index(g->timeline, SxsViewSample, i).stack);
+    sxs__json_begin_array_inline(w);
+    for (guint d = 0; d < s->depth; d++)
+      sxs__json_uint(w, s->frames[d]);
+    sxs__json_end_array(w);
+  }
+  sxs__json_end_array(w);
+  sxs__json_key(w, "weights");
+  sxs__json_begin_array_inline(w);
+  for (guint i = 0; i < g->timeline->len; i++) {
+    const SxsViewSample *ts = &g_array_index(g->timeline, SxsViewSample, i);
+    SxsViewStack one = {.weight = ts->weight};
+    guint64 weight = speedscope_sample_weight(v, g, &one);
+    sxs__json_uint(w, weight);
+    end = sxs__saturating_add(end, weight, SXS_PROFILE_MAX_NS);
+  }
+  sxs__json_end_array(w);
+  sxs__json_member_uint(w, "startValue", 0);
+  sxs__json_member_uint(w, "endValue", end);
+}
+
 static void speedscope_write_sampled(SxsJsonWriter *w, const SxsView *v, const SxsViewGroup *g) {
   guint64 end = 0;
+  if (speedscope_timed(g)) {
+    speedscope_write_timed(w, v, g);
+    return;
+  }
 
   sxs__json_member_string(w, "type", "sampled");
   sxs__json_member_string(w, "name", g->name);

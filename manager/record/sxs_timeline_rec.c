@@ -1,0 +1,395 @@
+/* sxs_timeline_rec: the timeline's recorder (see sxs_timeline_rec.h).
+ *
+ *   sampler thread ── sample (stack id, weight) ──┐
+ *   runtime callbacks ── event ───────────────────┤ lock (a leaf) ──> chunks of 8-byte samples
+ *                                                 │                   events, 48 bytes each
+ *                                                 └─ past the window or the cap: the oldest chunk
+ *                                                    folded into samples per second and thread
+ *
+ * A sample is 8 bytes: microseconds after its chunk's base (a chunk spans at most 71 minutes) and
+ * its stack's id (24 bits, the stacks recorder's ids) with its weight less one (8 bits; a heavier
+ * sample is several). Samples are numbered from the first ever recorded, so that what the spool
+ * has been given is a number. */
+#include "sxs_timeline_rec.h"
+
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "sxs_config.h"
+#include "sxs_manager.h"
+
+#define CHUNK_SAMPLES 8192
+#define ID_BITS 24
+#define ID_MAX ((1u << ID_BITS) - 1)
+#define WEIGHT_MAX 256u
+
+typedef struct {
+  guint32 dt_us;
+  guint32 id_weight; /* id | (weight - 1) << 24 */
+} Rec;
+
+typedef struct {
+  guint64 first;   /* the number of its first sample */
+  guint64 base_us; /* dt_us counts from here */
+  guint64 last_us; /* its last sample's time */
+  guint head;      /* samples before this one were folded */
+  guint n;
+  Rec recs[CHUNK_SAMPLES];
+} Chunk;
+
+typedef struct {
+  guint64 start_us;
+  guint64 value;
+  const char *name;
+  guint32 dur_us;
+  guint32 thread;
+  guint32 stack_id;
+  gint32 reason;
+  gint16 runtime_id;
+  guint8 kind;
+} EventRec;
+
+static struct {
+  GMutex lock;
+  GQueue chunks;             /* Chunk*, oldest first */
+  guint64 next_sample;       /* the number the next sample gets */
+  guint64 reported_sample;   /* samples before this number were given to the spool */
+  GArray *events;            /* EventRec, as recorded */
+  guint64 events_dropped;    /* events folded away (before events->pdata[0]) */
+  guint64 reported_event;    /* events (counted from the first ever) given to the spool */
+  GArray *threads;           /* guint32 by stack id: the thread of the stack */
+  GHashTable *seconds;       /* (second << 32 | thread) -> samples (guint64*) */
+  guint64 folded_samples;
+  guint64 detail_from_us;
+  guint64 lost;              /* samples of stacks past ID_MAX (not kept) */
+} tl;
+
+static gint64 base_mono_us;
+static guint64 start_unix_us;
+
+/* The process's start on the monotonic clock: the kernel's start time (clock ticks since boot,
+ * /proc/self/stat field 22) against CLOCK_BOOTTIME now. */
+static gpointer clock_init(gpointer data) {
+  (void)data;
+  gint64 mono = g_get_monotonic_time();
+  base_mono_us = mono;
+  start_unix_us = (guint64)g_get_real_time();
+  FILE *f = fopen("/proc/self/stat", "re");
+  if (!f)
+    return NULL;
+  char buf[1024];
+  size_t n = fread(buf, 1, sizeof buf - 1, f);
+  fclose(f);
+  buf[n] = '\0';
+  const char *p = strrchr(buf, ')');
+  unsigned long long start_ticks = 0;
+  /* After "pid (comm)": state is field 3, starttime field 22. */
+  if (!p || sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %*u %*u %*d %*d %*d %*d %*d %*d %llu",
+                   &start_ticks) != 1)
+    return NULL;
+  long hz = sysconf(_SC_CLK_TCK);
+  struct timespec boot;
+  if (hz <= 0 || clock_gettime(CLOCK_BOOTTIME, &boot) != 0)
+    return NULL;
+  gint64 boot_us = (gint64)boot.tv_sec * 1000000 + boot.tv_nsec / 1000;
+  gint64 elapsed = boot_us - (gint64)(start_ticks * 1000000ull / (unsigned long long)hz);
+  if (elapsed < 0 || elapsed > mono)
+    return NULL;
+  base_mono_us = mono - elapsed;
+  start_unix_us = (guint64)(g_get_real_time() - elapsed);
+  return NULL;
+}
+
+static void clock_once(void) {
+  static GOnce once = G_ONCE_INIT;
+  g_once(&once, clock_init, NULL);
+}
+
+guint64 sxs__timeline_rec_now_us(void) {
+  clock_once();
+  gint64 d = g_get_monotonic_time() - base_mono_us;
+  return d > 0 ? (guint64)d : 0;
+}
+
+static guint64 window_us(void) {
+  const SxsConfig *cfg = sxs__manager_config();
+  return cfg ? (guint64)cfg->timeline_window_s * 1000000 : 0;
+}
+
+static guint64 detail_bytes_locked(void) {
+  return (guint64)tl.chunks.length * sizeof(Chunk) + (tl.events ? (guint64)tl.events->len * sizeof(EventRec) : 0);
+}
+
+static void fold_sample_locked(guint64 t_us, guint id, guint64 weight) {
+  uint32_t thread = id < tl.threads->len ? g_array_index(tl.threads, guint32, id) : 0;
+  guint64 key = (t_us / 1000000) << 32 | thread;
+  guint64 *count = g_hash_table_lookup(tl.seconds, &key);
+  if (!count) {
+    guint64 *k = g_new(guint64, 1);
+    *k = key;
+    count = g_new0(guint64, 1);
+    g_hash_table_insert(tl.seconds, k, count);
+  }
+  *count += weight;
+  tl.folded_samples += weight;
+}
+
+/* The events before detail_from_us go. */
+static void drop_events_locked(void) {
+  guint drop = 0;
+  while (drop < tl.events->len && g_array_index(tl.events, EventRec, drop).start_us < tl.detail_from_us)
+    drop++;
+  if (drop) {
+    g_array_remove_range(tl.events, 0, drop);
+    tl.events_dropped += drop;
+  }
+}
+
+/* The oldest chunk's samples before `before` (all of them: G_MAXUINT64) into seconds; the chunk
+ * goes when none is left. */
+static void fold_oldest_locked(guint64 before) {
+  Chunk *c = g_queue_peek_head(&tl.chunks);
+  if (!c)
+    return;
+  while (c->head < c->n) {
+    guint64 t = c->base_us + c->recs[c->head].dt_us;
+    if (t >= before)
+      break;
+    fold_sample_locked(t, c->recs[c->head].id_weight & ID_MAX, (c->recs[c->head].id_weight >> ID_BITS) + 1);
+    tl.detail_from_us = MAX(tl.detail_from_us, t + 1);
+    c->head++;
+  }
+  if (c->head == c->n) {
+    tl.detail_from_us = MAX(tl.detail_from_us, c->last_us + 1);
+    g_free(g_queue_pop_head(&tl.chunks));
+  }
+  drop_events_locked();
+}
+
+static void ensure_locked(void) {
+  if (tl.events)
+    return;
+  tl.events = g_array_new(FALSE, FALSE, sizeof(EventRec));
+  tl.threads = g_array_new(FALSE, TRUE, sizeof(guint32));
+  tl.seconds = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, g_free);
+}
+
+/* Keeps the detail within the window and the cap: folds chunks that are older, or too many. */
+static void bound_locked(guint64 now_us) {
+  guint64 window = window_us();
+  while (tl.chunks.length > 1 && detail_bytes_locked() > SXS_TIMELINE_CAP_BYTES)
+    fold_oldest_locked(G_MAXUINT64);
+  while (window && now_us > window && tl.chunks.length > 0) {
+    Chunk *oldest = g_queue_peek_head(&tl.chunks);
+    if (oldest->head < oldest->n && oldest->base_us + oldest->recs[oldest->head].dt_us >= now_us - window)
+      break;
+    fold_oldest_locked(now_us - window);
+  }
+  if (window && now_us > window && tl.detail_from_us < now_us - window && tl.events->len &&
+      g_array_index(tl.events, EventRec, 0).start_us < now_us - window) {
+    tl.detail_from_us = now_us - window;
+    drop_events_locked();
+  }
+  /* Events alone past the cap: the oldest half goes. */
+  if (detail_bytes_locked() > SXS_TIMELINE_CAP_BYTES && tl.events->len > 1) {
+    guint drop = tl.events->len / 2;
+    tl.detail_from_us = MAX(tl.detail_from_us, g_array_index(tl.events, EventRec, drop - 1).start_us + 1);
+    g_array_remove_range(tl.events, 0, drop);
+    tl.events_dropped += drop;
+  }
+}
+
+void sxs__timeline_rec_sample(guint stack_id, uint32_t thread, guint64 weight, guint64 at_ns) {
+  if (weight == 0)
+    return;
+  guint64 now = sxs__timeline_rec_now_us();
+  if (at_ns) {
+    gint64 at = (gint64)(at_ns / 1000) - base_mono_us;
+    if (at > 0 && (guint64)at <= now)
+      now = (guint64)at;
+  }
+  g_mutex_lock(&tl.lock);
+  ensure_locked();
+  if (stack_id == 0 || stack_id > ID_MAX) {
+    tl.lost += weight;
+    g_mutex_unlock(&tl.lock);
+    return;
+  }
+  if (stack_id >= tl.threads->len)
+    g_array_set_size(tl.threads, MAX(stack_id + 1, tl.threads->len * 2));
+  g_array_index(tl.threads, guint32, stack_id) = thread;
+  while (weight > 0) {
+    guint32 w = (guint32)MIN(weight, WEIGHT_MAX);
+    weight -= w;
+    Chunk *c = g_queue_peek_tail(&tl.chunks);
+    if (!c || c->n == CHUNK_SAMPLES || now - c->base_us > G_MAXUINT32 || now < c->base_us) {
+      c = g_new(Chunk, 1);
+      c->first = tl.next_sample;
+      c->base_us = now;
+      c->last_us = now;
+      c->head = 0;
+      c->n = 0;
+      g_queue_push_tail(&tl.chunks, c);
+    }
+    c->recs[c->n++] = (Rec){.dt_us = (guint32)(now - c->base_us), .id_weight = stack_id | (w - 1) << ID_BITS};
+    c->last_us = MAX(c->last_us, now);
+    tl.next_sample++;
+  }
+  bound_locked(now);
+  g_mutex_unlock(&tl.lock);
+}
+
+void sxs__timeline_rec_event(SxsTimelineEventKind kind, int runtime_id, uint32_t thread, guint64 start_us,
+                             guint64 dur_us, guint64 value, int reason, const char *name, guint stack_id) {
+  EventRec e = {.start_us = start_us,
+                .value = value,
+                .dur_us = (guint32)MIN(dur_us, G_MAXUINT32),
+                .thread = thread,
+                .stack_id = stack_id,
+                .runtime_id = (gint16)runtime_id,
+                .kind = (guint8)kind,
+                .reason = reason,
+                .name = name};
+  g_mutex_lock(&tl.lock);
+  ensure_locked();
+  g_array_append_val(tl.events, e);
+  bound_locked(start_us + dur_us);
+  g_mutex_unlock(&tl.lock);
+}
+
+static int compare_seconds(gconstpointer a, gconstpointer b) {
+  const SxsTimelineSecond *x = a, *y = b;
+  if (x->second != y->second)
+    return x->second < y->second ? -1 : 1;
+  return x->thread < y->thread ? -1 : x->thread > y->thread;
+}
+
+static void seconds_locked(GArray *out) {
+  GHashTableIter it;
+  gpointer key, value;
+  g_hash_table_iter_init(&it, tl.seconds);
+  while (g_hash_table_iter_next(&it, &key, &value)) {
+    guint64 k = *(guint64 *)key;
+    SxsTimelineSecond s = {.second = k >> 32, .thread = (uint32_t)k, .samples = *(guint64 *)value};
+    g_array_append_val(out, s);
+  }
+  g_array_sort(out, compare_seconds);
+}
+
+static int compare_model_samples(gconstpointer a, gconstpointer b) {
+  const SxsTimelineSample *x = a, *y = b;
+  return x->t_us < y->t_us ? -1 : x->t_us > y->t_us;
+}
+
+static int compare_model_events(gconstpointer a, gconstpointer b) {
+  const SxsTimelineEvent *x = a, *y = b;
+  return x->start_us < y->start_us ? -1 : x->start_us > y->start_us;
+}
+
+void sxs__timeline_rec_fill(SxsProfileModel *m, GHashTable *stacks_by_id) {
+  SxsTimelineModel *t = &m->timeline;
+  guint64 now = sxs__timeline_rec_now_us();
+  g_mutex_lock(&tl.lock);
+  ensure_locked();
+  t->present = TRUE;
+  t->window_us = window_us();
+  t->cap_bytes = SXS_TIMELINE_CAP_BYTES;
+  t->detail_from_us = tl.detail_from_us;
+  t->end_us = stacks_by_id ? now : 0; /* the spool's skeleton: not a change every time */
+  t->start_unix_us = start_unix_us;
+  t->monotonic_start_us = base_mono_us > 0 ? (guint64)base_mono_us : 0;
+  t->folded_samples = tl.folded_samples;
+  t->dropped_events = tl.events_dropped;
+  if (stacks_by_id) {
+    for (GList *l = tl.chunks.head; l; l = l->next) {
+      const Chunk *c = l->data;
+      for (guint i = c->head; i < c->n; i++) {
+        SxsStackModel *s = g_hash_table_lookup(stacks_by_id, GUINT_TO_POINTER(c->recs[i].id_weight & ID_MAX));
+        if (!s)
+          continue;
+        SxsTimelineSample ts = {
+            .t_us = c->base_us + c->recs[i].dt_us, .stack = s, .weight = (c->recs[i].id_weight >> ID_BITS) + 1};
+        g_array_append_val(t->samples, ts);
+      }
+    }
+    for (guint i = 0; i < tl.events->len; i++) {
+      const EventRec *r = &g_array_index(tl.events, EventRec, i);
+      SxsTimelineEvent e = {.kind = r->kind,
+                            .runtime_id = r->runtime_id,
+                            .thread = r->thread,
+                            .start_us = r->start_us,
+                            .dur_us = r->dur_us,
+                            .value = r->value,
+                            .reason = r->reason,
+                            .name = g_strdup(r->name),
+                            .stack = r->stack_id ? g_hash_table_lookup(stacks_by_id, GUINT_TO_POINTER(r->stack_id))
+                                                 : NULL};
+      g_array_append_val(t->events, e);
+    }
+    seconds_locked(t->seconds);
+  }
+  g_mutex_unlock(&tl.lock);
+  g_array_sort(t->samples, compare_model_samples);
+  g_array_sort(t->events, compare_model_events);
+}
+
+void sxs__timeline_rec_changes(gboolean all, SxsTimelineRecChanges *ret) {
+  ret->samples = g_array_new(FALSE, FALSE, sizeof(SxsTimelineRecSample));
+  ret->events = g_array_new(FALSE, FALSE, sizeof(SxsTimelineRecEvent));
+  ret->seconds = g_array_new(FALSE, FALSE, sizeof(SxsTimelineSecond));
+  g_mutex_lock(&tl.lock);
+  ensure_locked();
+  guint64 from = all ? 0 : tl.reported_sample;
+  for (GList *l = tl.chunks.head; l; l = l->next) {
+    const Chunk *c = l->data;
+    if (c->first + c->n <= from)
+      continue;
+    for (guint i = MAX(c->head, from > c->first ? (guint)(from - c->first) : 0); i < c->n; i++) {
+      SxsTimelineRecSample s = {.t_us = c->base_us + c->recs[i].dt_us,
+                                .id = c->recs[i].id_weight & ID_MAX,
+                                .weight = (c->recs[i].id_weight >> ID_BITS) + 1};
+      g_array_append_val(ret->samples, s);
+    }
+  }
+  tl.reported_sample = tl.next_sample;
+  guint64 first_event = tl.events_dropped;
+  guint64 efrom = all ? first_event : MAX(tl.reported_event, first_event);
+  for (guint64 i = efrom - first_event; i < tl.events->len; i++) {
+    const EventRec *r = &g_array_index(tl.events, EventRec, i);
+    SxsTimelineRecEvent e = {.kind = r->kind,
+                             .runtime_id = r->runtime_id,
+                             .thread = r->thread,
+                             .start_us = r->start_us,
+                             .dur_us = r->dur_us,
+                             .value = r->value,
+                             .reason = r->reason,
+                             .name = r->name,
+                             .stack_id = r->stack_id};
+    g_array_append_val(ret->events, e);
+  }
+  tl.reported_event = first_event + tl.events->len;
+  if (all)
+    seconds_locked(ret->seconds);
+  g_mutex_unlock(&tl.lock);
+}
+
+void sxs__timeline_rec_changes_clear(SxsTimelineRecChanges *c) {
+  g_clear_pointer(&c->samples, g_array_unref);
+  g_clear_pointer(&c->events, g_array_unref);
+  g_clear_pointer(&c->seconds, g_array_unref);
+}
+
+void sxs__timeline_rec_reset_for_tests(void) {
+  g_mutex_lock(&tl.lock);
+  Chunk *c;
+  while ((c = g_queue_pop_head(&tl.chunks)))
+    g_free(c);
+  g_clear_pointer(&tl.events, g_array_unref);
+  g_clear_pointer(&tl.threads, g_array_unref);
+  g_clear_pointer(&tl.seconds, g_hash_table_unref);
+  tl.next_sample = tl.reported_sample = tl.reported_event = tl.events_dropped = 0;
+  tl.folded_samples = tl.detail_from_us = tl.lost = 0;
+  g_mutex_unlock(&tl.lock);
+}
