@@ -23,7 +23,7 @@ const char sxsprof_usage[] =
     "usage:\n"
     "  sxsprof run [options] [--] COMMAND [ARGS...]\n"
     "      -o, --output PREFIX|FOLDER/   where the profile and its views go (default ./sxsprof-<pid>)\n"
-    "      --format LIST                 json,speedscope,folded,svg,pprof,summary or all (default all)\n"
+    "      --format LIST                 json,speedscope,folded,svg,pprof,trace,summary or all (default all)\n"
     "      --sample[=HZ]                 sample every thread (CPU time, 99 Hz by default)\n"
     "      --wall                        sample wall-clock time instead of CPU time\n"
     "      --engine auto|perf|timer      what raises CPU samples (default auto: perf_events where allowed)\n"

@@ -124,10 +124,10 @@ static int print_phases(GPtrArray *profiles) {
       /* A short first or last busy stretch is the start-up or the shut-down. */
       guint64 run = g_array_index(phases, SxsTimelinePhase, phases->len - 1).end_us;
       gboolean short_one = phases->len > 1 && (ph->end_us - ph->start_us) * 5 < run;
-      const char *what = !ph->busy                                ? "idle"
-                         : j == 0 && short_one                    ? "startup"
-                         : j + 1 == phases->len && short_one      ? "shutdown"
-                                                                  : "busy";
+      const char *what = !ph->busy                           ? "idle"
+                         : j == 0 && short_one               ? "startup"
+                         : j + 1 == phases->len && short_one ? "shutdown"
+                                                             : "busy";
       fprintf(stdout, "  %8.3f - %8.3f  %-8s %8" G_GUINT64_FORMAT " samples", (double)ph->start_us / 1e6,
               (double)ph->end_us / 1e6, what, ph->samples);
       if (ph->busy && ph->top && ph->samples)

@@ -58,10 +58,10 @@ enum {
 };
 
 static const char *const config_groups[N_GROUPS] = {"profiler",   "tracing",     "stacks", "sampling", "exceptions",
-                                                    "contention", "allocations", "lines",  "symbols", "timeline"};
-static const char *const config_group_labels[N_GROUPS] = {"[profiler]",    "[tracing]",    "[stacks]",
-                                                          "[sampling]",    "[exceptions]", "[contention]",
-                                                          "[allocations]", "[lines]",      "[symbols]", "[timeline]"};
+                                                    "contention", "allocations", "lines",  "symbols",  "timeline"};
+static const char *const config_group_labels[N_GROUPS] = {"[profiler]",   "[tracing]",    "[stacks]",      "[sampling]",
+                                                          "[exceptions]", "[contention]", "[allocations]", "[lines]",
+                                                          "[symbols]",    "[timeline]"};
 
 #define N_KEYS SXS_CONFIG_N_KEYS
 
@@ -1186,8 +1186,7 @@ static gboolean config_key_stacks(const SxsConfigScan *scan, int k, const char *
 
 /* window=: a time (a whole number with s, m or h; seconds without) up to SXS_CONFIG_TIMELINE_WINDOW_MAX_S,
  * 0 for the whole run. */
-static gboolean config_key_window(const SxsConfigScan *scan, int k, const char *value, SxsConfig *cfg,
-                                  GError **error) {
+static gboolean config_key_window(const SxsConfigScan *scan, int k, const char *value, SxsConfig *cfg, GError **error) {
   size_t digits = strspn(value, "0123456789");
   guint64 n = digits > 0 && digits <= 9 ? g_ascii_strtoull(value, NULL, 10) : G_MAXUINT64;
   const char *unit = value + digits;

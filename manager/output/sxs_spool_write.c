@@ -179,10 +179,10 @@ static void append_timeline(GString *b, gboolean all) {
   }
   for (guint i = 0; i < c.events->len; i++) {
     const SxsTimelineRecEvent *e = &g_array_index(c.events, SxsTimelineRecEvent, i);
-    g_string_append_printf(b, "V\t%s\t%d\t%u\t%" G_GUINT64_FORMAT "\t%" G_GUINT64_FORMAT "\t%" G_GUINT64_FORMAT
-                              "\t%d\t%x\t",
-                           sxs__timeline_event_name(e->kind), e->runtime_id, e->thread, e->start_us, e->dur_us,
-                           e->value, e->reason, e->stack_id);
+    g_string_append_printf(
+        b, "V\t%s\t%d\t%u\t%" G_GUINT64_FORMAT "\t%" G_GUINT64_FORMAT "\t%" G_GUINT64_FORMAT "\t%d\t%x\t",
+        sxs__timeline_event_name(e->kind), e->runtime_id, e->thread, e->start_us, e->dur_us, e->value, e->reason,
+        e->stack_id);
     sxs__spool_append_string(b, e->name);
     g_string_append_c(b, '\n');
   }

@@ -164,7 +164,7 @@ void sxs__timeline_event_clear(gpointer p) {
 }
 
 static const char *const timeline_event_names[SXS_TIMELINE_N_EVENTS] = {
-    "gc",          "pause",      "exception",   "lock-wait",     "allocation",
+    "gc",           "pause",      "exception",   "lock-wait",     "allocation",
     "thread-start", "thread-end", "module-load", "runtime-start", "runtime-stop"};
 
 const char *sxs__timeline_event_name(SxsTimelineEventKind k) {
@@ -905,8 +905,9 @@ static void render_timeline(SxsJsonWriter *w, const SxsProfileModel *m) {
     sxs__json_key(w, "s");
     sxs__json_begin_array_inline(w);
     for (guint j = i; j < end; j++)
-      sxs__json_uint(w, GPOINTER_TO_UINT(g_hash_table_lookup(
-                            samples_index, ((SxsTimelineSample *)by_thread->pdata[j])->stack)) - 1);
+      sxs__json_uint(
+          w,
+          GPOINTER_TO_UINT(g_hash_table_lookup(samples_index, ((SxsTimelineSample *)by_thread->pdata[j])->stack)) - 1);
     sxs__json_end_array(w);
     if (weighted) {
       sxs__json_key(w, "w");
@@ -940,9 +941,8 @@ static void render_timeline(SxsJsonWriter *w, const SxsProfileModel *m) {
     if (e->name)
       sxs__json_member_string(w, "name", e->name);
     SxsProfileKind pk = timeline_event_profile(e->kind);
-    guint at = e->stack && pk < SXS_PROFILE_N_KINDS
-                   ? GPOINTER_TO_UINT(g_hash_table_lookup(profile_index[pk], e->stack))
-                   : 0;
+    guint at =
+        e->stack && pk < SXS_PROFILE_N_KINDS ? GPOINTER_TO_UINT(g_hash_table_lookup(profile_index[pk], e->stack)) : 0;
     if (at)
       sxs__json_member_uint(w, "stack", at - 1);
     sxs__json_end_object(w);

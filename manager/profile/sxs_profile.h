@@ -427,18 +427,18 @@ typedef struct {
 } SxsTimelineSecond;
 
 typedef struct {
-  gboolean present;        /* the profile has a timeline */
-  guint64 window_us;       /* detail kept for the last this much of the run; 0: the whole run */
-  guint64 cap_bytes;       /* the most memory the detail may take in the profiler */
-  guint64 detail_from_us;  /* samples and events before this are only in `seconds` (0: none left out) */
-  guint64 end_us;          /* when the profile was made */
-  guint64 start_unix_us;   /* the process's start in Unix time (0: unknown) */
+  gboolean present;           /* the profile has a timeline */
+  guint64 window_us;          /* detail kept for the last this much of the run; 0: the whole run */
+  guint64 cap_bytes;          /* the most memory the detail may take in the profiler */
+  guint64 detail_from_us;     /* samples and events before this are only in `seconds` (0: none left out) */
+  guint64 end_us;             /* the latest time recorded (a sample's, an event's end) */
+  guint64 start_unix_us;      /* the process's start in Unix time (0: unknown) */
   guint64 monotonic_start_us; /* ... on the monotonic clock (CLOCK_MONOTONIC, as perf and Stopwatch read it) */
-  guint64 folded_samples;  /* samples kept only in `seconds` */
-  guint64 dropped_events;  /* events older than the detail kept (not in `seconds`) */
-  GArray *samples;         /* SxsTimelineSample, by time */
-  GArray *events;          /* SxsTimelineEvent, by start */
-  GArray *seconds;         /* SxsTimelineSecond, by second then thread */
+  guint64 folded_samples;     /* samples kept only in `seconds` */
+  guint64 dropped_events;     /* events older than the detail kept (not in `seconds`) */
+  GArray *samples;            /* SxsTimelineSample, by time */
+  GArray *events;             /* SxsTimelineEvent, by start */
+  GArray *seconds;            /* SxsTimelineSecond, by second then thread */
 } SxsTimelineModel;
 
 /* "gc", "pause", "exception", "lock-wait", "allocation", "thread-start", "thread-end",

@@ -92,8 +92,7 @@ gboolean sxs__timeline_slice(SxsProfileModel *m, guint64 from_us, guint64 to_us,
   kept = 0;
   for (guint i = 0; i < t->events->len; i++) {
     SxsTimelineEvent e = g_array_index(t->events, SxsTimelineEvent, i);
-    if (in_window(e.start_us, from_us, to_us) ||
-        (e.dur_us && e.start_us < to_us && e.start_us + e.dur_us > from_us))
+    if (in_window(e.start_us, from_us, to_us) || (e.dur_us && e.start_us < to_us && e.start_us + e.dur_us > from_us))
       g_array_index(t->events, SxsTimelineEvent, kept++) = e;
     else
       g_free(e.name);

@@ -22,7 +22,7 @@ typedef struct {
   guint64 start_us, end_us;
   gboolean busy;
   guint64 samples;
-  char *top;        /* the leaf function most of its samples are in, or NULL; owned */
+  char *top; /* the leaf function most of its samples are in, or NULL; owned */
   guint64 top_samples;
 } SxsTimelinePhase;
 

@@ -115,8 +115,8 @@ static void allocation_recorded(SxsRuntime *rt, const char *type, guint64 object
   SxsStackHandle *h = sxs__stacks_record_typed(SXS_PROFILE_ALLOCATIONS, rt->id, name, objects, bytes);
   if (!h)
     __atomic_add_fetch(&events_unwalked[SXS_PROFILE_ALLOCATIONS], 1, __ATOMIC_RELAXED);
-  sxs__timeline_rec_event(SXS_TIMELINE_ALLOCATION, rt->id, this_thread(), at, 0, bytes, (int)MIN(objects, G_MAXINT), name,
-                          sxs__stacks_handle_id(h));
+  sxs__timeline_rec_event(SXS_TIMELINE_ALLOCATION, rt->id, this_thread(), at, 0, bytes, (int)MIN(objects, G_MAXINT),
+                          name, sxs__stacks_handle_id(h));
 }
 
 void sxs__events_allocation(SxsRuntime *rt, const char *type, guint64 bytes, guint64 size) {

@@ -51,7 +51,7 @@ typedef struct {
 
 /* What one capture gives, written by the handler before it stores DONE. */
 typedef struct {
-  int n; /* frames written, or -errno */
+  int n;              /* frames written, or -errno */
   guint64 at_ns;      /* when it began (CLOCK_MONOTONIC) */
   guint64 capture_ns; /* how long it took */
   SxsNativeFrame frames[SAMPLER_MAX_FRAMES];

@@ -53,17 +53,18 @@ typedef struct {
 
 static struct {
   GMutex lock;
-  GQueue chunks;             /* Chunk*, oldest first */
-  guint64 next_sample;       /* the number the next sample gets */
-  guint64 reported_sample;   /* samples before this number were given to the spool */
-  GArray *events;            /* EventRec, as recorded */
-  guint64 events_dropped;    /* events folded away (before events->pdata[0]) */
-  guint64 reported_event;    /* events (counted from the first ever) given to the spool */
-  GArray *threads;           /* guint32 by stack id: the thread of the stack */
-  GHashTable *seconds;       /* (second << 32 | thread) -> samples (guint64*) */
+  GQueue chunks;           /* Chunk*, oldest first */
+  guint64 next_sample;     /* the number the next sample gets */
+  guint64 reported_sample; /* samples before this number were given to the spool */
+  GArray *events;          /* EventRec, as recorded */
+  guint64 events_dropped;  /* events folded away (before events->pdata[0]) */
+  guint64 reported_event;  /* events (counted from the first ever) given to the spool */
+  GArray *threads;         /* guint32 by stack id: the thread of the stack */
+  GHashTable *seconds;     /* (second << 32 | thread) -> samples (guint64*) */
   guint64 folded_samples;
   guint64 detail_from_us;
-  guint64 lost;              /* samples of stacks past ID_MAX (not kept) */
+  guint64 lost;    /* samples of stacks past ID_MAX (not kept) */
+  guint64 last_us; /* the latest time recorded: a sample's, or an event's end */
 } tl;
 
 static gint64 base_mono_us;
@@ -235,6 +236,7 @@ void sxs__timeline_rec_sample(guint stack_id, uint32_t thread, guint64 weight, g
     }
     c->recs[c->n++] = (Rec){.dt_us = (guint32)(now - c->base_us), .id_weight = stack_id | (w - 1) << ID_BITS};
     c->last_us = MAX(c->last_us, now);
+    tl.last_us = MAX(tl.last_us, now);
     tl.next_sample++;
   }
   bound_locked(now);
@@ -255,6 +257,7 @@ void sxs__timeline_rec_event(SxsTimelineEventKind kind, int runtime_id, uint32_t
   g_mutex_lock(&tl.lock);
   ensure_locked();
   g_array_append_val(tl.events, e);
+  tl.last_us = MAX(tl.last_us, start_us + dur_us);
   bound_locked(start_us + dur_us);
   g_mutex_unlock(&tl.lock);
 }
@@ -290,14 +293,15 @@ static int compare_model_events(gconstpointer a, gconstpointer b) {
 
 void sxs__timeline_rec_fill(SxsProfileModel *m, GHashTable *stacks_by_id) {
   SxsTimelineModel *t = &m->timeline;
-  guint64 now = sxs__timeline_rec_now_us();
+  clock_once();
   g_mutex_lock(&tl.lock);
   ensure_locked();
   t->present = TRUE;
   t->window_us = window_us();
   t->cap_bytes = SXS_TIMELINE_CAP_BYTES;
   t->detail_from_us = tl.detail_from_us;
-  t->end_us = stacks_by_id ? now : 0; /* the spool's skeleton: not a change every time */
+  /* The last thing recorded, not now: a profile of an idle program stays the same document. */
+  t->end_us = stacks_by_id ? tl.last_us : 0;
   t->start_unix_us = start_unix_us;
   t->monotonic_start_us = base_mono_us > 0 ? (guint64)base_mono_us : 0;
   t->folded_samples = tl.folded_samples;
@@ -324,8 +328,8 @@ void sxs__timeline_rec_fill(SxsProfileModel *m, GHashTable *stacks_by_id) {
                             .value = r->value,
                             .reason = r->reason,
                             .name = g_strdup(r->name),
-                            .stack = r->stack_id ? g_hash_table_lookup(stacks_by_id, GUINT_TO_POINTER(r->stack_id))
-                                                 : NULL};
+                            .stack =
+                                r->stack_id ? g_hash_table_lookup(stacks_by_id, GUINT_TO_POINTER(r->stack_id)) : NULL};
       g_array_append_val(t->events, e);
     }
     seconds_locked(t->seconds);
@@ -390,6 +394,6 @@ void sxs__timeline_rec_reset_for_tests(void) {
   g_clear_pointer(&tl.threads, g_array_unref);
   g_clear_pointer(&tl.seconds, g_hash_table_unref);
   tl.next_sample = tl.reported_sample = tl.reported_event = tl.events_dropped = 0;
-  tl.folded_samples = tl.detail_from_us = tl.lost = 0;
+  tl.folded_samples = tl.detail_from_us = tl.lost = tl.last_us = 0;
   g_mutex_unlock(&tl.lock);
 }

@@ -397,8 +397,8 @@ static void add_sample_timelines(Builder *b, const SxsViewFilter *filter) {
     return;
   /* (thread, name) -> group, and per group frames -> index. */
   g_autoptr(GHashTable) groups = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
-  g_autoptr(GHashTable) indices = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL,
-                                                        (GDestroyNotify)g_hash_table_unref);
+  g_autoptr(GHashTable) indices =
+      g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, (GDestroyNotify)g_hash_table_unref);
   for (guint i = 0; i < b->v->groups->len; i++) {
     SxsViewGroup *g = b->v->groups->pdata[i];
     if (g->kind != SXS_VIEW_SAMPLES)

@@ -78,8 +78,8 @@ static void trace_close_frames(Trace *t, guint32 tid, GArray *open, guint keep, 
     const TraceOpen *o = &g_array_index(open, TraceOpen, open->len - 1);
     const SxsViewFrame *f = t->v->frames->pdata[o->frame];
     const char *tag = f->managed ? sxs__view_runtime_tag(t->v, f->runtime_id) : "[native]";
-    trace_slice(t, tid, f->name, f->managed ? "managed" : "native", o->start_us, at > o->start_us ? at - o->start_us : 0,
-                "module", f->module && *f->module ? f->module : tag);
+    trace_slice(t, tid, f->name, f->managed ? "managed" : "native", o->start_us,
+                at > o->start_us ? at - o->start_us : 0, "module", f->module && *f->module ? f->module : tag);
     g_array_set_size(open, open->len - 1);
   }
 }
@@ -135,9 +135,7 @@ static void trace_events(Trace *t, const SxsTimelineModel *tl, GHashTable *lock_
       g_snprintf(name, sizeof name, "GC gen%" G_GUINT64_FORMAT " (%s)", e->value, gc_reason(e->reason));
       trace_slice(t, rt_track, name, "gc", e->start_us, e->dur_us, NULL, NULL);
       break;
-    case SXS_TIMELINE_PAUSE:
-      trace_slice(t, rt_track + 1, "GC pause", "gc", e->start_us, e->dur_us, NULL, NULL);
-      break;
+    case SXS_TIMELINE_PAUSE: trace_slice(t, rt_track + 1, "GC pause", "gc", e->start_us, e->dur_us, NULL, NULL); break;
     case SXS_TIMELINE_LOCK_WAIT:
       g_hash_table_add(lock_tracks, GUINT_TO_POINTER(e->thread));
       trace_slice(t, TRACE_PSEUDO_TID + 0x10000000u + e->thread, "lock wait", "contention", e->start_us, e->dur_us,

@@ -93,8 +93,8 @@ static void window_share(ItestScratch *s, double from, double to, const char *fu
   g_autofree char *prefix = g_build_filename(s->dir, "cut", NULL);
   g_autofree char *folded_path = g_strconcat(prefix, ".folded", NULL);
   g_unlink(folded_path); /* a window without samples writes none */
-  const char *argv[] = {itest_env("SXS_SXSPROF"), "report", s->profile, "--from", a, "--to", b, "--format", "folded",
-                        "-o", prefix, NULL};
+  const char *argv[] = {
+      itest_env("SXS_SXSPROF"), "report", s->profile, "--from", a, "--to", b, "--format", "folded", "-o", prefix, NULL};
   g_autoptr(ItestRun) run = itest_run(argv, NULL, s->dir, TIMEOUT);
   itest_assert_exit(run, 0);
   g_autofree char *folded = itest_read_file(folded_path);
@@ -224,8 +224,8 @@ static void check_speedscope_order(const char *path) {
     if (n_alpha == 0 && n_beta == 0)
       continue;
     found = TRUE;
-    g_test_message("speedscope: %" G_GINT64_FORMAT " Alpha samples, the last at %" G_GINT64_FORMAT
-                   "; %" G_GINT64_FORMAT " Beta samples, the first at %" G_GINT64_FORMAT,
+    g_test_message("speedscope: %" G_GINT64_FORMAT " Alpha samples, the last at %" G_GINT64_FORMAT "; %" G_GINT64_FORMAT
+                   " Beta samples, the first at %" G_GINT64_FORMAT,
                    n_alpha, last_alpha, n_beta, first_beta);
     g_assert_cmpint(n_alpha, >, 500);
     g_assert_cmpint(n_beta, >, 500);
@@ -332,8 +332,8 @@ static void test_phases(ItestScratch *s, gconstpointer data) {
 /* SIGKILL in the sleep: the spool's profile keeps the timeline of Alpha's second. */
 static void test_killed(ItestScratch *s, gconstpointer data) {
   (void)data;
-  g_autofree char *cfg_text = g_strdup_printf("[profiler]\noutput=%s\n[sampling]\nenabled=true\nfrequency=999\n",
-                                              s->output);
+  g_autofree char *cfg_text =
+      g_strdup_printf("[profiler]\noutput=%s\n[sampling]\nenabled=true\nfrequency=999\n", s->output);
   g_autofree char *cfg = itest_write_file(s->dir, "sxsprof.conf", cfg_text);
   g_autofree char *app = itest_app("Phases");
   g_autofree char *out_path = g_build_filename(s->dir, "out.txt", NULL);
@@ -425,8 +425,7 @@ int main(int argc, char **argv) {
   g_test_init(&argc, &argv, NULL);
   g_test_add("/sxs/timeline/phases/10.0", ItestScratch, "10.0", itest_scratch_setup, test_phases,
              itest_scratch_teardown);
-  g_test_add("/sxs/timeline/phases/8.0", ItestScratch, "8.0", itest_scratch_setup, test_phases,
-             itest_scratch_teardown);
+  g_test_add("/sxs/timeline/phases/8.0", ItestScratch, "8.0", itest_scratch_setup, test_phases, itest_scratch_teardown);
   g_test_add("/sxs/timeline/killed", ItestScratch, NULL, itest_scratch_setup, test_killed, itest_scratch_teardown);
   g_test_add("/sxs/timeline/window", ItestScratch, NULL, itest_scratch_setup, test_window, itest_scratch_teardown);
   return g_test_run();

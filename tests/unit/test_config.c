@@ -848,7 +848,7 @@ static void test_formats(Fixture *f, gconstpointer data) {
   g_autofree char *bad = write_file(f, "bad.ini", "[profiler]\nformats=json,flamegraph\n", -1);
   g_autofree char *expected =
       g_strdup_printf("%s:2: unknown format \"flamegraph\"; expected a comma-separated list of json, speedscope, "
-                      "folded, svg or pprof, or all",
+                      "folded, svg, pprof or trace, or all",
                       bad);
   assert_load_error(bad, SXS_CONFIG_ERROR_VALUE, expected);
   /* summary is a format of the launcher and the report, not a file the profiler writes. */
