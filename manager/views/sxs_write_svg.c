@@ -220,8 +220,106 @@ const char sxs__svg_script[] =
     "    } else if (e.key === \"Escape\") {\n"
     "      resetSearch();\n"
     "      resetZoom();\n"
+    "      if (tl()) resetRange();\n"
     "    }\n"
     "  });\n"
+    "  /* The activity strip (samples with a timeline): a drag selects a time range, and the graph is\n"
+    "   * redrawn from that range's samples (each bucket's counts per drawn frame, in #sxs-timeline). */\n"
+    "  var timeline = null, dragFrom = null;\n"
+    "  function tl() {\n"
+    "    if (timeline === null) {\n"
+    "      var m = el(\"sxs-timeline\");\n"
+    "      timeline = m ? JSON.parse(m.textContent) : false;\n"
+    "    }\n"
+    "    return timeline;\n"
+    "  }\n"
+    "  function keepOriginal() {\n"
+    "    load();\n"
+    "    frames.forEach(function (f) {\n"
+    "      if (f.x0 === undefined) { f.x0 = f.x; f.w0 = f.w; f.total0 = f.total; }\n"
+    "    });\n"
+    "    if (tl().total0 === undefined) tl().total0 = total;\n"
+    "  }\n"
+    "  function stripBucket(clientX) {\n"
+    "    var d = tl(), p = svg.createSVGPoint();\n"
+    "    p.x = clientX;\n"
+    "    p.y = 0;\n"
+    "    var x = p.matrixTransform(svg.getScreenCTM().inverse()).x;\n"
+    "    return Math.max(0, Math.min(d.buckets.length, Math.round((x - pad) / full * d.buckets.length)));\n"
+    "  }\n"
+    "  function showSelection(a, b) {\n"
+    "    var d = tl(), sel = el(\"sxs-sel\"), bw = full / d.buckets.length;\n"
+    "    sel.setAttribute(\"x\", (pad + Math.min(a, b) * bw).toFixed(2));\n"
+    "    sel.setAttribute(\"width\", (Math.abs(b - a) * bw).toFixed(2));\n"
+    "    sel.style.display = a === b ? \"none\" : \"\";\n"
+    "  }\n"
+    "  function resetRange() {\n"
+    "    var d = tl();\n"
+    "    if (!d || d.total0 === undefined) return;\n"
+    "    resetSearch();\n"
+    "    frames.forEach(function (f) { f.x = f.x0; f.w = f.w0; f.total = f.total0; });\n"
+    "    total = d.total0;\n"
+    "    resetZoom();\n"
+    "    showSelection(0, 0);\n"
+    "    el(\"sxs-range\").textContent = el(\"sxs-range\").getAttribute(\"data-hint\");\n"
+    "  }\n"
+    "  function selectBuckets(a, b) {\n"
+    "    var d = tl();\n"
+    "    if (!d) return 0;\n"
+    "    keepOriginal();\n"
+    "    if (a > b) { var c = a; a = b; b = c; }\n"
+    "    a = Math.max(0, a);\n"
+    "    b = Math.min(d.buckets.length, b);\n"
+    "    if (b <= a) { resetRange(); return 0; }\n"
+    "    resetSearch();\n"
+    "    resetZoom();\n"
+    "    var n = frames.length, t = new Array(n).fill(0), cursor = new Array(n).fill(0);\n"
+    "    for (var i = a; i < b; i++)\n"
+    "      for (var j = 0; j < d.buckets[i].length; j += 2) t[d.buckets[i][j]] += d.buckets[i][j + 1];\n"
+    "    for (var k = n - 1; k > 0; k--) t[d.parents[k]] += t[k];\n"
+    "    frames.forEach(function (f, k) {\n"
+    "      var x = pad, w = t[0] > 0 ? full * t[k] / t[0] : 0;\n"
+    "      if (k > 0) { x = cursor[d.parents[k]]; cursor[d.parents[k]] += w; }\n"
+    "      cursor[k] = x;\n"
+    "      f.x = x;\n"
+    "      f.w = w;\n"
+    "      f.total = t[k];\n"
+    "      show(f, k === 0 || w >= 0.1, false);\n"
+    "      place(f, x, w);\n"
+    "    });\n"
+    "    total = t[0];\n"
+    "    showSelection(a, b);\n"
+    "    var s0 = (d.start_us + a * d.step_us) / 1e6, s1 = (d.start_us + b * d.step_us) / 1e6;\n"
+    "    el(\"sxs-range\").textContent = s0.toFixed(2) + \" s to \" + s1.toFixed(2) + \" s: \" + t[0] + \" \" +\n"
+    "        svg.getAttribute(\"data-unit\") + \" (double-click the strip for the whole run)\";\n"
+    "    return t[0];\n"
+    "  }\n"
+    "  function selectTime(from, to) {\n"
+    "    var d = tl();\n"
+    "    if (!d) return 0;\n"
+    "    return selectBuckets(Math.floor((from * 1e6 - d.start_us) / d.step_us),\n"
+    "                         Math.ceil((to * 1e6 - d.start_us) / d.step_us));\n"
+    "  }\n"
+    "  var strip = el(\"sxs-strip\");\n"
+    "  if (strip) {\n"
+    "    strip.addEventListener(\"mousedown\", function (e) {\n"
+    "      e.preventDefault();\n"
+    "      dragFrom = stripBucket(e.clientX);\n"
+    "      showSelection(dragFrom, dragFrom);\n"
+    "    });\n"
+    "    svg.addEventListener(\"mousemove\", function (e) {\n"
+    "      if (dragFrom !== null) showSelection(dragFrom, stripBucket(e.clientX));\n"
+    "    });\n"
+    "    svg.addEventListener(\"mouseup\", function (e) {\n"
+    "      if (dragFrom === null) return;\n"
+    "      var a = dragFrom, b = stripBucket(e.clientX);\n"
+    "      dragFrom = null;\n"
+    "      if (a !== b) selectBuckets(a, b); else showSelection(0, 0);\n"
+    "    });\n"
+    "    strip.addEventListener(\"dblclick\", resetRange);\n"
+    "  }\n"
+    "  window.sxsSelectTime = selectTime;\n"
+    "  window.sxsResetRange = resetRange;\n"
     "  window.sxsSearch = search;\n"
     "  window.sxsResetSearch = resetSearch;\n"
     "  window.sxsZoom = zoom;\n"
@@ -558,9 +656,168 @@ static char *svg_subtitle(const SxsView *v, SxsViewKind kind, const char *unit, 
   }
 }
 
+/* ---- The activity strip ---- */
+
+/* Samples with a timeline get a strip above the graph: samples per step (100 ms, longer for a long
+ * run so that it has at most SXS_SVG_STRIP_MAX steps), where a drag selects a time range and the
+ * script redraws the graph from the counts the strip's data give per step and drawn frame (a
+ * sample whose stack ends in a frame too narrow to draw counts in its nearest drawn caller). */
+#define SXS_SVG_STRIP_MAX 1200
+#define SXS_SVG_STRIP_H 30   /* the strip's bars */
+#define SXS_SVG_STRIP_BAND 48 /* the strip, its line of text, and gaps */
+
+typedef struct {
+  guint64 start_us, step_us;
+  guint n;         /* steps */
+  guint64 *counts; /* samples per step */
+  GString *json;   /* the data the script reads */
+} SxsSvgStrip;
+
+/* The tree node a stack (frames root first) ends in; 0 when the tree does not hold it. */
+static guint32 svg_node_of(const SxsViewTree *t, const guint32 *frames, guint depth) {
+  guint32 at = 0;
+  for (guint d = 0; d < depth; d++) {
+    const SxsViewNode *node = &g_array_index(t->nodes, SxsViewNode, at);
+    guint32 next = 0;
+    for (guint32 c = 0; c < node->n_children && !next; c++)
+      if (sxs__view_tree_child(t, node, c)->frame == frames[d])
+        next = t->children[node->first_child + c];
+    if (!next)
+      return at;
+    at = next;
+  }
+  return at;
+}
+
+static int svg_compare_i64(gconstpointer a, gconstpointer b) {
+  gint64 x = *(const gint64 *)a, y = *(const gint64 *)b;
+  return x < y ? -1 : x > y;
+}
+
+static gboolean svg_strip_build(SxsSvgStrip *s, const SxsView *v, SxsViewKind kind, const SxsViewTree *t,
+                                const SxsSvgPlace *place, const guint32 *drawn, const guint32 *parent) {
+  if (kind != SXS_VIEW_SAMPLES)
+    return FALSE;
+  guint64 lo = G_MAXUINT64, hi = 0;
+  SxsViewIter it;
+  sxs__view_iter_init(&it, v, kind);
+  for (const SxsViewGroup *g; (g = sxs__view_iter_next_group(&it));)
+    if (g->timeline && g->timeline->len) {
+      lo = MIN(lo, g_array_index(g->timeline, SxsViewSample, 0).t_us);
+      hi = MAX(hi, g_array_index(g->timeline, SxsViewSample, g->timeline->len - 1).t_us);
+    }
+  if (lo > hi)
+    return FALSE;
+  static const guint64 steps[] = {100000, 200000, 500000, 1000000, 2000000, 5000000, 10000000, 30000000, 60000000};
+  guint64 step = steps[0];
+  for (guint i = 0; i < G_N_ELEMENTS(steps) && (hi - lo) / steps[i] + 1 > SXS_SVG_STRIP_MAX; i++)
+    step = i + 1 < G_N_ELEMENTS(steps) ? steps[i + 1] : steps[i] * 2;
+  while ((hi - lo) / step + 1 > SXS_SVG_STRIP_MAX)
+    step *= 2;
+  s->step_us = step;
+  s->start_us = lo / step * step;
+  s->n = (guint)((hi - s->start_us) / step + 1);
+  s->counts = g_new0(guint64, s->n);
+  /* (step << 32 | drawn frame) -> samples. */
+  g_autoptr(GHashTable) cells = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, g_free);
+  sxs__view_iter_init(&it, v, kind);
+  for (const SxsViewGroup *g; (g = sxs__view_iter_next_group(&it));) {
+    if (!g->timeline)
+      continue;
+    g_autofree guint32 *ends = g_new(guint32, g->stacks->len);
+    for (guint i = 0; i < g->stacks->len; i++) {
+      const SxsViewStack *st = &g_array_index(g->stacks, SxsViewStack, i);
+      guint32 node = svg_node_of(t, st->frames, st->depth);
+      while (node != 0 && !place[node].kept)
+        node = g_array_index(t->nodes, SxsViewNode, node).parent;
+      ends[i] = drawn[node];
+    }
+    for (guint i = 0; i < g->timeline->len; i++) {
+      const SxsViewSample *sm = &g_array_index(g->timeline, SxsViewSample, i);
+      guint b = (guint)((sm->t_us - s->start_us) / step);
+      s->counts[b] += sm->weight;
+      gint64 key = (gint64)((guint64)b << 32 | ends[sm->stack]);
+      guint64 *c = g_hash_table_lookup(cells, &key);
+      if (!c) {
+        c = g_new0(guint64, 1);
+        g_hash_table_insert(cells, g_memdup2(&key, sizeof key), c);
+      }
+      *c += sm->weight;
+    }
+  }
+  /* {"start_us", "step_us", "parents": [drawn frame's parent], "buckets": [[frame, count, ...], ...]} */
+  s->json = g_string_new(NULL);
+  g_string_append_printf(s->json, "{\"start_us\":%" G_GUINT64_FORMAT ",\"step_us\":%" G_GUINT64_FORMAT ",\"parents\":[",
+                         s->start_us, step);
+  guint n_drawn = 0;
+  for (guint i = 0; i < t->nodes->len; i++)
+    n_drawn += place[i].kept;
+  for (guint i = 0; i < n_drawn; i++)
+    g_string_append_printf(s->json, "%s%u", i ? "," : "", parent[i]);
+  g_string_append(s->json, "],\"buckets\":[");
+  g_autoptr(GList) keys = g_hash_table_get_keys(cells);
+  GArray *sorted = g_array_new(FALSE, FALSE, sizeof(gint64));
+  for (GList *l = keys; l; l = l->next)
+    g_array_append_val(sorted, *(gint64 *)l->data);
+  g_array_sort(sorted, svg_compare_i64);
+  guint at = 0;
+  for (guint b = 0; b < s->n; b++) {
+    g_string_append(s->json, b ? ",[" : "[");
+    gboolean first = TRUE;
+    while (at < sorted->len && (guint)((guint64)g_array_index(sorted, gint64, at) >> 32) == b) {
+      gint64 key = g_array_index(sorted, gint64, at++);
+      g_string_append_printf(s->json, "%s%u,%" G_GUINT64_FORMAT, first ? "" : ",", (guint)(key & 0xffffffff),
+                             *(guint64 *)g_hash_table_lookup(cells, &key));
+      first = FALSE;
+    }
+    g_string_append_c(s->json, ']');
+  }
+  g_string_append(s->json, "]}");
+  g_array_unref(sorted);
+  return TRUE;
+}
+
+static void svg_strip_append(GString *out, const SxsSvgStrip *s, guint y) {
+  guint64 max = 1;
+  for (guint b = 0; b < s->n; b++)
+    max = MAX(max, s->counts[b]);
+  g_string_append_printf(out,
+                         "<g id=\"sxs-strip\" style=\"cursor:col-resize\"><rect x=\"%u\" y=\"%u\" width=\"%u\" "
+                         "height=\"%u\" fill=\"#ecece4\"/>\n",
+                         SXS_SVG_PAD, y, SXS_SVG_GRAPH_Q / 100, SXS_SVG_STRIP_H);
+  for (guint b = 0; b < s->n; b++) {
+    if (!s->counts[b])
+      continue;
+    guint64 x_q = (guint64)SXS_SVG_PAD * 100 + (guint64)b * SXS_SVG_GRAPH_Q / s->n;
+    guint64 w_q = (guint64)(b + 1) * SXS_SVG_GRAPH_Q / s->n - (guint64)b * SXS_SVG_GRAPH_Q / s->n;
+    guint64 h_q = MAX(s->counts[b] * SXS_SVG_STRIP_H * 100 / max, 50);
+    g_string_append(out, "<rect class=\"sb\" x=\"");
+    svg_append_q(out, x_q);
+    g_string_append(out, "\" y=\"");
+    svg_append_q(out, (guint64)(y + SXS_SVG_STRIP_H) * 100 - h_q);
+    g_string_append(out, "\" width=\"");
+    svg_append_q(out, w_q);
+    g_string_append(out, "\" height=\"");
+    svg_append_q(out, h_q);
+    g_string_append_printf(out, "\" fill=\"#5a7fb5\"><title>%.2f s: %" G_GUINT64_FORMAT " samples</title></rect>\n",
+                           (double)(s->start_us + b * s->step_us) / 1e6, s->counts[b]);
+  }
+  g_string_append_printf(out,
+                         "<rect id=\"sxs-sel\" x=\"%u\" y=\"%u\" width=\"0\" height=\"%u\" fill=\"#1f4e9c\" "
+                         "fill-opacity=\"0.25\" stroke=\"#1f4e9c\" style=\"display:none\"/></g>\n",
+                         SXS_SVG_PAD, y, SXS_SVG_STRIP_H);
+  g_autofree char *hint = g_strdup_printf("activity: samples per %g s from %.2f s to %.2f s; drag across it to draw "
+                                          "the graph of a time range",
+                                          (double)s->step_us / 1e6, (double)s->start_us / 1e6,
+                                          (double)(s->start_us + s->n * s->step_us) / 1e6);
+  g_string_append_printf(out, "<text id=\"sxs-range\" x=\"%u\" y=\"%u\" data-hint=\"%s\">%s</text>\n", SXS_SVG_PAD,
+                         y + SXS_SVG_STRIP_H + 12, hint, hint);
+  g_string_append_printf(out, "<metadata id=\"sxs-timeline\">%s</metadata>\n", s->json->str);
+}
+
 /* One frame's <g>. */
 static void svg_append_frame(GString *out, const SxsView *v, const SxsViewTree *t, guint32 i, const SxsSvgPlace *pl,
-                             guint max_depth) {
+                             guint max_depth, guint top) {
   const SxsViewNode *node = &g_array_index(t->nodes, SxsViewNode, i);
   const SxsViewNode *root = &g_array_index(t->nodes, SxsViewNode, 0);
   const SxsViewFrame *f = i == 0 ? NULL : g_ptr_array_index(v->frames, node->frame);
@@ -578,7 +835,7 @@ static void svg_append_frame(GString *out, const SxsView *v, const SxsViewTree *
     svg_frame_color(f, fill);
   else
     g_strlcpy(fill, SXS_SVG_ROOT_FILL, sizeof fill);
-  guint y = SXS_SVG_TOP + (max_depth - pl->depth) * SXS_SVG_ROW;
+  guint y = top + (max_depth - pl->depth) * SXS_SVG_ROW;
   guint64 x_q = (guint64)SXS_SVG_PAD * 100 + pl->q_start, w_q = pl->q_end - pl->q_start;
 
   g_string_append(out, i == 0 ? "<g class=\"f root\" data-name=\"" : "<g class=\"f\" data-name=\"");
@@ -646,7 +903,31 @@ char *sxs__write_svg(const SxsView *v, const SxsRenderOptions *o, gsize *ret_len
   g_autofree SxsSvgPlace *place = svg_layout(t);
   guint max_depth = 0;
   guint kept = svg_select(place, n, &max_depth);
-  guint frames_bottom = SXS_SVG_TOP + (max_depth + 1) * SXS_SVG_ROW;
+  /* The drawn frames' order (the document's: pre-order, children by label) and their parents. */
+  g_autofree guint32 *drawn = g_new0(guint32, n);
+  g_autofree guint32 *drawn_parent = g_new0(guint32, kept);
+  {
+    g_autoptr(GArray) stack = g_array_new(FALSE, FALSE, sizeof(guint32));
+    guint32 root = 0, next = 0;
+    g_array_append_val(stack, root);
+    while (stack->len > 0) {
+      guint32 i = g_array_index(stack, guint32, stack->len - 1);
+      g_array_set_size(stack, stack->len - 1);
+      drawn[i] = next;
+      drawn_parent[next] = i == 0 ? 0 : drawn[g_array_index(t->nodes, SxsViewNode, i).parent];
+      next++;
+      const SxsViewNode *node = &g_array_index(t->nodes, SxsViewNode, i);
+      for (guint32 c = node->n_children; c > 0; c--) {
+        guint32 ci = t->children[node->first_child + c - 1];
+        if (place[ci].kept)
+          g_array_append_val(stack, ci);
+      }
+    }
+  }
+  SxsSvgStrip strip = {0};
+  gboolean has_strip = svg_strip_build(&strip, v, kind, t, place, drawn, drawn_parent);
+  guint top = SXS_SVG_TOP + (has_strip ? SXS_SVG_STRIP_BAND : 0);
+  guint frames_bottom = top + (max_depth + 1) * SXS_SVG_ROW;
   guint height = frames_bottom + (kept < n ? 68 : 50); /* legend, status, the omitted frames' note */
   g_autofree char *title = svg_title(v, o);
   g_autofree char *subtitle = svg_subtitle(v, kind, t->unit, total);
@@ -671,8 +952,14 @@ char *sxs__write_svg(const SxsView *v, const SxsRenderOptions *o, gsize *ret_len
   g_string_append_printf(out,
                          "</text>\n<text id=\"sxs-reset-zoom\" class=\"ctl off\" x=\"%u\" y=\"60\">Reset zoom</text>\n"
                          "<text id=\"sxs-search\" class=\"ctl\" x=\"%u\" y=\"60\" text-anchor=\"end\">Search</text>\n"
-                         "<text id=\"sxs-matched\" x=\"%u\" y=\"60\"></text>\n<g id=\"sxs-frames\">\n",
+                         "<text id=\"sxs-matched\" x=\"%u\" y=\"60\"></text>\n",
                          SXS_SVG_PAD, SXS_SVG_WIDTH - SXS_SVG_PAD, SXS_SVG_WIDTH - SXS_SVG_PAD - 100);
+  if (has_strip) {
+    svg_strip_append(out, &strip, SXS_SVG_TOP - 2);
+    g_free(strip.counts);
+    g_string_free(strip.json, TRUE);
+  }
+  g_string_append(out, "<g id=\"sxs-frames\">\n");
 
   /* Frames in pre-order, root first, so that a parent always comes before its children. */
   SxsSvgLegend legend = {g_array_new(FALSE, FALSE, sizeof(int)), FALSE};
@@ -683,7 +970,7 @@ char *sxs__write_svg(const SxsView *v, const SxsRenderOptions *o, gsize *ret_len
     guint32 i = g_array_index(todo, guint32, todo->len - 1);
     g_array_set_size(todo, todo->len - 1);
     const SxsViewNode *node = &g_array_index(t->nodes, SxsViewNode, i);
-    svg_append_frame(out, v, t, i, &place[i], max_depth);
+    svg_append_frame(out, v, t, i, &place[i], max_depth, top);
     if (i != 0)
       svg_legend_note(&legend, g_ptr_array_index(v->frames, node->frame));
     for (guint32 c = node->n_children; c > 0; c--) {

@@ -6,14 +6,12 @@
 //
 // Usage: node browser_svg.js <chromium> <file.svg> <user-data-dir> <screenshot.png> <hot label>
 //
-// Chromium is driven over the DevTools protocol on a pipe (--remote-debugging-pipe: JSON messages
-// separated by NUL on fds 3 and 4), so no WebSocket client is needed. It runs in a process group
-// of its own that is killed on every way out, and the whole run is bounded by a timer.
+// Chromium is driven through browser_cdp.js.
 "use strict";
 
-const { spawn } = require("child_process");
 const fs = require("fs");
 const path = require("path");
+const { run } = require("./browser_cdp.js");
 
 const TIMEOUT_MS = 60000;
 const [chromiumPath, svgPath, userDataDir, pngPath, hotLabel] = process.argv.slice(2);
@@ -22,122 +20,7 @@ if (!hotLabel) {
   process.exit(2);
 }
 
-let browser = null;
-let browserErr = "";
-
-// Kills Chromium's whole process group; safe to call more than once and from 'exit'.
-function killBrowser() {
-  if (browser === null || browser.exitCode !== null || browser.signalCode !== null) return;
-  try {
-    process.kill(-browser.pid, "SIGKILL");
-  } catch (e) {
-    /* already gone */
-  }
-}
-
-function fail(message) {
-  killBrowser();
-  process.stderr.write(`browser_svg: ${message}\n`);
-  if (browserErr) process.stderr.write(`chromium's stderr (tail):\n${browserErr.slice(-4000)}\n`);
-  process.exit(1);
-}
-
-process.on("exit", killBrowser);
-for (const sig of ["SIGINT", "SIGTERM", "SIGHUP"]) process.on(sig, () => fail(`got ${sig}`));
-const deadline = setTimeout(() => fail(`no result after ${TIMEOUT_MS} ms`), TIMEOUT_MS);
-
-// A minimal DevTools protocol client over Chromium's pipe.
-class Cdp {
-  constructor(input, output) {
-    this.input = input;
-    this.nextId = 1;
-    this.pending = new Map(); // id -> {resolve, reject, method}
-    this.waiters = []; // {method, resolve}
-    this.events = []; // every event, for later inspection
-    let buffer = "";
-    output.setEncoding("utf8");
-    output.on("data", (chunk) => {
-      buffer += chunk;
-      let end;
-      while ((end = buffer.indexOf("\0")) >= 0) {
-        const message = JSON.parse(buffer.slice(0, end));
-        buffer = buffer.slice(end + 1);
-        this.dispatch(message);
-      }
-    });
-  }
-
-  dispatch(message) {
-    if (message.id !== undefined) {
-      const p = this.pending.get(message.id);
-      if (!p) return;
-      this.pending.delete(message.id);
-      if (message.error) p.reject(new Error(`${p.method}: ${JSON.stringify(message.error)}`));
-      else p.resolve(message.result);
-      return;
-    }
-    this.events.push(message);
-    this.waiters = this.waiters.filter((w) => {
-      if (w.method !== message.method) return true;
-      w.resolve(message.params);
-      return false;
-    });
-  }
-
-  send(method, params = {}, sessionId = undefined) {
-    const id = this.nextId++;
-    const message = { id, method, params };
-    if (sessionId) message.sessionId = sessionId;
-    return new Promise((resolve, reject) => {
-      this.pending.set(id, { resolve, reject, method });
-      this.input.write(JSON.stringify(message) + "\0");
-    });
-  }
-
-  // The next event named method, after this call.
-  next(method) {
-    return new Promise((resolve) => this.waiters.push({ method, resolve }));
-  }
-}
-
-async function main() {
-  browser = spawn(
-    chromiumPath,
-    [
-      "--headless",
-      "--no-sandbox",
-      "--disable-gpu",
-      "--no-first-run",
-      "--no-default-browser-check",
-      "--disable-extensions",
-      "--disable-background-networking",
-      "--disable-component-update",
-      "--disable-sync",
-      "--hide-scrollbars",
-      "--mute-audio",
-      `--user-data-dir=${userDataDir}`,
-      "--remote-debugging-pipe",
-      "about:blank",
-    ],
-    { stdio: ["ignore", "ignore", "pipe", "pipe", "pipe"], detached: true },
-  );
-  browser.stderr.setEncoding("utf8");
-  browser.stderr.on("data", (d) => {
-    browserErr = (browserErr + d).slice(-16000);
-  });
-  browser.on("exit", (code, signal) => {
-    if (!finished) fail(`chromium exited early (code ${code}, signal ${signal})`);
-  });
-  const cdp = new Cdp(browser.stdio[3], browser.stdio[4]);
-
-  const { targetInfos } = await cdp.send("Target.getTargets");
-  let page = targetInfos.find((t) => t.type === "page");
-  const targetId = page ? page.targetId : (await cdp.send("Target.createTarget", { url: "about:blank" })).targetId;
-  const { sessionId } = await cdp.send("Target.attachToTarget", { targetId, flatten: true });
-  const send = (method, params = {}) => cdp.send(method, params, sessionId);
-
-  await send("Page.enable");
-  await send("Runtime.enable");
+run("browser_svg", chromiumPath, userDataDir, TIMEOUT_MS, async ({ cdp, send, evaluate }) => {
   await send("Emulation.setDeviceMetricsOverride", { width: 1200, height: 800, deviceScaleFactor: 1, mobile: false });
   const loaded = cdp.next("Page.loadEventFired");
   const url = "file://" + path.resolve(svgPath);
@@ -145,12 +28,6 @@ async function main() {
   if (nav.errorText) throw new Error(`navigate ${url}: ${nav.errorText}`);
   await loaded;
 
-  // Evaluates an expression in the page (promises awaited) and returns its value.
-  async function evaluate(expression) {
-    const r = await send("Runtime.evaluate", { expression, returnByValue: true, awaitPromise: true });
-    if (r.exceptionDetails) throw new Error(`evaluate ${expression.slice(0, 80)}: ${JSON.stringify(r.exceptionDetails)}`);
-    return r.result.value;
-  }
   // A graph taller than the window (a deep one) gets a window as tall, so that its every frame can
   // be pointed at and photographed.
   const tall = await evaluate(`Number(document.documentElement.getAttribute("height"))`);
@@ -276,26 +153,7 @@ async function main() {
   await send("Input.dispatchKeyEvent", { type: "rawKeyDown", key: "Escape", code: "Escape", windowsVirtualKeyCode: 27 });
   report.ctrlF.afterEscape = await evaluate(`document.getElementById("sxs-matched").textContent`);
 
-  report.exceptions = cdp.events
-    .filter((e) => e.method === "Runtime.exceptionThrown")
-    .map((e) => JSON.stringify(e.params.exceptionDetails).slice(0, 500));
-  report.consoleErrors = cdp.events
-    .filter((e) => e.method === "Runtime.consoleAPICalled" && e.params.type === "error")
-    .map((e) => JSON.stringify(e.params.args).slice(0, 500));
-
-  finished = true;
-  await cdp.send("Browser.close").catch(() => {});
+  Object.assign(report, cdp.errors());
   return report;
-}
 
-let finished = false;
-main().then(
-  (report) => {
-    clearTimeout(deadline);
-    process.stdout.write(JSON.stringify(report) + "\n", () => {
-      killBrowser();
-      process.exit(0);
-    });
-  },
-  (err) => fail(err && err.stack ? err.stack : String(err)),
-);
+});

@@ -234,6 +234,86 @@ static void check_speedscope_order(const char *path) {
   g_assert_true(found);
 }
 
+static JsonObject *member(JsonObject *o, const char *name) {
+  g_assert_true(json_object_has_member(o, name));
+  return json_object_get_object_member(o, name);
+}
+
+/* The SVG's activity strip dragged across Alpha's window in Chromium: the graph redrawn holds
+ * Alpha.Spin across (nearly) its whole width and no Beta.Spin; a double-click gives the whole run
+ * back. speedscope opens the speedscope file and the trace file without a dialog, exception or
+ * console error, in its time-order view, with the main thread's profile named. */
+static void check_in_browser(ItestScratch *s, double alpha_from, double alpha_to) {
+  g_autofree char *node = g_find_program_in_path("node");
+  g_autofree char *chromium = g_find_program_in_path("chromium");
+  if (node == NULL || chromium == NULL) {
+    g_test_fail_printf("%s is not installed: run tests/setup.sh", node == NULL ? "node" : "chromium");
+    return;
+  }
+  g_autofree char *svg_prefix = g_build_filename(s->dir, "graph", NULL);
+  const char *rargv[] = {itest_env("SXS_SXSPROF"), "report", s->profile, "--format", "svg", "-o", svg_prefix, NULL};
+  g_autoptr(ItestRun) r = itest_run(rargv, NULL, s->dir, TIMEOUT);
+  itest_assert_exit(r, 0);
+  g_autofree char *svg = g_strconcat(svg_prefix, ".svg", NULL);
+  g_autofree char *trace = g_strconcat(s->output, ".trace.json", NULL);
+  g_autofree char *ss = g_strconcat(s->output, ".speedscope.json", NULL);
+  g_autofree char *script =
+      g_build_filename(itest_env("SXS_SOURCE_DIR"), "tests", "integration", "browser_timeline.js", NULL);
+  g_autofree char *release =
+      g_build_filename(itest_env("SXS_NODE_TOOLS_DIR"), "node_modules", "speedscope", "dist", "release", NULL);
+  g_autofree char *profile_dir = g_build_filename(s->dir, "chromium-profile", NULL);
+  g_assert_cmpint(g_mkdir_with_parents(profile_dir, 0700), ==, 0);
+  g_autofree char *from = g_strdup_printf("%.3f", alpha_from + 0.05), *to = g_strdup_printf("%.3f", alpha_to - 0.05);
+  const char *argv[] = {node,         script,      chromium, profile_dir, svg,   from, to,
+                        "Alpha.Spin", "Beta.Spin", release,  ss,          trace, NULL};
+  g_autoptr(ItestRun) run = itest_run(argv, NULL, s->dir, TIMEOUT);
+  if (run->exit_code != 0)
+    g_test_message("%s", run->err);
+  itest_assert_exit(run, 0);
+  g_autoptr(JsonParser) parser = json_parser_new();
+  g_autoptr(GError) error = NULL;
+  g_assert_true(json_parser_load_from_data(parser, run->out, -1, &error));
+  JsonObject *rep = json_node_get_object(json_parser_get_root(parser));
+  JsonObject *strip = member(rep, "strip"), *before = member(rep, "before"), *dragged = member(rep, "dragged"),
+             *reset = member(rep, "reset");
+  g_test_message("strip: %" G_GINT64_FORMAT " steps of %" G_GINT64_FORMAT " us; Alpha %.0f, Beta %.0f wide; "
+                 "after the drag Alpha %.0f, Beta %.0f of %.0f: %s",
+                 json_object_get_int_member(strip, "buckets"), json_object_get_int_member(strip, "step_us"),
+                 json_object_get_double_member(before, "a"), json_object_get_double_member(before, "b"),
+                 json_object_get_double_member(dragged, "a"), json_object_get_double_member(dragged, "b"),
+                 json_object_get_double_member(dragged, "root"), json_object_get_string_member(dragged, "range"));
+  g_assert_cmpint(json_object_get_int_member(strip, "step_us"), ==, 100000);
+  g_assert_cmpint(json_object_get_int_member(strip, "buckets"), >=, 30);
+  g_assert_cmpfloat(json_object_get_double_member(before, "a"), >, 300);
+  g_assert_cmpfloat(json_object_get_double_member(before, "b"), >, 300);
+  g_assert_cmpfloat(json_object_get_double_member(dragged, "a"), >=,
+                    0.95 * json_object_get_double_member(dragged, "root"));
+  g_assert_cmpfloat(json_object_get_double_member(dragged, "b"), ==, 0);
+  g_assert_true(json_object_get_boolean_member(dragged, "selShown"));
+  g_assert_true(g_str_has_suffix(json_object_get_string_member(dragged, "range"),
+                                 "samples (double-click the strip for the whole run)"));
+  g_assert_cmpfloat(json_object_get_double_member(reset, "a"), ==, json_object_get_double_member(before, "a"));
+  g_assert_cmpfloat(json_object_get_double_member(reset, "b"), ==, json_object_get_double_member(before, "b"));
+  g_assert_false(json_object_get_boolean_member(reset, "selShown"));
+  JsonObject *svg_errors = member(rep, "svgErrors");
+  g_assert_cmpuint(json_array_get_length(json_object_get_array_member(svg_errors, "exceptions")), ==, 0);
+  JsonArray *opened = json_object_get_array_member(rep, "speedscope");
+  g_assert_cmpuint(json_array_get_length(opened), ==, 2);
+  for (guint i = 0; i < 2; i++) {
+    JsonObject *o = json_array_get_object_element(opened, i);
+    const char *title = json_object_get_string_member(o, "title"), *text = json_object_get_string_member(o, "text");
+    g_test_message("speedscope opened %s: \"%s\"; %s", json_object_get_string_member(o, "file"), title, text);
+    g_assert_true(g_str_has_suffix(title, " - speedscope"));
+    g_assert_cmpuint(json_array_get_length(json_object_get_array_member(o, "dialogs")), ==, 0);
+    g_assert_cmpuint(json_array_get_length(json_object_get_array_member(o, "exceptions")), ==, 0);
+    g_assert_cmpuint(json_array_get_length(json_object_get_array_member(o, "consoleErrors")), ==, 0);
+    g_assert_cmpint(json_object_get_int_member(o, "canvases"), >, 0);
+    g_assert_nonnull(strstr(text, "Time Order"));
+    /* The threads' profiles by their names: the speedscope file's, and the trace's tracks. */
+    g_assert_nonnull(strstr(text, i == 0 ? "cpu samples, thread" : "[rt1 "));
+  }
+}
+
 static void test_phases(ItestScratch *s, gconstpointer data) {
   const char *runtime = data;
   g_autoptr(ItestRun) run = run_phases(s, runtime, "1000 200", NULL);
@@ -327,6 +407,11 @@ static void test_phases(ItestScratch *s, gconstpointer data) {
 
   g_autofree char *ss = g_strconcat(s->output, ".speedscope.json", NULL);
   check_speedscope_order(ss);
+  if (g_str_equal(runtime, "10.0")) {
+    double from, to;
+    window_s(&p, 0, timeline, &from, &to);
+    check_in_browser(s, from, to);
+  }
 }
 
 /* SIGKILL in the sleep: the spool's profile keeps the timeline of Alpha's second. */
