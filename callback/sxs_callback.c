@@ -381,19 +381,39 @@ static void maybe_record_stack(SxsCallback *self, SxsStackEvents event) {
     sxs__stacks_record(event);
 }
 
+/* The JIT compilations under way on this thread (one may start another: a class constructor run
+ * for the code being compiled), for the timeline. */
+#define JIT_OPEN_MAX 4
+static __thread struct {
+  guint64 start_us;
+  FunctionID function_id;
+} jit_open[JIT_OPEN_MAX];
+static __thread int jit_depth;
+
 static HRESULT callback_JITCompilationStarted(ICorProfilerCallback11 *This, FunctionID functionId,
                                               BOOL fIsSafeToBlock) {
+  if (jit_depth < JIT_OPEN_MAX) {
+    jit_open[jit_depth].start_us = sxs__timeline_rec_now_us();
+    jit_open[jit_depth].function_id = functionId;
+  }
+  jit_depth++;
   maybe_record_stack(impl_from_ICorProfilerCallback11(This), SXS_STACKS_JIT);
   return S_OK;
 }
 
 /* With the inventory on, one append to its queue (named later on the profiler's own thread);
- * without it (the event may be on for [stacks] on=jit), nothing. Context: a JIT thread. */
+ * without it (the event may be on for [stacks] on=jit, or sampling), nothing; and the compilation
+ * on the timeline. Context: a JIT thread. */
 static HRESULT callback_JITCompilationFinished(ICorProfilerCallback11 *This, FunctionID functionId, HRESULT hrStatus,
                                                BOOL fIsSafeToBlock) {
   SxsCallback *self = impl_from_ICorProfilerCallback11(This);
   if (self->inventory && hrStatus >= 0)
     sxs__naming_add(self->names, functionId, SXS_CODE_JIT);
+  if (jit_depth > 0 && --jit_depth < JIT_OPEN_MAX && jit_open[jit_depth].function_id == functionId) {
+    guint64 now = sxs__timeline_rec_now_us(), start = jit_open[jit_depth].start_us;
+    sxs__timeline_rec_event(SXS_TIMELINE_JIT, self->runtime->id, sxs__callback_os_tid(), start,
+                            now > start ? now - start : 0, (guint64)functionId, hrStatus < 0 ? 1 : 0, NULL, 0);
+  }
   return S_OK;
 }
 

@@ -473,6 +473,14 @@ guint sxs__manager_stitch_targets(SxsStitchTarget *out, SxsStitchRuntime *ret_ru
   return n;
 }
 
+SxsRuntime *sxs__manager_runtime(int id) {
+  sxs__manager_ensure();
+  g_mutex_lock(&manager.lock);
+  SxsRuntime *rt = manager.runtimes ? g_hash_table_lookup(manager.runtimes, GINT_TO_POINTER(id)) : NULL;
+  g_mutex_unlock(&manager.lock);
+  return rt;
+}
+
 int sxs__manager_recorded_function(SxsRuntime *rt, uint64_t function_id, char **ret_name, char **ret_module) {
   g_mutex_lock(&rt->lock);
   SxsFunctionRecord *f = g_hash_table_lookup(rt->functions, &function_id);

@@ -165,6 +165,10 @@ int sxs__manager_function_name(SxsRuntime *rt, uint64_t function_id, char **ret_
 guint sxs__manager_stitch_targets(SxsStitchTarget *out, SxsStitchRuntime *ret_runtimes, guint max, const char **skipped,
                                   guint max_skipped, guint *ret_n_skipped);
 
+/* The runtime of an id, or NULL; runtimes stay registered for the process's life. Context: any
+ * thread; takes the registry's lock. */
+SxsRuntime *sxs__manager_runtime(int id);
+
 /* The name and module recorded for a function: 0, or -ENOENT (out-parameters untouched). */
 int sxs__manager_recorded_function(SxsRuntime *rt, uint64_t function_id, char **ret_name, char **ret_module);
 

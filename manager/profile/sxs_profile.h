@@ -405,6 +405,8 @@ typedef enum {
   SXS_TIMELINE_MODULE_LOAD,   /* name the module's file */
   SXS_TIMELINE_RUNTIME_START, /* the profiler started in a runtime (loaded with it, or attached) */
   SXS_TIMELINE_RUNTIME_STOP,  /* the runtime shut down */
+  SXS_TIMELINE_JIT,           /* a JIT compilation, start to finish: value the FunctionID, name the function's when
+                               * the profile knows it (the inventory, or a frame of it sampled) */
   SXS_TIMELINE_N_EVENTS
 } SxsTimelineEventKind;
 
@@ -442,7 +444,7 @@ typedef struct {
 } SxsTimelineModel;
 
 /* "gc", "pause", "exception", "lock-wait", "allocation", "thread-start", "thread-end",
- * "module-load", "runtime-start", "runtime-stop"; and back (FALSE when unknown). */
+ * "module-load", "runtime-start", "runtime-stop", "jit"; and back (FALSE when unknown). */
 const char *sxs__timeline_event_name(SxsTimelineEventKind k);
 gboolean sxs__timeline_event_parse(const char *name, SxsTimelineEventKind *ret_kind);
 /* Frees an SxsTimelineEvent's name (the events array's clear function). */

@@ -335,6 +335,14 @@ void sxs__timeline_rec_fill(SxsProfileModel *m, GHashTable *stacks_by_id) {
     seconds_locked(t->seconds);
   }
   g_mutex_unlock(&tl.lock);
+  /* JIT compilations by their function's name, where the registry has it. */
+  for (guint i = 0; i < t->events->len; i++) {
+    SxsTimelineEvent *e = &g_array_index(t->events, SxsTimelineEvent, i);
+    SxsRuntime *rt = e->kind == SXS_TIMELINE_JIT && !e->name ? sxs__manager_runtime(e->runtime_id) : NULL;
+    g_autofree char *module = NULL;
+    if (rt)
+      sxs__manager_recorded_function(rt, e->value, &e->name, &module);
+  }
   g_array_sort(t->samples, compare_model_samples);
   g_array_sort(t->events, compare_model_events);
 }

@@ -7,7 +7,8 @@
  *                     that frame (a run of equal stacks is one slice per frame); a gap of more than
  *                     two periods (the thread did not run) closes everything
  *                  ── per runtime: "GC rt1" (collections: generation, reason), "GC pauses rt1"
- *                  ── per thread that waited: "lock waits <thread>"
+ *                  ── per thread that waited: "lock waits, thread <tid>"; that compiled: "JIT, thread
+ *                     <tid>" (each compilation, named when the profile knows the function)
  *                  ── instants: exceptions (on the thread), modules loaded, threads started and
  *                     ended, runtimes started and stopped (on the process)
  *                  ── counters every 100 ms: "CPU ms" per thread, "allocated MB/s" per runtime
@@ -125,7 +126,7 @@ static const char *gc_reason(int reason) {
 
 /* The runtime's events: GCs and pauses on tracks of their own, lock waits on their thread's lock
  * track, the rest as instants. */
-static void trace_events(Trace *t, const SxsTimelineModel *tl, GHashTable *lock_tracks) {
+static void trace_events(Trace *t, const SxsTimelineModel *tl, GHashTable *lock_tracks, GHashTable *jit_tracks) {
   for (guint i = 0; i < tl->events->len; i++) {
     const SxsTimelineEvent *e = &g_array_index(tl->events, SxsTimelineEvent, i);
     char name[160];
@@ -146,6 +147,14 @@ static void trace_events(Trace *t, const SxsTimelineModel *tl, GHashTable *lock_
       trace_instant(t, e->thread, name, "exception", e->start_us, FALSE);
       break;
     case SXS_TIMELINE_ALLOCATION: break; /* counted below */
+    case SXS_TIMELINE_JIT:
+      g_hash_table_add(jit_tracks, GUINT_TO_POINTER(e->thread));
+      if (e->name)
+        g_snprintf(name, sizeof name, "JIT %s", e->name);
+      else
+        g_snprintf(name, sizeof name, "JIT function 0x%" G_GINT64_MODIFIER "x", e->value);
+      trace_slice(t, TRACE_PSEUDO_TID + 0x20000000u + e->thread, name, "jit", e->start_us, e->dur_us, NULL, NULL);
+      break;
     default:
       g_snprintf(name, sizeof name, "%s%s%s", sxs__timeline_event_name(e->kind), e->name ? " " : "",
                  e->name ? e->name : "");
@@ -289,13 +298,19 @@ char *sxs__write_trace(const SxsView *v, const SxsRenderOptions *o, gsize *ret_l
     trace_thread_track(&t, TRACE_PSEUDO_TID + (guint32)r->id * 4 + 1, pauses, sort++);
   }
   g_autoptr(GHashTable) lock_tracks = g_hash_table_new(g_direct_hash, g_direct_equal);
-  trace_events(&t, &m->timeline, lock_tracks);
+  g_autoptr(GHashTable) jit_tracks = g_hash_table_new(g_direct_hash, g_direct_equal);
+  trace_events(&t, &m->timeline, lock_tracks, jit_tracks);
   GHashTableIter it;
   gpointer key;
   g_hash_table_iter_init(&it, lock_tracks);
   while (g_hash_table_iter_next(&it, &key, NULL)) {
     g_autofree char *name = g_strdup_printf("lock waits, thread %u", GPOINTER_TO_UINT(key));
     trace_thread_track(&t, TRACE_PSEUDO_TID + 0x10000000u + GPOINTER_TO_UINT(key), name, sort++);
+  }
+  g_hash_table_iter_init(&it, jit_tracks);
+  while (g_hash_table_iter_next(&it, &key, NULL)) {
+    g_autofree char *name = g_strdup_printf("JIT, thread %u", GPOINTER_TO_UINT(key));
+    trace_thread_track(&t, TRACE_PSEUDO_TID + 0x20000000u + GPOINTER_TO_UINT(key), name, sort++);
   }
   guint64 end = m->timeline.end_us;
   if (m->timeline.samples->len)
