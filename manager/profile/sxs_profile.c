@@ -867,6 +867,7 @@ static void render_timeline(SxsJsonWriter *w, const SxsProfileModel *m) {
   sxs__json_member_string(w, "clock", "microseconds since the process started (monotonic)");
   sxs__json_member_uint(w, "window_us", t->window_us);
   sxs__json_member_uint(w, "cap_bytes", t->cap_bytes);
+  sxs__json_member_uint(w, "detail_bytes", t->detail_bytes);
   sxs__json_member_uint(w, "detail_from_us", t->detail_from_us);
   sxs__json_member_uint(w, "end_us", t->end_us);
   sxs__json_member_uint(w, "start_unix_us", t->start_unix_us);

@@ -432,6 +432,7 @@ typedef struct {
   gboolean present;           /* the profile has a timeline */
   guint64 window_us;          /* detail kept for the last this much of the run; 0: the whole run */
   guint64 cap_bytes;          /* the most memory the detail may take in the profiler */
+  guint64 detail_bytes;       /* the memory it took when the profile was made (the folded seconds with it) */
   guint64 detail_from_us;     /* samples and events before this are only in `seconds` (0: none left out) */
   guint64 end_us;             /* the latest time recorded (a sample's, an event's end) */
   guint64 start_unix_us;      /* the process's start in Unix time (0: unknown) */

@@ -1141,6 +1141,8 @@ static void read_timeline(SxsJsonReader *r, SxsProfileModel *m) {
       read_ns(r, &t->window_us);
     else if (key_is(key, "cap_bytes"))
       read_ns(r, &t->cap_bytes);
+    else if (key_is(key, "detail_bytes"))
+      read_ns(r, &t->detail_bytes);
     else if (key_is(key, "detail_from_us"))
       read_ns(r, &t->detail_from_us);
     else if (key_is(key, "end_us"))

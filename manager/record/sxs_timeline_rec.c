@@ -60,7 +60,9 @@ static struct {
   guint64 events_dropped;  /* events folded away (before events->pdata[0]) */
   guint64 reported_event;  /* events (counted from the first ever) given to the spool */
   GArray *threads;         /* guint32 by stack id: the thread of the stack */
-  GHashTable *seconds;     /* (second << 32 | thread) -> samples (guint64*) */
+  GArray *seconds;         /* SxsTimelineSecond, by second as folded (older time than the detail) */
+  guint64 cur_second;      /* the second being folded into, and its threads' places in `seconds` */
+  GHashTable *cur_threads; /* thread -> index + 1 */
   guint64 folded_samples;
   guint64 detail_from_us;
   guint64 lost;    /* samples of stacks past ID_MAX (not kept) */
@@ -123,18 +125,41 @@ static guint64 detail_bytes_locked(void) {
   return (guint64)tl.chunks.length * sizeof(Chunk) + (tl.events ? (guint64)tl.events->len * sizeof(EventRec) : 0);
 }
 
+/* One sample into its second's count for its thread. Samples are folded oldest first, so the
+ * seconds grow at the end of the array: the current second's threads are found by a small table,
+ * an older second's (a sample recorded late) by a search back. */
 static void fold_sample_locked(guint64 t_us, guint id, guint64 weight) {
   uint32_t thread = id < tl.threads->len ? g_array_index(tl.threads, guint32, id) : 0;
-  guint64 key = (t_us / 1000000) << 32 | thread;
-  guint64 *count = g_hash_table_lookup(tl.seconds, &key);
-  if (!count) {
-    guint64 *k = g_new(guint64, 1);
-    *k = key;
-    count = g_new0(guint64, 1);
-    g_hash_table_insert(tl.seconds, k, count);
-  }
-  *count += weight;
+  guint64 second = t_us / 1000000;
   tl.folded_samples += weight;
+  if (second > tl.cur_second || tl.seconds->len == 0) {
+    tl.cur_second = second;
+    g_hash_table_remove_all(tl.cur_threads);
+  }
+  if (second == tl.cur_second) {
+    guint at = GPOINTER_TO_UINT(g_hash_table_lookup(tl.cur_threads, GUINT_TO_POINTER(thread)));
+    if (!at) {
+      SxsTimelineSecond s = {.second = second, .thread = thread};
+      g_array_append_val(tl.seconds, s);
+      at = tl.seconds->len;
+      g_hash_table_insert(tl.cur_threads, GUINT_TO_POINTER(thread), GUINT_TO_POINTER(at));
+    }
+    g_array_index(tl.seconds, SxsTimelineSecond, at - 1).samples += weight;
+    return;
+  }
+  for (guint i = tl.seconds->len; i-- > 0;) {
+    SxsTimelineSecond *s = &g_array_index(tl.seconds, SxsTimelineSecond, i);
+    if (s->second < second)
+      break;
+    if (s->second == second && s->thread == thread) {
+      s->samples += weight;
+      return;
+    }
+  }
+  /* An older second with no count for this thread yet: appended (the seconds are sorted and
+   * merged when read out). */
+  SxsTimelineSecond s = {.second = second, .thread = thread, .samples = weight};
+  g_array_append_val(tl.seconds, s);
 }
 
 /* The events before detail_from_us go. */
@@ -174,7 +199,8 @@ static void ensure_locked(void) {
     return;
   tl.events = g_array_new(FALSE, FALSE, sizeof(EventRec));
   tl.threads = g_array_new(FALSE, TRUE, sizeof(guint32));
-  tl.seconds = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, g_free);
+  tl.seconds = g_array_new(FALSE, FALSE, sizeof(SxsTimelineSecond));
+  tl.cur_threads = g_hash_table_new(g_direct_hash, g_direct_equal);
 }
 
 /* Keeps the detail within the window and the cap: folds chunks that are older, or too many. */
@@ -269,16 +295,21 @@ static int compare_seconds(gconstpointer a, gconstpointer b) {
   return x->thread < y->thread ? -1 : x->thread > y->thread;
 }
 
+/* The folded seconds, by second and thread, a second's threads merged (a late sample's entry). */
 static void seconds_locked(GArray *out) {
-  GHashTableIter it;
-  gpointer key, value;
-  g_hash_table_iter_init(&it, tl.seconds);
-  while (g_hash_table_iter_next(&it, &key, &value)) {
-    guint64 k = *(guint64 *)key;
-    SxsTimelineSecond s = {.second = k >> 32, .thread = (uint32_t)k, .samples = *(guint64 *)value};
-    g_array_append_val(out, s);
-  }
+  guint first = out->len;
+  g_array_append_vals(out, tl.seconds->data, tl.seconds->len);
   g_array_sort(out, compare_seconds);
+  guint kept = first;
+  for (guint i = first; i < out->len; i++) {
+    SxsTimelineSecond s = g_array_index(out, SxsTimelineSecond, i);
+    SxsTimelineSecond *last = kept > first ? &g_array_index(out, SxsTimelineSecond, kept - 1) : NULL;
+    if (last && last->second == s.second && last->thread == s.thread)
+      last->samples += s.samples;
+    else
+      g_array_index(out, SxsTimelineSecond, kept++) = s;
+  }
+  g_array_set_size(out, kept);
 }
 
 static int compare_model_samples(gconstpointer a, gconstpointer b) {
@@ -299,6 +330,7 @@ void sxs__timeline_rec_fill(SxsProfileModel *m, GHashTable *stacks_by_id) {
   t->present = TRUE;
   t->window_us = window_us();
   t->cap_bytes = SXS_TIMELINE_CAP_BYTES;
+  t->detail_bytes = stacks_by_id ? detail_bytes_locked() + (guint64)tl.seconds->len * sizeof(SxsTimelineSecond) : 0;
   t->detail_from_us = tl.detail_from_us;
   /* The last thing recorded, not now: a profile of an idle program stays the same document. */
   t->end_us = stacks_by_id ? tl.last_us : 0;
@@ -400,7 +432,9 @@ void sxs__timeline_rec_reset_for_tests(void) {
     g_free(c);
   g_clear_pointer(&tl.events, g_array_unref);
   g_clear_pointer(&tl.threads, g_array_unref);
-  g_clear_pointer(&tl.seconds, g_hash_table_unref);
+  g_clear_pointer(&tl.seconds, g_array_unref);
+  g_clear_pointer(&tl.cur_threads, g_hash_table_unref);
+  tl.cur_second = 0;
   tl.next_sample = tl.reported_sample = tl.reported_event = tl.events_dropped = 0;
   tl.folded_samples = tl.detail_from_us = tl.lost = tl.last_us = 0;
   g_mutex_unlock(&tl.lock);
