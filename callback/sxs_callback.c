@@ -524,7 +524,9 @@ static HRESULT callback_ExceptionUnwindFunctionLeave(ICorProfilerCallback11 *Thi
   return S_OK;
 }
 
-/* Context: the GC thread with the runtime suspended; lock-free. */
+/* Context: the GC thread with the runtime suspended: atomics, and the timeline's leaf lock (which no
+ * thread the suspension stopped can hold: a thread in cooperative mode stops only at a safe point
+ * of managed code, never inside the profiler). */
 static HRESULT callback_GarbageCollectionStarted(ICorProfilerCallback11 *This, int cGenerations,
                                                  BOOL generationCollected[], COR_PRF_GC_REASON reason) {
   SxsCallback *self = impl_from_ICorProfilerCallback11(This);

@@ -197,3 +197,18 @@ int sxsprof_diff_main(int argc, char **argv);
 /* sxsprof attach PID [options]: loads the profiler into a running runtime through the diagnostics
  * IPC, and gets its profile back (sxsprof_attach.c). */
 int sxsprof_attach_main(int argc, char **argv);
+
+/* A moment of the run as --from and --to take it: seconds since the program started ("1.5",
+ * "1.5s", "1500ms") or a share of the run ("25%"). */
+typedef struct {
+  gboolean given;
+  gboolean percent;
+  double value; /* seconds, or percent */
+} SxsprofMoment;
+
+/* Parses option's value; FALSE after printing why. */
+gboolean sxsprof_parse_moment(const char *option, const char *value, SxsprofMoment *ret);
+
+/* Cuts each profile of profiles (SxsprofProfile*) to [from, to) (either may be not given): its own
+ * timeline's, a share of its own run; FALSE after printing why. */
+gboolean sxsprof_slice_profiles(GPtrArray *profiles, const SxsprofMoment *from, const SxsprofMoment *to);

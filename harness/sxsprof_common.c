@@ -17,6 +17,7 @@
 #include "sxs_config.h"
 #include "sxs_formats.h"
 #include "sxs_spool.h"
+#include "sxs_timeline.h"
 #include "sxsprof.h"
 
 const char sxsprof_usage[] =
@@ -69,7 +70,8 @@ const char sxsprof_usage[] =
     "      --view KIND                   samples, calls, exceptions, contention or allocations\n"
     "      --absolute                    compare weights (equal-length runs), not shares of each side's total\n"
     "      --exact-names                 match compiler-generated names (<>c__DisplayClass12_0) exactly\n"
-    "      --top N, --runtime ID, --thread T, --lines   as for report\n"
+    "      --top N, --runtime ID, --thread T, --lines, --from T, --to T   as for report (each side cut to\n"
+    "                                    the window of its own run)\n"
     "  sxsprof attach PID [options]      profile a running .NET process (.NET Core 3.0 or later)\n"
     "      --runtime N|VERSION|PATH      which of its runtimes: runsxs's index N, a version prefix, or a\n"
     "                                    runtime folder (named after its version); needed when it runs several\n"
@@ -807,4 +809,47 @@ GPtrArray *sxsprof_output_files(const char *output, gboolean is_folder, const ch
     g_ptr_array_add(found, g_build_filename(folder, name, NULL));
   }
   return found;
+}
+
+gboolean sxsprof_parse_moment(const char *option, const char *value, SxsprofMoment *ret) {
+  char *end = NULL;
+  double v = value && *value ? g_ascii_strtod(value, &end) : -1;
+  double scale = 1;
+  gboolean percent = FALSE;
+  if (end && g_str_equal(end, "%"))
+    percent = TRUE;
+  else if (end && g_str_equal(end, "ms"))
+    scale = 1e-3;
+  else if (end && (g_str_equal(end, "s") || *end == '\0'))
+    scale = 1;
+  else
+    v = -1;
+  if (!(v >= 0) || (percent && v > 100) || v * scale > 1e9) {
+    fprintf(stderr,
+            "sxsprof: %s needs a time of the run: seconds since the program started (2.5, 2.5s, 2500ms) or a "
+            "share of it (25%%), not \"%s\"\n",
+            option, value ? value : "");
+    return FALSE;
+  }
+  *ret = (SxsprofMoment){.given = TRUE, .percent = percent, .value = v * scale};
+  return TRUE;
+}
+
+static guint64 moment_us(const SxsprofMoment *m, guint64 end_us) {
+  return m->percent ? (guint64)((double)end_us * m->value / 100.0) : (guint64)(m->value * 1e6);
+}
+
+gboolean sxsprof_slice_profiles(GPtrArray *profiles, const SxsprofMoment *from, const SxsprofMoment *to) {
+  for (guint i = 0; i < profiles->len; i++) {
+    SxsprofProfile *p = profiles->pdata[i];
+    guint64 end = p->model->timeline.end_us;
+    guint64 a = from->given ? moment_us(from, end) : 0;
+    guint64 b = to->given ? moment_us(to, end) : G_MAXUINT64;
+    g_autofree char *why = NULL;
+    if (!sxs__timeline_slice(p->model, a, b, &why)) {
+      fprintf(stderr, "sxsprof: %s: cannot cut to --from/--to: %s\n", p->path, why);
+      return FALSE;
+    }
+  }
+  return TRUE;
 }

@@ -31,6 +31,7 @@ static const char *diff_option(int argc, char **argv, int *i, const char *name, 
 int sxsprof_diff_main(int argc, char **argv) {
   long top = 10, runtime = 0;
   const char *format = NULL, *output = NULL, *thread = NULL, *view = NULL;
+  SxsprofMoment from = {0}, to = {0};
   gboolean by_line = FALSE, exact = FALSE, absolute = FALSE;
   g_autoptr(GPtrArray) paths = g_ptr_array_new();
   for (int i = 0; i < argc; i++) {
@@ -56,6 +57,12 @@ int sxsprof_diff_main(int argc, char **argv) {
       output = v;
     } else if ((v = diff_option(argc, argv, &i, "--thread", &missing))) {
       thread = v;
+    } else if ((v = diff_option(argc, argv, &i, "--from", &missing))) {
+      if (!sxsprof_parse_moment("--from", v, &from))
+        return 2;
+    } else if ((v = diff_option(argc, argv, &i, "--to", &missing))) {
+      if (!sxsprof_parse_moment("--to", v, &to))
+        return 2;
     } else if ((v = diff_option(argc, argv, &i, "--view", &missing))) {
       view = v;
     } else if (g_str_equal(argv[i], "--lines")) {
@@ -94,6 +101,9 @@ int sxsprof_diff_main(int argc, char **argv) {
   for (int s = 0; s < 2; s++) {
     if (!sxsprof_load_path(paths->pdata[s], 0, sides[s]))
       return 1;
+    /* Each side cut on its own clock: the same window of two runs. */
+    if ((from.given || to.given) && !sxsprof_slice_profiles(sides[s], &from, &to))
+      return 2;
     models[s] = sxsprof_profiles_merge(sides[s]);
   }
   SxsViewFilter filter = {.runtime_id = (int)runtime, .thread = thread, .by_line = by_line};

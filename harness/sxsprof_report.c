@@ -52,58 +52,6 @@ static gboolean parse_size(const char *option, const char *value, guint64 *ret) 
   return TRUE;
 }
 
-/* A moment of the run as --from and --to take it: seconds since the process started ("1.5",
- * "1.5s", "1500ms") or a share of the run ("25%"). FALSE after printing why. */
-typedef struct {
-  gboolean given;
-  gboolean percent;
-  double value; /* seconds, or percent */
-} RunMoment;
-
-static gboolean parse_moment(const char *option, const char *value, RunMoment *ret) {
-  char *end = NULL;
-  double v = value && *value ? g_ascii_strtod(value, &end) : -1;
-  double scale = 1;
-  gboolean percent = FALSE;
-  if (end && g_str_equal(end, "%"))
-    percent = TRUE;
-  else if (end && g_str_equal(end, "ms"))
-    scale = 1e-3;
-  else if (end && (g_str_equal(end, "s") || *end == '\0'))
-    scale = 1;
-  else
-    v = -1;
-  if (!(v >= 0) || (percent && v > 100) || v * scale > 1e9) {
-    fprintf(stderr,
-            "sxsprof: %s needs a time of the run: seconds since the program started (2.5, 2.5s, 2500ms) or a "
-            "share of it (25%%), not \"%s\"\n",
-            option, value ? value : "");
-    return FALSE;
-  }
-  *ret = (RunMoment){.given = TRUE, .percent = percent, .value = v * scale};
-  return TRUE;
-}
-
-static guint64 moment_us(const RunMoment *m, guint64 end_us) {
-  return m->percent ? (guint64)((double)end_us * m->value / 100.0) : (guint64)(m->value * 1e6);
-}
-
-/* Cuts each profile to [from, to); FALSE after printing why. */
-static gboolean slice_profiles(GPtrArray *profiles, const RunMoment *from, const RunMoment *to) {
-  for (guint i = 0; i < profiles->len; i++) {
-    SxsprofProfile *p = profiles->pdata[i];
-    guint64 end = p->model->timeline.end_us;
-    guint64 a = from->given ? moment_us(from, end) : 0;
-    guint64 b = to->given ? moment_us(to, end) : G_MAXUINT64;
-    g_autofree char *why = NULL;
-    if (!sxs__timeline_slice(p->model, a, b, &why)) {
-      fprintf(stderr, "sxsprof: %s: cannot cut to --from/--to: %s\n", p->path, why);
-      return FALSE;
-    }
-  }
-  return TRUE;
-}
-
 /* report --phases: each profile's busy and idle stretches. */
 static int print_phases(GPtrArray *profiles) {
   int status = 0;
@@ -240,7 +188,7 @@ int sxsprof_report_main(int argc, char **argv) {
   guint64 max_size = 0;
   const char *format = NULL, *output = NULL, *thread = NULL, *view = NULL, *compare = NULL;
   gboolean by_line = FALSE, by_component = FALSE, exact = FALSE, absolute = FALSE, phases = FALSE;
-  RunMoment from = {0}, to = {0};
+  SxsprofMoment from = {0}, to = {0};
   g_autoptr(GPtrArray) paths = g_ptr_array_new();
   for (int i = 0; i < argc; i++) {
     const char *v;
@@ -262,10 +210,10 @@ int sxsprof_report_main(int argc, char **argv) {
     } else if ((v = option_value(argc, argv, &i, "--thread", &missing))) {
       thread = v;
     } else if ((v = option_value(argc, argv, &i, "--from", &missing))) {
-      if (!parse_moment("--from", v, &from))
+      if (!sxsprof_parse_moment("--from", v, &from))
         return 2;
     } else if ((v = option_value(argc, argv, &i, "--to", &missing))) {
-      if (!parse_moment("--to", v, &to))
+      if (!sxsprof_parse_moment("--to", v, &to))
         return 2;
     } else if (g_str_equal(argv[i], "--phases")) {
       phases = TRUE;
@@ -366,7 +314,7 @@ int sxsprof_report_main(int argc, char **argv) {
   if (status != 0 || profiles->len == 0)
     return status ? status : 1;
   sxsprof_profiles_sort(profiles);
-  if ((from.given || to.given) && !slice_profiles(profiles, &from, &to))
+  if ((from.given || to.given) && !sxsprof_slice_profiles(profiles, &from, &to))
     return 2;
   if (phases)
     return print_phases(profiles);

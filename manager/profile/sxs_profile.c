@@ -165,7 +165,7 @@ void sxs__timeline_event_clear(gpointer p) {
 
 static const char *const timeline_event_names[SXS_TIMELINE_N_EVENTS] = {
     "gc",           "pause",      "exception",   "lock-wait",     "allocation",
-    "thread-start", "thread-end", "module-load", "runtime-start", "runtime-stop", "jit"};
+    "thread-start", "thread-end", "module-load", "runtime-start", "runtime-stop", "jit", "heap"};
 
 const char *sxs__timeline_event_name(SxsTimelineEventKind k) {
   return k < SXS_TIMELINE_N_EVENTS ? timeline_event_names[k] : "unknown";

@@ -407,6 +407,7 @@ typedef enum {
   SXS_TIMELINE_RUNTIME_STOP,  /* the runtime shut down */
   SXS_TIMELINE_JIT,           /* a JIT compilation, start to finish: value the FunctionID, name the function's when
                                * the profile knows it (the inventory, or a frame of it sampled) */
+  SXS_TIMELINE_HEAP,          /* the heap after a GC (with the allocation profile): value its bytes */
   SXS_TIMELINE_N_EVENTS
 } SxsTimelineEventKind;
 
@@ -445,7 +446,7 @@ typedef struct {
 } SxsTimelineModel;
 
 /* "gc", "pause", "exception", "lock-wait", "allocation", "thread-start", "thread-end",
- * "module-load", "runtime-start", "runtime-stop", "jit"; and back (FALSE when unknown). */
+ * "module-load", "runtime-start", "runtime-stop", "jit", "heap"; and back (FALSE when unknown). */
 const char *sxs__timeline_event_name(SxsTimelineEventKind k);
 gboolean sxs__timeline_event_parse(const char *name, SxsTimelineEventKind *ret_kind);
 /* Frees an SxsTimelineEvent's name (the events array's clear function). */

@@ -135,6 +135,7 @@ void sxs__events_heap(SxsRuntime *rt, guint64 bytes) {
     ;
   /* Last: a snapshot that sees the count sees the sizes it counts. */
   __atomic_add_fetch(&h->gcs, 1, __ATOMIC_RELEASE);
+  sxs__timeline_rec_event(SXS_TIMELINE_HEAP, rt->id, this_thread(), sxs__timeline_rec_now_us(), 0, bytes, 0, NULL, 0);
 }
 
 /* x rounded down or up at random, up with the probability of its fraction: a sample that stands

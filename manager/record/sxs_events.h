@@ -47,10 +47,13 @@ void sxs__events_allocation_sampled(SxsRuntime *rt, const char *type, guint64 si
 
 /*
  * A GC of runtime rt ended with `bytes` in its generations (their sizes added up, free space
- * included): the runtime's heap after its last GC and the largest after any, with the count.
+ * included): the runtime's heap after its last GC and the largest after any, with the count, and
+ * on the timeline.
  *
  * Context: rt's EventPipeEventDelivered (GCHeapStats) on the thread that ran the GC, while the
- * runtime is suspended: atomics only, no allocation, no lock.
+ * runtime is suspended: atomics, and the timeline's leaf lock (held by no thread the suspension
+ * stopped: a thread in cooperative mode is suspended only at a safe point of managed code, never
+ * inside the profiler).
  */
 void sxs__events_heap(SxsRuntime *rt, guint64 bytes);
 

@@ -11,7 +11,8 @@
  *                     <tid>" (each compilation, named when the profile knows the function)
  *                  ── instants: exceptions (on the thread), modules loaded, threads started and
  *                     ended, runtimes started and stopped (on the process)
- *                  ── counters every 100 ms: "CPU ms" per thread, "allocated MB/s" per runtime
+ *                  ── counters every 100 ms: "CPU ms" per thread, "allocated MB/s" per runtime; the
+ *                     heap after each GC per runtime (both with the allocation profile)
  *
  * Pseudo-tracks get thread ids above any OS one (Linux's pid_max is at most 2^22). */
 #include <string.h>
@@ -146,7 +147,8 @@ static void trace_events(Trace *t, const SxsTimelineModel *tl, GHashTable *lock_
       g_snprintf(name, sizeof name, "exception %s", e->name ? e->name : "?");
       trace_instant(t, e->thread, name, "exception", e->start_us, FALSE);
       break;
-    case SXS_TIMELINE_ALLOCATION: break; /* counted below */
+    case SXS_TIMELINE_ALLOCATION:
+    case SXS_TIMELINE_HEAP: break; /* counters, below */
     case SXS_TIMELINE_JIT:
       g_hash_table_add(jit_tracks, GUINT_TO_POINTER(e->thread));
       if (e->name)
@@ -205,6 +207,23 @@ static void trace_counters(Trace *t, const SxsTimelineModel *tl, guint64 period_
       g_hash_table_insert(alloc, GINT_TO_POINTER(e->runtime_id), steps);
     }
     steps[MIN(e->start_us / TRACE_COUNTER_STEP_US, n)] += e->value;
+  }
+  /* The heap after each GC, per runtime. */
+  for (guint i = 0; i < tl->events->len; i++) {
+    const SxsTimelineEvent *e = &g_array_index(tl->events, SxsTimelineEvent, i);
+    if (e->kind != SXS_TIMELINE_HEAP)
+      continue;
+    g_autofree char *name = g_strdup_printf("heap after GC MB, rt%d", e->runtime_id);
+    sxs__json_begin_object_inline(t->w);
+    sxs__json_member_string(t->w, "name", name);
+    sxs__json_member_string(t->w, "ph", "C");
+    sxs__json_member_uint(t->w, "ts", e->start_us);
+    sxs__json_member_int(t->w, "pid", t->pid);
+    sxs__json_key(t->w, "args");
+    sxs__json_begin_object_inline(t->w);
+    sxs__json_member_double(t->w, "MB", (double)e->value / 1e6);
+    sxs__json_end_object(t->w);
+    sxs__json_end_object(t->w);
   }
   GHashTableIter it;
   gpointer key, value;

@@ -348,6 +348,22 @@ static void test_phases(ItestScratch *s, gconstpointer data) {
     }
   }
 
+  /* diff cuts each side to the window: the profile against itself over Alpha's window compares that
+   * window's samples on both sides. */
+  {
+    double from, to;
+    window_s(&p, 0, timeline, &from, &to);
+    gint64 hits = 0, all = 0;
+    window_share(s, from, to, "Alpha.Spin", &hits, &all);
+    g_autofree char *a = g_strdup_printf("%.6f", from), *b = g_strdup_printf("%.6f", to);
+    const char *argv[] = {itest_env("SXS_SXSPROF"), "diff", s->profile, s->profile, "--from", a, "--to", b, NULL};
+    g_autoptr(ItestRun) d = itest_run(argv, NULL, s->dir, TIMEOUT);
+    itest_assert_exit(d, 0);
+    g_autofree char *expected = g_strdup_printf("(%" G_GINT64_FORMAT " samples), new ", all);
+    g_test_message("%.200s", d->out);
+    g_assert_nonnull(strstr(d->out, expected));
+  }
+
   /* --phases: an Alpha phase, then idle, then a Beta phase, each about where it was. */
   {
     const char *argv[] = {itest_env("SXS_SXSPROF"), "report", s->profile, "--phases", NULL};
