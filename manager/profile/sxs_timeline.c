@@ -92,10 +92,15 @@ gboolean sxs__timeline_slice(SxsProfileModel *m, guint64 from_us, guint64 to_us,
   kept = 0;
   for (guint i = 0; i < t->events->len; i++) {
     SxsTimelineEvent e = g_array_index(t->events, SxsTimelineEvent, i);
-    if (in_window(e.start_us, from_us, to_us) || (e.dur_us && e.start_us < to_us && e.start_us + e.dur_us > from_us))
+    gboolean starts = in_window(e.start_us, from_us, to_us);
+    if (starts || (e.dur_us && e.start_us < to_us && e.start_us + e.dur_us > from_us)) {
+      /* A span that began before the window was not counted in it: its stack may have gone. */
+      if (!starts)
+        e.stack = NULL;
       g_array_index(t->events, SxsTimelineEvent, kept++) = e;
-    else
+    } else {
       g_free(e.name);
+    }
   }
   /* The elements moved keep their names: shrink without the clear function. */
   g_array_set_clear_func(t->events, NULL);

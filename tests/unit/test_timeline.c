@@ -203,6 +203,26 @@ static void test_slice(void) {
   g_assert_cmpuint(((SxsStackModel *)m2->profiles[SXS_PROFILE_CONTENTION].stacks->pdata[0])->value, ==, 50000000);
 }
 
+/* A span that began before the window and ends in it stays on the timeline, without its stack (the
+ * window's profile does not count it, and its stack goes when nothing else does). */
+static void test_slice_span(void) {
+  g_autoptr(SxsProfileModel) m = model();
+  g_autofree char *why = NULL;
+  g_assert_true(sxs__timeline_slice(m, 2220000, 2300000, &why));
+  g_assert_cmpuint(m->profiles[SXS_PROFILE_CONTENTION].stacks->len, ==, 0);
+  guint waits = 0;
+  for (guint i = 0; i < m->timeline.events->len; i++) {
+    const SxsTimelineEvent *e = &g_array_index(m->timeline.events, SxsTimelineEvent, i);
+    if (e->kind == SXS_TIMELINE_LOCK_WAIT) {
+      waits++;
+      g_assert_null(e->stack);
+    }
+  }
+  g_assert_cmpuint(waits, ==, 1);
+  g_autoptr(SxsProfileModel) back = round_trip(m);
+  g_assert_cmpuint(back->timeline.events->len, ==, m->timeline.events->len);
+}
+
 static void test_slice_refused(void) {
   g_autoptr(SxsProfileModel) m = model();
   m->timeline.detail_from_us = 1000000;
@@ -319,6 +339,7 @@ int main(int argc, char **argv) {
   g_test_add_func("/timeline/round-trip", test_round_trip);
   g_test_add_func("/timeline/bad-index", test_bad_index);
   g_test_add_func("/timeline/slice", test_slice);
+  g_test_add_func("/timeline/slice-span", test_slice_span);
   g_test_add_func("/timeline/slice-refused", test_slice_refused);
   g_test_add_func("/timeline/phases", test_phases);
   g_test_add_func("/timeline/spool", test_spool);
