@@ -69,7 +69,7 @@ static gboolean all_digits(const char *s) {
 
 /* Parses attach's options; returns 0, or -1 after printing why. */
 static int parse_attach_options(int argc, char **argv, AttachOptions *o) {
-  o->run.formats = SXS_FORMATS_ALL_FILES | SXS_FORMAT_BIT(SXS_FORMAT_SUMMARY);
+  o->run.formats = SXS_FORMATS_DEFAULT_FILES | SXS_FORMAT_BIT(SXS_FORMAT_SUMMARY);
   const char *pid_text = NULL, *duration = NULL, *sample_number = NULL;
   for (int i = 0; i < argc; i++) {
     const char *a = argv[i];

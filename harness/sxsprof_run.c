@@ -145,7 +145,7 @@ static void render_run_views(GPtrArray *profiles, guint formats) {
 /* Parses run's options; returns the index of the command, or -1 after printing why. */
 static int parse_run_options(int argc, char **argv, SxsprofRunOptions *o) {
   int i = 0;
-  o->formats = SXS_FORMATS_ALL_FILES | SXS_FORMAT_BIT(SXS_FORMAT_SUMMARY);
+  o->formats = SXS_FORMATS_DEFAULT_FILES | SXS_FORMAT_BIT(SXS_FORMAT_SUMMARY);
   for (; i < argc; i++) {
     const char *a = argv[i];
     if (g_str_equal(a, "--")) {
@@ -305,7 +305,7 @@ int sxsprof_run_main(int argc, char **argv) {
   g_auto(SxsprofPrepared) prepared = {0};
   if (sxsprof_prepare(&opt, 0, "the program was not started", &prepared) != 0)
     return 2;
-  guint user_formats = prepared.user ? prepared.user->formats : SXS_FORMATS_ALL_FILES;
+  guint user_formats = prepared.user ? prepared.user->formats : SXS_FORMATS_DEFAULT_FILES;
   const char *config_path = prepared.path;
   SxsConfig *cfg = prepared.cfg;
   gboolean explicit_output = prepared.explicit_output;
@@ -313,7 +313,8 @@ int sxsprof_run_main(int argc, char **argv) {
   gboolean config_output = prepared.user && sxs__config_output_explicit(prepared.user);
   /* The views of this run are the files written since now (second resolution: a second back). */
   time_t started = time(NULL) - 1;
-  /* Without --format, the files are what the config's formats= says (all when it says nothing). */
+  /* Without --format, the files are what the config's formats= says (all but the trace when it says
+   * nothing). */
   if (!opt.format)
     opt.formats = user_formats | SXS_FORMAT_BIT(SXS_FORMAT_SUMMARY);
   g_autofree char *cwd = g_get_current_dir();

@@ -16,6 +16,11 @@ typedef enum {
 } SxsFormat;
 #define SXS_FORMAT_BIT(f) (1u << (f))
 #define SXS_FORMATS_ALL_FILES (SXS_FORMAT_BIT(SXS_FORMAT_SUMMARY) - 1)
+/* What `sxsprof run` and `attach` write when nothing says which: every file but the trace, the one
+ * view whose size follows the samples (tens of bytes each, ten megabytes for a sampled build; its
+ * writing alone cost such a build 10 % more CPU): `--format all` or `trace`, or `sxsprof report
+ * --format trace` later, write it. */
+#define SXS_FORMATS_DEFAULT_FILES (SXS_FORMATS_ALL_FILES & ~SXS_FORMAT_BIT(SXS_FORMAT_TRACE))
 
 /* "json", "speedscope", "folded", "svg", "pprof", "summary"; "unknown" for anything else. */
 const char *sxs__format_name(SxsFormat f);

@@ -164,8 +164,8 @@ void sxs__timeline_event_clear(gpointer p) {
 }
 
 static const char *const timeline_event_names[SXS_TIMELINE_N_EVENTS] = {
-    "gc",           "pause",      "exception",   "lock-wait",     "allocation",
-    "thread-start", "thread-end", "module-load", "runtime-start", "runtime-stop", "jit", "heap"};
+    "gc",         "pause",       "exception",     "lock-wait",    "allocation", "thread-start",
+    "thread-end", "module-load", "runtime-start", "runtime-stop", "jit",        "heap"};
 
 const char *sxs__timeline_event_name(SxsTimelineEventKind k) {
   return k < SXS_TIMELINE_N_EVENTS ? timeline_event_names[k] : "unknown";
@@ -935,7 +935,8 @@ static void render_timeline(SxsJsonWriter *w, const SxsProfileModel *m) {
     sxs__json_member_uint(w, "start_us", e->start_us);
     if (e->dur_us)
       sxs__json_member_uint(w, "dur_us", e->dur_us);
-    if (e->value)
+    /* A compilation's FunctionID means nothing once its process is gone: only when it has no name. */
+    if (e->value && (e->kind != SXS_TIMELINE_JIT || !e->name))
       sxs__json_member_uint(w, "value", e->value);
     if (e->reason)
       sxs__json_member_int(w, "reason", e->reason);

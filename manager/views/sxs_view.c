@@ -227,14 +227,29 @@ static guint32 model_frame(Builder *b, const SxsStackFrameModel *f) {
 typedef struct {
   SxsViewGroup *g;
   GHashTable *index; /* GBytes of the frames -> stack index + 1 */
+  GArray *models;    /* with a timeline: FillModel, each model stack added and where it went */
 } GroupFill;
+
+/* A model stack added to a group, and its index there before the group's stacks were sorted. */
+typedef struct {
+  const SxsStackModel *model;
+  guint32 index;
+} FillModel;
+
+/* Where a sampled stack went: its group and its index there. */
+typedef struct {
+  SxsViewGroup *group;
+  guint32 stack;
+} SamplePlace;
 
 static void group_fill_init(GroupFill *gf, SxsViewGroup *g) {
   gf->g = g;
+  gf->models = NULL;
   gf->index = g_hash_table_new_full(g_bytes_hash, g_bytes_equal, (GDestroyNotify)g_bytes_unref, NULL);
 }
 
-static void group_add(GroupFill *gf, guint32 *frames, guint depth, guint64 weight, guint64 count) {
+/* Adds a stack (frames owned) to the group; returns its index (before the group is sorted). */
+static guint32 group_add(GroupFill *gf, guint32 *frames, guint depth, guint64 weight, guint64 count) {
   g_autoptr(GBytes) key = g_bytes_new_static(frames, depth * sizeof *frames);
   gpointer hit = g_hash_table_lookup(gf->index, key);
   if (hit) {
@@ -242,12 +257,13 @@ static void group_add(GroupFill *gf, guint32 *frames, guint depth, guint64 weigh
     s->weight = add(s->weight, weight);
     s->count = add(s->count, count);
     g_free(frames);
-    return;
+    return GPOINTER_TO_UINT(hit) - 1;
   }
   SxsViewStack s = {.frames = frames, .depth = depth, .weight = weight, .count = count};
   g_array_append_val(gf->g->stacks, s);
   g_hash_table_insert(gf->index, g_bytes_new_static(frames, depth * sizeof *frames),
                       GUINT_TO_POINTER(gf->g->stacks->len));
+  return gf->g->stacks->len - 1;
 }
 
 static int compare_stacks(gconstpointer a, gconstpointer b) {
@@ -261,19 +277,55 @@ static int compare_stacks(gconstpointer a, gconstpointer b) {
   return (int)x->depth - (int)y->depth;
 }
 
-static void group_fill_finish(GroupFill *gf, SxsView *v) {
+static int compare_stack_at(gconstpointer a, gconstpointer b, gpointer data) {
+  const GArray *stacks = data;
+  return compare_stacks(&g_array_index(stacks, SxsViewStack, *(const guint32 *)a),
+                        &g_array_index(stacks, SxsViewStack, *(const guint32 *)b));
+}
+
+/* Sorts the group's stacks into view order; with places (the group's model stacks were noted),
+ * records where each model stack went (SxsStackModel* -> SamplePlace*). */
+static void group_fill_finish_placed(GroupFill *gf, SxsView *v, GHashTable *places) {
   g_hash_table_unref(gf->index);
   SxsViewGroup *g = gf->g;
   if (g->stacks->len == 0) {
+    g_clear_pointer(&gf->models, g_array_unref);
     group_free(g);
     return;
   }
-  g_array_sort(g->stacks, compare_stacks);
+  if (gf->models) {
+    guint n = g->stacks->len;
+    g_autofree guint32 *order = g_new(guint32, n);
+    g_autofree guint32 *moved_to = g_new(guint32, n);
+    for (guint i = 0; i < n; i++)
+      order[i] = i;
+    g_qsort_with_data(order, (gint)n, sizeof *order, compare_stack_at, g->stacks);
+    GArray *sorted = g_array_sized_new(FALSE, FALSE, sizeof(SxsViewStack), n);
+    for (guint i = 0; i < n; i++) {
+      g_array_append_val(sorted, g_array_index(g->stacks, SxsViewStack, order[i]));
+      moved_to[order[i]] = i;
+    }
+    g_array_unref(g->stacks);
+    g->stacks = sorted;
+    for (guint i = 0; places && i < gf->models->len; i++) {
+      const FillModel *fm = &g_array_index(gf->models, FillModel, i);
+      SamplePlace *p = g_new(SamplePlace, 1);
+      *p = (SamplePlace){.group = g, .stack = moved_to[fm->index]};
+      g_hash_table_insert(places, (gpointer)fm->model, p);
+    }
+    g_clear_pointer(&gf->models, g_array_unref);
+  } else {
+    g_array_sort(g->stacks, compare_stacks);
+  }
   for (guint i = 0; i < g->stacks->len; i++) {
     g->total = add(g->total, g_array_index(g->stacks, SxsViewStack, i).weight);
     g->total_count = add(g->total_count, g_array_index(g->stacks, SxsViewStack, i).count);
   }
   g_ptr_array_add(v->groups, g);
+}
+
+static void group_fill_finish(GroupFill *gf, SxsView *v) {
+  group_fill_finish_placed(gf, v, NULL);
 }
 
 static SxsViewGroup *group_new(SxsViewKind kind, const char *unit) {
@@ -346,10 +398,29 @@ static guint32 *component_rooted(Builder *b, guint32 *frames, guint depth, const
   return rooted;
 }
 
+/* Each sample group's timeline, from the model's: every sample of a stack the view kept, on its
+ * thread's group, in time order (places: SxsStackModel* -> SamplePlace*). */
+static void add_sample_timelines(const SxsProfileModel *m, GHashTable *places) {
+  const GArray *samples = m->timeline.samples;
+  for (guint i = 0; i < samples->len; i++) {
+    const SxsTimelineSample *ts = &g_array_index(samples, SxsTimelineSample, i);
+    const SamplePlace *p = g_hash_table_lookup(places, ts->stack);
+    if (!p)
+      continue;
+    if (!p->group->timeline)
+      p->group->timeline = g_array_new(FALSE, FALSE, sizeof(SxsViewSample));
+    SxsViewSample vs = {.t_us = ts->t_us, .stack = p->stack, .weight = ts->weight};
+    g_array_append_val(p->group->timeline, vs);
+  }
+}
+
 static void add_samples(Builder *b, const SxsViewFilter *filter) {
   const SxsSamplesModel *sm = &b->v->model->samples;
   if (!sm->stacks || sm->stacks->len == 0)
     return;
+  /* With a timeline, where each model stack goes, for the groups' timelines. */
+  gboolean timed = b->v->model->timeline.present && b->v->model->timeline.samples->len > 0;
+  g_autoptr(GHashTable) places = timed ? g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, g_free) : NULL;
   /* One group per thread, threads in id order, a thread's stacks in the model's order. */
   g_autoptr(GPtrArray) sorted = g_ptr_array_sized_new(sm->stacks->len);
   for (guint i = 0; i < sm->stacks->len; i++)
@@ -363,7 +434,7 @@ static void add_samples(Builder *b, const SxsViewFilter *filter) {
       continue;
     if (!gf.g || gf.g->thread != s->thread || g_strcmp0(gf.g->thread_name, s->thread_name) != 0) {
       if (gf.g)
-        group_fill_finish(&gf, b->v);
+        group_fill_finish_placed(&gf, b->v, places);
       SxsViewGroup *g = group_new(SXS_VIEW_SAMPLES, "samples");
       g->thread = s->thread;
       g->thread_name = g_strdup(s->thread_name);
@@ -371,82 +442,25 @@ static void add_samples(Builder *b, const SxsViewFilter *filter) {
                     ? g_strdup_printf("%s samples, thread %s (%u)", what, s->thread_name, s->thread)
                     : g_strdup_printf("%s samples, thread %u", what, s->thread);
       group_fill_init(&gf, g);
+      if (timed)
+        gf.models = g_array_new(FALSE, FALSE, sizeof(FillModel));
     }
     guint32 *frames = model_stack_frames(b, s, filter);
-    if (frames && filter && filter->by_component)
-      group_add(&gf, component_rooted(b, frames, s->frames->len, s->thread_name), s->frames->len + 1, s->count,
-                s->count);
-    else if (frames)
-      group_add(&gf, frames, s->frames->len, s->count, s->count);
-  }
-  if (gf.g)
-    group_fill_finish(&gf, b->v);
-}
-
-/* Where a sampled stack went: its group and its index there. */
-typedef struct {
-  SxsViewGroup *group;
-  guint32 stack;
-} SamplePlace;
-
-/* Each sample group's timeline, from the model's: every sample of a stack the view kept, on its
- * thread's group, in time order. */
-static void add_sample_timelines(Builder *b, const SxsViewFilter *filter) {
-  const SxsProfileModel *m = b->v->model;
-  if (!m->timeline.present || m->timeline.samples->len == 0)
-    return;
-  /* (thread, name) -> group, and per group frames -> index. */
-  g_autoptr(GHashTable) groups = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
-  g_autoptr(GHashTable) indices =
-      g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, (GDestroyNotify)g_hash_table_unref);
-  for (guint i = 0; i < b->v->groups->len; i++) {
-    SxsViewGroup *g = b->v->groups->pdata[i];
-    if (g->kind != SXS_VIEW_SAMPLES)
-      continue;
-    g_hash_table_insert(groups, g_strdup_printf("%u\t%s", g->thread, g->thread_name ? g->thread_name : ""), g);
-    GHashTable *index = g_hash_table_new_full(g_bytes_hash, g_bytes_equal, (GDestroyNotify)g_bytes_unref, NULL);
-    for (guint j = 0; j < g->stacks->len; j++) {
-      const SxsViewStack *s = &g_array_index(g->stacks, SxsViewStack, j);
-      g_hash_table_insert(index, g_bytes_new_static(s->frames, s->depth * sizeof *s->frames), GUINT_TO_POINTER(j + 1));
-    }
-    g_hash_table_insert(indices, g, index);
-  }
-  g_autoptr(GHashTable) places = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, g_free);
-  const GPtrArray *stacks = m->samples.stacks;
-  for (guint i = 0; i < stacks->len; i++) {
-    const SxsStackModel *s = stacks->pdata[i];
-    if (!thread_matches(filter, s->thread, s->thread_name))
-      continue;
-    g_autofree char *key = g_strdup_printf("%u\t%s", s->thread, s->thread_name ? s->thread_name : "");
-    SxsViewGroup *g = g_hash_table_lookup(groups, key);
-    guint32 *frames = g ? model_stack_frames(b, s, filter) : NULL;
     if (!frames)
       continue;
-    guint depth = s->frames->len;
-    if (filter && filter->by_component) {
-      frames = component_rooted(b, frames, depth, s->thread_name);
-      depth++;
+    guint32 at = filter && filter->by_component
+                     ? group_add(&gf, component_rooted(b, frames, s->frames->len, s->thread_name), s->frames->len + 1,
+                                 s->count, s->count)
+                     : group_add(&gf, frames, s->frames->len, s->count, s->count);
+    if (gf.models) {
+      FillModel fm = {.model = s, .index = at};
+      g_array_append_val(gf.models, fm);
     }
-    g_autoptr(GBytes) fkey = g_bytes_new_static(frames, depth * sizeof *frames);
-    guint at = GPOINTER_TO_UINT(g_hash_table_lookup(g_hash_table_lookup(indices, g), fkey));
-    g_free(frames);
-    if (!at)
-      continue;
-    SamplePlace *p = g_new(SamplePlace, 1);
-    *p = (SamplePlace){.group = g, .stack = at - 1};
-    g_hash_table_insert(places, (gpointer)s, p);
   }
-  const GArray *samples = m->timeline.samples;
-  for (guint i = 0; i < samples->len; i++) {
-    const SxsTimelineSample *ts = &g_array_index(samples, SxsTimelineSample, i);
-    const SamplePlace *p = g_hash_table_lookup(places, ts->stack);
-    if (!p)
-      continue;
-    if (!p->group->timeline)
-      p->group->timeline = g_array_new(FALSE, FALSE, sizeof(SxsViewSample));
-    SxsViewSample vs = {.t_us = ts->t_us, .stack = p->stack, .weight = ts->weight};
-    g_array_append_val(p->group->timeline, vs);
-  }
+  if (gf.g)
+    group_fill_finish_placed(&gf, b->v, places);
+  if (places)
+    add_sample_timelines(b->v->model, places);
 }
 
 static void add_events(Builder *b, const SxsViewFilter *filter) {
@@ -636,7 +650,6 @@ SxsView *sxs__view_new(const SxsProfileModel *m, const SxsViewFilter *filter) {
     }
   }
   add_samples(&b, filter);
-  add_sample_timelines(&b, filter);
   for (guint i = 0; i < m->runtimes->len; i++) {
     const SxsRuntimeModel *r = m->runtimes->pdata[i];
     if (!filter || filter->runtime_id <= 0 || filter->runtime_id == r->id)
