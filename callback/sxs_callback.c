@@ -457,10 +457,12 @@ static HRESULT callback_ThreadCreated(ICorProfilerCallback11 *This, ThreadID thr
 
 static HRESULT callback_ThreadDestroyed(ICorProfilerCallback11 *This, ThreadID threadId) {
   SxsCallback *self = impl_from_ICorProfilerCallback11(This);
-  sxs__timeline_rec_event(SXS_TIMELINE_THREAD_END, self->runtime->id, sxs__callback_os_tid(),
-                          sxs__timeline_rec_now_us(), 0, 0, 0, NULL, 0);
+  guint64 at = sxs__timeline_rec_now_us();
   sxs__sampler_thread_destroyed(self->runtime->id, threadId);
-  sxs__manager_thread_destroyed(self->runtime, threadId);
+  /* The thread that ended, not the one that says so (often the finalizer). */
+  uint32_t os_tid = sxs__manager_thread_destroyed(self->runtime, threadId);
+  if (os_tid)
+    sxs__timeline_rec_event(SXS_TIMELINE_THREAD_END, self->runtime->id, os_tid, at, 0, 0, 0, NULL, 0);
   return S_OK;
 }
 

@@ -4,6 +4,7 @@
  * each lives in its own file (sxsprof_run.c, sxsprof_report.c, sxsprof_attach.c) and main
  * (sxsprof_main.c) dispatches. */
 #include <errno.h>
+#include <math.h>
 #include <glib.h>
 #include <glib/gstdio.h>
 #include <limits.h>
@@ -836,16 +837,39 @@ gboolean sxsprof_parse_moment(const char *option, const char *value, SxsprofMome
   return TRUE;
 }
 
-static guint64 moment_us(const SxsprofMoment *m, guint64 end_us) {
-  return m->percent ? (guint64)((double)end_us * m->value / 100.0) : (guint64)(m->value * 1e6);
+/* A moment in microseconds since the process started; a share is of what the timeline holds, from
+ * its first record to its last (an attached process's run before the attach is not in it). */
+static guint64 moment_us(const SxsprofMoment *m, guint64 first_us, guint64 end_us) {
+  if (!m->percent)
+    return (guint64)llround(m->value * 1e6);
+  return first_us + (guint64)llround((double)(end_us - first_us) * m->value / 100.0);
+}
+
+/* The first time a timeline records (a sample's or an event's), 0 when none. */
+static guint64 timeline_first_us(const SxsTimelineModel *t) {
+  guint64 first = G_MAXUINT64;
+  if (t->samples->len)
+    first = g_array_index(t->samples, SxsTimelineSample, 0).t_us;
+  if (t->events->len)
+    first = MIN(first, g_array_index(t->events, SxsTimelineEvent, 0).start_us);
+  if (t->seconds->len)
+    first = MIN(first, g_array_index(t->seconds, SxsTimelineSecond, 0).second * 1000000);
+  return first == G_MAXUINT64 ? 0 : first;
 }
 
 gboolean sxsprof_slice_profiles(GPtrArray *profiles, const SxsprofMoment *from, const SxsprofMoment *to) {
   for (guint i = 0; i < profiles->len; i++) {
     SxsprofProfile *p = profiles->pdata[i];
-    guint64 end = p->model->timeline.end_us;
-    guint64 a = from->given ? moment_us(from, end) : 0;
-    guint64 b = to->given ? moment_us(to, end) : G_MAXUINT64;
+    guint64 end = p->model->timeline.end_us, first = MIN(timeline_first_us(&p->model->timeline), end);
+    if (p->model->timeline.present && end == 0) {
+      fprintf(stderr, "sxsprof: %s: cannot cut to --from/--to: its timeline holds nothing\n", p->path);
+      return FALSE;
+    }
+    guint64 a = from->given ? moment_us(from, first, end) : 0;
+    /* The end of the run (100 %, or past the last record) includes the last record. */
+    guint64 b = to->given ? moment_us(to, first, end) : G_MAXUINT64;
+    if (b >= end)
+      b = G_MAXUINT64;
     g_autofree char *why = NULL;
     if (!sxs__timeline_slice(p->model, a, b, &why)) {
       fprintf(stderr, "sxsprof: %s: cannot cut to --from/--to: %s\n", p->path, why);

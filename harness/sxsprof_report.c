@@ -142,7 +142,7 @@ static int compare_runtime(const SxsProfileModel *m, const char *selector) {
 /* report --compare A,B: runtime B against runtime A of one profile (or of several merged). */
 static int report_compare(GPtrArray *paths, const char *compare, const char *format, const char *output,
                           const char *view, const char *thread, gboolean by_line, gboolean exact, gboolean absolute,
-                          guint top) {
+                          guint top, const SxsprofMoment *from, const SxsprofMoment *to) {
   g_auto(GStrv) pair = g_strsplit(compare, ",", -1);
   if (g_strv_length(pair) != 2 || !*pair[0] || !*pair[1]) {
     fprintf(stderr, "sxsprof: --compare needs two runtimes, A,B (index, version or path), not \"%s\"\n", compare);
@@ -157,6 +157,8 @@ static int report_compare(GPtrArray *paths, const char *compare, const char *for
   for (guint i = 0; i < paths->len; i++)
     if (!sxsprof_load_path(paths->pdata[i], 0, profiles))
       return 1;
+  if ((from->given || to->given) && !sxsprof_slice_profiles(profiles, from, to))
+    return 2;
   const SxsProfileModel *m = sxsprof_profiles_merge(profiles);
   int ids[2];
   for (int s = 0; s < 2; s++)
@@ -259,8 +261,13 @@ int sxsprof_report_main(int argc, char **argv) {
     fprintf(stderr, "sxsprof: --compare A,B names the runtimes; --runtime does not go with it\n");
     return 2;
   }
+  if (compare && phases) {
+    fprintf(stderr, "sxsprof: --phases prints a run's phases; it does not go with --compare\n");
+    return 2;
+  }
   if (compare)
-    return report_compare(paths, compare, format, output, view, thread, by_line, exact, absolute, (guint)top);
+    return report_compare(paths, compare, format, output, view, thread, by_line, exact, absolute, (guint)top, &from,
+                          &to);
   /* Without --format: the summary, and every file format when -o names where. */
   guint formats = SXS_FORMAT_BIT(SXS_FORMAT_SUMMARY) | (output ? SXS_FORMATS_ALL_FILES : 0);
   if (format) {
@@ -319,7 +326,13 @@ int sxsprof_report_main(int argc, char **argv) {
   if (phases)
     return print_phases(profiles);
 
-  /* Files of one profile go beside it unless -o says where; several need -o. */
+  /* Files of one profile go beside it unless -o says where; several need -o, and so does a cut (the
+   * files beside a profile are its whole run's). */
+  if (!base && (formats & SXS_FORMATS_ALL_FILES) && (from.given || to.given)) {
+    fprintf(stderr, "sxsprof: --from/--to with files needs -o PREFIX: the files beside the profile are its whole "
+                    "run's; nothing was written\n");
+    return 2;
+  }
   if (!base && (formats & SXS_FORMATS_ALL_FILES)) {
     if (profiles->len > 1) {
       fprintf(stderr, "sxsprof: --format with files needs -o PREFIX when %u profiles are rendered together\n",

@@ -627,10 +627,13 @@ void sxs__manager_thread_named(SxsRuntime *rt, uint64_t thread_id, const char *n
   g_mutex_unlock(&manager.lock);
 }
 
-void sxs__manager_thread_destroyed(SxsRuntime *rt, uint64_t thread_id) {
+uint32_t sxs__manager_thread_destroyed(SxsRuntime *rt, uint64_t thread_id) {
   g_mutex_lock(&manager.lock);
-  thread_record_locked(rt, thread_id)->destroyed = TRUE;
+  SxsThreadRecord *t = thread_record_locked(rt, thread_id);
+  t->destroyed = TRUE;
+  uint32_t os_tid = t->os_tid;
   g_mutex_unlock(&manager.lock);
+  return os_tid;
 }
 
 guint sxs__manager_runtime_shutdown(SxsRuntime *rt) {

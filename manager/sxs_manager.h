@@ -204,7 +204,8 @@ char *sxs__manager_module_name(SxsRuntime *rt, uint64_t module_id);
 void sxs__manager_thread_created(SxsRuntime *rt, uint64_t thread_id);
 void sxs__manager_thread_os_id(SxsRuntime *rt, uint64_t thread_id, uint32_t os_tid);
 void sxs__manager_thread_named(SxsRuntime *rt, uint64_t thread_id, const char *name);
-void sxs__manager_thread_destroyed(SxsRuntime *rt, uint64_t thread_id);
+/* Marks the thread ended; returns its OS thread id (0 when it never had one). */
+uint32_t sxs__manager_thread_destroyed(SxsRuntime *rt, uint64_t thread_id);
 
 /* The runtime's Shutdown: marks it (output/ then writes the profile). Returns how many profiled
  * runtimes are still running (not shut down). */

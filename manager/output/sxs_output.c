@@ -337,6 +337,7 @@ void sxs__output_reset_for_tests(void) {
   sxs__naming_reset_for_tests();
   sxs__manager_reset_for_tests();
   sxs__stacks_reset_for_tests();
+  sxs__timeline_rec_reset_for_tests();
   g_mutex_lock(&output.write_lock);
   output.written = output.views_written = output.final_written = FALSE;
   g_mutex_unlock(&output.write_lock);

@@ -1051,9 +1051,11 @@ static void read_timeline_thread(SxsJsonReader *r, const SxsProfileModel *m, GAr
       }
     } else if (key_is(key, "w") && sxs__json_reader_begin_array(r)) {
       while (sxs__json_reader_next_element(r)) {
-        guint32 wt = 1;
-        read_u32(r, &wt);
-        g_array_append_val(weights, wt);
+        guint64 wt = 1;
+        if (!read_range(r, 1, G_MAXUINT32, &wt))
+          break;
+        guint32 w32 = (guint32)wt;
+        g_array_append_val(weights, w32);
       }
     } else {
       sxs__json_reader_skip(r);

@@ -404,6 +404,9 @@ static void rebuild_timeline(SpoolState *st, SxsProfileModel *m) {
   g_array_sort(t->samples, compare_spool_samples);
   g_array_sort(t->events, compare_spool_events);
   t->end_us = MAX(t->end_us, end);
+  /* A spool not compacted since holds samples older than the detail its process still kept. */
+  if (t->samples->len)
+    t->detail_from_us = MIN(t->detail_from_us, g_array_index(t->samples, SxsTimelineSample, 0).t_us);
 }
 
 static SxsProfileModel *rebuild(SpoolState *st, const char *source, const char *skeleton, gsize skeleton_len,

@@ -64,7 +64,8 @@ gboolean sxs__timeline_slice(SxsProfileModel *m, guint64 from_us, guint64 to_us,
   guint kept = 0;
   for (guint i = 0; i < t->samples->len; i++) {
     SxsTimelineSample s = g_array_index(t->samples, SxsTimelineSample, i);
-    if (!in_window(s.t_us, from_us, to_us))
+    /* A sample of no weight would keep a stack that counts nothing (and is removed). */
+    if (!in_window(s.t_us, from_us, to_us) || s.weight == 0)
       continue;
     s.stack->count += s.weight;
     weight += s.weight;
@@ -79,7 +80,8 @@ gboolean sxs__timeline_slice(SxsProfileModel *m, guint64 from_us, guint64 to_us,
   sm->weight = weight;
   sm->taken = taken;
   if (sm->duration_ns) {
-    guint64 window_ns = (MIN(to_us, t->end_us ? t->end_us : to_us) - MIN(from_us, to_us)) * 1000;
+    guint64 end = MIN(to_us, t->end_us ? t->end_us + 1 : to_us);
+    guint64 window_ns = end > from_us ? MIN(end - from_us, SXS_PROFILE_MAX_NS / 1000) * 1000 : 0;
     double share = sm->duration_ns > window_ns ? (double)window_ns / (double)sm->duration_ns : 1.0;
     sm->ticks = (guint64)((double)sm->ticks * share);
     sm->duration_ns = MIN(sm->duration_ns, window_ns);
@@ -137,17 +139,31 @@ static const char *leaf_name(const SxsStackModel *s) {
   return s->frames->len ? g_array_index(s->frames, SxsStackFrameModel, 0).name : NULL;
 }
 
-/* The top leaf of samples [first, last] of the steps; its samples into *ret_n. */
+/* The first sample at or after t (the samples are in time order). */
+static guint first_at(const GArray *samples, guint64 t) {
+  guint lo = 0, hi = samples->len;
+  while (lo < hi) {
+    guint mid = lo + (hi - lo) / 2;
+    if (g_array_index(samples, SxsTimelineSample, mid).t_us < t)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  return lo;
+}
+
+/* The top leaf of the samples in [from_us, to_us); its samples into *ret_n, all of them into
+ * *ret_samples. */
 static const char *top_of(const SxsProfileModel *m, guint64 from_us, guint64 to_us, guint64 *ret_n,
                           guint64 *ret_samples) {
   g_autoptr(GHashTable) counts = g_hash_table_new(g_str_hash, g_str_equal);
   const char *top = NULL;
   guint64 best = 0, all = 0;
   const GArray *samples = m->timeline.samples;
-  for (guint i = 0; i < samples->len; i++) {
+  for (guint i = first_at(samples, from_us); i < samples->len; i++) {
     const SxsTimelineSample *s = &g_array_index(samples, SxsTimelineSample, i);
-    if (s->t_us < from_us || s->t_us >= to_us)
-      continue;
+    if (s->t_us >= to_us)
+      break;
     all += s->weight;
     const char *name = leaf_name(s->stack);
     if (!name)
@@ -164,6 +180,8 @@ static const char *top_of(const SxsProfileModel *m, guint64 from_us, guint64 to_
   return top;
 }
 
+#define PHASES_MAX_STEPS 100000
+
 static void phase_clear(gpointer p) {
   g_free(((SxsTimelinePhase *)p)->top);
 }
@@ -172,9 +190,14 @@ GArray *sxs__timeline_phases(const SxsProfileModel *m, guint64 step_us, guint64 
   const SxsTimelineModel *t = &m->timeline;
   if (!t->present || t->samples->len == 0 || step_us == 0)
     return NULL;
-  guint64 start = t->detail_from_us;
-  guint64 end = MAX(t->end_us, g_array_index(t->samples, SxsTimelineSample, t->samples->len - 1).t_us + 1);
-  guint n = (guint)MIN((end - start + step_us - 1) / step_us, (guint64)G_MAXUINT32 / 2);
+  /* From the first sample's step to the last sample; at most PHASES_MAX_STEPS steps (longer steps
+   * for a long run). */
+  guint64 first = g_array_index(t->samples, SxsTimelineSample, 0).t_us;
+  guint64 end = g_array_index(t->samples, SxsTimelineSample, t->samples->len - 1).t_us + 1;
+  if ((end - first) / step_us >= PHASES_MAX_STEPS)
+    step_us = (end - first) / PHASES_MAX_STEPS + 1;
+  guint64 start = first / step_us * step_us;
+  guint n = (guint)((end - start + step_us - 1) / step_us);
   g_autofree guint64 *steps = g_new0(guint64, n + 1);
   g_autofree char **tops = g_new0(char *, n + 1);
   for (guint i = 0; i < t->samples->len; i++) {

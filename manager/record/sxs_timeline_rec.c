@@ -24,6 +24,7 @@
 #define ID_BITS 24
 #define ID_MAX ((1u << ID_BITS) - 1)
 #define WEIGHT_MAX 256u
+#define CHUNK_SLACK_US ((guint64)10 * 1000000)
 
 typedef struct {
   guint32 dt_us;
@@ -57,7 +58,8 @@ static struct {
   guint64 next_sample;     /* the number the next sample gets */
   guint64 reported_sample; /* samples before this number were given to the spool */
   GArray *events;          /* EventRec, as recorded */
-  guint64 events_dropped;  /* events folded away (before events->pdata[0]) */
+  guint events_head;       /* events before this index were dropped (the array is compacted now and then) */
+  guint64 events_dropped;  /* events dropped in all: the number of the event at events_head */
   guint64 reported_event;  /* events (counted from the first ever) given to the spool */
   GArray *threads;         /* guint32 by stack id: the thread of the stack */
   GArray *seconds;         /* SxsTimelineSecond, by second as folded (older time than the detail) */
@@ -122,7 +124,8 @@ static guint64 window_us(void) {
 }
 
 static guint64 detail_bytes_locked(void) {
-  return (guint64)tl.chunks.length * sizeof(Chunk) + (tl.events ? (guint64)tl.events->len * sizeof(EventRec) : 0);
+  return (guint64)tl.chunks.length * sizeof(Chunk) + (tl.events ? (guint64)tl.events->len * sizeof(EventRec) : 0) +
+         (tl.threads ? (guint64)tl.threads->len * sizeof(guint32) : 0);
 }
 
 /* One sample into its second's count for its thread. Samples are folded oldest first, so the
@@ -162,15 +165,25 @@ static void fold_sample_locked(guint64 t_us, guint id, guint64 weight) {
   g_array_append_val(tl.seconds, s);
 }
 
+/* The oldest n live events go: the head moves on; the array is compacted once half of it is dropped
+ * ones, so that dropping costs nothing per event on average. */
+static void drop_oldest_events_locked(guint n) {
+  tl.events_head += n;
+  tl.events_dropped += n;
+  if (tl.events_head >= 4096 && tl.events_head * 2 >= tl.events->len) {
+    g_array_remove_range(tl.events, 0, tl.events_head);
+    tl.events_head = 0;
+  }
+}
+
 /* The events before detail_from_us go. */
 static void drop_events_locked(void) {
   guint drop = 0;
-  while (drop < tl.events->len && g_array_index(tl.events, EventRec, drop).start_us < tl.detail_from_us)
+  while (tl.events_head + drop < tl.events->len &&
+         g_array_index(tl.events, EventRec, tl.events_head + drop).start_us < tl.detail_from_us)
     drop++;
-  if (drop) {
-    g_array_remove_range(tl.events, 0, drop);
-    tl.events_dropped += drop;
-  }
+  if (drop)
+    drop_oldest_events_locked(drop);
 }
 
 /* The oldest chunk's samples before `before` (all of them: G_MAXUINT64) into seconds; the chunk
@@ -214,17 +227,22 @@ static void bound_locked(guint64 now_us) {
       break;
     fold_oldest_locked(now_us - window);
   }
-  if (window && now_us > window && tl.detail_from_us < now_us - window && tl.events->len &&
-      g_array_index(tl.events, EventRec, 0).start_us < now_us - window) {
+  if (window && now_us > window && tl.detail_from_us < now_us - window && tl.events_head < tl.events->len &&
+      g_array_index(tl.events, EventRec, tl.events_head).start_us < now_us - window) {
     tl.detail_from_us = now_us - window;
     drop_events_locked();
   }
   /* Events alone past the cap: the oldest half goes. */
-  if (detail_bytes_locked() > SXS_TIMELINE_CAP_BYTES && tl.events->len > 1) {
-    guint drop = tl.events->len / 2;
-    tl.detail_from_us = MAX(tl.detail_from_us, g_array_index(tl.events, EventRec, drop - 1).start_us + 1);
-    g_array_remove_range(tl.events, 0, drop);
-    tl.events_dropped += drop;
+  guint live = tl.events->len - tl.events_head;
+  if (detail_bytes_locked() > SXS_TIMELINE_CAP_BYTES && live > 1) {
+    guint drop = live / 2;
+    tl.detail_from_us =
+        MAX(tl.detail_from_us, g_array_index(tl.events, EventRec, tl.events_head + drop - 1).start_us + 1);
+    drop_oldest_events_locked(drop);
+    if (tl.events_head > 0) {
+      g_array_remove_range(tl.events, 0, tl.events_head);
+      tl.events_head = 0;
+    }
   }
 }
 
@@ -251,10 +269,12 @@ void sxs__timeline_rec_sample(guint stack_id, uint32_t thread, guint64 weight, g
     guint32 w = (guint32)MIN(weight, WEIGHT_MAX);
     weight -= w;
     Chunk *c = g_queue_peek_tail(&tl.chunks);
-    if (!c || c->n == CHUNK_SAMPLES || now - c->base_us > G_MAXUINT32 || now < c->base_us) {
+    if (!c || c->n == CHUNK_SAMPLES || now < c->base_us || now - c->base_us > G_MAXUINT32) {
       c = g_new(Chunk, 1);
       c->first = tl.next_sample;
-      c->base_us = now;
+      /* A little in the past: the samples of one batch come in thread order, each with its own
+       * capture time, some earlier than the one that opens the chunk. */
+      c->base_us = now > CHUNK_SLACK_US ? now - CHUNK_SLACK_US : 0;
       c->last_us = now;
       c->head = 0;
       c->n = 0;
@@ -350,7 +370,7 @@ void sxs__timeline_rec_fill(SxsProfileModel *m, GHashTable *stacks_by_id) {
         g_array_append_val(t->samples, ts);
       }
     }
-    for (guint i = 0; i < tl.events->len; i++) {
+    for (guint i = tl.events_head; i < tl.events->len; i++) {
       const EventRec *r = &g_array_index(tl.events, EventRec, i);
       SxsTimelineEvent e = {.kind = r->kind,
                             .runtime_id = r->runtime_id,
@@ -398,9 +418,9 @@ void sxs__timeline_rec_changes(gboolean all, SxsTimelineRecChanges *ret) {
     }
   }
   tl.reported_sample = tl.next_sample;
-  guint64 first_event = tl.events_dropped;
+  guint64 first_event = tl.events_dropped; /* the number of the event at events_head */
   guint64 efrom = all ? first_event : MAX(tl.reported_event, first_event);
-  for (guint64 i = efrom - first_event; i < tl.events->len; i++) {
+  for (guint64 i = tl.events_head + (efrom - first_event); i < tl.events->len; i++) {
     const EventRec *r = &g_array_index(tl.events, EventRec, i);
     SxsTimelineRecEvent e = {.kind = r->kind,
                              .runtime_id = r->runtime_id,
@@ -413,7 +433,7 @@ void sxs__timeline_rec_changes(gboolean all, SxsTimelineRecChanges *ret) {
                              .stack_id = r->stack_id};
     g_array_append_val(ret->events, e);
   }
-  tl.reported_event = first_event + tl.events->len;
+  tl.reported_event = first_event + (tl.events->len - tl.events_head);
   if (all)
     seconds_locked(ret->seconds);
   g_mutex_unlock(&tl.lock);
@@ -436,6 +456,7 @@ void sxs__timeline_rec_reset_for_tests(void) {
   g_clear_pointer(&tl.cur_threads, g_hash_table_unref);
   tl.cur_second = 0;
   tl.next_sample = tl.reported_sample = tl.reported_event = tl.events_dropped = 0;
+  tl.events_head = 0;
   tl.folded_samples = tl.detail_from_us = tl.lost = tl.last_us = 0;
   g_mutex_unlock(&tl.lock);
 }

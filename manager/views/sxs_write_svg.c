@@ -225,7 +225,7 @@ const char sxs__svg_script[] =
     "  });\n"
     "  /* The activity strip (samples with a timeline): a drag selects a time range, and the graph is\n"
     "   * redrawn from that range's samples (each bucket's counts per drawn frame, in #sxs-timeline). */\n"
-    "  var timeline = null, dragFrom = null;\n"
+    "  var timeline = null, dragFrom = null, selA = 0, selB = 0;\n"
     "  function tl() {\n"
     "    if (timeline === null) {\n"
     "      var m = el(\"sxs-timeline\");\n"
@@ -260,6 +260,7 @@ const char sxs__svg_script[] =
     "    frames.forEach(function (f) { f.x = f.x0; f.w = f.w0; f.total = f.total0; });\n"
     "    total = d.total0;\n"
     "    resetZoom();\n"
+    "    selA = selB = 0;\n"
     "    showSelection(0, 0);\n"
     "    el(\"sxs-range\").textContent = el(\"sxs-range\").getAttribute(\"data-hint\");\n"
     "  }\n"
@@ -288,6 +289,8 @@ const char sxs__svg_script[] =
     "      place(f, x, w);\n"
     "    });\n"
     "    total = t[0];\n"
+    "    selA = a;\n"
+    "    selB = b;\n"
     "    showSelection(a, b);\n"
     "    var s0 = (d.start_us + a * d.step_us) / 1e6, s1 = (d.start_us + b * d.step_us) / 1e6;\n"
     "    el(\"sxs-range\").textContent = s0.toFixed(2) + \" s to \" + s1.toFixed(2) + \" s: \" + t[0] + \" \" +\n"
@@ -314,7 +317,7 @@ const char sxs__svg_script[] =
     "      if (dragFrom === null) return;\n"
     "      var a = dragFrom, b = stripBucket(e.clientX);\n"
     "      dragFrom = null;\n"
-    "      if (a !== b) selectBuckets(a, b); else showSelection(0, 0);\n"
+    "      if (a !== b) selectBuckets(a, b); else showSelection(selA, selB);\n"
     "    });\n"
     "    strip.addEventListener(\"dblclick\", resetRange);\n"
     "  }\n"
@@ -663,7 +666,7 @@ static char *svg_subtitle(const SxsView *v, SxsViewKind kind, const char *unit, 
  * script redraws the graph from the counts the strip's data give per step and drawn frame (a
  * sample whose stack ends in a frame too narrow to draw counts in its nearest drawn caller). */
 #define SXS_SVG_STRIP_MAX 1200
-#define SXS_SVG_STRIP_H 30   /* the strip's bars */
+#define SXS_SVG_STRIP_H 30    /* the strip's bars */
 #define SXS_SVG_STRIP_BAND 48 /* the strip, its line of text, and gaps */
 
 typedef struct {

@@ -166,86 +166,94 @@ static void trace_events(Trace *t, const SxsTimelineModel *tl, GHashTable *lock_
   }
 }
 
-/* "CPU ms" per thread and "allocated MB/s" per runtime, every TRACE_COUNTER_STEP_US. */
-static void trace_counters(Trace *t, const SxsTimelineModel *tl, guint64 period_us, guint64 end_us) {
-  guint n = (guint)MIN(end_us / TRACE_COUNTER_STEP_US + 1, 10u * 1000 * 1000);
+static void trace_counter(Trace *t, const char *name, guint64 ts, const char *key, double value) {
+  sxs__json_begin_object_inline(t->w);
+  sxs__json_member_string(t->w, "name", name);
+  sxs__json_member_string(t->w, "ph", "C");
+  sxs__json_member_uint(t->w, "ts", ts);
+  sxs__json_member_int(t->w, "pid", t->pid);
+  sxs__json_key(t->w, "args");
+  sxs__json_begin_object_inline(t->w);
+  sxs__json_member_double(t->w, key, value);
+  sxs__json_end_object(t->w);
+  sxs__json_end_object(t->w);
+}
+
+/* A counter summed per TRACE_COUNTER_STEP_US from values in time order: each step with a sum is
+ * written, and a 0 at the step after a run of them (so the counter falls back between bursts). */
+typedef struct {
+  gboolean open;
+  guint64 step;
+  double sum;
+} TraceSum;
+
+static void trace_sum_flush(Trace *t, TraceSum *c, const char *name, const char *key, double scale) {
+  if (!c->open)
+    return;
+  trace_counter(t, name, c->step * TRACE_COUNTER_STEP_US, key, c->sum * scale);
+  c->open = FALSE;
+}
+
+static void trace_sum_add(Trace *t, TraceSum *c, const char *name, const char *key, double scale, guint64 at_us,
+                          double value) {
+  guint64 step = at_us / TRACE_COUNTER_STEP_US;
+  if (c->open && step != c->step) {
+    guint64 last = c->step;
+    trace_sum_flush(t, c, name, key, scale);
+    if (step > last + 1)
+      trace_counter(t, name, (last + 1) * TRACE_COUNTER_STEP_US, key, 0);
+  }
+  if (!c->open)
+    *c = (TraceSum){.open = TRUE, .step = step};
+  c->sum += value;
+}
+
+/* "CPU ms" per thread and "allocated MB/s" per runtime, every TRACE_COUNTER_STEP_US, from their
+ * records in time order (nothing is kept per step: a long run costs what its records do); the heap
+ * after each GC. */
+static void trace_counters(Trace *t, const SxsTimelineModel *tl, guint64 period_us) {
   const SxsView *v = t->v;
   for (guint gi = 0; gi < v->groups->len; gi++) {
     const SxsViewGroup *g = v->groups->pdata[gi];
     if (g->kind != SXS_VIEW_SAMPLES || !g->timeline || period_us == 0)
       continue;
-    g_autofree guint64 *steps = g_new0(guint64, n + 1);
-    for (guint i = 0; i < g->timeline->len; i++) {
-      const SxsViewSample *s = &g_array_index(g->timeline, SxsViewSample, i);
-      steps[MIN(s->t_us / TRACE_COUNTER_STEP_US, n)] += s->weight;
-    }
     g_autofree char *name = g->thread_name ? g_strdup_printf("CPU ms, %s (%u)", g->thread_name, g->thread)
                                            : g_strdup_printf("CPU ms, thread %u", g->thread);
-    for (guint i = 0; i <= n; i++) {
-      if (steps[i] == 0 && (i == 0 || steps[i - 1] == 0))
-        continue;
-      sxs__json_begin_object_inline(t->w);
-      sxs__json_member_string(t->w, "name", name);
-      sxs__json_member_string(t->w, "ph", "C");
-      sxs__json_member_uint(t->w, "ts", (guint64)i * TRACE_COUNTER_STEP_US);
-      sxs__json_member_int(t->w, "pid", t->pid);
-      sxs__json_key(t->w, "args");
-      sxs__json_begin_object_inline(t->w);
-      sxs__json_member_double(t->w, "ms", (double)(steps[i] * period_us) / 1000.0);
-      sxs__json_end_object(t->w);
-      sxs__json_end_object(t->w);
+    TraceSum c = {0};
+    for (guint i = 0; i < g->timeline->len; i++) {
+      const SxsViewSample *s = &g_array_index(g->timeline, SxsViewSample, i);
+      trace_sum_add(t, &c, name, "ms", (double)period_us / 1000.0, s->t_us, (double)s->weight);
     }
+    trace_sum_flush(t, &c, name, "ms", (double)period_us / 1000.0);
   }
-  g_autoptr(GHashTable) alloc = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, g_free);
+  /* Per runtime: its allocation samples' bytes, and the heap after each GC. */
+  g_autoptr(GHashTable) sums = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, g_free);
+  g_autoptr(GHashTable) names = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, g_free);
+  const double per_second = 1e6 / TRACE_COUNTER_STEP_US / 1e6; /* bytes a step -> MB a second */
   for (guint i = 0; i < tl->events->len; i++) {
     const SxsTimelineEvent *e = &g_array_index(tl->events, SxsTimelineEvent, i);
+    if (e->kind == SXS_TIMELINE_HEAP) {
+      g_autofree char *name = g_strdup_printf("heap after GC MB, rt%d", e->runtime_id);
+      trace_counter(t, name, e->start_us, "MB", (double)e->value / 1e6);
+      continue;
+    }
     if (e->kind != SXS_TIMELINE_ALLOCATION)
       continue;
-    guint64 *steps = g_hash_table_lookup(alloc, GINT_TO_POINTER(e->runtime_id));
-    if (!steps) {
-      steps = g_new0(guint64, n + 1);
-      g_hash_table_insert(alloc, GINT_TO_POINTER(e->runtime_id), steps);
+    TraceSum *c = g_hash_table_lookup(sums, GINT_TO_POINTER(e->runtime_id));
+    if (!c) {
+      c = g_new0(TraceSum, 1);
+      g_hash_table_insert(sums, GINT_TO_POINTER(e->runtime_id), c);
+      g_hash_table_insert(names, GINT_TO_POINTER(e->runtime_id),
+                          g_strdup_printf("allocated MB/s, rt%d", e->runtime_id));
     }
-    steps[MIN(e->start_us / TRACE_COUNTER_STEP_US, n)] += e->value;
-  }
-  /* The heap after each GC, per runtime. */
-  for (guint i = 0; i < tl->events->len; i++) {
-    const SxsTimelineEvent *e = &g_array_index(tl->events, SxsTimelineEvent, i);
-    if (e->kind != SXS_TIMELINE_HEAP)
-      continue;
-    g_autofree char *name = g_strdup_printf("heap after GC MB, rt%d", e->runtime_id);
-    sxs__json_begin_object_inline(t->w);
-    sxs__json_member_string(t->w, "name", name);
-    sxs__json_member_string(t->w, "ph", "C");
-    sxs__json_member_uint(t->w, "ts", e->start_us);
-    sxs__json_member_int(t->w, "pid", t->pid);
-    sxs__json_key(t->w, "args");
-    sxs__json_begin_object_inline(t->w);
-    sxs__json_member_double(t->w, "MB", (double)e->value / 1e6);
-    sxs__json_end_object(t->w);
-    sxs__json_end_object(t->w);
+    trace_sum_add(t, c, g_hash_table_lookup(names, GINT_TO_POINTER(e->runtime_id)), "MB/s", per_second, e->start_us,
+                  (double)e->value);
   }
   GHashTableIter it;
   gpointer key, value;
-  g_hash_table_iter_init(&it, alloc);
-  while (g_hash_table_iter_next(&it, &key, &value)) {
-    const guint64 *steps = value;
-    g_autofree char *name = g_strdup_printf("allocated MB/s, rt%d", GPOINTER_TO_INT(key));
-    for (guint i = 0; i <= n; i++) {
-      if (steps[i] == 0 && (i == 0 || steps[i - 1] == 0))
-        continue;
-      sxs__json_begin_object_inline(t->w);
-      sxs__json_member_string(t->w, "name", name);
-      sxs__json_member_string(t->w, "ph", "C");
-      sxs__json_member_uint(t->w, "ts", (guint64)i * TRACE_COUNTER_STEP_US);
-      sxs__json_member_int(t->w, "pid", t->pid);
-      sxs__json_key(t->w, "args");
-      sxs__json_begin_object_inline(t->w);
-      sxs__json_member_double(t->w, "MB/s", (double)steps[i] / 1e6 * (1e6 / TRACE_COUNTER_STEP_US));
-      sxs__json_end_object(t->w);
-      sxs__json_end_object(t->w);
-    }
-  }
+  g_hash_table_iter_init(&it, sums);
+  while (g_hash_table_iter_next(&it, &key, &value))
+    trace_sum_flush(t, value, g_hash_table_lookup(names, key), "MB/s", per_second);
 }
 
 /* The runtime a thread's samples are of: the one whose managed frames they hold, "" when none or
@@ -331,10 +339,7 @@ char *sxs__write_trace(const SxsView *v, const SxsRenderOptions *o, gsize *ret_l
     g_autofree char *name = g_strdup_printf("JIT, thread %u", GPOINTER_TO_UINT(key));
     trace_thread_track(&t, TRACE_PSEUDO_TID + 0x20000000u + GPOINTER_TO_UINT(key), name, sort++);
   }
-  guint64 end = m->timeline.end_us;
-  if (m->timeline.samples->len)
-    end = MAX(end, g_array_index(m->timeline.samples, SxsTimelineSample, m->timeline.samples->len - 1).t_us);
-  trace_counters(&t, &m->timeline, period_us, end);
+  trace_counters(&t, &m->timeline, period_us);
   sxs__json_end_array(w);
   sxs__json_end_object(w);
   return sxs__json_writer_steal(w, ret_len);

