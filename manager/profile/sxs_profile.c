@@ -180,6 +180,18 @@ gboolean sxs__timeline_event_parse(const char *name, SxsTimelineEventKind *ret_k
   return FALSE;
 }
 
+int sxs__timeline_sample_compare(gconstpointer a, gconstpointer b) {
+  const SxsTimelineSample *x = a, *y = b;
+  if (x->t_us != y->t_us)
+    return x->t_us < y->t_us ? -1 : 1;
+  return x->stack->thread < y->stack->thread ? -1 : x->stack->thread > y->stack->thread;
+}
+
+int sxs__timeline_event_compare(gconstpointer a, gconstpointer b) {
+  const SxsTimelineEvent *x = a, *y = b;
+  return x->start_us < y->start_us ? -1 : x->start_us > y->start_us;
+}
+
 void sxs__timeline_model_clear(SxsTimelineModel *t) {
   GArray *samples = t->samples, *events = t->events, *seconds = t->seconds;
   g_array_set_size(samples, 0);

@@ -449,6 +449,9 @@ typedef struct {
  * "module-load", "runtime-start", "runtime-stop", "jit", "heap"; and back (FALSE when unknown). */
 const char *sxs__timeline_event_name(SxsTimelineEventKind k);
 gboolean sxs__timeline_event_parse(const char *name, SxsTimelineEventKind *ret_kind);
+/* The timeline's orders (for g_array_sort): samples by time, then thread; events by start. */
+int sxs__timeline_sample_compare(gconstpointer a, gconstpointer b);
+int sxs__timeline_event_compare(gconstpointer a, gconstpointer b);
 /* Frees an SxsTimelineEvent's name (the events array's clear function). */
 void sxs__timeline_event_clear(gpointer e);
 /* Empties t (arrays kept, emptied; present FALSE). */

@@ -1119,18 +1119,6 @@ static void read_timeline_event(SxsJsonReader *r, const SxsProfileModel *m, GArr
     g_free(e.name);
 }
 
-static int compare_timeline_samples(gconstpointer a, gconstpointer b) {
-  const SxsTimelineSample *x = a, *y = b;
-  if (x->t_us != y->t_us)
-    return x->t_us < y->t_us ? -1 : 1;
-  return x->stack->thread < y->stack->thread ? -1 : x->stack->thread > y->stack->thread;
-}
-
-static int compare_timeline_events(gconstpointer a, gconstpointer b) {
-  const SxsTimelineEvent *x = a, *y = b;
-  return x->start_us < y->start_us ? -1 : x->start_us > y->start_us;
-}
-
 /* "timeline": read after the stacks it points into (the writer puts it last). */
 static void read_timeline(SxsJsonReader *r, SxsProfileModel *m) {
   if (!sxs__json_reader_begin_object(r))
@@ -1187,8 +1175,8 @@ static void read_timeline(SxsJsonReader *r, SxsProfileModel *m) {
     } else
       sxs__json_reader_skip(r);
   }
-  g_array_sort(t->samples, compare_timeline_samples);
-  g_array_sort(t->events, compare_timeline_events);
+  g_array_sort(t->samples, sxs__timeline_sample_compare);
+  g_array_sort(t->events, sxs__timeline_event_compare);
 }
 
 static gboolean version_read(gint64 version) {

@@ -361,18 +361,6 @@ static gboolean spool_error(GError **error, int code, const char *source, const 
 
 /* The model the records applied to st make, over the last profile document (S) and the last
  * traced part (T). NULL with error set when there is no profile document to start from. */
-static int compare_spool_samples(gconstpointer a, gconstpointer b) {
-  const SxsTimelineSample *x = a, *y = b;
-  if (x->t_us != y->t_us)
-    return x->t_us < y->t_us ? -1 : 1;
-  return x->stack->thread < y->stack->thread ? -1 : x->stack->thread > y->stack->thread;
-}
-
-static int compare_spool_events(gconstpointer a, gconstpointer b) {
-  const SxsTimelineEvent *x = a, *y = b;
-  return x->start_us < y->start_us ? -1 : x->start_us > y->start_us;
-}
-
 /* The timeline's records into m, their stack ids resolved (before the stacks leave st): samples of
  * stacks that hold none (never counted) are left out. */
 static void rebuild_timeline(SpoolState *st, SxsProfileModel *m) {
@@ -401,8 +389,8 @@ static void rebuild_timeline(SpoolState *st, SxsProfileModel *m) {
   }
   g_array_set_size(st->events, 0);
   g_array_append_vals(t->seconds, st->seconds->data, st->seconds->len);
-  g_array_sort(t->samples, compare_spool_samples);
-  g_array_sort(t->events, compare_spool_events);
+  g_array_sort(t->samples, sxs__timeline_sample_compare);
+  g_array_sort(t->events, sxs__timeline_event_compare);
   t->end_us = MAX(t->end_us, end);
   /* A spool not compacted since holds samples older than the detail its process still kept. */
   if (t->samples->len)

@@ -332,16 +332,6 @@ static void seconds_locked(GArray *out) {
   g_array_set_size(out, kept);
 }
 
-static int compare_model_samples(gconstpointer a, gconstpointer b) {
-  const SxsTimelineSample *x = a, *y = b;
-  return x->t_us < y->t_us ? -1 : x->t_us > y->t_us;
-}
-
-static int compare_model_events(gconstpointer a, gconstpointer b) {
-  const SxsTimelineEvent *x = a, *y = b;
-  return x->start_us < y->start_us ? -1 : x->start_us > y->start_us;
-}
-
 void sxs__timeline_rec_fill(SxsProfileModel *m, GHashTable *stacks_by_id) {
   SxsTimelineModel *t = &m->timeline;
   clock_once();
@@ -395,8 +385,8 @@ void sxs__timeline_rec_fill(SxsProfileModel *m, GHashTable *stacks_by_id) {
     if (rt)
       sxs__manager_recorded_function(rt, e->value, &e->name, &module);
   }
-  g_array_sort(t->samples, compare_model_samples);
-  g_array_sort(t->events, compare_model_events);
+  g_array_sort(t->samples, sxs__timeline_sample_compare);
+  g_array_sort(t->events, sxs__timeline_event_compare);
 }
 
 void sxs__timeline_rec_changes(gboolean all, SxsTimelineRecChanges *ret) {
