@@ -860,8 +860,7 @@ static int compare_samples_by_thread(gconstpointer a, gconstpointer b) {
   return x < y ? -1 : x > y;
 }
 
-/* The event profile whose stacks an event's stack is one of. */
-static SxsProfileKind timeline_event_profile(SxsTimelineEventKind k) {
+SxsProfileKind sxs__timeline_event_profile(SxsTimelineEventKind k) {
   return k == SXS_TIMELINE_EXCEPTION    ? SXS_PROFILE_EXCEPTIONS
          : k == SXS_TIMELINE_LOCK_WAIT  ? SXS_PROFILE_CONTENTION
          : k == SXS_TIMELINE_ALLOCATION ? SXS_PROFILE_ALLOCATIONS
@@ -954,7 +953,7 @@ static void render_timeline(SxsJsonWriter *w, const SxsProfileModel *m) {
       sxs__json_member_int(w, "reason", e->reason);
     if (e->name)
       sxs__json_member_string(w, "name", e->name);
-    SxsProfileKind pk = timeline_event_profile(e->kind);
+    SxsProfileKind pk = sxs__timeline_event_profile(e->kind);
     guint at =
         e->stack && pk < SXS_PROFILE_N_KINDS ? GPOINTER_TO_UINT(g_hash_table_lookup(profile_index[pk], e->stack)) : 0;
     if (at)

@@ -449,6 +449,9 @@ typedef struct {
  * "module-load", "runtime-start", "runtime-stop", "jit", "heap"; and back (FALSE when unknown). */
 const char *sxs__timeline_event_name(SxsTimelineEventKind k);
 gboolean sxs__timeline_event_parse(const char *name, SxsTimelineEventKind *ret_kind);
+/* The event profile an event's stack is one of (exceptions, contention, allocations), or
+ * SXS_PROFILE_N_KINDS for a kind without stacks. */
+SxsProfileKind sxs__timeline_event_profile(SxsTimelineEventKind k);
 /* The timeline's orders (for g_array_sort): samples by time, then thread; events by start. */
 int sxs__timeline_sample_compare(gconstpointer a, gconstpointer b);
 int sxs__timeline_event_compare(gconstpointer a, gconstpointer b);

@@ -1107,10 +1107,7 @@ static void read_timeline_event(SxsJsonReader *r, const SxsProfileModel *m, GArr
     else
       sxs__json_reader_skip(r);
   }
-  SxsProfileKind pk = e.kind == SXS_TIMELINE_EXCEPTION    ? SXS_PROFILE_EXCEPTIONS
-                      : e.kind == SXS_TIMELINE_LOCK_WAIT  ? SXS_PROFILE_CONTENTION
-                      : e.kind == SXS_TIMELINE_ALLOCATION ? SXS_PROFILE_ALLOCATIONS
-                                                          : SXS_PROFILE_N_KINDS;
+  SxsProfileKind pk = sxs__timeline_event_profile(e.kind);
   if (stack != G_MAXUINT64 && pk < SXS_PROFILE_N_KINDS && stack < m->profiles[pk].stacks->len)
     e.stack = m->profiles[pk].stacks->pdata[stack];
   if (e.kind < SXS_TIMELINE_N_EVENTS && !sxs__json_reader_message(r))

@@ -71,6 +71,15 @@ static guint64 field_u64(const Field *f, int base) {
   return g_ascii_strtoull(buf, NULL, base);
 }
 
+/* A signed decimal field. */
+static gint64 field_i64(const Field *f) {
+  char buf[32];
+  gsize n = MIN(f->len, sizeof buf - 1);
+  memcpy(buf, f->s, n);
+  buf[n] = '\0';
+  return g_ascii_strtoll(buf, NULL, 10);
+}
+
 typedef struct {
   gboolean managed;
   int runtime_id;
@@ -248,14 +257,12 @@ static void apply_event(SpoolState *st, const Field *f, guint n) {
   SxsTimelineEvent e = {0};
   if (!sxs__timeline_event_parse(kind, &e.kind))
     return;
-  g_autofree char *rt = g_strndup(f[2].s, f[2].len);
-  g_autofree char *reason = g_strndup(f[7].s, f[7].len);
-  e.runtime_id = (int)g_ascii_strtoll(rt, NULL, 10);
+  e.runtime_id = (int)field_i64(&f[2]);
   e.thread = (uint32_t)field_u64(&f[3], 10);
   e.start_us = field_u64(&f[4], 10);
   e.dur_us = field_u64(&f[5], 10);
   e.value = field_u64(&f[6], 10);
-  e.reason = (int)g_ascii_strtoll(reason, NULL, 10);
+  e.reason = (int)field_i64(&f[7]);
   e.stack = GUINT_TO_POINTER((guint)field_u64(&f[8], 16));
   e.name = field_string(f[9].s, f[9].len);
   g_array_append_val(st->events, e);

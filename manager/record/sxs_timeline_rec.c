@@ -31,6 +31,11 @@ typedef struct {
   guint32 id_weight; /* id | (weight - 1) << 24 */
 } Rec;
 
+/* Sample i of chunk c: its time, stack id and weight. */
+#define REC_T(c, i) ((c)->base_us + (c)->recs[i].dt_us)
+#define REC_ID(c, i) ((c)->recs[i].id_weight & ID_MAX)
+#define REC_WEIGHT(c, i) (((c)->recs[i].id_weight >> ID_BITS) + 1)
+
 typedef struct {
   guint64 first;   /* the number of its first sample */
   guint64 base_us; /* dt_us counts from here */
@@ -193,10 +198,10 @@ static void fold_oldest_locked(guint64 before) {
   if (!c)
     return;
   while (c->head < c->n) {
-    guint64 t = c->base_us + c->recs[c->head].dt_us;
+    guint64 t = REC_T(c, c->head);
     if (t >= before)
       break;
-    fold_sample_locked(t, c->recs[c->head].id_weight & ID_MAX, (c->recs[c->head].id_weight >> ID_BITS) + 1);
+    fold_sample_locked(t, REC_ID(c, c->head), REC_WEIGHT(c, c->head));
     tl.detail_from_us = MAX(tl.detail_from_us, t + 1);
     c->head++;
   }
@@ -223,7 +228,7 @@ static void bound_locked(guint64 now_us) {
     fold_oldest_locked(G_MAXUINT64);
   while (window && now_us > window && tl.chunks.length > 0) {
     Chunk *oldest = g_queue_peek_head(&tl.chunks);
-    if (oldest->head < oldest->n && oldest->base_us + oldest->recs[oldest->head].dt_us >= now_us - window)
+    if (oldest->head < oldest->n && REC_T(oldest, oldest->head) >= now_us - window)
       break;
     fold_oldest_locked(now_us - window);
   }
@@ -332,6 +337,19 @@ static void seconds_locked(GArray *out) {
   g_array_set_size(out, kept);
 }
 
+/* An event record as the recorder gives it out. */
+static SxsTimelineRecEvent rec_event(const EventRec *r) {
+  return (SxsTimelineRecEvent){.kind = r->kind,
+                               .runtime_id = r->runtime_id,
+                               .thread = r->thread,
+                               .start_us = r->start_us,
+                               .dur_us = r->dur_us,
+                               .value = r->value,
+                               .reason = r->reason,
+                               .name = r->name,
+                               .stack_id = r->stack_id};
+}
+
 void sxs__timeline_rec_fill(SxsProfileModel *m, GHashTable *stacks_by_id) {
   SxsTimelineModel *t = &m->timeline;
   clock_once();
@@ -352,26 +370,25 @@ void sxs__timeline_rec_fill(SxsProfileModel *m, GHashTable *stacks_by_id) {
     for (GList *l = tl.chunks.head; l; l = l->next) {
       const Chunk *c = l->data;
       for (guint i = c->head; i < c->n; i++) {
-        SxsStackModel *s = g_hash_table_lookup(stacks_by_id, GUINT_TO_POINTER(c->recs[i].id_weight & ID_MAX));
+        SxsStackModel *s = g_hash_table_lookup(stacks_by_id, GUINT_TO_POINTER(REC_ID(c, i)));
         if (!s)
           continue;
-        SxsTimelineSample ts = {
-            .t_us = c->base_us + c->recs[i].dt_us, .stack = s, .weight = (c->recs[i].id_weight >> ID_BITS) + 1};
+        SxsTimelineSample ts = {.t_us = REC_T(c, i), .stack = s, .weight = REC_WEIGHT(c, i)};
         g_array_append_val(t->samples, ts);
       }
     }
     for (guint i = tl.events_head; i < tl.events->len; i++) {
-      const EventRec *r = &g_array_index(tl.events, EventRec, i);
-      SxsTimelineEvent e = {.kind = r->kind,
-                            .runtime_id = r->runtime_id,
-                            .thread = r->thread,
-                            .start_us = r->start_us,
-                            .dur_us = r->dur_us,
-                            .value = r->value,
-                            .reason = r->reason,
-                            .name = g_strdup(r->name),
+      SxsTimelineRecEvent r = rec_event(&g_array_index(tl.events, EventRec, i));
+      SxsTimelineEvent e = {.kind = r.kind,
+                            .runtime_id = r.runtime_id,
+                            .thread = r.thread,
+                            .start_us = r.start_us,
+                            .dur_us = r.dur_us,
+                            .value = r.value,
+                            .reason = r.reason,
+                            .name = g_strdup(r.name),
                             .stack =
-                                r->stack_id ? g_hash_table_lookup(stacks_by_id, GUINT_TO_POINTER(r->stack_id)) : NULL};
+                                r.stack_id ? g_hash_table_lookup(stacks_by_id, GUINT_TO_POINTER(r.stack_id)) : NULL};
       g_array_append_val(t->events, e);
     }
     seconds_locked(t->seconds);
@@ -401,9 +418,7 @@ void sxs__timeline_rec_changes(gboolean all, SxsTimelineRecChanges *ret) {
     if (c->first + c->n <= from)
       continue;
     for (guint i = MAX(c->head, from > c->first ? (guint)(from - c->first) : 0); i < c->n; i++) {
-      SxsTimelineRecSample s = {.t_us = c->base_us + c->recs[i].dt_us,
-                                .id = c->recs[i].id_weight & ID_MAX,
-                                .weight = (c->recs[i].id_weight >> ID_BITS) + 1};
+      SxsTimelineRecSample s = {.t_us = REC_T(c, i), .id = REC_ID(c, i), .weight = REC_WEIGHT(c, i)};
       g_array_append_val(ret->samples, s);
     }
   }
@@ -411,16 +426,7 @@ void sxs__timeline_rec_changes(gboolean all, SxsTimelineRecChanges *ret) {
   guint64 first_event = tl.events_dropped; /* the number of the event at events_head */
   guint64 efrom = all ? first_event : MAX(tl.reported_event, first_event);
   for (guint64 i = tl.events_head + (efrom - first_event); i < tl.events->len; i++) {
-    const EventRec *r = &g_array_index(tl.events, EventRec, i);
-    SxsTimelineRecEvent e = {.kind = r->kind,
-                             .runtime_id = r->runtime_id,
-                             .thread = r->thread,
-                             .start_us = r->start_us,
-                             .dur_us = r->dur_us,
-                             .value = r->value,
-                             .reason = r->reason,
-                             .name = r->name,
-                             .stack_id = r->stack_id};
+    SxsTimelineRecEvent e = rec_event(&g_array_index(tl.events, EventRec, i));
     g_array_append_val(ret->events, e);
   }
   tl.reported_event = first_event + (tl.events->len - tl.events_head);
