@@ -10,6 +10,7 @@
  * Initialize runs (sxs_features.c) and the catch-up after an attach (sxs_catchup.c). */
 #include "sxs_callback.h"
 
+#include "sxs_activity.h"
 #include "sxs_attach.h"
 #include "sxs_attach_control.h"
 
@@ -461,8 +462,10 @@ static HRESULT callback_ThreadDestroyed(ICorProfilerCallback11 *This, ThreadID t
   sxs__sampler_thread_destroyed(self->runtime->id, threadId);
   /* The thread that ended, not the one that says so (often the finalizer). */
   uint32_t os_tid = sxs__manager_thread_destroyed(self->runtime, threadId);
-  if (os_tid)
+  if (os_tid) {
     sxs__timeline_rec_event(SXS_TIMELINE_THREAD_END, self->runtime->id, os_tid, at, 0, 0, 0, NULL, 0);
+    sxs__activity_thread_gone(os_tid);
+  }
   return S_OK;
 }
 
@@ -975,6 +978,90 @@ static gboolean allocation_tick(DWORD version, LPCBYTE data, ULONG len, guint64 
   *ret_size = size;
   return TRUE;
 }
+/* The endpoints' events (sxs_features.c), by provider:
+ *   Microsoft.AspNetCore.Hosting: RequestStart (3): Method, Path, NUL-terminated UTF-16 strings;
+ *                         RequestStop (4), the request's activity ID each;
+ *   System.Threading.Tasks.TplEventSource: TraceOperationBegin (14): TaskID i32, OperationName
+ *                         string, RelatedContext i64; TraceOperationEnd (15): TaskID i32, Status
+ *                         i32; TraceSynchronousWorkBegin (17): TaskID i32, Work i32;
+ *                         TraceSynchronousWorkEnd (18): Work i32. */
+#define SXS_EVENT_REQUEST_START 3
+#define SXS_EVENT_REQUEST_STOP 4
+#define SXS_EVENT_OPERATION_BEGIN 14
+#define SXS_EVENT_OPERATION_END 15
+#define SXS_EVENT_WORK_BEGIN 17
+#define SXS_EVENT_WORK_END 18
+
+typedef enum { PROVIDER_RUNTIME, PROVIDER_HOSTING, PROVIDER_TPL } ProviderKind;
+
+/* Which provider an event came from: its handle as learnt, else its name asked once. */
+static ProviderKind provider_kind(SxsCallback *self, EVENTPIPE_PROVIDER provider) {
+  if (!self->endpoints_on)
+    return PROVIDER_RUNTIME;
+  if (provider == __atomic_load_n(&self->hosting_provider, __ATOMIC_ACQUIRE))
+    return PROVIDER_HOSTING;
+  if (provider == __atomic_load_n(&self->tpl_provider, __ATOMIC_ACQUIRE))
+    return PROVIDER_TPL;
+  for (guint i = 0; i < G_N_ELEMENTS(self->other_providers); i++)
+    if (provider == __atomic_load_n(&self->other_providers[i], __ATOMIC_ACQUIRE))
+      return PROVIDER_RUNTIME;
+  ICorProfilerInfo15 *info = self->info;
+  WCHAR name[128];
+  ULONG n = 0;
+  if (!info || info->lpVtbl->EventPipeGetProviderInfo(info, provider, G_N_ELEMENTS(name), &n, name) < 0)
+    return PROVIDER_RUNTIME;
+  g_autofree char *utf8 =
+      g_utf16_to_utf8((const gunichar2 *)name, MIN((glong)n, (glong)G_N_ELEMENTS(name)), NULL, NULL, NULL);
+  if (g_strcmp0(utf8, "Microsoft.AspNetCore.Hosting") == 0) {
+    __atomic_store_n(&self->hosting_provider, provider, __ATOMIC_RELEASE);
+    return PROVIDER_HOSTING;
+  }
+  if (g_strcmp0(utf8, "System.Threading.Tasks.TplEventSource") == 0) {
+    __atomic_store_n(&self->tpl_provider, provider, __ATOMIC_RELEASE);
+    return PROVIDER_TPL;
+  }
+  for (guint i = 0; i < G_N_ELEMENTS(self->other_providers); i++) {
+    EVENTPIPE_PROVIDER none = 0;
+    if (__atomic_compare_exchange_n(&self->other_providers[i], &none, provider, FALSE, __ATOMIC_ACQ_REL,
+                                    __ATOMIC_ACQUIRE))
+      break;
+  }
+  return PROVIDER_RUNTIME;
+}
+
+static gint32 payload_i32(LPCBYTE data, ULONG len, gsize at) {
+  gint32 v = 0;
+  if (data && len >= at + sizeof v)
+    memcpy(&v, data + at, sizeof v);
+  return v;
+}
+
+/* An endpoints event: the request's or the async operation's. */
+static void endpoints_event(SxsCallback *self, ProviderKind kind, DWORD eventId, LPCBYTE data, ULONG len,
+                            LPCGUID activity) {
+  const guint8 *act = (const guint8 *)activity;
+  int rt = self->runtime->id;
+  if (kind == PROVIDER_HOSTING) {
+    if (eventId == SXS_EVENT_REQUEST_START) {
+      g_autofree char *method = NULL, *path = NULL;
+      gsize after = 0;
+      if (data && payload_utf16(data, len, 0, &method, &after))
+        payload_utf16(data, len, after, &path, &after);
+      sxs__activity_request_start(rt, act, method, path, sxs__timeline_rec_now_us());
+    } else if (eventId == SXS_EVENT_REQUEST_STOP) {
+      sxs__activity_request_stop(rt, act, sxs__timeline_rec_now_us());
+    }
+    return;
+  }
+  switch (eventId) {
+  case SXS_EVENT_OPERATION_BEGIN: sxs__activity_operation_begin(rt, payload_i32(data, len, 0), act); break;
+  case SXS_EVENT_OPERATION_END: sxs__activity_operation_end(rt, payload_i32(data, len, 0)); break;
+  case SXS_EVENT_WORK_BEGIN: sxs__activity_work_begin(rt, payload_i32(data, len, 0), payload_i32(data, len, 4)); break;
+  case SXS_EVENT_WORK_END: sxs__activity_work_end(rt, payload_i32(data, len, 0)); break;
+  default: break;
+  }
+}
+
 static HRESULT callback_EventPipeEventDelivered(ICorProfilerCallback11 *This, EVENTPIPE_PROVIDER provider,
                                                 DWORD eventId, DWORD eventVersion, ULONG cbMetadataBlob,
                                                 LPCBYTE metadataBlob, ULONG cbEventData, LPCBYTE eventData,
@@ -983,6 +1070,11 @@ static HRESULT callback_EventPipeEventDelivered(ICorProfilerCallback11 *This, EV
   SxsCallback *self = impl_from_ICorProfilerCallback11(This);
   if (sxs__manager_quiet())
     return S_OK;
+  ProviderKind kind = provider_kind(self, provider);
+  if (kind != PROVIDER_RUNTIME) {
+    endpoints_event(self, kind, eventId, eventData, cbEventData, pActivityId);
+    return S_OK;
+  }
   if (eventId == SXS_EVENT_ALLOCATION_TICK) {
     guint64 bytes = 0, size = 0;
     g_autofree char *type = NULL;

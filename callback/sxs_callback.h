@@ -86,8 +86,14 @@ typedef struct {
                                                               * that have one; 0: none */
   gboolean allocations_sampled; /* the allocation profile records AllocationSampled, not GCAllocationTick
                                  * (set up with its session) */
-  SxsDynamicCode dynamic;       /* the dynamic methods' code, noted while sampling */
-  gboolean dynamic_on;          /* sampling: dynamic methods are noted as they are compiled */
+  gboolean endpoints_on;        /* requests are followed ([labels] endpoints=true; sxs_features.c) */
+  EVENTPIPE_SESSION endpoints_session;
+  /* The providers whose events the endpoints read, by handle, learnt as their first events come
+   * (atomic; 0: not yet): ASP.NET Core's hosting events and the TPL's. */
+  EVENTPIPE_PROVIDER hosting_provider, tpl_provider;
+  EVENTPIPE_PROVIDER other_providers[4]; /* providers seen that are neither (the runtime's) */
+  SxsDynamicCode dynamic;                /* the dynamic methods' code, noted while sampling */
+  gboolean dynamic_on;                   /* sampling: dynamic methods are noted as they are compiled */
   /* The timeline's open spans, set and read by the callbacks that raise them (the runtime calls
    * them one at a time): collections under way (a background one may hold an ephemeral one
    * inside), and a suspension for a GC. */

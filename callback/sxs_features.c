@@ -237,10 +237,69 @@ static const SxsFeature allocations_feature = {.name = "allocations",
                                                .mask = contention_mask, /* stack snapshots */
                                                .setup = allocations_setup};
 
+/* Endpoints ([labels] endpoints=true, --endpoints): which request each thread works for, from an
+ * in-process EventPipe session on ASP.NET Core's hosting events (RequestStart with the method and
+ * path, RequestStop) and the TPL's async operations (TraceOperationBegin/End, keyword 0x8, and
+ * TraceSynchronousWorkBegin/End, 0x20), with activity IDs flowing across awaits
+ * (TasksFlowActivityIds, 0x80); see manager/record/sxs_activity.h. */
+#define SXS_HOSTING_PROVIDER "Microsoft.AspNetCore.Hosting"
+#define SXS_TPL_PROVIDER "System.Threading.Tasks.TplEventSource"
+#define SXS_TPL_KEYWORDS G_GUINT64_CONSTANT(0x8 | 0x20 | 0x80)
+
+static gboolean endpoints_wanted(const SxsConfig *cfg) {
+  return cfg && cfg->labels_endpoints;
+}
+
+static const char *endpoints_unsupported(const SxsCapabilities *caps) {
+  return caps->info_version >= 12
+             ? NULL
+             : "requests are followed through an in-process EventPipe session (ICorProfilerInfo12, "
+               ".NET 5 and later): no sample is labelled with an endpoint";
+}
+
+static void endpoints_mask(const SxsCapabilities *caps, const SxsConfig *cfg, DWORD *low, DWORD *high) {
+  (void)caps;
+  (void)cfg;
+  (void)low;
+  (void)high;
+}
+
+static int endpoints_setup(SxsCallback *self, ICorProfilerInfo15 *info, const SxsConfig *cfg, char **ret_why) {
+  (void)cfg;
+  g_autofree gunichar2 *hosting = g_utf8_to_utf16(SXS_HOSTING_PROVIDER, -1, NULL, NULL, NULL);
+  g_autofree gunichar2 *tpl = g_utf8_to_utf16(SXS_TPL_PROVIDER, -1, NULL, NULL, NULL);
+  COR_PRF_EVENTPIPE_PROVIDER_CONFIG providers[2] = {
+      {.providerName = (const WCHAR *)tpl,
+       .keywords = SXS_TPL_KEYWORDS,
+       .loggingLevel = COR_PRF_EVENTPIPE_INFORMATIONAL},
+      {.providerName = (const WCHAR *)hosting,
+       .keywords = G_MAXUINT64,
+       .loggingLevel = COR_PRF_EVENTPIPE_INFORMATIONAL},
+  };
+  self->endpoints_on = TRUE;
+  EVENTPIPE_SESSION session = 0;
+  HRESULT hr = info->lpVtbl->EventPipeStartSession(info, 2, providers, FALSE, &session);
+  if (hr < 0) {
+    self->endpoints_on = FALSE;
+    const char *hr_name = sxs__hresult_name(hr);
+    *ret_why = hr_name ? g_strdup_printf("EventPipeStartSession failed: %s", hr_name)
+                       : g_strdup_printf("EventPipeStartSession failed: 0x%08X", (unsigned)hr);
+    return -EIO;
+  }
+  self->endpoints_session = session;
+  return 0;
+}
+
+static const SxsFeature endpoints_feature = {.name = "endpoints",
+                                             .wanted = endpoints_wanted,
+                                             .unsupported = endpoints_unsupported,
+                                             .mask = endpoints_mask,
+                                             .setup = endpoints_setup};
+
 /* In order: a setup may rely on the mask bits of the features before it. */
 static const SxsFeature *const features[] = {&counters_feature,   &inventory_feature,    &stacks_feature,
                                              &sampling_feature,   &sxs__tracing_feature, &exceptions_feature,
-                                             &contention_feature, &allocations_feature};
+                                             &contention_feature, &allocations_feature,  &endpoints_feature};
 
 /* Sets the runtime's event mask from its low and high halves: the classic call when no high bit
  * is needed, SetEventMask2 (Info5) when one is. */

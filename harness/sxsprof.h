@@ -33,6 +33,7 @@ typedef struct {
   const char *config_output;  /* output= written into the config itself (attach: no environment carries it) */
   gboolean quiet, wall, trace;
   gboolean inventory;                     /* --inventory: [profiler] inventory=true */
+  gboolean endpoints;                     /* --endpoints: [labels] endpoints=true */
   gboolean profiles[SXS_PROFILE_N_KINDS]; /* --exceptions, --lock, --alloc */
   guint formats;                          /* SXS_FORMAT_BIT()s, from --format (default all) */
   gboolean json_in_process;               /* the program writes its profile only: the launcher renders the views */
@@ -212,3 +213,6 @@ gboolean sxsprof_parse_moment(const char *option, const char *value, SxsprofMome
 /* Cuts each profile of profiles (SxsprofProfile*) to [from, to) (either may be not given): its own
  * timeline's, a share of its own run; FALSE after printing why. */
 gboolean sxsprof_slice_profiles(GPtrArray *profiles, const SxsprofMoment *from, const SxsprofMoment *to);
+/* Cuts each profile to one label, "endpoint=GET /orders/{id}" (--label); FALSE after one message
+ * on stderr when the text is not KEY=VALUE of a known key or a profile has no such label. */
+gboolean sxsprof_label_profiles(GPtrArray *profiles, const char *label);

@@ -95,6 +95,10 @@ static int parse_attach_options(int argc, char **argv, AttachOptions *o) {
       o->run.inventory = TRUE;
       continue;
     }
+    if (g_str_equal(a, "--endpoints")) {
+      o->run.endpoints = TRUE;
+      continue;
+    }
     if (g_str_equal(a, "--sample") || g_str_has_prefix(a, "--sample=")) {
       o->run.sample = a[8] == '=' ? a + 9 : "";
       if (a[8] == '\0' && i + 1 < argc && all_digits(argv[i + 1]))

@@ -40,6 +40,8 @@ const char sxsprof_usage[] =
     "      --lock                        profile lock contention: every wait, its time and stack (.NET 5+)\n"
     "      --alloc                       profile allocations: sampled every ~100 KB, by type and stack (.NET 5+)\n"
     "      --inventory                   list every function JIT-compiled, inlined or run precompiled, with counts\n"
+    "      --endpoints                   label samples, allocations, lock waits and exceptions with the HTTP\n"
+    "                                    endpoint of the request they were for (ASP.NET Core, .NET 5+)\n"
     "      --symbols DIR                 look for PDBs in DIR too (after each assembly's own folder)\n"
     "      --debug-dir DIR               look for native debug files in DIR too (after /usr/lib/debug)\n"
     "      --mode pick-first|pick-one|pick-all, --runtime SELECTOR   which runtimes to profile\n"
@@ -63,6 +65,9 @@ const char sxsprof_usage[] =
     "      --lines                       managed frames by source line, not by function\n"
     "      --by component                samples under their component (application, framework, JIT, GC,\n"
     "                                    runtime, libc, other native, kernel) as the graphs' first level\n"
+    "      --label endpoint=VALUE        only what was done for the requests of one endpoint (--endpoints):\n"
+    "                                    --label 'endpoint=GET /orders/{id}'\n"
+    "      --by endpoint                 also the file views of each endpoint, as PREFIX.endpoint.<name>.*\n"
     "      --compare A,B                 runtime B against runtime A of one profile (index, version or path);\n"
     "                                    options as for diff\n"
     "  sxsprof diff BASE NEW [options]   what changed from BASE to NEW (profiles, spools or folders of them)\n"
@@ -80,7 +85,7 @@ const char sxsprof_usage[] =
     "      --duration SEC                stop after SEC seconds (default: at Ctrl-C)\n"
     "      -o, --output PREFIX|FOLDER/   where the profile goes (default ./sxsprof-<pid>)\n"
     "      --sample[=HZ], --wall, --engine E, --event E, --stacks-on EVENTS, --inventory, --format LIST,\n"
-    "      --timeline WINDOW,\n"
+    "      --timeline WINDOW, --endpoints,\n"
     "      --mode MODE, -c FILE, -q\n"
     "                                    as for run\n";
 
@@ -145,6 +150,8 @@ char *sxsprof_write_run_config(const SxsprofRunOptions *o, GError **error) {
   for (int k = 0; k < SXS_PROFILE_N_KINDS; k++)
     if (o->profiles[k])
       sxs__config_keyfile_set(kf, sxs__config_profile_key((SxsProfileKind)k), "true");
+  if (o->endpoints)
+    sxs__config_keyfile_set(kf, SXS_KEY_LABELS_ENDPOINTS, "true");
   if (o->symbols) {
     g_autofree char *absolute = g_canonicalize_filename(o->symbols, NULL);
     sxs__config_keyfile_set(kf, SXS_KEY_LINES_PATHS, absolute);
@@ -855,6 +862,25 @@ static guint64 timeline_first_us(const SxsTimelineModel *t) {
   if (t->seconds->len)
     first = MIN(first, g_array_index(t->seconds, SxsTimelineSecond, 0).second * 1000000);
   return first == G_MAXUINT64 ? 0 : first;
+}
+
+gboolean sxsprof_label_profiles(GPtrArray *profiles, const char *label) {
+  const char *eq = strchr(label, '=');
+  if (!eq || (gsize)(eq - label) != strlen("endpoint") || strncmp(label, "endpoint", strlen("endpoint")) != 0 ||
+      !eq[1]) {
+    fprintf(stderr, "sxsprof: --label takes endpoint=VALUE (e.g. --label 'endpoint=GET /orders/{id}'), not \"%s\"\n",
+            label);
+    return FALSE;
+  }
+  for (guint i = 0; i < profiles->len; i++) {
+    SxsprofProfile *p = profiles->pdata[i];
+    g_autofree char *why = NULL;
+    if (!sxs__timeline_slice_label(p->model, eq + 1, &why)) {
+      fprintf(stderr, "sxsprof: %s: cannot cut to --label %s: %s\n", p->path, label, why);
+      return FALSE;
+    }
+  }
+  return TRUE;
 }
 
 gboolean sxsprof_slice_profiles(GPtrArray *profiles, const SxsprofMoment *from, const SxsprofMoment *to) {

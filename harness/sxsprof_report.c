@@ -185,11 +185,70 @@ static int report_compare(GPtrArray *paths, const char *compare, const char *for
   return sxsprof_render_diff(&r);
 }
 
+/* An endpoint as a part of a file name: "GET /orders/{id}" -> "GET_orders_id". */
+static char *endpoint_slug(const char *endpoint) {
+  GString *s = g_string_new(NULL);
+  for (const char *c = endpoint; *c; c++) {
+    if (g_ascii_isalnum(*c) || *c == '-' || *c == '.')
+      g_string_append_c(s, *c);
+    else if (s->len && s->str[s->len - 1] != '_')
+      g_string_append_c(s, '_');
+  }
+  while (s->len && s->str[s->len - 1] == '_')
+    g_string_truncate(s, s->len - 1);
+  if (s->len == 0)
+    g_string_append(s, "endpoint");
+  return g_string_free(s, FALSE);
+}
+
+/* --by endpoint: the file views once more for each endpoint of the profile at path, cut to it (and
+ * to the window), as BASE.endpoint.<slug>.<format>. Prints one line per endpoint written. */
+static int render_by_endpoint(const char *path, guint64 max_size, const SxsprofMoment *from, const SxsprofMoment *to,
+                              const SxsprofRender *whole) {
+  g_autofree char *why = NULL;
+  SxsprofProfile *first = sxsprof_profile_load(path, max_size, &why);
+  if (!first) {
+    fprintf(stderr, "sxsprof: %s\n", why);
+    return 1;
+  }
+  g_autoptr(GPtrArray) names = g_ptr_array_new_with_free_func(g_free);
+  for (guint i = 0; i < first->model->timeline.labels->len; i++)
+    g_ptr_array_add(names, g_strdup(first->model->timeline.labels->pdata[i]));
+  sxsprof_profile_free(first);
+  if (names->len == 0) {
+    fprintf(stderr,
+            "sxsprof: %s has no endpoints (record with --endpoints: an ASP.NET Core app on .NET 5 or "
+            "later)\n",
+            path);
+    return 2;
+  }
+  int status = 0;
+  for (guint i = 0; i < names->len; i++) {
+    g_autoptr(GPtrArray) one = g_ptr_array_new_with_free_func(sxsprof_profile_free);
+    SxsprofProfile *p = sxsprof_profile_load(path, max_size, &why);
+    if (!p)
+      return 1;
+    g_ptr_array_add(one, p);
+    g_autofree char *label = g_strconcat("endpoint=", (const char *)names->pdata[i], NULL);
+    if (((from->given || to->given) && !sxsprof_slice_profiles(one, from, to)) || !sxsprof_label_profiles(one, label))
+      return 2;
+    g_autofree char *slug = endpoint_slug(names->pdata[i]);
+    g_autofree char *base = g_strdup_printf("%s.endpoint.%s", whole->base, slug);
+    SxsprofRender r = *whole;
+    r.base = base;
+    r.formats &= SXS_FORMATS_ALL_FILES & ~SXS_FORMAT_BIT(SXS_FORMAT_JSON);
+    r.summary_out = NULL;
+    fprintf(stdout, "endpoint %s: %s.*\n", (const char *)names->pdata[i], base);
+    status |= sxsprof_render(p->model, &r);
+  }
+  return status;
+}
+
 int sxsprof_report_main(int argc, char **argv) {
   long top = 10, runtime = 0;
   guint64 max_size = 0;
-  const char *format = NULL, *output = NULL, *thread = NULL, *view = NULL, *compare = NULL;
-  gboolean by_line = FALSE, by_component = FALSE, exact = FALSE, absolute = FALSE, phases = FALSE;
+  const char *format = NULL, *output = NULL, *thread = NULL, *view = NULL, *compare = NULL, *label = NULL;
+  gboolean by_line = FALSE, by_component = FALSE, by_endpoint = FALSE, exact = FALSE, absolute = FALSE, phases = FALSE;
   SxsprofMoment from = {0}, to = {0};
   g_autoptr(GPtrArray) paths = g_ptr_array_new();
   for (int i = 0; i < argc; i++) {
@@ -225,12 +284,15 @@ int sxsprof_report_main(int argc, char **argv) {
       compare = v;
     } else if (g_str_equal(argv[i], "--lines")) {
       by_line = TRUE;
+    } else if ((v = option_value(argc, argv, &i, "--label", &missing))) {
+      label = v;
     } else if ((v = option_value(argc, argv, &i, "--by", &missing))) {
-      if (!g_str_equal(v, "component")) {
-        fprintf(stderr, "sxsprof: --by takes component, not \"%s\"\n", v);
+      if (!g_str_equal(v, "component") && !g_str_equal(v, "endpoint")) {
+        fprintf(stderr, "sxsprof: --by takes component or endpoint, not \"%s\"\n", v);
         return 2;
       }
-      by_component = TRUE;
+      by_component |= g_str_equal(v, "component");
+      by_endpoint |= g_str_equal(v, "endpoint");
     } else if (g_str_equal(argv[i], "--exact-names")) {
       exact = TRUE;
     } else if (g_str_equal(argv[i], "--absolute")) {
@@ -323,14 +385,27 @@ int sxsprof_report_main(int argc, char **argv) {
   sxsprof_profiles_sort(profiles);
   if ((from.given || to.given) && !sxsprof_slice_profiles(profiles, &from, &to))
     return 2;
+  if (label && !sxsprof_label_profiles(profiles, label))
+    return 2;
   if (phases)
     return print_phases(profiles);
+  if (by_endpoint && profiles->len != 1) {
+    fprintf(stderr, "sxsprof: --by endpoint renders one profile's endpoints; %u profiles were given\n", profiles->len);
+    return 2;
+  }
 
   /* Files of one profile go beside it unless -o says where; several need -o, and so does a cut (the
    * files beside a profile are its whole run's). */
-  if (!base && (formats & SXS_FORMATS_ALL_FILES) && (from.given || to.given)) {
-    fprintf(stderr, "sxsprof: --from/--to with files needs -o PREFIX: the files beside the profile are its whole "
-                    "run's; nothing was written\n");
+  if (!base && (formats & SXS_FORMATS_ALL_FILES) && (from.given || to.given || label)) {
+    fprintf(stderr,
+            "sxsprof: %s with files needs -o PREFIX: the files beside the profile are its whole "
+            "run's; nothing was written\n",
+            label ? "--label" : "--from/--to");
+    return 2;
+  }
+  if (by_endpoint && !(formats & SXS_FORMATS_ALL_FILES & ~SXS_FORMAT_BIT(SXS_FORMAT_JSON))) {
+    fprintf(stderr, "sxsprof: --by endpoint writes files (a flame graph per endpoint): give -o PREFIX or --format "
+                    "svg\n");
     return 2;
   }
   if (!base && (formats & SXS_FORMATS_ALL_FILES)) {
@@ -378,7 +453,10 @@ int sxsprof_report_main(int argc, char **argv) {
     const SxsprofProfile *p = profiles->pdata[0];
     if (summary)
       fprintf(stdout, "profile %s:\n", p->path);
-    return sxsprof_render(p->model, &r);
+    int status = sxsprof_render(p->model, &r);
+    if (by_endpoint && (!label || status == 0))
+      status |= render_by_endpoint(p->path, max_size, &from, &to, &r);
+    return status;
   }
   /* Several: each one's summary, then all of them as one profile. */
   if (summary) {

@@ -166,6 +166,10 @@ static int parse_run_options(int argc, char **argv, SxsprofRunOptions *o) {
       o->inventory = TRUE;
       continue;
     }
+    if (g_str_equal(a, "--endpoints")) {
+      o->endpoints = TRUE;
+      continue;
+    }
     if (g_str_equal(a, "--trace")) {
       o->trace = TRUE;
       continue;

@@ -54,14 +54,16 @@ enum {
   GROUP_LINES,
   GROUP_SYMBOLS,
   GROUP_TIMELINE,
+  GROUP_LABELS,
   N_GROUPS
 };
 
-static const char *const config_groups[N_GROUPS] = {"profiler",   "tracing",     "stacks", "sampling", "exceptions",
-                                                    "contention", "allocations", "lines",  "symbols",  "timeline"};
+static const char *const config_groups[N_GROUPS] = {"profiler",   "tracing",    "stacks",      "sampling",
+                                                    "exceptions", "contention", "allocations", "lines",
+                                                    "symbols",    "timeline",   "labels"};
 static const char *const config_group_labels[N_GROUPS] = {"[profiler]",   "[tracing]",    "[stacks]",      "[sampling]",
                                                           "[exceptions]", "[contention]", "[allocations]", "[lines]",
-                                                          "[symbols]",    "[timeline]"};
+                                                          "[symbols]",    "[timeline]",   "[labels]"};
 
 #define N_KEYS SXS_CONFIG_N_KEYS
 
@@ -1373,6 +1375,9 @@ static const ConfigKey config_key_table[N_KEYS] = {
                                     .help = "more roots for native debug files, after /usr/lib/debug"},
     [SXS_KEY_TIMELINE_WINDOW] = {GROUP_TIMELINE, "window", config_key_window, FIELD(timeline_window_s),
                                  .help = "the last part of the run whose samples keep their times (0: all of it)"},
+    [SXS_KEY_LABELS_ENDPOINTS] = {GROUP_LABELS, "endpoints", config_key_boolean, FIELD(labels_endpoints),
+                                  .help =
+                                      "label samples and events with the HTTP endpoint of the request they were for"},
 };
 
 #undef WORDS

@@ -132,8 +132,9 @@ typedef struct {
   gboolean profiles[SXS_PROFILE_N_KINDS]; /* [exceptions], [contention], [allocations] enabled=, default false */
   SxsLinesConfig lines;
   SxsSymbolsConfig symbols;
-  guint timeline_window_s; /* [timeline] window=: the last seconds of the run kept in full detail; 0 (default):
+  guint timeline_window_s;   /* [timeline] window=: the last seconds of the run kept in full detail; 0 (default):
                             * the whole run, up to the timeline's memory cap */
+  gboolean labels_endpoints; /* [labels] endpoints=: samples and events labelled by HTTP endpoint (default false) */
 } SxsConfig;
 
 /* Every key of the file, by group, in the order the file's values are checked. Everything about a
@@ -170,6 +171,7 @@ typedef enum {
   SXS_KEY_LINES_PATHS,
   SXS_KEY_SYMBOLS_DEBUG_DIRS,
   SXS_KEY_TIMELINE_WINDOW,
+  SXS_KEY_LABELS_ENDPOINTS,
   SXS_CONFIG_N_KEYS
 } SxsConfigKey;
 

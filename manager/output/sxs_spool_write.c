@@ -18,6 +18,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "sxs_activity.h"
 #include "sxs_manager.h"
 #include "sxs_events.h"
 #include "sxs_json.h"
@@ -51,6 +52,7 @@ static struct {
   SpoolDigest traced;   /* of the last T document */
   gint64 traced_at;     /* when the last T was considered (monotonic, us) */
   gint64 traced_period; /* until the next T: a second, or 20 times what the last one took */
+  guint labels_written; /* endpoints whose L record the open file has */
   SxsSpoolStats stats;
   gboolean broken; /* an append failed: the spool was removed and is kept no more */
 } spool = {.fd = -1};
@@ -156,6 +158,16 @@ static void append_stacks(GString *b, gboolean all) {
 static void append_timeline(GString *b, gboolean all) {
   SxsTimelineRecChanges c;
   sxs__timeline_rec_changes(all, &c);
+  /* The endpoints' names before the samples that name them. */
+  if (sxs__activity_any()) {
+    g_autoptr(GPtrArray) labels = sxs__activity_labels();
+    for (guint i = all ? 0 : spool.labels_written; i < labels->len; i++) {
+      g_string_append_printf(b, "L\t%u\t", i + 1);
+      sxs__spool_append_string(b, labels->pdata[i]);
+      g_string_append_c(b, '\n');
+    }
+    spool.labels_written = labels->len;
+  }
   for (guint i = 0; i < c.seconds->len; i++) {
     const SxsTimelineSecond *q = &g_array_index(c.seconds, SxsTimelineSecond, i);
     g_string_append_printf(b, "Q\t%" G_GUINT64_FORMAT "\t%u\t%" G_GUINT64_FORMAT "\n", q->second, q->thread,
@@ -174,6 +186,8 @@ static void append_timeline(GString *b, gboolean all) {
       g_string_append_printf(b, "%s%x:%" G_GINT64_FORMAT, j > i ? "," : "", s->id, d);
       if (s->weight != 1)
         g_string_append_printf(b, "*%u", s->weight);
+      if (s->label)
+        g_string_append_printf(b, "@%u", s->label);
     }
     g_string_append_c(b, '\n');
   }
@@ -184,6 +198,8 @@ static void append_timeline(GString *b, gboolean all) {
         sxs__timeline_event_name(e->kind), e->runtime_id, e->thread, e->start_us, e->dur_us, e->value, e->reason,
         e->stack_id);
     sxs__spool_append_string(b, e->name);
+    if (e->label)
+      g_string_append_printf(b, "\t%u", e->label);
     g_string_append_c(b, '\n');
   }
   sxs__timeline_rec_changes_clear(&c);

@@ -164,8 +164,8 @@ void sxs__timeline_event_clear(gpointer p) {
 }
 
 static const char *const timeline_event_names[SXS_TIMELINE_N_EVENTS] = {
-    "gc",         "pause",       "exception",     "lock-wait",    "allocation", "thread-start",
-    "thread-end", "module-load", "runtime-start", "runtime-stop", "jit",        "heap"};
+    "gc",          "pause",         "exception",    "lock-wait", "allocation", "thread-start", "thread-end",
+    "module-load", "runtime-start", "runtime-stop", "jit",       "heap",       "request"};
 
 const char *sxs__timeline_event_name(SxsTimelineEventKind k) {
   return k < SXS_TIMELINE_N_EVENTS ? timeline_event_names[k] : "unknown";
@@ -194,10 +194,12 @@ int sxs__timeline_event_compare(gconstpointer a, gconstpointer b) {
 
 void sxs__timeline_model_clear(SxsTimelineModel *t) {
   GArray *samples = t->samples, *events = t->events, *seconds = t->seconds;
+  GPtrArray *labels = t->labels;
   g_array_set_size(samples, 0);
   g_array_set_size(events, 0);
   g_array_set_size(seconds, 0);
-  *t = (SxsTimelineModel){.samples = samples, .events = events, .seconds = seconds};
+  g_ptr_array_set_size(labels, 0);
+  *t = (SxsTimelineModel){.samples = samples, .events = events, .seconds = seconds, .labels = labels};
 }
 
 SxsProfileModel *sxs__profile_model_new(void) {
@@ -218,6 +220,7 @@ SxsProfileModel *sxs__profile_model_new(void) {
   m->timeline.events = g_array_new(FALSE, FALSE, sizeof(SxsTimelineEvent));
   g_array_set_clear_func(m->timeline.events, sxs__timeline_event_clear);
   m->timeline.seconds = g_array_new(FALSE, FALSE, sizeof(SxsTimelineSecond));
+  m->timeline.labels = g_ptr_array_new_with_free_func(g_free);
   return m;
 }
 
@@ -288,6 +291,7 @@ void sxs__profile_model_free(SxsProfileModel *m) {
   g_array_unref(m->timeline.samples);
   g_array_unref(m->timeline.events);
   g_array_unref(m->timeline.seconds);
+  g_ptr_array_unref(m->timeline.labels);
   g_free(m);
 }
 
@@ -885,6 +889,13 @@ static void render_timeline(SxsJsonWriter *w, const SxsProfileModel *m) {
   sxs__json_member_uint(w, "monotonic_start_us", t->monotonic_start_us);
   sxs__json_member_uint(w, "folded_samples", t->folded_samples);
   sxs__json_member_uint(w, "dropped_events", t->dropped_events);
+  if (t->labels->len) {
+    sxs__json_key(w, "labels");
+    sxs__json_begin_array_inline(w);
+    for (guint i = 0; i < t->labels->len; i++)
+      sxs__json_string(w, t->labels->pdata[i]);
+    sxs__json_end_array(w);
+  }
   g_autoptr(GHashTable) samples_index = stack_index_new(m->samples.stacks);
   g_autoptr(GPtrArray) by_thread = g_ptr_array_sized_new(t->samples->len);
   for (guint i = 0; i < t->samples->len; i++) {
@@ -898,9 +909,10 @@ static void render_timeline(SxsJsonWriter *w, const SxsProfileModel *m) {
   for (guint i = 0; i < by_thread->len;) {
     uint32_t tid = ((SxsTimelineSample *)by_thread->pdata[i])->stack->thread;
     guint end = i;
-    gboolean weighted = FALSE;
+    gboolean weighted = FALSE, labelled = FALSE;
     while (end < by_thread->len && ((SxsTimelineSample *)by_thread->pdata[end])->stack->thread == tid) {
       weighted |= ((SxsTimelineSample *)by_thread->pdata[end])->weight != 1;
+      labelled |= ((SxsTimelineSample *)by_thread->pdata[end])->label != 0;
       end++;
     }
     sxs__json_begin_object_inline(w);
@@ -926,6 +938,13 @@ static void render_timeline(SxsJsonWriter *w, const SxsProfileModel *m) {
       sxs__json_begin_array_inline(w);
       for (guint j = i; j < end; j++)
         sxs__json_uint(w, ((SxsTimelineSample *)by_thread->pdata[j])->weight);
+      sxs__json_end_array(w);
+    }
+    if (labelled) {
+      sxs__json_key(w, "l");
+      sxs__json_begin_array_inline(w);
+      for (guint j = i; j < end; j++)
+        sxs__json_uint(w, ((SxsTimelineSample *)by_thread->pdata[j])->label);
       sxs__json_end_array(w);
     }
     sxs__json_end_object(w);
@@ -958,6 +977,8 @@ static void render_timeline(SxsJsonWriter *w, const SxsProfileModel *m) {
         e->stack && pk < SXS_PROFILE_N_KINDS ? GPOINTER_TO_UINT(g_hash_table_lookup(profile_index[pk], e->stack)) : 0;
     if (at)
       sxs__json_member_uint(w, "stack", at - 1);
+    if (e->label)
+      sxs__json_member_uint(w, "label", e->label);
     sxs__json_end_object(w);
   }
   sxs__json_end_array(w);

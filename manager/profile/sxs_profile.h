@@ -392,6 +392,7 @@ typedef struct {
   guint64 t_us;
   SxsStackModel *stack; /* borrowed from samples.stacks; its thread is the sample's */
   guint32 weight;       /* periods it stands for (as the stack's count) */
+  guint label;          /* the endpoint of the request it was taken for (index + 1 into labels), 0: none */
 } SxsTimelineSample;
 
 typedef enum {
@@ -408,6 +409,7 @@ typedef enum {
   SXS_TIMELINE_JIT,           /* a JIT compilation, start to finish: value the FunctionID, name the function's when
                                * the profile knows it (the inventory, or a frame of it sampled) */
   SXS_TIMELINE_HEAP,          /* the heap after a GC (with the allocation profile): value its bytes */
+  SXS_TIMELINE_REQUEST,       /* a request (--endpoints), start to stop: label its endpoint, thread where it began */
   SXS_TIMELINE_N_EVENTS
 } SxsTimelineEventKind;
 
@@ -420,6 +422,7 @@ typedef struct {
   int reason;
   char *name;           /* owned, or NULL */
   SxsStackModel *stack; /* borrowed from the kind's profile's stacks, or NULL */
+  guint label;          /* the endpoint of the request it happened for (as a sample's), 0: none */
 } SxsTimelineEvent;
 
 /* Samples of one thread in one second, older than the detail kept. */
@@ -443,6 +446,7 @@ typedef struct {
   GArray *samples;            /* SxsTimelineSample, by time */
   GArray *events;             /* SxsTimelineEvent, by start */
   GArray *seconds;            /* SxsTimelineSecond, by second then thread */
+  GPtrArray *labels;          /* char*, the endpoints (--endpoints) samples and events name by index + 1; owned */
 } SxsTimelineModel;
 
 /* "gc", "pause", "exception", "lock-wait", "allocation", "thread-start", "thread-end",

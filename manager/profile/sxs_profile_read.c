@@ -1024,16 +1024,26 @@ static SxsStackModel *read_stack_index(SxsJsonReader *r, const GPtrArray *stacks
   return stacks->pdata[v];
 }
 
-/* "timeline"."threads"[i]: t (deltas), s (stack indices) and w (weights, optional), one each a sample. */
+/* "timeline"."threads"[i]: t (deltas), s (stack indices), w (weights, optional) and l (labels,
+ * optional), one each a sample. */
 static void read_timeline_thread(SxsJsonReader *r, const SxsProfileModel *m, GArray *samples) {
   if (!sxs__json_reader_begin_object(r))
     return;
   g_autoptr(GArray) times = g_array_new(FALSE, FALSE, sizeof(guint64));
   g_autoptr(GPtrArray) stacks = g_ptr_array_new();
   g_autoptr(GArray) weights = g_array_new(FALSE, FALSE, sizeof(guint32));
+  g_autoptr(GArray) labels = g_array_new(FALSE, FALSE, sizeof(guint));
   const char *key;
   while (sxs__json_reader_next_member(r, &key)) {
-    if (key_is(key, "t") && sxs__json_reader_begin_array(r)) {
+    if (key_is(key, "l") && sxs__json_reader_begin_array(r)) {
+      while (sxs__json_reader_next_element(r)) {
+        guint64 l = 0;
+        if (!read_bounded(r, G_MAXUINT16, &l))
+          break;
+        guint l32 = (guint)l;
+        g_array_append_val(labels, l32);
+      }
+    } else if (key_is(key, "t") && sxs__json_reader_begin_array(r)) {
       guint64 at = 0;
       while (sxs__json_reader_next_element(r)) {
         guint64 d = 0;
@@ -1063,15 +1073,17 @@ static void read_timeline_thread(SxsJsonReader *r, const SxsProfileModel *m, GAr
   }
   if (sxs__json_reader_message(r))
     return;
-  if (times->len != stacks->len || (weights->len && weights->len != times->len)) {
-    sxs__json_reader_fail(r, SXS_JSON_READ_VALUE, "a thread's t, s and w differ in length (%u, %u, %u)", times->len,
-                          stacks->len, weights->len);
+  if (times->len != stacks->len || (weights->len && weights->len != times->len) ||
+      (labels->len && labels->len != times->len)) {
+    sxs__json_reader_fail(r, SXS_JSON_READ_VALUE, "a thread's t, s, w and l differ in length (%u, %u, %u, %u)",
+                          times->len, stacks->len, weights->len, labels->len);
     return;
   }
   for (guint i = 0; i < times->len; i++) {
     SxsTimelineSample s = {.t_us = g_array_index(times, guint64, i),
                            .stack = stacks->pdata[i],
-                           .weight = weights->len ? g_array_index(weights, guint32, i) : 1};
+                           .weight = weights->len ? g_array_index(weights, guint32, i) : 1,
+                           .label = labels->len ? g_array_index(labels, guint, i) : 0};
     g_array_append_val(samples, s);
   }
 }
@@ -1104,7 +1116,11 @@ static void read_timeline_event(SxsJsonReader *r, const SxsProfileModel *m, GArr
       read_str(r, &e.name);
     else if (key_is(key, "stack"))
       read_bounded(r, G_MAXUINT32, &stack);
-    else
+    else if (key_is(key, "label")) {
+      guint64 l = 0;
+      if (read_bounded(r, G_MAXUINT16, &l))
+        e.label = (guint)l;
+    } else
       sxs__json_reader_skip(r);
   }
   SxsProfileKind pk = sxs__timeline_event_profile(e.kind);
@@ -1142,7 +1158,13 @@ static void read_timeline(SxsJsonReader *r, SxsProfileModel *m) {
       read_count(r, &t->folded_samples);
     else if (key_is(key, "dropped_events"))
       read_count(r, &t->dropped_events);
-    else if (key_is(key, "threads") && sxs__json_reader_begin_array(r)) {
+    else if (key_is(key, "labels") && sxs__json_reader_begin_array(r)) {
+      while (sxs__json_reader_next_element(r)) {
+        char *label = NULL;
+        read_str(r, &label);
+        g_ptr_array_add(t->labels, label ? label : g_strdup("?"));
+      }
+    } else if (key_is(key, "threads") && sxs__json_reader_begin_array(r)) {
       while (sxs__json_reader_next_element(r))
         read_timeline_thread(r, m, t->samples);
     } else if (key_is(key, "events") && sxs__json_reader_begin_array(r)) {
@@ -1171,6 +1193,17 @@ static void read_timeline(SxsJsonReader *r, SxsProfileModel *m) {
       }
     } else
       sxs__json_reader_skip(r);
+  }
+  /* A label the table does not name is none. */
+  for (guint i = 0; i < t->samples->len; i++) {
+    SxsTimelineSample *s = &g_array_index(t->samples, SxsTimelineSample, i);
+    if (s->label > t->labels->len)
+      s->label = 0;
+  }
+  for (guint i = 0; i < t->events->len; i++) {
+    SxsTimelineEvent *e = &g_array_index(t->events, SxsTimelineEvent, i);
+    if (e->label > t->labels->len)
+      e->label = 0;
   }
   g_array_sort(t->samples, sxs__timeline_sample_compare);
   g_array_sort(t->events, sxs__timeline_event_compare);

@@ -120,6 +120,7 @@ typedef struct {
   GArray *samples;       /* SpoolSample: the timeline's samples */
   GArray *events;        /* SxsTimelineEvent, stack the id (GUINT_TO_POINTER) until the rebuild */
   GArray *seconds;       /* SxsTimelineSecond */
+  GPtrArray *labels;     /* char*, the endpoints by label - 1 (L records) */
   int signal;
 } SpoolState;
 
@@ -127,6 +128,7 @@ typedef struct {
   guint64 t_us;
   guint id;
   guint32 weight;
+  guint label;
 } SpoolSample;
 
 static void apply_function(SpoolState *st, const Field *f, guint n) {
@@ -226,7 +228,7 @@ static void apply_weight(SpoolState *st, const Field *f, guint n) {
   }
 }
 
-/* P <t_us> <id>:<delta>[*weight],... */
+/* P <t_us> <id>:<delta>[*weight][@label],... */
 static void apply_samples(SpoolState *st, const Field *f, guint n) {
   if (n < 3)
     return;
@@ -240,16 +242,23 @@ static void apply_samples(SpoolState *st, const Field *f, guint n) {
     guint64 id = g_ascii_strtoull(item, &rest, 16);
     if (rest && *rest == ':') {
       gint64 d = g_ascii_strtoll(rest + 1, &rest, 10);
-      guint64 w = rest && *rest == '*' ? g_ascii_strtoull(rest + 1, NULL, 10) : 1;
+      guint64 w = 1, label = 0;
+      if (rest && *rest == '*')
+        w = g_ascii_strtoull(rest + 1, &rest, 10);
+      if (rest && *rest == '@')
+        label = g_ascii_strtoull(rest + 1, NULL, 10);
       t += d;
-      SpoolSample s = {.t_us = t > 0 ? (guint64)t : 0, .id = (guint)id, .weight = (guint32)CLAMP(w, 1, G_MAXUINT32)};
+      SpoolSample s = {.t_us = t > 0 ? (guint64)t : 0,
+                       .id = (guint)id,
+                       .weight = (guint32)CLAMP(w, 1, G_MAXUINT32),
+                       .label = (guint)MIN(label, G_MAXUINT16)};
       g_array_append_val(st->samples, s);
     }
     p = stop + 1;
   }
 }
 
-/* V <kind> <rt> <thread> <start_us> <dur_us> <value> <reason> <stack id> <name|-> */
+/* V <kind> <rt> <thread> <start_us> <dur_us> <value> <reason> <stack id> <name|-> [<label>] */
 static void apply_event(SpoolState *st, const Field *f, guint n) {
   if (n < 10)
     return;
@@ -265,7 +274,21 @@ static void apply_event(SpoolState *st, const Field *f, guint n) {
   e.reason = (int)field_i64(&f[7]);
   e.stack = GUINT_TO_POINTER((guint)field_u64(&f[8], 16));
   e.name = field_string(f[9].s, f[9].len);
+  e.label = n >= 11 ? (guint)MIN(field_u64(&f[10], 10), G_MAXUINT16) : 0;
   g_array_append_val(st->events, e);
+}
+
+/* L <label> <name>: an endpoint's name (label from 1). */
+static void apply_label(SpoolState *st, const Field *f, guint n) {
+  if (n < 3)
+    return;
+  guint64 label = field_u64(&f[1], 10);
+  if (label == 0 || label > G_MAXUINT16)
+    return;
+  while (st->labels->len < label)
+    g_ptr_array_add(st->labels, g_strdup("?"));
+  g_free(st->labels->pdata[label - 1]);
+  st->labels->pdata[label - 1] = field_string(f[2].s, f[2].len);
 }
 
 /* Q <second> <thread> <samples> */
@@ -291,6 +314,7 @@ static void apply_line(SpoolState *st, const char *line, gsize len) {
   case 'P': apply_samples(st, f, n); break;
   case 'V': apply_event(st, f, n); break;
   case 'Q': apply_second(st, f, n); break;
+  case 'L': apply_label(st, f, n); break;
   case 'X':
     if (n >= 2)
       st->signal = (int)field_u64(&f[1], 10);
@@ -382,7 +406,8 @@ static void rebuild_timeline(SpoolState *st, SxsProfileModel *m) {
     end = MAX(end, s->t_us);
     if (!stack || stack->count == 0 || !g_str_equal(stack->event, "sample"))
       continue;
-    SxsTimelineSample ts = {.t_us = s->t_us, .stack = stack, .weight = s->weight};
+    SxsTimelineSample ts = {
+        .t_us = s->t_us, .stack = stack, .weight = s->weight, .label = s->label <= st->labels->len ? s->label : 0};
     g_array_append_val(t->samples, ts);
   }
   for (guint i = 0; i < st->events->len; i++) {
@@ -390,12 +415,19 @@ static void rebuild_timeline(SpoolState *st, SxsProfileModel *m) {
     guint id = GPOINTER_TO_UINT(e->stack);
     SxsStackModel *stack = id ? g_hash_table_lookup(st->stacks, GUINT_TO_POINTER(id)) : NULL;
     e->stack = stack && stack->count > 0 ? stack : NULL;
+    if (e->label > st->labels->len)
+      e->label = 0;
     end = MAX(end, e->start_us + e->dur_us);
     g_array_append_val(t->events, *e);
     e->name = NULL;
   }
   g_array_set_size(st->events, 0);
   g_array_append_vals(t->seconds, st->seconds->data, st->seconds->len);
+  if (st->labels->len) {
+    g_ptr_array_set_size(t->labels, 0);
+    for (guint i = 0; i < st->labels->len; i++)
+      g_ptr_array_add(t->labels, g_strdup(st->labels->pdata[i]));
+  }
   g_array_sort(t->samples, sxs__timeline_sample_compare);
   g_array_sort(t->events, sxs__timeline_event_compare);
   t->end_us = MAX(t->end_us, end);
@@ -469,6 +501,7 @@ SxsSpoolRead *sxs__spool_read(const char *source, const char *text, gsize len, G
       .samples = g_array_new(FALSE, FALSE, sizeof(SpoolSample)),
       .events = g_array_new(FALSE, FALSE, sizeof(SxsTimelineEvent)),
       .seconds = g_array_new(FALSE, FALSE, sizeof(SxsTimelineSecond)),
+      .labels = g_ptr_array_new_with_free_func(g_free),
   };
   /* Records are applied batch by batch: a batch's lines are collected (as offsets) and applied at
    * its E line, so a torn last batch leaves no trace. */
@@ -545,6 +578,7 @@ SxsSpoolRead *sxs__spool_read(const char *source, const char *text, gsize len, G
   g_array_unref(st.samples);
   g_array_unref(st.events);
   g_array_unref(st.seconds);
+  g_ptr_array_unref(st.labels);
   return r;
 }
 

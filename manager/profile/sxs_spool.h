@@ -21,6 +21,12 @@
  *                                                     (ns waited, bytes allocated) by <value>
  *   T <bytes>\n<profile JSON>                         the traced runtimes' functions, call trees and
  *                                                     tracing summaries (replaces)
+ *   P <t_us> <stack id>:<delta>[*<weight>][@<label>],...   timeline samples: the first one's time, each
+ *                                                     its time as a signed delta from the one before
+ *   V <kind> <rt> <thread> <start_us> <dur_us> <value> <reason> <stack id> <name|-> [<label>]
+ *                                                     a timeline event
+ *   Q <second> <thread> <samples>                     samples folded into a second of a thread
+ *   L <label> <name>                                  an endpoint's name, once (labels from 1)
  *   X <signal>                                        the process is dying from <signal>
  *   E <seq>                                           the batch is complete
  *

@@ -4,12 +4,24 @@
 
 #include <string.h>
 
+/* What a cut keeps: a window of time, and one label or any (ANY_LABEL). */
+#define ANY_LABEL G_MAXUINT
+typedef struct {
+  guint64 from, to;
+  guint label;
+} Cut;
+
 static gboolean in_window(guint64 t, guint64 from, guint64 to) {
   return t >= from && t < to;
 }
 
-/* Recounts one event profile's stacks from the events of kind in the window; stacks with none go. */
-static void slice_profile(SxsProfileModel *m, SxsProfileKind k, SxsTimelineEventKind kind, guint64 from, guint64 to) {
+static gboolean label_kept(const Cut *c, guint label) {
+  return c->label == ANY_LABEL || c->label == label;
+}
+
+/* Recounts one event profile's stacks from the events of kind in the cut; stacks with none go. */
+static void slice_profile(SxsProfileModel *m, SxsProfileKind k, SxsTimelineEventKind kind, const Cut *c) {
+  guint64 from = c->from, to = c->to;
   SxsEventProfileModel *p = &m->profiles[k];
   for (guint i = 0; i < p->stacks->len; i++) {
     SxsStackModel *s = p->stacks->pdata[i];
@@ -20,7 +32,7 @@ static void slice_profile(SxsProfileModel *m, SxsProfileKind k, SxsTimelineEvent
   GArray *ev = m->timeline.events;
   for (guint i = 0; i < ev->len; i++) {
     SxsTimelineEvent *e = &g_array_index(ev, SxsTimelineEvent, i);
-    if (e->kind != kind || !in_window(e->start_us, from, to))
+    if (e->kind != kind || !in_window(e->start_us, from, to) || !label_kept(c, e->label))
       continue;
     events++;
     guint64 v = kind == SXS_TIMELINE_LOCK_WAIT ? e->dur_us * 1000 : kind == SXS_TIMELINE_ALLOCATION ? e->value : 0;
@@ -40,6 +52,76 @@ static void slice_profile(SxsProfileModel *m, SxsProfileKind k, SxsTimelineEvent
   g_ptr_array_sort(p->stacks, sxs__stack_model_compare);
 }
 
+/* The cut itself (see sxs__timeline_slice), once its bounds are known to be good. */
+static void cut(SxsProfileModel *m, const Cut *c) {
+  SxsTimelineModel *t = &m->timeline;
+  guint64 from_us = c->from, to_us = c->to;
+  SxsSamplesModel *sm = &m->samples;
+  for (guint i = 0; i < sm->stacks->len; i++)
+    ((SxsStackModel *)sm->stacks->pdata[i])->count = 0;
+  guint64 weight = 0, taken = 0;
+  guint kept = 0;
+  for (guint i = 0; i < t->samples->len; i++) {
+    SxsTimelineSample s = g_array_index(t->samples, SxsTimelineSample, i);
+    /* A sample of no weight would keep a stack that counts nothing (and is removed). */
+    if (!in_window(s.t_us, from_us, to_us) || s.weight == 0 || !label_kept(c, s.label))
+      continue;
+    s.stack->count += s.weight;
+    weight += s.weight;
+    taken++;
+    g_array_index(t->samples, SxsTimelineSample, kept++) = s;
+  }
+  g_array_set_size(t->samples, kept);
+  for (guint i = sm->stacks->len; i-- > 0;)
+    if (((SxsStackModel *)sm->stacks->pdata[i])->count == 0)
+      g_ptr_array_remove_index(sm->stacks, i);
+  g_ptr_array_sort(sm->stacks, sxs__stack_model_compare);
+  sm->weight = weight;
+  sm->taken = taken;
+  if (sm->duration_ns && c->label == ANY_LABEL) {
+    guint64 end = MIN(to_us, t->end_us ? t->end_us + 1 : to_us);
+    guint64 window_ns = end > from_us ? MIN(end - from_us, SXS_PROFILE_MAX_NS / 1000) * 1000 : 0;
+    double share = sm->duration_ns > window_ns ? (double)window_ns / (double)sm->duration_ns : 1.0;
+    sm->ticks = (guint64)((double)sm->ticks * share);
+    sm->duration_ns = MIN(sm->duration_ns, window_ns);
+  }
+
+  slice_profile(m, SXS_PROFILE_EXCEPTIONS, SXS_TIMELINE_EXCEPTION, c);
+  slice_profile(m, SXS_PROFILE_CONTENTION, SXS_TIMELINE_LOCK_WAIT, c);
+  slice_profile(m, SXS_PROFILE_ALLOCATIONS, SXS_TIMELINE_ALLOCATION, c);
+  /* Events left point at stacks still there: remove those outside after the recount. */
+  kept = 0;
+  for (guint i = 0; i < t->events->len; i++) {
+    SxsTimelineEvent e = g_array_index(t->events, SxsTimelineEvent, i);
+    gboolean starts = in_window(e.start_us, from_us, to_us);
+    if ((starts || (e.dur_us && e.start_us < to_us && e.start_us + e.dur_us > from_us)) && label_kept(c, e.label)) {
+      /* A span that began before the window was not counted in it: its stack may have gone. */
+      if (!starts)
+        e.stack = NULL;
+      g_array_index(t->events, SxsTimelineEvent, kept++) = e;
+    } else {
+      g_free(e.name);
+    }
+  }
+  /* The elements moved keep their names: shrink without the clear function. */
+  g_array_set_clear_func(t->events, NULL);
+  g_array_set_size(t->events, kept);
+  g_array_set_clear_func(t->events, sxs__timeline_event_clear);
+  kept = 0;
+  for (guint i = 0; i < t->seconds->len; i++) {
+    SxsTimelineSecond s = g_array_index(t->seconds, SxsTimelineSecond, i);
+    /* Folded seconds have no labels: a label's cut has none. */
+    if (c->label == ANY_LABEL && s.second * 1000000 + 999999 >= from_us && s.second * 1000000 < to_us)
+      g_array_index(t->seconds, SxsTimelineSecond, kept++) = s;
+  }
+  g_array_set_size(t->seconds, kept);
+  g_ptr_array_set_size(m->stacks, 0);
+  for (guint i = 0; i < m->runtimes->len; i++) {
+    SxsRuntimeModel *r = m->runtimes->pdata[i];
+    g_ptr_array_set_size(r->call_tree, 0);
+  }
+}
+
 gboolean sxs__timeline_slice(SxsProfileModel *m, guint64 from_us, guint64 to_us, char **ret_why) {
   SxsTimelineModel *t = &m->timeline;
   if (!t->present) {
@@ -57,70 +139,81 @@ gboolean sxs__timeline_slice(SxsProfileModel *m, guint64 from_us, guint64 to_us,
                                (double)t->detail_from_us / 1e6);
     return FALSE;
   }
-  SxsSamplesModel *sm = &m->samples;
-  for (guint i = 0; i < sm->stacks->len; i++)
-    ((SxsStackModel *)sm->stacks->pdata[i])->count = 0;
-  guint64 weight = 0, taken = 0;
-  guint kept = 0;
-  for (guint i = 0; i < t->samples->len; i++) {
-    SxsTimelineSample s = g_array_index(t->samples, SxsTimelineSample, i);
-    /* A sample of no weight would keep a stack that counts nothing (and is removed). */
-    if (!in_window(s.t_us, from_us, to_us) || s.weight == 0)
-      continue;
-    s.stack->count += s.weight;
-    weight += s.weight;
-    taken++;
-    g_array_index(t->samples, SxsTimelineSample, kept++) = s;
-  }
-  g_array_set_size(t->samples, kept);
-  for (guint i = sm->stacks->len; i-- > 0;)
-    if (((SxsStackModel *)sm->stacks->pdata[i])->count == 0)
-      g_ptr_array_remove_index(sm->stacks, i);
-  g_ptr_array_sort(sm->stacks, sxs__stack_model_compare);
-  sm->weight = weight;
-  sm->taken = taken;
-  if (sm->duration_ns) {
-    guint64 end = MIN(to_us, t->end_us ? t->end_us + 1 : to_us);
-    guint64 window_ns = end > from_us ? MIN(end - from_us, SXS_PROFILE_MAX_NS / 1000) * 1000 : 0;
-    double share = sm->duration_ns > window_ns ? (double)window_ns / (double)sm->duration_ns : 1.0;
-    sm->ticks = (guint64)((double)sm->ticks * share);
-    sm->duration_ns = MIN(sm->duration_ns, window_ns);
-  }
+  cut(m, &(Cut){.from = from_us, .to = to_us, .label = ANY_LABEL});
+  return TRUE;
+}
 
-  slice_profile(m, SXS_PROFILE_EXCEPTIONS, SXS_TIMELINE_EXCEPTION, from_us, to_us);
-  slice_profile(m, SXS_PROFILE_CONTENTION, SXS_TIMELINE_LOCK_WAIT, from_us, to_us);
-  slice_profile(m, SXS_PROFILE_ALLOCATIONS, SXS_TIMELINE_ALLOCATION, from_us, to_us);
-  /* Events left point at stacks still there: remove those outside after the recount. */
-  kept = 0;
+guint sxs__timeline_label_find(const SxsTimelineModel *t, const char *label) {
+  for (guint i = 0; i < t->labels->len; i++)
+    if (g_strcmp0(t->labels->pdata[i], label) == 0)
+      return i + 1;
+  return 0;
+}
+
+gboolean sxs__timeline_slice_label(SxsProfileModel *m, const char *label, char **ret_why) {
+  SxsTimelineModel *t = &m->timeline;
+  if (!t->present || t->labels->len == 0) {
+    *ret_why = g_strdup("the profile has no endpoint labels (record with --endpoints: an ASP.NET Core app on .NET 5 "
+                        "or later)");
+    return FALSE;
+  }
+  guint found = sxs__timeline_label_find(t, label);
+  if (!found) {
+    g_autoptr(GString) known = g_string_new(NULL);
+    for (guint i = 0; i < t->labels->len; i++)
+      g_string_append_printf(known, "%s\"%s\"", i ? ", " : "", (const char *)t->labels->pdata[i]);
+    *ret_why = g_strdup_printf("no endpoint \"%s\" in the profile; it has %s", label, known->str);
+    return FALSE;
+  }
+  cut(m, &(Cut){.from = 0, .to = G_MAXUINT64, .label = found});
+  return TRUE;
+}
+
+static int compare_label_totals(gconstpointer a, gconstpointer b) {
+  const SxsTimelineLabelTotals *x = a, *y = b;
+  if (x->samples != y->samples)
+    return x->samples > y->samples ? -1 : 1;
+  return x->label < y->label ? -1 : x->label > y->label;
+}
+
+GArray *sxs__timeline_label_totals(const SxsProfileModel *m) {
+  const SxsTimelineModel *t = &m->timeline;
+  if (!t->present || t->labels->len == 0)
+    return NULL;
+  guint n = t->labels->len + 1;
+  GArray *out = g_array_sized_new(FALSE, TRUE, sizeof(SxsTimelineLabelTotals), n);
+  g_array_set_size(out, n);
+  for (guint i = 0; i < n; i++) {
+    SxsTimelineLabelTotals *l = &g_array_index(out, SxsTimelineLabelTotals, i);
+    l->label = i;
+    l->name = i ? t->labels->pdata[i - 1] : NULL;
+  }
+  for (guint i = 0; i < t->samples->len; i++) {
+    const SxsTimelineSample *s = &g_array_index(t->samples, SxsTimelineSample, i);
+    if (s->label < n)
+      g_array_index(out, SxsTimelineLabelTotals, s->label).samples += s->weight;
+  }
   for (guint i = 0; i < t->events->len; i++) {
-    SxsTimelineEvent e = g_array_index(t->events, SxsTimelineEvent, i);
-    gboolean starts = in_window(e.start_us, from_us, to_us);
-    if (starts || (e.dur_us && e.start_us < to_us && e.start_us + e.dur_us > from_us)) {
-      /* A span that began before the window was not counted in it: its stack may have gone. */
-      if (!starts)
-        e.stack = NULL;
-      g_array_index(t->events, SxsTimelineEvent, kept++) = e;
-    } else {
-      g_free(e.name);
+    const SxsTimelineEvent *e = &g_array_index(t->events, SxsTimelineEvent, i);
+    if (e->label >= n)
+      continue;
+    SxsTimelineLabelTotals *l = &g_array_index(out, SxsTimelineLabelTotals, e->label);
+    switch (e->kind) {
+    case SXS_TIMELINE_REQUEST:
+      l->requests++;
+      l->request_us += e->dur_us;
+      break;
+    case SXS_TIMELINE_ALLOCATION: l->alloc_bytes += e->value; break;
+    case SXS_TIMELINE_LOCK_WAIT:
+      l->lock_waits++;
+      l->lock_wait_us += e->dur_us;
+      break;
+    case SXS_TIMELINE_EXCEPTION: l->exceptions++; break;
+    default: break;
     }
   }
-  /* The elements moved keep their names: shrink without the clear function. */
-  g_array_set_clear_func(t->events, NULL);
-  g_array_set_size(t->events, kept);
-  g_array_set_clear_func(t->events, sxs__timeline_event_clear);
-  kept = 0;
-  for (guint i = 0; i < t->seconds->len; i++) {
-    SxsTimelineSecond s = g_array_index(t->seconds, SxsTimelineSecond, i);
-    if (s.second * 1000000 + 999999 >= from_us && s.second * 1000000 < to_us)
-      g_array_index(t->seconds, SxsTimelineSecond, kept++) = s;
-  }
-  g_array_set_size(t->seconds, kept);
-  g_ptr_array_set_size(m->stacks, 0);
-  for (guint i = 0; i < m->runtimes->len; i++) {
-    SxsRuntimeModel *r = m->runtimes->pdata[i];
-    g_ptr_array_set_size(r->call_tree, 0);
-  }
-  return TRUE;
+  g_array_sort(out, compare_label_totals);
+  return out;
 }
 
 static int compare_u64(gconstpointer a, gconstpointer b) {

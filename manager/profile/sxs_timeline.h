@@ -17,6 +17,31 @@
  */
 gboolean sxs__timeline_slice(SxsProfileModel *m, guint64 from_us, guint64 to_us, char **ret_why);
 
+/*
+ * Cuts m to what was done for the requests of one endpoint label (--endpoints; "GET /orders/{id}"):
+ * samples, event profiles and timeline events with that label, as sxs__timeline_slice does for a
+ * window. FALSE with *ret_why (one line, naming the labels there are) when m has no labels or not
+ * that one.
+ */
+gboolean sxs__timeline_slice_label(SxsProfileModel *m, const char *label, char **ret_why);
+/* The index + 1 of a label in t->labels, 0 when it has none of that name. */
+guint sxs__timeline_label_find(const SxsTimelineModel *t, const char *label);
+
+/* What the timeline holds for one label (0: samples and events of no request). */
+typedef struct {
+  guint label;
+  const char *name; /* borrowed from the model's labels; NULL for label 0 */
+  guint64 samples;  /* sample weight (periods) */
+  guint64 requests, request_us;
+  guint64 alloc_bytes;
+  guint64 lock_waits, lock_wait_us;
+  guint64 exceptions;
+} SxsTimelineLabelTotals;
+
+/* Each label's totals (label 0 among them), most samples first; NULL when m has no labels. Free
+ * with g_array_unref. */
+GArray *sxs__timeline_label_totals(const SxsProfileModel *m);
+
 /* A stretch of the run: busy (the sampled threads ran) or idle, and what ran most. */
 typedef struct {
   guint64 start_us, end_us;

@@ -70,6 +70,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "sxs_activity.h"
 #include "sxs_engine_perf.h"
 #include "sxs_manager.h"
 #include "sxs_prologue.h"
@@ -605,8 +606,13 @@ void sxs__sampler_add_sample_of(SampledThread *t, const SxsWalkResources *res, c
                                 guint64 weight, const SxsStitchTarget *targets, guint n_targets) {
   SxsStackHandle *counted =
       sxs__stacks_add_stitched(res, (uint32_t)t->tid, t->name, frames, n, weight, targets, n_targets);
-  sxs__timeline_rec_sample(sxs__stacks_handle_id(counted), (uint32_t)t->tid, weight, sampler.sample_at_ns);
+  /* The request the thread worked for: as its handler saw it, else (a walk from outside the thread)
+   * as the thread last published it. */
+  guint32 token = sampler.sample_token ? sampler.sample_token : sxs__activity_tid_token((uint32_t)t->tid);
+  sxs__timeline_rec_sample(sxs__stacks_handle_id(counted), (uint32_t)t->tid, weight, sampler.sample_at_ns,
+                           sxs__activity_token_label(token, sampler.sample_at_ns));
   if (sampler.mode == SXS_SAMPLING_WALL) {
+    t->last_token = token;
     if (!t->last)
       t->last = g_new(SxsStackFrame, SXS_STITCH_MAX_STITCHED);
     t->last_n = MIN(n, (guint)SXS_STITCH_MAX_STITCHED);
@@ -622,7 +628,9 @@ void sxs__sampler_repeat_last(SampledThread *t, const SxsWalkResources *res, gui
                               const SxsStitchTarget *targets, guint n_targets) {
   if (t->last_counted) {
     sxs__stacks_add_to(t->last_counted, weight, 0);
-    sxs__timeline_rec_sample(sxs__stacks_handle_id(t->last_counted), (uint32_t)t->tid, weight, 0);
+    /* Still the request it was waiting for, while that request runs. */
+    sxs__timeline_rec_sample(sxs__stacks_handle_id(t->last_counted), (uint32_t)t->tid, weight, 0,
+                             sxs__activity_token_label(t->last_token, 0));
   } else
     sxs__sampler_add_sample_of(t, res, t->last, t->last_n, weight, targets, n_targets);
   sxs__sampler_count_taken(weight, t->last_n, 0);

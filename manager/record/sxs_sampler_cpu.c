@@ -198,8 +198,10 @@ guint sxs__sampler_cpu_tick(const SxsWalkResources *res, const SxsStitchTarget *
         sxs__sampler_note_capture(c->out.capture_ns);
         if (!use_suspend) {
           sampler.sample_at_ns = c->out.at_ns;
+          sampler.sample_token = c->out.token;
           sxs__sampler_record_capture(t, res, c->out.frames, (guint)n, weight, targets, runtimes, n_targets);
           sampler.sample_at_ns = 0;
+          sampler.sample_token = 0;
         } else {
           s = &samples[n_due++];
           s->thread = t;

@@ -5,6 +5,8 @@
 #include <errno.h>
 #include <string.h>
 #include <time.h>
+
+#include "sxs_activity.h"
 #include <unistd.h>
 #include <linux/futex.h>
 #include <sys/syscall.h>
@@ -139,6 +141,7 @@ static void capture_in_handler(const void *uc, const CaptureInputs *in, Capture 
   }
   out->n = n;
   out->at_ns = t0;
+  out->token = sxs__activity_thread_token();
   out->capture_ns = sxs__sampler_now_ns(CLOCK_MONOTONIC) - t0;
 }
 

@@ -59,6 +59,7 @@ typedef struct {
   SxsStackFrame *last;                   /* wall mode: its last stack (stitched), last_n frames; owned */
   SxsStackHandle *last_counted;          /* wall mode: where that stack is counted (NULL: not counted) */
   guint last_generation;                 /* wall mode: sampler.code_generation when that stack was found */
+  guint32 last_token;                    /* wall mode: the request it worked for then (sxs_activity) */
   guint request;                         /* wall mode: 1 + the slot of its request in flight, 0 when none */
   ThreadSlot *tslot;                     /* timer mode: its slot in the pool, or NULL */
   const struct SxsSamplerEngine *engine; /* timer mode: the engine that armed it (valid with tslot) */
@@ -93,11 +94,12 @@ typedef struct {
   SxsSamplingMode mode;
   char *off_reason;
   guint64 ticks, taken, weight, capture_ns, resolve_ns, frames;
-  guint64 suspensions, walks_reused;          /* suspend walker: times the runtimes were suspended; samples that
+  guint64 suspensions, walks_reused; /* suspend walker: times the runtimes were suspended; samples that
                                       * reused a thread's last walk instead */
-  guint64 sample_at_ns;                       /* when the capture being counted was made (CLOCK_MONOTONIC), 0: now; the
+  guint64 sample_at_ns;              /* when the capture being counted was made (CLOCK_MONOTONIC), 0: now; the
                          * sampler thread sets it around sxs__sampler_record_capture */
-  guint64 capture_max;                        /* the longest capture */
+  guint32 sample_token;              /* ... and the request its thread worked for then (sxs_activity), 0: none known */
+  guint64 capture_max;               /* the longest capture */
   guint32 capture_ring[SAMPLER_CAPTURE_RING]; /* the last captures' times (ns), for quantiles */
   guint capture_count;                        /* captures noted: the ring's next slot, modulo */
   GHashTable *dropped;

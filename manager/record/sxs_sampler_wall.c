@@ -323,9 +323,11 @@ void sxs__sampler_wall_requests_collect(guint64 period_ns, const SxsStitchTarget
     t->request = 0;
     if (p == POLL_DONE && got > 0) {
       sampler.sample_at_ns = hot.slots[i].out.at_ns;
+      sampler.sample_token = hot.slots[i].out.token;
       sxs__sampler_record_capture(t, &r->res, hot.slots[i].out.frames, (guint)got, r->weight, targets, runtimes,
                                   n_targets);
       sampler.sample_at_ns = 0;
+      sampler.sample_token = 0;
     } else {
       sxs__sampler_sched_refund(&t->sched, r->weight, period_ns);
       sxs__sampler_check_unanswered(t);

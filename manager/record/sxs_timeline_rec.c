@@ -14,9 +14,11 @@
 
 #include <stdio.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "sxs_activity.h"
 #include "sxs_config.h"
 #include "sxs_manager.h"
 
@@ -42,8 +44,12 @@ typedef struct {
   guint64 last_us; /* its last sample's time */
   guint head;      /* samples before this one were folded */
   guint n;
+  guint16 *labels; /* each sample's label (sxs_activity), NULL until one has a label */
   Rec recs[CHUNK_SAMPLES];
 } Chunk;
+
+/* Sample i's label. */
+#define REC_LABEL(c, i) ((c)->labels ? (c)->labels[i] : 0)
 
 typedef struct {
   guint64 start_us;
@@ -54,8 +60,10 @@ typedef struct {
   guint32 stack_id;
   gint32 reason;
   gint16 runtime_id;
+  guint16 label;
   guint8 kind;
 } EventRec;
+G_STATIC_ASSERT(sizeof(EventRec) == 48);
 
 static struct {
   GMutex lock;
@@ -129,7 +137,11 @@ static guint64 window_us(void) {
 }
 
 static guint64 detail_bytes_locked(void) {
-  return (guint64)tl.chunks.length * sizeof(Chunk) + (tl.events ? (guint64)tl.events->len * sizeof(EventRec) : 0) +
+  guint64 labels = 0;
+  for (GList *l = tl.chunks.head; l; l = l->next)
+    labels += ((const Chunk *)l->data)->labels ? CHUNK_SAMPLES * sizeof(guint16) : 0;
+  return labels + (guint64)tl.chunks.length * sizeof(Chunk) +
+         (tl.events ? (guint64)tl.events->len * sizeof(EventRec) : 0) +
          (tl.threads ? (guint64)tl.threads->len * sizeof(guint32) : 0);
 }
 
@@ -207,6 +219,7 @@ static void fold_oldest_locked(guint64 before) {
   }
   if (c->head == c->n) {
     tl.detail_from_us = MAX(tl.detail_from_us, c->last_us + 1);
+    g_free(c->labels);
     g_free(g_queue_pop_head(&tl.chunks));
   }
   drop_events_locked();
@@ -251,7 +264,7 @@ static void bound_locked(guint64 now_us) {
   }
 }
 
-void sxs__timeline_rec_sample(guint stack_id, uint32_t thread, guint64 weight, guint64 at_ns) {
+void sxs__timeline_rec_sample(guint stack_id, uint32_t thread, guint64 weight, guint64 at_ns, guint label) {
   if (weight == 0)
     return;
   guint64 now = sxs__timeline_rec_now_us();
@@ -283,8 +296,13 @@ void sxs__timeline_rec_sample(guint stack_id, uint32_t thread, guint64 weight, g
       c->last_us = now;
       c->head = 0;
       c->n = 0;
+      c->labels = NULL;
       g_queue_push_tail(&tl.chunks, c);
     }
+    if (label && !c->labels)
+      c->labels = g_new0(guint16, CHUNK_SAMPLES);
+    if (c->labels)
+      c->labels[c->n] = (guint16)MIN(label, G_MAXUINT16);
     c->recs[c->n++] = (Rec){.dt_us = (guint32)(now - c->base_us), .id_weight = stack_id | (w - 1) << ID_BITS};
     c->last_us = MAX(c->last_us, now);
     tl.last_us = MAX(tl.last_us, now);
@@ -296,7 +314,17 @@ void sxs__timeline_rec_sample(guint stack_id, uint32_t thread, guint64 weight, g
 
 void sxs__timeline_rec_event(SxsTimelineEventKind kind, int runtime_id, uint32_t thread, guint64 start_us,
                              guint64 dur_us, guint64 value, int reason, const char *name, guint stack_id) {
-  EventRec e = {.start_us = start_us,
+  /* An event raised on its own thread is the label of the request that thread works for. */
+  guint label =
+      thread && sxs__activity_any() && thread == (uint32_t)syscall(SYS_gettid) ? sxs__activity_current_label() : 0;
+  sxs__timeline_rec_event_label(kind, runtime_id, thread, start_us, dur_us, value, reason, name, stack_id, label);
+}
+
+void sxs__timeline_rec_event_label(SxsTimelineEventKind kind, int runtime_id, uint32_t thread, guint64 start_us,
+                                   guint64 dur_us, guint64 value, int reason, const char *name, guint stack_id,
+                                   guint label) {
+  EventRec e = {.label = (guint16)MIN(label, G_MAXUINT16),
+                .start_us = start_us,
                 .value = value,
                 .dur_us = (guint32)MIN(dur_us, G_MAXUINT32),
                 .thread = thread,
@@ -347,7 +375,8 @@ static SxsTimelineRecEvent rec_event(const EventRec *r) {
                                .value = r->value,
                                .reason = r->reason,
                                .name = r->name,
-                               .stack_id = r->stack_id};
+                               .stack_id = r->stack_id,
+                               .label = r->label};
 }
 
 void sxs__timeline_rec_fill(SxsProfileModel *m, GHashTable *stacks_by_id) {
@@ -373,7 +402,7 @@ void sxs__timeline_rec_fill(SxsProfileModel *m, GHashTable *stacks_by_id) {
         SxsStackModel *s = g_hash_table_lookup(stacks_by_id, GUINT_TO_POINTER(REC_ID(c, i)));
         if (!s)
           continue;
-        SxsTimelineSample ts = {.t_us = REC_T(c, i), .stack = s, .weight = REC_WEIGHT(c, i)};
+        SxsTimelineSample ts = {.t_us = REC_T(c, i), .stack = s, .weight = REC_WEIGHT(c, i), .label = REC_LABEL(c, i)};
         g_array_append_val(t->samples, ts);
       }
     }
@@ -387,6 +416,7 @@ void sxs__timeline_rec_fill(SxsProfileModel *m, GHashTable *stacks_by_id) {
                             .value = r.value,
                             .reason = r.reason,
                             .name = g_strdup(r.name),
+                            .label = r.label,
                             .stack =
                                 r.stack_id ? g_hash_table_lookup(stacks_by_id, GUINT_TO_POINTER(r.stack_id)) : NULL};
       g_array_append_val(t->events, e);
@@ -394,6 +424,10 @@ void sxs__timeline_rec_fill(SxsProfileModel *m, GHashTable *stacks_by_id) {
     seconds_locked(t->seconds);
   }
   g_mutex_unlock(&tl.lock);
+  if (stacks_by_id && sxs__activity_any()) {
+    g_ptr_array_unref(t->labels);
+    t->labels = sxs__activity_labels();
+  }
   /* JIT compilations by their function's name, where the registry has it. */
   for (guint i = 0; i < t->events->len; i++) {
     SxsTimelineEvent *e = &g_array_index(t->events, SxsTimelineEvent, i);
@@ -418,7 +452,8 @@ void sxs__timeline_rec_changes(gboolean all, SxsTimelineRecChanges *ret) {
     if (c->first + c->n <= from)
       continue;
     for (guint i = MAX(c->head, from > c->first ? (guint)(from - c->first) : 0); i < c->n; i++) {
-      SxsTimelineRecSample s = {.t_us = REC_T(c, i), .id = REC_ID(c, i), .weight = REC_WEIGHT(c, i)};
+      SxsTimelineRecSample s = {
+          .t_us = REC_T(c, i), .id = REC_ID(c, i), .weight = REC_WEIGHT(c, i), .label = REC_LABEL(c, i)};
       g_array_append_val(ret->samples, s);
     }
   }
@@ -444,8 +479,10 @@ void sxs__timeline_rec_changes_clear(SxsTimelineRecChanges *c) {
 void sxs__timeline_rec_reset_for_tests(void) {
   g_mutex_lock(&tl.lock);
   Chunk *c;
-  while ((c = g_queue_pop_head(&tl.chunks)))
+  while ((c = g_queue_pop_head(&tl.chunks))) {
+    g_free(c->labels);
     g_free(c);
+  }
   g_clear_pointer(&tl.events, g_array_unref);
   g_clear_pointer(&tl.threads, g_array_unref);
   g_clear_pointer(&tl.seconds, g_array_unref);

@@ -18,13 +18,19 @@
 guint64 sxs__timeline_rec_now_us(void);
 
 /* A sample of thread counted `weight` times on stack stack_id (sxs__stacks_handle_id), captured at
- * at_ns (CLOCK_MONOTONIC; 0: now). Context: the sampler thread; takes the timeline's lock (a leaf). */
-void sxs__timeline_rec_sample(guint stack_id, uint32_t thread, guint64 weight, guint64 at_ns);
+ * at_ns (CLOCK_MONOTONIC; 0: now), for the request of `label` (sxs_activity; 0: none). Context: the
+ * sampler thread; takes the timeline's lock (a leaf). */
+void sxs__timeline_rec_sample(guint stack_id, uint32_t thread, guint64 weight, guint64 at_ns, guint label);
 
-/* An event (SxsTimelineEvent's fields; name is interned, stack_id 0 for none). Context: any
- * thread, normal context; takes the timeline's lock (a leaf). */
+/* An event (SxsTimelineEvent's fields; name is interned, stack_id 0 for none); raised on its own
+ * thread, it is the request's that thread works for (sxs_activity). Context: any thread, normal
+ * context; takes the timeline's lock (a leaf). */
 void sxs__timeline_rec_event(SxsTimelineEventKind kind, int runtime_id, uint32_t thread, guint64 start_us,
                              guint64 dur_us, guint64 value, int reason, const char *name, guint stack_id);
+/* The same with its label given. */
+void sxs__timeline_rec_event_label(SxsTimelineEventKind kind, int runtime_id, uint32_t thread, guint64 start_us,
+                                   guint64 dur_us, guint64 value, int reason, const char *name, guint stack_id,
+                                   guint label);
 
 /* The recorder's settings into m->timeline (present, window, cap, end, what was folded), and with
  * stacks_by_id (stack id -> SxsStackModel* of m, from sxs__stacks_fill) its samples, events and
@@ -36,6 +42,7 @@ typedef struct {
   guint64 t_us;
   guint id;
   guint32 weight;
+  guint label;
 } SxsTimelineRecSample;
 typedef struct {
   SxsTimelineEventKind kind;
@@ -45,6 +52,7 @@ typedef struct {
   int reason;
   const char *name; /* interned */
   guint stack_id;
+  guint label;
 } SxsTimelineRecEvent;
 typedef struct {
   GArray *samples; /* SxsTimelineRecSample, by time */

@@ -409,7 +409,7 @@ static void add_sample_timelines(const SxsProfileModel *m, GHashTable *places) {
       continue;
     if (!p->group->timeline)
       p->group->timeline = g_array_new(FALSE, FALSE, sizeof(SxsViewSample));
-    SxsViewSample vs = {.t_us = ts->t_us, .stack = p->stack, .weight = ts->weight};
+    SxsViewSample vs = {.t_us = ts->t_us, .stack = p->stack, .weight = ts->weight, .label = ts->label};
     g_array_append_val(p->group->timeline, vs);
   }
 }

@@ -51,6 +51,7 @@ typedef struct {
   guint64 t_us;   /* microseconds since the process started */
   guint32 stack;  /* index into its group's stacks */
   guint32 weight; /* samples it stands for */
+  guint label;    /* its endpoint (index + 1 into the model's timeline labels), 0: none */
 } SxsViewSample;
 
 /* A group of stacks with one unit: one thread's samples, one runtime's call tree, one event kind. */

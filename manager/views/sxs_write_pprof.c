@@ -134,6 +134,51 @@ static Perftools__Profiles__Label *pprof_label(PprofBuild *b, const char *key, c
   return l;
 }
 
+/* A stack's samples of one endpoint (--endpoints), from its group's timeline. */
+typedef struct {
+  guint32 stack;
+  guint label;
+  guint64 weight;
+} LabelRun;
+
+static int compare_label_runs(gconstpointer a, gconstpointer b) {
+  const LabelRun *x = a, *y = b;
+  if (x->stack != y->stack)
+    return x->stack < y->stack ? -1 : 1;
+  return x->label < y->label ? -1 : x->label > y->label;
+}
+
+/* A sample group's stacks split by endpoint: runs (stack, label, weight) of labels > 0, by stack
+ * then label; NULL when none of its samples has a label. */
+static GArray *label_runs(const SxsViewGroup *g) {
+  if (g->kind != SXS_VIEW_SAMPLES || !g->timeline)
+    return NULL;
+  GArray *runs = NULL;
+  for (guint i = 0; i < g->timeline->len; i++) {
+    const SxsViewSample *s = &g_array_index(g->timeline, SxsViewSample, i);
+    if (!s->label)
+      continue;
+    if (!runs)
+      runs = g_array_new(FALSE, FALSE, sizeof(LabelRun));
+    LabelRun r = {.stack = s->stack, .label = s->label, .weight = s->weight};
+    g_array_append_val(runs, r);
+  }
+  if (!runs)
+    return NULL;
+  g_array_sort(runs, compare_label_runs);
+  guint kept = 0;
+  for (guint i = 0; i < runs->len; i++) {
+    LabelRun r = g_array_index(runs, LabelRun, i);
+    LabelRun *last = kept ? &g_array_index(runs, LabelRun, kept - 1) : NULL;
+    if (last && last->stack == r.stack && last->label == r.label)
+      last->weight += r.weight;
+    else
+      g_array_index(runs, LabelRun, kept++) = r;
+  }
+  g_array_set_size(runs, kept);
+  return runs;
+}
+
 /* The labels every sample of group g carries: whose thread, which event, which runtime. */
 static Perftools__Profiles__Label **pprof_group_labels(PprofBuild *b, const SxsView *v, const SxsViewGroup *g,
                                                        size_t *ret_n) {
@@ -227,6 +272,20 @@ static char *write_pprof(const SxsView *v, SxsViewKind kind, const SxsRenderOpti
       n_ids += s->depth;
       for (guint d = 0; d < s->depth; d++)
         location_of[s->frames[d]] = 1;
+    }
+  }
+  /* Samples of requests are split by endpoint: one pprof sample per stack and endpoint. */
+  g_autoptr(GHashTable) runs_of = g_hash_table_new_full(NULL, NULL, NULL, (GDestroyNotify)g_array_unref);
+  for (guint i = 0; i < v->groups->len; i++) {
+    const SxsViewGroup *g = v->groups->pdata[i];
+    GArray *runs = label_runs(g);
+    if (!runs)
+      continue;
+    g_hash_table_insert(runs_of, (gpointer)g, runs);
+    for (guint j = 0; j < runs->len; j++) {
+      guint32 stack = g_array_index(runs, LabelRun, j).stack;
+      n_samples++;
+      n_ids += stack < g->stacks->len ? g_array_index(g->stacks, SxsViewStack, stack).depth : 0;
     }
   }
   if (n_samples == 0) {
@@ -364,37 +423,67 @@ static char *write_pprof(const SxsView *v, SxsViewKind kind, const SxsRenderOpti
   size_t n_labels = 0;
   Perftools__Profiles__Label **labels = NULL;
   const SxsViewGroup *labelled = NULL;
+  const GPtrArray *endpoints = v->model ? v->model->timeline.labels : NULL;
   for (guint k = 0; k < n_kinds; k++) {
     sxs__view_iter_init(&it, v, kinds[k]);
+    const GArray *runs = NULL;
+    guint run = 0;
     for (const SxsViewStack *s; (s = sxs__view_iter_next_stack(&it));) {
       if (it.group != labelled) {
         labels = pprof_group_labels(&b, v, it.group, &n_labels);
         labelled = it.group;
+        runs = g_hash_table_lookup(runs_of, it.group);
+        run = 0;
       }
-      Perftools__Profiles__Sample *sm = &samples[p.n_sample];
-      perftools__profiles__sample__init(sm);
-      sm->n_location_id = s->depth;
-      sm->location_id = ids;
-      for (guint d = 0; d < s->depth; d++)
-        ids[d] = location_of[s->frames[s->depth - 1 - d]];
-      ids += s->depth;
-      sm->n_value = p.n_sample_type;
-      sm->value = values;
-      int64_t *slot = values + first_slot[k];
-      /* The view's counts and weights stay within int64 (SXS_PROFILE_MAX_NS). */
-      slot[0] = (int64_t)MIN(s->count, SXS_PROFILE_MAX_NS);
-      if (kinds[k] == SXS_VIEW_SAMPLES && ns_from_period)
-        slot[1] = (int64_t)sxs__saturating_mul(s->count, v->period_ns, SXS_PROFILE_MAX_NS);
-      else if (kinds[k] == SXS_VIEW_SAMPLES && events_from_period)
-        slot[1] = (int64_t)sxs__saturating_mul(s->count, v->event_period, SXS_PROFILE_MAX_NS);
-      else if (kinds[k] == SXS_VIEW_CALLS && timed)
-        slot[1] = (int64_t)MIN(s->weight, SXS_PROFILE_MAX_NS);
-      else if (kinds[k] == SXS_VIEW_CONTENTION || kinds[k] == SXS_VIEW_ALLOCATIONS)
-        slot[1] = (int64_t)MIN(s->weight, SXS_PROFILE_MAX_NS);
-      values += p.n_sample_type;
-      sm->n_label = n_labels;
-      sm->label = labels;
-      p.sample[p.n_sample++] = sm;
+      guint32 stack_index = (guint32)(it.next_stack_index - 1);
+      /* This stack's samples of each endpoint, then the rest (of no request). */
+      guint64 rest = s->count;
+      for (;;) {
+        guint64 count = rest;
+        guint endpoint = 0;
+        if (runs && run < runs->len && g_array_index(runs, LabelRun, run).stack == stack_index) {
+          const LabelRun *r = &g_array_index(runs, LabelRun, run++);
+          count = MIN(r->weight, rest);
+          endpoint = r->label;
+          rest -= count;
+        } else if (rest == 0 && s->count > 0) {
+          break;
+        }
+        Perftools__Profiles__Sample *sm = &samples[p.n_sample];
+        perftools__profiles__sample__init(sm);
+        sm->n_location_id = s->depth;
+        sm->location_id = ids;
+        for (guint d = 0; d < s->depth; d++)
+          ids[d] = location_of[s->frames[s->depth - 1 - d]];
+        ids += s->depth;
+        sm->n_value = p.n_sample_type;
+        sm->value = values;
+        int64_t *slot = values + first_slot[k];
+        /* The view's counts and weights stay within int64 (SXS_PROFILE_MAX_NS). */
+        slot[0] = (int64_t)MIN(count, SXS_PROFILE_MAX_NS);
+        if (kinds[k] == SXS_VIEW_SAMPLES && ns_from_period)
+          slot[1] = (int64_t)sxs__saturating_mul(count, v->period_ns, SXS_PROFILE_MAX_NS);
+        else if (kinds[k] == SXS_VIEW_SAMPLES && events_from_period)
+          slot[1] = (int64_t)sxs__saturating_mul(count, v->event_period, SXS_PROFILE_MAX_NS);
+        else if (kinds[k] == SXS_VIEW_CALLS && timed)
+          slot[1] = (int64_t)MIN(s->weight, SXS_PROFILE_MAX_NS);
+        else if (kinds[k] == SXS_VIEW_CONTENTION || kinds[k] == SXS_VIEW_ALLOCATIONS)
+          slot[1] = (int64_t)MIN(s->weight, SXS_PROFILE_MAX_NS);
+        values += p.n_sample_type;
+        sm->n_label = n_labels;
+        sm->label = labels;
+        if (endpoint && endpoints && endpoint <= endpoints->len) {
+          /* The group's labels and the endpoint's. */
+          Perftools__Profiles__Label **with = pprof_alloc(&b, n_labels + 1, sizeof *with);
+          memcpy(with, labels, n_labels * sizeof *with);
+          with[n_labels] = pprof_label(&b, "endpoint", endpoints->pdata[endpoint - 1], 0);
+          sm->n_label = n_labels + 1;
+          sm->label = with;
+        }
+        p.sample[p.n_sample++] = sm;
+        if (!endpoint)
+          break;
+      }
     }
   }
 

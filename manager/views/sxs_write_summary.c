@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "sxs_components.h"
+#include "sxs_timeline.h"
 #include "sxs_process.h"
 #include "sxs_view.h"
 
@@ -719,6 +720,54 @@ static void profiles_section(GString *out, const SxsView *v, const SxsRenderOpti
 
 /* The summary never fails: a profile with nothing recorded still names its process and runtimes.
  * Context: any thread; allocates. */
+/* A duration in the unit that suits it. */
+static char *duration_text(double us) {
+  return us >= 1e6   ? g_strdup_printf("%.2f s", us / 1e6)
+         : us >= 1e3 ? g_strdup_printf("%.1f ms", us / 1e3)
+                     : g_strdup_printf("%.0f us", us);
+}
+
+/* CPU (or wall time), allocations, lock waits and exceptions by endpoint (--endpoints): each counts
+ * for the request its thread worked for when it happened (sxs_activity.h). */
+static void endpoints_section(GString *out, const SxsView *v, const Palette *p) {
+  g_autoptr(GArray) totals = sxs__timeline_label_totals(v->model);
+  if (!totals)
+    return;
+  const SxsSamplesModel *sm = &v->model->samples;
+  gboolean wall = g_strcmp0(sm->mode, "wall") == 0;
+  double period_us = sm->frequency > 0 && !sxs__samples_hardware(sm) ? 1e6 / sm->frequency : 0;
+  guint64 all = 0, alloc = 0, wait = 0;
+  for (guint i = 0; i < totals->len; i++) {
+    const SxsTimelineLabelTotals *l = &g_array_index(totals, SxsTimelineLabelTotals, i);
+    all += l->samples;
+    alloc += l->alloc_bytes;
+    wait += l->lock_wait_us;
+  }
+  g_string_append_printf(out,
+                         "%sby endpoint:%s %s, allocations and lock waits of the requests each endpoint served (a "
+                         "sample or event counts for the request its thread worked for then)\n",
+                         p->bold, p->reset, wall ? "wall time" : "CPU");
+  g_string_append_printf(out, "    %s%8s %9s %7s %12s %10s %7s %10s %7s  endpoint%s\n", p->dim, "requests", "samples",
+                         "share", wall ? "wall/request" : "CPU/request", "time/req", "alloc", "lock wait", "share",
+                         p->reset);
+  for (guint i = 0; i < totals->len; i++) {
+    const SxsTimelineLabelTotals *l = &g_array_index(totals, SxsTimelineLabelTotals, i);
+    if (l->samples == 0 && l->requests == 0 && l->alloc_bytes == 0 && l->lock_wait_us == 0)
+      continue;
+    g_autofree char *per = l->requests && period_us > 0
+                               ? duration_text((double)l->samples * period_us / (double)l->requests)
+                               : g_strdup("-");
+    g_autofree char *mean = l->requests ? duration_text((double)l->request_us / (double)l->requests) : g_strdup("-");
+    g_autofree char *bytes = g_format_size_full(l->alloc_bytes, G_FORMAT_SIZE_IEC_UNITS);
+    g_autofree char *waited = duration_text((double)l->lock_wait_us);
+    g_string_append_printf(
+        out, "    %8" G_GUINT64_FORMAT " %9" G_GUINT64_FORMAT " %6.1f%% %12s %10s %7s %10s %6.1f%%  %s\n", l->requests,
+        l->samples, percent(l->samples, all), per, mean, l->alloc_bytes ? bytes : "-", l->lock_wait_us ? waited : "-",
+        percent(l->lock_wait_us, wait), l->name ? l->name : "(no request)");
+  }
+  (void)alloc;
+}
+
 char *sxs__write_summary(const SxsView *v, const SxsRenderOptions *o, gsize *ret_len, char **ret_why) {
   (void)ret_why; /* a summary always has something to say */
   SxsRenderOptions defaults = {.top = 10};
@@ -738,6 +787,7 @@ char *sxs__write_summary(const SxsView *v, const SxsRenderOptions *o, gsize *ret
     if (!v->runtime_id || ((const SxsRuntimeModel *)m->runtimes->pdata[i])->id == v->runtime_id)
       runtime_header(out, m->runtimes->pdata[i], p, opt.top);
   samples_section(out, v, &opt, p);
+  endpoints_section(out, v, p);
   calls_section(out, v, &opt, p);
   events_section(out, v, &opt, p);
   profiles_section(out, v, &opt, p);

@@ -23,8 +23,8 @@
 #define TRACING_KEYS_EXPECTED "expected one of enabled, inlining, routing, hooks, timing, path, include, exclude"
 #define STACKS_EXPECTED "expected events among exception, jit and gc, separated by commas or spaces, or none"
 #define GROUPS_EXPECTED                                                                                                \
-  "[profiler], [tracing], [stacks], [sampling], [exceptions], [contention], [allocations], [lines], [symbols] or "     \
-  "[timeline]"
+  "[profiler], [tracing], [stacks], [sampling], [exceptions], [contention], [allocations], [lines], [symbols], "       \
+  "[timeline] or [labels]"
 #define SAMPLING_KEYS_EXPECTED "expected one of enabled, frequency, mode, walker, engine, event"
 #define FREQUENCY_EXPECTED "expected a whole number of samples per second from 1 to 10000"
 #define PATTERNS_EXPECTED                                                                                              \

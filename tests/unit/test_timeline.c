@@ -334,8 +334,139 @@ static void test_spool(void) {
   g_assert_cmpuint(back->timeline.samples->len, ==, 3);
 }
 
+/* The model with endpoint labels: Alpha's samples at 0.1 .. 0.5 s are "GET /a/{id}" (label 1), the
+ * others none; Beta's at 2.0 and 2.1 s (one weighing 1, one 3 at 2.2 s) are "POST /b" (label 2);
+ * the allocation is label 1's, the lock wait label 2's; a request event each. */
+static SxsProfileModel *labelled_model(void) {
+  SxsProfileModel *m = model();
+  SxsTimelineModel *t = &m->timeline;
+  g_ptr_array_add(t->labels, g_strdup("GET /a/{id}"));
+  g_ptr_array_add(t->labels, g_strdup("POST /b"));
+  for (guint i = 0; i < t->samples->len; i++) {
+    SxsTimelineSample *s = &g_array_index(t->samples, SxsTimelineSample, i);
+    s->label = s->t_us >= 100000 && s->t_us <= 500000 ? 1 : s->t_us >= 2000000 && s->t_us <= 2200000 ? 2 : 0;
+  }
+  for (guint i = 0; i < t->events->len; i++) {
+    SxsTimelineEvent *e = &g_array_index(t->events, SxsTimelineEvent, i);
+    e->label = e->kind == SXS_TIMELINE_ALLOCATION ? 1 : e->kind == SXS_TIMELINE_LOCK_WAIT ? 2 : 0;
+  }
+  add_event(m, SXS_TIMELINE_REQUEST, 10, 90000, 420000, 0, 0, NULL, NULL);
+  g_array_index(t->events, SxsTimelineEvent, t->events->len - 1).label = 1;
+  add_event(m, SXS_TIMELINE_REQUEST, 11, 1990000, 300000, 0, 0, NULL, NULL);
+  g_array_index(t->events, SxsTimelineEvent, t->events->len - 1).label = 2;
+  g_array_sort(t->events, sxs__timeline_event_compare);
+  return m;
+}
+
+static guint64 label_weight(const SxsTimelineModel *t, guint label) {
+  guint64 w = 0;
+  for (guint i = 0; i < t->samples->len; i++) {
+    const SxsTimelineSample *s = &g_array_index(t->samples, SxsTimelineSample, i);
+    w += s->label == label ? s->weight : 0;
+  }
+  return w;
+}
+
+static void test_labels(void) {
+  g_autoptr(SxsProfileModel) m = labelled_model();
+  /* Written and read back with their labels. */
+  g_autoptr(SxsProfileModel) back = round_trip(m);
+  const SxsTimelineModel *t = &back->timeline;
+  g_assert_cmpuint(t->labels->len, ==, 2);
+  g_assert_cmpstr(t->labels->pdata[0], ==, "GET /a/{id}");
+  g_assert_cmpstr(t->labels->pdata[1], ==, "POST /b");
+  g_assert_cmpuint(label_weight(t, 1), ==, 5);
+  g_assert_cmpuint(label_weight(t, 2), ==, 5);
+  g_assert_cmpuint(label_weight(t, 0), ==, 4);
+  /* The totals by label: samples, requests, bytes, waits. */
+  g_autoptr(GArray) totals = sxs__timeline_label_totals(back);
+  g_assert_nonnull(totals);
+  g_assert_cmpuint(totals->len, ==, 3);
+  gboolean seen[3] = {FALSE};
+  for (guint i = 0; i < totals->len; i++) {
+    const SxsTimelineLabelTotals *l = &g_array_index(totals, SxsTimelineLabelTotals, i);
+    seen[l->label] = TRUE;
+    g_assert_cmpuint(l->samples, ==, l->label == 0 ? 4 : 5);
+    g_assert_cmpuint(l->requests, ==, l->label == 0 ? 0 : 1);
+    g_assert_cmpuint(l->alloc_bytes, ==, l->label == 1 ? 4096 : 0);
+    g_assert_cmpuint(l->lock_wait_us, ==, l->label == 2 ? 50000 : 0);
+    g_assert_cmpstr(l->name, ==, l->label == 0 ? NULL : t->labels->pdata[l->label - 1]);
+  }
+  g_assert_true(seen[0] && seen[1] && seen[2]);
+  /* Cut to POST /b: Beta's labelled samples (weight 5 in 3), its lock wait; not the allocation, the
+   * exceptions, the GC. */
+  g_autofree char *why = NULL;
+  g_assert_true(sxs__timeline_slice_label(back, "POST /b", &why));
+  g_assert_cmpuint(back->samples.stacks->len, ==, 1);
+  g_assert_cmpstr(leaf(back->samples.stacks->pdata[0]), ==, "App.Beta");
+  g_assert_cmpuint(((SxsStackModel *)back->samples.stacks->pdata[0])->count, ==, 5);
+  g_assert_cmpuint(back->samples.weight, ==, 5);
+  g_assert_cmpuint(back->profiles[SXS_PROFILE_CONTENTION].events, ==, 1);
+  g_assert_cmpuint(back->profiles[SXS_PROFILE_ALLOCATIONS].events, ==, 0);
+  g_assert_cmpuint(back->profiles[SXS_PROFILE_EXCEPTIONS].events, ==, 0);
+  for (guint i = 0; i < back->timeline.events->len; i++)
+    g_assert_cmpuint(g_array_index(back->timeline.events, SxsTimelineEvent, i).label, ==, 2);
+  g_assert_cmpuint(back->timeline.events->len, ==, 2);
+  g_assert_cmpuint(back->timeline.seconds->len, ==, 0);
+  /* An endpoint the profile does not have is refused, naming those it has. */
+  g_autoptr(SxsProfileModel) m2 = labelled_model();
+  g_clear_pointer(&why, g_free);
+  g_assert_false(sxs__timeline_slice_label(m2, "GET /c", &why));
+  g_assert_nonnull(strstr(why, "\"GET /a/{id}\", \"POST /b\""));
+  g_assert_cmpuint(m2->timeline.samples->len, ==, 12);
+  /* A profile without labels says how to get them. */
+  g_autoptr(SxsProfileModel) m3 = model();
+  g_clear_pointer(&why, g_free);
+  g_assert_false(sxs__timeline_slice_label(m3, "GET /a/{id}", &why));
+  g_assert_nonnull(strstr(why, "--endpoints"));
+  g_assert_null(sxs__timeline_label_totals(m3));
+}
+
+/* The spool's labels: L records name them, P samples carry @label, V events a last field. */
+static void test_spool_labels(void) {
+  g_autoptr(GString) s = g_string_new(SXS_SPOOL_MAGIC);
+  g_autoptr(SxsProfileModel) skel = sxs__profile_model_new();
+  skel->process = g_new0(SxsProcessInfo, 1);
+  skel->process->pid = 7;
+  skel->process->argv = g_new0(char *, 1);
+  skel->samples.enabled = TRUE;
+  skel->timeline.present = TRUE;
+  gsize len = 0;
+  g_autofree char *json = sxs__profile_render_json(skel, &len);
+  g_string_append(s, "B\t1\n");
+  g_string_append_printf(s, "S\t%" G_GSIZE_FORMAT "\n%s\n", len, json);
+  g_string_append(s, "N\t1\tm\t1\tApp.Main\tapp.dll\n");
+  g_string_append(s, "L\t1\tGET /orders/{id}\n");
+  g_string_append(s, "L\t2\tPOST /pay\n");
+  g_string_append(s, "P\t1000\t1:0@2,1:10*3@1,1:10,1:10@9\n");
+  g_string_append(s, "V\tlock-wait\t1\t7\t1005\t20\t0\t0\t0\t-\t2\n");
+  g_string_append(s, "V\trequest\t1\t7\t900\t200\t0\t0\t0\t-\t1\n");
+  g_string_append(s, "K\t1\tsample\t7\tmain\t1:0:1000\n");
+  g_string_append(s, "W\t1\t6\n");
+  g_string_append(s, "E\t1\n");
+  g_autoptr(GError) error = NULL;
+  g_autoptr(SxsSpoolRead) r = sxs__spool_read("x.spool", s->str, s->len, &error);
+  g_assert_no_error(error);
+  const SxsTimelineModel *t = &r->model->timeline;
+  g_assert_cmpuint(t->labels->len, ==, 2);
+  g_assert_cmpstr(t->labels->pdata[1], ==, "POST /pay");
+  g_assert_cmpuint(t->samples->len, ==, 4);
+  static const guint labels[] = {2, 1, 0, 0}; /* @9 names no label: none */
+  static const guint weights[] = {1, 3, 1, 1};
+  for (guint i = 0; i < 4; i++) {
+    g_assert_cmpuint(g_array_index(t->samples, SxsTimelineSample, i).label, ==, labels[i]);
+    g_assert_cmpuint(g_array_index(t->samples, SxsTimelineSample, i).weight, ==, weights[i]);
+  }
+  g_assert_cmpuint(t->events->len, ==, 2);
+  g_assert_cmpint(g_array_index(t->events, SxsTimelineEvent, 0).kind, ==, SXS_TIMELINE_REQUEST);
+  g_assert_cmpuint(g_array_index(t->events, SxsTimelineEvent, 0).label, ==, 1);
+  g_assert_cmpuint(g_array_index(t->events, SxsTimelineEvent, 1).label, ==, 2);
+}
+
 int main(int argc, char **argv) {
   g_test_init(&argc, &argv, NULL);
+  g_test_add_func("/timeline/labels", test_labels);
+  g_test_add_func("/timeline/spool-labels", test_spool_labels);
   g_test_add_func("/timeline/round-trip", test_round_trip);
   g_test_add_func("/timeline/bad-index", test_bad_index);
   g_test_add_func("/timeline/slice", test_slice);

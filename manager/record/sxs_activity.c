@@ -1,0 +1,446 @@
+/* sxs_activity: which request each thread works for (see sxs_activity.h).
+ *
+ *   RequestStart(activity) ──> a request slot (endpoint label, start; a token: slot and generation)
+ *   TraceOperationBegin(task, activity) ──> task -> token
+ *   TraceSynchronousWorkBegin(task) on T ──> T's work stack gets task's token; End pops it
+ *   T's innermost token ──> published in the thread table, read by T's signal handler
+ *
+ * A token stays valid until its slot is reused (SLOTS requests later); a request's stop time is
+ * kept in its slot, so a sample taken after its request ended (a thread whose work was cut short
+ * without its End event) is nobody's. The thread table is open addressing by thread id, each
+ * entry written by its own thread (the id claimed with a compare-and-swap), read by its handler
+ * without a lock. */
+#include "sxs_activity.h"
+
+#include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "sxs_timeline_rec.h"
+
+#define SLOT_BITS 12
+#define SLOTS (1u << SLOT_BITS)
+#define GEN_MAX ((1u << (32 - SLOT_BITS)) - 1)
+#define TOKEN(slot, gen) ((guint32)(slot) | (guint32)(gen) << SLOT_BITS)
+#define TOKEN_SLOT(token) ((token) & (SLOTS - 1))
+#define TOKEN_GEN(token) ((token) >> SLOT_BITS)
+#define TIDS 8192u
+#define TID_GONE (-1)
+#define WORK_DEPTH 32
+#define MAX_TASKS (1u << 20)
+
+typedef struct {
+  guint32 gen;      /* atomic: the generation of the request in it (0: never used) */
+  guint32 label;    /* atomic */
+  guint64 stop_ns;  /* atomic: when it ended (CLOCK_MONOTONIC), G_MAXUINT64 while it runs */
+  guint64 start_us; /* the timeline's clock */
+  guint32 thread;   /* where it began */
+  gboolean live;
+  guint8 key[20]; /* runtime id and activity ID */
+} Request;
+
+typedef struct {
+  gint32 tid; /* 0: free, TID_GONE: was a thread's */
+  guint32 token;
+} TidEntry;
+
+static struct {
+  GMutex lock;
+  GHashTable *labels;   /* name -> label (owned keys) */
+  GPtrArray *names;     /* label - 1 -> name (the keys above) */
+  GHashTable *requests; /* key (20 bytes, owned) -> slot + 1 */
+  GHashTable *tasks;    /* runtime << 32 | task -> token */
+  guint next_slot;
+  guint32 next_gen;
+  guint64 requests_seen;
+} act;
+
+static Request slots[SLOTS];
+static TidEntry tids[TIDS];
+
+typedef struct {
+  gint32 tid;
+  TidEntry *entry; /* NULL: not published (the table was full) */
+  guint32 base;    /* the token outside any work item */
+  int depth;       /* items begun, possibly more than WORK_DEPTH (the extra ones are not kept) */
+  guint32 tokens[WORK_DEPTH];
+  gint8 works[WORK_DEPTH];
+} ThreadState;
+
+static __thread ThreadState self;
+
+static guint key_hash(gconstpointer k) {
+  const guint8 *b = k;
+  guint h = 2166136261u;
+  for (int i = 0; i < 20; i++)
+    h = (h ^ b[i]) * 16777619u;
+  return h;
+}
+
+static gboolean key_equal(gconstpointer a, gconstpointer b) {
+  return memcmp(a, b, 20) == 0;
+}
+
+static void make_key(guint8 *key, int runtime_id, const guint8 *activity) {
+  gint32 r = runtime_id;
+  memcpy(key, &r, 4);
+  memcpy(key + 4, activity, 16);
+}
+
+static gboolean activity_zero(const guint8 *activity) {
+  static const guint8 zero[16];
+  return !activity || memcmp(activity, zero, 16) == 0;
+}
+
+static void ensure_locked(void) {
+  if (act.labels)
+    return;
+  act.labels = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+  act.names = g_ptr_array_new();
+  act.requests = g_hash_table_new_full(key_hash, key_equal, g_free, NULL);
+  act.tasks = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, NULL);
+}
+
+static guint64 now_ns(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (guint64)ts.tv_sec * 1000000000u + (guint64)ts.tv_nsec;
+}
+
+static gint32 my_tid(void) {
+  if (!self.tid)
+    self.tid = (gint32)syscall(SYS_gettid);
+  return self.tid;
+}
+
+/* The table's entry of tid: found, or claimed when `claim`; NULL when absent (or the table full). */
+static TidEntry *tid_entry(gint32 tid, gboolean claim) {
+  guint start = ((guint)tid * 2654435761u) % TIDS;
+  for (guint i = 0; i < TIDS; i++) {
+    TidEntry *e = &tids[(start + i) % TIDS];
+    gint32 cur = __atomic_load_n(&e->tid, __ATOMIC_ACQUIRE);
+    if (cur == tid)
+      return e;
+    if (cur == 0 && !claim)
+      return NULL;
+    if ((cur == 0 || cur == TID_GONE) && claim) {
+      __atomic_store_n(&e->token, 0, __ATOMIC_RELAXED);
+      if (__atomic_compare_exchange_n(&e->tid, &cur, tid, FALSE, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+        return e;
+      if (cur == tid)
+        return e;
+    }
+  }
+  return NULL;
+}
+
+static guint32 current_token(void) {
+  int d = MIN(self.depth, WORK_DEPTH);
+  return d > 0 ? self.tokens[d - 1] : self.base;
+}
+
+/* Publishes the calling thread's current token for its signal handler. */
+static void publish(void) {
+  if (!self.entry) {
+    if (current_token() == 0)
+      return;
+    self.entry = tid_entry(my_tid(), TRUE);
+    if (!self.entry)
+      return;
+  }
+  __atomic_store_n(&self.entry->token, current_token(), __ATOMIC_RELEASE);
+}
+
+static guint label_locked(const char *name) {
+  gpointer v = g_hash_table_lookup(act.labels, name);
+  if (v)
+    return GPOINTER_TO_UINT(v);
+  if (act.names->len >= SXS_ACTIVITY_MAX_LABELS - 1) {
+    v = g_hash_table_lookup(act.labels, "(other)");
+    if (v)
+      return GPOINTER_TO_UINT(v);
+    name = "(other)";
+  }
+  char *copy = g_strdup(name);
+  g_ptr_array_add(act.names, copy);
+  guint label = act.names->len;
+  g_hash_table_insert(act.labels, copy, GUINT_TO_POINTER(label));
+  return label;
+}
+
+/* Is a path segment a value rather than a name: a number, a GUID, or a token of 16 or more
+ * characters mixing digits and letters? */
+static gboolean segment_is_value(const char *s, gsize n) {
+  if (n == 0)
+    return FALSE;
+  gsize digits = 0, hex = 0, alnum = 0, dashes = 0;
+  for (gsize i = 0; i < n; i++) {
+    unsigned char c = (unsigned char)s[i];
+    digits += g_ascii_isdigit(c) != 0;
+    hex += g_ascii_isxdigit(c) != 0;
+    alnum += g_ascii_isalnum(c) != 0;
+    dashes += c == '-' || c == '_' || c == '.' || c == '=' || c == '%';
+  }
+  if (digits == n || (n > 1 && (s[0] == '-' || s[0] == '+') && digits == n - 1))
+    return TRUE;
+  if (n == 36 && dashes == 4 && hex == 32)
+    return TRUE;
+  return n >= 16 && digits > 0 && alnum + dashes == n;
+}
+
+char *sxs__activity_endpoint(const char *method, const char *path) {
+  GString *s = g_string_new(method && *method ? method : "?");
+  g_string_append_c(s, ' ');
+  if (!path || !*path) {
+    g_string_append_c(s, '/');
+    return g_string_free(s, FALSE);
+  }
+  const char *end = path + strcspn(path, "?#");
+  const char *p = path;
+  while (p < end) {
+    const char *slash = memchr(p, '/', (gsize)(end - p));
+    const char *seg_end = slash ? slash : end;
+    if (segment_is_value(p, (gsize)(seg_end - p)))
+      g_string_append(s, "{id}");
+    else
+      g_string_append_len(s, p, seg_end - p);
+    if (!slash)
+      break;
+    g_string_append_c(s, '/');
+    p = slash + 1;
+  }
+  return g_string_free(s, FALSE);
+}
+
+void sxs__activity_request_start(int runtime_id, const guint8 *activity, const char *method, const char *path,
+                                 guint64 now_us) {
+  if (activity_zero(activity))
+    return;
+  g_autofree char *endpoint = sxs__activity_endpoint(method, path);
+  guint8 key[20];
+  make_key(key, runtime_id, activity);
+  guint32 token;
+  g_mutex_lock(&act.lock);
+  ensure_locked();
+  guint label = label_locked(endpoint);
+  gpointer old = g_hash_table_lookup(act.requests, key);
+  guint slot;
+  if (old) {
+    slot = GPOINTER_TO_UINT(old) - 1;
+  } else {
+    /* The next slot not in use (a request that never stopped is given up after SLOTS others). */
+    slot = act.next_slot;
+    for (guint i = 0; i < SLOTS && slots[(act.next_slot + i) % SLOTS].live; i++)
+      slot = (act.next_slot + i + 1) % SLOTS;
+    act.next_slot = (slot + 1) % SLOTS;
+    Request *r = &slots[slot];
+    if (r->live)
+      g_hash_table_remove(act.requests, r->key);
+    if (++act.next_gen > GEN_MAX)
+      act.next_gen = 1;
+    __atomic_store_n(&r->gen, 0, __ATOMIC_RELEASE);
+    __atomic_store_n(&r->stop_ns, G_MAXUINT64, __ATOMIC_RELEASE);
+    __atomic_store_n(&r->label, label, __ATOMIC_RELEASE);
+    r->start_us = now_us;
+    r->thread = (guint32)my_tid();
+    r->live = TRUE;
+    memcpy(r->key, key, sizeof key);
+    __atomic_store_n(&r->gen, act.next_gen, __ATOMIC_RELEASE);
+    g_hash_table_insert(act.requests, g_memdup2(key, sizeof key), GUINT_TO_POINTER(slot + 1));
+    __atomic_add_fetch(&act.requests_seen, 1, __ATOMIC_RELAXED);
+  }
+  token = TOKEN(slot, slots[slot].gen);
+  g_mutex_unlock(&act.lock);
+  int d = MIN(self.depth, WORK_DEPTH);
+  if (d > 0)
+    self.tokens[d - 1] = token;
+  else
+    self.base = token;
+  publish();
+}
+
+void sxs__activity_request_stop(int runtime_id, const guint8 *activity, guint64 now_us) {
+  if (activity_zero(activity) || !act.labels)
+    return;
+  guint8 key[20];
+  make_key(key, runtime_id, activity);
+  guint32 token = 0, thread = 0;
+  guint label = 0;
+  guint64 start_us = 0;
+  g_mutex_lock(&act.lock);
+  gpointer v = g_hash_table_lookup(act.requests, key);
+  if (v) {
+    guint slot = GPOINTER_TO_UINT(v) - 1;
+    Request *r = &slots[slot];
+    token = TOKEN(slot, r->gen);
+    label = r->label;
+    start_us = r->start_us;
+    thread = r->thread;
+    r->live = FALSE;
+    __atomic_store_n(&r->stop_ns, now_ns(), __ATOMIC_RELEASE);
+    g_hash_table_remove(act.requests, key);
+  }
+  g_mutex_unlock(&act.lock);
+  if (!token)
+    return;
+  gboolean changed = FALSE;
+  for (int i = 0; i < MIN(self.depth, WORK_DEPTH); i++)
+    if (self.tokens[i] == token) {
+      self.tokens[i] = 0;
+      changed = TRUE;
+    }
+  if (self.base == token) {
+    self.base = 0;
+    changed = TRUE;
+  }
+  if (changed)
+    publish();
+  sxs__timeline_rec_event_label(SXS_TIMELINE_REQUEST, runtime_id, thread, start_us,
+                                now_us > start_us ? now_us - start_us : 0, 0, 0, NULL, 0, label);
+}
+
+static guint64 task_key(int runtime_id, gint32 task_id) {
+  return (guint64)(guint32)runtime_id << 32 | (guint32)task_id;
+}
+
+void sxs__activity_operation_begin(int runtime_id, gint32 task_id, const guint8 *activity) {
+  if (activity_zero(activity) || !__atomic_load_n(&act.requests_seen, __ATOMIC_RELAXED))
+    return;
+  guint8 key[20];
+  make_key(key, runtime_id, activity);
+  g_mutex_lock(&act.lock);
+  gpointer v = g_hash_table_lookup(act.requests, key);
+  if (v) {
+    guint slot = GPOINTER_TO_UINT(v) - 1;
+    if (g_hash_table_size(act.tasks) >= MAX_TASKS)
+      g_hash_table_remove_all(act.tasks);
+    guint64 *k = g_new(guint64, 1);
+    *k = task_key(runtime_id, task_id);
+    g_hash_table_replace(act.tasks, k, GUINT_TO_POINTER(TOKEN(slot, slots[slot].gen)));
+  }
+  g_mutex_unlock(&act.lock);
+}
+
+void sxs__activity_operation_end(int runtime_id, gint32 task_id) {
+  if (!__atomic_load_n(&act.requests_seen, __ATOMIC_RELAXED))
+    return;
+  guint64 k = task_key(runtime_id, task_id);
+  g_mutex_lock(&act.lock);
+  if (act.tasks)
+    g_hash_table_remove(act.tasks, &k);
+  g_mutex_unlock(&act.lock);
+}
+
+void sxs__activity_work_begin(int runtime_id, gint32 task_id, int work) {
+  guint32 token = 0;
+  if (__atomic_load_n(&act.requests_seen, __ATOMIC_RELAXED)) {
+    guint64 k = task_key(runtime_id, task_id);
+    g_mutex_lock(&act.lock);
+    if (act.tasks)
+      token = GPOINTER_TO_UINT(g_hash_table_lookup(act.tasks, &k));
+    g_mutex_unlock(&act.lock);
+  }
+  if (self.depth < WORK_DEPTH) {
+    self.tokens[self.depth] = token;
+    self.works[self.depth] = (gint8)work;
+  }
+  self.depth++;
+  if (token || self.entry)
+    publish();
+}
+
+void sxs__activity_work_end(int runtime_id, int work) {
+  (void)runtime_id;
+  if (self.depth == 0)
+    return;
+  /* The innermost item of that kind ends, and any begun inside it whose End never came. */
+  int d = self.depth;
+  if (d <= WORK_DEPTH) {
+    int i = d - 1;
+    while (i >= 0 && self.works[i] != work)
+      i--;
+    if (i < 0)
+      return;
+    self.depth = i;
+  } else {
+    self.depth--;
+  }
+  if (self.entry)
+    publish();
+}
+
+guint32 sxs__activity_thread_token(void) {
+  if (!__atomic_load_n(&act.requests_seen, __ATOMIC_RELAXED))
+    return 0;
+  TidEntry *e = tid_entry((gint32)syscall(SYS_gettid), FALSE);
+  return e ? __atomic_load_n(&e->token, __ATOMIC_ACQUIRE) : 0;
+}
+
+guint sxs__activity_token_label(guint32 token, guint64 at_ns) {
+  if (!token)
+    return 0;
+  Request *r = &slots[TOKEN_SLOT(token)];
+  guint32 gen = __atomic_load_n(&r->gen, __ATOMIC_ACQUIRE);
+  guint label = __atomic_load_n(&r->label, __ATOMIC_ACQUIRE);
+  guint64 stop = __atomic_load_n(&r->stop_ns, __ATOMIC_ACQUIRE);
+  if (gen != TOKEN_GEN(token) || __atomic_load_n(&r->gen, __ATOMIC_ACQUIRE) != gen)
+    return 0;
+  return (at_ns ? at_ns : now_ns()) > stop ? 0 : label;
+}
+
+guint32 sxs__activity_tid_token(uint32_t tid) {
+  if (!__atomic_load_n(&act.requests_seen, __ATOMIC_RELAXED))
+    return 0;
+  TidEntry *e = tid_entry((gint32)tid, FALSE);
+  return e ? __atomic_load_n(&e->token, __ATOMIC_ACQUIRE) : 0;
+}
+
+guint sxs__activity_current_label(void) {
+  guint32 token = current_token();
+  return token ? sxs__activity_token_label(token, now_ns()) : 0;
+}
+
+void sxs__activity_thread_gone(uint32_t tid) {
+  if (!__atomic_load_n(&act.requests_seen, __ATOMIC_RELAXED))
+    return;
+  TidEntry *e = tid_entry((gint32)tid, FALSE);
+  if (e) {
+    __atomic_store_n(&e->token, 0, __ATOMIC_RELEASE);
+    __atomic_store_n(&e->tid, TID_GONE, __ATOMIC_RELEASE);
+  }
+}
+
+gboolean sxs__activity_any(void) {
+  return __atomic_load_n(&act.requests_seen, __ATOMIC_RELAXED) != 0;
+}
+
+GPtrArray *sxs__activity_labels(void) {
+  GPtrArray *out = g_ptr_array_new_with_free_func(g_free);
+  g_mutex_lock(&act.lock);
+  for (guint i = 0; act.names && i < act.names->len; i++)
+    g_ptr_array_add(out, g_strdup(act.names->pdata[i]));
+  g_mutex_unlock(&act.lock);
+  return out;
+}
+
+void sxs__activity_reset_for_tests(void) {
+  g_mutex_lock(&act.lock);
+  if (act.labels) {
+    g_hash_table_destroy(act.requests);
+    g_hash_table_destroy(act.tasks);
+    g_ptr_array_free(act.names, TRUE);
+    g_hash_table_destroy(act.labels);
+  }
+  act.labels = NULL;
+  act.names = NULL;
+  act.requests = NULL;
+  act.tasks = NULL;
+  act.next_slot = 0;
+  act.next_gen = 0;
+  act.requests_seen = 0;
+  memset(slots, 0, sizeof slots);
+  memset(tids, 0, sizeof tids);
+  memset(&self, 0, sizeof self);
+  g_mutex_unlock(&act.lock);
+}

@@ -1,0 +1,62 @@
+/* sxs_activity: which request each thread works for ([labels] endpoints=true, --endpoints).
+ *
+ * ASP.NET Core's hosting events (RequestStart with the method and path, RequestStop) open and
+ * close a request's activity; the runtime's TPL events say which work each thread runs: an async
+ * operation begins under the activity current where it was created (TraceOperationBegin, whose
+ * activity ID flows across awaits with TasksFlowActivityIds), and each piece of its work runs
+ * between TraceSynchronousWorkBegin and End on some thread of the pool. So at every moment a thread
+ * works for the request of the innermost work it runs, and a sample taken on it, or an allocation,
+ * a lock wait or an exception raised on it, is that request's. A request is labelled with its
+ * endpoint: its method and its path with the segments that are values (numbers, GUIDs, long hex
+ * or mixed tokens) written {id}: `GET /orders/{id}`, not `GET /orders/42` (the route template
+ * itself is not in the runtime's events).
+ *
+ * Labels are numbered from 1 (0: none) in the order first met; SXS_ACTIVITY_MAX_LABELS at most
+ * (later endpoints share the last label, "(other)").
+ */
+#pragma once
+
+#include <glib.h>
+#include <stdint.h>
+
+#define SXS_ACTIVITY_MAX_LABELS 4096
+
+/* A request began on this thread: its activity ID (16 bytes) and the HTTP method and path.
+ * Context: the thread that raised the event; normal context. */
+void sxs__activity_request_start(int runtime_id, const guint8 *activity, const char *method, const char *path,
+                                 guint64 now_us);
+/* The request of activity ended (on this thread); recorded on the timeline as a request event. */
+void sxs__activity_request_stop(int runtime_id, const guint8 *activity, guint64 now_us);
+/* An async operation (task_id of runtime_id) was created under activity (NULL or all zero: none). */
+void sxs__activity_operation_begin(int runtime_id, gint32 task_id, const guint8 *activity);
+/* ... and completed. */
+void sxs__activity_operation_end(int runtime_id, gint32 task_id);
+/* This thread begins to run a piece of task_id's work (work: the TPL's kind of work), and ends the
+ * innermost piece of that kind. */
+void sxs__activity_work_begin(int runtime_id, gint32 task_id, int work);
+void sxs__activity_work_end(int runtime_id, int work);
+
+/* The token of the request the calling thread works for (0: none), for a sample taken now.
+ * Context: any, the signal handler included: no lock, no allocation. */
+guint32 sxs__activity_thread_token(void);
+/* The token thread tid published last (0: none). Context: any thread, no lock. */
+guint32 sxs__activity_tid_token(uint32_t tid);
+/* The label of a token taken at at_ns (CLOCK_MONOTONIC; 0: now): its request's endpoint when the
+ * request had not ended by then, else 0. Context: any thread, normal context. */
+guint sxs__activity_token_label(guint32 token, guint64 at_ns);
+/* The label of the request the calling thread works for now (0: none). Context: normal context. */
+guint sxs__activity_current_label(void);
+
+/* The thread tid ended: it works for nothing. Context: any thread. */
+void sxs__activity_thread_gone(uint32_t tid);
+
+/* Is anything tracked (a request seen)? */
+gboolean sxs__activity_any(void);
+/* The labels' names (index label - 1), a new array of copies. Context: any thread. */
+GPtrArray *sxs__activity_labels(void);
+
+/* The endpoint label of a method and path ("GET /orders/{id}"), newly allocated. */
+char *sxs__activity_endpoint(const char *method, const char *path);
+
+/* Test support: forget everything. */
+void sxs__activity_reset_for_tests(void);

@@ -1,0 +1,156 @@
+/* Which request each thread works for (manager/record/sxs_activity): endpoints made from methods and
+ * paths, a request followed from its start across a thread hop (an async operation created under
+ * its activity, its work run on another thread) to its stop, the TPL's work items nested and ended
+ * out of order, and what a thread publishes for its signal handler. */
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <glib.h>
+
+#include "sxs_activity.h"
+#include "sxs_timeline_rec.h"
+
+static void test_endpoint(void) {
+  static const struct {
+    const char *method, *path, *endpoint;
+  } cases[] = {
+      {"GET", "/orders/42", "GET /orders/{id}"},
+      {"GET", "/orders/42/lines/7?x=1", "GET /orders/{id}/lines/{id}"},
+      {"POST", "/api/v2/pay", "POST /api/v2/pay"},
+      {"GET", "/users/3f2504e0-4f89-11d3-9a0c-0305e82c3301", "GET /users/{id}"},
+      {"GET", "/blob/9f86d081884c7d659a2feaa0c55ad015", "GET /blob/{id}"},
+      {"GET", "/search/hello", "GET /search/hello"},
+      {"DELETE", "/items/-5", "DELETE /items/{id}"},
+      {"GET", "/", "GET /"},
+      {"GET", "", "GET /"},
+      {NULL, "/x", "? /x"},
+      {"GET", "/a//b/", "GET /a//b/"},
+  };
+  for (guint i = 0; i < G_N_ELEMENTS(cases); i++) {
+    g_autofree char *e = sxs__activity_endpoint(cases[i].method, cases[i].path);
+    g_assert_cmpstr(e, ==, cases[i].endpoint);
+  }
+}
+
+static guint8 activity_a[16] = {0x12, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0x59, 0x9d, 0xd1, 0x13};
+static guint8 activity_b[16] = {0x13, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0x59, 0x9d, 0xd1, 0x6c};
+
+typedef struct {
+  guint label_inside, label_after;
+  guint32 token_inside;
+  uint32_t tid;
+} HopResult;
+
+/* The continuation of task 5 on another thread: the request's while it runs, nobody's after. */
+static gpointer hop_thread(gpointer data) {
+  HopResult *r = data;
+  r->tid = (uint32_t)syscall(SYS_gettid);
+  sxs__activity_work_begin(1, 77, 0); /* a completion notification of a task nobody follows */
+  sxs__activity_work_begin(1, 5, 2);
+  r->label_inside = sxs__activity_current_label();
+  r->token_inside = sxs__activity_thread_token();
+  sxs__activity_work_end(1, 2);
+  sxs__activity_work_end(1, 0);
+  r->label_after = sxs__activity_current_label();
+  return NULL;
+}
+
+static void test_request_across_threads(void) {
+  sxs__activity_reset_for_tests();
+  sxs__timeline_rec_reset_for_tests();
+  g_assert_false(sxs__activity_any());
+  g_assert_cmpuint(sxs__activity_thread_token(), ==, 0);
+  sxs__activity_request_start(1, activity_a, "GET", "/orders/42", 1000);
+  g_assert_true(sxs__activity_any());
+  guint32 token = sxs__activity_thread_token();
+  g_assert_cmpuint(token, !=, 0);
+  g_assert_cmpuint(sxs__activity_current_label(), ==, 1);
+  g_assert_cmpuint(sxs__activity_tid_token((uint32_t)syscall(SYS_gettid)), ==, token);
+  /* An operation created under the request's activity, one under none, one under another. */
+  sxs__activity_operation_begin(1, 5, activity_a);
+  sxs__activity_operation_begin(1, 6, NULL);
+  sxs__activity_operation_begin(1, 8, activity_b);
+  /* A second request, another endpoint of the same shape. */
+  sxs__activity_request_start(1, activity_b, "GET", "/orders/43", 1100);
+  g_assert_cmpuint(sxs__activity_current_label(), ==, 1);
+  HopResult r = {0};
+  GThread *t = g_thread_new("hop", hop_thread, &r);
+  g_thread_join(t);
+  g_assert_cmpuint(r.label_inside, ==, 1);
+  g_assert_cmpuint(r.token_inside, ==, token);
+  g_assert_cmpuint(r.label_after, ==, 0);
+  /* What the other thread published last: nothing, once its work ended. */
+  g_assert_cmpuint(sxs__activity_tid_token(r.tid), ==, 0);
+  sxs__activity_thread_gone(r.tid);
+  /* The request stops: its token means nobody from now; this thread works for the second request
+   * (begun on it after the first), until that one stops too. */
+  sxs__activity_request_stop(1, activity_a, 5000);
+  g_assert_cmpuint(sxs__activity_token_label(token, 0), ==, 0);
+  g_assert_cmpuint(sxs__activity_current_label(), ==, 1);
+  g_assert_cmpuint(sxs__activity_thread_token(), !=, token);
+  g_autoptr(GPtrArray) labels = sxs__activity_labels();
+  g_assert_cmpuint(labels->len, ==, 1);
+  g_assert_cmpstr(labels->pdata[0], ==, "GET /orders/{id}");
+  /* The stopped request is on the timeline: a request event of label 1, 4 ms long. */
+  SxsProfileModel *m = sxs__profile_model_new();
+  g_autoptr(GHashTable) none = g_hash_table_new(g_direct_hash, g_direct_equal);
+  sxs__timeline_rec_fill(m, none);
+  guint requests = 0;
+  for (guint i = 0; i < m->timeline.events->len; i++) {
+    const SxsTimelineEvent *e = &g_array_index(m->timeline.events, SxsTimelineEvent, i);
+    if (e->kind != SXS_TIMELINE_REQUEST)
+      continue;
+    requests++;
+    g_assert_cmpuint(e->label, ==, 1);
+    g_assert_cmpuint(e->start_us, ==, 1000);
+    g_assert_cmpuint(e->dur_us, ==, 4000);
+  }
+  g_assert_cmpuint(requests, ==, 1);
+  g_assert_cmpuint(m->timeline.labels->len, ==, 1);
+  sxs__profile_model_free(m);
+  sxs__activity_request_stop(1, activity_b, 6000);
+  g_assert_cmpuint(sxs__activity_current_label(), ==, 0);
+  g_assert_cmpuint(sxs__activity_thread_token(), ==, 0);
+  sxs__activity_reset_for_tests();
+  sxs__timeline_rec_reset_for_tests();
+}
+
+/* Work items the TPL began and ended out of order: an End ends the innermost item of its kind and
+ * every one begun inside it; an End with no Begin changes nothing. */
+static void test_work_nesting(void) {
+  sxs__activity_reset_for_tests();
+  sxs__activity_request_start(1, activity_a, "PUT", "/x/1", 10);
+  sxs__activity_operation_begin(1, 9, activity_a);
+  sxs__activity_request_stop(1, activity_b, 11); /* not a request in flight: nothing */
+  /* The request's start set the thread's base; work items run inside it. */
+  sxs__activity_work_begin(1, 9, 2);
+  g_assert_cmpuint(sxs__activity_current_label(), ==, 1);
+  sxs__activity_work_begin(1, 40, 0); /* an untracked task's notification: nobody's */
+  g_assert_cmpuint(sxs__activity_current_label(), ==, 0);
+  sxs__activity_work_begin(1, 9, 1);
+  g_assert_cmpuint(sxs__activity_current_label(), ==, 1);
+  sxs__activity_work_end(1, 0); /* ends items 0 and 1 */
+  g_assert_cmpuint(sxs__activity_current_label(), ==, 1);
+  sxs__activity_work_end(1, 2);
+  g_assert_cmpuint(sxs__activity_current_label(), ==, 1); /* the base, still */
+  sxs__activity_work_end(1, 2);                           /* no such item: nothing */
+  g_assert_cmpuint(sxs__activity_current_label(), ==, 1);
+  /* An operation that ended is nobody's afterwards. */
+  sxs__activity_operation_end(1, 9);
+  sxs__activity_work_begin(1, 9, 2);
+  g_assert_cmpuint(sxs__activity_current_label(), ==, 0);
+  sxs__activity_work_end(1, 2);
+  sxs__activity_request_stop(1, activity_a, 20);
+  g_assert_cmpuint(sxs__activity_current_label(), ==, 0);
+  sxs__activity_reset_for_tests();
+  sxs__timeline_rec_reset_for_tests();
+}
+
+int main(int argc, char **argv) {
+  g_test_init(&argc, &argv, NULL);
+  g_test_add_func("/activity/endpoint", test_endpoint);
+  g_test_add_func("/activity/request-across-threads", test_request_across_threads);
+  g_test_add_func("/activity/work-nesting", test_work_nesting);
+  return g_test_run();
+}
