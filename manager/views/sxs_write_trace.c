@@ -121,6 +121,23 @@ static void trace_instant(Trace *t, guint32 tid, const char *name, const char *c
   sxs__json_end_object(t->w);
 }
 
+/* A request (--endpoints) as an async span named by its endpoint: requests overlap on a thread (one
+ * awaits while another runs), so each is its own span, by id. */
+static void trace_request(Trace *t, const SxsTimelineModel *tl, const SxsTimelineEvent *e, guint id) {
+  const char *endpoint = e->label && e->label <= tl->labels->len ? tl->labels->pdata[e->label - 1] : "request";
+  for (int end = 0; end < 2; end++) {
+    sxs__json_begin_object_inline(t->w);
+    sxs__json_member_string(t->w, "name", endpoint);
+    sxs__json_member_string(t->w, "cat", "request");
+    sxs__json_member_string(t->w, "ph", end ? "e" : "b");
+    sxs__json_member_uint(t->w, "id", id);
+    sxs__json_member_uint(t->w, "ts", e->start_us + (end ? e->dur_us : 0));
+    sxs__json_member_int(t->w, "pid", t->pid);
+    sxs__json_member_uint(t->w, "tid", e->thread);
+    sxs__json_end_object(t->w);
+  }
+}
+
 static const char *gc_reason(int reason) {
   return reason == 1 ? "induced" : "other";
 }
@@ -149,6 +166,7 @@ static void trace_events(Trace *t, const SxsTimelineModel *tl, GHashTable *lock_
       break;
     case SXS_TIMELINE_ALLOCATION:
     case SXS_TIMELINE_HEAP: break; /* counters, below */
+    case SXS_TIMELINE_REQUEST: trace_request(t, tl, e, i + 1); break;
     case SXS_TIMELINE_JIT:
       g_hash_table_add(jit_tracks, GUINT_TO_POINTER(e->thread));
       if (e->name)

@@ -50,6 +50,10 @@
 #   published/sc31/SxsSample    self-contained on .NET Core 3.1: a 3.1 runtime in a folder named
 #                               after the app, with no .version
 #   published/aot10/SxsHello    NativeAOT (linked with gcc): no CoreCLR at all
+#   published/web10/Endpoints.dll   tests/apps-web/Endpoints, an ASP.NET Core app (Microsoft.NET.Sdk.Web),
+#                               framework-dependent on the SDK's runtime: `dotnet Endpoints.dll`
+#   published/web8/Endpoints    the same on .NET 8, self-contained (ASP.NET Core 8's runtime pack
+#                               from NuGet: no shared framework of 8 is installed)
 # One traversal project (BUILD_DIR/published-src/publish.proj) restores them all in the fetch step
 # and publishes them all in the build; they are done when their .sxs-ready stamp is newer than
 # this script and the apps' sources.
@@ -125,9 +129,11 @@ fixture_ready() {
     newer_than_all "$real_out/$1/.sxs-ready" "$self" "$script_dir/$1"/*.cs "$real_out/$1/.sxs-restored"
 }
 
-# The published apps are made from this script and the sources of two apps.
+# The published apps are made from this script and the sources of three apps.
+web_src="$src_root/tests/apps-web"
 published_ready() {
-    newer_than_all "$published_out/.sxs-ready" "$self" "$apps_src/SxsSample"/**/*.cs "$apps_src/SxsHello"/**/*.cs
+    newer_than_all "$published_out/.sxs-ready" "$self" "$apps_src/SxsSample"/**/*.cs "$apps_src/SxsHello"/**/*.cs \
+        "$web_src"/**/*.cs
 }
 
 published_restored() {
@@ -141,8 +147,10 @@ write_published_projects() {
     mkdir -p "$published_src"
     local sdk_major
     sdk_major=$("$dotnet" --version 2>/dev/null | cut -d. -f1)
-    # variant  app  target framework  extra properties
+    # variant  app  target framework  extra properties (web*: an ASP.NET Core app of tests/apps-web)
     local -a variants=(
+        "web10 Endpoints net$sdk_major.0 SelfContained=false;UseAppHost=false"
+        "web8 Endpoints net8.0 SelfContained=true"
         "sc10 SxsSample net$sdk_major.0 SelfContained=true"
         "sf10 SxsSample net$sdk_major.0 SelfContained=true;PublishSingleFile=true"
         "fd10 SxsSample net$sdk_major.0 SelfContained=false;UseAppHost=true"
@@ -153,12 +161,18 @@ write_published_projects() {
     local v31
     v31=$(ls "$runtimes_dir/shared/Microsoft.NETCore.App" 2>/dev/null | grep '^3\.1\.' | sort -V | tail -n 1) || true
     [[ -n "$v31" ]] || { echo "build-apps: no 3.1 runtime in $runtimes_dir (run tests/setup/install-runtimes.sh)" >&2; return 1; }
-    local items="" v name app tfm props
+    local items="" v name app tfm props sdk sources
     for v in "${variants[@]}"; do
         read -r name app tfm props <<<"$v"
+        sdk=Microsoft.NET.Sdk
+        sources="$apps_src/$app"
+        if [[ $name == web* ]]; then
+            sdk=Microsoft.NET.Sdk.Web
+            sources="$web_src/$app"
+        fi
         mkdir -p "$published_src/$name"
         cat >"$published_src/$name/$app.csproj" <<EOF
-<Project Sdk="Microsoft.NET.Sdk">
+<Project Sdk="$sdk">
   <PropertyGroup>
     <OutputType>Exe</OutputType>
     <TargetFramework>$tfm</TargetFramework>
@@ -171,7 +185,7 @@ write_published_projects() {
     <DebugType>none</DebugType>
   </PropertyGroup>
   <ItemGroup>
-    <Compile Include="$apps_src/$app/**/*.cs" />
+    <Compile Include="$sources/**/*.cs" />
   </ItemGroup>
   <!-- 3.1: the version the registry serves, runtime pack and app host alike, not the SDK's newest. -->
   <Target Name="SxsPin31" BeforeTargets="ProcessFrameworkReferences"
@@ -515,7 +529,7 @@ done
 if [[ $publish -eq 1 ]]; then
     if published_ready; then
         echo "build-apps: published $(grep -c '<P Include' "$published_src/publish.proj") apps" \
-             "(self-contained 10 and 3.1, single file, app host, NativeAOT) in $published_out"
+             "(self-contained 10 and 3.1, single file, app host, NativeAOT, ASP.NET Core on 10 and 8) in $published_out"
     else
         echo "build-apps: FAILED publishing apps" >&2
         failed=1

@@ -1,0 +1,332 @@
+/* Which request paid: a minimal-API ASP.NET Core app (tests/apps-web/Endpoints) under `ab`, profiled
+ * with --endpoints, on .NET 10 (the SDK's runtime) and 8 (self-contained). Its endpoints do known
+ * work by construction: GET /light/{id} spins and allocates one unit in three bursts separated by
+ * awaits that hop threads, GET /heavy/{id} nine units, GET /lock/{id} holds a lock others wait for.
+ * Checked against that: the requests counted per endpoint are exactly those sent; the CPU samples
+ * and the bytes allocated of /light and /heavy split 1:9 (within 5 points); the lock waits are
+ * /lock's (at least 90 % of the delay); the samples in the spinning code carry a request's label
+ * whichever thread ran them; the summary's table, pprof's endpoint label (`go tool pprof -tags`)
+ * and `report --label` say the same. */
+#include <arpa/inet.h>
+#include <math.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "itest.h"
+
+#define LIGHT "GET /light/{id}"
+#define HEAVY "GET /heavy/{id}"
+#define LOCKED "GET /lock/{id}"
+#define N_REQUESTS 300
+#define N_LOCK 100
+
+static const char *const clean_env[] = {ITEST_NO_PROFILER_ENV, "DOTNET_CLI_TELEMETRY_OPTOUT=1", "DOTNET_NOLOGO=1",
+                                        NULL};
+
+/* A port nothing listens on now. */
+static int free_port(void) {
+  int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  g_assert_cmpint(fd, >=, 0);
+  struct sockaddr_in addr = {.sin_family = AF_INET};
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  socklen_t len = sizeof addr;
+  g_assert_cmpint(bind(fd, (struct sockaddr *)&addr, sizeof addr), ==, 0);
+  g_assert_cmpint(getsockname(fd, (struct sockaddr *)&addr, &len), ==, 0);
+  close(fd);
+  return ntohs(addr.sin_port);
+}
+
+/* One GET over loopback: TRUE on a 200. */
+static gboolean http_ok(int port, const char *path) {
+  int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (fd < 0)
+    return FALSE;
+  struct timeval tv = {.tv_sec = 20};
+  setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+  struct sockaddr_in addr = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port)};
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  g_autofree char *request = g_strdup_printf("GET %s HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n", path);
+  gboolean ok = connect(fd, (struct sockaddr *)&addr, sizeof addr) == 0 &&
+                write(fd, request, strlen(request)) == (ssize_t)strlen(request);
+  char buf[256];
+  ssize_t n = ok ? read(fd, buf, sizeof buf - 1) : -1;
+  close(fd);
+  if (n < 12)
+    return FALSE;
+  buf[n] = '\0';
+  return g_str_has_prefix(buf, "HTTP/1.") && strncmp(buf + 8, " 200", 4) == 0;
+}
+
+/* `ab -n n -c c URL` run to the end: every request answered 200. */
+static ItestProc *ab_spawn(const char *dir, const char *name, int port, const char *path, int n, int c) {
+  g_autofree char *url = g_strdup_printf("http://127.0.0.1:%d%s", port, path);
+  g_autofree char *n_text = g_strdup_printf("%d", n), *c_text = g_strdup_printf("%d", c);
+  g_autofree char *out = g_strdup_printf("%s/%s.out", dir, name), *err = g_strdup_printf("%s/%s.err", dir, name);
+  const char *argv[] = {"ab", "-q", "-n", n_text, "-c", c_text, url, NULL};
+  return itest_spawn(argv, clean_env, dir, out, err, FALSE);
+}
+
+static void ab_finish(ItestProc *p, int n) {
+  int code = itest_proc_wait(p, 300);
+  g_autofree char *out = itest_read_file(p->out_path);
+  if (code != 0)
+    g_test_message("ab:\n%s\n%s", out, itest_read_file(p->err_path));
+  g_assert_cmpint(code, ==, 0);
+  g_autofree char *complete = g_strdup_printf("Complete requests:      %d\n", n);
+  g_assert_nonnull(strstr(out, complete));
+  g_assert_nonnull(strstr(out, "Failed requests:        0\n"));
+  g_assert_null(strstr(out, "Non-2xx"));
+}
+
+typedef struct {
+  GPtrArray *labels; /* names, label - 1 */
+  double samples[16], alloc[16], wait_us[16];
+  guint requests[16];
+  double spin_labelled, spin_all;
+} Totals;
+
+static guint label_of(const Totals *t, const char *name) {
+  for (guint i = 0; i < t->labels->len; i++)
+    if (g_strcmp0(t->labels->pdata[i], name) == 0)
+      return i + 1;
+  return 0;
+}
+
+/* Does a samples.stacks[] entry hold the app's spinning function? */
+static gboolean holds_spin(JsonObject *stack) {
+  JsonArray *frames = json_object_get_array_member(stack, "frames");
+  for (guint i = 0; i < json_array_get_length(frames); i++) {
+    const char *name = json_object_get_string_member_with_default(json_array_get_object_element(frames, i), "name", "");
+    if (strstr(name, "Endpoints") && strstr(name, "Spin"))
+      return TRUE;
+  }
+  return FALSE;
+}
+
+static void totals_read(JsonNode *doc, Totals *t) {
+  memset(t, 0, sizeof *t);
+  t->labels = g_ptr_array_new_with_free_func(g_free);
+  JsonObject *root = json_node_get_object(doc);
+  JsonObject *tl = json_object_get_object_member(root, "timeline");
+  g_assert_nonnull(tl);
+  g_assert_true(json_object_has_member(tl, "labels"));
+  JsonArray *labels = json_object_get_array_member(tl, "labels");
+  for (guint i = 0; i < json_array_get_length(labels); i++)
+    g_ptr_array_add(t->labels, g_strdup(json_array_get_string_element(labels, i)));
+  g_assert_cmpuint(t->labels->len, <, G_N_ELEMENTS(t->samples));
+  JsonArray *stacks = json_object_get_array_member(json_object_get_object_member(root, "samples"), "stacks");
+  JsonArray *threads = json_object_get_array_member(tl, "threads");
+  for (guint i = 0; i < json_array_get_length(threads); i++) {
+    JsonObject *th = json_array_get_object_element(threads, i);
+    JsonArray *s = json_object_get_array_member(th, "s");
+    JsonArray *w = json_object_has_member(th, "w") ? json_object_get_array_member(th, "w") : NULL;
+    JsonArray *l = json_object_has_member(th, "l") ? json_object_get_array_member(th, "l") : NULL;
+    for (guint j = 0; j < json_array_get_length(s); j++) {
+      double weight = w ? (double)json_array_get_int_element(w, j) : 1.0;
+      guint label = l ? (guint)json_array_get_int_element(l, j) : 0;
+      g_assert_cmpuint(label, <=, t->labels->len);
+      t->samples[label] += weight;
+      if (holds_spin(json_array_get_object_element(stacks, (guint)json_array_get_int_element(s, j)))) {
+        t->spin_all += weight;
+        t->spin_labelled += label ? weight : 0;
+      }
+    }
+  }
+  JsonArray *events = json_object_get_array_member(tl, "events");
+  for (guint i = 0; i < json_array_get_length(events); i++) {
+    JsonObject *e = json_array_get_object_element(events, i);
+    const char *kind = json_object_get_string_member(e, "kind");
+    guint label = (guint)json_object_get_int_member_with_default(e, "label", 0);
+    g_assert_cmpuint(label, <=, t->labels->len);
+    if (g_str_equal(kind, "request"))
+      t->requests[label]++;
+    else if (g_str_equal(kind, "allocation"))
+      t->alloc[label] += (double)json_object_get_int_member_with_default(e, "value", 0);
+    else if (g_str_equal(kind, "lock-wait"))
+      t->wait_us[label] += (double)json_object_get_int_member_with_default(e, "dur_us", 0);
+  }
+}
+
+static void scenario(const char *runtime) {
+  gboolean net8 = g_str_equal(runtime, "8.0");
+  g_autofree char *published = g_build_filename(itest_env("SXS_APPS_DIR"), "published", net8 ? "web8" : "web10", NULL);
+  g_autofree char *app = g_build_filename(published, net8 ? "Endpoints" : "Endpoints.dll", NULL);
+  if (!g_file_test(app, G_FILE_TEST_IS_REGULAR)) {
+    g_test_fail_printf("%s is missing: run tests/setup.sh", app);
+    return;
+  }
+  g_autofree char *dir = itest_tmpdir();
+  g_autofree char *prefix = g_build_filename(dir, "p", NULL);
+  g_autofree char *profile = g_strconcat(prefix, ".json", NULL);
+  int port = free_port();
+  g_autofree char *url = g_strdup_printf("http://127.0.0.1:%d", port);
+  const char *argv_dll[] = {itest_env("SXS_SXSPROF"),
+                            "run",
+                            "-q",
+                            "--sample=999",
+                            "--endpoints",
+                            "--alloc",
+                            "--lock",
+                            "-o",
+                            prefix,
+                            "--",
+                            itest_env("SXS_DOTNET"),
+                            app,
+                            "--urls",
+                            url,
+                            NULL};
+  const char *argv_exe[] = {itest_env("SXS_SXSPROF"),
+                            "run",
+                            "-q",
+                            "--sample=999",
+                            "--endpoints",
+                            "--alloc",
+                            "--lock",
+                            "-o",
+                            prefix,
+                            "--",
+                            app,
+                            "--urls",
+                            url,
+                            NULL};
+  g_autofree char *out = g_build_filename(dir, "app.out", NULL), *err = g_build_filename(dir, "app.err", NULL);
+  g_autoptr(ItestProc) server = itest_spawn(net8 ? argv_exe : argv_dll, clean_env, published, out, err, FALSE);
+  gboolean up = FALSE;
+  for (int i = 0; i < 600 && !up; i++) {
+    up = http_ok(port, "/ping");
+    if (!up)
+      g_usleep(100000);
+  }
+  if (!up)
+    g_test_message("app:\n%s\n%s", itest_read_file(out), itest_read_file(err));
+  g_assert_true(up);
+  /* Warm-up on an endpoint of its own (the same code, JIT-compiled and tiered before the count). */
+  g_autoptr(ItestProc) warm = ab_spawn(dir, "warm", port, "/warm/1", 200, 2);
+  ab_finish(warm, 200);
+  /* Light and heavy at once, on the same pool threads; then the contended lock. */
+  g_autoptr(ItestProc) light = ab_spawn(dir, "light", port, "/light/7", N_REQUESTS, 2);
+  g_autoptr(ItestProc) heavy = ab_spawn(dir, "heavy", port, "/heavy/7", N_REQUESTS, 2);
+  ab_finish(light, N_REQUESTS);
+  ab_finish(heavy, N_REQUESTS);
+  g_autoptr(ItestProc) locked = ab_spawn(dir, "lock", port, "/lock/3", N_LOCK, 4);
+  ab_finish(locked, N_LOCK);
+  g_assert_cmpint(kill(server->pid, SIGTERM), ==, 0);
+  int code = itest_proc_wait(server, 120);
+  if (code != 0)
+    g_test_message("app:\n%s\n%s", itest_read_file(out), itest_read_file(err));
+  g_assert_cmpint(code, ==, 0);
+
+  g_autoptr(JsonNode) doc = itest_load_json(profile);
+  Totals t;
+  totals_read(doc, &t);
+  guint l = label_of(&t, LIGHT), h = label_of(&t, HEAVY), k = label_of(&t, LOCKED);
+  g_assert_cmpuint(l, >, 0);
+  g_assert_cmpuint(h, >, 0);
+  g_assert_cmpuint(k, >, 0);
+  /* Every request sent, once, under its endpoint. */
+  g_assert_cmpuint(t.requests[l], ==, N_REQUESTS);
+  g_assert_cmpuint(t.requests[h], ==, N_REQUESTS);
+  g_assert_cmpuint(t.requests[k], ==, N_LOCK);
+  g_assert_cmpuint(t.requests[label_of(&t, "GET /warm/{id}")], ==, 200);
+  double cpu_share = 100.0 * t.samples[h] / (t.samples[h] + t.samples[l]);
+  double alloc_share = 100.0 * t.alloc[h] / (t.alloc[h] + t.alloc[l]);
+  double wait_all = 0;
+  for (guint i = 0; i <= t.labels->len; i++)
+    wait_all += t.wait_us[i];
+  double wait_share = wait_all > 0 ? 100.0 * t.wait_us[k] / wait_all : 0;
+  double spin_share = t.spin_all > 0 ? 100.0 * t.spin_labelled / t.spin_all : 0;
+  g_test_message(".NET %s: samples light %.0f heavy %.0f (heavy %.1f %%, 90 by construction), no request %.0f; "
+                 "bytes light %.0f heavy %.0f (heavy %.1f %%); lock wait %.0f us of %.0f (%.1f %% /lock); spinning "
+                 "samples with a request's label %.0f of %.0f (%.1f %%)",
+                 runtime, t.samples[l], t.samples[h], cpu_share, t.samples[0], t.alloc[l], t.alloc[h], alloc_share,
+                 t.wait_us[k], wait_all, wait_share, t.spin_labelled, t.spin_all, spin_share);
+  g_assert_cmpfloat(t.samples[h] + t.samples[l], >, 1000);
+  g_assert_cmpfloat(fabs(cpu_share - 90.0), <=, 5.0);
+  g_assert_cmpfloat(t.alloc[l], >, 0);
+  g_assert_cmpfloat(fabs(alloc_share - 90.0), <=, 5.0);
+  g_assert_cmpfloat(wait_all, >, 0);
+  g_assert_cmpfloat(wait_share, >=, 90.0);
+  g_assert_cmpfloat(spin_share, >=, 95.0);
+
+  /* The summary's table: the requests of each endpoint. */
+  const char *rargv[] = {itest_env("SXS_SXSPROF"), "report", profile, NULL};
+  g_autoptr(ItestRun) report = itest_run(rargv, clean_env, dir, 120);
+  itest_assert_exit(report, 0);
+  g_auto(GStrv) lines = g_strsplit(report->out, "\n", -1);
+  guint rows = 0;
+  for (char **line = lines; *line; line++) {
+    guint64 requests = 0;
+    if (g_str_has_suffix(*line, "  " LIGHT) || g_str_has_suffix(*line, "  " HEAVY)) {
+      requests = g_ascii_strtoull(*line, NULL, 10);
+      g_assert_cmpuint(requests, ==, N_REQUESTS);
+      rows++;
+    }
+  }
+  g_assert_cmpuint(rows, ==, 2);
+  g_assert_nonnull(strstr(report->out, "by endpoint:"));
+
+  /* report --label: every sample of the cut is heavy's. */
+  g_autofree char *cut = g_build_filename(dir, "heavy", NULL);
+  const char *cargv[] = {
+      itest_env("SXS_SXSPROF"), "report", profile, "--label", "endpoint=" HEAVY, "-o", cut, "--format", "json", NULL};
+  g_autoptr(ItestRun) cutrun = itest_run(cargv, clean_env, dir, 120);
+  itest_assert_exit(cutrun, 0);
+  g_autofree char *cut_json = g_strconcat(cut, ".json", NULL);
+  g_autoptr(JsonNode) cut_doc = itest_load_json(cut_json);
+  Totals c;
+  totals_read(cut_doc, &c);
+  guint ch = label_of(&c, HEAVY);
+  double cut_all = 0;
+  for (guint i = 0; i <= c.labels->len; i++)
+    cut_all += c.samples[i];
+  g_assert_cmpfloat(c.samples[ch], ==, t.samples[h]);
+  g_assert_cmpfloat(cut_all, ==, t.samples[h]);
+  g_assert_cmpuint(c.requests[ch], ==, N_REQUESTS);
+
+  /* pprof's endpoint label, as go tool pprof -tags reads it. */
+  g_autofree char *pb = g_strconcat(prefix, ".pb.gz", NULL);
+  g_autofree char *go = g_find_program_in_path("go");
+  if (!go) {
+    g_test_fail_printf("go is not installed: run tests/setup.sh");
+    return;
+  }
+  g_autofree char *gocache = g_build_filename(dir, "gocache", NULL);
+  g_autofree char *gocache_env = g_strconcat("GOCACHE=", gocache, NULL);
+  const char *penv[] = {gocache_env, "GOFLAGS=-mod=mod", NULL};
+  const char *pargv[] = {go, "tool", "pprof", "-tags", pb, NULL};
+  g_autoptr(ItestRun) pp = itest_run(pargv, penv, dir, 120);
+  itest_assert_exit(pp, 0);
+  g_assert_nonnull(strstr(pp->out, " endpoint: Total "));
+  /* "    2.7s (89.95%): GET /heavy/{id}": the share among the labelled samples. */
+  const char *row = strstr(pp->out, "): " HEAVY "\n");
+  g_assert_nonnull(row);
+  const char *open = row;
+  while (open > pp->out && *open != '(')
+    open--;
+  double pprof_share = g_ascii_strtod(open + 1, NULL);
+  double labelled = 0;
+  for (guint i = 1; i <= t.labels->len; i++)
+    labelled += t.samples[i];
+  g_assert_cmpfloat(fabs(pprof_share - 100.0 * t.samples[h] / labelled), <, 0.5);
+  g_ptr_array_unref(t.labels);
+  g_ptr_array_unref(c.labels);
+  itest_rmtree(dir);
+}
+
+static void test_endpoints_10(void) {
+  scenario("10.0");
+}
+
+static void test_endpoints_8(void) {
+  scenario("8.0");
+}
+
+int main(int argc, char **argv) {
+  g_test_init(&argc, &argv, NULL);
+  g_test_add_func("/endpoints/10.0", test_endpoints_10);
+  g_test_add_func("/endpoints/8.0", test_endpoints_8);
+  return g_test_run();
+}
