@@ -28,7 +28,7 @@
 #define TIDS 8192u
 #define TID_GONE (-1)
 #define WORK_DEPTH 32
-#define MAX_TASKS (1u << 20)
+#define TASK_SLOTS (1u << 16)
 
 typedef struct {
   guint32 gen;      /* atomic: the generation of the request in it (0: never used) */
@@ -50,7 +50,6 @@ static struct {
   GHashTable *labels;   /* name -> label (owned keys) */
   GPtrArray *names;     /* label - 1 -> name (the keys above) */
   GHashTable *requests; /* key (20 bytes, owned) -> slot + 1 */
-  GHashTable *tasks;    /* runtime << 32 | task -> token */
   guint next_slot;
   guint32 next_gen;
   guint64 requests_seen;
@@ -58,6 +57,12 @@ static struct {
 
 static Request slots[SLOTS];
 static TidEntry tids[TIDS];
+/* The async operations begun under a request: direct-mapped by task id, each word its token (high
+ * half) and its key (low half: the task id mixed with the runtime's id), written and read with
+ * atomics, no lock. Task ids are handed out in sequence, so the operations in flight (hundreds)
+ * fall in distinct slots; one that meets a newer one in its slot (65,536 tasks later) is no longer
+ * followed. */
+static guint64 tasks[TASK_SLOTS];
 
 typedef struct {
   gint32 tid;
@@ -66,6 +71,8 @@ typedef struct {
   int depth;       /* items begun, possibly more than WORK_DEPTH (the extra ones are not kept) */
   guint32 tokens[WORK_DEPTH];
   gint8 works[WORK_DEPTH];
+  guint8 activity[20];    /* the request activity this thread met last (runtime id and ID) ... */
+  guint32 activity_token; /* ... and its token: most operations begin on the thread of their request */
 } ThreadState;
 
 static __thread ThreadState self;
@@ -99,7 +106,6 @@ static void ensure_locked(void) {
   act.labels = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
   act.names = g_ptr_array_new();
   act.requests = g_hash_table_new_full(key_hash, key_equal, g_free, NULL);
-  act.tasks = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, NULL);
 }
 
 static guint64 now_ns(void) {
@@ -252,6 +258,8 @@ void sxs__activity_request_start(int runtime_id, const guint8 *activity, const c
   }
   token = TOKEN(slot, slots[slot].gen);
   g_mutex_unlock(&act.lock);
+  memcpy(self.activity, key, sizeof key);
+  self.activity_token = token;
   int d = MIN(self.depth, WORK_DEPTH);
   if (d > 0)
     self.tokens[d - 1] = token;
@@ -300,8 +308,14 @@ void sxs__activity_request_stop(int runtime_id, const guint8 *activity, guint64 
                                 now_us > start_us ? now_us - start_us : 0, 0, 0, NULL, 0, label);
 }
 
-static guint64 task_key(int runtime_id, gint32 task_id) {
-  return (guint64)(guint32)runtime_id << 32 | (guint32)task_id;
+/* A task's key in the table (never 0) and its slot. */
+static guint32 task_key(int runtime_id, gint32 task_id) {
+  guint32 k = (guint32)task_id ^ (guint32)runtime_id * 0x9E3779B9u;
+  return k ? k : 1;
+}
+
+static guint64 *task_slot(int runtime_id, gint32 task_id) {
+  return &tasks[((guint32)task_id + (guint32)runtime_id * 40503u) % TASK_SLOTS];
 }
 
 void sxs__activity_operation_begin(int runtime_id, gint32 task_id, const guint8 *activity) {
@@ -309,37 +323,41 @@ void sxs__activity_operation_begin(int runtime_id, gint32 task_id, const guint8 
     return;
   guint8 key[20];
   make_key(key, runtime_id, activity);
-  g_mutex_lock(&act.lock);
-  gpointer v = g_hash_table_lookup(act.requests, key);
-  if (v) {
-    guint slot = GPOINTER_TO_UINT(v) - 1;
-    if (g_hash_table_size(act.tasks) >= MAX_TASKS)
-      g_hash_table_remove_all(act.tasks);
-    guint64 *k = g_new(guint64, 1);
-    *k = task_key(runtime_id, task_id);
-    g_hash_table_replace(act.tasks, k, GUINT_TO_POINTER(TOKEN(slot, slots[slot].gen)));
+  guint32 token = 0;
+  if (self.activity_token && memcmp(key, self.activity, sizeof key) == 0) {
+    token = self.activity_token;
+  } else {
+    g_mutex_lock(&act.lock);
+    gpointer v = act.requests ? g_hash_table_lookup(act.requests, key) : NULL;
+    if (v) {
+      guint slot = GPOINTER_TO_UINT(v) - 1;
+      token = TOKEN(slot, slots[slot].gen);
+    }
+    g_mutex_unlock(&act.lock);
+    if (!token)
+      return;
+    memcpy(self.activity, key, sizeof key);
+    self.activity_token = token;
   }
-  g_mutex_unlock(&act.lock);
+  __atomic_store_n(task_slot(runtime_id, task_id), (guint64)token << 32 | task_key(runtime_id, task_id),
+                   __ATOMIC_RELEASE);
 }
 
 void sxs__activity_operation_end(int runtime_id, gint32 task_id) {
   if (!__atomic_load_n(&act.requests_seen, __ATOMIC_RELAXED))
     return;
-  guint64 k = task_key(runtime_id, task_id);
-  g_mutex_lock(&act.lock);
-  if (act.tasks)
-    g_hash_table_remove(act.tasks, &k);
-  g_mutex_unlock(&act.lock);
+  guint64 *at = task_slot(runtime_id, task_id);
+  guint64 cur = __atomic_load_n(at, __ATOMIC_ACQUIRE);
+  if (cur && (guint32)cur == task_key(runtime_id, task_id))
+    __atomic_compare_exchange_n(at, &cur, 0, FALSE, __ATOMIC_ACQ_REL, __ATOMIC_RELAXED);
 }
 
 void sxs__activity_work_begin(int runtime_id, gint32 task_id, int work) {
   guint32 token = 0;
   if (__atomic_load_n(&act.requests_seen, __ATOMIC_RELAXED)) {
-    guint64 k = task_key(runtime_id, task_id);
-    g_mutex_lock(&act.lock);
-    if (act.tasks)
-      token = GPOINTER_TO_UINT(g_hash_table_lookup(act.tasks, &k));
-    g_mutex_unlock(&act.lock);
+    guint64 cur = __atomic_load_n(task_slot(runtime_id, task_id), __ATOMIC_ACQUIRE);
+    if (cur && (guint32)cur == task_key(runtime_id, task_id))
+      token = (guint32)(cur >> 32);
   }
   if (self.depth < WORK_DEPTH) {
     self.tokens[self.depth] = token;
@@ -428,19 +446,18 @@ void sxs__activity_reset_for_tests(void) {
   g_mutex_lock(&act.lock);
   if (act.labels) {
     g_hash_table_destroy(act.requests);
-    g_hash_table_destroy(act.tasks);
     g_ptr_array_free(act.names, TRUE);
     g_hash_table_destroy(act.labels);
   }
   act.labels = NULL;
   act.names = NULL;
   act.requests = NULL;
-  act.tasks = NULL;
   act.next_slot = 0;
   act.next_gen = 0;
   act.requests_seen = 0;
   memset(slots, 0, sizeof slots);
   memset(tids, 0, sizeof tids);
+  memset(tasks, 0, sizeof tasks);
   memset(&self, 0, sizeof self);
   g_mutex_unlock(&act.lock);
 }

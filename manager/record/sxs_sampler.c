@@ -606,9 +606,9 @@ void sxs__sampler_add_sample_of(SampledThread *t, const SxsWalkResources *res, c
                                 guint64 weight, const SxsStitchTarget *targets, guint n_targets) {
   SxsStackHandle *counted =
       sxs__stacks_add_stitched(res, (uint32_t)t->tid, t->name, frames, n, weight, targets, n_targets);
-  /* The request the thread worked for: as its handler saw it, else (a walk from outside the thread)
-   * as the thread last published it. */
-  guint32 token = sampler.sample_token ? sampler.sample_token : sxs__activity_tid_token((uint32_t)t->tid);
+  /* The request the thread worked for: as its handler saw it (a capture of its own, which has its
+   * time), else (a walk from outside the thread) as the thread last published it. */
+  guint32 token = sampler.sample_at_ns ? sampler.sample_token : sxs__activity_tid_token((uint32_t)t->tid);
   sxs__timeline_rec_sample(sxs__stacks_handle_id(counted), (uint32_t)t->tid, weight, sampler.sample_at_ns,
                            sxs__activity_token_label(token, sampler.sample_at_ns));
   if (sampler.mode == SXS_SAMPLING_WALL) {

@@ -747,8 +747,8 @@ static void endpoints_section(GString *out, const SxsView *v, const Palette *p) 
                          "%sby endpoint:%s %s, allocations and lock waits of the requests each endpoint served (a "
                          "sample or event counts for the request its thread worked for then)\n",
                          p->bold, p->reset, wall ? "wall time" : "CPU");
-  g_string_append_printf(out, "    %s%8s %9s %7s %12s %10s %7s %10s %7s  endpoint%s\n", p->dim, "requests", "samples",
-                         "share", wall ? "wall/request" : "CPU/request", "time/req", "alloc", "lock wait", "share",
+  g_string_append_printf(out, "    %s%8s %9s %7s %12s %10s %10s %10s %7s  endpoint%s\n", p->dim, "requests", "samples",
+                         "share", wall ? "wall/request" : "CPU/request", "time/req", "alloc", "lock wait", "of wait",
                          p->reset);
   for (guint i = 0; i < totals->len; i++) {
     const SxsTimelineLabelTotals *l = &g_array_index(totals, SxsTimelineLabelTotals, i);
@@ -761,7 +761,7 @@ static void endpoints_section(GString *out, const SxsView *v, const Palette *p) 
     g_autofree char *bytes = g_format_size_full(l->alloc_bytes, G_FORMAT_SIZE_IEC_UNITS);
     g_autofree char *waited = duration_text((double)l->lock_wait_us);
     g_string_append_printf(
-        out, "    %8" G_GUINT64_FORMAT " %9" G_GUINT64_FORMAT " %6.1f%% %12s %10s %7s %10s %6.1f%%  %s\n", l->requests,
+        out, "    %8" G_GUINT64_FORMAT " %9" G_GUINT64_FORMAT " %6.1f%% %12s %10s %10s %10s %6.1f%%  %s\n", l->requests,
         l->samples, percent(l->samples, all), per, mean, l->alloc_bytes ? bytes : "-", l->lock_wait_us ? waited : "-",
         percent(l->lock_wait_us, wait), l->name ? l->name : "(no request)");
   }

@@ -163,37 +163,31 @@ static void scenario(const char *runtime) {
   g_autofree char *profile = g_strconcat(prefix, ".json", NULL);
   int port = free_port();
   g_autofree char *url = g_strdup_printf("http://127.0.0.1:%d", port);
-  const char *argv_dll[] = {itest_env("SXS_SXSPROF"),
-                            "run",
-                            "-q",
-                            "--sample=999",
-                            "--endpoints",
-                            "--alloc",
-                            "--lock",
-                            "-o",
-                            prefix,
-                            "--",
-                            itest_env("SXS_DOTNET"),
-                            app,
-                            "--urls",
-                            url,
-                            NULL};
-  const char *argv_exe[] = {itest_env("SXS_SXSPROF"),
-                            "run",
-                            "-q",
-                            "--sample=999",
-                            "--endpoints",
-                            "--alloc",
-                            "--lock",
-                            "-o",
-                            prefix,
-                            "--",
-                            app,
-                            "--urls",
-                            url,
-                            NULL};
+  /* The .NET 10 build runs under dotnet, the self-contained .NET 8 one by itself. */
+  const char *argv[] = {itest_env("SXS_SXSPROF"),
+                        "run",
+                        "-q",
+                        "--sample=999",
+                        "--endpoints",
+                        "--alloc",
+                        "--lock",
+                        "-o",
+                        prefix,
+                        "--",
+                        itest_env("SXS_DOTNET"),
+                        app,
+                        "--urls",
+                        url,
+                        NULL};
+  const char *const *command = argv;
+  if (net8) {
+    argv[10] = app;
+    argv[11] = "--urls";
+    argv[12] = url;
+    argv[13] = NULL;
+  }
   g_autofree char *out = g_build_filename(dir, "app.out", NULL), *err = g_build_filename(dir, "app.err", NULL);
-  g_autoptr(ItestProc) server = itest_spawn(net8 ? argv_exe : argv_dll, clean_env, published, out, err, FALSE);
+  g_autoptr(ItestProc) server = itest_spawn(command, clean_env, published, out, err, FALSE);
   gboolean up = FALSE;
   for (int i = 0; i < 600 && !up; i++) {
     up = http_ok(port, "/ping");
@@ -324,9 +318,41 @@ static void test_endpoints_8(void) {
   scenario("8.0");
 }
 
+/* .NET Core 3.1 and 2.0 have no EventPipe session for a profiler: the feature is off in each, with
+ * the reason, and the rest runs (the program's output as without it). */
+static void test_endpoints_old(void) {
+  g_autofree char *dir = itest_tmpdir();
+  g_autofree char *prefix = g_build_filename(dir, "p", NULL);
+  g_autofree char *profile = g_strconcat(prefix, ".json", NULL);
+  g_autofree char *cfg_text =
+      g_strdup_printf("[profiler]\nmode=pick-all\noutput=%s\n[labels]\nendpoints=true\n", prefix);
+  g_autofree char *cfg = itest_write_file(dir, "sxsprof.conf", cfg_text);
+  g_autofree char *app = itest_app("Profiles");
+  const char *argv[] = {itest_env("SXS_RUNSXS"), "--st", "3.1", app, "exceptions 1 2", "2.0.0", app,
+                        "exceptions 2 1",        NULL};
+  g_auto(GStrv) env = itest_profiler_env(cfg);
+  g_autoptr(ItestRun) run = itest_run(argv, (const char *const *)env, dir, 300);
+  itest_assert_exit(run, 0);
+  g_assert_nonnull(strstr(run->out, "exceptions a=1 b=2\n"));
+  g_assert_nonnull(strstr(run->out, "exceptions a=2 b=1\n"));
+  g_autoptr(JsonNode) doc = itest_load_json(profile);
+  g_assert_cmpuint(itest_profile_runtime_count(doc), ==, 2);
+  for (gint64 id = 1; id <= 2; id++) {
+    JsonObject *rt = itest_profile_runtime(doc, id);
+    JsonObject *off = json_object_get_object_member(rt, "features_off");
+    g_assert_nonnull(off);
+    const char *why = json_object_get_string_member_with_default(off, "endpoints", NULL);
+    g_assert_nonnull(why);
+    g_assert_nonnull(strstr(why, ".NET 5 and later"));
+    g_test_message("runtime %s: endpoints off: %s", json_object_get_string_member(rt, "version"), why);
+  }
+  itest_rmtree(dir);
+}
+
 int main(int argc, char **argv) {
   g_test_init(&argc, &argv, NULL);
   g_test_add_func("/endpoints/10.0", test_endpoints_10);
   g_test_add_func("/endpoints/8.0", test_endpoints_8);
+  g_test_add_func("/endpoints/3.1-and-2.0", test_endpoints_old);
   return g_test_run();
 }
