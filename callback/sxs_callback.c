@@ -1005,10 +1005,14 @@ static ProviderKind provider_kind(SxsCallback *self, EVENTPIPE_PROVIDER provider
   for (guint i = 0; i < G_N_ELEMENTS(self->other_providers); i++)
     if (provider == __atomic_load_n(&self->other_providers[i], __ATOMIC_ACQUIRE))
       return PROVIDER_RUNTIME;
-  ICorProfilerInfo15 *info = self->info;
+  /* Through the Info guard: an event may come while Shutdown lets the Info go. */
+  ICorProfilerInfo15 *info = sxs__callback_info_enter(self);
   WCHAR name[128];
   ULONG n = 0;
-  if (!info || info->lpVtbl->EventPipeGetProviderInfo(info, provider, G_N_ELEMENTS(name), &n, name) < 0)
+  HRESULT hr = info ? info->lpVtbl->EventPipeGetProviderInfo(info, provider, G_N_ELEMENTS(name), &n, name) : E_FAIL;
+  if (info)
+    sxs__callback_info_leave(self);
+  if (hr < 0)
     return PROVIDER_RUNTIME;
   g_autofree char *utf8 =
       g_utf16_to_utf8((const gunichar2 *)name, MIN((glong)n, (glong)G_N_ELEMENTS(name)), NULL, NULL, NULL);

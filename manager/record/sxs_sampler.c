@@ -612,7 +612,6 @@ void sxs__sampler_add_sample_of(SampledThread *t, const SxsWalkResources *res, c
   sxs__timeline_rec_sample(sxs__stacks_handle_id(counted), (uint32_t)t->tid, weight, sampler.sample_at_ns,
                            sxs__activity_token_label(token, sampler.sample_at_ns));
   if (sampler.mode == SXS_SAMPLING_WALL) {
-    t->last_token = token;
     if (!t->last)
       t->last = g_new(SxsStackFrame, SXS_STITCH_MAX_STITCHED);
     t->last_n = MIN(n, (guint)SXS_STITCH_MAX_STITCHED);
@@ -628,9 +627,11 @@ void sxs__sampler_repeat_last(SampledThread *t, const SxsWalkResources *res, gui
                               const SxsStitchTarget *targets, guint n_targets) {
   if (t->last_counted) {
     sxs__stacks_add_to(t->last_counted, weight, 0);
-    /* Still the request it was waiting for, while that request runs. */
+    /* The request it works for now, as it last published it: a thread counted again without a
+     * signal may have run briefly since its stack was read (a pool thread that took the next
+     * request's work and blocked again), and its label says so even where its stack cannot. */
     sxs__timeline_rec_sample(sxs__stacks_handle_id(t->last_counted), (uint32_t)t->tid, weight, 0,
-                             sxs__activity_token_label(t->last_token, 0));
+                             sxs__activity_token_label(sxs__activity_tid_token((uint32_t)t->tid), 0));
   } else
     sxs__sampler_add_sample_of(t, res, t->last, t->last_n, weight, targets, n_targets);
   sxs__sampler_count_taken(weight, t->last_n, 0);

@@ -59,7 +59,6 @@ typedef struct {
   SxsStackFrame *last;                   /* wall mode: its last stack (stitched), last_n frames; owned */
   SxsStackHandle *last_counted;          /* wall mode: where that stack is counted (NULL: not counted) */
   guint last_generation;                 /* wall mode: sampler.code_generation when that stack was found */
-  guint32 last_token;                    /* wall mode: the request it worked for then (sxs_activity) */
   guint request;                         /* wall mode: 1 + the slot of its request in flight, 0 when none */
   ThreadSlot *tslot;                     /* timer mode: its slot in the pool, or NULL */
   const struct SxsSamplerEngine *engine; /* timer mode: the engine that armed it (valid with tslot) */

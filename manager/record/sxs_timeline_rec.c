@@ -80,8 +80,9 @@ static struct {
   GHashTable *cur_threads; /* thread -> index + 1 */
   guint64 folded_samples;
   guint64 detail_from_us;
-  guint64 lost;    /* samples of stacks past ID_MAX (not kept) */
-  guint64 last_us; /* the latest time recorded: a sample's, or an event's end */
+  guint64 lost;       /* samples of stacks past ID_MAX (not kept) */
+  guint64 last_us;    /* the latest time recorded: a sample's, or an event's end */
+  guint label_arrays; /* chunks with an array of labels */
 } tl;
 
 static gint64 base_mono_us;
@@ -137,10 +138,7 @@ static guint64 window_us(void) {
 }
 
 static guint64 detail_bytes_locked(void) {
-  guint64 labels = 0;
-  for (GList *l = tl.chunks.head; l; l = l->next)
-    labels += ((const Chunk *)l->data)->labels ? CHUNK_SAMPLES * sizeof(guint16) : 0;
-  return labels + (guint64)tl.chunks.length * sizeof(Chunk) +
+  return (guint64)tl.label_arrays * CHUNK_SAMPLES * sizeof(guint16) + (guint64)tl.chunks.length * sizeof(Chunk) +
          (tl.events ? (guint64)tl.events->len * sizeof(EventRec) : 0) +
          (tl.threads ? (guint64)tl.threads->len * sizeof(guint32) : 0);
 }
@@ -219,6 +217,7 @@ static void fold_oldest_locked(guint64 before) {
   }
   if (c->head == c->n) {
     tl.detail_from_us = MAX(tl.detail_from_us, c->last_us + 1);
+    tl.label_arrays -= c->labels != NULL;
     g_free(c->labels);
     g_free(g_queue_pop_head(&tl.chunks));
   }
@@ -299,8 +298,10 @@ void sxs__timeline_rec_sample(guint stack_id, uint32_t thread, guint64 weight, g
       c->labels = NULL;
       g_queue_push_tail(&tl.chunks, c);
     }
-    if (label && !c->labels)
+    if (label && !c->labels) {
       c->labels = g_new0(guint16, CHUNK_SAMPLES);
+      tl.label_arrays++;
+    }
     if (c->labels)
       c->labels[c->n] = (guint16)MIN(label, G_MAXUINT16);
     c->recs[c->n++] = (Rec){.dt_us = (guint32)(now - c->base_us), .id_weight = stack_id | (w - 1) << ID_BITS};
@@ -491,5 +492,6 @@ void sxs__timeline_rec_reset_for_tests(void) {
   tl.next_sample = tl.reported_sample = tl.reported_event = tl.events_dropped = 0;
   tl.events_head = 0;
   tl.folded_samples = tl.detail_from_us = tl.lost = tl.last_us = 0;
+  tl.label_arrays = 0;
   g_mutex_unlock(&tl.lock);
 }

@@ -736,11 +736,10 @@ static void endpoints_section(GString *out, const SxsView *v, const Palette *p) 
   const SxsSamplesModel *sm = &v->model->samples;
   gboolean wall = g_strcmp0(sm->mode, "wall") == 0;
   double period_us = sm->frequency > 0 && !sxs__samples_hardware(sm) ? 1e6 / sm->frequency : 0;
-  guint64 all = 0, alloc = 0, wait = 0;
+  guint64 all = 0, wait = 0;
   for (guint i = 0; i < totals->len; i++) {
     const SxsTimelineLabelTotals *l = &g_array_index(totals, SxsTimelineLabelTotals, i);
     all += l->samples;
-    alloc += l->alloc_bytes;
     wait += l->lock_wait_us;
   }
   g_string_append_printf(out,
@@ -765,7 +764,6 @@ static void endpoints_section(GString *out, const SxsView *v, const Palette *p) 
         l->samples, percent(l->samples, all), per, mean, l->alloc_bytes ? bytes : "-", l->lock_wait_us ? waited : "-",
         percent(l->lock_wait_us, wait), l->name ? l->name : "(no request)");
   }
-  (void)alloc;
 }
 
 char *sxs__write_summary(const SxsView *v, const SxsRenderOptions *o, gsize *ret_len, char **ret_why) {

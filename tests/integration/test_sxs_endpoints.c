@@ -86,6 +86,7 @@ typedef struct {
   double samples[16], alloc[16], wait_us[16];
   guint requests[16];
   double spin_labelled, spin_all;
+  double request_us[16]; /* the requests' durations added up */
 } Totals;
 
 static guint label_of(const Totals *t, const char *name) {
@@ -95,12 +96,12 @@ static guint label_of(const Totals *t, const char *name) {
   return 0;
 }
 
-/* Does a samples.stacks[] entry hold the app's spinning function? */
-static gboolean holds_spin(JsonObject *stack) {
+/* Does a samples.stacks[] entry hold a frame of the app's function `what` (Spin, Locked)? */
+static gboolean holds(JsonObject *stack, const char *what) {
   JsonArray *frames = json_object_get_array_member(stack, "frames");
   for (guint i = 0; i < json_array_get_length(frames); i++) {
     const char *name = json_object_get_string_member_with_default(json_array_get_object_element(frames, i), "name", "");
-    if (strstr(name, "Endpoints") && strstr(name, "Spin"))
+    if (strstr(name, "Endpoints") && strstr(name, what))
       return TRUE;
   }
   return FALSE;
@@ -129,7 +130,8 @@ static void totals_read(JsonNode *doc, Totals *t) {
       guint label = l ? (guint)json_array_get_int_element(l, j) : 0;
       g_assert_cmpuint(label, <=, t->labels->len);
       t->samples[label] += weight;
-      if (holds_spin(json_array_get_object_element(stacks, (guint)json_array_get_int_element(s, j)))) {
+      JsonObject *stack = json_array_get_object_element(stacks, (guint)json_array_get_int_element(s, j));
+      if (holds(stack, "Spin")) {
         t->spin_all += weight;
         t->spin_labelled += label ? weight : 0;
       }
@@ -141,9 +143,10 @@ static void totals_read(JsonNode *doc, Totals *t) {
     const char *kind = json_object_get_string_member(e, "kind");
     guint label = (guint)json_object_get_int_member_with_default(e, "label", 0);
     g_assert_cmpuint(label, <=, t->labels->len);
-    if (g_str_equal(kind, "request"))
+    if (g_str_equal(kind, "request")) {
       t->requests[label]++;
-    else if (g_str_equal(kind, "allocation"))
+      t->request_us[label] += (double)json_object_get_int_member_with_default(e, "dur_us", 0);
+    } else if (g_str_equal(kind, "allocation"))
       t->alloc[label] += (double)json_object_get_int_member_with_default(e, "value", 0);
     else if (g_str_equal(kind, "lock-wait"))
       t->wait_us[label] += (double)json_object_get_int_member_with_default(e, "dur_us", 0);
@@ -310,6 +313,74 @@ static void scenario(const char *runtime) {
   itest_rmtree(dir);
 }
 
+/* Wall mode: a thread blocked inside a request (waiting for the lock, or asleep holding it) is
+ * sampled at every tick without being woken, and is the request's all that time: /lock's wall
+ * samples stand for at least the 100 x 5 ms the lock was held asleep, and for no more thread time
+ * than its requests lasted (a request runs on one thread at a time). */
+static void test_endpoints_wall(void) {
+  g_autofree char *published = g_build_filename(itest_env("SXS_APPS_DIR"), "published", "web10", NULL);
+  g_autofree char *app = g_build_filename(published, "Endpoints.dll", NULL);
+  if (!g_file_test(app, G_FILE_TEST_IS_REGULAR)) {
+    g_test_fail_printf("%s is missing: run tests/setup.sh", app);
+    return;
+  }
+  g_autofree char *dir = itest_tmpdir();
+  g_autofree char *prefix = g_build_filename(dir, "p", NULL);
+  g_autofree char *profile = g_strconcat(prefix, ".json", NULL);
+  int port = free_port();
+  g_autofree char *url = g_strdup_printf("http://127.0.0.1:%d", port);
+  const char *argv[] = {itest_env("SXS_SXSPROF"),
+                        "run",
+                        "-q",
+                        "--wall",
+                        "--sample=199",
+                        "--endpoints",
+                        "--format",
+                        "json",
+                        "-o",
+                        prefix,
+                        "--",
+                        itest_env("SXS_DOTNET"),
+                        app,
+                        "--urls",
+                        url,
+                        NULL};
+  g_autofree char *out = g_build_filename(dir, "app.out", NULL), *err = g_build_filename(dir, "app.err", NULL);
+  g_autoptr(ItestProc) server = itest_spawn(argv, clean_env, published, out, err, FALSE);
+  gboolean up = FALSE;
+  for (int i = 0; i < 600 && !up; i++) {
+    up = http_ok(port, "/ping");
+    if (!up)
+      g_usleep(100000);
+  }
+  g_assert_true(up);
+  g_autoptr(ItestProc) warm = ab_spawn(dir, "warm", port, "/warm/1", 50, 2);
+  ab_finish(warm, 50);
+  g_autoptr(ItestProc) light = ab_spawn(dir, "light", port, "/light/7", 100, 2);
+  g_autoptr(ItestProc) locked = ab_spawn(dir, "lock", port, "/lock/3", N_LOCK, 4);
+  ab_finish(light, 100);
+  ab_finish(locked, N_LOCK);
+  g_assert_cmpint(kill(server->pid, SIGTERM), ==, 0);
+  g_assert_cmpint(itest_proc_wait(server, 120), ==, 0);
+  g_autoptr(JsonNode) doc = itest_load_json(profile);
+  Totals t;
+  totals_read(doc, &t);
+  guint k = label_of(&t, LOCKED);
+  g_assert_cmpuint(k, >, 0);
+  g_assert_cmpuint(t.requests[k], ==, N_LOCK);
+  g_assert_cmpuint(t.requests[label_of(&t, LIGHT)], ==, 100);
+  double spin_share = t.spin_all > 0 ? 100.0 * t.spin_labelled / t.spin_all : 0;
+  double held = N_LOCK * 0.005 * 199, lasted = t.request_us[k] / 1e6 * 199;
+  g_test_message("wall: %s samples %.0f (at least %.0f for the lock held, at most %.0f for the requests' time); "
+                 "spinning samples labelled %.0f of %.0f (%.1f %%)",
+                 LOCKED, t.samples[k], held, lasted, t.spin_labelled, t.spin_all, spin_share);
+  g_assert_cmpfloat(t.samples[k], >=, 0.8 * held);
+  g_assert_cmpfloat(t.samples[k], <=, 1.1 * lasted + 10);
+  g_assert_cmpfloat(spin_share, >=, 95.0);
+  g_ptr_array_unref(t.labels);
+  itest_rmtree(dir);
+}
+
 static void test_endpoints_10(void) {
   scenario("10.0");
 }
@@ -353,6 +424,7 @@ int main(int argc, char **argv) {
   g_test_init(&argc, &argv, NULL);
   g_test_add_func("/endpoints/10.0", test_endpoints_10);
   g_test_add_func("/endpoints/8.0", test_endpoints_8);
+  g_test_add_func("/endpoints/wall", test_endpoints_wall);
   g_test_add_func("/endpoints/3.1-and-2.0", test_endpoints_old);
   return g_test_run();
 }
