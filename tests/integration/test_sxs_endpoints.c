@@ -153,44 +153,37 @@ static void totals_read(JsonNode *doc, Totals *t) {
   }
 }
 
-static void scenario(const char *runtime) {
+/* The Endpoints app of .NET `runtime` ("10.0": under dotnet; "8.0": self-contained) started under
+ * `sxsprof run -q OPTIONS... -o DIR/p`, on a free port (*ret_port), once it answers /ping. NULL
+ * (the test failed) when the app is not built. */
+static ItestProc *start_server(const char *runtime, const char *const *options, const char *dir, int *ret_port) {
   gboolean net8 = g_str_equal(runtime, "8.0");
   g_autofree char *published = g_build_filename(itest_env("SXS_APPS_DIR"), "published", net8 ? "web8" : "web10", NULL);
   g_autofree char *app = g_build_filename(published, net8 ? "Endpoints" : "Endpoints.dll", NULL);
   if (!g_file_test(app, G_FILE_TEST_IS_REGULAR)) {
     g_test_fail_printf("%s is missing: run tests/setup.sh", app);
-    return;
+    return NULL;
   }
-  g_autofree char *dir = itest_tmpdir();
-  g_autofree char *prefix = g_build_filename(dir, "p", NULL);
-  g_autofree char *profile = g_strconcat(prefix, ".json", NULL);
   int port = free_port();
   g_autofree char *url = g_strdup_printf("http://127.0.0.1:%d", port);
-  /* The .NET 10 build runs under dotnet, the self-contained .NET 8 one by itself. */
-  const char *argv[] = {itest_env("SXS_SXSPROF"),
-                        "run",
-                        "-q",
-                        "--sample=999",
-                        "--endpoints",
-                        "--alloc",
-                        "--lock",
-                        "-o",
-                        prefix,
-                        "--",
-                        itest_env("SXS_DOTNET"),
-                        app,
-                        "--urls",
-                        url,
-                        NULL};
-  const char *const *command = argv;
-  if (net8) {
-    argv[10] = app;
-    argv[11] = "--urls";
-    argv[12] = url;
-    argv[13] = NULL;
-  }
+  g_autofree char *prefix = g_build_filename(dir, "p", NULL);
+  g_autoptr(GPtrArray) argv = g_ptr_array_new();
+  g_ptr_array_add(argv, (gpointer)itest_env("SXS_SXSPROF"));
+  g_ptr_array_add(argv, "run");
+  g_ptr_array_add(argv, "-q");
+  for (const char *const *o = options; *o; o++)
+    g_ptr_array_add(argv, (gpointer)*o);
+  g_ptr_array_add(argv, "-o");
+  g_ptr_array_add(argv, prefix);
+  g_ptr_array_add(argv, "--");
+  if (!net8)
+    g_ptr_array_add(argv, (gpointer)itest_env("SXS_DOTNET"));
+  g_ptr_array_add(argv, app);
+  g_ptr_array_add(argv, "--urls");
+  g_ptr_array_add(argv, url);
+  g_ptr_array_add(argv, NULL);
   g_autofree char *out = g_build_filename(dir, "app.out", NULL), *err = g_build_filename(dir, "app.err", NULL);
-  g_autoptr(ItestProc) server = itest_spawn(command, clean_env, published, out, err, FALSE);
+  ItestProc *server = itest_spawn((const char *const *)argv->pdata, clean_env, published, out, err, FALSE);
   gboolean up = FALSE;
   for (int i = 0; i < 600 && !up; i++) {
     up = http_ok(port, "/ping");
@@ -200,6 +193,28 @@ static void scenario(const char *runtime) {
   if (!up)
     g_test_message("app:\n%s\n%s", itest_read_file(out), itest_read_file(err));
   g_assert_true(up);
+  *ret_port = port;
+  return server;
+}
+
+/* SIGTERM to the app, as a supervisor sends it: it ends cleanly and the profile is written. */
+static void stop_server(ItestProc *server) {
+  g_assert_cmpint(kill(server->pid, SIGTERM), ==, 0);
+  int code = itest_proc_wait(server, 120);
+  if (code != 0)
+    g_test_message("app:\n%s\n%s", itest_read_file(server->out_path), itest_read_file(server->err_path));
+  g_assert_cmpint(code, ==, 0);
+}
+
+static void scenario(const char *runtime) {
+  g_autofree char *dir = itest_tmpdir();
+  g_autofree char *prefix = g_build_filename(dir, "p", NULL);
+  g_autofree char *profile = g_strconcat(prefix, ".json", NULL);
+  static const char *const options[] = {"--sample=999", "--endpoints", "--alloc", "--lock", NULL};
+  int port = 0;
+  g_autoptr(ItestProc) server = start_server(runtime, options, dir, &port);
+  if (!server)
+    return;
   /* Warm-up on an endpoint of its own (the same code, JIT-compiled and tiered before the count). */
   g_autoptr(ItestProc) warm = ab_spawn(dir, "warm", port, "/warm/1", 200, 2);
   ab_finish(warm, 200);
@@ -210,11 +225,7 @@ static void scenario(const char *runtime) {
   ab_finish(heavy, N_REQUESTS);
   g_autoptr(ItestProc) locked = ab_spawn(dir, "lock", port, "/lock/3", N_LOCK, 4);
   ab_finish(locked, N_LOCK);
-  g_assert_cmpint(kill(server->pid, SIGTERM), ==, 0);
-  int code = itest_proc_wait(server, 120);
-  if (code != 0)
-    g_test_message("app:\n%s\n%s", itest_read_file(out), itest_read_file(err));
-  g_assert_cmpint(code, ==, 0);
+  stop_server(server);
 
   g_autoptr(JsonNode) doc = itest_load_json(profile);
   Totals t;
@@ -318,50 +329,20 @@ static void scenario(const char *runtime) {
  * samples stand for at least the 100 x 5 ms the lock was held asleep, and for no more thread time
  * than its requests lasted (a request runs on one thread at a time). */
 static void test_endpoints_wall(void) {
-  g_autofree char *published = g_build_filename(itest_env("SXS_APPS_DIR"), "published", "web10", NULL);
-  g_autofree char *app = g_build_filename(published, "Endpoints.dll", NULL);
-  if (!g_file_test(app, G_FILE_TEST_IS_REGULAR)) {
-    g_test_fail_printf("%s is missing: run tests/setup.sh", app);
-    return;
-  }
   g_autofree char *dir = itest_tmpdir();
-  g_autofree char *prefix = g_build_filename(dir, "p", NULL);
-  g_autofree char *profile = g_strconcat(prefix, ".json", NULL);
-  int port = free_port();
-  g_autofree char *url = g_strdup_printf("http://127.0.0.1:%d", port);
-  const char *argv[] = {itest_env("SXS_SXSPROF"),
-                        "run",
-                        "-q",
-                        "--wall",
-                        "--sample=199",
-                        "--endpoints",
-                        "--format",
-                        "json",
-                        "-o",
-                        prefix,
-                        "--",
-                        itest_env("SXS_DOTNET"),
-                        app,
-                        "--urls",
-                        url,
-                        NULL};
-  g_autofree char *out = g_build_filename(dir, "app.out", NULL), *err = g_build_filename(dir, "app.err", NULL);
-  g_autoptr(ItestProc) server = itest_spawn(argv, clean_env, published, out, err, FALSE);
-  gboolean up = FALSE;
-  for (int i = 0; i < 600 && !up; i++) {
-    up = http_ok(port, "/ping");
-    if (!up)
-      g_usleep(100000);
-  }
-  g_assert_true(up);
+  g_autofree char *profile = g_build_filename(dir, "p.json", NULL);
+  static const char *const options[] = {"--wall", "--sample=199", "--endpoints", "--format", "json", NULL};
+  int port = 0;
+  g_autoptr(ItestProc) server = start_server("10.0", options, dir, &port);
+  if (!server)
+    return;
   g_autoptr(ItestProc) warm = ab_spawn(dir, "warm", port, "/warm/1", 50, 2);
   ab_finish(warm, 50);
   g_autoptr(ItestProc) light = ab_spawn(dir, "light", port, "/light/7", 100, 2);
   g_autoptr(ItestProc) locked = ab_spawn(dir, "lock", port, "/lock/3", N_LOCK, 4);
   ab_finish(light, 100);
   ab_finish(locked, N_LOCK);
-  g_assert_cmpint(kill(server->pid, SIGTERM), ==, 0);
-  g_assert_cmpint(itest_proc_wait(server, 120), ==, 0);
+  stop_server(server);
   g_autoptr(JsonNode) doc = itest_load_json(profile);
   Totals t;
   totals_read(doc, &t);
