@@ -87,7 +87,6 @@ typedef struct {
   gboolean allocations_sampled; /* the allocation profile records AllocationSampled, not GCAllocationTick
                                  * (set up with its session) */
   gboolean endpoints_on;        /* requests are followed ([labels] endpoints=true; sxs_features.c) */
-  EVENTPIPE_SESSION endpoints_session;
   /* The providers whose events the endpoints read, by handle, learnt as their first events come
    * (atomic; 0: not yet): ASP.NET Core's hosting events and the TPL's. */
   EVENTPIPE_PROVIDER hosting_provider, tpl_provider;
@@ -119,7 +118,7 @@ typedef struct {
   const char *name;
   /* Is the feature asked for? NULL: always. */
   gboolean (*wanted)(const SxsConfig *cfg);
-  /* Its mask bits for this runtime. */
+  /* Its mask bits for this runtime (NULL: it needs none). */
   void (*mask)(const SxsCapabilities *caps, const SxsConfig *cfg, DWORD *low, DWORD *high);
   /* Why this runtime cannot do it (a static sentence), or NULL. NULL: it always can. */
   const char *(*unsupported)(const SxsCapabilities *caps);

@@ -151,9 +151,24 @@ static void contention_mask(const SxsCapabilities *caps, const SxsConfig *cfg, D
   *low |= COR_PRF_ENABLE_STACK_SNAPSHOT;
 }
 
-/* Starts an in-process EventPipe session on the runtime's provider for one profile, which is on
- * from before the call (its first events may arrive before the call returns) and off again if the
+/* Starts an in-process EventPipe session on n providers for a feature whose flag *on is set from
+ * before the call (its first events may arrive before the call returns) and cleared again if the
  * session cannot start. */
+static int start_providers(ICorProfilerInfo15 *info, COR_PRF_EVENTPIPE_PROVIDER_CONFIG *providers, UINT32 n,
+                           gboolean *on, EVENTPIPE_SESSION *ret_session, char **ret_why) {
+  *on = TRUE;
+  HRESULT hr = info->lpVtbl->EventPipeStartSession(info, n, providers, FALSE, ret_session);
+  if (hr < 0) {
+    *on = FALSE;
+    const char *hr_name = sxs__hresult_name(hr);
+    *ret_why = hr_name ? g_strdup_printf("EventPipeStartSession failed: %s", hr_name)
+                       : g_strdup_printf("EventPipeStartSession failed: 0x%08X", (unsigned)hr);
+    return -EIO;
+  }
+  return 0;
+}
+
+/* A session on the runtime's provider for one profile (start_providers). */
 static int start_session(SxsCallback *self, ICorProfilerInfo15 *info, SxsProfileKind kind, guint64 keywords,
                          UINT32 level, char **ret_why) {
   g_autofree gunichar2 *name = g_utf8_to_utf16(SXS_RUNTIME_PROVIDER, -1, NULL, NULL, NULL);
@@ -163,18 +178,7 @@ static int start_session(SxsCallback *self, ICorProfilerInfo15 *info, SxsProfile
       .loggingLevel = level,
       .filterData = NULL,
   };
-  self->profiles_on[kind] = TRUE;
-  EVENTPIPE_SESSION session = 0;
-  HRESULT hr = info->lpVtbl->EventPipeStartSession(info, 1, &provider, FALSE, &session);
-  if (hr < 0) {
-    self->profiles_on[kind] = FALSE;
-    const char *hr_name = sxs__hresult_name(hr);
-    *ret_why = hr_name ? g_strdup_printf("EventPipeStartSession failed: %s", hr_name)
-                       : g_strdup_printf("EventPipeStartSession failed: 0x%08X", (unsigned)hr);
-    return -EIO;
-  }
-  self->eventpipe_sessions[kind] = session;
-  return 0;
+  return start_providers(info, &provider, 1, &self->profiles_on[kind], &self->eventpipe_sessions[kind], ret_why);
 }
 
 static int contention_setup(SxsCallback *self, ICorProfilerInfo15 *info, const SxsConfig *cfg, char **ret_why) {
@@ -257,13 +261,6 @@ static const char *endpoints_unsupported(const SxsCapabilities *caps) {
                ".NET 5 and later): no sample is labelled with an endpoint";
 }
 
-static void endpoints_mask(const SxsCapabilities *caps, const SxsConfig *cfg, DWORD *low, DWORD *high) {
-  (void)caps;
-  (void)cfg;
-  (void)low;
-  (void)high;
-}
-
 static int endpoints_setup(SxsCallback *self, ICorProfilerInfo15 *info, const SxsConfig *cfg, char **ret_why) {
   (void)cfg;
   g_autofree gunichar2 *hosting = g_utf8_to_utf16(SXS_HOSTING_PROVIDER, -1, NULL, NULL, NULL);
@@ -276,25 +273,12 @@ static int endpoints_setup(SxsCallback *self, ICorProfilerInfo15 *info, const Sx
        .keywords = G_MAXUINT64,
        .loggingLevel = COR_PRF_EVENTPIPE_INFORMATIONAL},
   };
-  self->endpoints_on = TRUE;
   EVENTPIPE_SESSION session = 0;
-  HRESULT hr = info->lpVtbl->EventPipeStartSession(info, 2, providers, FALSE, &session);
-  if (hr < 0) {
-    self->endpoints_on = FALSE;
-    const char *hr_name = sxs__hresult_name(hr);
-    *ret_why = hr_name ? g_strdup_printf("EventPipeStartSession failed: %s", hr_name)
-                       : g_strdup_printf("EventPipeStartSession failed: 0x%08X", (unsigned)hr);
-    return -EIO;
-  }
-  self->endpoints_session = session;
-  return 0;
+  return start_providers(info, providers, G_N_ELEMENTS(providers), &self->endpoints_on, &session, ret_why);
 }
 
-static const SxsFeature endpoints_feature = {.name = "endpoints",
-                                             .wanted = endpoints_wanted,
-                                             .unsupported = endpoints_unsupported,
-                                             .mask = endpoints_mask,
-                                             .setup = endpoints_setup};
+static const SxsFeature endpoints_feature = {
+    .name = "endpoints", .wanted = endpoints_wanted, .unsupported = endpoints_unsupported, .setup = endpoints_setup};
 
 /* In order: a setup may rely on the mask bits of the features before it. */
 static const SxsFeature *const features[] = {&counters_feature,   &inventory_feature,    &stacks_feature,
@@ -329,7 +313,8 @@ HRESULT sxs__features_run(SxsCallback *self, ICorProfilerInfo15 *info, const Sxs
       sxs__manager_feature_off(self->runtime, f->name, why);
       continue;
     }
-    f->mask(caps, cfg, &feature_low[i], &feature_high[i]);
+    if (f->mask)
+      f->mask(caps, cfg, &feature_low[i], &feature_high[i]);
     low |= feature_low[i];
     high |= feature_high[i];
   }

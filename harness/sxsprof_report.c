@@ -201,20 +201,12 @@ static char *endpoint_slug(const char *endpoint) {
   return g_string_free(s, FALSE);
 }
 
-/* --by endpoint: the file views once more for each endpoint of the profile at path, cut to it (and
- * to the window), as BASE.endpoint.<slug>.<format>. Prints one line per endpoint written. */
-static int render_by_endpoint(const char *path, guint64 max_size, const SxsprofMoment *from, const SxsprofMoment *to,
-                              const SxsprofRender *whole) {
+/* --by endpoint: the file views once more for each endpoint (names: the profile's labels) of the
+ * profile at path, read again and cut to it (and to the window), as BASE.endpoint.<slug>.<format>.
+ * Prints one line per endpoint written. */
+static int render_by_endpoint(const char *path, const GPtrArray *names, guint64 max_size, const SxsprofMoment *from,
+                              const SxsprofMoment *to, const SxsprofRender *whole) {
   g_autofree char *why = NULL;
-  SxsprofProfile *first = sxsprof_profile_load(path, max_size, &why);
-  if (!first) {
-    fprintf(stderr, "sxsprof: %s\n", why);
-    return 1;
-  }
-  g_autoptr(GPtrArray) names = g_ptr_array_new_with_free_func(g_free);
-  for (guint i = 0; i < first->model->timeline.labels->len; i++)
-    g_ptr_array_add(names, g_strdup(first->model->timeline.labels->pdata[i]));
-  sxsprof_profile_free(first);
   if (names->len == 0) {
     fprintf(stderr,
             "sxsprof: %s has no endpoints (record with --endpoints: an ASP.NET Core app on .NET 5 or "
@@ -226,8 +218,10 @@ static int render_by_endpoint(const char *path, guint64 max_size, const SxsprofM
   for (guint i = 0; i < names->len; i++) {
     g_autoptr(GPtrArray) one = g_ptr_array_new_with_free_func(sxsprof_profile_free);
     SxsprofProfile *p = sxsprof_profile_load(path, max_size, &why);
-    if (!p)
+    if (!p) {
+      fprintf(stderr, "sxsprof: %s\n", why);
       return 1;
+    }
     g_ptr_array_add(one, p);
     g_autofree char *label = g_strconcat("endpoint=", (const char *)names->pdata[i], NULL);
     if (((from->given || to->given) && !sxsprof_slice_profiles(one, from, to)) || !sxsprof_label_profiles(one, label))
@@ -455,7 +449,7 @@ int sxsprof_report_main(int argc, char **argv) {
       fprintf(stdout, "profile %s:\n", p->path);
     int status = sxsprof_render(p->model, &r);
     if (by_endpoint && (!label || status == 0))
-      status |= render_by_endpoint(p->path, max_size, &from, &to, &r);
+      status |= render_by_endpoint(p->path, p->model->timeline.labels, max_size, &from, &to, &r);
     return status;
   }
   /* Several: each one's summary, then all of them as one profile. */

@@ -192,6 +192,19 @@ int sxs__timeline_event_compare(gconstpointer a, gconstpointer b) {
   return x->start_us < y->start_us ? -1 : x->start_us > y->start_us;
 }
 
+void sxs__timeline_model_check_labels(SxsTimelineModel *t) {
+  for (guint i = 0; i < t->samples->len; i++) {
+    SxsTimelineSample *s = &g_array_index(t->samples, SxsTimelineSample, i);
+    if (s->label > t->labels->len)
+      s->label = 0;
+  }
+  for (guint i = 0; i < t->events->len; i++) {
+    SxsTimelineEvent *e = &g_array_index(t->events, SxsTimelineEvent, i);
+    if (e->label > t->labels->len)
+      e->label = 0;
+  }
+}
+
 void sxs__timeline_model_clear(SxsTimelineModel *t) {
   GArray *samples = t->samples, *events = t->events, *seconds = t->seconds;
   GPtrArray *labels = t->labels;

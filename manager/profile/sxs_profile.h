@@ -461,6 +461,9 @@ int sxs__timeline_sample_compare(gconstpointer a, gconstpointer b);
 int sxs__timeline_event_compare(gconstpointer a, gconstpointer b);
 /* Frees an SxsTimelineEvent's name (the events array's clear function). */
 void sxs__timeline_event_clear(gpointer e);
+/* Sets the labels of t's samples and events that its table does not name to none (a document or
+ * spool read back). */
+void sxs__timeline_model_check_labels(SxsTimelineModel *t);
 /* Empties t (arrays kept, emptied; present FALSE). */
 void sxs__timeline_model_clear(SxsTimelineModel *t);
 

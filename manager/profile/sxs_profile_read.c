@@ -1194,17 +1194,7 @@ static void read_timeline(SxsJsonReader *r, SxsProfileModel *m) {
     } else
       sxs__json_reader_skip(r);
   }
-  /* A label the table does not name is none. */
-  for (guint i = 0; i < t->samples->len; i++) {
-    SxsTimelineSample *s = &g_array_index(t->samples, SxsTimelineSample, i);
-    if (s->label > t->labels->len)
-      s->label = 0;
-  }
-  for (guint i = 0; i < t->events->len; i++) {
-    SxsTimelineEvent *e = &g_array_index(t->events, SxsTimelineEvent, i);
-    if (e->label > t->labels->len)
-      e->label = 0;
-  }
+  sxs__timeline_model_check_labels(t);
   g_array_sort(t->samples, sxs__timeline_sample_compare);
   g_array_sort(t->events, sxs__timeline_event_compare);
 }

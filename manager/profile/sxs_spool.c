@@ -406,8 +406,7 @@ static void rebuild_timeline(SpoolState *st, SxsProfileModel *m) {
     end = MAX(end, s->t_us);
     if (!stack || stack->count == 0 || !g_str_equal(stack->event, "sample"))
       continue;
-    SxsTimelineSample ts = {
-        .t_us = s->t_us, .stack = stack, .weight = s->weight, .label = s->label <= st->labels->len ? s->label : 0};
+    SxsTimelineSample ts = {.t_us = s->t_us, .stack = stack, .weight = s->weight, .label = s->label};
     g_array_append_val(t->samples, ts);
   }
   for (guint i = 0; i < st->events->len; i++) {
@@ -415,8 +414,6 @@ static void rebuild_timeline(SpoolState *st, SxsProfileModel *m) {
     guint id = GPOINTER_TO_UINT(e->stack);
     SxsStackModel *stack = id ? g_hash_table_lookup(st->stacks, GUINT_TO_POINTER(id)) : NULL;
     e->stack = stack && stack->count > 0 ? stack : NULL;
-    if (e->label > st->labels->len)
-      e->label = 0;
     end = MAX(end, e->start_us + e->dur_us);
     g_array_append_val(t->events, *e);
     e->name = NULL;
@@ -428,6 +425,7 @@ static void rebuild_timeline(SpoolState *st, SxsProfileModel *m) {
     for (guint i = 0; i < st->labels->len; i++)
       g_ptr_array_add(t->labels, g_strdup(st->labels->pdata[i]));
   }
+  sxs__timeline_model_check_labels(t);
   g_array_sort(t->samples, sxs__timeline_sample_compare);
   g_array_sort(t->events, sxs__timeline_event_compare);
   t->end_us = MAX(t->end_us, end);

@@ -143,7 +143,8 @@ gboolean sxs__timeline_slice(SxsProfileModel *m, guint64 from_us, guint64 to_us,
   return TRUE;
 }
 
-guint sxs__timeline_label_find(const SxsTimelineModel *t, const char *label) {
+/* The index + 1 of a label in t->labels, 0 when it has none of that name. */
+static guint label_find(const SxsTimelineModel *t, const char *label) {
   for (guint i = 0; i < t->labels->len; i++)
     if (g_strcmp0(t->labels->pdata[i], label) == 0)
       return i + 1;
@@ -157,7 +158,7 @@ gboolean sxs__timeline_slice_label(SxsProfileModel *m, const char *label, char *
                         "or later)");
     return FALSE;
   }
-  guint found = sxs__timeline_label_find(t, label);
+  guint found = label_find(t, label);
   if (!found) {
     g_autoptr(GString) known = g_string_new(NULL);
     for (guint i = 0; i < t->labels->len; i++)

@@ -24,8 +24,6 @@ gboolean sxs__timeline_slice(SxsProfileModel *m, guint64 from_us, guint64 to_us,
  * that one.
  */
 gboolean sxs__timeline_slice_label(SxsProfileModel *m, const char *label, char **ret_why);
-/* The index + 1 of a label in t->labels, 0 when it has none of that name. */
-guint sxs__timeline_label_find(const SxsTimelineModel *t, const char *label);
 
 /* What the timeline holds for one label (0: samples and events of no request). */
 typedef struct {

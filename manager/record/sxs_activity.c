@@ -388,13 +388,6 @@ void sxs__activity_work_end(int runtime_id, int work) {
     publish();
 }
 
-guint32 sxs__activity_thread_token(void) {
-  if (!__atomic_load_n(&act.requests_seen, __ATOMIC_RELAXED))
-    return 0;
-  TidEntry *e = tid_entry((gint32)syscall(SYS_gettid), FALSE);
-  return e ? __atomic_load_n(&e->token, __ATOMIC_ACQUIRE) : 0;
-}
-
 guint sxs__activity_token_label(guint32 token, guint64 at_ns) {
   if (!token)
     return 0;
@@ -415,8 +408,13 @@ guint32 sxs__activity_tid_token(uint32_t tid) {
 }
 
 guint sxs__activity_current_label(void) {
-  guint32 token = current_token();
-  return token ? sxs__activity_token_label(token, now_ns()) : 0;
+  return sxs__activity_token_label(current_token(), 0);
+}
+
+guint sxs__activity_thread_label(uint32_t thread) {
+  if (!thread || !__atomic_load_n(&act.requests_seen, __ATOMIC_RELAXED) || (gint32)thread != my_tid())
+    return 0;
+  return sxs__activity_current_label();
 }
 
 void sxs__activity_thread_gone(uint32_t tid) {

@@ -36,16 +36,17 @@ void sxs__activity_operation_end(int runtime_id, gint32 task_id);
 void sxs__activity_work_begin(int runtime_id, gint32 task_id, int work);
 void sxs__activity_work_end(int runtime_id, int work);
 
-/* The token of the request the calling thread works for (0: none), for a sample taken now.
- * Context: any, the signal handler included: no lock, no allocation. */
-guint32 sxs__activity_thread_token(void);
-/* The token thread tid published last (0: none). Context: any thread, no lock. */
+/* The token of the request thread tid works for as it published it last (0: none): for a sample
+ * of it taken now. Context: any, the signal handler included: no lock, no allocation. */
 guint32 sxs__activity_tid_token(uint32_t tid);
 /* The label of a token taken at at_ns (CLOCK_MONOTONIC; 0: now): its request's endpoint when the
  * request had not ended by then, else 0. Context: any thread, normal context. */
 guint sxs__activity_token_label(guint32 token, guint64 at_ns);
 /* The label of the request the calling thread works for now (0: none). Context: normal context. */
 guint sxs__activity_current_label(void);
+/* The same for an event of `thread`, when that is the calling thread; 0 for another thread's, or
+ * while no request was ever seen. */
+guint sxs__activity_thread_label(uint32_t thread);
 
 /* The thread tid ended: it works for nothing. Context: any thread. */
 void sxs__activity_thread_gone(uint32_t tid);

@@ -5,12 +5,11 @@
 #include <errno.h>
 #include <string.h>
 #include <time.h>
-
-#include "sxs_activity.h"
 #include <unistd.h>
 #include <linux/futex.h>
 #include <sys/syscall.h>
 
+#include "sxs_activity.h"
 #include "sxs_engine_perf.h"
 #include "sxs_search.h"
 
@@ -114,11 +113,11 @@ static bool may_start_libunwind(const SxsModuleMap *map, const SxsModule *loader
   return loader == NULL || sxs__modmap_find(map, ip) != loader;
 }
 
-/* The capture: the interrupted thread's native stack, from the registers in uc, walked with in,
- * into out (its frames, or -errno: -ERANGE when no stack range holds the stack pointer), and the
- * time it took. Context: the sampled thread's signal handler, any point of its code;
+/* The capture: the interrupted thread's (tid's) native stack, from the registers in uc, walked with
+ * in, into out (its frames, or -errno: -ERANGE when no stack range holds the stack pointer), the
+ * time it took, and the request the thread works for. Context: the sampled thread's signal handler, any point of its code;
  * async-signal-safe (no allocation, no lock). */
-static void capture_in_handler(const void *uc, const CaptureInputs *in, Capture *out) {
+static void capture_in_handler(pid_t tid, const void *uc, const CaptureInputs *in, Capture *out) {
   guint64 t0 = sxs__sampler_now_ns(CLOCK_MONOTONIC);
   SxsRegs regs;
   sxs__regs_from_ucontext(&regs, uc);
@@ -141,7 +140,7 @@ static void capture_in_handler(const void *uc, const CaptureInputs *in, Capture 
   }
   out->n = n;
   out->at_ns = t0;
-  out->token = sxs__activity_thread_token();
+  out->token = sxs__activity_tid_token((uint32_t)tid);
   out->capture_ns = sxs__sampler_now_ns(CLOCK_MONOTONIC) - t0;
 }
 
@@ -213,7 +212,7 @@ static void on_expiry(ThreadSlot *ts, const siginfo_t *si, void *uc) {
       in.loader = __atomic_load_n(&hot.timer_res.loader, __ATOMIC_ACQUIRE);
       in.steps = __atomic_load_n(&hot.timer_res.steps, __ATOMIC_ACQUIRE);
       in.stacks = __atomic_load_n(&hot.timer_res.stacks, __ATOMIC_ACQUIRE);
-      capture_in_handler(uc, &in, &c->out);
+      capture_in_handler(ts->tid, uc, &in, &c->out);
       c->weight = weight;
       __atomic_store_n(&c->state, SLOT_DONE, __ATOMIC_RELEASE);
       guint done = __atomic_add_fetch(&hot.timer_done, 1, __ATOMIC_SEQ_CST);
@@ -276,7 +275,7 @@ static void on_request(int value, void *uc) {
   if (!__atomic_compare_exchange_n(&slot->state, &expected, SLOT_STATE(seq, SLOT_RUNNING), false, __ATOMIC_ACQ_REL,
                                    __ATOMIC_ACQUIRE))
     return;
-  capture_in_handler(uc, &slot->in, &slot->out);
+  capture_in_handler(slot->tid, uc, &slot->in, &slot->out);
   __atomic_store_n(&slot->state, SLOT_STATE(seq, SLOT_DONE), __ATOMIC_RELEASE);
   __atomic_add_fetch(&hot.requests_done, 1, __ATOMIC_RELEASE);
   syscall(SYS_futex, &hot.requests_done, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);

@@ -54,7 +54,7 @@ typedef struct {
   int n;              /* frames written, or -errno */
   guint64 at_ns;      /* when it began (CLOCK_MONOTONIC) */
   guint64 capture_ns; /* how long it took */
-  guint32 token;      /* the request the thread worked for (sxs__activity_thread_token), 0: none */
+  guint32 token;      /* the request the thread worked for (sxs__activity_tid_token), 0: none */
   SxsNativeFrame frames[SAMPLER_MAX_FRAMES];
 } Capture;
 

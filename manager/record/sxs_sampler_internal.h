@@ -96,7 +96,7 @@ typedef struct {
   guint64 suspensions, walks_reused; /* suspend walker: times the runtimes were suspended; samples that
                                       * reused a thread's last walk instead */
   guint64 sample_at_ns;              /* when the capture being counted was made (CLOCK_MONOTONIC), 0: now; the
-                         * sampler thread sets it around sxs__sampler_record_capture */
+                                      * sampler thread sets it around sxs__sampler_record_capture */
   guint32 sample_token;              /* ... and the request its thread worked for then (sxs_activity), 0: none known */
   guint64 capture_max;               /* the longest capture */
   guint32 capture_ring[SAMPLER_CAPTURE_RING]; /* the last captures' times (ns), for quantiles */

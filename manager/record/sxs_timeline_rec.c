@@ -14,7 +14,6 @@
 
 #include <stdio.h>
 #include <string.h>
-#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -316,9 +315,8 @@ void sxs__timeline_rec_sample(guint stack_id, uint32_t thread, guint64 weight, g
 void sxs__timeline_rec_event(SxsTimelineEventKind kind, int runtime_id, uint32_t thread, guint64 start_us,
                              guint64 dur_us, guint64 value, int reason, const char *name, guint stack_id) {
   /* An event raised on its own thread is the label of the request that thread works for. */
-  guint label =
-      thread && sxs__activity_any() && thread == (uint32_t)syscall(SYS_gettid) ? sxs__activity_current_label() : 0;
-  sxs__timeline_rec_event_label(kind, runtime_id, thread, start_us, dur_us, value, reason, name, stack_id, label);
+  sxs__timeline_rec_event_label(kind, runtime_id, thread, start_us, dur_us, value, reason, name, stack_id,
+                                sxs__activity_thread_label(thread));
 }
 
 void sxs__timeline_rec_event_label(SxsTimelineEventKind kind, int runtime_id, uint32_t thread, guint64 start_us,

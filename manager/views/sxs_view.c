@@ -876,6 +876,29 @@ char *sxs__view_thread_rates(const SxsSamplesModel *sm, guint max) {
   return g_string_free(s, FALSE);
 }
 
+char *sxs__view_duration(guint64 ns) {
+  static const struct {
+    double scale;
+    const char *unit;
+  } units[] = {{1e9, "s"}, {1e6, "ms"}, {1e3, "\u00b5s"}};
+  char buf[G_ASCII_DTOSTR_BUF_SIZE];
+  for (guint i = 0; i < G_N_ELEMENTS(units); i++) {
+    double value = (double)ns / units[i].scale;
+    if (value < 1)
+      continue;
+    g_ascii_formatd(buf, sizeof buf, value >= 100 ? "%.0f" : value >= 10 ? "%.1f" : "%.2f", value);
+    if (strchr(buf, '.') != NULL) { /* "1.50" -> "1.5", "1.00" -> "1" */
+      char *end = buf + strlen(buf);
+      while (end[-1] == '0')
+        *--end = '\0';
+      if (end[-1] == '.')
+        end[-1] = '\0';
+    }
+    return g_strdup_printf("%s %s", buf, units[i].unit);
+  }
+  return g_strdup_printf("%" G_GUINT64_FORMAT " ns", ns);
+}
+
 char *sxs__view_sampling_rate(const SxsSamplesModel *sm) {
   GString *s = g_string_new(NULL);
   g_string_append_printf(s, "%d Hz", sm->frequency);

@@ -208,6 +208,10 @@ SxsViewKind sxs__view_resolve_kind(const SxsView *v, const SxsRenderOptions *o);
  * Caller frees. */
 char *sxs__view_frame_title(const SxsViewFrame *f, gboolean tagged);
 
+/* A duration for people, three significant digits at most and no exponent: "1.23 s", "45.6 ms",
+ * "1001 s", "789 ns". Caller frees. */
+char *sxs__view_duration(guint64 ns);
+
 /* How the sampler kept its rate, in words: "99 Hz asked, 98.7 achieved, 12 ticks missed, up to 32
  * threads a tick (31.2 on average), 165 samples dropped" (wall mode; in cpu mode each thread's
  * own CPU-time timer samples it, and "31.2 samples a tick on average" is said instead). Only "99

@@ -720,13 +720,6 @@ static void profiles_section(GString *out, const SxsView *v, const SxsRenderOpti
 
 /* The summary never fails: a profile with nothing recorded still names its process and runtimes.
  * Context: any thread; allocates. */
-/* A duration in the unit that suits it. */
-static char *duration_text(double us) {
-  return us >= 1e6   ? g_strdup_printf("%.2f s", us / 1e6)
-         : us >= 1e3 ? g_strdup_printf("%.1f ms", us / 1e3)
-                     : g_strdup_printf("%.0f us", us);
-}
-
 /* CPU (or wall time), allocations, lock waits and exceptions by endpoint (--endpoints): each counts
  * for the request its thread worked for when it happened (sxs_activity.h). */
 static void endpoints_section(GString *out, const SxsView *v, const Palette *p) {
@@ -735,7 +728,7 @@ static void endpoints_section(GString *out, const SxsView *v, const Palette *p) 
     return;
   const SxsSamplesModel *sm = &v->model->samples;
   gboolean wall = g_strcmp0(sm->mode, "wall") == 0;
-  double period_us = sm->frequency > 0 && !sxs__samples_hardware(sm) ? 1e6 / sm->frequency : 0;
+  double period_ns = sm->frequency > 0 && !sxs__samples_hardware(sm) ? 1e9 / sm->frequency : 0;
   guint64 all = 0, wait = 0;
   for (guint i = 0; i < totals->len; i++) {
     const SxsTimelineLabelTotals *l = &g_array_index(totals, SxsTimelineLabelTotals, i);
@@ -753,12 +746,12 @@ static void endpoints_section(GString *out, const SxsView *v, const Palette *p) 
     const SxsTimelineLabelTotals *l = &g_array_index(totals, SxsTimelineLabelTotals, i);
     if (l->samples == 0 && l->requests == 0 && l->alloc_bytes == 0 && l->lock_wait_us == 0)
       continue;
-    g_autofree char *per = l->requests && period_us > 0
-                               ? duration_text((double)l->samples * period_us / (double)l->requests)
+    g_autofree char *per = l->requests && period_ns > 0
+                               ? sxs__view_duration((guint64)((double)l->samples * period_ns / (double)l->requests))
                                : g_strdup("-");
-    g_autofree char *mean = l->requests ? duration_text((double)l->request_us / (double)l->requests) : g_strdup("-");
+    g_autofree char *mean = l->requests ? sxs__view_duration(l->request_us * 1000 / l->requests) : g_strdup("-");
     g_autofree char *bytes = g_format_size_full(l->alloc_bytes, G_FORMAT_SIZE_IEC_UNITS);
-    g_autofree char *waited = duration_text((double)l->lock_wait_us);
+    g_autofree char *waited = sxs__view_duration(l->lock_wait_us * 1000);
     g_string_append_printf(
         out, "    %8" G_GUINT64_FORMAT " %9" G_GUINT64_FORMAT " %6.1f%% %12s %10s %10s %10s %6.1f%%  %s\n", l->requests,
         l->samples, percent(l->samples, all), per, mean, l->alloc_bytes ? bytes : "-", l->lock_wait_us ? waited : "-",

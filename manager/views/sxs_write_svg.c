@@ -377,35 +377,10 @@ static char *svg_percent(guint64 part, guint64 whole) {
   return g_strdup(g_ascii_formatd(buf, sizeof buf, "%.2f", whole ? 100.0 * (double)part / (double)whole : 0.0));
 }
 
-/* A duration for people, three significant digits at most and no exponent: "1.23 s", "45.6 ms",
- * "1001 s", "789 ns". */
-static char *svg_duration(guint64 ns) {
-  static const struct {
-    double scale;
-    const char *unit;
-  } units[] = {{1e9, "s"}, {1e6, "ms"}, {1e3, "\u00b5s"}};
-  char buf[G_ASCII_DTOSTR_BUF_SIZE];
-  for (guint i = 0; i < G_N_ELEMENTS(units); i++) {
-    double value = (double)ns / units[i].scale;
-    if (value < 1)
-      continue;
-    g_ascii_formatd(buf, sizeof buf, value >= 100 ? "%.0f" : value >= 10 ? "%.1f" : "%.2f", value);
-    if (strchr(buf, '.') != NULL) { /* "1.50" -> "1.5", "1.00" -> "1" */
-      char *end = buf + strlen(buf);
-      while (end[-1] == '0')
-        *--end = '\0';
-      if (end[-1] == '.')
-        end[-1] = '\0';
-    }
-    return g_strdup_printf("%s %s", buf, units[i].unit);
-  }
-  return g_strdup_printf("%" G_GUINT64_FORMAT " ns", ns);
-}
-
 /* "1234 samples", "1234567 nanoseconds (1.23 ms)", or "379811498 bytes (362.2 MiB)". */
 static char *svg_quantity(guint64 value, const char *unit) {
   if (g_strcmp0(unit, "nanoseconds") == 0) {
-    g_autofree char *human = svg_duration(value);
+    g_autofree char *human = sxs__view_duration(value);
     return g_strdup_printf("%" G_GUINT64_FORMAT " nanoseconds (%s)", value, human);
   }
   if (g_strcmp0(unit, "bytes") == 0 && value >= 1024) {
@@ -635,7 +610,7 @@ static char *svg_subtitle(const SxsView *v, SxsViewKind kind, const char *unit, 
     }
     g_string_append_printf(s, ": %s", quantity);
     if (v->period_ns > 0) {
-      g_autofree char *time = svg_duration(total * v->period_ns);
+      g_autofree char *time = sxs__view_duration(total * v->period_ns);
       g_string_append_printf(s, " (~%s)", time);
     } else if (v->sample_event != NULL && v->event_period > 0) {
       g_string_append_printf(s, " (~%" G_GUINT64_FORMAT " %s)", total * v->event_period, v->sample_event);

@@ -49,7 +49,7 @@ static gpointer hop_thread(gpointer data) {
   sxs__activity_work_begin(1, 77, 0); /* a completion notification of a task nobody follows */
   sxs__activity_work_begin(1, 5, 2);
   r->label_inside = sxs__activity_current_label();
-  r->token_inside = sxs__activity_thread_token();
+  r->token_inside = sxs__activity_tid_token((uint32_t)syscall(SYS_gettid));
   sxs__activity_work_end(1, 2);
   sxs__activity_work_end(1, 0);
   r->label_after = sxs__activity_current_label();
@@ -60,10 +60,10 @@ static void test_request_across_threads(void) {
   sxs__activity_reset_for_tests();
   sxs__timeline_rec_reset_for_tests();
   g_assert_false(sxs__activity_any());
-  g_assert_cmpuint(sxs__activity_thread_token(), ==, 0);
+  g_assert_cmpuint(sxs__activity_tid_token((uint32_t)syscall(SYS_gettid)), ==, 0);
   sxs__activity_request_start(1, activity_a, "GET", "/orders/42", 1000);
   g_assert_true(sxs__activity_any());
-  guint32 token = sxs__activity_thread_token();
+  guint32 token = sxs__activity_tid_token((uint32_t)syscall(SYS_gettid));
   g_assert_cmpuint(token, !=, 0);
   g_assert_cmpuint(sxs__activity_current_label(), ==, 1);
   g_assert_cmpuint(sxs__activity_tid_token((uint32_t)syscall(SYS_gettid)), ==, token);
@@ -88,7 +88,7 @@ static void test_request_across_threads(void) {
   sxs__activity_request_stop(1, activity_a, 5000);
   g_assert_cmpuint(sxs__activity_token_label(token, 0), ==, 0);
   g_assert_cmpuint(sxs__activity_current_label(), ==, 1);
-  g_assert_cmpuint(sxs__activity_thread_token(), !=, token);
+  g_assert_cmpuint(sxs__activity_tid_token((uint32_t)syscall(SYS_gettid)), !=, token);
   g_autoptr(GPtrArray) labels = sxs__activity_labels();
   g_assert_cmpuint(labels->len, ==, 1);
   g_assert_cmpstr(labels->pdata[0], ==, "GET /orders/{id}");
@@ -111,7 +111,7 @@ static void test_request_across_threads(void) {
   sxs__profile_model_free(m);
   sxs__activity_request_stop(1, activity_b, 6000);
   g_assert_cmpuint(sxs__activity_current_label(), ==, 0);
-  g_assert_cmpuint(sxs__activity_thread_token(), ==, 0);
+  g_assert_cmpuint(sxs__activity_tid_token((uint32_t)syscall(SYS_gettid)), ==, 0);
   sxs__activity_reset_for_tests();
   sxs__timeline_rec_reset_for_tests();
 }
