@@ -1051,9 +1051,11 @@ static void endpoints_event(SxsCallback *self, ProviderKind kind, DWORD eventId,
       gsize after = 0;
       if (data && payload_utf16(data, len, 0, &method, &after))
         payload_utf16(data, len, after, &path, &after);
-      sxs__activity_request_start(rt, act, method, path, sxs__timeline_rec_now_us());
+      if (sxs__activity_request_start(rt, act, method, path, sxs__timeline_rec_now_us()))
+        sxs__features_follow_awaits(self);
     } else if (eventId == SXS_EVENT_REQUEST_STOP) {
-      sxs__activity_request_stop(rt, act, sxs__timeline_rec_now_us());
+      if (sxs__activity_request_stop(rt, act, sxs__timeline_rec_now_us()))
+        sxs__features_follow_awaits(self);
     }
     return;
   }

@@ -87,6 +87,7 @@ typedef struct {
   gboolean allocations_sampled; /* the allocation profile records AllocationSampled, not GCAllocationTick
                                  * (set up with its session) */
   gboolean endpoints_on;        /* requests are followed ([labels] endpoints=true; sxs_features.c) */
+  gint endpoints_awaits;        /* and across awaits (atomic): SXS_AWAITS_* */
   /* The providers whose events the endpoints read, by handle, learnt as their first events come
    * (atomic; 0: not yet): ASP.NET Core's hosting events and the TPL's. */
   EVENTPIPE_PROVIDER hosting_provider, tpl_provider;
@@ -134,6 +135,14 @@ extern const SxsFeature sxs__tracing_feature;
  * need their bits set before them), then each setup in order. Returns the failing HRESULT when the
  * mask itself could not be set. Context: Initialize or InitializeForAttach. */
 HRESULT sxs__features_run(SxsCallback *self, ICorProfilerInfo15 *info, const SxsCapabilities *caps);
+
+/* Whether the endpoints follow requests across awaits (SxsCallback.endpoints_awaits): not yet,
+ * asking for the TPL's events, following, or refused. */
+enum { SXS_AWAITS_NONE, SXS_AWAITS_STARTING, SXS_AWAITS_ON, SXS_AWAITS_FAILED };
+
+/* A request left the thread it began on: the TPL's events are asked for, once, from a thread of
+ * their own (sxs_features.c). Context: any thread, normal context. */
+void sxs__features_follow_awaits(SxsCallback *self);
 
 /* What the manager may ask of this runtime (sxs_callback_ops.c); the instance is the SxsCallback. */
 extern const SxsRuntimeOps sxs__callback_ops;

@@ -243,12 +243,17 @@ static const SxsFeature allocations_feature = {.name = "allocations",
 
 /* Endpoints ([labels] endpoints=true, --endpoints): which request each thread works for, from an
  * in-process EventPipe session on ASP.NET Core's hosting events (RequestStart with the method and
- * path, RequestStop) and the TPL's async operations (TraceOperationBegin/End, keyword 0x8, and
- * TraceSynchronousWorkBegin/End, 0x20), with activity IDs flowing across awaits
- * (TasksFlowActivityIds, 0x80); see manager/record/sxs_activity.h. */
+ * path, RequestStop); see manager/record/sxs_activity.h. A request that awaits may go on on
+ * another thread: following it takes the TPL's async operations (TraceOperationBegin/End, keyword
+ * 0x8), their pieces of work (TraceSynchronousWorkBegin/End, 0x20) and activity IDs flowing
+ * across awaits (TasksFlowActivityIds, 0x80), a few events at each await, which cost a server of
+ * cheap requests more than the 3 % the hosting events alone do (docs/PERFORMANCE.md,
+ * "Endpoints"). They are asked for in a second session once a request is seen to leave its
+ * thread (sxs__features_follow_awaits), not before. */
 #define SXS_HOSTING_PROVIDER "Microsoft.AspNetCore.Hosting"
 #define SXS_TPL_PROVIDER "System.Threading.Tasks.TplEventSource"
 #define SXS_TPL_KEYWORDS G_GUINT64_CONSTANT(0x8 | 0x20 | 0x80)
+#define SXS_AWAITS_FEATURE "endpoints-awaits"
 
 static gboolean endpoints_wanted(const SxsConfig *cfg) {
   return cfg && cfg->labels_endpoints;
@@ -264,17 +269,58 @@ static const char *endpoints_unsupported(const SxsCapabilities *caps) {
 static int endpoints_setup(SxsCallback *self, ICorProfilerInfo15 *info, const SxsConfig *cfg, char **ret_why) {
   (void)cfg;
   g_autofree gunichar2 *hosting = g_utf8_to_utf16(SXS_HOSTING_PROVIDER, -1, NULL, NULL, NULL);
-  g_autofree gunichar2 *tpl = g_utf8_to_utf16(SXS_TPL_PROVIDER, -1, NULL, NULL, NULL);
-  COR_PRF_EVENTPIPE_PROVIDER_CONFIG providers[2] = {
-      {.providerName = (const WCHAR *)tpl,
-       .keywords = SXS_TPL_KEYWORDS,
-       .loggingLevel = COR_PRF_EVENTPIPE_INFORMATIONAL},
-      {.providerName = (const WCHAR *)hosting,
-       .keywords = G_MAXUINT64,
-       .loggingLevel = COR_PRF_EVENTPIPE_INFORMATIONAL},
-  };
+  COR_PRF_EVENTPIPE_PROVIDER_CONFIG provider = {
+      .providerName = (const WCHAR *)hosting, .keywords = G_MAXUINT64, .loggingLevel = COR_PRF_EVENTPIPE_INFORMATIONAL};
   EVENTPIPE_SESSION session = 0;
-  return start_providers(info, providers, G_N_ELEMENTS(providers), &self->endpoints_on, &session, ret_why);
+  int r = start_providers(info, &provider, 1, &self->endpoints_on, &session, ret_why);
+  if (r == 0)
+    sxs__manager_feature_off(self->runtime, SXS_AWAITS_FEATURE,
+                             "no request has left the thread it began on: the TPL's events (a few at each await) "
+                             "were not needed");
+  return r;
+}
+
+/* Asks for the TPL's events in a session of their own (off the thread that saw the request leave,
+ * which is inside the runtime's writing of an event), through the Info guard. */
+static gpointer follow_awaits_thread(gpointer data) {
+  SxsCallback *self = data;
+  ICorProfilerInfo15 *info = sxs__callback_info_enter(self);
+  if (!info) {
+    __atomic_store_n(&self->endpoints_awaits, SXS_AWAITS_FAILED, __ATOMIC_RELEASE);
+    return NULL;
+  }
+  g_autofree gunichar2 *tpl = g_utf8_to_utf16(SXS_TPL_PROVIDER, -1, NULL, NULL, NULL);
+  COR_PRF_EVENTPIPE_PROVIDER_CONFIG provider = {.providerName = (const WCHAR *)tpl,
+                                                .keywords = SXS_TPL_KEYWORDS,
+                                                .loggingLevel = COR_PRF_EVENTPIPE_INFORMATIONAL};
+  EVENTPIPE_SESSION session = 0;
+  HRESULT hr = info->lpVtbl->EventPipeStartSession(info, 1, &provider, FALSE, &session);
+  sxs__callback_info_leave(self);
+  if (hr < 0) {
+    __atomic_store_n(&self->endpoints_awaits, SXS_AWAITS_FAILED, __ATOMIC_RELEASE);
+    g_autofree char *why = g_strdup_printf("requests leave their threads, and the TPL's events could not be asked "
+                                           "for (EventPipeStartSession: 0x%08X): a request is followed only on the "
+                                           "thread it began on",
+                                           (unsigned)hr);
+    sxs__manager_feature_off(self->runtime, SXS_AWAITS_FEATURE, why);
+    return NULL;
+  }
+  __atomic_store_n(&self->endpoints_awaits, SXS_AWAITS_ON, __ATOMIC_RELEASE);
+  sxs__manager_feature_on(self->runtime, SXS_AWAITS_FEATURE);
+  return NULL;
+}
+
+void sxs__features_follow_awaits(SxsCallback *self) {
+  gint none = SXS_AWAITS_NONE;
+  if (__atomic_load_n(&self->endpoints_awaits, __ATOMIC_ACQUIRE) != SXS_AWAITS_NONE ||
+      !__atomic_compare_exchange_n(&self->endpoints_awaits, &none, SXS_AWAITS_STARTING, FALSE, __ATOMIC_ACQ_REL,
+                                   __ATOMIC_ACQUIRE))
+    return;
+  GThread *t = g_thread_try_new("sxs-awaits", follow_awaits_thread, self, NULL);
+  if (t)
+    g_thread_unref(t);
+  else
+    __atomic_store_n(&self->endpoints_awaits, SXS_AWAITS_FAILED, __ATOMIC_RELEASE);
 }
 
 static const SxsFeature endpoints_feature = {

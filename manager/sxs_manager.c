@@ -511,6 +511,15 @@ void sxs__manager_feature_off(SxsRuntime *rt, const char *feature, const char *w
   sxs__manager_log("%s: %s is off: %s", who, feature, why);
 }
 
+void sxs__manager_feature_on(SxsRuntime *rt, const char *feature) {
+  g_mutex_lock(&rt->lock);
+  gboolean was_off = g_hash_table_remove(rt->features_off, feature);
+  g_mutex_unlock(&rt->lock);
+  g_autofree char *who = describe(rt);
+  if (was_off)
+    sxs__manager_log("%s: %s is on", who, feature);
+}
+
 void sxs__manager_decline(SxsRuntime *rt, const char *reason) {
   g_mutex_lock(&manager.lock);
   decline_locked(rt, reason);

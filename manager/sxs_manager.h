@@ -181,6 +181,8 @@ const SxsConfig *sxs__manager_config(void);
 /* A feature (tracing, ...) is off for this runtime: logs one line naming the runtime and why, and
  * records it for the profile. */
 void sxs__manager_feature_off(SxsRuntime *rt, const char *feature, const char *why);
+/* ... and on again after all (a part that starts later): its record goes. */
+void sxs__manager_feature_on(SxsRuntime *rt, const char *feature);
 
 /* Declines a runtime for a reason found outside the policy (a failed call at Initialize). */
 void sxs__manager_decline(SxsRuntime *rt, const char *reason);

@@ -73,6 +73,8 @@ typedef struct {
   gint8 works[WORK_DEPTH];
   guint8 activity[20];    /* the request activity this thread met last (runtime id and ID) ... */
   guint32 activity_token; /* ... and its token: most operations begin on the thread of their request */
+  guint8 own[20];         /* the last request begun here without an activity ID (its key) */
+  guint64 own_seq;        /* how many such requests began here */
 } ThreadState;
 
 static __thread ThreadState self;
@@ -219,16 +221,35 @@ char *sxs__activity_endpoint(const char *method, const char *path) {
   return g_string_free(s, FALSE);
 }
 
-void sxs__activity_request_start(int runtime_id, const guint8 *activity, const char *method, const char *path,
-                                 guint64 now_us) {
-  if (activity_zero(activity))
-    return;
+/* Is the request of key (runtime id and activity) still running? Called with act.lock held. */
+static gboolean request_live_locked(const guint8 *key) {
+  return act.requests && g_hash_table_contains(act.requests, key);
+}
+
+gboolean sxs__activity_request_start(int runtime_id, const guint8 *activity, const char *method, const char *path,
+                                     guint64 now_us) {
   g_autofree char *endpoint = sxs__activity_endpoint(method, path);
   guint8 key[20];
-  make_key(key, runtime_id, activity);
+  gboolean left = FALSE;
+  if (activity_zero(activity)) {
+    /* No activity ID (the TPL's are not asked for): the request is this thread's until it stops
+     * here. One begun here before that has not stopped here went on elsewhere. */
+    guint8 own[16] = {0xff, 0xff, 's', 'x'};
+    gint32 tid = my_tid();
+    guint64 seq = ++self.own_seq;
+    memcpy(own + 4, &tid, sizeof tid);
+    memcpy(own + 8, &seq, sizeof seq);
+    make_key(key, runtime_id, own);
+  } else {
+    make_key(key, runtime_id, activity);
+  }
   guint32 token;
   g_mutex_lock(&act.lock);
   ensure_locked();
+  if (activity_zero(activity)) {
+    left = self.own_seq > 1 && request_live_locked(self.own);
+    memcpy(self.own, key, sizeof key);
+  }
   guint label = label_locked(endpoint);
   gpointer old = g_hash_table_lookup(act.requests, key);
   guint slot;
@@ -266,18 +287,45 @@ void sxs__activity_request_start(int runtime_id, const guint8 *activity, const c
   else
     self.base = token;
   publish();
+  return left;
 }
 
-void sxs__activity_request_stop(int runtime_id, const guint8 *activity, guint64 now_us) {
-  if (activity_zero(activity) || !act.labels)
-    return;
+/* The request begun without an activity ID that runs the longest (its slot + 1), NULL when none:
+ * the one a stop no activity or thread tells is taken for, so that every request is counted
+ * once, its endpoint perhaps another's of those under way (while requests first leave their
+ * threads). Called with act.lock held. */
+static gpointer oldest_own_locked(int runtime_id) {
+  guint best = SLOTS;
+  for (guint i = 0; i < SLOTS; i++) {
+    const Request *r = &slots[i];
+    gint32 rt;
+    memcpy(&rt, r->key, sizeof rt);
+    if (r->live && rt == runtime_id && r->key[4] == 0xff && r->key[5] == 0xff && r->key[6] == 's' && r->key[7] == 'x' &&
+        (best == SLOTS || r->start_us < slots[best].start_us))
+      best = i;
+  }
+  return best < SLOTS ? GUINT_TO_POINTER(best + 1) : NULL;
+}
+
+gboolean sxs__activity_request_stop(int runtime_id, const guint8 *activity, guint64 now_us) {
+  if (!act.labels)
+    return FALSE;
   guint8 key[20];
-  make_key(key, runtime_id, activity);
+  if (!activity_zero(activity))
+    make_key(key, runtime_id, activity);
   guint32 token = 0, thread = 0;
   guint label = 0;
   guint64 start_us = 0;
   g_mutex_lock(&act.lock);
-  gpointer v = g_hash_table_lookup(act.requests, key);
+  /* By its activity; else the request begun on this thread without one; else a guess. */
+  gpointer v = activity_zero(activity) ? NULL : g_hash_table_lookup(act.requests, key);
+  if (!v && self.own_seq && (v = g_hash_table_lookup(act.requests, self.own)) != NULL)
+    memcpy(key, self.own, sizeof key);
+  gboolean guessed = FALSE;
+  if (!v && (v = oldest_own_locked(runtime_id)) != NULL) {
+    memcpy(key, slots[GPOINTER_TO_UINT(v) - 1].key, sizeof key);
+    guessed = TRUE;
+  }
   if (v) {
     guint slot = GPOINTER_TO_UINT(v) - 1;
     Request *r = &slots[slot];
@@ -291,7 +339,7 @@ void sxs__activity_request_stop(int runtime_id, const guint8 *activity, guint64 
   }
   g_mutex_unlock(&act.lock);
   if (!token)
-    return;
+    return TRUE; /* not begun here, and its activity unknown: it left its thread */
   gboolean changed = FALSE;
   for (int i = 0; i < MIN(self.depth, WORK_DEPTH); i++)
     if (self.tokens[i] == token) {
@@ -306,6 +354,7 @@ void sxs__activity_request_stop(int runtime_id, const guint8 *activity, guint64 
     publish();
   sxs__timeline_rec_event_label(SXS_TIMELINE_REQUEST, runtime_id, thread, start_us,
                                 now_us > start_us ? now_us - start_us : 0, 0, 0, NULL, 0, label);
+  return guessed || thread != (guint32)my_tid();
 }
 
 /* A task's key in the table (never 0) and its slot. */

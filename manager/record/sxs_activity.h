@@ -11,6 +11,12 @@
  * or mixed tokens) written {id}: `GET /orders/{id}`, not `GET /orders/42` (the route template
  * itself is not in the runtime's events).
  *
+ * The TPL's events cost the server a few microseconds for each await, so they are asked for only
+ * once a request is seen to leave the thread it began on (the callback's choice, told by
+ * request_start/stop's results): until then, and in a server whose requests never leave it, the
+ * hosting events alone say which request a thread works for (from its RequestStart to its
+ * RequestStop on that thread).
+ *
  * Labels are numbered from 1 (0: none) in the order first met; SXS_ACTIVITY_MAX_LABELS at most
  * (later endpoints share the last label, "(other)").
  */
@@ -21,12 +27,16 @@
 
 #define SXS_ACTIVITY_MAX_LABELS 4096
 
-/* A request began on this thread: its activity ID (16 bytes) and the HTTP method and path.
- * Context: the thread that raised the event; normal context. */
-void sxs__activity_request_start(int runtime_id, const guint8 *activity, const char *method, const char *path,
-                                 guint64 now_us);
-/* The request of activity ended (on this thread); recorded on the timeline as a request event. */
-void sxs__activity_request_stop(int runtime_id, const guint8 *activity, guint64 now_us);
+/* A request began on this thread: its activity ID (16 bytes; NULL or all zero when the TPL's
+ * activity IDs are not flowing, then the request is this thread's until it stops on it) and the
+ * HTTP method and path. TRUE when this shows a request that left its thread: one begun here
+ * without an activity ID has not stopped here. Context: the thread that raised the event. */
+gboolean sxs__activity_request_start(int runtime_id, const guint8 *activity, const char *method, const char *path,
+                                     guint64 now_us);
+/* The request of activity (else the last one begun on this thread without one) ended, on this
+ * thread; recorded on the timeline as a request event. TRUE when it had left its thread: it began
+ * on another, or no request is known to have ended. */
+gboolean sxs__activity_request_stop(int runtime_id, const guint8 *activity, guint64 now_us);
 /* An async operation (task_id of runtime_id) was created under activity (NULL or all zero: none). */
 void sxs__activity_operation_begin(int runtime_id, gint32 task_id, const guint8 *activity);
 /* ... and completed. */

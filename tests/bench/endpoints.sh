@@ -3,7 +3,8 @@
 # system of the server process, from /proc, over the load alone) with no profiler, sampled at
 # HZ, and sampled at HZ with --endpoints, in turn (the order rotates each round), ROUNDS times.
 # Two servers: the SDK's web template (BUILD/real/web: GET / answers "Hello World!", the cheapest
-# request there is, so the events per request weigh the most) and tests/apps-web/Endpoints on
+# request there is, so the events per request weigh the most; its requests never leave their
+# thread, so only the hosting events are asked for) and tests/apps-web/Endpoints on
 # .NET 10 (GET /light/{id}: three bursts of work with awaits between them that hop threads, the
 # most TPL events per unit of work). The medians, the ratios and the command go into
 # docs/PERFORMANCE.md ("Endpoints").
@@ -40,7 +41,8 @@ one() {
     local server=$1 mode=$2 r=$3 port dll path pid app_pid
     port=$(free_port)
     local n=$requests
-    if [[ $server == web ]]; then dll=$web_dll; path=/; else dll=$ep_dll; path=/light/7; n=$((requests / 5)); fi
+    local warmup=$requests
+    if [[ $server == web ]]; then dll=$web_dll; path=/; else dll=$ep_dll; path=/light/7; n=$((requests / 5)); warmup=$n; fi
     local -a cmd=("$dotnet" "$dll" --urls "http://127.0.0.1:$port")
     case $mode in
         none) "${clean_env[@]}" "${cmd[@]}" >"$tmp/out" 2>&1 & ;;
@@ -56,8 +58,10 @@ one() {
     done
     app_pid=$pid
     [[ $mode == none ]] || app_pid=$(pgrep -P "$pid" | head -n 1)
-    # Warm-up, then the load measured.
-    ab -q -n 2000 -c 4 "http://127.0.0.1:$port$path" >/dev/null
+    # Warm-up (long enough that the runtime's tier-1 compilations, in the background for seconds
+    # after the first requests, are over: measured otherwise, the JIT was 15 % of the server's CPU),
+    # then the load measured.
+    ab -q -n "$warmup" -c 4 "http://127.0.0.1:$port$path" >/dev/null
     local before after
     before=$(cpu_ticks "$app_pid")
     ab -q -n "$n" -c 4 "http://127.0.0.1:$port$path" >"$tmp/ab" 2>&1
@@ -67,6 +71,11 @@ one() {
     wait "$pid" || true
     awk -v a="$after" -v b="$before" -v hz="$(getconf CLK_TCK)" 'BEGIN { printf "%.2f\n", (a - b) / hz }' \
         >>"$tmp/$server-$mode"
+    # Whether the TPL's events were asked for (a request left its thread): "endpoints-awaits" is
+    # in the profile's features_off while they were not.
+    if [[ $mode == endpoints ]]; then
+        if grep -q '"endpoints-awaits"' "$tmp/p-$mode.json"; then echo no; else echo yes; fi >>"$tmp/$server-awaits"
+    fi
     echo "bench: $server $mode round $r: $(tail -n 1 "$tmp/$server-$mode") s CPU"
 }
 
@@ -86,7 +95,7 @@ section=$tmp/section
     echo
     echo "\`tests/bench/endpoints.sh BUILD $rounds $requests $hz\` ($(date -u +%Y-%m-%d), $(nproc) cores): the server's"
     echo "CPU seconds (user + system, from /proc) over $requests requests (the Endpoints app: $((requests / 5))) of"
-    echo "\`ab -c 4\` after 2000 of warm-up,"
+    echo "\`ab -c 4\` after as many of warm-up,"
     echo "medians of $rounds rounds, each round the three modes in turn, their order rotating."
     echo
     echo "| server | no profiler | --sample=$hz | --sample=$hz --endpoints | endpoints / sampling alone |"
@@ -100,6 +109,9 @@ section=$tmp/section
         printf '| %s | %s s | %s s | %s s | %s |\n' "$label" "$n" "$s" "$e" \
             "$(awk -v s="$s" -v e="$e" 'BEGIN { printf "%+.1f %%", 100 * (e - s) / s }')"
     done
+    echo
+    echo "The TPL's events asked for (a request left its thread), round by round: web template" \
+        "$(paste -sd' ' "$tmp/web-awaits"); Endpoints app $(paste -sd' ' "$tmp/light-awaits")."
     echo
     echo "Every round's figures (s): "
     for server in web light; do

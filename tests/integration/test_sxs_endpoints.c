@@ -6,7 +6,10 @@
  * and the bytes allocated of /light and /heavy split 1:9 (within 5 points); the lock waits are
  * /lock's (at least 90 % of the delay); the samples in the spinning code carry a request's label
  * whichever thread ran them; the summary's table, pprof's endpoint label (`go tool pprof -tags`)
- * and `report --label` say the same. */
+ * and `report --label` say the same. The TPL's events that follow a request across awaits are
+ * asked for once a request leaves its thread: on with these endpoints, never with endpoints
+ * that do not await (GET /sync-light/{id}, /sync-heavy/{id}: one and nine units), whose requests
+ * are told apart by their hosting events alone, as exactly. */
 #include <arpa/inet.h>
 #include <math.h>
 #include <netinet/in.h>
@@ -206,6 +209,12 @@ static void stop_server(ItestProc *server) {
   g_assert_cmpint(code, ==, 0);
 }
 
+/* Why the runtime of the profile did not follow requests across awaits; NULL when it did. */
+static const char *awaits_off(JsonNode *doc) {
+  JsonObject *off = json_object_get_object_member(itest_profile_runtime(doc, 1), "features_off");
+  return off ? json_object_get_string_member_with_default(off, "endpoints-awaits", NULL) : NULL;
+}
+
 static void scenario(const char *runtime) {
   g_autofree char *dir = itest_tmpdir();
   g_autofree char *prefix = g_build_filename(dir, "p", NULL);
@@ -228,6 +237,8 @@ static void scenario(const char *runtime) {
   stop_server(server);
 
   g_autoptr(JsonNode) doc = itest_load_json(profile);
+  /* Its requests left their threads at their first await: the TPL's events were asked for. */
+  g_assert_null(awaits_off(doc));
   Totals t;
   totals_read(doc, &t);
   guint l = label_of(&t, LIGHT), h = label_of(&t, HEAVY), k = label_of(&t, LOCKED);
@@ -362,6 +373,48 @@ static void test_endpoints_wall(void) {
   itest_rmtree(dir);
 }
 
+/* Requests that never await: each runs on the thread it began on, from its RequestStart to its
+ * RequestStop, and the hosting events alone tell them apart; the TPL's are never asked for. */
+static void test_endpoints_sync(void) {
+  g_autofree char *dir = itest_tmpdir();
+  g_autofree char *profile = g_build_filename(dir, "p.json", NULL);
+  static const char *const options[] = {"--sample=999", "--endpoints", "--alloc", "--format", "json", NULL};
+  int port = 0;
+  g_autoptr(ItestProc) server = start_server("10.0", options, dir, &port);
+  if (!server)
+    return;
+  g_autoptr(ItestProc) warm = ab_spawn(dir, "warm", port, "/sync-warm/1", 200, 2);
+  ab_finish(warm, 200);
+  g_autoptr(ItestProc) light = ab_spawn(dir, "light", port, "/sync-light/7", N_REQUESTS, 2);
+  g_autoptr(ItestProc) heavy = ab_spawn(dir, "heavy", port, "/sync-heavy/7", N_REQUESTS, 2);
+  ab_finish(light, N_REQUESTS);
+  ab_finish(heavy, N_REQUESTS);
+  stop_server(server);
+  g_autoptr(JsonNode) doc = itest_load_json(profile);
+  const char *why = awaits_off(doc);
+  g_assert_nonnull(why);
+  g_assert_nonnull(strstr(why, "no request has left the thread it began on"));
+  Totals t;
+  totals_read(doc, &t);
+  guint l = label_of(&t, "GET /sync-light/{id}"), h = label_of(&t, "GET /sync-heavy/{id}");
+  g_assert_cmpuint(l, >, 0);
+  g_assert_cmpuint(h, >, 0);
+  g_assert_cmpuint(t.requests[l], ==, N_REQUESTS);
+  g_assert_cmpuint(t.requests[h], ==, N_REQUESTS);
+  g_assert_cmpuint(t.requests[label_of(&t, "GET /sync-warm/{id}")], ==, 200);
+  double cpu_share = 100.0 * t.samples[h] / (t.samples[h] + t.samples[l]);
+  double alloc_share = 100.0 * t.alloc[h] / (t.alloc[h] + t.alloc[l]);
+  double spin_share = t.spin_all > 0 ? 100.0 * t.spin_labelled / t.spin_all : 0;
+  g_test_message("without awaits (%s): samples sync-light %.0f sync-heavy %.0f (heavy %.1f %%, 90 by "
+                 "construction); bytes heavy %.1f %%; spinning samples with a request's label %.0f of %.0f (%.1f %%)",
+                 why, t.samples[l], t.samples[h], cpu_share, alloc_share, t.spin_labelled, t.spin_all, spin_share);
+  g_assert_cmpfloat(fabs(cpu_share - 90.0), <=, 5.0);
+  g_assert_cmpfloat(fabs(alloc_share - 90.0), <=, 5.0);
+  g_assert_cmpfloat(spin_share, >=, 95.0);
+  g_ptr_array_unref(t.labels);
+  itest_rmtree(dir);
+}
+
 static void test_endpoints_10(void) {
   scenario("10.0");
 }
@@ -406,6 +459,7 @@ int main(int argc, char **argv) {
   g_test_add_func("/endpoints/10.0", test_endpoints_10);
   g_test_add_func("/endpoints/8.0", test_endpoints_8);
   g_test_add_func("/endpoints/wall", test_endpoints_wall);
+  g_test_add_func("/endpoints/without-awaits", test_endpoints_sync);
   g_test_add_func("/endpoints/3.1-and-2.0", test_endpoints_old);
   return g_test_run();
 }

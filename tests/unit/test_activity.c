@@ -1,7 +1,8 @@
 /* Which request each thread works for (manager/record/sxs_activity): endpoints made from methods and
  * paths, a request followed from its start across a thread hop (an async operation created under
  * its activity, its work run on another thread) to its stop, the TPL's work items nested and ended
- * out of order, and what a thread publishes for its signal handler. */
+ * out of order, what a thread publishes for its signal handler, and requests told apart by their
+ * threads alone while the TPL's events are not asked for (and when a request shows it left). */
 #include <string.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -147,10 +148,90 @@ static void test_work_nesting(void) {
   sxs__timeline_rec_reset_for_tests();
 }
 
+typedef struct {
+  gboolean left;
+  guint label_before;
+} StopResult;
+
+/* The RequestStop of a request that began on another thread, raised on this one. */
+static gpointer stop_elsewhere(gpointer data) {
+  StopResult *r = data;
+  r->label_before = sxs__activity_current_label();
+  r->left = sxs__activity_request_stop(1, NULL, 900);
+  return NULL;
+}
+
+static gpointer stop_activity_elsewhere(gpointer data) {
+  StopResult *r = data;
+  r->left = sxs__activity_request_stop(1, activity_a, 950);
+  return NULL;
+}
+
+/* No activity IDs (the TPL's events not asked for): a request is its thread's from its start to
+ * its stop there. One begun where another has not stopped, or a stop on a thread where none began,
+ * shows that requests leave their threads; such a stop ends the request under way the longest, so
+ * that every request is counted once. */
+static void test_without_activity_ids(void) {
+  sxs__activity_reset_for_tests();
+  sxs__timeline_rec_reset_for_tests();
+  static const guint8 zero[16];
+  g_assert_false(sxs__activity_request_start(1, NULL, "GET", "/a/1", 100));
+  g_assert_cmpuint(sxs__activity_current_label(), ==, 1);
+  g_assert_cmpuint(sxs__activity_tid_token((uint32_t)syscall(SYS_gettid)), !=, 0);
+  g_assert_false(sxs__activity_request_stop(1, zero, 200));
+  g_assert_cmpuint(sxs__activity_current_label(), ==, 0);
+  g_assert_cmpuint(sxs__activity_tid_token((uint32_t)syscall(SYS_gettid)), ==, 0);
+  /* A request that will leave this thread, then another begun here before it stopped. */
+  g_assert_false(sxs__activity_request_start(1, zero, "GET", "/a/2", 300));
+  g_assert_true(sxs__activity_request_start(1, NULL, "POST", "/b", 400));
+  g_assert_cmpuint(sxs__activity_current_label(), ==, 2);
+  /* The first one's stop comes on a thread that began none: it ends /a/2 (the oldest under way). */
+  StopResult r = {0};
+  GThread *t = g_thread_new("stop", stop_elsewhere, &r);
+  g_thread_join(t);
+  g_assert_true(r.left);
+  g_assert_cmpuint(r.label_before, ==, 0);
+  g_assert_cmpuint(sxs__activity_current_label(), ==, 2);
+  g_assert_false(sxs__activity_request_stop(1, NULL, 1000));
+  g_assert_cmpuint(sxs__activity_current_label(), ==, 0);
+  /* A stop nothing is under way for: no request counted, and it shows a request went elsewhere. */
+  g_assert_true(sxs__activity_request_stop(1, NULL, 1100));
+  /* With activity IDs, a stop on another thread than its start's says so too. */
+  g_assert_false(sxs__activity_request_start(1, activity_a, "GET", "/a/3", 1200));
+  StopResult r2 = {0};
+  t = g_thread_new("stop", stop_activity_elsewhere, &r2);
+  g_thread_join(t);
+  g_assert_true(r2.left);
+  /* The requests on the timeline: /a/1, /a/2 (ended elsewhere), /b, /a/3, each once. */
+  SxsProfileModel *m = sxs__profile_model_new();
+  g_autoptr(GHashTable) none = g_hash_table_new(g_direct_hash, g_direct_equal);
+  sxs__timeline_rec_fill(m, none);
+  guint64 starts = 0;
+  guint n = 0, per_label[3] = {0};
+  for (guint i = 0; i < m->timeline.events->len; i++) {
+    const SxsTimelineEvent *e = &g_array_index(m->timeline.events, SxsTimelineEvent, i);
+    if (e->kind != SXS_TIMELINE_REQUEST)
+      continue;
+    n++;
+    starts += e->start_us;
+    g_assert_cmpuint(e->label, >=, 1);
+    g_assert_cmpuint(e->label, <=, 2);
+    per_label[e->label]++;
+  }
+  g_assert_cmpuint(n, ==, 4);
+  g_assert_cmpuint(starts, ==, 100 + 300 + 400 + 1200);
+  g_assert_cmpuint(per_label[1], ==, 3);
+  g_assert_cmpuint(per_label[2], ==, 1);
+  sxs__profile_model_free(m);
+  sxs__activity_reset_for_tests();
+  sxs__timeline_rec_reset_for_tests();
+}
+
 int main(int argc, char **argv) {
   g_test_init(&argc, &argv, NULL);
   g_test_add_func("/activity/endpoint", test_endpoint);
   g_test_add_func("/activity/request-across-threads", test_request_across_threads);
   g_test_add_func("/activity/work-nesting", test_work_nesting);
+  g_test_add_func("/activity/without-activity-ids", test_without_activity_ids);
   return g_test_run();
 }

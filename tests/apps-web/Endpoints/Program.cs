@@ -2,7 +2,9 @@
 // tests: GET /light/{id} spins and allocates one unit in each of three bursts, GET /heavy/{id} nine
 // units, with awaits between the bursts that move the request to other threads of the pool
 // (Task.Yield, Task.Delay); GET /lock/{id} holds a lock that concurrent requests wait for;
-// GET /warm/{id} runs the light work (a warm-up of its own); GET /ping answers at once.
+// GET /warm/{id} runs the light work (a warm-up of its own); GET /ping answers at once;
+// GET /sync-light/{id} and /sync-heavy/{id} do one and nine units without an await, each request
+// on the thread it began on (GET /sync-warm/{id}: their warm-up).
 using System;
 using System.Runtime.CompilerServices;
 using System.Threading;
@@ -63,6 +65,13 @@ namespace Sxs.Tests.Endpoints
             return (sum & 1).ToString();
         }
 
+        // `units` of work without an await.
+        public static string Now(int units)
+        {
+            int sum = Spin(units) + Allocate(units);
+            return (sum & 1).ToString();
+        }
+
         public static async Task<string> Locked()
         {
             await Task.Yield();
@@ -86,6 +95,9 @@ namespace Sxs.Tests.Endpoints
             app.MapGet("/heavy/{id}", (int id) => Work.Bursts(9));
             app.MapGet("/warm/{id}", (int id) => Work.Bursts(1));
             app.MapGet("/lock/{id}", (int id) => Work.Locked());
+            app.MapGet("/sync-light/{id}", (int id) => Work.Now(1));
+            app.MapGet("/sync-heavy/{id}", (int id) => Work.Now(9));
+            app.MapGet("/sync-warm/{id}", (int id) => Work.Now(1));
             app.Run();
         }
     }
