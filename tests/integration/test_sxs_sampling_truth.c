@@ -83,8 +83,12 @@ static const Hold holds[] = {
     {"qsort-delegate", "signal", FLOOR, FALSE, "the reverse P/Invoke stub is a dynamic method: [dynamic method]"},
     {"expression-tree", "signal", DYNAMIC_FLOOR, TRUE, "the compiled lambda is a dynamic method: [dynamic method]"},
     {"dynamic-method", "signal", DYNAMIC_FLOOR, TRUE, "as expression-tree"},
+    /* The expected chain is the frame-pointer walk's (the filter funclet's rbp is its parent's, so the walk goes on
+     * from Handle's caller); the runtime's own walk (walker=suspend) reports the frames the filter runs on top of,
+     * live in the first pass: Leaf < Check < Handle < Throw < Handle < Run (design.md, "Stack truth"). */
     {"filter", NULL, 0, FALSE,
-     "a handler run in the first pass: some walks lose Handle or splice (cause not found yet)"},
+     "a filter runs on top of the throwing frames: the runtime's walk has Throw < Handle under it, the "
+     "frame-pointer walk does not"},
     {"osr-loop", NULL, 0, FALSE, "suspend walker: bare addresses in some runs, as before (cause not isolated)"},
     {"osr-main", NULL, 0, FALSE, "as osr-loop"},
     {"recursion", NULL, 0, FALSE, "as osr-loop"},
