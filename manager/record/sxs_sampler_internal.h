@@ -176,6 +176,11 @@ typedef struct {
   SxsStackFrame walked[SXS_STITCH_MAX_RUNTIME_FRAMES];
 } SuspendedSample;
 
+/* The suspend walker: sample s's innermost managed frame as captured takes the stack pointer of
+ * the frame its runtime's walk begins with when that is the same function's (the same call, as
+ * the walk is aligned), so that the merge keeps it once (sxs_walker_suspend.c). */
+void sxs__walker_suspend_fuse_first(SuspendedSample *s);
+
 #define SAMPLER_SUSPEND_MAX_THREADS SAMPLER_TICK_THREADS
 #define SAMPLER_MAX_MANAGED_THREADS 1024
 #define SAMPLER_REUSE_NS (1000 * G_GINT64_CONSTANT(1000000)) /* a walk is reused for this long at most */

@@ -160,6 +160,31 @@ static gboolean align_walks(SuspendedSample *s) {
   return intact;
 }
 
+/*
+ * After alignment a walk of the runtime that owns the capture's innermost managed frame begins at
+ * that frame (align_walks), and a walk taken again begins where it began for the capture it went
+ * with. The runtime gives that frame's stack pointer as the thread had it when it was walked, the
+ * capture as it had it when it was captured: a few words apart when the thread ran on within the
+ * function (it pushed, popped or called a helper before it parked). The capture's frame below the
+ * walk's range would be kept as a second frame of the same call (`Run < Run`); it is the walk's
+ * first frame, so it takes that frame's stack pointer, and the merge drops it as covered. Context:
+ * the sampler thread.
+ */
+void sxs__walker_suspend_fuse_first(SuspendedSample *s) {
+  SxsStackFrame *first = NULL;
+  for (guint i = 0; i < s->n_classified && first == NULL; i++)
+    if (s->classified[i].kind == SXS_FRAME_MANAGED && s->classified[i].function_id != 0)
+      first = &s->classified[i];
+  if (first == NULL)
+    return;
+  for (guint w = 0; w < s->n_walks; w++) {
+    const SxsRuntimeWalk *walk = &s->walks[w];
+    if (walk->runtime_id == first->runtime_id && walk->n > 0 && walk->frames[0].function_id == first->function_id &&
+        first->sp < walk->frames[0].sp)
+      first->sp = walk->frames[0].sp;
+  }
+}
+
 /* Keeps sample s's fresh walks (trimmed to the capture) for its thread's next samples, when
  * every one of them is complete (a thread keeps SAMPLER_REUSE_WALKS stacks, so one that
  * alternates between a few places, as a loop calling two functions does, reuses a walk for
@@ -320,6 +345,7 @@ void sxs__walker_suspend_finish(SuspendedSample *samples, guint n_due, const Sxs
       if (align_walks(s))
         walk_reuse_keep(s, res, t0);
     }
+    sxs__walker_suspend_fuse_first(s);
     guint kept =
         sxs__merge_stacks(s->classified, s->n_classified, s->walks, s->n_walks, stitched, G_N_ELEMENTS(stitched));
     if (s->learn_only)
