@@ -24,7 +24,7 @@
 #define HEAVY "GET /heavy/{id}"
 #define LOCKED "GET /lock/{id}"
 #define N_REQUESTS 300
-#define N_LOCK 100
+#define N_LOCK 200
 
 static const char *const clean_env[] = {ITEST_NO_PROFILER_ENV, "DOTNET_CLI_TELEMETRY_OPTOUT=1", "DOTNET_NOLOGO=1",
                                         NULL};
@@ -337,7 +337,7 @@ static void scenario(const char *runtime) {
 
 /* Wall mode: a thread blocked inside a request (waiting for the lock, or asleep holding it) is
  * sampled at every tick without being woken, and is the request's all that time: /lock's wall
- * samples stand for at least the 100 x 5 ms the lock was held asleep, and for no more thread time
+ * samples stand for at least the N_LOCK x 5 ms the lock was held asleep, and for no more thread time
  * than its requests lasted (a request runs on one thread at a time). */
 static void test_endpoints_wall(void) {
   g_autofree char *dir = itest_tmpdir();
