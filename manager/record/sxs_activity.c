@@ -290,23 +290,6 @@ gboolean sxs__activity_request_start(int runtime_id, const guint8 *activity, con
   return left;
 }
 
-/* The request begun without an activity ID that runs the longest (its slot + 1), NULL when none:
- * the one a stop no activity or thread tells is taken for, so that every request is counted
- * once, its endpoint perhaps another's of those under way (while requests first leave their
- * threads). Called with act.lock held. */
-static gpointer oldest_own_locked(int runtime_id) {
-  guint best = SLOTS;
-  for (guint i = 0; i < SLOTS; i++) {
-    const Request *r = &slots[i];
-    gint32 rt;
-    memcpy(&rt, r->key, sizeof rt);
-    if (r->live && rt == runtime_id && r->key[4] == 0xff && r->key[5] == 0xff && r->key[6] == 's' && r->key[7] == 'x' &&
-        (best == SLOTS || r->start_us < slots[best].start_us))
-      best = i;
-  }
-  return best < SLOTS ? GUINT_TO_POINTER(best + 1) : NULL;
-}
-
 gboolean sxs__activity_request_stop(int runtime_id, const guint8 *activity, guint64 now_us) {
   if (!act.labels)
     return FALSE;
@@ -317,15 +300,10 @@ gboolean sxs__activity_request_stop(int runtime_id, const guint8 *activity, guin
   guint label = 0;
   guint64 start_us = 0;
   g_mutex_lock(&act.lock);
-  /* By its activity; else the request begun on this thread without one; else a guess. */
+  /* By its activity; else the request begun on this thread without one. */
   gpointer v = activity_zero(activity) ? NULL : g_hash_table_lookup(act.requests, key);
   if (!v && self.own_seq && (v = g_hash_table_lookup(act.requests, self.own)) != NULL)
     memcpy(key, self.own, sizeof key);
-  gboolean guessed = FALSE;
-  if (!v && (v = oldest_own_locked(runtime_id)) != NULL) {
-    memcpy(key, slots[GPOINTER_TO_UINT(v) - 1].key, sizeof key);
-    guessed = TRUE;
-  }
   if (v) {
     guint slot = GPOINTER_TO_UINT(v) - 1;
     Request *r = &slots[slot];
@@ -338,8 +316,11 @@ gboolean sxs__activity_request_stop(int runtime_id, const guint8 *activity, guin
     g_hash_table_remove(act.requests, key);
   }
   g_mutex_unlock(&act.lock);
+  /* Not known: a request begun on another thread without an activity ID (it left its thread, and
+   * is not counted), or one begun before the session did (an attach), which a thread that never
+   * began a request here may be ending: not taken as a sign. */
   if (!token)
-    return TRUE; /* not begun here, and its activity unknown: it left its thread */
+    return self.own_seq > 0;
   gboolean changed = FALSE;
   for (int i = 0; i < MIN(self.depth, WORK_DEPTH); i++)
     if (self.tokens[i] == token) {
@@ -354,7 +335,7 @@ gboolean sxs__activity_request_stop(int runtime_id, const guint8 *activity, guin
     publish();
   sxs__timeline_rec_event_label(SXS_TIMELINE_REQUEST, runtime_id, thread, start_us,
                                 now_us > start_us ? now_us - start_us : 0, 0, 0, NULL, 0, label);
-  return guessed || thread != (guint32)my_tid();
+  return thread != (guint32)my_tid();
 }
 
 /* A task's key in the table (never 0) and its slot. */

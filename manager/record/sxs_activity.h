@@ -35,7 +35,8 @@ gboolean sxs__activity_request_start(int runtime_id, const guint8 *activity, con
                                      guint64 now_us);
 /* The request of activity (else the last one begun on this thread without one) ended, on this
  * thread; recorded on the timeline as a request event. TRUE when it had left its thread: it began
- * on another, or no request is known to have ended. */
+ * on another, or it is not known and this thread began requests itself (one begun elsewhere
+ * without an activity ID ended here; it is not counted). */
 gboolean sxs__activity_request_stop(int runtime_id, const guint8 *activity, guint64 now_us);
 /* An async operation (task_id of runtime_id) was created under activity (NULL or all zero: none). */
 void sxs__activity_operation_begin(int runtime_id, gint32 task_id, const guint8 *activity);

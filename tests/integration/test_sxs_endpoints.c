@@ -84,6 +84,12 @@ static void ab_finish(ItestProc *p, int n) {
   g_assert_null(strstr(out, "Non-2xx"));
 }
 
+/* `ab` run to the end, alone. */
+static void ab_run(const char *dir, const char *name, int port, const char *path, int n, int c) {
+  g_autoptr(ItestProc) p = ab_spawn(dir, name, port, path, n, c);
+  ab_finish(p, n);
+}
+
 typedef struct {
   GPtrArray *labels; /* names, label - 1 */
   double samples[16], alloc[16], wait_us[16];
@@ -225,15 +231,13 @@ static void scenario(const char *runtime) {
   if (!server)
     return;
   /* Warm-up on an endpoint of its own (the same code, JIT-compiled and tiered before the count). */
-  g_autoptr(ItestProc) warm = ab_spawn(dir, "warm", port, "/warm/1", 200, 2);
-  ab_finish(warm, 200);
+  ab_run(dir, "warm", port, "/warm/1", 200, 2);
   /* Light and heavy at once, on the same pool threads; then the contended lock. */
   g_autoptr(ItestProc) light = ab_spawn(dir, "light", port, "/light/7", N_REQUESTS, 2);
   g_autoptr(ItestProc) heavy = ab_spawn(dir, "heavy", port, "/heavy/7", N_REQUESTS, 2);
   ab_finish(light, N_REQUESTS);
   ab_finish(heavy, N_REQUESTS);
-  g_autoptr(ItestProc) locked = ab_spawn(dir, "lock", port, "/lock/3", N_LOCK, 4);
-  ab_finish(locked, N_LOCK);
+  ab_run(dir, "lock", port, "/lock/3", N_LOCK, 4);
   stop_server(server);
 
   g_autoptr(JsonNode) doc = itest_load_json(profile);
@@ -249,7 +253,12 @@ static void scenario(const char *runtime) {
   g_assert_cmpuint(t.requests[l], ==, N_REQUESTS);
   g_assert_cmpuint(t.requests[h], ==, N_REQUESTS);
   g_assert_cmpuint(t.requests[k], ==, N_LOCK);
-  g_assert_cmpuint(t.requests[label_of(&t, "GET /warm/{id}")], ==, 200);
+  /* The warm-up's first requests leave their threads while only the hosting events are asked for:
+   * the few in flight when the TPL's are turned on end where nobody knows them, uncounted. */
+  guint warm = t.requests[label_of(&t, "GET /warm/{id}")];
+  g_test_message("warm-up: %u of 200 requests counted", warm);
+  g_assert_cmpuint(warm, <=, 200);
+  g_assert_cmpuint(warm, >=, 190);
   double cpu_share = 100.0 * t.samples[h] / (t.samples[h] + t.samples[l]);
   double alloc_share = 100.0 * t.alloc[h] / (t.alloc[h] + t.alloc[l]);
   double wait_all = 0;
@@ -347,8 +356,7 @@ static void test_endpoints_wall(void) {
   g_autoptr(ItestProc) server = start_server("10.0", options, dir, &port);
   if (!server)
     return;
-  g_autoptr(ItestProc) warm = ab_spawn(dir, "warm", port, "/warm/1", 50, 2);
-  ab_finish(warm, 50);
+  ab_run(dir, "warm", port, "/warm/1", 50, 2);
   g_autoptr(ItestProc) light = ab_spawn(dir, "light", port, "/light/7", 100, 2);
   g_autoptr(ItestProc) locked = ab_spawn(dir, "lock", port, "/lock/3", N_LOCK, 4);
   ab_finish(light, 100);
@@ -383,8 +391,7 @@ static void test_endpoints_sync(void) {
   g_autoptr(ItestProc) server = start_server("10.0", options, dir, &port);
   if (!server)
     return;
-  g_autoptr(ItestProc) warm = ab_spawn(dir, "warm", port, "/sync-warm/1", 200, 2);
-  ab_finish(warm, 200);
+  ab_run(dir, "warm", port, "/sync-warm/1", 200, 2);
   g_autoptr(ItestProc) light = ab_spawn(dir, "light", port, "/sync-light/7", N_REQUESTS, 2);
   g_autoptr(ItestProc) heavy = ab_spawn(dir, "heavy", port, "/sync-heavy/7", N_REQUESTS, 2);
   ab_finish(light, N_REQUESTS);
