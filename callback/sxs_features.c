@@ -294,14 +294,15 @@ static gpointer follow_awaits_thread(gpointer data) {
                                                 .keywords = SXS_TPL_KEYWORDS,
                                                 .loggingLevel = COR_PRF_EVENTPIPE_INFORMATIONAL};
   EVENTPIPE_SESSION session = 0;
-  HRESULT hr = info->lpVtbl->EventPipeStartSession(info, 1, &provider, FALSE, &session);
+  gboolean on = FALSE;
+  g_autofree char *failed = NULL;
+  int r = start_providers(info, &provider, 1, &on, &session, &failed);
   sxs__callback_info_leave(self);
-  if (hr < 0) {
+  if (r < 0) {
     __atomic_store_n(&self->endpoints_awaits, SXS_AWAITS_FAILED, __ATOMIC_RELEASE);
     g_autofree char *why = g_strdup_printf("requests leave their threads, and the TPL's events could not be asked "
-                                           "for (EventPipeStartSession: 0x%08X): a request is followed only on the "
-                                           "thread it began on",
-                                           (unsigned)hr);
+                                           "for (%s): a request is followed only on the thread it began on",
+                                           failed);
     sxs__manager_feature_off(self->runtime, SXS_AWAITS_FEATURE, why);
     return NULL;
   }
