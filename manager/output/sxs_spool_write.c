@@ -132,10 +132,15 @@ static void append_stacks(GString *b, gboolean all) {
     const SxsStackChange *c = &g_array_index(changes, SxsStackChange, i);
     if (c->model) {
       g_string_truncate(frames, 0);
+      uintptr_t before = 0;
       for (guint j = 0; j < c->model->frames->len; j++) {
         const SxsStackFrameModel *f = &g_array_index(c->model->frames, SxsStackFrameModel, j);
-        g_string_append_printf(frames, "%s%x:%" G_GINTPTR_MODIFIER "x:%" G_GINTPTR_MODIFIER "x", j ? "," : "",
-                               frame_id(b, f), (guintptr)f->ip, (guintptr)f->sp);
+        /* The first frame's stack pointer, then each one's distance from the one before (they rise). */
+        uintptr_t d = j ? f->sp - before : f->sp;
+        gboolean down = j && f->sp < before;
+        g_string_append_printf(frames, "%s%x:%s%" G_GINTPTR_MODIFIER "x", j ? "," : "", frame_id(b, f), down ? "-" : "",
+                               (guintptr)(down ? before - f->sp : d));
+        before = f->sp;
       }
       g_string_append_printf(b, "K\t%x\t", c->id);
       sxs__spool_append_string(b, c->model->event);

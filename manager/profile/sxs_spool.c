@@ -182,8 +182,10 @@ static void apply_stack(SpoolState *st, const Field *f, guint n) {
     s->runtime_id = (int)field_u64(&f[6], 10);
     s->type = field_string(f[7].s, f[7].len);
   }
-  /* <frame id>:<ip>:<sp>,... */
+  /* <frame id>:<sp>[-|+]... (the first frame's stack pointer, then each one's distance from the
+   * one before, "-" before a fall), or, as spools wrote before, <frame id>:<ip>:<sp> */
   const char *p = f[5].s, *end = f[5].s + f[5].len;
+  uintptr_t before = 0;
   while (p < end) {
     const char *comma = memchr(p, ',', end - p);
     const char *stop = comma ? comma : end;
@@ -196,9 +198,19 @@ static void apply_stack(SpoolState *st, const Field *f, guint n) {
         q = c + 1;
       }
     }
-    if (k == 3) {
+    if (k >= 2) {
       FrameName *fn = g_hash_table_lookup(st->frames, GUINT_TO_POINTER((guint)field_u64(&parts[0], 16)));
-      SxsStackFrameModel m = {.ip = (uintptr_t)field_u64(&parts[1], 16), .sp = (uintptr_t)field_u64(&parts[2], 16)};
+      SxsStackFrameModel m = {0};
+      if (k == 3) {
+        m.ip = (uintptr_t)field_u64(&parts[1], 16);
+        m.sp = (uintptr_t)field_u64(&parts[2], 16);
+      } else {
+        gboolean down = parts[1].len > 0 && parts[1].s[0] == '-';
+        Field d = down ? (Field){parts[1].s + 1, parts[1].len - 1} : parts[1];
+        uintptr_t v = (uintptr_t)field_u64(&d, 16);
+        m.sp = s->frames->len == 0 ? v : down ? before - v : before + v;
+      }
+      before = m.sp;
       if (fn) {
         m.managed = fn->managed;
         m.runtime_id = fn->runtime_id;

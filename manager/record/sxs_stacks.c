@@ -10,6 +10,15 @@
  * walks read (module map, step and owners caches, symbols) and its lifetime is
  * stitch/sxs_walk_resources.c's.
  *
+ * What a long run keeps grows with the program's distinct frames and stacks, not its samples, and a
+ * stack costs little of it: each distinct frame is kept once (its names interned), and the stacks
+ * share their callers in a tree of calls from the outermost frame (a node: its caller's node, its
+ * frame, and its distance in stack pointer from its caller, so that a stack's stack pointers are
+ * its first occurrence's). A stack is its leaf's node, its outermost stack pointer and its counts:
+ * a stack that differs from a known one in its leaf adds one node. The stacks' table is keyed by
+ * (event, thread, tag, frames), compared along the tree, so that a sample finds its stack with one
+ * hash of its frames, as before the tree.
+ *
  * Lock order: stacks_lock and names_lock are leaves; the registry's locks are taken with neither held,
  * except by sxs__stacks_fill, which takes them inside stacks_lock (nothing takes stacks_lock inside
  * them). */
@@ -41,22 +50,46 @@ typedef struct {
   SxsRuntime *rt;   /* managed: whose function (the registry keeps runtimes), for naming later */
 } StackFrameId;
 
+/* A distinct frame of the recorded stacks (index + 1 in `frames` is its id in the nodes). */
+typedef struct {
+  StackFrameId id;                   /* identity; id.rt: whose function, for naming it late */
+  gboolean managed;                  /* a managed frame, even one whose function is not known */
+  int runtime_id;                    /* managed frames: whose; 0 for native ones */
+  const char *key_name, *key_module; /* the names it was given when first met (interned): part of its
+                                      * identity, so that a FunctionID or an address reused after its
+                                      * code went is a frame of its own */
+  const char *name, *module;         /* what it is called now (interned; name NULL: not yet known,
+                                      * a frame met while its runtime could not be asked) */
+  uintptr_t ip;                      /* its first occurrence's instruction pointer */
+  guint32 self;                      /* its id (not part of its identity) */
+} RecFrame;
+
+/* A node of the tree of calls: one frame under one caller. */
+typedef struct {
+  guint32 parent;   /* the caller's node id; 0: an outermost frame */
+  guint32 frame;    /* the frame's id (index + 1 in `frames`) */
+  guint64 sp_delta; /* the caller's stack pointer minus this frame's (0 for an outermost frame) */
+} Node;
+
 typedef struct {
   guint hash;
   SxsStackEvents event;
   uint32_t thread;
-  int runtime_id;   /* the profiles' stacks: whose event; else 0 */
-  const char *type; /* the profiles' stacks: interned (g_intern_string), or NULL */
-  guint64 value;    /* added up with the count: nanoseconds or bytes */
-  guint n;
-  StackFrameId *ids;
-  SxsStackModel *model;   /* names, first occurrence's ip and sp, count */
+  int runtime_id;          /* the profiles' stacks: whose event; else 0 */
+  const char *type;        /* the profiles' stacks: interned (g_intern_string), or NULL */
+  guint32 n;               /* frames */
+  guint32 leaf;            /* its first frame's node; 0 in a probe (ids says its frames) */
+  const StackFrameId *ids; /* a probe's frames' identities, leaf first; NULL in a stored entry */
+  uintptr_t root_sp;       /* its outermost frame's stack pointer, at its first occurrence */
+  const char *thread_name; /* interned, or NULL */
+  guint64 count;
+  guint64 value;          /* added up with the count: nanoseconds or bytes */
   guint spool_id;         /* its id (1, 2, ... in the order stacks were first counted): in the spool's changes
                            * and on the timeline */
   gboolean reported_once; /* its frames were in a report of changes */
-  guint64 reported;       /* model->count at the last report of changes */
-  guint64 reported_value; /* model->value at the last report of changes */
   gboolean changed;       /* in `changed` */
+  guint64 reported;       /* count at the last report of changes */
+  guint64 reported_value; /* value at the last report of changes */
 } StackEntry;
 
 /* What one thread keeps between its walks; freed when the thread ends. */
@@ -92,15 +125,20 @@ typedef struct {
 } FrameKey;
 typedef struct {
   FrameKey key;
-  char *name, *module;
+  const char *name, *module; /* interned */
 } FrameName;
 static GMutex names_lock;
 static GHashTable *frame_names; /* FrameName* (key and value) */
 static unsigned long long names_unloads;
 
-/* stacks_lock guards stacks and every counter below. */
+/* stacks_lock guards the stacks, their frames and nodes, and every counter below. */
 static GMutex stacks_lock;
-static GHashTable *stacks; /* StackEntry* (key and value) */
+static GHashTable *stacks;      /* StackEntry* (key and value) */
+static GPtrArray *frames;       /* RecFrame*, by id - 1; owned */
+static GHashTable *frame_index; /* RecFrame* (key and value, borrowed from frames) */
+static GArray *nodes;           /* Node, by id - 1 */
+static GHashTable *node_index;  /* node id (GUINT_TO_POINTER) -> itself; 0 stands for node_probe */
+static Node node_probe;
 /* The walks' counters, as the profile reports them (its tables: name -> guint64*). */
 static SxsWalkCounters counts;
 /* Entries new or counted since the last sxs__stacks_changes (borrowed from `stacks`, each once:
@@ -118,36 +156,116 @@ static void mark_changed_locked(StackEntry *e) {
   g_ptr_array_add(changed, e);
 }
 
+static const Node *node_get(guint32 id) {
+  return id ? &g_array_index(nodes, Node, id - 1) : &node_probe;
+}
+
+static const RecFrame *frame_get(guint32 id) {
+  return frames->pdata[id - 1];
+}
+
+static gboolean frame_id_equal(const StackFrameId *x, const StackFrameId *y) {
+  return x->runtime_id == y->runtime_id && x->id == y->id && x->line == y->line && x->file == y->file;
+}
+
+/* The frames of an entry one by one, leaf first: a probe's from its ids, a stored one's up the tree. */
+typedef struct {
+  const StackEntry *e;
+  guint i;
+  guint32 node;
+} FrameWalk;
+
+static FrameWalk frame_walk(const StackEntry *e) {
+  return (FrameWalk){.e = e, .node = e->leaf};
+}
+
+static const StackFrameId *frame_walk_next(FrameWalk *w) {
+  if (w->e->ids)
+    return &w->e->ids[w->i++];
+  const Node *n = node_get(w->node);
+  w->node = n->parent;
+  return &frame_get(n->frame)->id;
+}
+
 static guint entry_hash(gconstpointer p) {
   return ((const StackEntry *)p)->hash;
 }
 
+/* Called with stacks_lock held (the table's lookups and inserts are). */
 static gboolean entry_equal(gconstpointer a, gconstpointer b) {
   const StackEntry *x = a, *y = b;
   if (x->hash != y->hash || x->event != y->event || x->thread != y->thread || x->n != y->n ||
       x->runtime_id != y->runtime_id || x->type != y->type)
     return FALSE;
+  FrameWalk wx = frame_walk(x), wy = frame_walk(y);
   for (guint i = 0; i < x->n; i++)
-    if (x->ids[i].runtime_id != y->ids[i].runtime_id || x->ids[i].id != y->ids[i].id ||
-        x->ids[i].line != y->ids[i].line || x->ids[i].file != y->ids[i].file)
+    if (!frame_id_equal(frame_walk_next(&wx), frame_walk_next(&wy)))
       return FALSE;
   return TRUE;
 }
 
-static void entry_free(gpointer p) {
-  StackEntry *e = p;
-  g_free(e->ids);
-  sxs__stack_model_free(e->model);
-  g_free(e);
+static guint rec_frame_hash(gconstpointer p) {
+  const RecFrame *f = p;
+  guint h = 2166136261u ^ (guint)f->id.runtime_id;
+  h = (h ^ (guint)(f->id.id ^ (f->id.id >> 32))) * 16777619u;
+  h = (h ^ f->id.line ^ (guint)(guintptr)f->id.file) * 16777619u;
+  h = (h ^ (guint)(guintptr)f->key_name ^ (guint)(guintptr)f->key_module) * 16777619u;
+  return (h ^ (guint)f->runtime_id ^ (f->managed ? 0x80000000u : 0)) * 16777619u;
+}
+
+static gboolean rec_frame_equal(gconstpointer a, gconstpointer b) {
+  const RecFrame *x = a, *y = b;
+  return frame_id_equal(&x->id, &y->id) && x->managed == y->managed && x->runtime_id == y->runtime_id &&
+         x->key_name == y->key_name && x->key_module == y->key_module;
+}
+
+static guint node_hash(gconstpointer p) {
+  const Node *n = node_get(GPOINTER_TO_UINT(p));
+  guint h = (2166136261u ^ n->parent) * 16777619u;
+  h = (h ^ n->frame) * 16777619u;
+  return (h ^ (guint)(n->sp_delta ^ (n->sp_delta >> 32))) * 16777619u;
+}
+
+static gboolean node_equal(gconstpointer a, gconstpointer b) {
+  const Node *x = node_get(GPOINTER_TO_UINT(a)), *y = node_get(GPOINTER_TO_UINT(b));
+  return x->parent == y->parent && x->frame == y->frame && x->sp_delta == y->sp_delta;
 }
 
 /* Called with stacks_lock held. */
 static void ensure_tables_locked(void) {
   if (stacks)
     return;
-  stacks = g_hash_table_new_full(entry_hash, entry_equal, entry_free, NULL);
+  stacks = g_hash_table_new_full(entry_hash, entry_equal, g_free, NULL);
+  frames = g_ptr_array_new_with_free_func(g_free);
+  frame_index = g_hash_table_new(rec_frame_hash, rec_frame_equal);
+  nodes = g_array_new(FALSE, FALSE, sizeof(Node));
+  node_index = g_hash_table_new(node_hash, node_equal);
   counts.failures = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
   counts.skipped = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
+}
+
+/* The id of frame f (a copy kept when it is new). Called with stacks_lock held. */
+static guint32 frame_intern_locked(const RecFrame *f) {
+  RecFrame *known = g_hash_table_lookup(frame_index, f);
+  if (!known) {
+    known = g_memdup2(f, sizeof *f);
+    g_ptr_array_add(frames, known);
+    known->self = frames->len;
+    g_hash_table_add(frame_index, known);
+  }
+  return known->self;
+}
+
+/* The id of the node (parent, frame, sp_delta), made when new. Called with stacks_lock held. */
+static guint32 node_intern_locked(guint32 parent, guint32 frame, guint64 sp_delta) {
+  node_probe = (Node){.parent = parent, .frame = frame, .sp_delta = sp_delta};
+  gpointer found;
+  if (g_hash_table_lookup_extended(node_index, GUINT_TO_POINTER(0), &found, NULL))
+    return GPOINTER_TO_UINT(found);
+  g_array_append_val(nodes, node_probe);
+  guint32 id = nodes->len;
+  g_hash_table_add(node_index, GUINT_TO_POINTER(id));
+  return id;
 }
 
 static void count_in(GHashTable *table, const char *key, guint64 by) {
@@ -295,34 +413,30 @@ static gboolean frame_name_equal(gconstpointer a, gconstpointer b) {
   return x->runtime_id == y->runtime_id && x->id == y->id;
 }
 
-static void frame_name_free(gpointer p) {
-  FrameName *n = p;
-  g_free(n->name);
-  g_free(n->module);
-  g_free(n);
-}
-
-/* Copies the known name of key into *ret_name, *ret_module. Context: any thread; takes names_lock. */
-static gboolean frame_name_get(const FrameKey *key, unsigned long long unloads, char **ret_name, char **ret_module) {
+/* The known names of key (interned) into *ret_name, *ret_module. Context: any thread; takes
+ * names_lock. */
+static gboolean frame_name_get(const FrameKey *key, unsigned long long unloads, const char **ret_name,
+                               const char **ret_module) {
   g_mutex_lock(&names_lock);
   if (frame_names && unloads != names_unloads)
     g_hash_table_remove_all(frame_names);
   names_unloads = unloads;
   const FrameName *n = frame_names ? g_hash_table_lookup(frame_names, key) : NULL;
   if (n) {
-    *ret_name = g_strdup(n->name);
-    *ret_module = g_strdup(n->module);
+    *ret_name = n->name;
+    *ret_module = n->module;
   }
   g_mutex_unlock(&names_lock);
   return n != NULL;
 }
 
+/* name and module: interned. */
 static void frame_name_put(const FrameKey *key, const char *name, const char *module) {
   FrameName *n = g_new(FrameName, 1);
-  *n = (FrameName){.key = *key, .name = g_strdup(name), .module = g_strdup(module)};
+  *n = (FrameName){.key = *key, .name = name, .module = module};
   g_mutex_lock(&names_lock);
   if (!frame_names)
-    frame_names = g_hash_table_new_full(frame_name_hash, frame_name_equal, NULL, frame_name_free);
+    frame_names = g_hash_table_new_full(frame_name_hash, frame_name_equal, NULL, g_free);
   if (g_hash_table_size(frame_names) >= STACKS_NAMES_MAX)
     g_hash_table_remove_all(frame_names);
   g_hash_table_replace(frame_names, n, n);
@@ -331,73 +445,82 @@ static void frame_name_put(const FrameKey *key, const char *name, const char *mo
 
 /* The one copy of a frame's name or module the recorder keeps (taking and freeing s; NULL stays
  * NULL). Interned for the process's life: names are as many as the program's distinct frames. */
-static char *names_intern_take(char *s) {
+static const char *names_intern_take(char *s) {
   if (!s)
     return NULL;
-  char *interned = (char *)g_intern_string(s);
+  const char *interned = g_intern_string(s);
   g_free(s);
   return interned;
 }
 
-/* A new entry for the stitched frames: identities, names, first ip and sp. */
-static StackEntry *entry_new(const StackEntry *key, const SxsStackFrame *frames, const SxsWalkResources *res,
-                             const SxsStitchTarget *targets, guint n_targets) {
+/* A frame of a stack not yet counted: what the frame table will keep of it, and its stack pointer. */
+typedef struct {
+  RecFrame f;
+  uintptr_t sp;
+} FrameDraft;
+
+/* Names the frames of a new stack (ids: their identities) into out[0..n). Context: the walking
+ * thread, no lock held (asks runtimes, reads symbols; takes names_lock). */
+static void name_frames(SxsStackEvents kind, const StackFrameId *ids, const SxsStackFrame *frames, guint n,
+                        const SxsWalkResources *res, const SxsStitchTarget *targets, guint n_targets, FrameDraft *out) {
   const SxsModuleMap *map = res->map;
-  StackEntry *e = g_new0(StackEntry, 1);
-  *e = *key;
-  e->ids = g_memdup2(key->ids, sizeof *key->ids * key->n);
-  e->model = sxs__stack_model_new(event_name(key->event), key->thread);
-  e->model->runtime_id = key->runtime_id;
-  e->model->type = g_strdup(key->type);
-  /* The frames' strings are interned (names_intern): the recorder keeps one copy of each name,
-   * however many stacks hold it; a copy made for the profile owns its own. */
-  g_array_set_clear_func(e->model->frames, NULL);
   /* Metadata is not read on a thread that holds the runtime suspended for a GC. */
-  gboolean may_ask = key->event != SXS_STACKS_GC;
+  gboolean may_ask = kind != SXS_STACKS_GC;
   unsigned long long unloads = sxs__modmap_unloads(map);
-  g_array_set_size(e->model->frames, key->n);
-  for (guint i = 0; i < key->n; i++) {
+  for (guint i = 0; i < n; i++) {
     const SxsStackFrame *f = &frames[i];
-    SxsStackFrameModel *m = &g_array_index(e->model->frames, SxsStackFrameModel, i);
-    *m = (SxsStackFrameModel){.ip = f->ip, .sp = f->sp};
+    FrameDraft *d = &out[i];
+    *d = (FrameDraft){.f = {.id = ids[i], .ip = f->ip}, .sp = f->sp};
+    RecFrame *r = &d->f;
     if (f->kind == SXS_FRAME_MANAGED) {
-      m->managed = TRUE;
-      m->runtime_id = f->runtime_id;
-      m->file = (char *)key->ids[i].file;
-      m->line = key->ids[i].line;
-      e->ids[i].rt = target_runtime(targets, n_targets, f->runtime_id);
+      r->managed = TRUE;
+      r->runtime_id = f->runtime_id;
+      r->id.rt = target_runtime(targets, n_targets, f->runtime_id);
       FrameKey k = {.runtime_id = f->runtime_id, .id = f->function_id};
-      if (f->function_id == 0 || !frame_name_get(&k, unloads, &m->name, &m->module)) {
-        name_managed(e->ids[i].rt, f->function_id, may_ask, &m->name, &m->module);
-        if (m->name && f->function_id != 0)
-          frame_name_put(&k, m->name, m->module);
-      }
-    } else if (i == 0 && key->ids[0].line == 1) {
-      /* A sample's native leaf counted by its function (add_stack): named at the function's start
-       * (runtime -1 in the names' key: a start is no return address). */
-      FrameKey k = {.runtime_id = -1, .id = key->ids[0].id};
-      if (!frame_name_get(&k, unloads, &m->name, &m->module)) {
-        m->name = sxs__symbols_describe(res->symbols, map, (uintptr_t)k.id);
-        const SxsModule *mod = sxs__modmap_find(map, (uintptr_t)k.id);
-        m->module = g_strdup(mod ? mod->name : "");
-        frame_name_put(&k, m->name, m->module);
+      if (f->function_id == 0 || !frame_name_get(&k, unloads, &r->name, &r->module)) {
+        char *name = NULL, *module = NULL;
+        name_managed(r->id.rt, f->function_id, may_ask, &name, &module);
+        r->name = names_intern_take(name);
+        r->module = names_intern_take(module);
+        if (r->name && f->function_id != 0)
+          frame_name_put(&k, r->name, r->module);
       }
     } else {
-      /* A native frame of a stitched stack is never the walk's first: ip is a return address. */
-      FrameKey k = {.runtime_id = 0, .id = f->ip};
-      if (!frame_name_get(&k, unloads, &m->name, &m->module)) {
-        m->name = sxs__symbols_describe(res->symbols, map, f->ip - 1);
-        const SxsModule *mod = sxs__modmap_find(map, f->ip - 1);
-        m->module = g_strdup(mod ? mod->name : "");
-        frame_name_put(&k, m->name, m->module);
+      /* A sample's native leaf counted by its function (add_stack) is named at the function's start
+       * (runtime -1 in the names' key: a start is no return address); any other native frame of a
+       * stitched stack is never the walk's first: its ip is a return address. */
+      gboolean start = i == 0 && ids[0].line == 1;
+      FrameKey k = {.runtime_id = start ? -1 : 0, .id = start ? ids[0].id : f->ip};
+      if (!frame_name_get(&k, unloads, &r->name, &r->module)) {
+        uintptr_t at = start ? (uintptr_t)k.id : f->ip - 1;
+        r->name = names_intern_take(sxs__symbols_describe(res->symbols, map, at));
+        const SxsModule *mod = sxs__modmap_find(map, at);
+        r->module = g_intern_string(mod ? mod->name : "");
+        frame_name_put(&k, r->name, r->module);
       }
     }
+    r->key_name = r->name;
+    r->key_module = r->module;
   }
-  for (guint i = 0; i < key->n; i++) {
-    SxsStackFrameModel *m = &g_array_index(e->model->frames, SxsStackFrameModel, i);
-    m->name = names_intern_take(m->name);
-    m->module = names_intern_take(m->module);
+}
+
+/* Keeps a new stack: its frames in the frame table, its path in the tree, an entry counting none
+ * yet (key: its identity and thread name, ids unused). Called with stacks_lock held. */
+static StackEntry *insert_locked(const StackEntry *key, const FrameDraft *drafts, guint n) {
+  guint32 node = 0;
+  for (guint i = n; i-- > 0;) {
+    guint32 frame = frame_intern_locked(&drafts[i].f);
+    node = node_intern_locked(node, frame, i + 1 < n ? (guint64)(drafts[i + 1].sp - drafts[i].sp) : 0);
   }
+  StackEntry *e = g_new(StackEntry, 1);
+  *e = *key;
+  e->ids = NULL;
+  e->leaf = node;
+  e->root_sp = drafts[n - 1].sp;
+  e->count = 0;
+  e->value = 0;
+  e->spool_id = ++last_spool_id;
+  g_hash_table_add(stacks, e);
   return e;
 }
 
@@ -411,10 +534,11 @@ typedef struct {
 /* The frame that stands for the callers of a stack merged past [stacks] max_distinct=. */
 #define STACKS_MERGED_NAME "[more distinct stacks than the profile keeps]"
 
-/* The table is full: a new stack is counted under its leaf alone, in an entry of (kind, thread,
- * tag, leaf) whose caller is a frame saying so, made the first time (these entries may pass the
- * bound: they are as many as the threads' distinct leaves). Called with stacks_lock held. */
-static StackEntry *merge_locked(const StackEntry *fresh, guint64 weight, guint64 value) {
+/* The table is full: a new stack (key, drafts: its frames named) is counted under its leaf alone,
+ * in an entry of (kind, thread, tag, leaf) whose caller is a frame saying so, made the first time
+ * (these entries may pass the bound: they are as many as the threads' distinct leaves). Called
+ * with stacks_lock held. */
+static StackEntry *merge_locked(const StackEntry *fresh, const FrameDraft *drafts, guint64 weight, guint64 value) {
   counts.stacks_merged++;
   StackFrameId ids[2] = {fresh->ids[0], {.runtime_id = -2}};
   StackEntry key = *fresh;
@@ -426,25 +550,14 @@ static StackEntry *merge_locked(const StackEntry *fresh, guint64 weight, guint64
   key.hash = (key.hash ^ 0xfffffffeu) * 16777619u;
   StackEntry *known = g_hash_table_lookup(stacks, &key);
   if (!known) {
-    known = g_new0(StackEntry, 1);
-    *known = key;
-    known->ids = g_memdup2(ids, sizeof ids); /* fresh was never counted: no spool id, nothing reported */
-    known->model = sxs__stack_model_new(fresh->model->event, fresh->model->thread);
-    g_array_set_clear_func(known->model->frames, NULL);
-    known->model->runtime_id = fresh->model->runtime_id;
-    known->model->type = g_strdup(fresh->model->type);
-    known->model->thread_name = g_strdup(fresh->model->thread_name);
-    known->spool_id = ++last_spool_id;
-    SxsStackFrameModel leaf = g_array_index(fresh->model->frames, SxsStackFrameModel, 0);
-    SxsStackFrameModel more = {.name = (char *)g_intern_static_string(STACKS_MERGED_NAME),
-                               .module = (char *)g_intern_static_string(""),
-                               .sp = leaf.sp + 1};
-    g_array_append_val(known->model->frames, leaf);
-    g_array_append_val(known->model->frames, more);
-    g_hash_table_add(stacks, known);
+    const char *more = g_intern_static_string(STACKS_MERGED_NAME), *none = g_intern_static_string("");
+    FrameDraft two[2] = {drafts[0],
+                         {.f = {.id = ids[1], .key_name = more, .key_module = none, .name = more, .module = none},
+                          .sp = drafts[0].sp + 1}};
+    known = insert_locked(&key, two, 2);
   }
-  known->model->count += weight;
-  known->model->value += value;
+  known->count += weight;
+  known->value += value;
   mark_changed_locked(known);
   return known;
 }
@@ -458,6 +571,8 @@ static StackEntry *add_stack(SxsStackEvents kind, uint32_t thread, const char *t
                              guint n, guint64 weight, const SxsWalkResources *res, const SxsStitchTarget *targets,
                              guint n_targets, gboolean leaf_exact, StackFrameId *ids, SxsFrameLine *lines,
                              const StackTag *tag) {
+  if (n == 0)
+    return NULL;
   /* A thread that holds its runtime suspended for a GC asks it nothing: lines known already only. */
   sxs__lines_resolve(targets, n_targets, frames, n, leaf_exact, kind != SXS_STACKS_GC, lines);
   StackEntry key = {.event = kind, .thread = thread, .n = n, .ids = ids};
@@ -499,17 +614,17 @@ static StackEntry *add_stack(SxsStackEvents kind, uint32_t thread, const char *t
   ensure_tables_locked();
   StackEntry *known = g_hash_table_lookup(stacks, &key);
   if (known) {
-    known->model->count += weight;
-    known->model->value += value;
+    known->count += weight;
+    known->value += value;
     mark_changed_locked(known);
   }
   g_mutex_unlock(&stacks_lock);
   if (known)
     return known;
   gint64 t0 = g_get_monotonic_time();
-  StackEntry *fresh = entry_new(&key, frames, res, targets, n_targets);
-  if (thread_name)
-    fresh->model->thread_name = g_strdup(thread_name);
+  g_autofree FrameDraft *drafts = g_new(FrameDraft, n);
+  name_frames(kind, ids, frames, n, res, targets, n_targets, drafts);
+  key.thread_name = thread_name ? g_intern_string(thread_name) : NULL;
   guint64 naming = (guint64)(g_get_monotonic_time() - t0) * 1000;
   g_mutex_lock(&stacks_lock);
   counts.ns_naming += naming;
@@ -517,22 +632,18 @@ static StackEntry *add_stack(SxsStackEvents kind, uint32_t thread, const char *t
     counts.ns_naming_first = naming;
   known = g_hash_table_lookup(stacks, &key);
   if (known) {
-    known->model->count += weight;
-    known->model->value += value;
+    known->count += weight;
+    known->value += value;
     mark_changed_locked(known);
   } else if (g_hash_table_size(stacks) >= max_distinct) {
-    known = merge_locked(fresh, weight, value);
+    known = merge_locked(&key, drafts, weight, value);
   } else {
-    fresh->model->count = weight;
-    fresh->model->value = value;
-    fresh->spool_id = ++last_spool_id;
-    g_hash_table_add(stacks, fresh);
-    mark_changed_locked(fresh);
-    known = g_steal_pointer(&fresh);
+    known = insert_locked(&key, drafts, n);
+    known->count = weight;
+    known->value = value;
+    mark_changed_locked(known);
   }
   g_mutex_unlock(&stacks_lock);
-  if (fresh)
-    entry_free(fresh);
   return known;
 }
 
@@ -594,8 +705,8 @@ guint sxs__stacks_handle_id(const SxsStackHandle *handle) {
 void sxs__stacks_add_to(SxsStackHandle *handle, guint64 count, guint64 value) {
   StackEntry *e = (StackEntry *)handle;
   g_mutex_lock(&stacks_lock);
-  e->model->count += count;
-  e->model->value += value;
+  e->count += count;
+  e->value += value;
   mark_changed_locked(e);
   g_mutex_unlock(&stacks_lock);
 }
@@ -626,34 +737,55 @@ void sxs__stacks_fill_counters(SxsProfileModel *m) {
   g_mutex_unlock(&stacks_lock);
 }
 
-/* Frames recorded unnamed (at a GC) get the name their function has been given since. Called
- * with stacks_lock held (takes registry locks). */
-static void name_late_locked(StackEntry *e) {
-  for (guint i = 0; i < e->n; i++) {
-    SxsStackFrameModel *f = &g_array_index(e->model->frames, SxsStackFrameModel, i);
-    if (f->managed && !f->name && e->ids[i].rt) {
-      char *name = NULL, *module = NULL;
-      sxs__manager_recorded_function(e->ids[i].rt, e->ids[i].id, &name, &module);
-      f->name = names_intern_take(name);
-      f->module = names_intern_take(module);
-    }
+/* A frame recorded unnamed (at a GC) gets the name its function has been given since. Called with
+ * stacks_lock held (takes registry locks). */
+static void name_late_locked(RecFrame *f) {
+  if (f->managed && !f->name && f->id.rt) {
+    char *name = NULL, *module = NULL;
+    sxs__manager_recorded_function(f->id.rt, f->id.id, &name, &module);
+    f->name = names_intern_take(name);
+    f->module = names_intern_take(module);
   }
 }
 
 /* A copy of e's stack for a snapshot (its frames' names borrowed: interned), what still has no name
  * reported by its identity. Called with stacks_lock held. */
-static SxsStackModel *snapshot_locked(StackEntry *e) {
-  name_late_locked(e);
-  SxsStackModel *st = sxs__stack_model_copy_borrowed(e->model);
-  for (guint j = 0; j < st->frames->len; j++) {
-    SxsStackFrameModel *f = &g_array_index(st->frames, SxsStackFrameModel, j);
+static SxsStackModel *snapshot_locked(const StackEntry *e) {
+  SxsStackModel *st = sxs__stack_model_new(event_name(e->event), e->thread);
+  g_array_set_clear_func(st->frames, NULL);
+  st->count = e->count;
+  st->value = e->value;
+  st->runtime_id = e->runtime_id;
+  st->type = g_strdup(e->type);
+  st->thread_name = g_strdup(e->thread_name);
+  g_array_set_size(st->frames, e->n);
+  guint32 id = e->leaf;
+  for (guint i = 0; i < e->n; i++) {
+    const Node *node = node_get(id);
+    RecFrame *rf = frames->pdata[node->frame - 1];
+    name_late_locked(rf);
+    SxsStackFrameModel *f = &g_array_index(st->frames, SxsStackFrameModel, i);
+    *f = (SxsStackFrameModel){.managed = rf->managed,
+                              .runtime_id = rf->runtime_id,
+                              .name = (char *)rf->name,
+                              .module = (char *)(rf->module ? rf->module : g_intern_static_string("")),
+                              .ip = rf->ip,
+                              .sp = (uintptr_t)node->sp_delta, /* made a stack pointer below */
+                              .file = rf->managed ? (char *)rf->id.file : NULL,
+                              .line = rf->managed ? rf->id.line : 0};
     if (!f->name) {
       g_autofree char *name =
           g_strdup_printf("[runtime %d code at 0x%" G_GINTPTR_MODIFIER "x]", f->runtime_id, (guintptr)f->ip);
       f->name = (char *)g_intern_string(name);
     }
-    if (!f->module)
-      f->module = (char *)g_intern_static_string("");
+    id = node->parent;
+  }
+  /* Each frame's stack pointer is its caller's less the node's distance, from the outermost one's. */
+  uintptr_t sp = e->root_sp;
+  for (guint i = e->n; i-- > 0;) {
+    SxsStackFrameModel *f = &g_array_index(st->frames, SxsStackFrameModel, i);
+    sp -= f->sp;
+    f->sp = sp;
   }
   return st;
 }
@@ -698,10 +830,10 @@ static void report_locked(GArray *out, StackEntry *e, gboolean all) {
       e->reported_value = 0;
     }
   }
-  c.delta = e->model->count - e->reported;
-  e->reported = e->model->count;
-  c.value_delta = e->model->value - e->reported_value;
-  e->reported_value = e->model->value;
+  c.delta = e->count - e->reported;
+  e->reported = e->count;
+  c.value_delta = e->value - e->reported_value;
+  e->reported_value = e->value;
   e->changed = FALSE;
   if (c.model || c.delta || c.value_delta)
     g_array_append_val(out, c);
@@ -756,10 +888,8 @@ void sxs__stacks_rename_thread(uint32_t thread, const char *name) {
     g_hash_table_iter_init(&it, stacks);
     while (g_hash_table_iter_next(&it, &key, NULL)) {
       StackEntry *e = key;
-      if (e->event == SXS_STACKS_SAMPLE && e->thread == thread && g_strcmp0(e->model->thread_name, name) != 0) {
-        g_free(e->model->thread_name);
-        e->model->thread_name = g_strdup(name);
-      }
+      if (e->event == SXS_STACKS_SAMPLE && e->thread == thread && g_strcmp0(e->thread_name, name) != 0)
+        e->thread_name = g_intern_string(name);
     }
   }
   g_mutex_unlock(&stacks_lock);
@@ -781,6 +911,10 @@ void sxs__stacks_reset_for_tests(void) {
   g_clear_pointer(&changed, g_ptr_array_unref);
   last_spool_id = 0;
   g_clear_pointer(&stacks, g_hash_table_unref);
+  g_clear_pointer(&frame_index, g_hash_table_unref);
+  g_clear_pointer(&frames, g_ptr_array_unref);
+  g_clear_pointer(&node_index, g_hash_table_unref);
+  g_clear_pointer(&nodes, g_array_unref);
   g_clear_pointer(&counts.failures, g_hash_table_unref);
   g_clear_pointer(&counts.skipped, g_hash_table_unref);
   counts = (SxsWalkCounters){0};

@@ -5,10 +5,11 @@
 # for each HZ, one run after the other; every 10 s the server's resident set (VmRSS), the run's
 # spool and its profile (rewritten every flush=, 60 s) are measured. The growth that counts is
 # from the end of the first minute to the end, per 10 minutes; the target is under 2 MB per 10
-# minutes for the RSS over the server's own and for the spool. The tables go into
+# minutes for the RSS over the server's own and for the spool. A variant HZ:WINDOW runs with
+# `--timeline WINDOW` (the timeline's detail kept for the last WINDOW only). The tables go into
 # docs/PERFORMANCE.md ("A long run", set SXS_BENCH_NO_DOC=1 to leave it alone).
 #
-# Usage: tests/bench/long_run.sh BUILD [MINUTES] [HZ...]      (default 10 minutes, 99 and 999 Hz)
+# Usage: tests/bench/long_run.sh BUILD [MINUTES] [HZ[:WINDOW]...]      (default 10 minutes, 99 and 999 Hz)
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 # shellcheck source=tests/bench/lib.sh
@@ -40,7 +41,9 @@ one() {
     if [[ $v == none ]]; then
         "${clean_env[@]}" dotnet "$web_dll" --urls "http://127.0.0.1:$port" >"$tmp/web.log" 2>&1 &
     else
-        "${clean_env[@]}" "$build/bin/sxsprof" run -q --sample="$v" -o "$out/" -- \
+        local window=()
+        [[ $v == *:* ]] && window=(--timeline "${v#*:}")
+        "${clean_env[@]}" "$build/bin/sxsprof" run -q --sample="${v%%:*}" "${window[@]}" -o "$out/" -- \
             dotnet "$web_dll" --urls "http://127.0.0.1:$port" >"$tmp/web.log" 2>&1 &
     fi
     wrapper=$!
@@ -83,7 +86,9 @@ for path in glob.glob(sys.argv[1] + "/*.json"):
         continue
     d = json.load(open(path))
     st = d["samples"]["stacks"]
-    print(sum(s["count"] for s in st), len(st), len(d.get("frame_table") or []), os.path.getsize(path))
+    tl = d.get("timeline") or {}
+    print(sum(s["count"] for s in st), len(st), len(d.get("frame_table") or []), os.path.getsize(path),
+          tl.get("detail_bytes", 0))
 PY
     fi
     echo "bench: $v done: $(tail -1 "$tmp/$v")"
@@ -105,23 +110,26 @@ section=$tmp/section
     echo "The web template under continuous \`ab -k -c 8\` load for $minutes minutes, without a profiler and under"
     echo "\`sxsprof run -q --sample=HZ\`, one run after the other; every 10 s the server's RSS, the spool and"
     echo "the profile (rewritten every 60 s) are measured. Growth counts from the end of the first minute to"
-    echo "the end, per 10 minutes."
+    echo "the end, per 10 minutes. A run with \`--timeline WINDOW\` keeps the timeline's detail (every"
+    echo "sample's time) for the last WINDOW only, older time folded into samples per second and thread."
     echo
     echo '```'
     echo "tests/bench/long_run.sh BUILD $minutes ${hzs[*]}      # $(date -u +%Y-%m-%d)"
     echo '```'
     echo
-    echo "| run | RSS at 1 min (MB) | RSS at the end (MB) | RSS growth per 10 min (MB) | spool at 1 min (MB) | spool at the end (MB) | spool growth per 10 min (MB) | profile at the end (MB) | samples | distinct stacks | frames in the table |"
-    echo "|---|---|---|---|---|---|---|---|---|---|---|"
+    echo "| run | RSS at 1 min (MB) | RSS at the end (MB) | RSS growth per 10 min (MB) | spool at 1 min (MB) | spool at the end (MB) | spool growth per 10 min (MB) | profile at the end (MB) | samples | distinct stacks | frames in the table | timeline's detail at the end (MB) |"
+    echo "|---|---|---|---|---|---|---|---|---|---|---|---|"
     for v in none "${hzs[@]}"; do
         r1=$(at "$v" 60 2); r2=$(at "$v" "$last" 2); s1=$(at "$v" 60 3); s2=$(at "$v" "$last" 3); p2=$(at "$v" "$last" 4)
         rg=$(awk -v a="$r1" -v b="$r2" -v m="$minutes" 'BEGIN { printf "%.1f", (b - a) / 1024 * 10 / (m - 1) }')
         sg=$(awk -v a="$s1" -v b="$s2" -v m="$minutes" 'BEGIN { printf "%.1f", (b - a) / 1048576 * 10 / (m - 1) }')
         if [[ $v == none ]]; then
-            echo "| no profiler | $(awk -v k="$r1" 'BEGIN{printf "%.1f", k/1024}') | $(awk -v k="$r2" 'BEGIN{printf "%.1f", k/1024}') | $rg | – | – | – | – | – | – | – |"
+            echo "| no profiler | $(awk -v k="$r1" 'BEGIN{printf "%.1f", k/1024}') | $(awk -v k="$r2" 'BEGIN{printf "%.1f", k/1024}') | $rg | – | – | – | – | – | – | – | – |"
         else
-            read -r n st fr _ < <(awk '{ n += $1; s += $2; f += $3 } END { print n, s, f }' "$tmp/$v.final")
-            echo "| $v Hz | $(awk -v k="$r1" 'BEGIN{printf "%.1f", k/1024}') | $(awk -v k="$r2" 'BEGIN{printf "%.1f", k/1024}') | $rg | $(mb "$s1") | $(mb "$s2") | $sg | $(mb "$p2") | $n | $st | $fr |"
+            read -r n st fr tl < <(awk '{ n += $1; s += $2; f += $3; t += $5 } END { print n, s, f, t }' "$tmp/$v.final")
+            label="${v%%:*} Hz"
+            [[ $v == *:* ]] && label+=", --timeline ${v#*:}"
+            echo "| $label | $(awk -v k="$r1" 'BEGIN{printf "%.1f", k/1024}') | $(awk -v k="$r2" 'BEGIN{printf "%.1f", k/1024}') | $rg | $(mb "$s1") | $(mb "$s2") | $sg | $(mb "$p2") | $n | $st | $fr | $(mb "$tl") |"
         fi
     done
     echo

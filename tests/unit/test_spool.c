@@ -121,6 +121,35 @@ static void test_rebuild(void) {
   g_assert_cmpuint(leaf_back->line, ==, 42);
 }
 
+/* A stack's frames as spools write them now: the first frame's stack pointer, then each one's
+ * distance from the one before ("-" where it falls); the ip is not written. */
+static void test_stack_pointer_distances(void) {
+  g_autoptr(GString) s = g_string_new(SXS_SPOOL_MAGIC);
+  g_autofree char *s1 = skeleton(1);
+  g_string_append(s, "B\t1\n");
+  g_string_append(s, s1);
+  g_string_append(s, "N\t1\tm\t1\tApp.Leaf\tapp.dll\t-\t0\n");
+  g_string_append(s, "N\t2\tn\t0\tlibc.so.6!qsort\tlibc.so.6\t-\t0\n");
+  g_string_append(s, "K\t1\tsample\t4242\tmain\t1:7ffd1000,2:40,1:-8\t0\t-\n");
+  g_string_append(s, "W\t1\t3\t0\n");
+  g_string_append(s, "E\t1\n");
+  g_autoptr(GError) error = NULL;
+  g_autoptr(SxsSpoolRead) r = sxs__spool_read("x.spool", s->str, s->len, &error);
+  g_assert_no_error(error);
+  g_assert_cmpuint(r->model->samples.stacks->len, ==, 1);
+  SxsStackModel *st = r->model->samples.stacks->pdata[0];
+  g_assert_cmpuint(st->count, ==, 3);
+  g_assert_cmpuint(st->frames->len, ==, 3);
+  const char *names[] = {"App.Leaf", "libc.so.6!qsort", "App.Leaf"};
+  const uintptr_t sps[] = {0x7ffd1000, 0x7ffd1040, 0x7ffd1038};
+  for (guint i = 0; i < 3; i++) {
+    SxsStackFrameModel *f = &g_array_index(st->frames, SxsStackFrameModel, i);
+    g_assert_cmpstr(f->name, ==, names[i]);
+    g_assert_cmpuint(f->sp, ==, sps[i]);
+    g_assert_cmpuint(f->ip, ==, 0);
+  }
+}
+
 static void test_not_a_spool(void) {
   g_autoptr(GError) error = NULL;
   const char *text = "{\"format\": \"sxsprof\"}";
@@ -156,6 +185,7 @@ static void test_paths(void) {
 int main(int argc, char **argv) {
   g_test_init(&argc, &argv, NULL);
   g_test_add_func("/spool/read/rebuild", test_rebuild);
+  g_test_add_func("/spool/read/stack-pointer-distances", test_stack_pointer_distances);
   g_test_add_func("/spool/read/not-a-spool", test_not_a_spool);
   g_test_add_func("/spool/read/no-complete-batch", test_no_complete_batch);
   g_test_add_func("/spool/paths", test_paths);
