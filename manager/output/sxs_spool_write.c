@@ -31,6 +31,9 @@
 
 #define SPOOL_COMPACT_MIN (8u << 20) /* a spool is never compacted below this size */
 #define SPOOL_TRACED_PERIOD_US G_TIME_SPAN_SECOND
+/* The skeleton's counters change at every batch: its document is written at most this often (and at
+ * every batch of everything, and when the process is dying). */
+#define SPOOL_SKELETON_PERIOD_US G_TIME_SPAN_SECOND
 
 /* A document's sxs__text_digest, once one was written. */
 typedef struct {
@@ -49,6 +52,7 @@ static struct {
   guint next_frame;
   guint64 seq;
   SpoolDigest skeleton; /* of the last S document written to the open file */
+  gint64 skeleton_at;   /* when the last S was considered (monotonic, us) */
   SpoolDigest traced;   /* of the last T document */
   gint64 traced_at;     /* when the last T was considered (monotonic, us) */
   gint64 traced_period; /* until the next T: a second, or 20 times what the last one took */
@@ -70,8 +74,14 @@ static void append_document(GString *b, char letter, const char *text, gsize len
 }
 
 /* The profile's small part: the registry without functions, the inventory's part, the sampler's
- * and the walks' counters, tracing's summary when nothing is traced (else T carries it). */
-static void append_skeleton(GString *b, gboolean all) {
+ * and the walks' counters, tracing's summary when nothing is traced (else T carries it). Its
+ * counters change at every batch; a spool whose writer is killed keeps them as they were at most a
+ * second before (the stacks' counts, W, as they were at the last batch). */
+static void append_skeleton(GString *b, gboolean all, gboolean now) {
+  gint64 t = g_get_monotonic_time();
+  if (!all && !now && spool.skeleton.known && t - spool.skeleton_at < SPOOL_SKELETON_PERIOD_US)
+    return;
+  spool.skeleton_at = t;
   g_autoptr(SxsProfileModel) m = sxs__manager_copy_without_functions();
   const SxsConfig *cfg = sxs__manager_config();
   if (!cfg || !cfg->tracing.enabled)
@@ -240,7 +250,7 @@ static void append_traced(GString *b, gboolean all, gboolean now) {
 static GString *make_batch(gboolean all, int signal) {
   GString *b = g_string_sized_new(4096);
   g_string_append_printf(b, "B\t%" G_GUINT64_FORMAT "\n", ++spool.seq);
-  append_skeleton(b, all);
+  append_skeleton(b, all, signal != 0);
   append_functions(b, all);
   append_timeline(b, all);
   append_stacks(b, all);

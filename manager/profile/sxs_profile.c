@@ -691,6 +691,11 @@ static void render_stacks(SxsJsonWriter *w, const FrameTable *t, const SxsProfil
   sxs__json_member_uint(w, "frames", m->walks.frames);
   sxs__json_member_uint(w, "native_frames", m->walks.native_frames);
   sxs__json_member_uint(w, "stacks_named", m->walks.stacks_named);
+  /* Written where known: a profile of a build before the tree reads back to its own text. */
+  if (m->walks.stack_nodes || m->walks.recorder_bytes) {
+    sxs__json_member_uint(w, "stack_nodes", m->walks.stack_nodes);
+    sxs__json_member_uint(w, "recorder_bytes", m->walks.recorder_bytes);
+  }
   sxs__json_key(w, "time_ns");
   sxs__json_begin_object(w);
   sxs__json_member_uint(w, "native_walk", m->walks.ns_native);
@@ -1199,6 +1204,8 @@ void sxs__profile_model_merge(SxsProfileModel *into, SxsProfileModel *from) {
   w->frames = sxs__saturating_add(w->frames, x->frames, SXS_PROFILE_MAX_COUNT);
   w->native_frames = sxs__saturating_add(w->native_frames, x->native_frames, SXS_PROFILE_MAX_COUNT);
   w->stacks_named = sxs__saturating_add(w->stacks_named, x->stacks_named, SXS_PROFILE_MAX_COUNT);
+  w->stack_nodes = sxs__saturating_add(w->stack_nodes, x->stack_nodes, SXS_PROFILE_MAX_COUNT);
+  w->recorder_bytes = sxs__saturating_add(w->recorder_bytes, x->recorder_bytes, SXS_PROFILE_MAX_COUNT);
   w->ns_native = sxs__saturating_add(w->ns_native, x->ns_native, SXS_PROFILE_MAX_NS);
   w->ns_classify = sxs__saturating_add(w->ns_classify, x->ns_classify, SXS_PROFILE_MAX_NS);
   w->ns_runtime_walks = sxs__saturating_add(w->ns_runtime_walks, x->ns_runtime_walks, SXS_PROFILE_MAX_NS);

@@ -248,6 +248,9 @@ typedef struct {
   guint64 frames;         /* frames of all stitched stacks */
   guint64 native_frames;  /* frames the native walks read (the profiler's own included) */
   guint64 stacks_named;   /* distinct stacks whose frames were named */
+  guint64 stack_nodes;    /* nodes of the recorder's tree of calls the stacks share (sxs_stacks.c) */
+  guint64 recorder_bytes; /* the memory the recorder's stacks, frames and tree took when the profile was
+                           * written (their sizes and the tables' slots, not the allocator's overhead) */
   /* Time spent, summed over the walks: the native walk, classifying its frames, the runtimes'
    * DoStackSnapshot walks, the merge, and naming the frames of new stacks. */
   guint64 ns_native, ns_classify, ns_runtime_walks, ns_merge, ns_naming;

@@ -887,6 +887,10 @@ static void read_stack_walks(SxsJsonReader *r, SxsWalkCounters *w) {
       read_count(r, &w->native_frames);
     else if (key_is(key, "stacks_named"))
       read_count(r, &w->stacks_named);
+    else if (key_is(key, "stack_nodes"))
+      read_count(r, &w->stack_nodes);
+    else if (key_is(key, "recorder_bytes"))
+      read_count(r, &w->recorder_bytes);
     else if (key_is(key, "time_ns"))
       read_walk_times(r, w);
     else if (key_is(key, "failures"))

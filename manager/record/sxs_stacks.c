@@ -721,9 +721,25 @@ static void copy_counts(GHashTable *to, GHashTable *from) {
     count_in(to, key, *(guint64 *)value);
 }
 
+/* What the stacks, frames and tree take: their records, the arrays' room and the tables' slots (a
+ * hash, a key and a value for each of a table's buckets; its buckets are at most 4 of its entries
+ * to 1 spare). Called with stacks_lock held. */
+static guint64 recorder_bytes_locked(void) {
+  if (!stacks)
+    return 0;
+  const guint64 slot = sizeof(guint) + 2 * sizeof(gpointer);
+  guint64 n_stacks = g_hash_table_size(stacks), n_frames = frames->len;
+  guint64 b = n_stacks * (sizeof(StackEntry) + slot * 5 / 4);
+  b += n_frames * (sizeof(RecFrame) + sizeof(gpointer) + slot * 5 / 4);
+  b += (guint64)nodes->len * (sizeof(Node) + slot * 5 / 4);
+  return b + (changed ? changed->len * sizeof(gpointer) : 0);
+}
+
 /* The walk counters into m (its tables added to). Called with stacks_lock held. */
 static void fill_counters_locked(SxsProfileModel *m) {
   GHashTable *failures = m->walks.failures, *skipped = m->walks.skipped;
+  counts.stack_nodes = nodes ? nodes->len : 0;
+  counts.recorder_bytes = recorder_bytes_locked();
   m->walks = counts;
   m->walks.failures = failures;
   m->walks.skipped = skipped;

@@ -172,6 +172,8 @@ static SxsProfileModel *full_model(void) {
   w->events[2] = 26;
   w->empty = 27;
   w->truncated = 28;
+  w->stack_nodes = 29;
+  w->recorder_bytes = 30;
   add_count(w->failures, "CORPROF_E_STACKSNAPSHOT_UNSAFE", 2);
   add_count(w->failures, "EFAULT", SXS_PROFILE_MAX_COUNT);
   add_count(w->skipped, "runtime 2: declined", 9);
