@@ -27,6 +27,9 @@
 #include "sxs_output.h"
 
 #include <errno.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
@@ -218,6 +221,15 @@ static void write_ending(int signal) {
     write_profile(FALSE);
 }
 
+/* A profile written, or a spool compacted, built a copy of everything recorded and its text, and
+ * freed them: the allocator keeps what they took unless asked to give back its free pages, and a
+ * long run's resident memory would then grow by the largest of those copies at every write. */
+static void give_back_freed_memory(void) {
+#ifdef __GLIBC__
+  malloc_trim(0);
+#endif
+}
+
 /* The output thread: a spool batch every SXS_SPOOL_PERIOD_MS, the profile every flush= seconds
  * (0: never), and what a dying process needs as soon as an ending signal's handler wakes it. It
  * calls nothing in any runtime and holds no registry lock while it formats or writes.
@@ -246,7 +258,12 @@ static void *flush_main(void *arg) {
     }
     now = g_get_monotonic_time();
     if (now >= next_spool) {
+      SxsSpoolStats before, after;
+      sxs__spool_stats(&before);
       int r = sxs__spool_append(0);
+      sxs__spool_stats(&after);
+      if (after.compactions != before.compactions)
+        give_back_freed_memory();
       if (r < 0 && !spool_failed_logged) {
         sxs__manager_log("cannot write the spool beside the profile (%s); a process killed now keeps only the "
                          "last profile written",
@@ -258,6 +275,7 @@ static void *flush_main(void *arg) {
     if (now >= next_flush) {
       wait_for_names();
       write_profile(FALSE);
+      give_back_freed_memory();
       next_flush = now + flush_period;
     }
     now = g_get_monotonic_time();

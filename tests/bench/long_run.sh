@@ -88,7 +88,7 @@ for path in glob.glob(sys.argv[1] + "/*.json"):
     st = d["samples"]["stacks"]
     tl = d.get("timeline") or {}
     print(sum(s["count"] for s in st), len(st), len(d.get("frame_table") or []), os.path.getsize(path),
-          tl.get("detail_bytes", 0))
+          tl.get("detail_bytes", 0), (d.get("stack_walks") or {}).get("recorder_bytes", 0))
 PY
     fi
     echo "bench: $v done: $(tail -1 "$tmp/$v")"
@@ -117,19 +117,19 @@ section=$tmp/section
     echo "tests/bench/long_run.sh BUILD $minutes ${hzs[*]}      # $(date -u +%Y-%m-%d)"
     echo '```'
     echo
-    echo "| run | RSS at 1 min (MB) | RSS at the end (MB) | RSS growth per 10 min (MB) | spool at 1 min (MB) | spool at the end (MB) | spool growth per 10 min (MB) | profile at the end (MB) | samples | distinct stacks | frames in the table | timeline's detail at the end (MB) |"
-    echo "|---|---|---|---|---|---|---|---|---|---|---|---|"
+    echo "| run | RSS at 1 min (MB) | RSS at the end (MB) | RSS growth per 10 min (MB) | spool at 1 min (MB) | spool at the end (MB) | spool growth per 10 min (MB) | profile at the end (MB) | samples | distinct stacks | frames in the table | timeline's detail at the end (MB) | stacks recorder at the end (MB) |"
+    echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|"
     for v in none "${hzs[@]}"; do
         r1=$(at "$v" 60 2); r2=$(at "$v" "$last" 2); s1=$(at "$v" 60 3); s2=$(at "$v" "$last" 3); p2=$(at "$v" "$last" 4)
         rg=$(awk -v a="$r1" -v b="$r2" -v m="$minutes" 'BEGIN { printf "%.1f", (b - a) / 1024 * 10 / (m - 1) }')
         sg=$(awk -v a="$s1" -v b="$s2" -v m="$minutes" 'BEGIN { printf "%.1f", (b - a) / 1048576 * 10 / (m - 1) }')
         if [[ $v == none ]]; then
-            echo "| no profiler | $(awk -v k="$r1" 'BEGIN{printf "%.1f", k/1024}') | $(awk -v k="$r2" 'BEGIN{printf "%.1f", k/1024}') | $rg | – | – | – | – | – | – | – | – |"
+            echo "| no profiler | $(awk -v k="$r1" 'BEGIN{printf "%.1f", k/1024}') | $(awk -v k="$r2" 'BEGIN{printf "%.1f", k/1024}') | $rg | – | – | – | – | – | – | – | – | – |"
         else
-            read -r n st fr tl < <(awk '{ n += $1; s += $2; f += $3; t += $5 } END { print n, s, f, t }' "$tmp/$v.final")
+            read -r n st fr tl rb < <(awk '{ n += $1; s += $2; f += $3; t += $5; r += $6 } END { print n, s, f, t, r }' "$tmp/$v.final")
             label="${v%%:*} Hz"
             [[ $v == *:* ]] && label+=", --timeline ${v#*:}"
-            echo "| $label | $(awk -v k="$r1" 'BEGIN{printf "%.1f", k/1024}') | $(awk -v k="$r2" 'BEGIN{printf "%.1f", k/1024}') | $rg | $(mb "$s1") | $(mb "$s2") | $sg | $(mb "$p2") | $n | $st | $fr | $(mb "$tl") |"
+            echo "| $label | $(awk -v k="$r1" 'BEGIN{printf "%.1f", k/1024}') | $(awk -v k="$r2" 'BEGIN{printf "%.1f", k/1024}') | $rg | $(mb "$s1") | $(mb "$s2") | $sg | $(mb "$p2") | $n | $st | $fr | $(mb "$tl") | $(mb "$rb") |"
         fi
     done
     echo

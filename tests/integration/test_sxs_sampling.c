@@ -340,6 +340,56 @@ static void test_max_distinct(Fixture *f, gconstpointer data) {
   g_assert_nonnull(strstr(report->out, line));
 }
 
+/* The recorder keeps each distinct frame once and stacks share their callers (sxs_stacks.c): its
+ * tree has a node per distinct path from an outermost frame (frames, and each frame's distance in
+ * stack pointer from its caller), which the profile's stacks show, and far fewer than their frames. */
+static void test_shared_callers(Fixture *f, gconstpointer data) {
+  (void)data;
+  g_autofree char *app = itest_app("StackTruth");
+  const char *argv[] = {itest_env("SXS_DOTNET"), app, "1.5", "wall", NULL};
+  g_autoptr(ItestRun) run = run_profiled(f, argv, "frequency=499\nmode=wall\n");
+  itest_assert_exit(run, 0);
+  /* As written: frames as indices into the frame table, stack pointers as distances. */
+  g_autoptr(JsonParser) parser = json_parser_new();
+  g_autoptr(GError) error = NULL;
+  g_assert_true(json_parser_load_from_file(parser, f->profile, &error));
+  JsonObject *root = json_node_get_object(json_parser_get_root(parser));
+  JsonObject *walks = json_object_get_object_member(root, "stack_walks");
+  JsonArray *stacks = json_object_get_array_member(json_object_get_object_member(root, "samples"), "stacks");
+  guint n_stacks = json_array_get_length(stacks);
+  g_autoptr(GHashTable) paths = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+  gint64 frames = 0;
+  for (guint i = 0; i < n_stacks; i++) {
+    JsonObject *st = json_array_get_object_element(stacks, i);
+    JsonArray *idx = json_object_get_array_member(st, "frames"), *sp = json_object_get_array_member(st, "sp");
+    guint n = json_array_get_length(idx);
+    g_assert_cmpuint(json_array_get_length(sp), ==, n);
+    frames += n;
+    g_autoptr(GString) path = g_string_new(NULL);
+    for (guint j = n; j-- > 0;) {
+      /* Frame j's distance from its caller (frame j + 1) is the caller's entry in "sp". */
+      gint64 distance = j + 1 < n ? json_array_get_int_element(sp, j + 1) : 0;
+      g_string_append_printf(path, "%" G_GINT64_FORMAT ":%" G_GINT64_FORMAT ";", json_array_get_int_element(idx, j),
+                             distance);
+      if (!g_hash_table_contains(paths, path->str))
+        g_hash_table_add(paths, g_strdup(path->str));
+    }
+  }
+  gint64 nodes = json_object_get_int_member(walks, "stack_nodes");
+  gint64 bytes = json_object_get_int_member(walks, "recorder_bytes");
+  g_test_message("%u stacks of %" G_GINT64_FORMAT " frames in all: %u distinct paths, %" G_GINT64_FORMAT
+                 " nodes, %" G_GINT64_FORMAT " bytes (%.0f a stack)",
+                 n_stacks, frames, g_hash_table_size(paths), nodes, bytes, (double)bytes / MAX(n_stacks, 1));
+  g_assert_cmpuint(n_stacks, >=, 20);
+  g_assert_cmpint(json_object_get_int_member(walks, "stacks_named"), ==, n_stacks);
+  /* Two functions of one name (a generic method's instantiations) are two frames to the recorder and
+   * one in the frame table: its nodes may be more than the paths the profile shows, not fewer. */
+  g_assert_cmpint(nodes, >=, g_hash_table_size(paths));
+  g_assert_cmpint(nodes, <=, g_hash_table_size(paths) * 11 / 10);
+  g_assert_cmpint(nodes * 2, <=, frames);
+  g_assert_cmpint(bytes, >, 0);
+}
+
 /* The stress workload (GCs, exceptions, hardware faults, spinning threads, threads coming and
  * going, calls between the runtimes) sampled at 1 kHz, every thread (wall): no crash, no hang,
  * the app's own counts of exceptions equal to what the runtimes reported. */
@@ -404,6 +454,8 @@ int main(int argc, char **argv) {
     g_test_add(path, Fixture, &hotcold[i], itest_scratch_setup, test_hotcold, itest_scratch_teardown);
   }
   g_test_add("/sxs/sampling/max-distinct", Fixture, NULL, itest_scratch_setup, test_max_distinct,
+             itest_scratch_teardown);
+  g_test_add("/sxs/sampling/shared-callers", Fixture, NULL, itest_scratch_setup, test_shared_callers,
              itest_scratch_teardown);
   g_test_add("/sxs/sampling/two-runtimes", Fixture, NULL, itest_scratch_setup, test_two_runtimes,
              itest_scratch_teardown);
