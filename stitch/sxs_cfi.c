@@ -443,6 +443,37 @@ static const uint8_t *find_fde(const SxsEhFrame *eh, uintptr_t pc, int *ret_why)
   return (const uint8_t *)(hdr + (intptr_t)fde);
 }
 
+int sxs__cfi_function_start(const SxsEhFrame *eh, uintptr_t pc, uintptr_t *ret_start) {
+  if (eh == NULL || eh->hdr == 0 || ret_start == NULL)
+    return -ENOENT;
+  if (eh->lo >= eh->hi)
+    return -EFAULT;
+  int error = 0;
+  const uint8_t *fde = find_fde(eh, pc, &error);
+  if (fde == NULL)
+    return error;
+  const uint8_t *body, *end;
+  if (!unit_bounds(fde, eh->lo, eh->hi, &body, &end))
+    return -EFAULT;
+  Reader r = {body, end, false};
+  const uint8_t *id_at = r.p;
+  uint32_t cie_delta = (uint32_t)read_le(&r, 4);
+  if (r.bad || cie_delta == 0 || cie_delta > (uintptr_t)id_at - eh->lo)
+    return -EFAULT;
+  Cie cie;
+  int rc = parse_cie(id_at - cie_delta, eh->lo, eh->hi, eh->hdr, &cie);
+  if (rc != 0)
+    return rc;
+  uintptr_t begin = read_encoded(&r, cie.fde_enc, eh->hdr);
+  uintptr_t range = read_encoded(&r, (uint8_t)(cie.fde_enc & 0x0f), eh->hdr);
+  if (r.bad)
+    return -EFAULT;
+  if (pc < begin || pc - begin >= range)
+    return -ENOENT;
+  *ret_start = begin;
+  return 0;
+}
+
 int sxs__cfi_row(const SxsEhFrame *eh, uintptr_t pc, SxsCfiRow *ret_row) {
   if (eh == NULL || eh->hdr == 0 || ret_row == NULL)
     return -ENOENT;

@@ -40,3 +40,12 @@ typedef struct {
  * module must stay loaded during the call: the caller's module map guarantees it.
  */
 int sxs__cfi_row(const SxsEhFrame *eh, uintptr_t pc, SxsCfiRow *ret_row);
+
+/*
+ * The start of the function holding pc, as eh's tables know it (the initial location of the FDE
+ * that covers pc): what names a function that no symbol does. Returns 0 and *ret_start; -ENOENT
+ * when no FDE covers pc (or eh has no table); -ENOTSUP, -EFAULT as sxs__cfi_row.
+ *
+ * Context: any thread; async-signal-safe. The module must stay loaded during the call.
+ */
+int sxs__cfi_function_start(const SxsEhFrame *eh, uintptr_t pc, uintptr_t *ret_start);

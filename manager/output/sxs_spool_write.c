@@ -31,9 +31,9 @@
 
 #define SPOOL_COMPACT_MIN (8u << 20) /* a spool is never compacted below this size */
 #define SPOOL_TRACED_PERIOD_US G_TIME_SPAN_SECOND
-/* The skeleton's counters change at every batch: its document is written at most this often (and at
- * every batch of everything, and when the process is dying). */
-#define SPOOL_SKELETON_PERIOD_US G_TIME_SPAN_SECOND
+/* The skeleton's counters change at every batch: while nothing else in it changed, its document is
+ * written at most this often (and at every batch of everything, and when the process is dying). */
+#define SPOOL_SKELETON_PERIOD_US (10 * G_TIME_SPAN_SECOND)
 
 /* A document's sxs__text_digest, once one was written. */
 typedef struct {
@@ -52,7 +52,8 @@ static struct {
   guint next_frame;
   guint64 seq;
   SpoolDigest skeleton; /* of the last S document written to the open file */
-  gint64 skeleton_at;   /* when the last S was considered (monotonic, us) */
+  guint64 shape;        /* skeleton_shape of it */
+  gint64 skeleton_at;   /* when it was written (monotonic, us) */
   SpoolDigest traced;   /* of the last T document */
   gint64 traced_at;     /* when the last T was considered (monotonic, us) */
   gint64 traced_period; /* until the next T: a second, or 20 times what the last one took */
@@ -73,15 +74,31 @@ static void append_document(GString *b, char letter, const char *text, gsize len
   *digest = (SpoolDigest){.value = d, .known = TRUE};
 }
 
+/* What of the skeleton is not a counter: its runtimes, their states, threads and features off, and
+ * the sampler's engine and state. */
+static guint64 skeleton_shape(const SxsProfileModel *m) {
+  g_autoptr(GString) s = g_string_new(NULL);
+  for (guint i = 0; i < m->runtimes->len; i++) {
+    const SxsRuntimeModel *r = m->runtimes->pdata[i];
+    g_string_append_printf(s, "%d:%d:%d:%s:%u:%u;", r->id, (int)r->status, r->shut_down, r->reason ? r->reason : "",
+                           r->threads->len, g_hash_table_size(r->features_off));
+    for (guint j = 0; j < r->threads->len; j++) {
+      const SxsThreadRecord *t = r->threads->pdata[j];
+      g_string_append_printf(s, "%u:%s:%d,", t->os_tid, t->name ? t->name : "", t->destroyed);
+    }
+  }
+  g_string_append_printf(s, "|%d:%s:%s:%s", m->samples.enabled, m->samples.engine ? m->samples.engine : "",
+                         m->samples.off_reason ? m->samples.off_reason : "", m->samples.mode ? m->samples.mode : "");
+  return sxs__text_digest(s->str, s->len);
+}
+
 /* The profile's small part: the registry without functions, the inventory's part, the sampler's
- * and the walks' counters, tracing's summary when nothing is traced (else T carries it). Its
- * counters change at every batch; a spool whose writer is killed keeps them as they were at most a
- * second before (the stacks' counts, W, as they were at the last batch). */
+ * and the walks' counters, tracing's summary when nothing is traced (else T carries it). Written
+ * when its runtimes, threads or the sampler's state changed; its counters change at every batch,
+ * and while nothing else does it is written at most every SPOOL_SKELETON_PERIOD_US: a spool whose
+ * writer is killed keeps them as they were up to then (the stacks' counts, W, and the timeline as
+ * they were at the last batch). */
 static void append_skeleton(GString *b, gboolean all, gboolean now) {
-  gint64 t = g_get_monotonic_time();
-  if (!all && !now && spool.skeleton.known && t - spool.skeleton_at < SPOOL_SKELETON_PERIOD_US)
-    return;
-  spool.skeleton_at = t;
   g_autoptr(SxsProfileModel) m = sxs__manager_copy_without_functions();
   const SxsConfig *cfg = sxs__manager_config();
   if (!cfg || !cfg->tracing.enabled)
@@ -97,9 +114,18 @@ static void append_skeleton(GString *b, gboolean all, gboolean now) {
   sxs__sampler_fill(m);
   sxs__events_fill(m);
   sxs__timeline_rec_fill(m, NULL);
+  guint64 shape = skeleton_shape(m);
+  gint64 t = g_get_monotonic_time();
+  if (!all && !now && spool.skeleton.known && shape == spool.shape && t - spool.skeleton_at < SPOOL_SKELETON_PERIOD_US)
+    return;
   gsize len = 0;
   g_autofree char *text = sxs__profile_render_json(m, &len);
+  SpoolDigest before = spool.skeleton;
   append_document(b, 'S', text, len, &spool.skeleton, all);
+  if (!before.known || before.value != spool.skeleton.value || all) {
+    spool.shape = shape;
+    spool.skeleton_at = t;
+  }
 }
 
 static void append_functions(GString *b, gboolean all) {

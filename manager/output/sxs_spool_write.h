@@ -1,7 +1,7 @@
 /* sxs_spool_write: the profiled process's side of the spool (format and reader: sxs_spool.h).
  * Every SXS_SPOOL_PERIOD_MS the output thread appends one batch of what changed since the last:
- * the profile's small part (process, runtimes, threads, counters) when it changed, at most once a
- * second, functions made
+ * the profile's small part (process, runtimes, threads, counters) when it changed (when only its
+ * counters did, at most every 10 s), functions made
  * or counted, frame names and stacks first seen, stacks' count increments, and every second the
  * traced runtimes' call trees. A batch costs what changed, not what the profile holds. When the
  * file has grown past four times what one batch of everything takes (and past 8 MiB), it is

@@ -29,6 +29,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "sxs_cfi.h"
 #include "sxs_hresult.h"
 #include "sxs_lines.h"
 #include "sxs_naming.h"
@@ -71,26 +72,27 @@ typedef struct {
   guint64 sp_delta; /* the caller's stack pointer minus this frame's (0 for an outermost frame) */
 } Node;
 
+/* A recorded stack (88 bytes: a long run keeps as many as it met distinct stacks). */
 typedef struct {
   guint hash;
-  SxsStackEvents event;
+  guint16 event; /* SxsStackEvents */
+  guint16 n;     /* frames (at most STACKS_MAX_FRAMES) */
   uint32_t thread;
-  int runtime_id;          /* the profiles' stacks: whose event; else 0 */
+  gint32 runtime_id;       /* the profiles' stacks: whose event; else 0 */
+  guint32 leaf;            /* its first frame's node; 0 in a probe (whose frames are probe_ids) */
+  guint32 spool_id;        /* its id (1, 2, ... in the order stacks were first counted): in the spool's
+                         * changes and on the timeline */
+  guint8 reported_once;    /* its frames were in a report of changes */
+  guint8 changed;          /* in `changed` */
   const char *type;        /* the profiles' stacks: interned (g_intern_string), or NULL */
-  guint32 n;               /* frames */
-  guint32 leaf;            /* its first frame's node; 0 in a probe (ids says its frames) */
-  const StackFrameId *ids; /* a probe's frames' identities, leaf first; NULL in a stored entry */
   uintptr_t root_sp;       /* its outermost frame's stack pointer, at its first occurrence */
   const char *thread_name; /* interned, or NULL */
   guint64 count;
   guint64 value;          /* added up with the count: nanoseconds or bytes */
-  guint spool_id;         /* its id (1, 2, ... in the order stacks were first counted): in the spool's changes
-                           * and on the timeline */
-  gboolean reported_once; /* its frames were in a report of changes */
-  gboolean changed;       /* in `changed` */
   guint64 reported;       /* count at the last report of changes */
   guint64 reported_value; /* value at the last report of changes */
 } StackEntry;
+G_STATIC_ASSERT(STACKS_MAX_FRAMES <= G_MAXUINT16 && sizeof(StackEntry) == 88);
 
 /* What one thread keeps between its walks; freed when the thread ends. */
 typedef struct {
@@ -139,6 +141,8 @@ static GHashTable *frame_index; /* RecFrame* (key and value, borrowed from frame
 static GArray *nodes;           /* Node, by id - 1 */
 static GHashTable *node_index;  /* node id (GUINT_TO_POINTER) -> itself; 0 stands for node_probe */
 static Node node_probe;
+/* The frames of the entry being looked up (leaf 0), leaf first. */
+static const StackFrameId *probe_ids;
 /* The walks' counters, as the profile reports them (its tables: name -> guint64*). */
 static SxsWalkCounters counts;
 /* Entries new or counted since the last sxs__stacks_changes (borrowed from `stacks`, each once:
@@ -180,8 +184,8 @@ static FrameWalk frame_walk(const StackEntry *e) {
 }
 
 static const StackFrameId *frame_walk_next(FrameWalk *w) {
-  if (w->e->ids)
-    return &w->e->ids[w->i++];
+  if (!w->e->leaf)
+    return &probe_ids[w->i++];
   const Node *n = node_get(w->node);
   w->node = n->parent;
   return &frame_get(n->frame)->id;
@@ -504,8 +508,15 @@ static void name_frames(SxsStackEvents kind, const StackFrameId *ids, const SxsS
   }
 }
 
+/* The stored entry with key's identity and the frames ids (key->leaf 0), or NULL. Called with
+ * stacks_lock held. */
+static StackEntry *lookup_locked(const StackEntry *key, const StackFrameId *ids) {
+  probe_ids = ids;
+  return g_hash_table_lookup(stacks, key);
+}
+
 /* Keeps a new stack: its frames in the frame table, its path in the tree, an entry counting none
- * yet (key: its identity and thread name, ids unused). Called with stacks_lock held. */
+ * yet (key: its identity and thread name). Called with stacks_lock held. */
 static StackEntry *insert_locked(const StackEntry *key, const FrameDraft *drafts, guint n) {
   guint32 node = 0;
   for (guint i = n; i-- > 0;) {
@@ -514,7 +525,6 @@ static StackEntry *insert_locked(const StackEntry *key, const FrameDraft *drafts
   }
   StackEntry *e = g_new(StackEntry, 1);
   *e = *key;
-  e->ids = NULL;
   e->leaf = node;
   e->root_sp = drafts[n - 1].sp;
   e->count = 0;
@@ -538,17 +548,17 @@ typedef struct {
  * in an entry of (kind, thread, tag, leaf) whose caller is a frame saying so, made the first time
  * (these entries may pass the bound: they are as many as the threads' distinct leaves). Called
  * with stacks_lock held. */
-static StackEntry *merge_locked(const StackEntry *fresh, const FrameDraft *drafts, guint64 weight, guint64 value) {
+static StackEntry *merge_locked(const StackEntry *fresh, const StackFrameId *fresh_ids, const FrameDraft *drafts,
+                                guint64 weight, guint64 value) {
   counts.stacks_merged++;
-  StackFrameId ids[2] = {fresh->ids[0], {.runtime_id = -2}};
+  StackFrameId ids[2] = {fresh_ids[0], {.runtime_id = -2}};
   StackEntry key = *fresh;
   key.n = 2;
-  key.ids = ids;
   key.hash = 2166136261u ^ (guint)key.event ^ (key.thread * 16777619u);
   key.hash = (key.hash ^ (guint)key.runtime_id ^ (guint)(guintptr)key.type) * 16777619u;
   key.hash = (key.hash ^ (guint)(ids[0].id ^ (ids[0].id >> 32)) ^ (guint)ids[0].runtime_id ^ ids[0].line) * 16777619u;
   key.hash = (key.hash ^ 0xfffffffeu) * 16777619u;
-  StackEntry *known = g_hash_table_lookup(stacks, &key);
+  StackEntry *known = lookup_locked(&key, ids);
   if (!known) {
     const char *more = g_intern_static_string(STACKS_MERGED_NAME), *none = g_intern_static_string("");
     FrameDraft two[2] = {drafts[0],
@@ -575,7 +585,7 @@ static StackEntry *add_stack(SxsStackEvents kind, uint32_t thread, const char *t
     return NULL;
   /* A thread that holds its runtime suspended for a GC asks it nothing: lines known already only. */
   sxs__lines_resolve(targets, n_targets, frames, n, leaf_exact, kind != SXS_STACKS_GC, lines);
-  StackEntry key = {.event = kind, .thread = thread, .n = n, .ids = ids};
+  StackEntry key = {.event = (guint16)kind, .thread = thread, .n = (guint16)n};
   if (tag) {
     key.runtime_id = tag->runtime_id;
     key.type = tag->type;
@@ -591,15 +601,19 @@ static StackEntry *add_stack(SxsStackEvents kind, uint32_t thread, const char *t
                             .file = managed ? lines[i].file : NULL,
                             .line = managed ? lines[i].line : 0};
     /* A sample's native leaf is any instruction of its function: counted by the function's start
-     * where a symbol names it, so that a hot native function is one stack, not one per
-     * instruction sampled (the views name it by function anyway). */
+     * where a symbol names it, else where the module's unwind tables start the function that holds
+     * it (a stripped library's: libcoreclr's own functions have no symbol), so that a hot native
+     * function is one stack, not one per instruction sampled (the views name it by function). */
     if (i == 0 && leaf_exact && !managed) {
       const SxsModule *mod = sxs__modmap_find(res->map, f->ip);
       const char *symbol;
-      uintptr_t offset;
+      uintptr_t offset, start;
       if (mod && res->symbols && sxs__symbols_lookup(res->symbols, mod, f->ip, &symbol, &offset) == 0) {
         ids[i].id = f->ip - offset;
         ids[i].line = 1; /* a function, not an address */
+      } else if (mod && sxs__cfi_function_start(&mod->eh, f->ip, &start) == 0) {
+        ids[i].id = start;
+        ids[i].line = 1;
       }
     }
     h = (h ^ (guint)ids[i].runtime_id) * 16777619u;
@@ -612,7 +626,7 @@ static StackEntry *add_stack(SxsStackEvents kind, uint32_t thread, const char *t
 
   g_mutex_lock(&stacks_lock);
   ensure_tables_locked();
-  StackEntry *known = g_hash_table_lookup(stacks, &key);
+  StackEntry *known = lookup_locked(&key, ids);
   if (known) {
     known->count += weight;
     known->value += value;
@@ -630,13 +644,13 @@ static StackEntry *add_stack(SxsStackEvents kind, uint32_t thread, const char *t
   counts.ns_naming += naming;
   if (counts.stacks_named++ == 0)
     counts.ns_naming_first = naming;
-  known = g_hash_table_lookup(stacks, &key);
+  known = lookup_locked(&key, ids);
   if (known) {
     known->count += weight;
     known->value += value;
     mark_changed_locked(known);
   } else if (g_hash_table_size(stacks) >= max_distinct) {
-    known = merge_locked(&key, drafts, weight, value);
+    known = merge_locked(&key, ids, drafts, weight, value);
   } else {
     known = insert_locked(&key, drafts, n);
     known->count = weight;

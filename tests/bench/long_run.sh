@@ -101,6 +101,9 @@ for hz in "${hzs[@]}"; do one "$hz"; done
 mb() { awk -v b="$1" 'BEGIN { printf "%.1f", b / 1048576 }'; }
 # value of column C at second S of VARIANT
 at() { awk -v s="$2" -v c="$3" '$1 == s { print $c }' "$tmp/$1"; }
+# the lowest and the largest value of column C over seconds [FROM, TO] of VARIANT
+lowest() { awk -v a="$2" -v b="$3" -v c="$4" '$1 >= a && $1 <= b && (m == "" || $c < m) { m = $c } END { print m }' "$tmp/$1"; }
+largest() { awk -v c="$2" '$c > m { m = $c } END { print m + 0 }' "$tmp/$1"; }
 last=$((minutes * 60))
 section=$tmp/section
 {
@@ -110,26 +113,29 @@ section=$tmp/section
     echo "The web template under continuous \`ab -k -c 8\` load for $minutes minutes, without a profiler and under"
     echo "\`sxsprof run -q --sample=HZ\`, one run after the other; every 10 s the server's RSS, the spool and"
     echo "the profile (rewritten every 60 s) are measured. Growth counts from the end of the first minute to"
-    echo "the end, per 10 minutes. A run with \`--timeline WINDOW\` keeps the timeline's detail (every"
-    echo "sample's time) for the last WINDOW only, older time folded into samples per second and thread."
+    echo "the end, per 10 minutes. The resident set rises while the profile is written (every 60 s, the model"
+    echo "and its text built and freed): RSS at a minute is the lowest of that minute's six measures (what"
+    echo "the process holds between writes), and the largest RSS seen is the writes' peak. A run with"
+    echo "\`--timeline WINDOW\` keeps the timeline's detail (every sample's time) for the last WINDOW only,"
+    echo "older time folded into samples per second and thread."
     echo
     echo '```'
     echo "tests/bench/long_run.sh BUILD $minutes ${hzs[*]}      # $(date -u +%Y-%m-%d)"
     echo '```'
     echo
-    echo "| run | RSS at 1 min (MB) | RSS at the end (MB) | RSS growth per 10 min (MB) | spool at 1 min (MB) | spool at the end (MB) | spool growth per 10 min (MB) | profile at the end (MB) | samples | distinct stacks | frames in the table | timeline's detail at the end (MB) | stacks recorder at the end (MB) |"
-    echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|"
+    echo "| run | RSS at 1 min (MB) | RSS at the end (MB) | RSS growth per 10 min (MB) | largest RSS (MB) | spool at 1 min (MB) | spool at the end (MB) | spool growth per 10 min (MB) | profile at the end (MB) | samples | distinct stacks | frames in the table | timeline's detail at the end (MB) | stacks recorder at the end (MB) |"
+    echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
     for v in none "${hzs[@]}"; do
-        r1=$(at "$v" 60 2); r2=$(at "$v" "$last" 2); s1=$(at "$v" 60 3); s2=$(at "$v" "$last" 3); p2=$(at "$v" "$last" 4)
+        r1=$(lowest "$v" 60 110 2); r2=$(lowest "$v" $((last - 50)) "$last" 2); rmax=$(largest "$v" 2); s1=$(at "$v" 60 3); s2=$(at "$v" "$last" 3); p2=$(at "$v" "$last" 4)
         rg=$(awk -v a="$r1" -v b="$r2" -v m="$minutes" 'BEGIN { printf "%.1f", (b - a) / 1024 * 10 / (m - 1) }')
         sg=$(awk -v a="$s1" -v b="$s2" -v m="$minutes" 'BEGIN { printf "%.1f", (b - a) / 1048576 * 10 / (m - 1) }')
         if [[ $v == none ]]; then
-            echo "| no profiler | $(awk -v k="$r1" 'BEGIN{printf "%.1f", k/1024}') | $(awk -v k="$r2" 'BEGIN{printf "%.1f", k/1024}') | $rg | – | – | – | – | – | – | – | – | – |"
+            echo "| no profiler | $(awk -v k="$r1" 'BEGIN{printf "%.1f", k/1024}') | $(awk -v k="$r2" 'BEGIN{printf "%.1f", k/1024}') | $rg | $(awk -v k="$rmax" 'BEGIN{printf "%.1f", k/1024}') | – | – | – | – | – | – | – | – | – |"
         else
             read -r n st fr tl rb < <(awk '{ n += $1; s += $2; f += $3; t += $5; r += $6 } END { print n, s, f, t, r }' "$tmp/$v.final")
             label="${v%%:*} Hz"
             [[ $v == *:* ]] && label+=", --timeline ${v#*:}"
-            echo "| $label | $(awk -v k="$r1" 'BEGIN{printf "%.1f", k/1024}') | $(awk -v k="$r2" 'BEGIN{printf "%.1f", k/1024}') | $rg | $(mb "$s1") | $(mb "$s2") | $sg | $(mb "$p2") | $n | $st | $fr | $(mb "$tl") | $(mb "$rb") |"
+            echo "| $label | $(awk -v k="$r1" 'BEGIN{printf "%.1f", k/1024}') | $(awk -v k="$r2" 'BEGIN{printf "%.1f", k/1024}') | $rg | $(awk -v k="$rmax" 'BEGIN{printf "%.1f", k/1024}') | $(mb "$s1") | $(mb "$s2") | $sg | $(mb "$p2") | $n | $st | $fr | $(mb "$tl") | $(mb "$rb") |"
         fi
     done
     echo

@@ -2,6 +2,7 @@
  * a frame pointer, an epilogue with remembered state, an outermost frame, rules it does not
  * follow, corrupt tables), then the loaded libc and this program, walked through qsort without
  * libunwind and compared frame by frame with libunwind's own walk. */
+#include <dlfcn.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -145,6 +146,34 @@ static void test_outside(void) {
   g_assert_cmpint(sxs__cfi_row(&none, code_of(&t), &row), ==, -ENOENT);
 }
 
+/* The start of the function holding a pc: the covering FDE's initial location, on a made table
+ * and on libc's own (qsort's start is its symbol's address; qsort may be a few bytes that call on,
+ * so its second byte is asked). */
+static void test_function_start(void) {
+  Table t;
+  build(&t, "zR", fp_function, sizeof fp_function);
+  SxsEhFrame eh = eh_of(&t);
+  uintptr_t start = 1;
+  for (uintptr_t off = 0; off < CODE_SIZE; off += 7) {
+    g_assert_cmpint(sxs__cfi_function_start(&eh, code_of(&t) + off, &start), ==, 0);
+    g_assert_cmphex(start, ==, code_of(&t));
+  }
+  start = 1;
+  g_assert_cmpint(sxs__cfi_function_start(&eh, code_of(&t) + CODE_SIZE, &start), ==, -ENOENT);
+  g_assert_cmpint(sxs__cfi_function_start(&eh, code_of(&t) - 1, &start), ==, -ENOENT);
+  g_assert_cmpuint(start, ==, 1); /* untouched */
+  g_assert_cmpint(sxs__cfi_function_start(NULL, code_of(&t), &start), ==, -ENOENT);
+
+  SxsModuleMap *map = sxs__modmap_new();
+  uintptr_t qsort_at = (uintptr_t)dlsym(RTLD_DEFAULT, "qsort");
+  const SxsModule *libc = sxs__modmap_find(map, qsort_at);
+  g_assert_nonnull(libc);
+  g_assert_true(g_str_has_prefix(libc->name, "libc.so"));
+  g_assert_cmpint(sxs__cfi_function_start(&libc->eh, qsort_at + 1, &start), ==, 0);
+  g_assert_cmphex(start, ==, qsort_at);
+  sxs__modmap_free(map);
+}
+
 static void test_outermost(void) {
   const uint8_t undefined_ra[] = {0x07, 0x10}; /* DW_CFA_undefined RA */
   Table t;
@@ -276,6 +305,7 @@ int main(int argc, char **argv) {
   g_test_init(&argc, &argv, NULL);
   g_test_add_func("/stitch/cfi/rows", test_rows);
   g_test_add_func("/stitch/cfi/outside", test_outside);
+  g_test_add_func("/stitch/cfi/function-start", test_function_start);
   g_test_add_func("/stitch/cfi/outermost", test_outermost);
   g_test_add_func("/stitch/cfi/not-followed", test_not_followed);
   g_test_add_func("/stitch/cfi/corrupt", test_corrupt);
