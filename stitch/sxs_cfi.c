@@ -443,8 +443,10 @@ static const uint8_t *find_fde(const SxsEhFrame *eh, uintptr_t pc, int *ret_why)
   return (const uint8_t *)(hdr + (intptr_t)fde);
 }
 
-int sxs__cfi_function_start(const SxsEhFrame *eh, uintptr_t pc, uintptr_t *ret_start) {
-  if (eh == NULL || eh->hdr == 0 || ret_start == NULL)
+/* The FDE that covers pc, read up to its instructions: its CIE, the function's start, and a reader
+ * at what follows the address range. 0, or -ENOENT, -ENOTSUP, -EFAULT as sxs__cfi_row. */
+static int fde_covering(const SxsEhFrame *eh, uintptr_t pc, Cie *ret_cie, uintptr_t *ret_begin, Reader *ret_r) {
+  if (eh == NULL || eh->hdr == 0)
     return -ENOENT;
   if (eh->lo >= eh->hi)
     return -EFAULT;
@@ -460,48 +462,41 @@ int sxs__cfi_function_start(const SxsEhFrame *eh, uintptr_t pc, uintptr_t *ret_s
   uint32_t cie_delta = (uint32_t)read_le(&r, 4);
   if (r.bad || cie_delta == 0 || cie_delta > (uintptr_t)id_at - eh->lo)
     return -EFAULT;
-  Cie cie;
-  int rc = parse_cie(id_at - cie_delta, eh->lo, eh->hi, eh->hdr, &cie);
+  int rc = parse_cie(id_at - cie_delta, eh->lo, eh->hi, eh->hdr, ret_cie);
   if (rc != 0)
     return rc;
-  uintptr_t begin = read_encoded(&r, cie.fde_enc, eh->hdr);
-  uintptr_t range = read_encoded(&r, (uint8_t)(cie.fde_enc & 0x0f), eh->hdr);
+  uintptr_t begin = read_encoded(&r, ret_cie->fde_enc, eh->hdr);
+  uintptr_t range = read_encoded(&r, (uint8_t)(ret_cie->fde_enc & 0x0f), eh->hdr);
   if (r.bad)
     return -EFAULT;
   if (pc < begin || pc - begin >= range)
     return -ENOENT;
-  *ret_start = begin;
+  *ret_begin = begin;
+  *ret_r = r;
   return 0;
 }
 
-int sxs__cfi_row(const SxsEhFrame *eh, uintptr_t pc, SxsCfiRow *ret_row) {
-  if (eh == NULL || eh->hdr == 0 || ret_row == NULL)
+int sxs__cfi_function_start(const SxsEhFrame *eh, uintptr_t pc, uintptr_t *ret_start) {
+  if (ret_start == NULL)
     return -ENOENT;
-  if (eh->lo >= eh->hi)
-    return -EFAULT;
-  int error = 0;
-  const uint8_t *fde = find_fde(eh, pc, &error);
-  if (fde == NULL)
-    return error;
-
-  const uint8_t *body, *end;
-  if (!unit_bounds(fde, eh->lo, eh->hi, &body, &end))
-    return -EFAULT;
-  Reader r = {body, end, false};
-  const uint8_t *id_at = r.p;
-  uint32_t cie_delta = (uint32_t)read_le(&r, 4);
-  if (r.bad || cie_delta == 0 || cie_delta > (uintptr_t)id_at - eh->lo)
-    return -EFAULT;
   Cie cie;
-  int rc = parse_cie(id_at - cie_delta, eh->lo, eh->hi, eh->hdr, &cie);
+  Reader r;
+  uintptr_t begin;
+  int rc = fde_covering(eh, pc, &cie, &begin, &r);
+  if (rc == 0)
+    *ret_start = begin;
+  return rc;
+}
+
+int sxs__cfi_row(const SxsEhFrame *eh, uintptr_t pc, SxsCfiRow *ret_row) {
+  if (ret_row == NULL)
+    return -ENOENT;
+  Cie cie;
+  Reader r;
+  uintptr_t begin;
+  int rc = fde_covering(eh, pc, &cie, &begin, &r);
   if (rc != 0)
     return rc;
-  uintptr_t begin = read_encoded(&r, cie.fde_enc, eh->hdr);
-  uintptr_t range = read_encoded(&r, (uint8_t)(cie.fde_enc & 0x0f), eh->hdr);
-  if (r.bad)
-    return -EFAULT;
-  if (pc < begin || pc - begin >= range)
-    return -ENOENT;
   if (cie.signal_frame)
     return -ENOTSUP;
   if (cie.has_z) {
@@ -520,7 +515,7 @@ int sxs__cfi_row(const SxsEhFrame *eh, uintptr_t pc, SxsCfiRow *ret_row) {
     return rc;
   CfiState initial = s;
   loc = begin;
-  rc = run(&cie, r.p, end, &loc, pc, eh->hdr, &s, &initial);
+  rc = run(&cie, r.p, r.end, &loc, pc, eh->hdr, &s, &initial);
   if (rc != 0)
     return rc;
 

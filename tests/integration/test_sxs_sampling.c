@@ -290,6 +290,16 @@ static void test_suspend_fallback(Fixture *f, gconstpointer data) {
   g_assert_nonnull(strstr(log, line));
 }
 
+/* The StackTruth app's two dozen threads, each in its own chain, for 1.5 s, sampled in wall time at
+ * 499 Hz with `more` config lines after [sampling]'s: exits 0. */
+static void run_stack_truth(Fixture *f, const char *more) {
+  g_autofree char *app = itest_app("StackTruth");
+  const char *argv[] = {itest_env("SXS_DOTNET"), app, "1.5", "wall", NULL};
+  g_autofree char *sampling = g_strconcat("frequency=499\nmode=wall\n", more, NULL);
+  g_autoptr(ItestRun) run = run_profiled(f, argv, sampling);
+  itest_assert_exit(run, 0);
+}
+
 /* [stacks] max_distinct= reached: the StackTruth app's two dozen threads, each in its own chain,
  * sampled in wall time with room for 16 distinct stacks. No sample is lost: every one is counted,
  * the stacks past the bound under their leaf alone with the frame that says so; the distinct ones
@@ -297,10 +307,7 @@ static void test_suspend_fallback(Fixture *f, gconstpointer data) {
  * many were merged. */
 static void test_max_distinct(Fixture *f, gconstpointer data) {
   (void)data;
-  g_autofree char *app = itest_app("StackTruth");
-  const char *argv[] = {itest_env("SXS_DOTNET"), app, "1.5", "wall", NULL};
-  g_autoptr(ItestRun) run = run_profiled(f, argv, "frequency=499\nmode=wall\n[stacks]\nmax_distinct=16\n");
-  itest_assert_exit(run, 0);
+  run_stack_truth(f, "[stacks]\nmax_distinct=16\n");
   g_autoptr(JsonNode) doc = itest_load_json(f->profile);
   JsonObject *samples = samples_by(doc, "signal");
   JsonObject *walks = json_object_get_object_member(json_node_get_object(doc), "stack_walks");
@@ -345,10 +352,7 @@ static void test_max_distinct(Fixture *f, gconstpointer data) {
  * stack pointer from its caller), which the profile's stacks show, and far fewer than their frames. */
 static void test_shared_callers(Fixture *f, gconstpointer data) {
   (void)data;
-  g_autofree char *app = itest_app("StackTruth");
-  const char *argv[] = {itest_env("SXS_DOTNET"), app, "1.5", "wall", NULL};
-  g_autoptr(ItestRun) run = run_profiled(f, argv, "frequency=499\nmode=wall\n");
-  itest_assert_exit(run, 0);
+  run_stack_truth(f, "");
   /* As written: frames as indices into the frame table, stack pointers as distances. */
   g_autoptr(JsonParser) parser = json_parser_new();
   g_autoptr(GError) error = NULL;
