@@ -27,3 +27,28 @@ typedef struct SxsPrologue {
  * known: a stack probe, an unusual sequence); the caller keeps its frame-pointer step. Pure; any context.
  */
 bool sxs__prologue_decode(const uint8_t *code, size_t len, SxsPrologue *ret);
+
+/* The frame at one instruction of a method, as a walk that interrupted the method there must step it. */
+typedef enum {
+  SXS_FRAME_AT_FP = 1, /* RBP points at the method's frame record: a frame-pointer step */
+  SXS_FRAME_AT_SP,     /* the return address at sp + ra_offset (the prologue's pushes so far, its frame, or what an
+                        * epilogue has left) */
+} SxsFrameAtKind;
+typedef struct SxsFrameAt {
+  SxsFrameAtKind kind;
+  unsigned ra_offset; /* SP: the return address's slot, as bytes above sp */
+  unsigned rbp_slot;  /* SP: the caller's RBP at (sp + ra_offset + 8) - rbp_slot; 0 when RBP is still the caller's */
+} SxsFrameAt;
+
+/*
+ * The frame at the instruction `offset` bytes into a method whose first bytes are entry[0, entry_len) (read 64, as
+ * for sxs__prologue_decode) and whose bytes from that instruction on are at[0, at_len) (read 16): inside the
+ * prologue, the pushes and the `sub` done so far; at an epilogue (`add rsp, imm` or `lea rsp, [rbp + d]`, pops in
+ * the reverse order of the prologue's pushes, then `ret`, or a `jmp` after at least one of them: a tail call), what
+ * it has not undone yet; elsewhere, the body's frame. False when that is not known: the prologue is not one
+ * sxs__prologue_decode knows, the offset falls inside one of its instructions, a framed method's RBP is set after
+ * the prologue read, or an epilogue undoes what the prologue did not do. A leaf that builds no frame is not known
+ * (an OSR method's entry looks the same). Pure; any context.
+ */
+bool sxs__prologue_frame_at(const uint8_t *entry, size_t entry_len, size_t offset, const uint8_t *at, size_t at_len,
+                            SxsFrameAt *ret);

@@ -394,6 +394,27 @@ bool sxs__unwind_cache_note_jit(SxsUnwindCache *cache, uintptr_t ip, const SxsPr
   return true;
 }
 
+bool sxs__unwind_cache_note_jit_at(SxsUnwindCache *cache, uintptr_t ip, const SxsFrameAt *frame) {
+  if (cache == NULL || ip == 0)
+    return false;
+  uint64_t rule = RULE_NONE;
+  if (frame != NULL && frame->kind == SXS_FRAME_AT_FP)
+    rule = RULE_FP;
+  else if (frame != NULL && !sp_rule((uint64_t)frame->ra_offset + 8, frame->rbp_slot, &rule))
+    return false;
+  cache_insert(cache, ip | CACHE_EXACT_KEY, rule);
+  return true;
+}
+
+bool sxs__unwind_cache_knows_at(const SxsUnwindCache *cache, uintptr_t ip, bool *ret_known) {
+  uint64_t rule;
+  if (cache == NULL || !cache_lookup(cache, ip | CACHE_EXACT_KEY, &rule))
+    return false;
+  if (ret_known != NULL)
+    *ret_known = (rule & 3u) != RULE_NONE;
+  return true;
+}
+
 /* Turns the libunwind step cur -> next (the cursor now on next) into a rule, and caches it. */
 __attribute__((no_sanitize_address)) static void cache_learn(SxsUnwindCache *cache, unw_cursor_t *cursor, uintptr_t key,
                                                              const SxsRegs *cur, const SxsRegs *next, uintptr_t hi) {
@@ -619,10 +640,12 @@ static int walk_hybrid(unw_cursor_t *cursor, unw_context_t *context, const SxsRe
       }
     }
     /* JIT code at a return address whose method keeps no frame pointer: its prologue's frame size, taught by the
-     * owner of the cache (sxs__unwind_cache_note_jit); a frame-pointer step would skip its caller. */
+     * owner of the cache (sxs__unwind_cache_note_jit); a frame-pointer step would skip its caller. At an
+     * interrupted instruction, the frame there (sxs__unwind_cache_note_jit_at): inside a frameless method's frame,
+     * or a prologue or epilogue that has no frame record (yet, or any more). */
     uint64_t jit_rule;
-    if (!stepped && !cur_exact && cache != NULL && is_fp_code != NULL && cache_lookup(cache, cur.ip, &jit_rule) &&
-        (jit_rule & 3u) == RULE_SP)
+    if (!stepped && cache != NULL && is_fp_code != NULL &&
+        cache_lookup(cache, cur_exact ? cur.ip | CACHE_EXACT_KEY : cur.ip, &jit_rule) && (jit_rule & 3u) == RULE_SP)
       stepped = rule_step(jit_rule, &cur, lo, hi, &next) && next.sp > cur.sp && is_fp_code(next.ip, user_data, NULL);
     if (!stepped) {
       SxsNativeFrame frame;

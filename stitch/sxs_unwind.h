@@ -187,10 +187,24 @@ bool sxs__unwind_cache_steps_by_sp(const SxsUnwindCache *cache, uintptr_t ip);
  * frameless method's frame size becomes an SP rule that walks apply there instead of a frame-pointer step; a framed
  * one (or frame NULL: not known) a frame-pointer rule, so that the owner does not look at ip again. False when the
  * frame does not fit a rule. Only return addresses: a walk's first frame (an interrupted instruction, maybe in the
- * prologue) never uses these rules. Context: any thread, not a signal handler's needs (lock-free insert).
+ * prologue) has rules of its own (sxs__unwind_cache_note_jit_at). Context: any thread, not a signal handler's needs (lock-free insert).
  */
 struct SxsPrologue;
 bool sxs__unwind_cache_note_jit(SxsUnwindCache *cache, uintptr_t ip, const struct SxsPrologue *frame);
+/*
+ * Teaches cache the frame of the JIT code interrupted at ip (a walk's first frame, not a return address), from where
+ * ip is in its method (sxs__prologue_frame_at): an SP rule the walk applies there (the leaf's return address found
+ * inside a frame with no frame record, or in its prologue or epilogue), a frame-pointer rule for a frame whose RBP
+ * is its own, or (frame NULL: not known) a mark that keeps the frame-pointer step and tells the owner it looked.
+ * Kept under keys of their own, apart from the return addresses'. False when the frame does not fit a rule.
+ * Context: any thread, not a signal handler's needs (lock-free insert).
+ */
+struct SxsFrameAt;
+bool sxs__unwind_cache_note_jit_at(SxsUnwindCache *cache, uintptr_t ip, const struct SxsFrameAt *frame);
+/* Whether cache holds what sxs__unwind_cache_note_jit_at taught for the interrupted instruction ip, and (ret_known
+ * non-NULL) whether that is the frame there (a rule, or the frame-pointer step), not only a mark that it is not
+ * known. Context: any thread; async-signal-safe. */
+bool sxs__unwind_cache_knows_at(const SxsUnwindCache *cache, uintptr_t ip, bool *ret_known);
 /* How many return addresses the cache holds a frame-pointer rule, a stack-pointer rule and a "libunwind cannot"
  * for. Context: any thread (a census taken while walks learn may miss the newest entries). */
 void sxs__unwind_cache_census(const SxsUnwindCache *cache, unsigned *ret_fp, unsigned *ret_sp, unsigned *ret_none);

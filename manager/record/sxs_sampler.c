@@ -148,6 +148,26 @@ void sxs__sampler_count_failed_capture(int n) {
     sampler.stacks_stale = sampler.stacks_missing = TRUE;
 }
 
+/* Whether the executable mappings code ([lo, hi) pairs, in address order) hold address at. */
+static gboolean code_holds(const GArray *code, uintptr_t at) {
+  const uintptr_t(*ranges)[2] = (const uintptr_t(*)[2])(const void *)code->data;
+  size_t lo = sxs__search_upper_bound(ranges, code->len, sizeof ranges[0], 0, at);
+  return lo > 0 && at < ranges[lo - 1][1];
+}
+
+guint64 sxs__sampler_rescan_every(void) {
+  /* A new thread's stack, or code a runtime claims, not in the mappings read last: the captures that need them
+   * are walked wrong until the next read, so it comes soon. For code, no sooner than SAMPLER_MAPS_COST_SHARE times
+   * the last read's cost (a JIT-heavy program maps code all the time, and a large process's mappings take
+   * milliseconds to read), and a read of code that is still not mapped is not hurried again for the same address. */
+  if (sampler.stacks_missing)
+    return SAMPLER_MAPS_MISSING_NS;
+  if (sampler.code_unknown && sampler.code_unknown_at != sampler.code_stuck_at)
+    return CLAMP(sampler.maps_read_cost_ns * SAMPLER_MAPS_COST_SHARE, (guint64)SAMPLER_MAPS_MISSING_NS,
+                 (guint64)SAMPLER_RESCAN_NS);
+  return SAMPLER_RESCAN_NS;
+}
+
 /* The threads' stacks from /proc/self/maps; and into code, the executable mappings ([lo, hi)
  * pairs, in address order). Context: the sampler thread. */
 static StackRanges *read_stack_ranges(GArray *code) {
@@ -412,12 +432,14 @@ void sxs__sampler_rescan(void) {
    * when a thread appeared or a capture did not find its stack, and not more often than every
    * SAMPLER_MAPS_NS (threads that start in a burst are found at the next read). */
   guint64 now = sxs__sampler_now_ns(CLOCK_MONOTONIC);
+  guint64 maps_every = (guint64)sxs__sampler_rescan_every();
+  if (maps_every > (guint64)SAMPLER_MAPS_NS)
+    maps_every = SAMPLER_MAPS_NS;
   if (sampler.blocked_walks_since_maps && now - sampler.maps_read_ns >= (guint64)SAMPLER_CODE_RESCAN_NS)
     sampler.stacks_stale = TRUE; /* JIT compilers map new code: walks from outside need to know it */
-  if (sampler.code_unknown && now - sampler.maps_read_ns >= (guint64)SAMPLER_MAPS_NS)
+  if (sampler.code_unknown && now - sampler.maps_read_ns >= maps_every)
     sampler.stacks_stale = TRUE; /* a runtime claimed code the mappings read last did not have */
-  if (sampler.stacks &&
-      now - sampler.maps_read_ns < (guint64)(sampler.stacks_missing ? SAMPLER_MAPS_MISSING_NS : SAMPLER_MAPS_NS))
+  if (sampler.stacks && now - sampler.maps_read_ns < maps_every)
     return;
   if (!sampler.code)
     sampler.code = g_array_new(FALSE, FALSE, sizeof(uintptr_t) * 2);
@@ -425,6 +447,7 @@ void sxs__sampler_rescan(void) {
   StackRanges *fresh = sampler.stacks_stale ? read_stack_ranges(sampler.code) : NULL;
   if (fresh) {
     sampler.maps_read_ns = now;
+    sampler.maps_read_cost_ns = sxs__sampler_now_ns(CLOCK_MONOTONIC) - now;
     sampler.stacks_missing = FALSE;
     sampler.blocked_walks_since_maps = FALSE;
     /* New code: a walk from outside made before may have missed frames in it (their return
@@ -433,6 +456,9 @@ void sxs__sampler_rescan(void) {
         memcmp(code_before->data, sampler.code->data, sampler.code->len * sizeof(uintptr_t) * 2) != 0) {
       sampler.code_generation++;
     }
+    /* Code the runtime claims that no mapping holds even now is not looked for at the fast pace again. */
+    if (sampler.code_unknown && !code_holds(sampler.code, sampler.code_unknown_at))
+      sampler.code_stuck_at = sampler.code_unknown_at;
     sampler.code_unknown = FALSE;
   }
   sampler.stacks_stale = FALSE;
@@ -708,6 +734,124 @@ static void learn_jit_frames(const SxsWalkResources *res, const SxsNativeFrame *
 }
 
 /*
+ * The frame where a leaf was interrupted
+ * --------------------------------------
+ *
+ * A frameless method interrupted in its body has its return address at sp + its frame's size, and any method
+ * interrupted in its prologue or epilogue at what the pushes and the `sub` done so far (or not yet undone) make: the
+ * frame-pointer step from it goes to its caller's caller's frame, the caller gone (`Step < Run's caller`, Run lost,
+ * in 8 % of a tiering loop's samples). The rule is a property of the instruction: for each JIT leaf instruction the
+ * captures hold, the sampler reads where it is in its method (its code version's first bytes, found once per
+ * version, and the bytes at the instruction: sxs__prologue_frame_at) and teaches the step cache the frame there,
+ * which later walks from that instruction apply. Versions are kept by their code range while the step cache lives
+ * (a module unloaded drops both: code could come again at the same addresses), at most SAMPLER_LEAF_VERSIONS.
+ */
+#define SAMPLER_LEAF_VERSIONS 16384
+#define SAMPLER_AT_BYTES 16
+
+typedef struct {
+  uintptr_t start, end; /* the version's hot code */
+  guint8 entry[SAMPLER_PROLOGUE_BYTES];
+  guint entry_len;
+} LeafVersion;
+
+static struct {
+  GArray *versions;            /* LeafVersion, by start */
+  const SxsUnwindCache *steps; /* the step cache the versions were read for */
+} leaf_code;
+
+static gint compare_version_start(gconstpointer key, gconstpointer elem) {
+  uintptr_t pc = *(const uintptr_t *)key;
+  const LeafVersion *v = elem;
+  return pc < v->start ? -1 : pc >= v->end ? 1 : 0;
+}
+
+/* The version holding pc, read from its runtime when not kept yet: 1 with *ret, 0 when none is known (the method's
+ * hot code does not hold pc, or is not readable), -1 when the runtime could not answer now. */
+static int leaf_version_of(const SxsStitchTarget *target, const SxsStackFrame *f, uintptr_t pc, LeafVersion *ret) {
+  guint at = 0;
+  if (leaf_code.versions != NULL && leaf_code.versions->len > 0) {
+    guint lo = 0, hi = leaf_code.versions->len;
+    while (lo < hi) {
+      guint mid = lo + (hi - lo) / 2;
+      gint c = compare_version_start(&pc, &g_array_index(leaf_code.versions, LeafVersion, mid));
+      if (c == 0) {
+        *ret = g_array_index(leaf_code.versions, LeafVersion, mid);
+        return 1;
+      }
+      if (c < 0)
+        hi = mid;
+      else
+        lo = mid + 1;
+    }
+    at = lo;
+  }
+  SxsIlMap m = {0};
+  int rc = target->ops->il_map(target->stitch.user, f->function_id, pc, &m);
+  if (rc == -EAGAIN || rc == -ESHUTDOWN)
+    return -1;
+  int found = 0;
+  if (rc == 0 && m.code_start != 0 && m.n_ranges > 0 && m.ranges[0].start == m.code_start && m.ranges[0].size > 0 &&
+      pc >= m.code_start && pc - m.code_start < m.ranges[0].size) {
+    LeafVersion v = {.start = m.code_start, .end = m.code_start + m.ranges[0].size};
+    v.entry_len = (guint)MIN(m.ranges[0].size, sizeof v.entry);
+    struct iovec local = {.iov_base = v.entry, .iov_len = v.entry_len};
+    struct iovec remote = {.iov_base = (void *)v.start, .iov_len = v.entry_len};
+    if (process_vm_readv(sampler.pid, &local, 1, &remote, 1, 0) == (ssize_t)v.entry_len) {
+      if (leaf_code.versions == NULL)
+        leaf_code.versions = g_array_new(FALSE, FALSE, sizeof(LeafVersion));
+      if (leaf_code.versions->len >= SAMPLER_LEAF_VERSIONS) {
+        g_array_set_size(leaf_code.versions, 0);
+        at = 0;
+      }
+      g_array_insert_val(leaf_code.versions, at, v);
+      *ret = v;
+      found = 1;
+    }
+  }
+  sxs__il_map_clear(&m);
+  return found;
+}
+
+/* Teaches the step cache the frame at the interrupted instruction of a classified capture's managed leaf (above).
+ * Context: the sampler thread, nothing suspended. */
+static void learn_leaf_frame(const SxsWalkResources *res, const SxsNativeFrame *native, const SxsStackFrame *classified,
+                             guint n, const SxsStitchTarget *targets, guint n_targets) {
+  if (res->steps == NULL || n == 0 || classified[0].kind != SXS_FRAME_MANAGED || classified[0].function_id == 0)
+    return;
+  uintptr_t pc = native[0].ip;
+  if (sxs__unwind_cache_knows_at(res->steps, pc, NULL))
+    return;
+  const SxsStitchTarget *target = NULL;
+  for (guint k = 0; k < n_targets && target == NULL; k++)
+    if (targets[k].stitch.runtime_id == classified[0].runtime_id && targets[k].ops && targets[k].ops->il_map)
+      target = &targets[k];
+  if (target == NULL)
+    return;
+  if (leaf_code.steps != res->steps) {
+    if (leaf_code.versions != NULL)
+      g_array_set_size(leaf_code.versions, 0);
+    leaf_code.steps = res->steps;
+  }
+  LeafVersion v;
+  int found = leaf_version_of(target, &classified[0], pc, &v);
+  if (found < 0)
+    return;
+  SxsFrameAt frame;
+  gboolean known = FALSE;
+  if (found) {
+    guint8 code[SAMPLER_AT_BYTES];
+    memset(code, 0xCC, sizeof code);
+    size_t len = MIN(v.end - pc, sizeof code);
+    struct iovec local = {.iov_base = code, .iov_len = len};
+    struct iovec remote = {.iov_base = (void *)pc, .iov_len = len};
+    known = process_vm_readv(sampler.pid, &local, 1, &remote, 1, 0) == (ssize_t)len &&
+            sxs__prologue_frame_at(v.entry, v.entry_len, pc - v.start, code, sizeof code, &frame);
+  }
+  sxs__unwind_cache_note_jit_at(res->steps, pc, known ? &frame : NULL);
+}
+
+/*
  * Code the walks do not know yet
  * ------------------------------
  *
@@ -715,19 +859,20 @@ static void learn_jit_frames(const SxsWalkResources *res, const SxsNativeFrame *
  * piece at a time while the program runs: code in a piece committed after the last read is no code to them, and its
  * frames are walked wrong (an OSR method's Tier-0 frame is not recognised, a frameless leaf's caller not put back).
  * A capture with a frame that a runtime owns (classified managed: no stray value is) outside every mapping read last
- * sends the sampler to read them again, at most every SAMPLER_MAPS_NS. Context: the sampler thread.
+ * sends the sampler to read them again within SAMPLER_MAPS_MISSING_NS (sxs__sampler_rescan_every; it was up to
+ * SAMPLER_RESCAN_NS + SAMPLER_MAPS_NS, some 350 ms of a new method's samples walked wrong), and at most every
+ * SAMPLER_MAPS_NS for an address that a read did not find either. Context: the sampler thread.
  */
 static void note_unknown_code(const SxsNativeFrame *native, const SxsStackFrame *classified, guint n) {
   if (sampler.code_unknown || sampler.code == NULL)
     return;
-  const uintptr_t(*code)[2] = (const uintptr_t(*)[2])(const void *)sampler.code->data;
   for (guint i = 0; i < n; i++) {
     if (classified[i].kind != SXS_FRAME_MANAGED)
       continue;
     uintptr_t at = i == 0 ? native[i].ip : native[i].ip - 1;
-    size_t lo = sxs__search_upper_bound(code, sampler.code->len, sizeof code[0], 0, at);
-    if (lo == 0 || at >= code[lo - 1][1]) {
+    if (!code_holds(sampler.code, at)) {
       sampler.code_unknown = TRUE;
+      sampler.code_unknown_at = at;
       return;
     }
   }
@@ -742,6 +887,7 @@ void sxs__sampler_record_capture(SampledThread *t, const SxsWalkResources *res, 
   guint m = sxs__stitch_classify(runtimes, n_targets, res, native, n, TRUE, classified, NULL, &report);
   sxs__sampler_add_sample_of(t, res, classified, m, weight, targets, n_targets);
   learn_jit_frames(res, native, classified, m, targets, n_targets);
+  learn_leaf_frame(res, native, classified, m, targets, n_targets);
   note_unknown_code(native, classified, m);
   sxs__sampler_count_taken(weight, m, sxs__sampler_now_ns(CLOCK_MONOTONIC) - t0);
 }
@@ -849,7 +995,7 @@ static void *sampler_main(void *arg) {
     sampler.ticks++;
     sampler.ticks_missed += missed;
     g_mutex_unlock(&sampler.lock);
-    if (sxs__sampler_now_ns(CLOCK_MONOTONIC) - last_scan >= (guint64)SAMPLER_RESCAN_NS) {
+    if (sxs__sampler_now_ns(CLOCK_MONOTONIC) - last_scan >= sxs__sampler_rescan_every()) {
       sxs__sampler_rescan();
       last_scan = sxs__sampler_now_ns(CLOCK_MONOTONIC);
     }

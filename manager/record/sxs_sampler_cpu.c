@@ -283,13 +283,11 @@ void sxs__sampler_cpu_run(guint64 period) {
     sampler.wakes++;
     g_mutex_unlock(&sampler.lock);
     /* A thread that ended since the last rescan had its captures collected just now. */
-    guint64 every = sampler.stacks_missing ? (guint64)SAMPLER_MAPS_MISSING_NS : (guint64)SAMPLER_RESCAN_NS;
-    if (sxs__sampler_now_ns(CLOCK_MONOTONIC) - last_scan >= every) {
+    if (sxs__sampler_now_ns(CLOCK_MONOTONIC) - last_scan >= sxs__sampler_rescan_every()) {
       sxs__sampler_rescan();
       last_scan = sxs__sampler_now_ns(CLOCK_MONOTONIC);
     }
-    wait_for_captures(last_scan +
-                      (sampler.stacks_missing ? (guint64)SAMPLER_MAPS_MISSING_NS : (guint64)SAMPLER_RESCAN_NS));
+    wait_for_captures(last_scan + sxs__sampler_rescan_every());
   }
   sxs__sampler_wall_requests_finish();
   GHashTableIter it;

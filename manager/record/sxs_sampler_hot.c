@@ -78,6 +78,10 @@ static int leaf_return_address(const SxsRegs *regs, const CaptureInputs *in, Sxs
   const SxsEhFrame *eh = NULL;
   if (!sxs__stitch_is_fp_code(regs->ip, cursor, &eh) || in_code(in->stacks, regs->ip) == false)
     return n;
+  /* The frame at this instruction is known (the sampler read the method's code there): the walk applied it. */
+  bool known = false;
+  if (sxs__unwind_cache_knows_at(in->steps, regs->ip, &known) && known)
+    return n;
   uintptr_t ra = *(const uintptr_t *)regs->sp;
   if (ra < 0x10000 || (ra >= lo && ra < hi) || (n > 1 && frames[1].ip == ra) || !in_code(in->stacks, ra) ||
       !sxs__stitch_is_fp_code(ra, cursor, &eh))

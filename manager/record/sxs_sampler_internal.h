@@ -44,6 +44,9 @@
 /* ... or this often while captures find no stack range (a new thread's stack, not yet read: at a
  * high rate each of its first SAMPLER_MAPS_NS would lose hundreds of samples) */
 #define SAMPLER_MAPS_MISSING_NS (10 * G_GINT64_CONSTANT(1000000))
+/* ... and code a runtime claims outside the mappings read last, no sooner than this many times the last read's
+ * cost (at most 1 % of the sampler thread's time goes to such reads) */
+#define SAMPLER_MAPS_COST_SHARE 100
 #define SAMPLER_RESCAN_NEW 64 /* threads one rescan adds at most (a name and a status read each) */
 
 typedef struct WalkReuse WalkReuse;
@@ -133,8 +136,11 @@ typedef struct {
   GArray *code;          /* the executable mappings, [lo, hi) pairs in address order (read with the stacks) */
   guint code_generation; /* counts the changes of code */
   guint64 maps_read_ns;
+  guint64 maps_read_cost_ns;         /* how long the last read of the mappings took */
   gboolean blocked_walks_since_maps; /* threads were walked from outside since the maps were read */
   gboolean code_unknown;             /* a capture held code a runtime owns outside every mapping read (below) */
+  uintptr_t code_unknown_at;         /* that code's address */
+  uintptr_t code_stuck_at;           /* such an address a read of the mappings did not find either */
   guint64 blocked_walks, blocked_walk_ns;
   gboolean use_timers;         /* mode=cpu: per-thread CPU-time timers capture the stacks */
   SxsWalkResources timer_walk; /* what timer handlers walk with (taken, released when replaced) */
@@ -227,6 +233,9 @@ void sxs__sampler_note_capture(guint64 ns);
 void sxs__sampler_count_dropped(const char *reason);
 void sxs__sampler_count_failed_capture(int n);
 void sxs__sampler_rescan(void);
+/* How long until the next rescan: SAMPLER_RESCAN_NS, or less while captures wait for the mappings to be read
+ * again (a new thread's stack: SAMPLER_MAPS_MISSING_NS; code a runtime claims: as soon as the reads' cost allows). */
+guint64 sxs__sampler_rescan_every(void);
 gboolean sxs__sampler_request_send(guint index, SampledThread *t, const CaptureInputs *in);
 Poll sxs__sampler_request_poll(guint index, SampledThread *t, guint64 sent_ns, guint64 wait_ns, int *ret_n);
 void sxs__sampler_capture_batch(SampledThread *const *threads, guint n, const SxsWalkResources *res, int *ret_n,

@@ -1,7 +1,8 @@
 /* Unit tests of sxs__prologue_decode on prologues RyuJIT emitted for .NET 8 on x64 (read from the code of the
  * StackTruth app): framed methods (RBP pushed first, set by mov or lea, with vzeroupper or pushes between),
  * frameless tier-1 methods (their frame size and where they save RBP), and what is not a prologue (an OSR method's
- * entry, a leaf that builds nothing, bytes that end inside the prologue). */
+ * entry, a leaf that builds nothing, bytes that end inside the prologue); and the frame at each instruction of such methods, prologue, body and
+ * epilogue (sxs__prologue_frame_at). */
 #include <glib.h>
 #include <string.h>
 
@@ -103,10 +104,99 @@ static void test_not_known(void) {
   g_assert_false(sxs__prologue_decode(NULL, 4, &p));
 }
 
+/* The frame at `offset` of a method whose code is code[0, len) (padded with int3 as the sampler's reads are). */
+static bool frame_at(const uint8_t *code, size_t len, size_t offset, SxsFrameAt *ret) {
+  uint8_t padded[96];
+  memset(padded, 0xCC, sizeof padded);
+  memcpy(padded, code, len);
+  memset(ret, 0xAB, sizeof *ret);
+  return sxs__prologue_frame_at(padded, 64, offset, padded + offset, 16, ret);
+}
+
+static void assert_sp(const uint8_t *code, size_t len, size_t offset, unsigned ra_offset, unsigned rbp_slot) {
+  SxsFrameAt f;
+  g_assert_true(frame_at(code, len, offset, &f));
+  g_assert_cmpint(f.kind, ==, SXS_FRAME_AT_SP);
+  g_assert_cmpuint(f.ra_offset, ==, ra_offset);
+  g_assert_cmpuint(f.rbp_slot, ==, rbp_slot);
+}
+
+static void assert_fp(const uint8_t *code, size_t len, size_t offset) {
+  SxsFrameAt f;
+  g_assert_true(frame_at(code, len, offset, &f));
+  g_assert_cmpint(f.kind, ==, SXS_FRAME_AT_FP);
+}
+
+static void test_frame_at_frameless(void) {
+  /* Tier-1 Closures.<>c.<Run>b__1_1 (.NET 10): push rax; mov rax, rsi; mov rsi, rdx; mov rdi, [rax+8];
+   * call [rax+0x18]; xor rax, 1; add rsp, 8; ret */
+  static const uint8_t lambda[] = {0x50, 0x48, 0x8b, 0xc6, 0x48, 0x8b, 0xf2, 0x48, 0x8b, 0x78, 0x08, 0xff,
+                                   0x50, 0x18, 0x48, 0x83, 0xf0, 0x01, 0x48, 0x83, 0xc4, 0x08, 0xc3};
+  assert_sp(lambda, sizeof lambda, 0x00, 0, 0); /* before the push: the return address at sp */
+  assert_sp(lambda, sizeof lambda, 0x01, 8, 0); /* the body */
+  assert_sp(lambda, sizeof lambda, 0x0e, 8, 0); /* after the call */
+  assert_sp(lambda, sizeof lambda, 0x12, 8, 0); /* add rsp, 8 undoes the push rax */
+  assert_sp(lambda, sizeof lambda, 0x16, 0, 0); /* ret */
+  /* push r15; push r14; push rbp; push rbx; sub rsp, 0x28; xor eax, eax; ...; add rsp, 0x28; pop rbx; pop rbp;
+   * pop r14; pop r15; ret: RBP saved third (its slot 32 below the CFA) and used as a register */
+  static const uint8_t regs[] = {0x41, 0x57, 0x41, 0x56, 0x55, 0x53, 0x48, 0x83, 0xec, 0x28, 0x33, 0xc0,
+                                 0x48, 0x83, 0xc4, 0x28, 0x5b, 0x5d, 0x41, 0x5e, 0x41, 0x5f, 0xc3};
+  assert_sp(regs, sizeof regs, 0, 0, 0);
+  assert_sp(regs, sizeof regs, 2, 8, 0);
+  assert_sp(regs, sizeof regs, 4, 16, 0);
+  assert_sp(regs, sizeof regs, 5, 24, 32); /* RBP pushed: the caller's is in its slot from here on */
+  assert_sp(regs, sizeof regs, 6, 32, 32);
+  assert_sp(regs, sizeof regs, 10, 72, 32); /* the body */
+  assert_sp(regs, sizeof regs, 12, 72, 32); /* add rsp, 0x28 */
+  assert_sp(regs, sizeof regs, 16, 32, 32); /* pop rbx */
+  assert_sp(regs, sizeof regs, 17, 24, 32); /* pop rbp */
+  assert_sp(regs, sizeof regs, 18, 16, 0);  /* pop r14: RBP is the caller's again */
+  assert_sp(regs, sizeof regs, 20, 8, 0);
+  assert_sp(regs, sizeof regs, 22, 0, 0);
+  /* A tail call: add rsp, 8; jmp rel32 is an epilogue; a jmp alone is the body's */
+  static const uint8_t tail[] = {0x50, 0x48, 0x8b, 0xc6, 0x48, 0x8b, 0xf2, 0x48, 0x8b, 0x78, 0x08, 0x90, 0x48,
+                                 0x83, 0xc4, 0x08, 0xe9, 0x00, 0x00, 0x00, 0x00, 0xe9, 0x00, 0x00, 0x00, 0x00};
+  assert_sp(tail, sizeof tail, 12, 8, 0);
+  assert_sp(tail, sizeof tail, 16, 8, 0); /* a jmp with nothing undone before it: the body's */
+  /* Pops in another order than the pushes', or more of them: not this method's epilogue */
+  static const uint8_t order[] = {0x53, 0x55, 0x48, 0x83, 0xec, 0x08, 0x90, 0x90, 0x90, 0x90, 0x90, 0x90,
+                                  0x48, 0x83, 0xc4, 0x08, 0x5b, 0x5d, 0xc3, 0x5d, 0x5b, 0x5b, 0xc3};
+  SxsFrameAt f;
+  g_assert_false(frame_at(order, sizeof order, 12, &f));
+  g_assert_false(frame_at(order, sizeof order, 19, &f));
+  assert_sp(order, sizeof order, 21, 8, 0); /* pop rbx; ret: the first push's pop alone */
+}
+
+static void test_frame_at_framed(void) {
+  /* push rbp; sub rsp, 0x10; lea rbp, [rsp+0x10]; mov [rbp-8], rdi; ...; add rsp, 0x10; pop rbp; ret */
+  static const uint8_t tier0[] = {0x55, 0x48, 0x83, 0xec, 0x10, 0x48, 0x8d, 0x6c, 0x24, 0x10,
+                                  0x48, 0x89, 0x7d, 0xf8, 0x48, 0x83, 0xc4, 0x10, 0x5d, 0xc3};
+  assert_sp(tier0, sizeof tier0, 0, 0, 0);
+  assert_sp(tier0, sizeof tier0, 1, 8, 16);    /* RBP pushed, not yet set */
+  assert_sp(tier0, sizeof tier0, 5, 0x18, 16); /* after the sub */
+  assert_fp(tier0, sizeof tier0, 10);          /* the body */
+  assert_fp(tier0, sizeof tier0, 14);          /* add rsp: RBP is still the frame's */
+  assert_fp(tier0, sizeof tier0, 18);          /* pop rbp */
+  assert_sp(tier0, sizeof tier0, 19, 0, 0);    /* ret */
+  SxsFrameAt f;
+  g_assert_false(frame_at(tier0, sizeof tier0, 3, &f)); /* inside the sub */
+  /* push rbp; push rbx; sub rsp, 8; vzeroupper; xor eax, eax; lea rbp, [rsp+0x10]: RBP set after the prologue read
+   * ends, so the body's frame is not known */
+  static const uint8_t late[] = {0x55, 0x53, 0x48, 0x83, 0xec, 0x08, 0xc5, 0xf8, 0x77, 0x33, 0xc0, 0x48,
+                                 0x8d, 0x6c, 0x24, 0x10, 0x90, 0x90, 0x90, 0x90, 0x90, 0x90, 0x90, 0x90};
+  g_assert_false(frame_at(late, sizeof late, 16, &f));
+  assert_sp(late, sizeof late, 2, 16, 16);
+  /* A leaf that builds nothing is not known (an OSR method's entry looks the same) */
+  static const uint8_t leaf[] = {0x48, 0x8b, 0xc7, 0xc3};
+  g_assert_false(frame_at(leaf, sizeof leaf, 3, &f));
+}
+
 int main(int argc, char **argv) {
   g_test_init(&argc, &argv, NULL);
   g_test_add_func("/stitch/prologue/framed", test_framed);
   g_test_add_func("/stitch/prologue/frameless", test_frameless);
   g_test_add_func("/stitch/prologue/not-known", test_not_known);
+  g_test_add_func("/stitch/prologue/frame-at/frameless", test_frame_at_frameless);
+  g_test_add_func("/stitch/prologue/frame-at/framed", test_frame_at_framed);
   return g_test_run();
 }

@@ -1261,6 +1261,67 @@ static void test_frameless_jit(void) {
   sxs__unwind_cache_free(cache);
 }
 
+/* A frameless JIT leaf interrupted in its body (after its `push rax`): RBP is still its caller C's, so the
+ * frame-pointer step from the leaf goes to C's caller and C is lost; taught the frame at that instruction
+ * (sxs__unwind_cache_note_jit_at: the return address 8 bytes above sp), the walk steps the leaf by it and finds C.
+ * The instruction's rule is kept apart from a return address's at the same address, and a mark of "not known"
+ * changes nothing. */
+#define JIT_LEAF_IP ((uintptr_t)0x10007070)
+
+static void test_frameless_jit_leaf(void) {
+  uintptr_t stack[16] = {0};
+  stack[0] = 0x7f0000009abc; /* the leaf's pushed rax */
+  stack[1] = JIT_C_RA;       /* its return address into C */
+  stack[2] = 0x1234;         /* C's locals */
+  stack[4] = 0;              /* C's record: the end of the chain */
+  stack[5] = OSR_OUTER_RA;
+  SxsRegs regs = {.ip = JIT_LEAF_IP, .sp = (uintptr_t)&stack[0], .fp = (uintptr_t)&stack[4]};
+  SxsUnwindCache *cache = sxs__unwind_cache_new(8);
+  SxsNativeFrame frames[8];
+  int n = sxs__unwind_from_regs(&regs, true, false, (uintptr_t)stack, (uintptr_t)(stack + 16), osr_knows_code, stack,
+                                cache, frames, 8);
+  g_assert_cmpint(n, ==, 2);
+  g_assert_cmphex(frames[1].ip, ==, OSR_OUTER_RA);
+
+  /* "Not known": marked as looked at, and the frame-pointer step as before. */
+  bool known = true;
+  g_assert_false(sxs__unwind_cache_knows_at(cache, JIT_LEAF_IP, &known));
+  g_assert_true(sxs__unwind_cache_note_jit_at(cache, JIT_LEAF_IP, NULL));
+  g_assert_true(sxs__unwind_cache_knows_at(cache, JIT_LEAF_IP, &known));
+  g_assert_false(known);
+  n = sxs__unwind_from_regs(&regs, true, false, (uintptr_t)stack, (uintptr_t)(stack + 16), osr_knows_code, stack, cache,
+                            frames, 8);
+  g_assert_cmpint(n, ==, 2);
+
+  SxsUnwindCache *taught = sxs__unwind_cache_new(8);
+  SxsFrameAt body = {.kind = SXS_FRAME_AT_SP, .ra_offset = 8, .rbp_slot = 0};
+  g_assert_true(sxs__unwind_cache_note_jit_at(taught, JIT_LEAF_IP, &body));
+  g_assert_true(sxs__unwind_cache_knows_at(taught, JIT_LEAF_IP, &known));
+  g_assert_true(known);
+  g_assert_false(sxs__unwind_cache_knows(taught, JIT_LEAF_IP)); /* not a return address's rule */
+  n = sxs__unwind_from_regs(&regs, true, false, (uintptr_t)stack, (uintptr_t)(stack + 16), osr_knows_code, stack,
+                            taught, frames, 8);
+  g_assert_cmpint(n, ==, 3);
+  g_assert_cmphex(frames[1].ip, ==, JIT_C_RA);
+  g_assert_cmphex(frames[1].sp, ==, (uintptr_t)&stack[2]);
+  g_assert_cmphex(frames[2].ip, ==, OSR_OUTER_RA);
+  g_assert_cmphex(frames[2].sp, ==, (uintptr_t)&stack[6]);
+
+  /* The same address reached as a return address (not interrupted there) keeps the frame-pointer step. */
+  n = sxs__unwind_from_regs(&regs, false, false, (uintptr_t)stack, (uintptr_t)(stack + 16), osr_knows_code, stack,
+                            taught, frames, 8);
+  g_assert_cmpint(n, ==, 2);
+
+  /* The word the rule reads is no code: the frame-pointer step. */
+  stack[1] = 0x7f0000005678;
+  n = sxs__unwind_from_regs(&regs, true, false, (uintptr_t)stack, (uintptr_t)(stack + 16), osr_knows_code, stack,
+                            taught, frames, 8);
+  g_assert_cmpint(n, ==, 2);
+  g_assert_cmphex(frames[1].ip, ==, OSR_OUTER_RA);
+  sxs__unwind_cache_free(cache);
+  sxs__unwind_cache_free(taught);
+}
+
 static void test_remote(void) {
   Probe *p = probe_new(PROBE_BLOCK);
   int fds[2];
@@ -1326,6 +1387,7 @@ int main(int argc, char **argv) {
   g_test_add_func("/stitch/unwind/remote", test_remote);
   g_test_add_func("/stitch/unwind/osr", test_osr);
   g_test_add_func("/stitch/unwind/frameless-jit", test_frameless_jit);
+  g_test_add_func("/stitch/unwind/frameless-jit-leaf", test_frameless_jit_leaf);
   g_test_add_func("/stitch/unwind/benchmark", test_benchmark);
   return g_test_run();
 }
