@@ -162,11 +162,12 @@ int sxs__unwind_stack_bounds(uintptr_t *ret_lo, uintptr_t *ret_hi) {
  * the unit test puts the stack between inaccessible pages to prove it.
  * Context: any thread; async-signal-safe.
  */
-__attribute__((no_sanitize_address)) static inline bool fp_step(uintptr_t sp, uintptr_t fp, uintptr_t lo, uintptr_t hi,
-                                                                SxsNativeFrame *ret_frame, uintptr_t *ret_fp) {
+__attribute__((no_sanitize_address)) static inline bool fp_step_at(uintptr_t sp, uintptr_t fp, uintptr_t lo,
+                                                                   uintptr_t hi, intptr_t mem,
+                                                                   SxsNativeFrame *ret_frame, uintptr_t *ret_fp) {
   if ((fp & 7) != 0 || fp < sp || fp < lo || fp >= hi || hi - fp < 16)
     return false;
-  const uintptr_t *slot = (const uintptr_t *)fp;
+  const uintptr_t *slot = (const uintptr_t *)(fp + (uintptr_t)mem);
   uintptr_t ip = slot[1];
   if (ip == 0)
     return false;
@@ -174,6 +175,12 @@ __attribute__((no_sanitize_address)) static inline bool fp_step(uintptr_t sp, ui
   ret_frame->sp = fp + 16;
   *ret_fp = slot[0];
   return true;
+}
+
+/* fp_step reading the stack where it is (no copy). */
+static inline bool fp_step(uintptr_t sp, uintptr_t fp, uintptr_t lo, uintptr_t hi, SxsNativeFrame *ret_frame,
+                           uintptr_t *ret_fp) {
+  return fp_step_at(sp, fp, lo, hi, 0, ret_frame, ret_fp);
 }
 
 __attribute__((no_sanitize_address)) int sxs__unwind_fp(const SxsRegs *regs, uintptr_t stack_lo, uintptr_t stack_hi,
@@ -473,11 +480,11 @@ static bool rule_from_tables(const SxsEhFrame *eh, uintptr_t ip, bool exact, uin
 /* The caller of cur by a cached rule, with the checks of fp_step: every word read is aligned and inside [lo, hi),
  * the caller's sp is above cur's and at most hi, its ip not 0. */
 __attribute__((no_sanitize_address)) static bool rule_step(uint64_t rule, const SxsRegs *cur, uintptr_t lo,
-                                                           uintptr_t hi, SxsRegs *ret_next) {
+                                                           uintptr_t hi, intptr_t mem, SxsRegs *ret_next) {
   if ((rule & 3u) == RULE_FP) {
     SxsNativeFrame frame;
     uintptr_t fp;
-    if (!fp_step(cur->sp, cur->fp, lo, hi, &frame, &fp))
+    if (!fp_step_at(cur->sp, cur->fp, lo, hi, mem, &frame, &fp))
       return false;
     *ret_next = (SxsRegs){.ip = frame.ip, .sp = frame.sp, .fp = fp};
     return true;
@@ -486,13 +493,13 @@ __attribute__((no_sanitize_address)) static bool rule_step(uint64_t rule, const 
   uintptr_t cfa = cur->sp + k;
   if (cfa < cur->sp || cfa > hi || cur->sp < lo || ((cfa - 8) & 7) != 0)
     return false;
-  uintptr_t ip = *(const uintptr_t *)(cfa - 8);
+  uintptr_t ip = *(const uintptr_t *)(cfa - 8 + (uintptr_t)mem);
   uintptr_t fp = cur->fp;
   if (m != 0) {
     uintptr_t at = cfa - m;
     if ((at & 7) != 0 || at < cur->sp || at + 8 > hi)
       return false;
-    fp = *(const uintptr_t *)at;
+    fp = *(const uintptr_t *)(at + (uintptr_t)mem);
   }
   if (ip == 0)
     return false;
@@ -511,10 +518,10 @@ __attribute__((no_sanitize_address)) static bool rule_step(uint64_t rule, const 
  * result, so without this a walk waits for one memory read per native frame in turn; with it, the
  * reads overlap. Reads only stack words inside [lo, hi), as fp_step does. Context: as the walk. */
 __attribute__((no_sanitize_address)) static void prefetch_rules(const SxsUnwindCache *cache, const SxsRegs *cur,
-                                                                uintptr_t lo, uintptr_t hi) {
+                                                                uintptr_t lo, uintptr_t hi, intptr_t mem) {
   uintptr_t sp = cur->sp, fp = cur->fp;
   SxsNativeFrame frame;
-  for (int i = 0; i < PREFETCH_FRAMES && fp_step(sp, fp, lo, hi, &frame, &fp); i++) {
+  for (int i = 0; i < PREFETCH_FRAMES && fp_step_at(sp, fp, lo, hi, mem, &frame, &fp); i++) {
     sxs__ipmap_prefetch(cache->rules, frame.ip);
     sp = frame.sp;
   }
@@ -560,8 +567,9 @@ __attribute__((no_sanitize_address)) static void prefetch_rules(const SxsUnwindC
 #define OSR_SCAN_WORDS 512 /* the largest Tier-0 frame looked through, in words */
 
 __attribute__((no_sanitize_address)) static bool osr_tier0_frame(uintptr_t fp, uintptr_t next_fp, uintptr_t lo,
-                                                                 uintptr_t hi, SxsUnwindIsFpCode is_fp_code,
-                                                                 void *user_data, SxsNativeFrame *frame) {
+                                                                 uintptr_t hi, intptr_t mem,
+                                                                 SxsUnwindIsFpCode is_fp_code, void *user_data,
+                                                                 SxsNativeFrame *frame) {
   if (is_fp_code == NULL || next_fp <= fp + 16 || next_fp >= hi || (next_fp & 7) != 0 || fp < lo)
     return false;
   const SxsEhFrame *eh = NULL;
@@ -569,7 +577,7 @@ __attribute__((no_sanitize_address)) static bool osr_tier0_frame(uintptr_t fp, u
     return false;
   uintptr_t end = next_fp - fp > OSR_SCAN_WORDS * 8 ? fp + OSR_SCAN_WORDS * 8 : next_fp;
   for (uintptr_t at = fp + 16; at + 16 <= end; at += 8) {
-    const uintptr_t *slot = (const uintptr_t *)at;
+    const uintptr_t *slot = (const uintptr_t *)(at + (uintptr_t)mem);
     if (slot[0] != next_fp)
       continue;
     uintptr_t ip = slot[1];
@@ -582,11 +590,13 @@ __attribute__((no_sanitize_address)) static bool osr_tier0_frame(uintptr_t fp, u
   return false;
 }
 
+/* mem: what to add to a stack address to read its word (0: the stack itself; a copy's displacement: then nothing
+ * outside [lo, hi) is read, libunwind is not started, and no rule is learned from the copy's words). */
 static int walk_hybrid(unw_cursor_t *cursor, unw_context_t *context, const SxsRegs *start, uintptr_t lo, uintptr_t hi,
-                       SxsUnwindIsFpCode is_fp_code, void *user_data, SxsUnwindCache *cache, bool exact_first,
-                       bool allow_libunwind, SxsNativeFrame *frames, int max) {
+                       intptr_t mem, SxsUnwindIsFpCode is_fp_code, void *user_data, SxsUnwindCache *cache,
+                       bool exact_first, bool allow_libunwind, SxsNativeFrame *frames, int max) {
   SxsRegs cur, next;
-  allow_libunwind = allow_libunwind && unw_ready();
+  allow_libunwind = allow_libunwind && mem == 0 && unw_ready();
   if (start != NULL)
     cur = *start;
   else if (!cursor_regs(cursor, &cur, true))
@@ -596,7 +606,7 @@ static int walk_hybrid(unw_cursor_t *cursor, unw_context_t *context, const SxsRe
   if (cur.sp < lo || cur.sp > hi)
     return 1;
   if (cache != NULL)
-    prefetch_rules(cache, &cur, lo, hi);
+    prefetch_rules(cache, &cur, lo, hi, mem);
 
   /* Whether the cursor stands on cur (false after a step libunwind did not make, and from a start without one). */
   bool cursor_on_cur = start == NULL;
@@ -617,12 +627,12 @@ static int walk_hybrid(unw_cursor_t *cursor, unw_context_t *context, const SxsRe
         /* Learned from the module's own tables: kept only when it steps (a row that leads off the
          * stack is left to libunwind, which may know better). */
         bool end = (rule & 3u) == RULE_NONE;
-        stepped = !end && rule_step(rule, &cur, lo, hi, &next) && next.sp > cur.sp;
+        stepped = !end && rule_step(rule, &cur, lo, hi, mem, &next) && next.sp > cur.sp;
         cached = end || stepped;
         if (cached)
           cache_insert(cache, key, rule);
       } else if (cached && (rule & 3u) != RULE_NONE) {
-        stepped = rule_step(rule, &cur, lo, hi, &next) && next.sp > cur.sp;
+        stepped = rule_step(rule, &cur, lo, hi, mem, &next) && next.sp > cur.sp;
       }
       if (!stepped && allow_libunwind && !(cached && (rule & 3u) == RULE_NONE)) {
         if (!cursor_on_cur)
@@ -646,16 +656,17 @@ static int walk_hybrid(unw_cursor_t *cursor, unw_context_t *context, const SxsRe
     uint64_t jit_rule;
     if (!stepped && cache != NULL && is_fp_code != NULL &&
         cache_lookup(cache, cur_exact ? cur.ip | CACHE_EXACT_KEY : cur.ip, &jit_rule) && (jit_rule & 3u) == RULE_SP)
-      stepped = rule_step(jit_rule, &cur, lo, hi, &next) && next.sp > cur.sp && is_fp_code(next.ip, user_data, NULL);
+      stepped =
+          rule_step(jit_rule, &cur, lo, hi, mem, &next) && next.sp > cur.sp && is_fp_code(next.ip, user_data, NULL);
     if (!stepped) {
       SxsNativeFrame frame;
       uintptr_t fp;
-      if (!fp_step(cur.sp, cur.fp, lo, hi, &frame, &fp))
+      if (!fp_step_at(cur.sp, cur.fp, lo, hi, mem, &frame, &fp))
         break;
       /* From JIT code: an OSR frame's step lands on its Tier-0 frame's patchpoint (above). */
       const SxsEhFrame *cur_eh = NULL;
       if (is_fp_code != NULL && is_fp_code(cur.ip, user_data, &cur_eh))
-        osr_tier0_frame(cur.fp, fp, lo, hi, is_fp_code, user_data, &frame);
+        osr_tier0_frame(cur.fp, fp, lo, hi, mem, is_fp_code, user_data, &frame);
       next.ip = frame.ip;
       next.sp = frame.sp;
       next.fp = fp;
@@ -721,7 +732,7 @@ __attribute__((noinline)) int sxs__unwind_hybrid(const void *ucontext_or_null, u
   unw_cursor_t cursor;
   int r = init_cursor(&cursor, &context, ucontext_or_null);
   int n = r < 0 ? -EFAULT
-                : walk_hybrid(&cursor, &context, NULL, stack_lo, stack_hi, is_fp_code, user_data, NULL,
+                : walk_hybrid(&cursor, &context, NULL, stack_lo, stack_hi, 0, is_fp_code, user_data, NULL,
                               ucontext_or_null != NULL, true, frames, max);
   errno = saved_errno;
   busy_leave();
@@ -750,12 +761,12 @@ __attribute__((noinline)) int sxs__unwind_cached(const void *ucontext_or_null, u
   if (ucontext_or_null == NULL && fp_step(own.sp, own.fp, stack_lo, stack_hi, &caller, &start.fp)) {
     start.ip = caller.ip;
     start.sp = caller.sp;
-    n = walk_hybrid(&cursor, &context, &start, stack_lo, stack_hi, is_fp_code, user_data, cache, false, true, frames,
+    n = walk_hybrid(&cursor, &context, &start, stack_lo, stack_hi, 0, is_fp_code, user_data, cache, false, true, frames,
                     max);
   } else {
     n = init_cursor(&cursor, &context, ucontext_or_null) < 0
             ? -EFAULT
-            : walk_hybrid(&cursor, &context, NULL, stack_lo, stack_hi, is_fp_code, user_data, cache,
+            : walk_hybrid(&cursor, &context, NULL, stack_lo, stack_hi, 0, is_fp_code, user_data, cache,
                           ucontext_or_null != NULL, true, frames, max);
   }
   errno = saved_errno;
@@ -776,11 +787,24 @@ __attribute__((noinline)) int sxs__unwind_from_regs(const SxsRegs *regs, bool ex
   int saved_errno = errno;
   unw_context_t context;
   unw_cursor_t cursor;
-  int n = walk_hybrid(&cursor, &context, regs, stack_lo, stack_hi, is_fp_code, user_data, cache, exact, allow_libunwind,
-                      frames, max);
+  int n = walk_hybrid(&cursor, &context, regs, stack_lo, stack_hi, 0, is_fp_code, user_data, cache, exact,
+                      allow_libunwind, frames, max);
   errno = saved_errno;
   busy_leave();
   return n;
+}
+
+int sxs__unwind_from_copy(const SxsRegs *regs, bool exact, uintptr_t copy_lo, const void *copy, size_t copy_len,
+                          SxsUnwindIsFpCode is_fp_code, void *user_data, SxsUnwindCache *cache, SxsNativeFrame *frames,
+                          int max) {
+  if (regs == NULL || copy == NULL || max < 0 || (max > 0 && frames == NULL) || copy_len < 16 ||
+      ((uintptr_t)copy & 7) != 0 || (copy_lo & 7) != 0 || copy_lo + copy_len < copy_lo)
+    return -EINVAL;
+  if (max == 0)
+    return 0;
+  intptr_t mem = (intptr_t)((uintptr_t)copy - copy_lo);
+  return walk_hybrid(NULL, NULL, regs, copy_lo, copy_lo + copy_len, mem, is_fp_code, user_data, cache, exact, false,
+                     frames, max);
 }
 
 /*
@@ -894,23 +918,32 @@ int sxs__unwind_remote(const SxsRegs *regs, uintptr_t stack_lo, uintptr_t stack_
       if (have_rule && (rule & 3u) == RULE_NONE)
         break; /* the thread's outermost frame */
     }
+    /* JIT code: the frame the owner of the cache taught for it (a frameless method's, as the walk on the stack uses
+     * it), followed only when the word it reads is code. */
+    bool jit_rule = false;
+    if (fp_code && cache != NULL && cache_lookup(cache, exact ? cur.ip | CACHE_EXACT_KEY : cur.ip, &rule) &&
+        (rule & 3u) == RULE_SP)
+      have_rule = jit_rule = true;
     SxsRegs next;
-    bool next_fp_known;
-    uintptr_t ip;
+    bool next_fp_known = false, stepped = false;
+    uintptr_t ip = 0;
     if (have_rule && (rule & 3u) == RULE_SP) {
       uintptr_t k = (uintptr_t)((rule >> 2) & 0xFFFFFFFFu), m = (uintptr_t)((rule >> 34) & 0xFFFFu);
       uintptr_t cfa = cur.sp + k;
-      if (cfa < cur.sp || !remote_word(mem, stack_lo, stack_hi, cfa - 8, &ip))
-        break;
+      stepped = cfa >= cur.sp && remote_word(mem, stack_lo, stack_hi, cfa - 8, &ip);
       next.sp = cfa;
       next.fp = cur.fp;
       next_fp_known = fp_known;
-      if (m != 0) {
-        if (cfa - m < cur.sp || !remote_word(mem, stack_lo, stack_hi, cfa - m, &next.fp))
-          break;
+      if (stepped && m != 0) {
+        stepped = cfa - m >= cur.sp && remote_word(mem, stack_lo, stack_hi, cfa - m, &next.fp);
         next_fp_known = true;
       }
-    } else {
+      if (stepped && jit_rule && !mem->is_code(ip, mem->data))
+        stepped = false;
+      if (!stepped && !jit_rule)
+        break;
+    }
+    if (!stepped) {
       /* A frame-pointer step: JIT code, a frame-pointer rule, or native code without tables. */
       if (!fp_known && !remote_find_fp(mem, stack_lo, stack_hi, cur.sp, &cur.fp))
         break;
@@ -920,6 +953,20 @@ int sxs__unwind_remote(const SxsRegs *regs, uintptr_t stack_lo, uintptr_t stack_
         break;
       next.sp = cur.fp + 16;
       next_fp_known = true;
+      /* From JIT code: an OSR frame's step lands on its Tier-0 frame's patchpoint (osr_tier0_frame), looked for in a
+       * copy of the words between the two frame records. */
+      if (fp_code && next.fp > cur.fp + 16 && next.fp < stack_hi) {
+        uintptr_t from = cur.fp + 16, end = MIN(next.fp, cur.fp + OSR_SCAN_WORDS * 8);
+        uintptr_t words[OSR_SCAN_WORDS];
+        if (end - from >= 16 && mem->read(from, words, end - from, mem->data)) {
+          SxsNativeFrame frame = {.ip = ip, .sp = next.sp};
+          if (osr_tier0_frame(cur.fp, next.fp, stack_lo, stack_hi, (intptr_t)((uintptr_t)words - from), is_fp_code,
+                              user_data, &frame)) {
+            ip = frame.ip;
+            next.sp = frame.sp;
+          }
+        }
+      }
     }
     if (ip == 0 || next.sp <= cur.sp || next.sp > stack_hi)
       break;

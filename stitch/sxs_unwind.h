@@ -234,6 +234,19 @@ int sxs__unwind_from_regs(const SxsRegs *regs, bool exact, bool allow_libunwind,
                           SxsUnwindIsFpCode is_fp_code, void *user_data, SxsUnwindCache *cache, SxsNativeFrame *frames,
                           int max);
 
+/*
+ * sxs__unwind_from_regs() over a copy of the stack instead of the stack: copy[0, copy_len) holds the words that were
+ * at [copy_lo, copy_lo + copy_len) when regs were taken (a signal handler copied them), and the walk reads only
+ * those (a frame whose step needs a word beyond them ends it). Frames, sps and RBPs are the stack's addresses, as
+ * the walk on the stack would give them. Frame-pointer steps, the cache's rules (those learned since the copy was
+ * made included) and module unwind tables; never libunwind. So a walk made before the rules it needed were learned
+ * can be made again with them. copy and copy_lo 8-aligned, copy_len at least 16. Returns the frames written, or
+ * -EINVAL. Context: any thread; no allocation.
+ */
+int sxs__unwind_from_copy(const SxsRegs *regs, bool exact, uintptr_t copy_lo, const void *copy, size_t copy_len,
+                          SxsUnwindIsFpCode is_fp_code, void *user_data, SxsUnwindCache *cache, SxsNativeFrame *frames,
+                          int max);
+
 /* Another thread's memory, for a walk made from outside it (sxs__unwind_remote): that thread may run on, or end and
  * its stack go away, at any time, so nothing is read directly. read copies size bytes at addr into buf, false when
  * they cannot be read (never a fault); is_code says whether addr lies in executable memory. */

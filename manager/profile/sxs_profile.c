@@ -625,6 +625,8 @@ static void render_samples(SxsJsonWriter *w, const FrameTable *t, const SxsSampl
   sxs__json_member_uint(w, "resolve_ns", sm->resolve_ns);
   sxs__json_member_uint(w, "suspensions", sm->suspensions);
   sxs__json_member_uint(w, "walks_reused", sm->walks_reused);
+  if (sm->walks_redone > 0) /* written only when some were, so that a profile saved before it reads back the same */
+    sxs__json_member_uint(w, "walks_redone", sm->walks_redone);
   render_count_table(w, "dropped", sm->dropped);
   SxsSamplesQuality q;
   sxs__samples_quality(sm, &q);
@@ -1183,6 +1185,7 @@ void sxs__profile_model_merge(SxsProfileModel *into, SxsProfileModel *from) {
   a->resolve_ns = sxs__saturating_add(a->resolve_ns, b->resolve_ns, SXS_PROFILE_MAX_NS);
   a->suspensions = sxs__saturating_add(a->suspensions, b->suspensions, SXS_PROFILE_MAX_COUNT);
   a->walks_reused = sxs__saturating_add(a->walks_reused, b->walks_reused, SXS_PROFILE_MAX_COUNT);
+  a->walks_redone = sxs__saturating_add(a->walks_redone, b->walks_redone, SXS_PROFILE_MAX_COUNT);
   add_count_table(a->dropped, b->dropped);
   for (guint i = 0; i < b->thread_rates->len; i++)
     g_ptr_array_add(a->thread_rates, sxs__thread_rate_model_copy(b->thread_rates->pdata[i]));

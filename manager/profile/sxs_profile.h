@@ -325,6 +325,7 @@ typedef struct {
   guint64 resolve_ns;                                     /* time classifying and recording captured stacks, summed */
   guint64 suspensions;                                    /* suspend walker: times the runtimes were suspended */
   guint64 walks_reused;        /* suspend walker: samples that reused their thread's last walk */
+  guint64 walks_redone;        /* captures walked again from their stack copy once their code was read */
   guint64 frames;              /* frames captured */
   GHashTable *dropped;         /* reason -> guint64*; owned */
   GPtrArray *stacks;           /* SxsStackModel*, per thread, by count; owned */

@@ -1008,6 +1008,8 @@ static void read_samples(SxsJsonReader *r, const GArray *table, SxsSamplesModel 
       read_count(r, &sm->suspensions);
     else if (key_is(key, "walks_reused"))
       read_count(r, &sm->walks_reused);
+    else if (key_is(key, "walks_redone"))
+      read_count(r, &sm->walks_redone);
     else if (key_is(key, "dropped"))
       read_count_table(r, sm->dropped);
     else if (key_is(key, "stacks"))

@@ -168,6 +168,16 @@ guint64 sxs__sampler_rescan_every(void) {
   return SAMPLER_RESCAN_NS;
 }
 
+SxsModmapCursor sxs__sampler_cursor(const SxsWalkResources *res) {
+  SxsModmapCursor cursor = {.map = res->map};
+  if (sampler.stacks != NULL) {
+    cursor.code =
+        (const uintptr_t(*)[2])(const void *)(sampler.stacks->ranges + sampler.stacks->n + sampler.stacks->n_code);
+    cursor.n_code = sampler.stacks->n_exec;
+  }
+  return cursor;
+}
+
 /* The threads' stacks from /proc/self/maps; and into code, the executable mappings ([lo, hi)
  * pairs, in address order). Context: the sampler thread. */
 static StackRanges *read_stack_ranges(GArray *code) {
@@ -221,11 +231,13 @@ static StackRanges *read_stack_ranges(GArray *code) {
     prev_guard_end = perms[0] == '-' && perms[1] == '-' && perms[2] == '-' ? hi : 0;
     line = next;
   }
-  StackRanges *s = g_malloc(sizeof *s + (ranges->len + ro_code->len) * sizeof s->ranges[0]);
+  StackRanges *s = g_malloc(sizeof *s + (ranges->len + ro_code->len + code->len) * sizeof s->ranges[0]);
   s->n = ranges->len;
   s->n_code = ro_code->len;
+  s->n_exec = code->len;
   memcpy(s->ranges, ranges->data, ranges->len * sizeof s->ranges[0]);
   memcpy(s->ranges + s->n, ro_code->data, ro_code->len * sizeof s->ranges[0]);
+  memcpy(s->ranges + s->n + s->n_code, code->data, code->len * sizeof s->ranges[0]);
   return s;
 }
 
@@ -878,13 +890,62 @@ static void note_unknown_code(const SxsNativeFrame *native, const SxsStackFrame 
   }
 }
 
+/* How many times a capture's copy is walked again, each after the code its last walk met was read. */
+#define SAMPLER_REWALK_ROUNDS 4
+
+/* The walk of `from`'s stack copy made again with what the step cache knows now, joined to frames (native, n) where
+ * the two meet (same return address at the same sp), into out; its length, or 0 when it does not meet them (then
+ * frames stand). From the leaf, or, when no rule is known for the leaf's instruction and the handler took the word
+ * at its sp for its return address (frames[1] 8 bytes above it), from that caller. Context: the sampler thread. */
+static guint rewalk_copy(const SxsWalkResources *res, const Capture *from, const SxsNativeFrame *native, guint n,
+                         SxsNativeFrame *out) {
+  SxsModmapCursor cursor = sxs__sampler_cursor(res);
+  bool leaf_known = false;
+  sxs__unwind_cache_knows_at(res->steps, native[0].ip, &leaf_known);
+  guint first = !leaf_known && n >= 2 && native[1].sp == native[0].sp + 8 ? 1 : 0;
+  SxsRegs regs = {.ip = native[first].ip, .sp = native[first].sp, .fp = from->fp};
+  static SxsNativeFrame walked[SAMPLER_MAX_FRAMES];
+  int k = sxs__unwind_from_copy(&regs, first == 0, native[0].sp, from->copy, from->copy_len, sxs__stitch_is_fp_code,
+                                &cursor, res->steps, walked, SAMPLER_MAX_FRAMES - (int)first);
+  for (int j = 1; j < k; j++)
+    for (guint i = first + 1; i < n; i++)
+      if (native[i].ip == walked[j].ip && native[i].sp == walked[j].sp) {
+        guint len = MIN(first + (guint)j + (n - i), (guint)SAMPLER_MAX_FRAMES);
+        if (first)
+          out[0] = native[0];
+        memcpy(out + first, walked, (size_t)j * sizeof out[0]);
+        memcpy(out + first + j, native + i, (size_t)(len - first - (guint)j) * sizeof out[0]);
+        return len;
+      }
+  return 0;
+}
+
 void sxs__sampler_record_capture(SampledThread *t, const SxsWalkResources *res, const SxsNativeFrame *native, guint n,
-                                 guint64 weight, const SxsStitchTarget *targets, const SxsStitchRuntime *runtimes,
-                                 guint n_targets) {
+                                 const Capture *from, guint64 weight, const SxsStitchTarget *targets,
+                                 const SxsStitchRuntime *runtimes, guint n_targets) {
   static SxsStackFrame classified[SAMPLER_MAX_FRAMES];
+  static SxsNativeFrame again[2][SAMPLER_MAX_FRAMES];
   guint64 t0 = sxs__sampler_now_ns(CLOCK_MONOTONIC);
   SxsStitchReport report = {0};
   guint m = sxs__stitch_classify(runtimes, n_targets, res, native, n, TRUE, classified, NULL, &report);
+  /* A walk that guessed at code not read yet (sxs_sampler_hot.c, "A walk made again"): the code it met is read, and
+   * the copy walked again, until a walk meets nothing new. */
+  if (from != NULL && from->copy_len >= 16 && res->steps != NULL && n > 0) {
+    for (guint round = 0; round < SAMPLER_REWALK_ROUNDS; round++) {
+      learn_jit_frames(res, native, classified, m, targets, n_targets);
+      learn_leaf_frame(res, native, classified, m, targets, n_targets);
+      SxsNativeFrame *out = again[round & 1];
+      guint len = rewalk_copy(res, from, native, n, out);
+      if (len == 0 || (len == n && memcmp(out, native, n * sizeof out[0]) == 0))
+        break;
+      native = out;
+      n = len;
+      memset(&report, 0, sizeof report);
+      m = sxs__stitch_classify(runtimes, n_targets, res, native, n, TRUE, classified, NULL, &report);
+      if (round == 0)
+        sampler.walks_redone++;
+    }
+  }
   sxs__sampler_add_sample_of(t, res, classified, m, weight, targets, n_targets);
   learn_jit_frames(res, native, classified, m, targets, n_targets);
   learn_leaf_frame(res, native, classified, m, targets, n_targets);
@@ -1192,6 +1253,7 @@ void sxs__sampler_fill(SxsProfileModel *m) {
   s->resolve_ns = sampler.resolve_ns;
   s->suspensions = sampler.suspensions;
   s->walks_reused = sampler.walks_reused;
+  s->walks_redone = sampler.walks_redone;
   s->frames = sampler.frames;
   GHashTableIter it;
   gpointer key, value;

@@ -199,7 +199,7 @@ guint sxs__sampler_cpu_tick(const SxsWalkResources *res, const SxsStitchTarget *
         if (!use_suspend) {
           sampler.sample_at_ns = c->out.at_ns;
           sampler.sample_token = c->out.token;
-          sxs__sampler_record_capture(t, res, c->out.frames, (guint)n, weight, targets, runtimes, n_targets);
+          sxs__sampler_record_capture(t, res, c->out.frames, (guint)n, &c->out, weight, targets, runtimes, n_targets);
           sampler.sample_at_ns = 0;
           sampler.sample_token = 0;
         } else {

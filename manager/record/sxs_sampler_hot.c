@@ -103,6 +103,46 @@ static int leaf_return_address(const SxsRegs *regs, const CaptureInputs *in, Sxs
   return keep + 1;
 }
 
+/*
+ * A walk made again
+ * -----------------
+ *
+ * A JIT frame is stepped by what the sampler has learned of its code: the frame at an interrupted instruction, the
+ * frame at a return address (sxs_sampler.c). Code the sampler has not read yet (a method's new tier, an OSR version, a
+ * dynamic method) is stepped by its frame pointer, a guess that skips a caller when the method keeps none: the first
+ * captures through each new code version were walked wrong. So when the walk stepped such a frame near the leaf, the
+ * handler copies the stack from the leaf's sp up (SAMPLER_COPY_BYTES, where the frames a guess can skip lie) with
+ * the interrupted RBP, and the sampler, once it has read the code those frames are in, walks the copy again
+ * (sxs__unwind_from_copy) and joins the new walk to the first where they meet. Only the first frames a copy holds
+ * are checked, and a walk whose JIT frames were all known copies nothing. Context: the signal handler;
+ * async-signal-safe.
+ */
+static bool walk_guessed(const SxsNativeFrame *frames, int n, const CaptureInputs *in, SxsModmapCursor *cursor) {
+  uintptr_t end = frames[0].sp + SAMPLER_COPY_BYTES;
+  for (int i = 0; i < n && frames[i].sp < end; i++) {
+    const SxsEhFrame *eh = NULL;
+    uintptr_t ip = frames[i].ip;
+    if (!sxs__stitch_is_fp_code(ip, cursor, &eh) || !sxs__stitch_is_fp_code(ip, cursor, NULL))
+      continue; /* a module's code (stepped by its tables), or no code at all */
+    if (i == 0 ? !sxs__unwind_cache_knows_at(in->steps, ip, NULL) : !sxs__unwind_cache_knows(in->steps, ip))
+      return true;
+  }
+  return false;
+}
+
+/* Copies the stack words [sp, sp + out->copy's size) that lie below hi into out. Not instrumented by
+ * AddressSanitizer: it reads other frames' words, as the walk does. Context: the signal handler. */
+__attribute__((no_sanitize_address)) static void copy_stack(uintptr_t sp, uintptr_t hi, Capture *out) {
+  size_t words = 0;
+  if ((sp & 7) == 0 && sp < hi) {
+    size_t most = MIN((size_t)(hi - sp) / sizeof(uintptr_t), G_N_ELEMENTS(out->copy));
+    const volatile uintptr_t *from = (const volatile uintptr_t *)sp;
+    for (; words < most; words++)
+      out->copy[words] = from[words];
+  }
+  out->copy_len = (guint32)(words * sizeof(uintptr_t));
+}
+
 /* The lock-taking code of the loader's lock: pthread_mutex_lock and pthread_mutex_unlock of libc
  * (the loader's recursive lock goes through them), found at start (hot.lock_code). A thread interrupted between
  * taking that lock and recording itself as its owner (or between forgetting the owner and letting
@@ -125,7 +165,7 @@ static void capture_in_handler(pid_t tid, const void *uc, const CaptureInputs *i
   guint64 t0 = sxs__sampler_now_ns(CLOCK_MONOTONIC);
   SxsRegs regs;
   sxs__regs_from_ucontext(&regs, uc);
-  uintptr_t lo, hi;
+  uintptr_t lo = 0, hi = 0;
   int n = -ERANGE;
   /* libunwind reads unwind tables through dl_iterate_phdr, which takes the loader's lock:
    * a thread interrupted inside the loader or libc (where that lock is taken and released)
@@ -133,14 +173,22 @@ static void capture_in_handler(pid_t tid, const void *uc, const CaptureInputs *i
   bool allow_libunwind = may_start_libunwind(in->map, in->loader, regs.ip);
   SxsModmapCursor cursor = {.map = in->map};
   if (in->stacks) {
-    cursor.code = (const uintptr_t(*)[2])(const void *)(in->stacks->ranges + in->stacks->n);
-    cursor.n_code = in->stacks->n_code;
+    /* The walk's question "is this code?" (a learned frame's return address, an OSR frame's Tier-0 record) is asked
+     * of every executable mapping: where a runtime maps its code writable, its rules are followed too. The leaf's
+     * own check below (a word at rsp that no rule says is a return address) keeps to code that is not writable. */
+    cursor.code = (const uintptr_t(*)[2])(const void *)(in->stacks->ranges + in->stacks->n + in->stacks->n_code);
+    cursor.n_code = in->stacks->n_exec;
   }
   if (sxs__sampler_find_stack(in->stacks, regs.sp, &lo, &hi)) {
     n = sxs__unwind_from_regs(&regs, true, allow_libunwind, lo, hi, sxs__stitch_is_fp_code, &cursor, in->steps,
                               out->frames, SAMPLER_MAX_FRAMES);
     if (n > 0)
       n = leaf_return_address(&regs, in, &cursor, lo, hi, allow_libunwind, out->frames, n);
+  }
+  out->copy_len = 0;
+  if (n > 0 && in->steps != NULL && walk_guessed(out->frames, n, in, &cursor)) {
+    out->fp = regs.fp;
+    copy_stack(regs.sp, hi, out);
   }
   out->n = n;
   out->at_ns = t0;

@@ -32,10 +32,13 @@ enum { SLOT_IDLE, SLOT_REQUESTED, SLOT_RUNNING, SLOT_DONE };
 
 /* The threads' stacks, sorted: a thread's stack is the one holding its sp; then (ranges[n], n_code
  * of them) the executable mappings that are not writable, sorted: code a return address can point
- * into, and no heap or stack value can. */
+ * into, and no heap or stack value can; then (ranges[n + n_code], n_exec of them) every executable
+ * mapping, writable or not, sorted: where a runtime that maps its code writable (before .NET 7) has
+ * it, which a learned frame's return address is checked against. */
 typedef struct {
   guint n;
   guint n_code;
+  guint n_exec;
   struct {
     uintptr_t lo, hi;
   } ranges[];
@@ -49,13 +52,19 @@ typedef struct {
   const StackRanges *stacks;
 } CaptureInputs;
 
+/* The stack the handler copies when its walk stepped JIT code by a guess (sxs_sampler_hot.c, "A walk made again"). */
+#define SAMPLER_COPY_BYTES 1024
+
 /* What one capture gives, written by the handler before it stores DONE. */
 typedef struct {
   int n;              /* frames written, or -errno */
   guint64 at_ns;      /* when it began (CLOCK_MONOTONIC) */
   guint64 capture_ns; /* how long it took */
   guint32 token;      /* the request the thread worked for (sxs__activity_tid_token), 0: none */
+  guint32 copy_len;   /* bytes of the stack from frames[0].sp held in copy (0: none) */
+  uintptr_t fp;       /* the interrupted frame's RBP, with a copy */
   SxsNativeFrame frames[SAMPLER_MAX_FRAMES];
+  uintptr_t copy[SAMPLER_COPY_BYTES / sizeof(uintptr_t)];
 } Capture;
 
 /* The sampler's request to one thread. The sampler fills the inputs before it signals; the handler

@@ -98,6 +98,7 @@ typedef struct {
   guint64 ticks, taken, weight, capture_ns, resolve_ns, frames;
   guint64 suspensions, walks_reused; /* suspend walker: times the runtimes were suspended; samples that
                                       * reused a thread's last walk instead */
+  guint64 walks_redone;              /* captures whose stack copy, walked again, gave other frames */
   guint64 sample_at_ns;              /* when the capture being counted was made (CLOCK_MONOTONIC), 0: now; the
                                       * sampler thread sets it around sxs__sampler_record_capture */
   guint32 sample_token;              /* ... and the request its thread worked for then (sxs_activity), 0: none known */
@@ -236,6 +237,8 @@ void sxs__sampler_rescan(void);
 /* How long until the next rescan: SAMPLER_RESCAN_NS, or less while captures wait for the mappings to be read
  * again (a new thread's stack: SAMPLER_MAPS_MISSING_NS; code a runtime claims: as soon as the reads' cost allows). */
 guint64 sxs__sampler_rescan_every(void);
+/* A cursor over res's module map and the executable mappings read last, for walks made on the sampler thread. */
+SxsModmapCursor sxs__sampler_cursor(const SxsWalkResources *res);
 gboolean sxs__sampler_request_send(guint index, SampledThread *t, const CaptureInputs *in);
 Poll sxs__sampler_request_poll(guint index, SampledThread *t, guint64 sent_ns, guint64 wait_ns, int *ret_n);
 void sxs__sampler_capture_batch(SampledThread *const *threads, guint n, const SxsWalkResources *res, int *ret_n,
@@ -247,9 +250,11 @@ void sxs__sampler_add_sample_of(SampledThread *t, const SxsWalkResources *res, c
                                 guint64 weight, const SxsStitchTarget *targets, guint n_targets);
 void sxs__sampler_repeat_last(SampledThread *t, const SxsWalkResources *res, guint64 weight,
                               const SxsStitchTarget *targets, guint n_targets);
+/* Classifies and counts a capture's frames (native, n); from: the handler's capture they are of, whose copy of the
+ * stack (if any) is walked again once the code in it is read (NULL: frames from elsewhere). */
 void sxs__sampler_record_capture(SampledThread *t, const SxsWalkResources *res, const SxsNativeFrame *native, guint n,
-                                 guint64 weight, const SxsStitchTarget *targets, const SxsStitchRuntime *runtimes,
-                                 guint n_targets);
+                                 const Capture *from, guint64 weight, const SxsStitchTarget *targets,
+                                 const SxsStitchRuntime *runtimes, guint n_targets);
 gboolean sxs__sampler_thread_is_destroyed(int runtime_id, uint64_t thread_id);
 void sxs__sampler_tick(guint64 period_ns);
 void sxs__sampler_set_off(const char *why);

@@ -160,7 +160,7 @@ static gboolean sample_blocked(SampledThread *t, const SxsRegs *regs, guint64 we
   }
   RemotePages *pages = remote_pages();
   guint64 t0 = sxs__sampler_now_ns(CLOCK_MONOTONIC);
-  SxsModmapCursor cursor = {.map = res->map};
+  SxsModmapCursor cursor = sxs__sampler_cursor(res);
   const SxsUnwindMemory mem = {.read = remote_read, .is_code = remote_is_code, .data = pages};
   int n =
       sxs__unwind_remote(regs, lo, hi, sxs__stitch_is_fp_code, &cursor, res->steps, &mem, frames, SAMPLER_MAX_FRAMES);
@@ -179,7 +179,7 @@ static gboolean sample_blocked(SampledThread *t, const SxsRegs *regs, guint64 we
   if (same)
     sxs__sampler_repeat_last(t, res, weight, targets, n_targets);
   else
-    sxs__sampler_record_capture(t, res, frames, (guint)n, weight, targets, runtimes, n_targets);
+    sxs__sampler_record_capture(t, res, frames, (guint)n, NULL, weight, targets, runtimes, n_targets);
   return TRUE;
 }
 
@@ -324,8 +324,8 @@ void sxs__sampler_wall_requests_collect(guint64 period_ns, const SxsStitchTarget
     if (p == POLL_DONE && got > 0) {
       sampler.sample_at_ns = hot.slots[i].out.at_ns;
       sampler.sample_token = hot.slots[i].out.token;
-      sxs__sampler_record_capture(t, &r->res, hot.slots[i].out.frames, (guint)got, r->weight, targets, runtimes,
-                                  n_targets);
+      sxs__sampler_record_capture(t, &r->res, hot.slots[i].out.frames, (guint)got, &hot.slots[i].out, r->weight,
+                                  targets, runtimes, n_targets);
       sampler.sample_at_ns = 0;
       sampler.sample_token = 0;
     } else {

@@ -432,7 +432,8 @@ gboolean sxs__walker_suspend_prepare_timer_sample(SuspendedSample *s, const SxsW
   s->learn_only = FALSE;
   if (walk_reuse_matches(s, res, now))
     return TRUE;
-  sxs__sampler_record_capture(s->thread, res, s->native, (guint)s->n_native, s->weight, targets, runtimes, n_targets);
+  sxs__sampler_record_capture(s->thread, res, s->native, (guint)s->n_native, NULL, s->weight, targets, runtimes,
+                              n_targets);
   gboolean abandoned = FALSE;
   s->n_native = sampler.stop ? 0 : sxs__sampler_capture(s->thread, res, &abandoned);
   if (abandoned) {

@@ -196,6 +196,7 @@ static SxsProfileModel *full_model(void) {
   sm->capture_ns_p99 = 12;
   sm->suspensions = 21;
   sm->walks_reused = 19;
+  sm->walks_redone = 17;
   sm->resolve_ns = 31;
   sm->frames = 32;
   add_count(sm->dropped, "buffer full", 4);
