@@ -556,9 +556,9 @@ __attribute__((no_sanitize_address)) static void prefetch_rules(const SxsUnwindC
  *
  * osr_tier0_frame() recognises the layout after a frame-pointer step from JIT code to JIT code: a slot T between
  * the step's frame and V holding V and followed by an address of code is the Tier-0 frame, and its return address
- * replaces the patchpoint's. "Code" is asked of is_fp_code with no ret_eh: an address in a mapping that is
- * executable and not writable (W^X, the default since .NET 7, and OSR came with .NET 7), so that a heap or
- * stack value is never taken for one; a walk that does not know the mappings does not look. The patchpoint must be
+ * replaces the patchpoint's. "Code" is asked of is_fp_code with no ret_eh: an address in an executable mapping
+ * (the sampler's walks know them; JIT code is mapped W^X since .NET 7, and OSR came with .NET 7), so that a heap
+ * or stack value is not taken for one; a walk that does not know the mappings does not look. The patchpoint must be
  * JIT code (in no module); the return address may be any code: a thread's first method is called from the
  * runtime's native code (.NET 8 starts threads through libcoreclr). In an ordinary frame the words between a callee's frame and the caller's saved rbp are
  * the caller's locals, where its own frame pointer's value with a code address above it does not occur.

@@ -893,28 +893,77 @@ static void note_unknown_code(const SxsNativeFrame *native, const SxsStackFrame 
 /* How many times a capture's copy is walked again, each after the code its last walk met was read. */
 #define SAMPLER_REWALK_ROUNDS 4
 
-/* The walk of `from`'s stack copy made again with what the step cache knows now, joined to frames (native, n) where
- * the two meet (same return address at the same sp), into out; its length, or 0 when it does not meet them (then
- * frames stand). From the leaf, or, when no rule is known for the leaf's instruction and the handler took the word
- * at its sp for its return address (frames[1] 8 bytes above it), from that caller. Context: the sampler thread. */
-static guint rewalk_copy(const SxsWalkResources *res, const Capture *from, const SxsNativeFrame *native, guint n,
+/* Where the walk of `from`'s stack copy is made again from (*ret_regs, frame *ret_start of native): the frame the
+ * copy starts at, the leaf with its interrupted RBP (or, when no rule is known for the leaf's instruction and the
+ * handler took the word at its sp for its return address, frames[1] 8 bytes above it, from that caller), or a frame
+ * stepped by its frame pointer, whose RBP is the record just below the next frame (checked in the copy). FALSE when
+ * there is none. Taken from the first walk, once the code it met was read. Context: the sampler thread. */
+static gboolean rewalk_start(const SxsWalkResources *res, const Capture *from, const SxsNativeFrame *native, guint n,
+                             SxsRegs *ret_regs, guint *ret_start) {
+  guint at = from->copy_from;
+  if (at >= n)
+    return FALSE;
+  uintptr_t base = native[at].sp;
+  if (at == 0) {
+    bool leaf_known = false;
+    sxs__unwind_cache_knows_at(res->steps, native[0].ip, &leaf_known);
+    *ret_start = !leaf_known && n >= 2 && native[1].sp == native[0].sp + 8 ? 1 : 0;
+    *ret_regs = (SxsRegs){.ip = native[*ret_start].ip, .sp = native[*ret_start].sp, .fp = from->fp};
+    return TRUE;
+  }
+  if (at + 1 >= n)
+    return FALSE;
+  uintptr_t fp = native[at + 1].sp - 16;
+  if (fp < base || fp + 16 > base + from->copy_len ||
+      from->copy[(fp + 8 - base) / sizeof(uintptr_t)] != native[at + 1].ip)
+    return FALSE;
+  *ret_start = at;
+  *ret_regs = (SxsRegs){.ip = native[at].ip, .sp = native[at].sp, .fp = fp};
+  return TRUE;
+}
+
+/* The walk of `from`'s stack copy made again from regs (frame start) with what the step cache knows now, joined to
+ * frames (native, n) where the two meet (same return address at the same sp), into out: the frames before start,
+ * the new walk's, then native's from where they met. Its length, or 0 when it does not meet them (then frames
+ * stand). Context: the sampler thread. */
+typedef struct {
+  SxsModmapCursor cursor;
+  const SxsWalkResources *res;
+  const SxsStitchRuntime *runtimes;
+  guint n_runtimes;
+} RewalkCode;
+
+/* SxsUnwindIsFpCode for a walk made again: as the handler's, except that code is also what a runtime claims (as a
+ * return address), for code mapped since the mappings were last read (the first captures through a new code version
+ * are the ones walked again, and their code is often in a piece of the code heap committed since). */
+static bool rewalk_is_code(uintptr_t ip, void *user_data, const SxsEhFrame **ret_eh) {
+  RewalkCode *c = user_data;
+  if (ret_eh != NULL || sxs__stitch_is_fp_code(ip, &c->cursor, NULL))
+    return sxs__stitch_is_fp_code(ip, &c->cursor, ret_eh);
+  if (ip < 0x10000)
+    return false;
+  SxsNativeFrame one = {.ip = ip};
+  SxsStackFrame frame;
+  SxsStitchReport report = {0};
+  sxs__stitch_classify(c->runtimes, c->n_runtimes, c->res, &one, 1, FALSE, &frame, NULL, &report);
+  return frame.kind == SXS_FRAME_MANAGED;
+}
+
+static guint rewalk_copy(const SxsWalkResources *res, const SxsStitchRuntime *runtimes, guint n_runtimes,
+                         const Capture *from, const SxsRegs *regs, guint start, const SxsNativeFrame *native, guint n,
                          SxsNativeFrame *out) {
-  SxsModmapCursor cursor = sxs__sampler_cursor(res);
-  bool leaf_known = false;
-  sxs__unwind_cache_knows_at(res->steps, native[0].ip, &leaf_known);
-  guint first = !leaf_known && n >= 2 && native[1].sp == native[0].sp + 8 ? 1 : 0;
-  SxsRegs regs = {.ip = native[first].ip, .sp = native[first].sp, .fp = from->fp};
+  uintptr_t base = native[from->copy_from].sp;
+  RewalkCode code = {.cursor = sxs__sampler_cursor(res), .res = res, .runtimes = runtimes, .n_runtimes = n_runtimes};
   static SxsNativeFrame walked[SAMPLER_MAX_FRAMES];
-  int k = sxs__unwind_from_copy(&regs, first == 0, native[0].sp, from->copy, from->copy_len, sxs__stitch_is_fp_code,
-                                &cursor, res->steps, walked, SAMPLER_MAX_FRAMES - (int)first);
+  int k = sxs__unwind_from_copy(regs, start == 0, base, from->copy, from->copy_len, rewalk_is_code, &code, res->steps,
+                                walked, SAMPLER_MAX_FRAMES - (int)start);
   for (int j = 1; j < k; j++)
-    for (guint i = first + 1; i < n; i++)
+    for (guint i = start + 1; i < n; i++)
       if (native[i].ip == walked[j].ip && native[i].sp == walked[j].sp) {
-        guint len = MIN(first + (guint)j + (n - i), (guint)SAMPLER_MAX_FRAMES);
-        if (first)
-          out[0] = native[0];
-        memcpy(out + first, walked, (size_t)j * sizeof out[0]);
-        memcpy(out + first + j, native + i, (size_t)(len - first - (guint)j) * sizeof out[0]);
+        guint len = MIN(start + (guint)j + (n - i), (guint)SAMPLER_MAX_FRAMES);
+        memcpy(out, native, (size_t)start * sizeof out[0]);
+        memcpy(out + start, walked, (size_t)j * sizeof out[0]);
+        memcpy(out + start + j, native + i, (size_t)(len - start - (guint)j) * sizeof out[0]);
         return len;
       }
   return 0;
@@ -931,11 +980,15 @@ void sxs__sampler_record_capture(SampledThread *t, const SxsWalkResources *res, 
   /* A walk that guessed at code not read yet (sxs_sampler_hot.c, "A walk made again"): the code it met is read, and
    * the copy walked again, until a walk meets nothing new. */
   if (from != NULL && from->copy_len >= 16 && res->steps != NULL && n > 0) {
+    SxsRegs regs;
+    guint start = 0;
     for (guint round = 0; round < SAMPLER_REWALK_ROUNDS; round++) {
       learn_jit_frames(res, native, classified, m, targets, n_targets);
       learn_leaf_frame(res, native, classified, m, targets, n_targets);
+      if (round == 0 && !rewalk_start(res, from, native, n, &regs, &start))
+        break;
       SxsNativeFrame *out = again[round & 1];
-      guint len = rewalk_copy(res, from, native, n, out);
+      guint len = rewalk_copy(res, runtimes, n_targets, from, &regs, start, native, n, out);
       if (len == 0 || (len == n && memcmp(out, native, n * sizeof out[0]) == 0))
         break;
       native = out;

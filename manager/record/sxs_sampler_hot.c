@@ -110,24 +110,24 @@ static int leaf_return_address(const SxsRegs *regs, const CaptureInputs *in, Sxs
  * A JIT frame is stepped by what the sampler has learned of its code: the frame at an interrupted instruction, the
  * frame at a return address (sxs_sampler.c). Code the sampler has not read yet (a method's new tier, an OSR version, a
  * dynamic method) is stepped by its frame pointer, a guess that skips a caller when the method keeps none: the first
- * captures through each new code version were walked wrong. So when the walk stepped such a frame near the leaf, the
- * handler copies the stack from the leaf's sp up (SAMPLER_COPY_BYTES, where the frames a guess can skip lie) with
- * the interrupted RBP, and the sampler, once it has read the code those frames are in, walks the copy again
- * (sxs__unwind_from_copy) and joins the new walk to the first where they meet. Only the first frames a copy holds
- * are checked, and a walk whose JIT frames were all known copies nothing. Context: the signal handler;
- * async-signal-safe.
+ * captures through each new code version were walked wrong. So when the walk stepped such a frame, the handler
+ * copies the stack from that frame's sp up (SAMPLER_COPY_BYTES, where the frames a guess can skip lie), and the
+ * sampler, once it has read the code those frames are in, walks the copy again from that frame
+ * (sxs__unwind_from_copy: its RBP is the interrupted one for the leaf, else the one its frame-pointer step read, whose
+ * record is just below the next frame) and joins the new walk to the first where they meet. A walk whose JIT frames
+ * were all known copies nothing. walk_guessed gives the first guessed frame's index, or -1. Context: the signal
+ * handler; async-signal-safe.
  */
-static bool walk_guessed(const SxsNativeFrame *frames, int n, const CaptureInputs *in, SxsModmapCursor *cursor) {
-  uintptr_t end = frames[0].sp + SAMPLER_COPY_BYTES;
-  for (int i = 0; i < n && frames[i].sp < end; i++) {
+static int walk_guessed(const SxsNativeFrame *frames, int n, const CaptureInputs *in, SxsModmapCursor *cursor) {
+  for (int i = 0; i < n; i++) {
     const SxsEhFrame *eh = NULL;
     uintptr_t ip = frames[i].ip;
     if (!sxs__stitch_is_fp_code(ip, cursor, &eh) || !sxs__stitch_is_fp_code(ip, cursor, NULL))
       continue; /* a module's code (stepped by its tables), or no code at all */
     if (i == 0 ? !sxs__unwind_cache_knows_at(in->steps, ip, NULL) : !sxs__unwind_cache_knows(in->steps, ip))
-      return true;
+      return i;
   }
-  return false;
+  return -1;
 }
 
 /* Copies the stack words [sp, sp + out->copy's size) that lie below hi into out. Not instrumented by
@@ -186,9 +186,11 @@ static void capture_in_handler(pid_t tid, const void *uc, const CaptureInputs *i
       n = leaf_return_address(&regs, in, &cursor, lo, hi, allow_libunwind, out->frames, n);
   }
   out->copy_len = 0;
-  if (n > 0 && in->steps != NULL && walk_guessed(out->frames, n, in, &cursor)) {
+  int guessed = n > 0 && in->steps != NULL ? walk_guessed(out->frames, n, in, &cursor) : -1;
+  if (guessed >= 0 && (guessed == 0 || guessed + 1 < n)) {
+    out->copy_from = (guint32)guessed;
     out->fp = regs.fp;
-    copy_stack(regs.sp, hi, out);
+    copy_stack(out->frames[guessed].sp, hi, out);
   }
   out->n = n;
   out->at_ns = t0;
