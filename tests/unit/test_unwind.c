@@ -1263,9 +1263,9 @@ static void test_frameless_jit(void) {
 
 /* A frameless JIT leaf interrupted in its body (after its `push rax`): RBP is still its caller C's, so the
  * frame-pointer step from the leaf goes to C's caller and C is lost; taught the frame at that instruction
- * (sxs__unwind_cache_note_jit_at: the return address 8 bytes above sp), the walk steps the leaf by it and finds C.
- * The instruction's rule is kept apart from a return address's at the same address, and a mark of "not known"
- * changes nothing. */
+ * (sxs__unwind_cache_note_jit_at: the return address 8 bytes above sp), the walk steps the leaf by it and finds C,
+ * on the stack and over a copy of it (sxs__unwind_from_copy). The instruction's rule is kept apart from a return
+ * address's at the same address, and a mark of "not known" changes nothing. */
 #define JIT_LEAF_IP ((uintptr_t)0x10007070)
 
 static void test_frameless_jit_leaf(void) {
@@ -1311,6 +1311,27 @@ static void test_frameless_jit_leaf(void) {
   n = sxs__unwind_from_regs(&regs, false, false, (uintptr_t)stack, (uintptr_t)(stack + 16), osr_knows_code, stack,
                             taught, frames, 8);
   g_assert_cmpint(n, ==, 2);
+
+  /* The same walk over a copy of the stack: the same frames, at the stack's addresses; a copy too short for the
+   * record the walk needs ends it there. */
+  uintptr_t copy[16];
+  memcpy(copy, stack, sizeof copy);
+  memset(stack, 0, sizeof stack);
+  SxsNativeFrame again[8];
+  n = sxs__unwind_from_copy(&regs, true, (uintptr_t)&stack[0], copy, sizeof copy, osr_knows_code, stack, taught, again,
+                            8);
+  g_assert_cmpint(n, ==, 3);
+  g_assert_cmphex(again[1].ip, ==, JIT_C_RA);
+  g_assert_cmphex(again[1].sp, ==, (uintptr_t)&stack[2]);
+  g_assert_cmphex(again[2].ip, ==, OSR_OUTER_RA);
+  g_assert_cmphex(again[2].sp, ==, (uintptr_t)&stack[6]);
+  n = sxs__unwind_from_copy(&regs, true, (uintptr_t)&stack[0], copy, 4 * sizeof copy[0], osr_knows_code, stack, taught,
+                            again, 8);
+  g_assert_cmpint(n, ==, 2); /* C's record (stack[4], stack[5]) is not in the copy */
+  g_assert_cmpint(
+      sxs__unwind_from_copy(&regs, true, (uintptr_t)&stack[0], copy, 8, osr_knows_code, stack, taught, again, 8), ==,
+      -EINVAL);
+  memcpy(stack, copy, sizeof copy);
 
   /* The word the rule reads is no code: the frame-pointer step. */
   stack[1] = 0x7f0000005678;
