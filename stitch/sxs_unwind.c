@@ -594,8 +594,10 @@ __attribute__((no_sanitize_address)) static bool osr_tier0_frame(uintptr_t fp, u
  * outside [lo, hi) is read, libunwind is not started, and no rule is learned from the copy's words). */
 static int walk_hybrid(unw_cursor_t *cursor, unw_context_t *context, const SxsRegs *start, uintptr_t lo, uintptr_t hi,
                        intptr_t mem, SxsUnwindIsFpCode is_fp_code, void *user_data, SxsUnwindCache *cache,
-                       bool exact_first, bool allow_libunwind, SxsNativeFrame *frames, int max) {
+                       bool exact_first, bool allow_libunwind, SxsNativeFrame *frames, int max, int *ret_guessed) {
   SxsRegs cur, next;
+  if (ret_guessed != NULL)
+    *ret_guessed = -1;
   allow_libunwind = allow_libunwind && mem == 0 && unw_ready();
   if (start != NULL)
     cur = *start;
@@ -617,7 +619,8 @@ static int walk_hybrid(unw_cursor_t *cursor, unw_context_t *context, const SxsRe
   while (n < max) {
     bool by_libunwind = false, stepped = false, next_exact = false;
     const SxsEhFrame *eh = NULL;
-    if (is_fp_code == NULL || !is_fp_code(cur.ip, user_data, &eh)) {
+    bool jit = is_fp_code != NULL && is_fp_code(cur.ip, user_data, &eh);
+    if (!jit) {
       /* An exact ip's row may differ from a return address's at the same ip: it has keys of its own. */
       bool cacheable = cache != NULL;
       uintptr_t key = cur_exact ? cur.ip | CACHE_EXACT_KEY : cur.ip;
@@ -654,10 +657,15 @@ static int walk_hybrid(unw_cursor_t *cursor, unw_context_t *context, const SxsRe
      * interrupted instruction, the frame there (sxs__unwind_cache_note_jit_at): inside a frameless method's frame,
      * or a prologue or epilogue that has no frame record (yet, or any more). */
     uint64_t jit_rule;
-    if (!stepped && cache != NULL && is_fp_code != NULL &&
-        cache_lookup(cache, cur_exact ? cur.ip | CACHE_EXACT_KEY : cur.ip, &jit_rule) && (jit_rule & 3u) == RULE_SP)
-      stepped =
-          rule_step(jit_rule, &cur, lo, hi, mem, &next) && next.sp > cur.sp && is_fp_code(next.ip, user_data, NULL);
+    if (!stepped && cache != NULL && is_fp_code != NULL) {
+      if (cache_lookup(cache, cur_exact ? cur.ip | CACHE_EXACT_KEY : cur.ip, &jit_rule)) {
+        if ((jit_rule & 3u) == RULE_SP)
+          stepped =
+              rule_step(jit_rule, &cur, lo, hi, mem, &next) && next.sp > cur.sp && is_fp_code(next.ip, user_data, NULL);
+      } else if (jit && ret_guessed != NULL && *ret_guessed < 0 && is_fp_code(cur.ip, user_data, NULL)) {
+        *ret_guessed = n - 1; /* JIT code nothing is known of yet: the frame-pointer step below is a guess */
+      }
+    }
     if (!stepped) {
       SxsNativeFrame frame;
       uintptr_t fp;
@@ -733,7 +741,7 @@ __attribute__((noinline)) int sxs__unwind_hybrid(const void *ucontext_or_null, u
   int r = init_cursor(&cursor, &context, ucontext_or_null);
   int n = r < 0 ? -EFAULT
                 : walk_hybrid(&cursor, &context, NULL, stack_lo, stack_hi, 0, is_fp_code, user_data, NULL,
-                              ucontext_or_null != NULL, true, frames, max);
+                              ucontext_or_null != NULL, true, frames, max, NULL);
   errno = saved_errno;
   busy_leave();
   return n;
@@ -762,12 +770,12 @@ __attribute__((noinline)) int sxs__unwind_cached(const void *ucontext_or_null, u
     start.ip = caller.ip;
     start.sp = caller.sp;
     n = walk_hybrid(&cursor, &context, &start, stack_lo, stack_hi, 0, is_fp_code, user_data, cache, false, true, frames,
-                    max);
+                    max, NULL);
   } else {
     n = init_cursor(&cursor, &context, ucontext_or_null) < 0
             ? -EFAULT
             : walk_hybrid(&cursor, &context, NULL, stack_lo, stack_hi, 0, is_fp_code, user_data, cache,
-                          ucontext_or_null != NULL, true, frames, max);
+                          ucontext_or_null != NULL, true, frames, max, NULL);
   }
   errno = saved_errno;
   busy_leave();
@@ -778,6 +786,17 @@ __attribute__((noinline)) int sxs__unwind_from_regs(const SxsRegs *regs, bool ex
                                                     uintptr_t stack_lo, uintptr_t stack_hi,
                                                     SxsUnwindIsFpCode is_fp_code, void *user_data,
                                                     SxsUnwindCache *cache, SxsNativeFrame *frames, int max) {
+  return sxs__unwind_from_regs_guessed(regs, exact, allow_libunwind, stack_lo, stack_hi, is_fp_code, user_data, cache,
+                                       frames, max, NULL);
+}
+
+__attribute__((noinline)) int sxs__unwind_from_regs_guessed(const SxsRegs *regs, bool exact, bool allow_libunwind,
+                                                            uintptr_t stack_lo, uintptr_t stack_hi,
+                                                            SxsUnwindIsFpCode is_fp_code, void *user_data,
+                                                            SxsUnwindCache *cache, SxsNativeFrame *frames, int max,
+                                                            int *ret_guessed) {
+  if (ret_guessed != NULL)
+    *ret_guessed = -1;
   if (regs == NULL || max < 0 || (max > 0 && frames == NULL) || stack_lo >= stack_hi)
     return -EINVAL;
   if (max == 0)
@@ -788,7 +807,7 @@ __attribute__((noinline)) int sxs__unwind_from_regs(const SxsRegs *regs, bool ex
   unw_context_t context;
   unw_cursor_t cursor;
   int n = walk_hybrid(&cursor, &context, regs, stack_lo, stack_hi, 0, is_fp_code, user_data, cache, exact,
-                      allow_libunwind, frames, max);
+                      allow_libunwind, frames, max, ret_guessed);
   errno = saved_errno;
   busy_leave();
   return n;
@@ -804,7 +823,7 @@ int sxs__unwind_from_copy(const SxsRegs *regs, bool exact, uintptr_t copy_lo, co
     return 0;
   intptr_t mem = (intptr_t)((uintptr_t)copy - copy_lo);
   return walk_hybrid(NULL, NULL, regs, copy_lo, copy_lo + copy_len, mem, is_fp_code, user_data, cache, exact, false,
-                     frames, max);
+                     frames, max, NULL);
 }
 
 /*

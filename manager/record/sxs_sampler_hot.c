@@ -72,7 +72,7 @@ static bool in_code(const StackRanges *stacks, uintptr_t a) {
  * Context: the signal handler; async-signal-safe.
  */
 static int leaf_return_address(const SxsRegs *regs, const CaptureInputs *in, SxsModmapCursor *cursor, uintptr_t lo,
-                               uintptr_t hi, bool allow_libunwind, SxsNativeFrame *frames, int n) {
+                               uintptr_t hi, bool allow_libunwind, SxsNativeFrame *frames, int n, int *guessed) {
   if (n < 1 || regs->sp < lo || hi - regs->sp < 8 || (regs->sp & 7) != 0)
     return n;
   const SxsEhFrame *eh = NULL;
@@ -91,11 +91,17 @@ static int leaf_return_address(const SxsRegs *regs, const CaptureInputs *in, Sxs
    * caller is the frame that step went to, and is only put back. */
   if (sxs__unwind_cache_steps_by_sp(in->steps, ra)) {
     SxsRegs caller = {.ip = ra, .sp = regs->sp + 8, .fp = regs->fp};
-    int m = sxs__unwind_from_regs(&caller, false, allow_libunwind, lo, hi, sxs__stitch_is_fp_code, cursor, in->steps,
-                                  frames + 1, SAMPLER_MAX_FRAMES - 1);
-    if (m > 0)
+    int caller_guessed;
+    int m = sxs__unwind_from_regs_guessed(&caller, false, allow_libunwind, lo, hi, sxs__stitch_is_fp_code, cursor,
+                                          in->steps, frames + 1, SAMPLER_MAX_FRAMES - 1, &caller_guessed);
+    if (m > 0) {
+      if (*guessed != 0)
+        *guessed = caller_guessed >= 0 ? caller_guessed + 1 : -1;
       return m + 1;
+    }
   }
+  if (*guessed >= 1)
+    (*guessed)++;
   int keep = n < SAMPLER_MAX_FRAMES ? n : SAMPLER_MAX_FRAMES - 1;
   memmove(&frames[2], &frames[1], (size_t)(keep - 1) * sizeof frames[0]);
   frames[1].ip = ra;
@@ -115,20 +121,8 @@ static int leaf_return_address(const SxsRegs *regs, const CaptureInputs *in, Sxs
  * sampler, once it has read the code those frames are in, walks the copy again from that frame
  * (sxs__unwind_from_copy: its RBP is the interrupted one for the leaf, else the one its frame-pointer step read, whose
  * record is just below the next frame) and joins the new walk to the first where they meet. A walk whose JIT frames
- * were all known copies nothing. walk_guessed gives the first guessed frame's index, or -1. Context: the signal
- * handler; async-signal-safe.
+ * were all known copies nothing; the walk says which frame it guessed at first (sxs__unwind_from_regs_guessed).
  */
-static int walk_guessed(const SxsNativeFrame *frames, int n, const CaptureInputs *in, SxsModmapCursor *cursor) {
-  for (int i = 0; i < n; i++) {
-    const SxsEhFrame *eh = NULL;
-    uintptr_t ip = frames[i].ip;
-    if (!sxs__stitch_is_fp_code(ip, cursor, &eh) || !sxs__stitch_is_fp_code(ip, cursor, NULL))
-      continue; /* a module's code (stepped by its tables), or no code at all */
-    if (i == 0 ? !sxs__unwind_cache_knows_at(in->steps, ip, NULL) : !sxs__unwind_cache_knows(in->steps, ip))
-      return i;
-  }
-  return -1;
-}
 
 /* Copies the stack words [sp, sp + out->copy's size) that lie below hi into out. Not instrumented by
  * AddressSanitizer: it reads other frames' words, as the walk does. Context: the signal handler. */
@@ -179,15 +173,16 @@ static void capture_in_handler(pid_t tid, const void *uc, const CaptureInputs *i
     cursor.code = (const uintptr_t(*)[2])(const void *)(in->stacks->ranges + in->stacks->n + in->stacks->n_code);
     cursor.n_code = in->stacks->n_exec;
   }
+  int guessed = -1;
   if (sxs__sampler_find_stack(in->stacks, regs.sp, &lo, &hi)) {
-    n = sxs__unwind_from_regs(&regs, true, allow_libunwind, lo, hi, sxs__stitch_is_fp_code, &cursor, in->steps,
-                              out->frames, SAMPLER_MAX_FRAMES);
+    n = sxs__unwind_from_regs_guessed(&regs, true, allow_libunwind, lo, hi, sxs__stitch_is_fp_code, &cursor, in->steps,
+                                      out->frames, SAMPLER_MAX_FRAMES, &guessed);
     if (n > 0)
-      n = leaf_return_address(&regs, in, &cursor, lo, hi, allow_libunwind, out->frames, n);
+      n = leaf_return_address(&regs, in, &cursor, lo, hi, allow_libunwind, out->frames, n, &guessed);
   }
+  /* A walk made again (above) from the first frame the walk guessed at. */
   out->copy_len = 0;
-  int guessed = n > 0 && in->steps != NULL ? walk_guessed(out->frames, n, in, &cursor) : -1;
-  if (guessed >= 0 && (guessed == 0 || guessed + 1 < n)) {
+  if (n > 0 && in->steps != NULL && guessed >= 0 && guessed < n && (guessed == 0 || guessed + 1 < n)) {
     out->copy_from = (guint32)guessed;
     out->fp = regs.fp;
     copy_stack(out->frames[guessed].sp, hi, out);
