@@ -922,10 +922,6 @@ static gboolean rewalk_start(const SxsWalkResources *res, const Capture *from, c
   return TRUE;
 }
 
-/* The walk of `from`'s stack copy made again from regs (frame start) with what the step cache knows now, joined to
- * frames (native, n) where the two meet (same return address at the same sp), into out: the frames before start,
- * the new walk's, then native's from where they met. Its length, or 0 when it does not meet them (then frames
- * stand). Context: the sampler thread. */
 typedef struct {
   SxsModmapCursor cursor;
   const SxsWalkResources *res;
@@ -949,6 +945,10 @@ static bool rewalk_is_code(uintptr_t ip, void *user_data, const SxsEhFrame **ret
   return frame.kind == SXS_FRAME_MANAGED;
 }
 
+/* The walk of `from`'s stack copy made again from regs (frame start) with what the step cache knows now, joined to
+ * frames (native, n) where the two meet (same return address at the same sp), into out: the frames before start,
+ * the new walk's, then native's from where they met. Its length, or 0 when it does not meet them (then frames
+ * stand). Context: the sampler thread. */
 static guint rewalk_copy(const SxsWalkResources *res, const SxsStitchRuntime *runtimes, guint n_runtimes,
                          const Capture *from, const SxsRegs *regs, guint start, const SxsNativeFrame *native, guint n,
                          SxsNativeFrame *out) {
