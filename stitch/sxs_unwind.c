@@ -671,9 +671,13 @@ static int walk_hybrid(unw_cursor_t *cursor, unw_context_t *context, const SxsRe
       uintptr_t fp;
       if (!fp_step_at(cur.sp, cur.fp, lo, hi, mem, &frame, &fp))
         break;
-      /* From JIT code: an OSR frame's step lands on its Tier-0 frame's patchpoint (above). */
+      /* From JIT code: an OSR frame's step lands on its Tier-0 frame's patchpoint (above). Not where the step lands
+       * in a method known to keep no frame pointer: Tier-0 code always keeps one, and the unused part of a frameless
+       * method's frame can hold a record an earlier call left with the same saved RBP. */
       const SxsEhFrame *cur_eh = NULL;
-      if (is_fp_code != NULL && is_fp_code(cur.ip, user_data, &cur_eh))
+      uint64_t landed;
+      if (is_fp_code != NULL && is_fp_code(cur.ip, user_data, &cur_eh) &&
+          !(cache != NULL && cache_lookup(cache, frame.ip, &landed) && (landed & 3u) == RULE_SP))
         osr_tier0_frame(cur.fp, fp, lo, hi, mem, is_fp_code, user_data, &frame);
       next.ip = frame.ip;
       next.sp = frame.sp;
@@ -972,20 +976,6 @@ int sxs__unwind_remote(const SxsRegs *regs, uintptr_t stack_lo, uintptr_t stack_
         break;
       next.sp = cur.fp + 16;
       next_fp_known = true;
-      /* From JIT code: an OSR frame's step lands on its Tier-0 frame's patchpoint (osr_tier0_frame), looked for in a
-       * copy of the words between the two frame records. */
-      if (fp_code && next.fp > cur.fp + 16 && next.fp < stack_hi) {
-        uintptr_t from = cur.fp + 16, end = MIN(next.fp, cur.fp + OSR_SCAN_WORDS * 8);
-        uintptr_t words[OSR_SCAN_WORDS];
-        if (end - from >= 16 && mem->read(from, words, end - from, mem->data)) {
-          SxsNativeFrame frame = {.ip = ip, .sp = next.sp};
-          if (osr_tier0_frame(cur.fp, next.fp, stack_lo, stack_hi, (intptr_t)((uintptr_t)words - from), is_fp_code,
-                              user_data, &frame)) {
-            ip = frame.ip;
-            next.sp = frame.sp;
-          }
-        }
-      }
     }
     if (ip == 0 || next.sp <= cur.sp || next.sp > stack_hi)
       break;
