@@ -1204,6 +1204,20 @@ static void test_osr(void) {
   stack[11] = 0x7f0000005678;
   n = osr_walk(stack, G_N_ELEMENTS(stack), true, frames);
   g_assert_cmphex(frames[1].ip, ==, OSR_PATCHPOINT);
+
+  /* Where the step lands is a method known to keep no frame pointer (its return address has an SP rule): no Tier-0
+   * code, so a record of the same saved rbp above it is one an earlier call left in its frame, not looked for. */
+  stack[11] = OSR_CALLER_RA;
+  SxsUnwindCache *cache = sxs__unwind_cache_new(8);
+  SxsPrologue frameless = {.framed = false, .frame_bytes = 8, .prologue_len = 1};
+  g_assert_true(sxs__unwind_cache_note_jit(cache, OSR_PATCHPOINT, &frameless));
+  SxsRegs regs = {.ip = OSR_IP, .sp = (uintptr_t)&stack[0], .fp = (uintptr_t)&stack[4]};
+  n = sxs__unwind_from_regs(&regs, true, false, (uintptr_t)stack, (uintptr_t)(stack + 24), osr_knows_code, stack, cache,
+                            frames, 8);
+  g_assert_cmpint(n, >=, 2);
+  g_assert_cmphex(frames[1].ip, ==, OSR_PATCHPOINT);
+  g_assert_cmphex(frames[1].sp, ==, (uintptr_t)&stack[6]);
+  sxs__unwind_cache_free(cache);
 }
 
 /* A JIT method without a frame pointer (design.md, "Stack truth"): B, framed, is called by A, which only pushed
