@@ -976,6 +976,24 @@ int sxs__unwind_remote(const SxsRegs *regs, uintptr_t stack_lo, uintptr_t stack_
         break;
       next.sp = cur.fp + 16;
       next_fp_known = true;
+      /* From JIT code: an OSR frame's step lands on its Tier-0 frame's patchpoint (osr_tier0_frame), looked for in a
+       * copy of the words between the two frame records, and taken only when the patchpoint is code of the method
+       * stepped from (same_method). The layout alone does not tell: in a frameless method's frame, a record an earlier
+       * call left with the same saved RBP was taken for the Tier-0 record (threads blocked in Thread.Sleep lost the
+       * method that called it), and such a method's return address, never seen, is never learned. */
+      if (fp_code && mem->same_method != NULL && next.fp > cur.fp + 16 && next.fp < stack_hi) {
+        uintptr_t from = cur.fp + 16, end = MIN(next.fp, cur.fp + OSR_SCAN_WORDS * 8);
+        uintptr_t words[OSR_SCAN_WORDS];
+        if (end - from >= 16 && mem->read(from, words, end - from, mem->data)) {
+          SxsNativeFrame frame = {.ip = ip, .sp = next.sp};
+          if (osr_tier0_frame(cur.fp, next.fp, stack_lo, stack_hi, (intptr_t)((uintptr_t)words - from), is_fp_code,
+                              user_data, &frame) &&
+              mem->same_method(cur.ip, ip, mem->method_data)) {
+            ip = frame.ip;
+            next.sp = frame.sp;
+          }
+        }
+      }
     }
     if (ip == 0 || next.sp <= cur.sp || next.sp > stack_hi)
       break;

@@ -255,11 +255,16 @@ int sxs__unwind_from_copy(const SxsRegs *regs, bool exact, uintptr_t copy_lo, co
 
 /* Another thread's memory, for a walk made from outside it (sxs__unwind_remote): that thread may run on, or end and
  * its stack go away, at any time, so nothing is read directly. read copies size bytes at addr into buf, false when
- * they cannot be read (never a fault); is_code says whether addr lies in executable memory. */
+ * they cannot be read (never a fault); is_code says whether addr lies in executable memory. same_method (may be
+ * NULL), with method_data: whether the JIT code at return address a and at return address b are code of one method
+ * (two versions of it: an OSR method and its Tier-0 code), asked before the walk takes a frame record for an OSR
+ * method's Tier-0 frame; NULL: no such frame is looked for. */
 typedef struct {
   bool (*read)(uintptr_t addr, void *buf, size_t size, void *data);
   bool (*is_code)(uintptr_t addr, void *data);
   void *data;
+  bool (*same_method)(uintptr_t a, uintptr_t b, void *method_data);
+  void *method_data;
 } SxsUnwindMemory;
 
 /*

@@ -143,6 +143,25 @@ static bool remote_is_code(uintptr_t addr, void *data) {
   return false;
 }
 
+/* The runtimes a walk from outside asks which method code is of. */
+typedef struct {
+  const SxsWalkResources *res;
+  const SxsStitchRuntime *runtimes;
+  guint n_runtimes;
+} RemoteMethods;
+
+/* SxsUnwindMemory.same_method: return addresses a and b are code of one method of one runtime. Context: the sampler
+ * thread. */
+static bool remote_same_method(uintptr_t a, uintptr_t b, void *data) {
+  const RemoteMethods *m = data;
+  SxsNativeFrame two[2] = {{.ip = a}, {.ip = b}};
+  SxsStackFrame out[2];
+  SxsStitchReport report = {0};
+  sxs__stitch_classify(m->runtimes, m->n_runtimes, m->res, two, 2, FALSE, out, NULL, &report);
+  return out[0].kind == SXS_FRAME_MANAGED && out[1].kind == SXS_FRAME_MANAGED && out[0].function_id != 0 &&
+         out[0].runtime_id == out[1].runtime_id && out[0].function_id == out[1].function_id;
+}
+
 /*
  * Wall mode: thread t is blocked in a system call, at regs: its stack is walked from this thread
  * (sxs__unwind_remote) without a signal, so its system call is never interrupted, and counted.
@@ -161,7 +180,12 @@ static gboolean sample_blocked(SampledThread *t, const SxsRegs *regs, guint64 we
   RemotePages *pages = remote_pages();
   guint64 t0 = sxs__sampler_now_ns(CLOCK_MONOTONIC);
   SxsModmapCursor cursor = sxs__sampler_cursor(res);
-  const SxsUnwindMemory mem = {.read = remote_read, .is_code = remote_is_code, .data = pages};
+  RemoteMethods methods = {.res = res, .runtimes = runtimes, .n_runtimes = n_targets};
+  const SxsUnwindMemory mem = {.read = remote_read,
+                               .is_code = remote_is_code,
+                               .data = pages,
+                               .same_method = remote_same_method,
+                               .method_data = &methods};
   int n =
       sxs__unwind_remote(regs, lo, hi, sxs__stitch_is_fp_code, &cursor, res->steps, &mem, frames, SAMPLER_MAX_FRAMES);
   sampler.blocked_walks_since_maps = TRUE;
