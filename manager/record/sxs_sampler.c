@@ -168,14 +168,18 @@ guint64 sxs__sampler_rescan_every(void) {
   return SAMPLER_RESCAN_NS;
 }
 
+gboolean sxs__sampler_claimed(const SxsWalkResources *res, const SxsStitchRuntime *runtimes, guint n_runtimes,
+                              uintptr_t ra, SxsStackFrame *ret) {
+  SxsNativeFrame one = {.ip = ra};
+  SxsStitchReport report = {0};
+  if (ra < 0x10000)
+    return FALSE;
+  sxs__stitch_classify(runtimes, n_runtimes, res, &one, 1, FALSE, ret, NULL, &report);
+  return ret->kind == SXS_FRAME_MANAGED;
+}
+
 SxsModmapCursor sxs__sampler_cursor(const SxsWalkResources *res) {
-  SxsModmapCursor cursor = {.map = res->map};
-  if (sampler.stacks != NULL) {
-    cursor.code =
-        (const uintptr_t(*)[2])(const void *)(sampler.stacks->ranges + sampler.stacks->n + sampler.stacks->n_code);
-    cursor.n_code = sampler.stacks->n_exec;
-  }
-  return cursor;
+  return sxs__sampler_code_cursor(res->map, sampler.stacks);
 }
 
 /* The threads' stacks from /proc/self/maps; and into code, the executable mappings ([lo, hi)
@@ -772,31 +776,17 @@ static struct {
   const SxsUnwindCache *steps; /* the step cache the versions were read for */
 } leaf_code;
 
-static gint compare_version_start(gconstpointer key, gconstpointer elem) {
-  uintptr_t pc = *(const uintptr_t *)key;
-  const LeafVersion *v = elem;
-  return pc < v->start ? -1 : pc >= v->end ? 1 : 0;
-}
-
 /* The version holding pc, read from its runtime when not kept yet: 1 with *ret, 0 when none is known (the method's
  * hot code does not hold pc, or is not readable), -1 when the runtime could not answer now. */
 static int leaf_version_of(const SxsStitchTarget *target, const SxsStackFrame *f, uintptr_t pc, LeafVersion *ret) {
   guint at = 0;
-  if (leaf_code.versions != NULL && leaf_code.versions->len > 0) {
-    guint lo = 0, hi = leaf_code.versions->len;
-    while (lo < hi) {
-      guint mid = lo + (hi - lo) / 2;
-      gint c = compare_version_start(&pc, &g_array_index(leaf_code.versions, LeafVersion, mid));
-      if (c == 0) {
-        *ret = g_array_index(leaf_code.versions, LeafVersion, mid);
-        return 1;
-      }
-      if (c < 0)
-        hi = mid;
-      else
-        lo = mid + 1;
+  if (leaf_code.versions != NULL) {
+    const LeafVersion *kept = (const LeafVersion *)(const void *)leaf_code.versions->data;
+    at = (guint)SXS_SEARCH_UPPER_BOUND(kept, leaf_code.versions->len, start, pc);
+    if (at > 0 && pc < kept[at - 1].end) {
+      *ret = kept[at - 1];
+      return 1;
     }
-    at = lo;
   }
   SxsIlMap m = {0};
   int rc = target->ops->il_map(target->stitch.user, f->function_id, pc, &m);
@@ -936,13 +926,8 @@ static bool rewalk_is_code(uintptr_t ip, void *user_data, const SxsEhFrame **ret
   RewalkCode *c = user_data;
   if (ret_eh != NULL || sxs__stitch_is_fp_code(ip, &c->cursor, NULL))
     return sxs__stitch_is_fp_code(ip, &c->cursor, ret_eh);
-  if (ip < 0x10000)
-    return false;
-  SxsNativeFrame one = {.ip = ip};
   SxsStackFrame frame;
-  SxsStitchReport report = {0};
-  sxs__stitch_classify(c->runtimes, c->n_runtimes, c->res, &one, 1, FALSE, &frame, NULL, &report);
-  return frame.kind == SXS_FRAME_MANAGED;
+  return sxs__sampler_claimed(c->res, c->runtimes, c->n_runtimes, ip, &frame);
 }
 
 /* The walk of `from`'s stack copy made again from regs (frame start) with what the step cache knows now, joined to

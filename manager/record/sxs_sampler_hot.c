@@ -165,14 +165,9 @@ static void capture_in_handler(pid_t tid, const void *uc, const CaptureInputs *i
    * a thread interrupted inside the loader or libc (where that lock is taken and released)
    * could deadlock on itself. There the walk uses cached rules and frame pointers only. */
   bool allow_libunwind = may_start_libunwind(in->map, in->loader, regs.ip);
-  SxsModmapCursor cursor = {.map = in->map};
-  if (in->stacks) {
-    /* The walk's question "is this code?" (a learned frame's return address, an OSR frame's Tier-0 record) is asked
-     * of every executable mapping: where a runtime maps its code writable, its rules are followed too. The leaf's
-     * own check below (a word at rsp that no rule says is a return address) keeps to code that is not writable. */
-    cursor.code = (const uintptr_t(*)[2])(const void *)(in->stacks->ranges + in->stacks->n + in->stacks->n_code);
-    cursor.n_code = in->stacks->n_exec;
-  }
+  /* The leaf's own check below (a word at rsp that no rule says is a return address) keeps to code that is not
+   * writable (in_code); the walk asks every executable mapping. */
+  SxsModmapCursor cursor = sxs__sampler_code_cursor(in->map, in->stacks);
   int guessed = -1;
   if (sxs__sampler_find_stack(in->stacks, regs.sp, &lo, &hi)) {
     n = sxs__unwind_from_regs_guessed(&regs, true, allow_libunwind, lo, hi, sxs__stitch_is_fp_code, &cursor, in->steps,

@@ -44,6 +44,18 @@ typedef struct {
   } ranges[];
 } StackRanges;
 
+/* A cursor over map and every executable mapping of stacks (NULL: none known), writable ones included: what a walk
+ * asks "is this code?" of (a learned frame's return address, an OSR frame's Tier-0 record), so that where a runtime
+ * maps its code writable its rules are followed too. Context: any; async-signal-safe. */
+static inline SxsModmapCursor sxs__sampler_code_cursor(const SxsModuleMap *map, const StackRanges *stacks) {
+  SxsModmapCursor cursor = {.map = map};
+  if (stacks != NULL) {
+    cursor.code = (const uintptr_t(*)[2])(const void *)(stacks->ranges + stacks->n + stacks->n_code);
+    cursor.n_code = stacks->n_exec;
+  }
+  return cursor;
+}
+
 /* What one capture walks with: snapshots the sampler replaces only between samples. */
 typedef struct {
   const SxsModuleMap *map;

@@ -237,6 +237,10 @@ void sxs__sampler_rescan(void);
 /* How long until the next rescan: SAMPLER_RESCAN_NS, or less while captures wait for the mappings to be read
  * again (a new thread's stack: SAMPLER_MAPS_MISSING_NS; code a runtime claims: as soon as the reads' cost allows). */
 guint64 sxs__sampler_rescan_every(void);
+/* Whether a runtime (of runtimes) says return address ra is code of one of its methods: *ret, classified as a
+ * capture's frame is. */
+gboolean sxs__sampler_claimed(const SxsWalkResources *res, const SxsStitchRuntime *runtimes, guint n_runtimes,
+                              uintptr_t ra, SxsStackFrame *ret);
 /* A cursor over res's module map and the executable mappings read last, for walks made on the sampler thread. */
 SxsModmapCursor sxs__sampler_cursor(const SxsWalkResources *res);
 gboolean sxs__sampler_request_send(guint index, SampledThread *t, const CaptureInputs *in);

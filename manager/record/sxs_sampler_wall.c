@@ -154,12 +154,10 @@ typedef struct {
  * thread. */
 static bool remote_same_method(uintptr_t a, uintptr_t b, void *data) {
   const RemoteMethods *m = data;
-  SxsNativeFrame two[2] = {{.ip = a}, {.ip = b}};
-  SxsStackFrame out[2];
-  SxsStitchReport report = {0};
-  sxs__stitch_classify(m->runtimes, m->n_runtimes, m->res, two, 2, FALSE, out, NULL, &report);
-  return out[0].kind == SXS_FRAME_MANAGED && out[1].kind == SXS_FRAME_MANAGED && out[0].function_id != 0 &&
-         out[0].runtime_id == out[1].runtime_id && out[0].function_id == out[1].function_id;
+  SxsStackFrame fa, fb;
+  return sxs__sampler_claimed(m->res, m->runtimes, m->n_runtimes, a, &fa) &&
+         sxs__sampler_claimed(m->res, m->runtimes, m->n_runtimes, b, &fb) && fa.function_id != 0 &&
+         fa.runtime_id == fb.runtime_id && fa.function_id == fb.function_id;
 }
 
 /*
