@@ -560,6 +560,8 @@ static void render_thread_rates(SxsJsonWriter *w, const char *key, const GPtrArr
       sxs__json_member_uint(w, "events", r->events);
     }
     sxs__json_member_uint(w, "cpu_ns", r->cpu_ns);
+    if (with_rates && r->timer_ns > 0)
+      sxs__json_member_uint(w, "timer_ns", r->timer_ns);
     if (with_rates)
       sxs__json_member_double(w, "achieved_hz",
                               r->cpu_ns > 0 ? tenths((double)r->captures * 1e9 / (double)r->cpu_ns) : 0);

@@ -282,6 +282,9 @@ typedef struct {
   guint64 expiries; /* the periods they stand for (captures and those lost) */
   guint64 cpu_ns;   /* the CPU time it used while sampled (the profiler's threads: in all) */
   guint64 events;   /* a hardware event: the events counted on it while sampled */
+  /* Of cpu_ns, what a CPU-time timer sampled while the engine was perf (engine=auto moves a thread
+   * that runs in short slices to a timer: a counter costs each of its context switches). */
+  guint64 timer_ns;
 } SxsThreadRateModel;
 
 void sxs__thread_rate_model_free(gpointer p);

@@ -935,6 +935,8 @@ static void read_thread_rates(SxsJsonReader *r, GPtrArray *rates) {
         read_count(r, &t->events);
       else if (key_is(key, "cpu_ns"))
         read_ns(r, &t->cpu_ns);
+      else if (key_is(key, "timer_ns"))
+        read_ns(r, &t->timer_ns);
     }
   }
 }

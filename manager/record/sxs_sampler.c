@@ -60,6 +60,7 @@
 #include <dirent.h>
 #include <dlfcn.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <signal.h>
@@ -98,6 +99,22 @@ gint64 sxs__sampler_thread_cpu_ns(pid_t tid) {
   if (clock_gettime(sxs__sampler_thread_cpu_clock(tid), &ts) != 0)
     return -1;
   return (gint64)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+/* The start of /proc/self/task/<tid>/<name> into text (size bytes, NUL-terminated), with one read and no
+ * allocation; FALSE when it cannot be read (the thread is gone). Context: the sampler thread. */
+gboolean sxs__sampler_task_file_read(pid_t tid, const char *name, char *text, gsize size) {
+  char path[64];
+  g_snprintf(path, sizeof path, "/proc/self/task/%d/%s", (int)tid, name);
+  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0)
+    return FALSE;
+  ssize_t got = read(fd, text, size - 1);
+  close(fd);
+  if (got <= 0)
+    return FALSE;
+  text[got] = '\0';
+  return TRUE;
 }
 
 /* Adds one capture's time in the handler to the totals and the quantiles' ring. Context: the

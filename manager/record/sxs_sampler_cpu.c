@@ -22,7 +22,13 @@
 static void thread_rate_note(SampledThread *t, gboolean last) {
   if (!t->tslot)
     return;
-  guint64 cpu_ns = t->engine->counted(t, last);
+  /* A hardware event counts events, not time; the timer engine's clock is read only at the end
+   * (a system call per thread): meanwhile the periods sampled since it was armed stand for it. */
+  guint64 now = t->engine->counted(t, last);
+  if (now == 0)
+    now = (t->expiries - t->expiries_at_move) * hot.event_period;
+  guint64 cpu_ns = t->counted_before + now;
+  guint64 timer_ns = t->timer_before + (t->engine->kind == SXS_ENGINE_TIMER && t->moved ? now : 0);
   g_mutex_lock(&sampler.lock);
   SxsThreadRateModel *r = g_hash_table_lookup(sampler.rates, GINT_TO_POINTER(t->tid));
   if (!r) {
@@ -36,12 +42,11 @@ static void thread_rate_note(SampledThread *t, gboolean last) {
   }
   r->captures = t->captures;
   r->expiries = t->expiries;
-  /* A hardware event counts events, not time; the timer engine's clock is read only at the end
-   * (a system call per thread): meanwhile the periods sampled stand for it. */
   if (sampler.event == SXS_EVENT_CPU_TIME)
-    r->cpu_ns = cpu_ns > 0 ? cpu_ns : t->expiries * hot.event_period;
+    r->cpu_ns = cpu_ns;
   else
-    r->events = cpu_ns > 0 ? cpu_ns : t->expiries * hot.event_period;
+    r->events = cpu_ns;
+  r->timer_ns = timer_ns;
   g_mutex_unlock(&sampler.lock);
 }
 
@@ -99,6 +104,98 @@ void sxs__sampler_cpu_arm(SampledThread *t) {
   }
   t->engine = &sxs__engine_timer_ops;
   t->tslot = ts;
+}
+
+/* Arms t in its slot ts through engine e, after another engine let it go. A new counter counts
+ * from 0: the periods' boundaries start again. Only a counter's handler reads them, and one of a
+ * counter closed just now may still run: it is waited for (a timer's handler does not read them;
+ * a counter closed at an earlier move has long finished). */
+static int engine_rearm(SampledThread *t, ThreadSlot *ts, const SxsSamplerEngine *e, gboolean counter_closed_now) {
+  if (e->kind == SXS_ENGINE_PERF) {
+    if (counter_closed_now)
+      sxs__sampler_cpu_handlers_drained();
+    ts->count = ts->boundary = ts->target = 0;
+  }
+  return e->add_thread(t, ts, sampler.event, hot.event_period);
+}
+
+/* Cpu mode, engine=auto: thread t leaves its engine for `to` (the same slot: captures made and
+ * not collected stay). What the engine it leaves counted is kept for its rate. When `to` cannot
+ * take it, it stays where it was; when neither can, it is not sampled any more. Context: the
+ * sampler thread. */
+static void thread_move(SampledThread *t, const SxsSamplerEngine *to) {
+  ThreadSlot *ts = t->tslot;
+  const SxsSamplerEngine *from = t->engine;
+  guint64 counted = from->counted(t, TRUE);
+  if (counted == 0)
+    counted = (t->expiries - t->expiries_at_move) * hot.event_period;
+  from->remove_thread(t);
+  if (from->kind == SXS_ENGINE_PERF)
+    sampler.perf_fds--;
+  const SxsSamplerEngine *now = to;
+  if (engine_rearm(t, ts, to, FALSE) != 0) {
+    now = from;
+    if (engine_rearm(t, ts, from, from->kind == SXS_ENGINE_PERF) != 0) {
+      for (guint i = 0; i < SAMPLER_THREAD_CAPTURES; i++)
+        if (__atomic_load_n(&ts->cap[i].state, __ATOMIC_ACQUIRE) == SLOT_DONE)
+          __atomic_add_fetch(&hot.timer_collected, 1, __ATOMIC_RELAXED);
+      __atomic_store_n(&ts->magic, 0, __ATOMIC_RELEASE);
+      t->tslot = NULL;
+      sxs__sampler_count_dropped("timer not created");
+      return;
+    }
+  }
+  if (now->kind == SXS_ENGINE_PERF)
+    sampler.perf_fds++;
+  t->counted_before += counted;
+  if (from->kind == SXS_ENGINE_TIMER && t->moved)
+    t->timer_before += counted;
+  t->expiries_at_move = t->expiries;
+  t->engine = now;
+  t->moved = TRUE;
+}
+
+/* Cpu mode, engine=auto: reads the slices on a CPU of up to SAMPLER_SLICE_LOOKS threads (in turn,
+ * each at most every SAMPLER_SLICE_LOOK_NS once judged) and moves those that run in short slices to a timer,
+ * those that no longer do back to a counter (sxs__sampler_sched_counter). Context: the sampler
+ * thread, after a rescan. */
+void sxs__sampler_cpu_review(void) {
+  if (!sampler.engine_moves || !sampler.order || sampler.order->len == 0)
+    return;
+  guint n = sampler.order->len, looked = 0;
+  guint64 now = sxs__sampler_now_ns(CLOCK_MONOTONIC);
+  guint i = 0;
+  for (; i < n && looked < SAMPLER_SLICE_LOOKS; i++) {
+    SampledThread *t = sampler.order->pdata[(sampler.slices_at + i) % n];
+    if (!t->tslot || (t->judged && now - t->look_at_ns < (guint64)SAMPLER_SLICE_LOOK_NS))
+      continue;
+    looked++;
+    /* "<CPU time, ns> <time waiting for a CPU, ns> <times it came on a CPU>" */
+    char text[96];
+    if (!sxs__sampler_task_file_read(t->tid, "schedstat", text, sizeof text))
+      continue;
+    char *at = text;
+    guint64 cpu = g_ascii_strtoull(at, &at, 10);
+    g_ascii_strtoull(at, &at, 10);
+    guint64 slices = g_ascii_strtoull(at, &at, 10);
+    gboolean first = t->look_at_ns == 0;
+    t->look_at_ns = now;
+    if (first || cpu < t->look_cpu_ns || slices < t->look_slices) {
+      t->look_cpu_ns = cpu;
+      t->look_slices = slices;
+      continue;
+    }
+    gboolean on_counter = t->engine->kind == SXS_ENGINE_PERF, was = on_counter;
+    if (!sxs__sampler_sched_counter(&on_counter, cpu - t->look_cpu_ns, slices - t->look_slices))
+      continue;
+    t->look_cpu_ns = cpu;
+    t->look_slices = slices;
+    t->judged = TRUE;
+    if (on_counter == was || (on_counter && sampler.perf_fds >= sampler.perf_fd_budget))
+      continue;
+    thread_move(t, on_counter ? &sxs__engine_perf_ops : &sxs__engine_timer_ops);
+  }
+  sampler.slices_at = (sampler.slices_at + i) % n;
 }
 
 /* Timer mode: the thread is gone (or the sampler stops): its timer goes, then its slot. A gone
@@ -285,6 +382,7 @@ void sxs__sampler_cpu_run(guint64 period) {
     /* A thread that ended since the last rescan had its captures collected just now. */
     if (sxs__sampler_now_ns(CLOCK_MONOTONIC) - last_scan >= sxs__sampler_rescan_every()) {
       sxs__sampler_rescan();
+      sxs__sampler_cpu_review();
       last_scan = sxs__sampler_now_ns(CLOCK_MONOTONIC);
     }
     wait_for_captures(last_scan + sxs__sampler_rescan_every());
@@ -338,6 +436,9 @@ gboolean sxs__sampler_cpu_choose_engine(const SxsConfig *cfg) {
     rlim_t soft = getrlimit(RLIMIT_NOFILE, &files) == 0 ? files.rlim_cur : 1024;
     sampler.perf_fd_budget = (guint)MIN(soft == RLIM_INFINITY ? G_MAXUINT : soft / 4, (rlim_t)SAMPLER_POOL_SLOTS);
     hot.event_period = period;
+    /* engine=auto: a thread that runs in short slices is sampled by a timer instead (the counter
+     * would cost each of its context switches: sxs_sampler_sched.h); engine=perf keeps counters. */
+    sampler.engine_moves = asked == SXS_ENGINE_AUTO && sampler.event == SXS_EVENT_CPU_TIME;
     sampler.engine_reason = g_strdup(asked == SXS_ENGINE_PERF ? "engine=perf asked for" : "perf_event_open allowed");
     return TRUE;
   }

@@ -47,7 +47,9 @@
 /* ... and code a runtime claims outside the mappings read last, no sooner than this many times the last read's
  * cost (at most 1 % of the sampler thread's time goes to such reads) */
 #define SAMPLER_MAPS_COST_SHARE 100
-#define SAMPLER_RESCAN_NEW 64 /* threads one rescan adds at most (a name and a status read each) */
+#define SAMPLER_RESCAN_NEW 64  /* threads one rescan adds at most (a name and a status read each) */
+#define SAMPLER_SLICE_LOOKS 16 /* cpu mode, engine=auto: threads whose slices one rescan reads */
+#define SAMPLER_SLICE_LOOK_NS (1000 * G_GINT64_CONSTANT(1000000)) /* ... each at most this often */
 
 typedef struct WalkReuse WalkReuse;
 
@@ -69,7 +71,16 @@ typedef struct {
   int perf_fd;                           /* timer mode, perf engine: its counter (valid with tslot), else -1 */
   gint64 cpu_at_arm;                     /* timer mode, timer engine: its CPU time when its timer was made */
   guint64 captures, expiries;            /* timer mode: its captures collected, and the periods they stand for */
-  gboolean timer_deleted;                /* timer mode: the timer is gone already (the sampler stops) */
+  /* Timer mode, engine=auto: a thread moves between a counter and a timer as it runs in short
+   * slices or not (sxs__sampler_sched_counter). What its engines before the present one counted
+   * (ns of CPU time), of that what the timers did, and expiries when it last moved; the CPU time
+   * and slices on a CPU (/proc/self/task/<tid>/schedstat) at its last judgement, and when the
+   * thread was last looked at (CLOCK_MONOTONIC, 0: never). */
+  guint64 counted_before, timer_before, expiries_at_move;
+  guint64 look_cpu_ns, look_slices, look_at_ns;
+  gboolean moved;         /* it moved at least once */
+  gboolean judged;        /* its slices were judged at least once (the first judgement comes at the next rescan) */
+  gboolean timer_deleted; /* timer mode: the timer is gone already (the sampler stops) */
   guint last_n;
   struct WalkReuse *reuse[SAMPLER_REUSE_WALKS]; /* suspend walker: its last walks by the runtimes (NULL: none); owned */
 } SampledThread;
@@ -153,6 +164,8 @@ typedef struct {
   SxsSamplingEvent event;                    /* what a period counts (perf engine) */
 
   guint perf_fds, perf_fd_budget; /* perf engine: counters open, and the most that may be */
+  gboolean engine_moves;          /* perf engine chosen by engine=auto: threads in short slices go to timers */
+  guint slices_at;                /* where the next rescan starts reading threads' slices, in order */
   gboolean timer_fallback_logged;
   /* Every thread's rate so far (timer mode), by tid: SxsThreadRateModel* (lock; owned); the
    * profiler's own threads, never sampled, and their CPU time (lock; owned). */
@@ -230,6 +243,9 @@ extern SxsSampler sxs__sampler;
  * take sampler.lock). */
 clockid_t sxs__sampler_thread_cpu_clock(pid_t tid);
 gint64 sxs__sampler_thread_cpu_ns(pid_t tid);
+/* The start of /proc/self/task/<tid>/<name> into text (size bytes, NUL-terminated), with one read and no
+ * allocation; FALSE when it cannot be read (the thread is gone). */
+gboolean sxs__sampler_task_file_read(pid_t tid, const char *name, char *text, gsize size);
 void sxs__sampler_note_capture(guint64 ns);
 void sxs__sampler_count_dropped(const char *reason);
 void sxs__sampler_count_failed_capture(int n);
@@ -289,6 +305,7 @@ gboolean sxs__walker_suspend_prepare_timer_sample(SuspendedSample *s, const SxsW
 /* sxs_sampler_cpu.c: mode=cpu. */
 void sxs__sampler_cpu_arm(SampledThread *t);
 void sxs__sampler_cpu_disarm(SampledThread *t);
+void sxs__sampler_cpu_review(void);
 gboolean sxs__sampler_cpu_handlers_drained(void);
 gboolean sxs__sampler_cpu_publish(const SxsWalkResources *res);
 void sxs__sampler_cpu_published(void);

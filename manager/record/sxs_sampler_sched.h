@@ -7,7 +7,8 @@
  * sampler (sxs_sampler.c) reads the clocks and /proc and acts on the answers.
  *
  * Mode=cpu needs none of this: the engines' per-thread counters or timers raise each sample on
- * the thread itself, once per period of the CPU time it used (sxs_engine_perf.c, sxs_engine_timer.c). */
+ * the thread itself, once per period of the CPU time it used (sxs_engine_perf.c, sxs_engine_timer.c).
+ * Its one decision here is which of the two a thread is on (sxs__sampler_sched_counter, below). */
 #pragma once
 
 #include <glib.h>
@@ -113,3 +114,25 @@ SxsWallStep sxs__sampler_sched_wall(SxsSchedAccount *a, const SxsSchedShare *sha
  * (sorted), the position of the thread the next tick starts at, cursor_tid or the next one by
  * id when it is gone, 0 past the last. */
 guint sxs__sampler_sched_cursor(const pid_t *tids, guint n, pid_t cursor_tid);
+
+/* Mode=cpu, engine=auto: a thread on a perf_events counter pays at each of its context switches
+ * (the kernel starts the counter's high-resolution timer when the thread comes on a CPU and
+ * cancels it when it leaves: about 1.5 µs a block and wake measured here, tests/bench/switches.sh),
+ * a thread on a CPU-time timer does not (that timer is checked at the scheduler's tick). A thread
+ * that runs less than SXS_SCHED_SLICE_TIMER_NS of CPU at a time (a server's I/O threads run tens
+ * of µs between two waits) costs under a counter several times what its samples do: it goes to a
+ * timer, and back to a counter once its slices pass SXS_SCHED_SLICE_COUNTER_NS. */
+#define SXS_SCHED_SLICE_TIMER_NS (300 * G_GINT64_CONSTANT(1000))
+#define SXS_SCHED_SLICE_COUNTER_NS (1000 * G_GINT64_CONSTANT(1000))
+/* ... judged once it came on a CPU SXS_SCHED_SLICE_LOOK times, or used SXS_SCHED_SLICE_LOOK_CPU_NS of
+ * it, since the last judgement. */
+#define SXS_SCHED_SLICE_LOOK 100
+#define SXS_SCHED_SLICE_LOOK_CPU_NS (20 * G_GINT64_CONSTANT(1000000))
+
+/*
+ * Is a thread that used cpu_ns of CPU time in slices times on a CPU (/proc/self/task/<tid>/schedstat)
+ * since its last judgement better on a counter (*on_counter TRUE) or on a timer? FALSE when that is
+ * too little to judge (nothing changed; the next look adds to the same span), TRUE when judged,
+ * with *on_counter what it should be on from now (maybe what it was on).
+ */
+gboolean sxs__sampler_sched_counter(gboolean *on_counter, guint64 cpu_ns, guint64 slices);

@@ -26,27 +26,11 @@ static SxsDue due(SampledThread *t, guint64 period_ns, guint64 now, guint64 *ret
   return sxs__sampler_sched_ran(&t->sched, cpu, t->last_n > 0); /* tick_select decides how */
 }
 
-/* The start of /proc/self/task/<tid>/<name> into text (size bytes, NUL-terminated), with one read and no
- * allocation; FALSE when it cannot be read (the thread is gone). Context: the sampler thread. */
-static gboolean task_file_read(pid_t tid, const char *name, char *text, gsize size) {
-  char path[64];
-  g_snprintf(path, sizeof path, "/proc/self/task/%d/%s", (int)tid, name);
-  int fd = open(path, O_RDONLY | O_CLOEXEC);
-  if (fd < 0)
-    return FALSE;
-  ssize_t got = read(fd, text, size - 1);
-  close(fd);
-  if (got <= 0)
-    return FALSE;
-  text[got] = '\0';
-  return TRUE;
-}
-
 /* Thread tid's voluntary context switches so far (voluntary_ctxt_switches of its status), or -1 when they cannot
  * be read. Context: the sampler thread. */
 static gint64 thread_waits(pid_t tid) {
   char text[2048];
-  if (!task_file_read(tid, "status", text, sizeof text))
+  if (!sxs__sampler_task_file_read(tid, "status", text, sizeof text))
     return -1;
   const char *at = strstr(text, "\nvoluntary_ctxt_switches:");
   if (at == NULL)
@@ -57,7 +41,7 @@ static gint64 thread_waits(pid_t tid) {
 /* Where thread tid is; when blocked, *ret_regs holds its sp and the ip it resumes at. */
 static SxsWhere thread_where(pid_t tid, SxsRegs *ret_regs) {
   char text[256];
-  if (!task_file_read(tid, "syscall", text, sizeof text))
+  if (!sxs__sampler_task_file_read(tid, "syscall", text, sizeof text))
     return SXS_WHERE_UNKNOWN;
   if (g_str_has_prefix(text, "running"))
     return SXS_WHERE_RUNNING;

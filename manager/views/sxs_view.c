@@ -864,9 +864,12 @@ char *sxs__view_thread_rates(const SxsSamplesModel *sm, guint max) {
     const SxsThreadRateModel *r = sm->thread_rates->pdata[i];
     if (r->cpu_ns == 0 || r->captures == 0)
       continue;
-    g_string_append_printf(s, "%s%s %.1f Hz (%.2f s CPU, %" G_GUINT64_FORMAT " lost)", shown ? ", " : "",
+    g_string_append_printf(s, "%s%s %.1f Hz (%.2f s CPU, %" G_GUINT64_FORMAT " lost", shown ? ", " : "",
                            r->name ? r->name : "?", (double)r->captures * 1e9 / (double)r->cpu_ns,
                            (double)r->cpu_ns / 1e9, r->expiries > r->captures ? r->expiries - r->captures : 0);
+    if (r->timer_ns > 0)
+      g_string_append_printf(s, ", %.0f%% on a timer", 100.0 * (double)MIN(r->timer_ns, r->cpu_ns) / (double)r->cpu_ns);
+    g_string_append_c(s, ')');
     shown++;
   }
   if (shown == 0) {

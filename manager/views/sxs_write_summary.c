@@ -368,6 +368,26 @@ static void thread_rates_lines(GString *out, const SxsSamplesModel *sm) {
   g_string_append_printf(out, "), %.3f s in the sampled threads' signal handlers\n", (double)sm->capture_ns / 1e9);
 }
 
+/* engine=auto: the threads sampled by a CPU-time timer part of the time although the engine is perf
+ * (they ran in short slices, where a counter costs each context switch), and their share of the
+ * CPU time sampled; nothing when there were none. */
+static void engine_moves_text(GString *out, const SxsSamplesModel *sm) {
+  guint moved = 0;
+  guint64 on_timer = 0, cpu = 0;
+  for (guint i = 0; sm->thread_rates && i < sm->thread_rates->len; i++) {
+    const SxsThreadRateModel *r = sm->thread_rates->pdata[i];
+    cpu += r->cpu_ns;
+    on_timer += MIN(r->timer_ns, r->cpu_ns);
+    moved += r->timer_ns > 0;
+  }
+  if (moved == 0 || cpu == 0)
+    return;
+  g_string_append_printf(out,
+                         "; %u thread%s on a CPU-time timer for %.1f%% of the CPU time sampled: they ran in "
+                         "short slices, where a perf counter costs each context switch",
+                         moved, moved == 1 ? "" : "s", 100.0 * (double)on_timer / (double)cpu);
+}
+
 /* Top frames of the samples, per runtime and for native code. */
 static void samples_section(GString *out, const SxsView *v, const SxsRenderOptions *o, const Palette *p) {
   guint64 whole = 0, stacks = 0;
@@ -392,8 +412,11 @@ static void samples_section(GString *out, const SxsView *v, const SxsRenderOptio
   if (sxs__samples_hardware(sm))
     g_string_append_printf(out, "  event: %s, a sample every %" G_GUINT64_FORMAT " on a thread's CPU\n", sm->event,
                            sm->event_period);
-  if (sm->engine)
-    g_string_append_printf(out, "  engine: %s (%s)\n", sm->engine, sm->engine_reason ? sm->engine_reason : "?");
+  if (sm->engine) {
+    g_string_append_printf(out, "  engine: %s (%s)", sm->engine, sm->engine_reason ? sm->engine_reason : "?");
+    engine_moves_text(out, sm);
+    g_string_append_c(out, '\n');
+  }
   /* Whether the sampler kept the rate asked, and what it could not sample. */
   if (sm->ticks > 0) {
     g_autofree char *rate = sxs__view_sampling_rate(sm);

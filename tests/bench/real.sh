@@ -82,7 +82,8 @@ clean_env=(env -u CORECLR_ENABLE_PROFILING -u CORECLR_PROFILER -u CORECLR_PROFIL
            MSBUILDDISABLENODEREUSE=1 DOTNET_CLI_USE_MSBUILD_SERVER=0 UseSharedCompilation=false)
 
 # SXS_BENCH_VARIANTS picks some (e.g. "none s99 t99 s999 t999": the sampler's two engines side by
-# side; t99 and t999 are --sample with --engine timer, s99 and s999 the default engine). With
+# side; t99 and t999 are --sample with --engine timer, p99 and p999 with --engine perf (every
+# thread on a counter), s99 and s999 the default engine). With
 # SXS_BENCH_BEFORE=BUILD0 (another build, e.g. of the commit before a change), b99 and b999 are
 # --sample and --sample=999 with that build's sxsprof: "none b99 s99" measures a change side by side.
 read -r -a variants <<<"${SXS_BENCH_VARIANTS:-none loaded s99 s999 perf99 trace}"
@@ -99,6 +100,8 @@ declare -A label=(
     [b99]="\`sxsprof run -q --sample\` (99 Hz), the build before"
     [b999]="\`sxsprof run -q --sample=999\`, the build before"
     [t999]="\`sxsprof run -q --sample=999 --engine timer\`"
+    [p99]="\`sxsprof run -q --sample --engine perf\`"
+    [p999]="\`sxsprof run -q --sample=999 --engine perf\`"
     [perf99]="\`perf record -F 99 -g\`, DOTNET_PerfMapEnabled=1"
     [trace]="\`dotnet-trace collect\` (default profile)"
 )
@@ -117,6 +120,8 @@ wrap() {
         b999) wrap=("${clean_env[@]}" "$before/bin/sxsprof" run -q --sample=999 -o "$out/p" --) ;;
         t99) wrap=("${clean_env[@]}" "$sxsprof" run -q --sample --engine timer -o "$out/p" --) ;;
         t999) wrap=("${clean_env[@]}" "$sxsprof" run -q --sample=999 --engine timer -o "$out/p" --) ;;
+        p99) wrap=("${clean_env[@]}" "$sxsprof" run -q --sample --engine perf -o "$out/p" --) ;;
+        p999) wrap=("${clean_env[@]}" "$sxsprof" run -q --sample=999 --engine perf -o "$out/p" --) ;;
         perf99) wrap=("${clean_env[@]}" DOTNET_PerfMapEnabled=1 "DOTNET_PerfMapJitDumpPath=$out"
                       perf record -q -F 99 -g -o "$out/perf.data" --) ;;
         trace) wrap=("${clean_env[@]}" "$dotnet_trace" collect -o "$out/trace.nettrace" --) ;;
