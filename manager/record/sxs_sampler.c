@@ -335,18 +335,26 @@ static void rebuild_order(void) {
 }
 
 /* .NET threads name themselves after they start (thread-pool workers, Thread.Name): the names of
- * up to SAMPLER_RESCAN_NAMES threads are read again at each rescan, in turn, so that a rescan of
- * hundreds of threads stays short. */
+ * up to SAMPLER_RESCAN_NAMES threads are read again at each rescan, in turn, each at most every
+ * SAMPLER_NAME_LOOK_NS, so that a rescan of hundreds of threads stays short and a process of a few
+ * threads is not asked for their names ten times a second. */
 static void refresh_names(void) {
-  guint n = sampler.order->len;
-  for (guint i = 0; i < n && i < SAMPLER_RESCAN_NAMES; i++) {
+  guint n = sampler.order->len, read = 0, i = 0;
+  guint64 now = sxs__sampler_now_ns(CLOCK_MONOTONIC);
+  for (; i < n && read < SAMPLER_RESCAN_NAMES; i++) {
     SampledThread *t = sampler.order->pdata[(sampler.names_at + i) % n];
-    g_autofree char *comm_path = g_strdup_printf("/proc/self/task/%d/comm", (int)t->tid);
-    g_autofree char *comm = NULL;
-    if (g_file_get_contents(comm_path, &comm, NULL, NULL) && g_strcmp0(g_strstrip(comm), t->name) != 0)
-      thread_renamed(t, g_steal_pointer(&comm));
+    if (t->name_at_ns != 0 && now - t->name_at_ns < (guint64)SAMPLER_NAME_LOOK_NS)
+      continue;
+    t->name_at_ns = now;
+    read++;
+    char comm[64];
+    if (!sxs__sampler_task_file_read(t->tid, "comm", comm, sizeof comm))
+      continue;
+    g_strstrip(comm);
+    if (g_strcmp0(comm, t->name) != 0)
+      thread_renamed(t, g_strdup(comm));
   }
-  sampler.names_at = n > 0 ? (sampler.names_at + MIN(n, SAMPLER_RESCAN_NAMES)) % n : 0;
+  sampler.names_at = n > 0 ? (sampler.names_at + i) % n : 0;
 }
 
 /* May a handler read what a slot's inputs point to, now or later (a request sent and not yet

@@ -156,7 +156,7 @@ static void thread_move(SampledThread *t, const SxsSamplerEngine *to) {
 }
 
 /* Cpu mode, engine=auto: reads the slices on a CPU of up to SAMPLER_SLICE_LOOKS threads (in turn,
- * each at most every SAMPLER_SLICE_LOOK_NS once judged) and moves those that run in short slices to a timer,
+ * the second read at the next rescan, then at most every SAMPLER_SLICE_LOOK_NS) and moves those that run in short slices to a timer,
  * those that no longer do back to a counter (sxs__sampler_sched_counter). Context: the sampler
  * thread, after a rescan. */
 void sxs__sampler_cpu_review(void) {
@@ -167,7 +167,7 @@ void sxs__sampler_cpu_review(void) {
   guint i = 0;
   for (; i < n && looked < SAMPLER_SLICE_LOOKS; i++) {
     SampledThread *t = sampler.order->pdata[(sampler.slices_at + i) % n];
-    if (!t->tslot || (t->judged && now - t->look_at_ns < (guint64)SAMPLER_SLICE_LOOK_NS))
+    if (!t->tslot || (t->looks >= 2 && now - t->look_at_ns < (guint64)SAMPLER_SLICE_LOOK_NS))
       continue;
     looked++;
     /* "<CPU time, ns> <time waiting for a CPU, ns> <times it came on a CPU>" */
@@ -178,8 +178,9 @@ void sxs__sampler_cpu_review(void) {
     guint64 cpu = g_ascii_strtoull(at, &at, 10);
     g_ascii_strtoull(at, &at, 10);
     guint64 slices = g_ascii_strtoull(at, &at, 10);
-    gboolean first = t->look_at_ns == 0;
+    gboolean first = t->looks == 0;
     t->look_at_ns = now;
+    t->looks++;
     if (first || cpu < t->look_cpu_ns || slices < t->look_slices) {
       t->look_cpu_ns = cpu;
       t->look_slices = slices;
@@ -190,7 +191,6 @@ void sxs__sampler_cpu_review(void) {
       continue;
     t->look_cpu_ns = cpu;
     t->look_slices = slices;
-    t->judged = TRUE;
     if (on_counter == was || (on_counter && sampler.perf_fds >= sampler.perf_fd_budget))
       continue;
     thread_move(t, on_counter ? &sxs__engine_perf_ops : &sxs__engine_timer_ops);

@@ -39,6 +39,7 @@
 #define SAMPLER_REUSE_WALKS 4     /* stacks a thread keeps the runtimes' walks of (suspend walker) */
 #define SAMPLER_RESCAN_NS (100 * G_GINT64_CONSTANT(1000000)) /* threads and stacks looked for again */
 #define SAMPLER_RESCAN_NAMES 16 /* threads whose names one rescan reads again (new ones aside) */
+#define SAMPLER_NAME_LOOK_NS (1000 * G_GINT64_CONSTANT(1000000))   /* ... each at most this often */
 #define SAMPLER_CODE_RESCAN_NS (1000 * G_GINT64_CONSTANT(1000000)) /* code mappings looked for again, at most */
 #define SAMPLER_MAPS_NS (250 * G_GINT64_CONSTANT(1000000))         /* /proc/self/maps read at most this often */
 /* ... or this often while captures find no stack range (a new thread's stack, not yet read: at a
@@ -59,6 +60,7 @@ typedef struct {
   gboolean seen;
   gboolean blocked;                      /* the thread blocks the signal: never asked */
   gboolean name_checked;                 /* its name was read again after it was first seen */
+  guint64 name_at_ns;                    /* when its name was last read again (CLOCK_MONOTONIC, 0: not yet) */
   guint timeouts;                        /* requests in a row it did not answer */
   SxsSchedAccount sched;                 /* wall mode: its account (sxs_sampler_sched.h) */
   SxsStackFrame *last;                   /* wall mode: its last stack (stitched), last_n frames; owned */
@@ -79,7 +81,8 @@ typedef struct {
   guint64 counted_before, timer_before, expiries_at_move;
   guint64 look_cpu_ns, look_slices, look_at_ns;
   gboolean moved;         /* it moved at least once */
-  gboolean judged;        /* its slices were judged at least once (the first judgement comes at the next rescan) */
+  guint looks;            /* its slices were read this many times: the second read comes at the next rescan, the others
+                * SAMPLER_SLICE_LOOK_NS apart */
   gboolean timer_deleted; /* timer mode: the timer is gone already (the sampler stops) */
   guint last_n;
   struct WalkReuse *reuse[SAMPLER_REUSE_WALKS]; /* suspend walker: its last walks by the runtimes (NULL: none); owned */

@@ -73,7 +73,7 @@ done
 col() { awk -v c="$2" '{ print $c }' "$1"; }
 none=$(bench_median 0 <"$tmp/bursts-none")
 {
-    echo "| configuration | bursts in ${seconds} s (median) | over no profiler | spin-0's captures per CPU second | pong threads' CPU on a timer |"
+    echo "| configuration | bursts in ${seconds} s (median) | over no profiler | spin-0's captures per CPU second | pong threads' CPU moved to a timer (auto) |"
     echo "|---|---|---|---|---|"
     for c in "${configs[@]}"; do
         b=$(bench_median 0 <"$tmp/bursts-$c")
