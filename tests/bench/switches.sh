@@ -8,8 +8,10 @@
 # configuration: the bursts the pairs made (their throughput: the machine's 2 cores are all busy,
 # so what a profiler takes from them shows as fewer bursts) and its ratio to no profiler, the
 # spinning thread's captures per second of its CPU time (the rate asked), and the pong threads'
-# share of CPU time sampled by a timer. Rewrites the "Threads in short slices" section of
-# docs/PERFORMANCE.md (SXS_BENCH_NO_DOC=1 leaves it alone).
+# share of CPU time sampled by a timer. First, without a runtime (BUILD/tests/bench/sxs_bench_switch):
+# two threads bouncing a byte over two pipes, each with nothing, a sampling task-clock counter, a
+# counting-only one, or a CPU-time timer: the CPU a round trip takes under each. Rewrites the
+# "Threads in short slices" section of docs/PERFORMANCE.md (SXS_BENCH_NO_DOC=1 leaves it alone).
 #
 # Usage: tests/bench/switches.sh BUILD [ROUNDS]        (default 5; run tests/setup.sh first)
 set -euo pipefail
@@ -23,7 +25,9 @@ rounds=${2:-5}
 seconds=4
 sxsprof=$build/bin/sxsprof
 app=${SXS_APPS_DIR:-$root/build/apps}/Threads/Threads.dll
-[[ -x $sxsprof && -f $app ]] || { echo "bench: needs $sxsprof and $app (tests/setup.sh)" >&2; exit 1; }
+switch=$build/tests/bench/sxs_bench_switch
+[[ -x $sxsprof && -f $app && -x $switch ]] ||
+    { echo "bench: needs $sxsprof, $switch and $app (tests/setup.sh)" >&2; exit 1; }
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
@@ -51,7 +55,26 @@ print("%.1f %.0f" % (spin, 100.0 * timer / cpu if cpu else 0))
 PY
 }
 
-echo "bench: $rounds rounds of ${#configs[@]} configurations, $seconds s each, 2 cores"
+modes=(none counter counting timer)
+echo "bench: $rounds rounds of ${#modes[@]} modes of sxs_bench_switch, 200000 round trips each"
+for ((r = 0; r < rounds; r++)); do
+    for ((k = 0; k < ${#modes[@]}; k++)); do
+        m=${modes[(k + r) % ${#modes[@]}]}
+        "$switch" "$m" 200000 99 | tee -a "$tmp/switch-$m" | sed 's/^/bench: raw switch /'
+    done
+done
+{
+    echo "| each thread has | CPU µs a round trip (median) | over nothing |"
+    echo "|---|---|---|"
+    base=$(awk '{ print $2 }' "$tmp/switch-none" | bench_median 3)
+    for m in "${modes[@]}"; do
+        v=$(awk '{ print $2 }' "$tmp/switch-$m" | bench_median 3)
+        echo "| $m | $v | $(awk -v v="$v" -v b="$base" 'BEGIN { printf "%+.2f µs", v - b }') |"
+    done
+} >"$tmp/switch-table"
+cat "$tmp/switch-table"
+
+echo "bench: $rounds rounds of ${#configs[@]} configurations, $seconds s each"
 dotnet "$app" 2 1 0.2 20 1 >/dev/null
 for ((r = 0; r < rounds; r++)); do
     for ((k = 0; k < ${#configs[@]}; k++)); do
@@ -104,6 +127,12 @@ end="<!-- switches: end -->"
     echo "(config.md, \`engine\`). Fewer bursts = what the profiler took from the program."
     echo
     cat "$tmp/table"
+    echo
+    echo "Without a runtime (sxs_bench_switch: two threads bouncing a byte over two pipes, 200,000 round"
+    echo "trips, two blocks and two wakes each; counter = a sampling task-clock counter at 99 Hz as the perf"
+    echo "engine sets it, counting = one that only counts, timer = a CPU-time timer at 99 Hz):"
+    echo
+    cat "$tmp/switch-table"
     echo "$end"
 } >"$tmp/section"
 bench_write_section "$root/docs/PERFORMANCE.md" "$begin" "$end" "$tmp/section" "$tmp"
