@@ -106,6 +106,16 @@ void sxs__sampler_cpu_arm(SampledThread *t) {
   t->tslot = ts;
 }
 
+/* Thread t's slot goes back to the pool, its timer or counter let go already: the captures in it
+ * that were never collected no longer wait (they count no more towards a wake). */
+static void slot_release(SampledThread *t) {
+  for (guint i = 0; i < SAMPLER_THREAD_CAPTURES; i++)
+    if (__atomic_load_n(&t->tslot->cap[i].state, __ATOMIC_ACQUIRE) == SLOT_DONE)
+      __atomic_add_fetch(&hot.timer_collected, 1, __ATOMIC_RELAXED);
+  __atomic_store_n(&t->tslot->magic, 0, __ATOMIC_RELEASE);
+  t->tslot = NULL;
+}
+
 /* Arms t in its slot ts through engine e, after another engine let it go. A new counter counts
  * from 0: the periods' boundaries start again. Only a counter's handler reads them, and one of a
  * counter closed just now may still run: it is waited for (a timer's handler does not read them;
@@ -132,33 +142,29 @@ static void thread_move(SampledThread *t, const SxsSamplerEngine *to) {
   from->remove_thread(t);
   if (from->kind == SXS_ENGINE_PERF)
     sampler.perf_fds--;
-  const SxsSamplerEngine *now = to;
-  if (engine_rearm(t, ts, to, FALSE) != 0) {
-    now = from;
-    if (engine_rearm(t, ts, from, from->kind == SXS_ENGINE_PERF) != 0) {
-      for (guint i = 0; i < SAMPLER_THREAD_CAPTURES; i++)
-        if (__atomic_load_n(&ts->cap[i].state, __ATOMIC_ACQUIRE) == SLOT_DONE)
-          __atomic_add_fetch(&hot.timer_collected, 1, __ATOMIC_RELAXED);
-      __atomic_store_n(&ts->magic, 0, __ATOMIC_RELEASE);
-      t->tslot = NULL;
-      sxs__sampler_count_dropped("timer not created");
-      return;
-    }
-  }
-  if (now->kind == SXS_ENGINE_PERF)
-    sampler.perf_fds++;
   t->counted_before += counted;
   if (from->kind == SXS_ENGINE_TIMER && t->moved)
     t->timer_before += counted;
   t->expiries_at_move = t->expiries;
-  t->engine = now;
   t->moved = TRUE;
+  t->engine = to;
+  if (engine_rearm(t, ts, to, FALSE) != 0) {
+    t->engine = from;
+    if (engine_rearm(t, ts, from, from->kind == SXS_ENGINE_PERF) != 0) {
+      thread_rate_note(t, FALSE); /* what was counted until now: nothing armed counts more */
+      slot_release(t);
+      sxs__sampler_count_dropped("timer not created");
+      return;
+    }
+  }
+  if (t->engine->kind == SXS_ENGINE_PERF)
+    sampler.perf_fds++;
 }
 
-/* Cpu mode, engine=auto: reads the slices on a CPU of up to SAMPLER_SLICE_LOOKS threads (in turn,
- * the second read at the next rescan, then at most every SAMPLER_SLICE_LOOK_NS) and moves those that run in short slices to a timer,
- * those that no longer do back to a counter (sxs__sampler_sched_counter). Context: the sampler
- * thread, after a rescan. */
+/* Cpu mode, engine=auto: reads the slices on a CPU of up to SAMPLER_SLICE_LOOKS threads (in turn;
+ * a thread's second read at the next rescan, then at most every SAMPLER_SLICE_LOOK_NS) and moves
+ * those that run in short slices to a timer, those that no longer do back to a counter
+ * (sxs__sampler_sched_counter). Context: the sampler thread, after a rescan. */
 void sxs__sampler_cpu_review(void) {
   if (!sampler.engine_moves || !sampler.order || sampler.order->len == 0)
     return;
@@ -207,12 +213,7 @@ void sxs__sampler_cpu_disarm(SampledThread *t) {
   t->engine->remove_thread(t);
   if (t->engine->kind == SXS_ENGINE_PERF)
     sampler.perf_fds--;
-  /* Its captures never collected no longer wait (they count no more towards a wake). */
-  for (guint i = 0; i < SAMPLER_THREAD_CAPTURES; i++)
-    if (__atomic_load_n(&t->tslot->cap[i].state, __ATOMIC_ACQUIRE) == SLOT_DONE)
-      __atomic_add_fetch(&hot.timer_collected, 1, __ATOMIC_RELAXED);
-  __atomic_store_n(&t->tslot->magic, 0, __ATOMIC_RELEASE);
-  t->tslot = NULL;
+  slot_release(t);
 }
 
 /* Waits (at most 10 ms) until no timer handler is between its first and last read of hot.timer_res. */
