@@ -636,14 +636,6 @@ void sxs__sampler_capture_batch(SampledThread *const *threads, guint n, const Sx
   }
 }
 
-/* Asks thread t alone for its stack (capture_batch with one thread: the frames are in
- * hot.slots[SAMPLER_SYNC_SLOT(0)].out). */
-int sxs__sampler_capture(SampledThread *t, const SxsWalkResources *res, gboolean *ret_abandoned) {
-  int n;
-  sxs__sampler_capture_batch(&t, 1, res, &n, ret_abandoned);
-  return n;
-}
-
 /* After several requests in a row a thread did not answer: does it block the signal now, or did
  * someone else take the signal's disposition? */
 void sxs__sampler_check_unanswered(SampledThread *t) {

@@ -253,7 +253,10 @@ void sxs__sampler_cpu_published(void) {
  * where its thread ran, on its own CPU (no signal crossed CPUs), are collected. The signal walker
  * counts each as its frames name it. The suspend walker takes up to SAMPLER_SUSPEND_MAX_THREADS
  * of them (the others stay in their slots for the next batch, which follows at once) and
- * stitches them with the runtimes' walks (timer_sample_prepare, suspend_finish). Each capture
+ * stitches them with the runtimes' walks (timer_sample_prepare, suspend_finish). Batches take
+ * the threads in turn (sampler.order), each starting where the last one stopped: a batch that
+ * always began with the same threads filled up on their captures, and the suspend walker's
+ * threads later in the table were never collected while the program ran. Each capture
  * counts as a tick, the expiries it stands for beyond its own as ticks missed (see
  * sxs__sampler_fill). Returns the captures collected. Context: the sampler thread.
  */
@@ -263,18 +266,16 @@ guint sxs__sampler_cpu_tick(const SxsWalkResources *res, const SxsStitchTarget *
   guint n_due = 0, collected = 0;
   guint64 missed_total = 0;
   guint64 now = 0;
-  GHashTableIter it;
-  gpointer value;
-  g_hash_table_iter_init(&it, sampler.threads);
+  guint n = sampler.order ? sampler.order->len : 0, start = n > 0 ? sampler.batch_at % n : 0, k = 0;
   sampler.timer_leftover = FALSE;
-  while (g_hash_table_iter_next(&it, NULL, &value)) {
-    SampledThread *t = value;
+  for (; k < n; k++) {
+    SampledThread *t = sampler.order->pdata[(start + k) % n];
     ThreadSlot *ts = t->tslot;
     if (!ts)
       continue;
-    gboolean abandoned = FALSE;
+    gboolean learned = FALSE;
     guint64 collected_before = collected;
-    for (guint i = 0; i < SAMPLER_THREAD_CAPTURES && !abandoned; i++) {
+    for (guint i = 0; i < SAMPLER_THREAD_CAPTURES; i++) {
       TimerCapture *c = &ts->cap[i];
       if (__atomic_load_n(&c->state, __ATOMIC_ACQUIRE) != SLOT_DONE)
         continue;
@@ -315,19 +316,24 @@ guint sxs__sampler_cpu_tick(const SxsWalkResources *res, const SxsStitchTarget *
       if (s != NULL) {
         if (now == 0)
           now = sxs__sampler_now_ns(CLOCK_MONOTONIC);
-        abandoned = !sxs__walker_suspend_prepare_timer_sample(s, res, now, targets, runtimes, n_targets);
+        sxs__walker_suspend_prepare_timer_sample(s, res, now, !learned, targets, runtimes, n_targets);
+        learned |= s->learn_only;
+        if (s->n_native <= 0 && !s->learn_only)
+          n_due--; /* counted already, nothing to merge: its place in the batch is free again */
       }
     }
     if (collected > collected_before)
       thread_rate_note(t, FALSE);
-    if (abandoned || sampler.timer_leftover)
+    if (sampler.timer_leftover)
       break;
   }
+  /* The next batch starts at the thread this one stopped in (its captures left), or the next one. */
+  sampler.batch_at = n > 0 ? (start + (k < n ? k : 1)) % n : 0;
   g_mutex_lock(&sampler.lock);
   sampler.ticks += collected;
   sampler.ticks_missed += missed_total;
   g_mutex_unlock(&sampler.lock);
-  if (n_due > 0 && !sampler.abandoned)
+  if (n_due > 0 && !sampler.abandoned && sxs__walker_suspend_learn(samples, n_due, res))
     sxs__walker_suspend_finish(samples, n_due, res, targets, runtimes, n_targets);
   return collected;
 }

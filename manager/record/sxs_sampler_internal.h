@@ -161,6 +161,7 @@ typedef struct {
   SxsWalkResources timer_walk; /* what timer handlers walk with (taken, released when replaced) */
   gboolean timer_walk_taken;
   gboolean timer_leftover;                   /* suspend walker: the last batch left captures for the next one */
+  guint batch_at;                            /* cpu mode: where in order the next batch starts */
   guint64 wakes;                             /* cpu mode: the sampler's batches (it woke, was woken, or rescanned) */
   const struct SxsSamplerEngine *engine_ops; /* mode=cpu: the engine that runs (perf or timer) */
   char *engine_reason;                       /* why that one (owned; under lock once running) */
@@ -266,7 +267,6 @@ gboolean sxs__sampler_request_send(guint index, SampledThread *t, const CaptureI
 Poll sxs__sampler_request_poll(guint index, SampledThread *t, guint64 sent_ns, guint64 wait_ns, int *ret_n);
 void sxs__sampler_capture_batch(SampledThread *const *threads, guint n, const SxsWalkResources *res, int *ret_n,
                                 gboolean *ret_abandoned);
-int sxs__sampler_capture(SampledThread *t, const SxsWalkResources *res, gboolean *ret_abandoned);
 void sxs__sampler_check_unanswered(SampledThread *t);
 void sxs__sampler_count_taken(guint64 weight, guint n, guint64 resolve_ns);
 void sxs__sampler_add_sample_of(SampledThread *t, const SxsWalkResources *res, const SxsStackFrame *frames, guint n,
@@ -301,9 +301,10 @@ void sxs__walker_suspend_finish(SuspendedSample *samples, guint n_due, const Sxs
 SuspendedSample *sxs__walker_suspend_samples(void);
 void sxs__walker_suspend_tick(guint64 period_ns, const SxsWalkResources *res, const SxsStitchTarget *targets,
                               const SxsStitchRuntime *runtimes, guint n_targets);
-gboolean sxs__walker_suspend_prepare_timer_sample(SuspendedSample *s, const SxsWalkResources *res, guint64 now,
-                                                  const SxsStitchTarget *targets, const SxsStitchRuntime *runtimes,
-                                                  guint n_targets);
+void sxs__walker_suspend_prepare_timer_sample(SuspendedSample *s, const SxsWalkResources *res, guint64 now,
+                                              gboolean learn, const SxsStitchTarget *targets,
+                                              const SxsStitchRuntime *runtimes, guint n_targets);
+gboolean sxs__walker_suspend_learn(SuspendedSample *samples, guint n, const SxsWalkResources *res);
 
 /* sxs_sampler_cpu.c: mode=cpu. */
 void sxs__sampler_cpu_arm(SampledThread *t);

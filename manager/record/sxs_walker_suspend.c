@@ -419,29 +419,55 @@ static void walk_suspended(SuspendedSample *samples, guint n_due, const SxsStitc
 /*
  * Suspend walker, cpu mode: sample s holds a timer capture of its thread. A capture that matches a
  * walk its thread kept is merged with it (suspend_finish). Any other is counted at once as its own
- * frames name it (as the signal walker's would), and its thread is captured again by the sampler's
- * signal, where it is now, and walked under a suspension, as in wall mode, to learn a walk for its
- * next samples to reuse (a timer capture is too old to be stitched with a walk made now). Counting
- * that later capture instead would favour the places a thread stays in over those it passes
- * through. Returns FALSE when that capture was abandoned at stop (the tick ends). Context: the
- * sampler thread.
+ * frames name it (as the signal walker's would), and, when learn (once a thread a batch), marked
+ * learn_only with no frames: sxs__walker_suspend_learn captures its thread again by the sampler's
+ * signal, where it is now, to be walked under a suspension, as in wall mode, and learn a walk for
+ * its next samples to reuse (a timer capture is too old to be stitched with a walk made now).
+ * Counting that later capture instead would favour the places a thread stays in over those it
+ * passes through. Context: the sampler thread.
  */
-gboolean sxs__walker_suspend_prepare_timer_sample(SuspendedSample *s, const SxsWalkResources *res, guint64 now,
-                                                  const SxsStitchTarget *targets, const SxsStitchRuntime *runtimes,
-                                                  guint n_targets) {
+void sxs__walker_suspend_prepare_timer_sample(SuspendedSample *s, const SxsWalkResources *res, guint64 now,
+                                              gboolean learn, const SxsStitchTarget *targets,
+                                              const SxsStitchRuntime *runtimes, guint n_targets) {
   s->learn_only = FALSE;
   if (walk_reuse_matches(s, res, now))
-    return TRUE;
+    return;
   sxs__sampler_record_capture(s->thread, res, s->native, (guint)s->n_native, NULL, s->weight, targets, runtimes,
                               n_targets);
+  s->n_native = 0;
+  s->learn_only = learn;
+}
+
+/*
+ * Suspend walker, cpu mode: the threads of samples[0 .. n) marked learn_only are captured again
+ * by the sampler's signal, all at once (the signal waits for each thread to get a CPU, up to 20 ms
+ * on a busy machine: one capture after another, a batch of 32 took 300-650 ms, and with 23 busy
+ * threads half of them were never collected while the program ran). Returns FALSE when a capture
+ * was abandoned at stop (the tick ends). Context: the sampler thread.
+ */
+gboolean sxs__walker_suspend_learn(SuspendedSample *samples, guint n, const SxsWalkResources *res) {
+  SampledThread *threads[SAMPLER_SUSPEND_MAX_THREADS];
+  guint at[SAMPLER_SUSPEND_MAX_THREADS];
+  int got[SAMPLER_SUSPEND_MAX_THREADS];
+  guint m = 0;
+  for (guint i = 0; i < n && m < SAMPLER_SUSPEND_MAX_THREADS; i++)
+    if (samples[i].learn_only) {
+      threads[m] = samples[i].thread;
+      at[m++] = i;
+    }
+  if (m == 0 || sampler.stop)
+    return TRUE;
   gboolean abandoned = FALSE;
-  s->n_native = sampler.stop ? 0 : sxs__sampler_capture(s->thread, res, &abandoned);
+  sxs__sampler_capture_batch(threads, m, res, got, &abandoned);
   if (abandoned) {
     sampler.abandoned = TRUE;
     return FALSE;
   }
-  if (s->n_native > 0)
-    memcpy(s->native, hot.slots[SAMPLER_SYNC_SLOT(0)].out.frames, (size_t)s->n_native * sizeof s->native[0]);
-  s->learn_only = TRUE;
+  for (guint k = 0; k < m; k++) {
+    SuspendedSample *s = &samples[at[k]];
+    s->n_native = got[k];
+    if (got[k] > 0)
+      memcpy(s->native, hot.slots[SAMPLER_SYNC_SLOT(k)].out.frames, (size_t)got[k] * sizeof s->native[0]);
+  }
   return TRUE;
 }

@@ -368,7 +368,8 @@ static void test_short_slices(Fixture *f, gconstpointer data) {
     g_test_message("engine=%s: %s %" G_GINT64_FORMAT " captures, %" G_GINT64_FORMAT " periods, %.3f s CPU, %.3f s "
                    "of it on a timer; %" G_GINT64_FORMAT " samples, %" G_GINT64_FORMAT " in its work",
                    engine, names[i], captures, expiries, (double)cpu_ns / 1e9, (double)timer_ns / 1e9, all, in_work);
-    g_assert_cmpint(cpu_ns, >, 300000000);
+    /* On a machine busy with other tests a pong thread got 0.2 s of CPU in the 3 s (0.5 s for spin-0). */
+    g_assert_cmpint(cpu_ns, >, 100000000);
     /* The periods its samples stand for are its CPU time, whichever engine sampled it when (a timer
      * reached at the scheduler's tick stands for the periods it missed): within 5 %. */
     g_assert_cmpfloat(ABS((double)expiries - (double)cpu_ns * 999 / 1e9), <=, 5 + (double)expiries / 20);
