@@ -7,7 +7,8 @@
 //        Profiles contention <rounds> <hold_ms>
 //          <rounds> times, a second thread holds one lock for <hold_ms> ms while the main thread
 //          waits for it in Sxs.Tests.Locks.Contend: about rounds x hold_ms of contention in all;
-//          prints "contention rounds=R hold_ms=H"
+//          prints "contention rounds=R hold_ms=H", then "contended_us=U": the time the main thread
+//          spent in Contend, measured around each call (a busy machine makes each wait longer)
 //        Profiles alloc <big> <small> [<keep>]
 //          allocates <big> 64 KiB byte arrays in Sxs.Tests.Allocs.Big and <small> Sxs.Tests.Small
 //          objects (two longs: 32 bytes on 64-bit) in Sxs.Tests.Allocs.Small, keeping the last of
@@ -47,8 +48,9 @@ namespace Sxs.Tests
             if (args.Length == 3 && args[0] == "contention")
             {
                 int rounds = Parse(args[1]), hold = Parse(args[2]);
-                Locks.Run(rounds, hold);
+                long contended = Locks.Run(rounds, hold);
                 Console.WriteLine("contention rounds=" + Str(rounds) + " hold_ms=" + Str(hold));
+                Console.WriteLine("contended_us=" + contended.ToString(CultureInfo.InvariantCulture));
                 return 0;
             }
             if (args.Length == 3 && args[0] == "alloc")
@@ -163,8 +165,9 @@ namespace Sxs.Tests
 
         // The holder takes the lock and says so; the main thread then blocks on it in Contend
         // until the holder lets go, hold ms later. Each round starts when the last has ended.
+        // Returns the µs spent in Contend in all.
         [MethodImpl(MethodImplOptions.NoInlining)]
-        public static void Run(int rounds, int hold)
+        public static long Run(int rounds, int hold)
         {
             var taken = new AutoResetEvent(false);
             var done = new AutoResetEvent(false);
@@ -178,13 +181,17 @@ namespace Sxs.Tests
             });
             holder.Name = "sxs-holder";
             holder.Start();
+            long ticks = 0;
             for (int r = 0; r < rounds; r++)
             {
                 taken.WaitOne();
+                long start = System.Diagnostics.Stopwatch.GetTimestamp();
                 Contend();
+                ticks += System.Diagnostics.Stopwatch.GetTimestamp() - start;
                 done.Set();
             }
             holder.Join();
+            return ticks * 1000000 / System.Diagnostics.Stopwatch.Frequency;
         }
 
         [MethodImpl(MethodImplOptions.NoInlining)]
