@@ -251,7 +251,8 @@ web_once() {
         sleep 0.1
     done
     [[ $i -lt 600 ]] || { cat "$tmp/web.log" >&2; die "web server under $v did not answer in 60 s"; }
-    ab -q -k -n "$warmup" -c "$concurrency" "$url" >/dev/null 2>&1 || die "warm-up under $v failed"
+    ab -q -k -n "$warmup" -c "$concurrency" "$url" >"$tmp/ab.out" 2>&1 ||
+        { cat "$tmp/ab.out" "$tmp/web.log" >&2; die "warm-up under $v failed"; }
     mapfile -t others < <(descendants "$wrapper" | grep -vx "$server_pid")
     s0=$(cpu_ticks "$server_pid"); o0=$(cpu_ticks "${others[@]}")
     ab -q -k -n "$requests" -c "$concurrency" "$url" >"$tmp/ab.out" 2>&1 || { cat "$tmp/ab.out" >&2; die "ab under $v failed"; }
