@@ -7,6 +7,16 @@ bench_median() {
     sort -n | awk -v d="$decimals" '{a[NR]=$1} END {if (NR%2) print a[(NR+1)/2]; else printf "%.*f\n", d, (a[NR/2]+a[NR/2+1])/2}'
 }
 
+# Reads "BUILD [ROUNDS]" from the arguments after USAGE and DEFAULT: $build (BUILD as an absolute
+# path) and $rounds (DEFAULT when not given); exits 2 with USAGE when either is wrong.
+bench_build_rounds() {
+    local usage=$1 default=$2
+    shift 2
+    build=$(cd "${1:?$usage}" && pwd)
+    rounds=${2:-$default}
+    [[ $rounds =~ ^[1-9][0-9]*$ ]] || { echo "$usage" >&2; exit 2; }
+}
+
 # Puts the lines of SECTION_FILE into DOC between the marker lines BEGIN and END (SECTION_FILE
 # holds both markers), replacing what was there, or, the first time, just above the line
 # "<!-- results -->". TMP is a scratch folder.

@@ -39,10 +39,7 @@ set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 # shellcheck source=tests/bench/lib.sh
 . "$root/tests/bench/lib.sh"
-usage="usage: tests/bench/real.sh BUILD [ROUNDS]"
-build=$(cd "${1:?$usage}" && pwd)
-rounds=${2:-3}
-[[ $rounds =~ ^[1-9][0-9]*$ ]] || { echo "$usage" >&2; exit 2; }
+bench_build_rounds "usage: tests/bench/real.sh BUILD [ROUNDS]" 3 "$@"
 hello_runs=${SXS_BENCH_HELLO_RUNS:-20}
 requests=${SXS_BENCH_REQUESTS:-20000}
 warmup=${SXS_BENCH_WARMUP:-3000}

@@ -18,10 +18,7 @@ set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 # shellcheck source=tests/bench/lib.sh
 . "$root/tests/bench/lib.sh"
-usage="usage: tests/bench/switches.sh BUILD [ROUNDS]"
-build=$(cd "${1:?$usage}" && pwd)
-rounds=${2:-5}
-[[ $rounds =~ ^[1-9][0-9]*$ ]] || { echo "$usage" >&2; exit 2; }
+bench_build_rounds "usage: tests/bench/switches.sh BUILD [ROUNDS]" 5 "$@"
 seconds=4
 sxsprof=$build/bin/sxsprof
 app=${SXS_APPS_DIR:-$root/build/apps}/Threads/Threads.dll
