@@ -117,6 +117,18 @@ gboolean sxs__sampler_task_file_read(pid_t tid, const char *name, char *text, gs
   return TRUE;
 }
 
+/* Thread tid's voluntary context switches so far (voluntary_ctxt_switches of its status), or -1 when they cannot
+ * be read. Context: the sampler thread. */
+gint64 sxs__sampler_thread_waits(pid_t tid) {
+  char text[2048];
+  if (!sxs__sampler_task_file_read(tid, "status", text, sizeof text))
+    return -1;
+  const char *at = strstr(text, "\nvoluntary_ctxt_switches:");
+  if (at == NULL)
+    return -1;
+  return g_ascii_strtoll(at + strlen("\nvoluntary_ctxt_switches:"), NULL, 10);
+}
+
 /* Adds one capture's time in the handler to the totals and the quantiles' ring. Context: the
  * sampler thread. */
 void sxs__sampler_note_capture(guint64 ns) {

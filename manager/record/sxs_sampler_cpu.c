@@ -161,10 +161,12 @@ static void thread_move(SampledThread *t, const SxsSamplerEngine *to) {
     sampler.perf_fds++;
 }
 
-/* Cpu mode, engine=auto: reads the slices on a CPU of up to SAMPLER_SLICE_LOOKS threads (in turn;
- * a thread's second read at the next rescan, then at most every SAMPLER_SLICE_LOOK_NS) and moves
- * those that run in short slices to a timer, those that no longer do back to a counter
- * (sxs__sampler_sched_counter). Context: the sampler thread, after a rescan. */
+/* Cpu mode, engine=auto: reads the CPU time and the waits (voluntary context switches) of up to
+ * SAMPLER_SLICE_LOOKS threads (in turn; at each rescan until a thread is first judged, at most
+ * SAMPLER_SLICE_QUICK_LOOKS times, then at most every SAMPLER_SLICE_LOOK_NS) and moves those that run in short slices between two waits to a
+ * timer, those that no longer do back to a counter (sxs__sampler_sched_counter). A thread that is
+ * only preempted (a CPU-bound thread on a busy machine: its slices short too, none of them ended
+ * by a wait) keeps its counter and the rate asked. Context: the sampler thread, after a rescan. */
 void sxs__sampler_cpu_review(void) {
   if (!sampler.engine_moves || !sampler.order || sampler.order->len == 0)
     return;
@@ -173,30 +175,28 @@ void sxs__sampler_cpu_review(void) {
   guint i = 0;
   for (; i < n && looked < SAMPLER_SLICE_LOOKS; i++) {
     SampledThread *t = sampler.order->pdata[(sampler.slices_at + i) % n];
-    if (!t->tslot || (t->looks >= 2 && now - t->look_at_ns < (guint64)SAMPLER_SLICE_LOOK_NS))
+    gboolean quick = !t->judged && t->looks < SAMPLER_SLICE_QUICK_LOOKS;
+    if (!t->tslot || (!quick && now - t->look_at_ns < (guint64)SAMPLER_SLICE_LOOK_NS))
       continue;
     looked++;
-    /* "<CPU time, ns> <time waiting for a CPU, ns> <times it came on a CPU>" */
-    char text[96];
-    if (!sxs__sampler_task_file_read(t->tid, "schedstat", text, sizeof text))
+    gint64 cpu_now = sxs__sampler_thread_cpu_ns(t->tid), waits_now = sxs__sampler_thread_waits(t->tid);
+    if (cpu_now < 0 || waits_now < 0)
       continue;
-    char *at = text;
-    guint64 cpu = g_ascii_strtoull(at, &at, 10);
-    g_ascii_strtoull(at, &at, 10);
-    guint64 slices = g_ascii_strtoull(at, &at, 10);
+    guint64 cpu = (guint64)cpu_now, waits = (guint64)waits_now;
     gboolean first = t->looks == 0;
     t->look_at_ns = now;
     t->looks++;
-    if (first || cpu < t->look_cpu_ns || slices < t->look_slices) {
+    if (first || cpu < t->look_cpu_ns || waits < t->look_waits) {
       t->look_cpu_ns = cpu;
-      t->look_slices = slices;
+      t->look_waits = waits;
       continue;
     }
     gboolean on_counter = t->engine->kind == SXS_ENGINE_PERF, was = on_counter;
-    if (!sxs__sampler_sched_counter(&on_counter, cpu - t->look_cpu_ns, slices - t->look_slices))
+    if (!sxs__sampler_sched_counter(&on_counter, cpu - t->look_cpu_ns, waits - t->look_waits))
       continue;
     t->look_cpu_ns = cpu;
-    t->look_slices = slices;
+    t->look_waits = waits;
+    t->judged = TRUE;
     if (on_counter == was || (on_counter && sampler.perf_fds >= sampler.perf_fd_budget))
       continue;
     thread_move(t, on_counter ? &sxs__engine_perf_ops : &sxs__engine_timer_ops);
@@ -265,7 +265,11 @@ guint sxs__sampler_cpu_tick(const SxsWalkResources *res, const SxsStitchTarget *
   SuspendedSample *samples = use_suspend ? sxs__walker_suspend_samples() : NULL;
   guint n_due = 0, collected = 0;
   guint64 missed_total = 0;
-  guint64 now = 0;
+  guint64 now = use_suspend ? sxs__sampler_now_ns(CLOCK_MONOTONIC) : 0;
+  /* A batch that learns walks suspends the runtimes, which stops all their threads: at most one
+   * every SAMPLER_LEARN_NS (the batches between count their captures, or merge them with the walks
+   * kept). */
+  gboolean may_learn = use_suspend && now - sampler.learned_ns >= (guint64)SAMPLER_LEARN_NS, any_learned = FALSE;
   guint n = sampler.order ? sampler.order->len : 0, start = n > 0 ? sampler.batch_at % n : 0, k = 0;
   sampler.timer_leftover = FALSE;
   for (; k < n; k++) {
@@ -314,10 +318,9 @@ guint sxs__sampler_cpu_tick(const SxsWalkResources *res, const SxsStitchTarget *
       __atomic_store_n(&c->state, SLOT_IDLE, __ATOMIC_RELEASE);
       __atomic_add_fetch(&hot.timer_collected, 1, __ATOMIC_RELAXED);
       if (s != NULL) {
-        if (now == 0)
-          now = sxs__sampler_now_ns(CLOCK_MONOTONIC);
-        sxs__walker_suspend_prepare_timer_sample(s, res, now, !learned, targets, runtimes, n_targets);
+        sxs__walker_suspend_prepare_timer_sample(s, res, now, may_learn && !learned, targets, runtimes, n_targets);
         learned |= s->learn_only;
+        any_learned |= s->learn_only;
         if (s->n_native <= 0 && !s->learn_only)
           n_due--; /* counted already, nothing to merge: its place in the batch is free again */
       }
@@ -327,6 +330,8 @@ guint sxs__sampler_cpu_tick(const SxsWalkResources *res, const SxsStitchTarget *
     if (sampler.timer_leftover)
       break;
   }
+  if (any_learned)
+    sampler.learned_ns = now;
   /* The next batch starts at the thread this one stopped in (its captures left), or the next one. */
   sampler.batch_at = n > 0 ? (start + (k < n ? k : 1)) % n : 0;
   g_mutex_lock(&sampler.lock);

@@ -48,8 +48,11 @@
 /* ... and code a runtime claims outside the mappings read last, no sooner than this many times the last read's
  * cost (at most 1 % of the sampler thread's time goes to such reads) */
 #define SAMPLER_MAPS_COST_SHARE 100
-#define SAMPLER_RESCAN_NEW 64  /* threads one rescan adds at most (a name and a status read each) */
-#define SAMPLER_SLICE_LOOKS 16 /* cpu mode, engine=auto: threads whose slices one rescan reads */
+#define SAMPLER_RESCAN_NEW 64 /* threads one rescan adds at most (a name and a status read each) */
+#define SAMPLER_LEARN_NS                                                                                               \
+  (250 * G_GINT64_CONSTANT(1000000)) /* suspend walker, cpu mode: walks learned at most this often */
+#define SAMPLER_SLICE_QUICK_LOOKS 10 /* ... at each rescan until first judged, at most this many times */
+#define SAMPLER_SLICE_LOOKS 16       /* cpu mode, engine=auto: threads whose waits one rescan reads */
 #define SAMPLER_SLICE_LOOK_NS (1000 * G_GINT64_CONSTANT(1000000)) /* ... each at most this often */
 
 typedef struct WalkReuse WalkReuse;
@@ -76,13 +79,13 @@ typedef struct {
   /* Timer mode, engine=auto: a thread moves between a counter and a timer as it runs in short
    * slices or not (sxs__sampler_sched_counter). What its engines before the present one counted
    * (ns of CPU time), of that what the timers did, and expiries when it last moved; the CPU time
-   * and slices on a CPU (/proc/self/task/<tid>/schedstat) at its last judgement, and when the
+   * and its waits (voluntary context switches) at its last judgement, and when the
    * thread was last looked at (CLOCK_MONOTONIC, 0: never). */
   guint64 counted_before, timer_before, expiries_at_move;
-  guint64 look_cpu_ns, look_slices, look_at_ns;
+  guint64 look_cpu_ns, look_waits, look_at_ns;
   gboolean moved;         /* it moved at least once */
-  guint looks;            /* its slices were read this many times: the second read comes at the next rescan, the others
-                * SAMPLER_SLICE_LOOK_NS apart */
+  guint looks;            /* its waits were read this many times */
+  gboolean judged;        /* ... and judged once at least (sxs__sampler_sched_counter answered) */
   gboolean timer_deleted; /* timer mode: the timer is gone already (the sampler stops) */
   guint last_n;
   struct WalkReuse *reuse[SAMPLER_REUSE_WALKS]; /* suspend walker: its last walks by the runtimes (NULL: none); owned */
@@ -162,6 +165,7 @@ typedef struct {
   gboolean timer_walk_taken;
   gboolean timer_leftover;                   /* suspend walker: the last batch left captures for the next one */
   guint batch_at;                            /* cpu mode: where in order the next batch starts */
+  guint64 learned_ns;                        /* suspend walker, cpu mode: when a batch last learned walks */
   guint64 wakes;                             /* cpu mode: the sampler's batches (it woke, was woken, or rescanned) */
   const struct SxsSamplerEngine *engine_ops; /* mode=cpu: the engine that runs (perf or timer) */
   char *engine_reason;                       /* why that one (owned; under lock once running) */
@@ -169,7 +173,7 @@ typedef struct {
 
   guint perf_fds, perf_fd_budget; /* perf engine: counters open, and the most that may be */
   gboolean engine_moves;          /* perf engine chosen by engine=auto: threads in short slices go to timers */
-  guint slices_at;                /* where the next rescan starts reading threads' slices, in order */
+  guint slices_at;                /* where the next rescan starts reading threads' waits, in order */
   gboolean timer_fallback_logged;
   /* Every thread's rate so far (timer mode), by tid: SxsThreadRateModel* (lock; owned); the
    * profiler's own threads, never sampled, and their CPU time (lock; owned). */
@@ -250,6 +254,8 @@ gint64 sxs__sampler_thread_cpu_ns(pid_t tid);
 /* The start of /proc/self/task/<tid>/<name> into text (size bytes, NUL-terminated), with one read and no
  * allocation; FALSE when it cannot be read (the thread is gone). */
 gboolean sxs__sampler_task_file_read(pid_t tid, const char *name, char *text, gsize size);
+/* Thread tid's voluntary context switches so far (its waits: voluntary_ctxt_switches of its status), or -1. */
+gint64 sxs__sampler_thread_waits(pid_t tid);
 void sxs__sampler_note_capture(guint64 ns);
 void sxs__sampler_count_dropped(const char *reason);
 void sxs__sampler_count_failed_capture(int n);

@@ -83,11 +83,11 @@ guint sxs__sampler_sched_cursor(const pid_t *tids, guint n, pid_t cursor_tid) {
   return at == n ? 0 : at;
 }
 
-gboolean sxs__sampler_sched_counter(gboolean *on_counter, guint64 cpu_ns, guint64 slices) {
-  if (slices < SXS_SCHED_SLICE_LOOK && cpu_ns < (guint64)SXS_SCHED_SLICE_LOOK_CPU_NS)
+gboolean sxs__sampler_sched_counter(gboolean *on_counter, guint64 cpu_ns, guint64 waits) {
+  if (waits < SXS_SCHED_SLICE_LOOK && cpu_ns < (guint64)SXS_SCHED_SLICE_LOOK_CPU_NS)
     return FALSE;
-  guint64 slice = cpu_ns / MAX(slices, 1);
-  if (*on_counter && slices >= SXS_SCHED_SLICE_LOOK && slice < (guint64)SXS_SCHED_SLICE_TIMER_NS)
+  guint64 slice = cpu_ns / MAX(waits, 1);
+  if (*on_counter && waits >= SXS_SCHED_SLICE_LOOK && slice < (guint64)SXS_SCHED_SLICE_TIMER_NS)
     *on_counter = FALSE;
   else if (!*on_counter && slice >= (guint64)SXS_SCHED_SLICE_COUNTER_NS)
     *on_counter = TRUE;

@@ -119,20 +119,23 @@ guint sxs__sampler_sched_cursor(const pid_t *tids, guint n, pid_t cursor_tid);
  * (the kernel starts the counter's high-resolution timer when the thread comes on a CPU and
  * cancels it when it leaves: about 1.5 µs a block and wake measured here, tests/bench/switches.sh),
  * a thread on a CPU-time timer does not (that timer is checked at the scheduler's tick). A thread
- * that runs less than SXS_SCHED_SLICE_TIMER_NS of CPU at a time (a server's I/O threads run tens
- * of µs between two waits) costs under a counter several times what its samples do: it goes to a
- * timer, and back to a counter once its slices pass SXS_SCHED_SLICE_COUNTER_NS. */
+ * that runs less than SXS_SCHED_SLICE_TIMER_NS of CPU between two waits (a server's I/O threads
+ * run tens of µs) costs under a counter several times what its samples do: it goes to a timer,
+ * and back to a counter once it runs more than SXS_SCHED_SLICE_COUNTER_NS between two waits. Only
+ * waits count (voluntary context switches): a CPU-bound thread preempted often on a busy machine
+ * keeps its counter and the rate asked. */
 #define SXS_SCHED_SLICE_TIMER_NS (300 * G_GINT64_CONSTANT(1000))
 #define SXS_SCHED_SLICE_COUNTER_NS (1000 * G_GINT64_CONSTANT(1000))
-/* ... judged once it came on a CPU SXS_SCHED_SLICE_LOOK times, or used SXS_SCHED_SLICE_LOOK_CPU_NS of
- * it, since the last judgement. */
+/* ... judged once it waited SXS_SCHED_SLICE_LOOK times, or used SXS_SCHED_SLICE_LOOK_CPU_NS of CPU,
+ * since the last judgement. */
 #define SXS_SCHED_SLICE_LOOK 100
 #define SXS_SCHED_SLICE_LOOK_CPU_NS (20 * G_GINT64_CONSTANT(1000000))
 
 /*
- * Is a thread that used cpu_ns of CPU time in slices times on a CPU (/proc/self/task/<tid>/schedstat)
- * since its last judgement better on a counter (*on_counter TRUE) or on a timer? FALSE when that is
- * too little to judge (nothing changed; the next look adds to the same span), TRUE when judged,
- * with *on_counter what it should be on from now (maybe what it was on).
+ * Is a thread that used cpu_ns of CPU time and waited waits times (voluntary context switches,
+ * /proc/self/task/<tid>/status) since its last judgement better on a counter (*on_counter TRUE) or
+ * on a timer? FALSE when that is too little to judge (nothing changed; the next look adds to the
+ * same span), TRUE when judged, with *on_counter what it should be on from now (maybe what it was
+ * on).
  */
-gboolean sxs__sampler_sched_counter(gboolean *on_counter, guint64 cpu_ns, guint64 slices);
+gboolean sxs__sampler_sched_counter(gboolean *on_counter, guint64 cpu_ns, guint64 waits);

@@ -26,18 +26,6 @@ static SxsDue due(SampledThread *t, guint64 period_ns, guint64 now, guint64 *ret
   return sxs__sampler_sched_ran(&t->sched, cpu, t->last_n > 0); /* tick_select decides how */
 }
 
-/* Thread tid's voluntary context switches so far (voluntary_ctxt_switches of its status), or -1 when they cannot
- * be read. Context: the sampler thread. */
-static gint64 thread_waits(pid_t tid) {
-  char text[2048];
-  if (!sxs__sampler_task_file_read(tid, "status", text, sizeof text))
-    return -1;
-  const char *at = strstr(text, "\nvoluntary_ctxt_switches:");
-  if (at == NULL)
-    return -1;
-  return g_ascii_strtoll(at + strlen("\nvoluntary_ctxt_switches:"), NULL, 10);
-}
-
 /* Where thread tid is; when blocked, *ret_regs holds its sp and the ip it resumes at. */
 static SxsWhere thread_where(pid_t tid, SxsRegs *ret_regs) {
   char text[256];
@@ -227,7 +215,7 @@ static gboolean sample_wall(SampledThread *t, guint64 weight, guint64 period_ns,
     case SXS_WALL_REPEAT_LAST: sxs__sampler_repeat_last(t, res, weight, targets, n_targets); return FALSE;
     case SXS_WALL_SIGNAL: return TRUE;
     case SXS_WALL_ASK_WHERE: where = thread_where(t->tid, &regs); continue;
-    case SXS_WALL_ASK_WAITS: waits = thread_waits(t->tid); continue;
+    case SXS_WALL_ASK_WAITS: waits = sxs__sampler_thread_waits(t->tid); continue;
     case SXS_WALL_WALK_BLOCKED:
       if (!sample_blocked(t, &regs, weight, res, targets, runtimes, n_targets))
         sxs__sampler_sched_refund(&t->sched, weight, period_ns);

@@ -374,11 +374,11 @@ static void test_short_slices(Fixture *f, gconstpointer data) {
      * reached at the scheduler's tick stands for the periods it missed): within 5 %. */
     g_assert_cmpfloat(ABS((double)expiries - (double)cpu_ns * 999 / 1e9), <=, 5 + (double)expiries / 20);
     g_assert_cmpint(all, >=, captures);
-    /* A pong thread's time is its burst and its waking and waiting (AutoResetEvent, the futex:
-     * about a quarter of it on a timer). On a counter the waking and waiting grow by what the
-     * counter costs each switch (about half of its samples: 544 of 1,171 in the burst in one
-     * run, against 1,118 of 1,461 on a timer). */
-    g_assert_cmpint(in_work, >=, all * (spins ? 9 : forced ? 3 : 6) / 10);
+    /* A pong thread's time is its burst and its waking and waiting (AutoResetEvent, the futex):
+     * about a quarter of it on a timer on a quiet machine; on a counter, or on a machine busy with
+     * other work, the waking and waiting take more (544 of 1,171 samples in the burst on counters,
+     * 154 of 463 on a loaded machine). Spin-0 calls nothing: all of its samples are in Spin. */
+    g_assert_cmpint(in_work, >=, spins ? all * 9 / 10 : all / 4);
     if (spins || forced) {
       /* On a counter all along: the rate asked. */
       g_assert_cmpint(timer_ns, ==, 0);

@@ -156,27 +156,27 @@ static void test_cursor(void) {
   g_assert_cmpuint(sxs__sampler_sched_cursor(tids, 0, 5), ==, 0);
 }
 
-/* Cpu mode, engine=auto: a thread in short slices leaves its counter for a timer, and comes back
- * once its slices are long; too little seen is not judged. */
+/* Cpu mode, engine=auto: a thread that runs little CPU between two waits leaves its counter for a
+ * timer, and comes back once it runs long between them; too little seen is not judged. */
 static void test_counter_or_timer(void) {
   const guint64 us = 1000, ms = 1000 * us;
   gboolean on = TRUE;
   /* Too little: fewer slices than a look needs and little CPU. */
   g_assert_false(sxs__sampler_sched_counter(&on, 5 * ms, SXS_SCHED_SLICE_LOOK - 1));
   g_assert_true(on);
-  /* A server's I/O thread: 20 µs a slice, 10,000 slices: to a timer. */
+  /* A server's I/O thread: 20 µs between two waits, 10,000 waits: to a timer. */
   g_assert_true(sxs__sampler_sched_counter(&on, 200 * ms, 10000));
   g_assert_false(on);
   /* Still short on the timer: stays. */
   g_assert_true(sxs__sampler_sched_counter(&on, 50 * ms, 1000));
   g_assert_false(on);
-  /* Between the two bounds (500 µs a slice): where it is, either way. */
+  /* Between the two bounds (500 µs a wait): where it is, either way. */
   g_assert_true(sxs__sampler_sched_counter(&on, 100 * ms, 200));
   g_assert_false(on);
   gboolean counter = TRUE;
   g_assert_true(sxs__sampler_sched_counter(&counter, 100 * ms, 200));
   g_assert_true(counter);
-  /* Just under the bound with enough slices: a timer; just at it: a counter kept. */
+  /* Just under the bound with enough waits: a timer; just at it: a counter kept. */
   counter = TRUE;
   g_assert_true(sxs__sampler_sched_counter(&counter, SXS_SCHED_SLICE_LOOK * (SXS_SCHED_SLICE_TIMER_NS - 1),
                                            SXS_SCHED_SLICE_LOOK));
@@ -185,18 +185,23 @@ static void test_counter_or_timer(void) {
   g_assert_true(
       sxs__sampler_sched_counter(&counter, SXS_SCHED_SLICE_LOOK * SXS_SCHED_SLICE_TIMER_NS, SXS_SCHED_SLICE_LOOK));
   g_assert_true(counter);
-  /* Busy again (a CPU-bound phase: 40 ms in 4 slices): back to a counter. */
+  /* Busy again (a CPU-bound phase: 40 ms in 4 waits): back to a counter. */
   g_assert_true(sxs__sampler_sched_counter(&on, 40 * ms, 4));
   g_assert_true(on);
-  /* A thread that ran long with no switch at all is judged by its CPU time alone. */
+  /* A CPU-bound thread preempted thousands of times a second on a busy machine waits rarely (its
+   * preemptions are not waits): it keeps its counter. */
+  on = TRUE;
+  g_assert_true(sxs__sampler_sched_counter(&on, 300 * ms, 2));
+  g_assert_true(on);
+  /* A thread that ran long with no wait at all is judged by its CPU time alone. */
   on = FALSE;
   g_assert_true(sxs__sampler_sched_counter(&on, SXS_SCHED_SLICE_LOOK_CPU_NS, 0));
   g_assert_true(on);
-  /* A few short slices and little CPU: a counter is never left on so little. */
+  /* A few waits and little CPU: a counter is never left on so little. */
   on = TRUE;
   g_assert_false(sxs__sampler_sched_counter(&on, 1 * ms, 50));
   g_assert_true(on);
-  /* Much CPU in few slices that are still short is not enough slices to leave a counter. */
+  /* Much CPU but fewer waits than a judgement needs: a counter is not left. */
   g_assert_true(sxs__sampler_sched_counter(&on, 25 * ms, 99));
   g_assert_true(on);
 }
