@@ -163,10 +163,11 @@ static void thread_move(SampledThread *t, const SxsSamplerEngine *to) {
 
 /* Cpu mode, engine=auto: reads the CPU time and the waits (voluntary context switches) of up to
  * SAMPLER_SLICE_LOOKS threads (in turn; at each rescan until a thread is first judged, at most
- * SAMPLER_SLICE_QUICK_LOOKS times, then at most every SAMPLER_SLICE_LOOK_NS) and moves those that run in short slices between two waits to a
- * timer, those that no longer do back to a counter (sxs__sampler_sched_counter). A thread that is
- * only preempted (a CPU-bound thread on a busy machine: its slices short too, none of them ended
- * by a wait) keeps its counter and the rate asked. Context: the sampler thread, after a rescan. */
+ * SAMPLER_SLICE_QUICK_LOOKS times, then at most every SAMPLER_SLICE_LOOK_NS) and moves those that
+ * run in short slices between two waits to a timer, those that no longer do back to a counter
+ * (sxs__sampler_sched_counter). A thread that is only preempted (a CPU-bound thread on a busy
+ * machine: its slices short too, none of them ended by a wait) keeps its counter and the rate
+ * asked. Context: the sampler thread, after a rescan. */
 void sxs__sampler_cpu_review(void) {
   if (!sampler.engine_moves || !sampler.order || sampler.order->len == 0)
     return;
