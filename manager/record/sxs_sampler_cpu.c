@@ -19,14 +19,18 @@
 /* Timer mode: publishes thread t's rate so far (its captures, the periods they stand for, the CPU
  * time it used while sampled) to sampler.rates; last: it is disarmed now, so its counter or CPU
  * clock is read once more. Context: the sampler thread. */
+/* What thread t's present engine counted since it was armed (last: it is about to be removed). A
+ * hardware event counts events, not time; the timer engine's clock is read only at the end (a
+ * system call per thread): meanwhile the periods sampled since it was armed stand for it. */
+static guint64 counted_since_armed(SampledThread *t, gboolean last) {
+  guint64 counted = t->engine->counted(t, last);
+  return counted > 0 ? counted : (t->expiries - t->expiries_at_move) * hot.event_period;
+}
+
 static void thread_rate_note(SampledThread *t, gboolean last) {
   if (!t->tslot)
     return;
-  /* A hardware event counts events, not time; the timer engine's clock is read only at the end
-   * (a system call per thread): meanwhile the periods sampled since it was armed stand for it. */
-  guint64 now = t->engine->counted(t, last);
-  if (now == 0)
-    now = (t->expiries - t->expiries_at_move) * hot.event_period;
+  guint64 now = counted_since_armed(t, last);
   guint64 cpu_ns = t->counted_before + now;
   guint64 timer_ns = t->timer_before + (t->engine->kind == SXS_ENGINE_TIMER && t->moved ? now : 0);
   g_mutex_lock(&sampler.lock);
@@ -136,9 +140,7 @@ static int engine_rearm(SampledThread *t, ThreadSlot *ts, const SxsSamplerEngine
 static void thread_move(SampledThread *t, const SxsSamplerEngine *to) {
   ThreadSlot *ts = t->tslot;
   const SxsSamplerEngine *from = t->engine;
-  guint64 counted = from->counted(t, TRUE);
-  if (counted == 0)
-    counted = (t->expiries - t->expiries_at_move) * hot.event_period;
+  guint64 counted = counted_since_armed(t, TRUE);
   from->remove_thread(t);
   if (from->kind == SXS_ENGINE_PERF)
     sampler.perf_fds--;

@@ -49,8 +49,8 @@
  * cost (at most 1 % of the sampler thread's time goes to such reads) */
 #define SAMPLER_MAPS_COST_SHARE 100
 #define SAMPLER_RESCAN_NEW 64 /* threads one rescan adds at most (a name and a status read each) */
-#define SAMPLER_LEARN_NS                                                                                               \
-  (250 * G_GINT64_CONSTANT(1000000)) /* suspend walker, cpu mode: walks learned at most this often */
+/* Suspend walker, cpu mode: walks learned at most this often (each learning suspends the runtimes). */
+#define SAMPLER_LEARN_NS (250 * G_GINT64_CONSTANT(1000000))
 #define SAMPLER_SLICE_QUICK_LOOKS 10 /* ... at each rescan until first judged, at most this many times */
 #define SAMPLER_SLICE_LOOKS 16       /* cpu mode, engine=auto: threads whose waits one rescan reads */
 #define SAMPLER_SLICE_LOOK_NS (1000 * G_GINT64_CONSTANT(1000000)) /* ... each at most this often */
