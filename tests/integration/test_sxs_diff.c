@@ -28,11 +28,17 @@ static const char *split_profile(int percent) {
   static char *paths[101];
   if (paths[percent])
     return paths[percent];
+  g_autofree char *app = itest_app("Shift");
   if (!runs_dir) {
     runs_dir = itest_tmpdir();
     atexit(remove_runs);
+    /* Once without the profiler first: the runtime's and the app's files read from disk by no
+     * profiled run (a cold start is start-up time the first run alone would have). */
+    const char *wargv[] = {itest_env("SXS_DOTNET"), app, "split", "50", "10", NULL};
+    const char *wenv[] = {ITEST_NO_PROFILER_ENV, NULL};
+    g_autoptr(ItestRun) warm = itest_run(wargv, wenv, runs_dir, TIMEOUT);
+    itest_assert_exit(warm, 0);
   }
-  g_autofree char *app = itest_app("Shift");
   g_autofree char *prefix = g_strdup_printf("%s/r%d", runs_dir, percent);
   g_autofree char *p = g_strdup_printf("%d", percent);
   const char *argv[] = {itest_env("SXS_SXSPROF"), "run", HZ,      "-q", "--format", "json", "-o", prefix, "--",
@@ -111,8 +117,10 @@ static GPtrArray *table(const char *summary, const char *title) {
 
 /* The one row of a table that matters: `name`. With about a hundred functions each tested at 3
  * standard errors, one of them may pass the line by chance: any other row must be such a marginal
- * one (its change under twice its noise), never a real change. */
-static const Row *only_row(GPtrArray *rows, const char *name) {
+ * one (its change under twice its noise), never a real change; or, given `slack` points, a change
+ * no larger than slack plus its noise (what two runs' differing start-ups move, see
+ * outside_main_shift). */
+static const Row *only_row_but(GPtrArray *rows, const char *name, double slack) {
   const Row *found = NULL;
   for (guint i = 0; i < rows->len; i++) {
     const Row *r = rows->pdata[i];
@@ -120,12 +128,16 @@ static const Row *only_row(GPtrArray *rows, const char *name) {
     if (g_str_equal(r->name, name)) {
       g_assert_null(found);
       found = r;
-    } else {
-      g_assert_cmpfloat(fabs(r->change), <, 2 * r->noise);
+    } else if (fabs(r->change) >= 2 * r->noise) {
+      g_assert_cmpfloat(fabs(r->change), <=, slack + r->noise);
     }
   }
   g_assert_nonnull(found);
   return found;
+}
+
+static const Row *only_row(GPtrArray *rows, const char *name) {
+  return only_row_but(rows, name, 0);
 }
 
 /* `sxsprof diff r70 r30 -o dir/d`: its summary. */
@@ -148,29 +160,11 @@ static void test_diff_split(void) {
                                           split_profile(70), base_n, split_profile(30), new_n);
   g_assert_true(g_str_has_prefix(summary, head));
 
-  /* One grew, one shrank, by self and by total, by some 35-40 points (70/30 of the ~90 % of CPU
-   * time the loop takes); nothing else beyond noise. */
-  g_autoptr(GPtrArray) sg = table(summary, "self growths");
-  g_autoptr(GPtrArray) ss = table(summary, "self shrinks");
-  g_autoptr(GPtrArray) tg = table(summary, "total growths");
-  g_autoptr(GPtrArray) ts = table(summary, "total shrinks");
-  const Row *beta = only_row(sg, "Beta.Spin"), *alpha = only_row(ss, "Alpha.Spin");
-  g_assert_cmpfloat(beta->change, >, 25.0);
-  g_assert_cmpfloat(beta->change, <, 45.0);
-  g_assert_cmpfloat(alpha->change, <, -25.0);
-  g_assert_cmpfloat(alpha->change, >, -45.0);
-  g_assert_cmpfloat(fabs(beta->after - beta->before - beta->change), <, 0.11);
-  g_assert_cmpfloat(alpha->before, >, 1.8 * alpha->after);
-  only_row(tg, "Beta.Spin");
-  only_row(ts, "Alpha.Spin");
-  g_assert_nonnull(strstr(summary, "\n  within noise: "));
-
-  /* The folded file: "stack base new", columns adding up to each profile's samples, Beta's lines
-   * to its share in either. */
+  /* The folded file: "stack base new", columns adding up to each profile's samples. */
   g_autofree char *folded_path = g_strconcat(prefix, ".folded", NULL);
   g_autofree char *folded = itest_read_file(folded_path);
   g_auto(GStrv) lines = g_strsplit(folded, "\n", -1);
-  gint64 sum[2] = {0, 0}, beta_w[2] = {0, 0};
+  gint64 sum[2] = {0, 0}, beta_w[2] = {0, 0}, main_w[2] = {0, 0};
   guint n_lines = 0;
   for (char **l = lines; *l && **l; l++, n_lines++) {
     char *second = strrchr(*l, ' ');
@@ -187,10 +181,42 @@ static void test_diff_split(void) {
       beta_w[0] += w0;
       beta_w[1] += w1;
     }
+    if (strstr(*l, ";Shift.Main;") || g_str_has_suffix(*l, ";Shift.Main")) {
+      main_w[0] += w0;
+      main_w[1] += w1;
+    }
   }
   g_assert_cmpuint(n_lines, >, 2);
   g_assert_cmpint(sum[0], ==, base_n);
   g_assert_cmpint(sum[1], ==, new_n);
+
+  /* The share outside Shift.Main (the runtime's start-up, its other threads) moves between two
+   * runs of one program (a cold start, a loaded machine: 3.8 % against 0.7 % under
+   * coreclr_initialize in one CI run), and every share with it: Main's callers' totals by as much,
+   * the start-up's functions by parts of it. A real change, rightly reported; not the split's. */
+  double outside_shift = fabs(100.0 * (base_n - main_w[0]) / base_n - 100.0 * (new_n - main_w[1]) / new_n);
+  g_test_message("share outside Shift.Main: %.1f%% then %.1f%%", 100.0 * (base_n - main_w[0]) / base_n,
+                 100.0 * (new_n - main_w[1]) / new_n);
+  g_assert_cmpfloat(outside_shift, <, 8.0);
+
+  /* One grew, one shrank, by self and by total, by some 35-40 points (70/30 of the ~90 % of CPU
+   * time the loop takes); nothing else beyond noise but what the start-up moved. */
+  g_autoptr(GPtrArray) sg = table(summary, "self growths");
+  g_autoptr(GPtrArray) ss = table(summary, "self shrinks");
+  g_autoptr(GPtrArray) tg = table(summary, "total growths");
+  g_autoptr(GPtrArray) ts = table(summary, "total shrinks");
+  const Row *beta = only_row_but(sg, "Beta.Spin", outside_shift),
+            *alpha = only_row_but(ss, "Alpha.Spin", outside_shift);
+  g_assert_cmpfloat(beta->change, >, 25.0);
+  g_assert_cmpfloat(beta->change, <, 45.0);
+  g_assert_cmpfloat(alpha->change, <, -25.0);
+  g_assert_cmpfloat(alpha->change, >, -45.0);
+  g_assert_cmpfloat(fabs(beta->after - beta->before - beta->change), <, 0.11);
+  g_assert_cmpfloat(alpha->before, >, 1.8 * alpha->after);
+  only_row_but(tg, "Beta.Spin", outside_shift);
+  only_row_but(ts, "Alpha.Spin", outside_shift);
+  g_assert_nonnull(strstr(summary, "\n  within noise: "));
+  /* Beta's lines in the folded file: its share in either. */
   g_assert_cmpfloat(fabs(100.0 * beta_w[0] / base_n - beta->before), <, 0.051);
   g_assert_cmpfloat(fabs(100.0 * beta_w[1] / new_n - beta->after), <, 0.051);
 
