@@ -443,9 +443,10 @@ static const uint8_t *find_fde(const SxsEhFrame *eh, uintptr_t pc, int *ret_why)
   return (const uint8_t *)(hdr + (intptr_t)fde);
 }
 
-/* The FDE that covers pc, read up to its instructions: its CIE, the function's start, and a reader
- * at what follows the address range. 0, or -ENOENT, -ENOTSUP, -EFAULT as sxs__cfi_row. */
-static int fde_covering(const SxsEhFrame *eh, uintptr_t pc, Cie *ret_cie, uintptr_t *ret_begin, Reader *ret_r) {
+/* The FDE that covers pc, read up to its instructions: its CIE, the function's start and end, and a
+ * reader at what follows the address range. 0, or -ENOENT, -ENOTSUP, -EFAULT as sxs__cfi_row. */
+static int fde_covering(const SxsEhFrame *eh, uintptr_t pc, Cie *ret_cie, uintptr_t *ret_begin, uintptr_t *ret_end,
+                        Reader *ret_r) {
   if (eh == NULL || eh->hdr == 0)
     return -ENOENT;
   if (eh->lo >= eh->hi)
@@ -472,6 +473,7 @@ static int fde_covering(const SxsEhFrame *eh, uintptr_t pc, Cie *ret_cie, uintpt
   if (pc < begin || pc - begin >= range)
     return -ENOENT;
   *ret_begin = begin;
+  *ret_end = begin + range;
   *ret_r = r;
   return 0;
 }
@@ -481,11 +483,22 @@ int sxs__cfi_function_start(const SxsEhFrame *eh, uintptr_t pc, uintptr_t *ret_s
     return -ENOENT;
   Cie cie;
   Reader r;
-  uintptr_t begin;
-  int rc = fde_covering(eh, pc, &cie, &begin, &r);
+  uintptr_t begin, end;
+  int rc = fde_covering(eh, pc, &cie, &begin, &end, &r);
   if (rc == 0)
     *ret_start = begin;
   return rc;
+}
+
+bool sxs__cfi_signal_frame(const SxsEhFrame *eh, uintptr_t pc, uintptr_t *ret_end) {
+  Cie cie;
+  Reader r;
+  uintptr_t begin, end;
+  if (fde_covering(eh, pc, &cie, &begin, &end, &r) != 0 || !cie.signal_frame)
+    return false;
+  if (ret_end != NULL)
+    *ret_end = end;
+  return true;
 }
 
 int sxs__cfi_row(const SxsEhFrame *eh, uintptr_t pc, SxsCfiRow *ret_row) {
@@ -493,8 +506,8 @@ int sxs__cfi_row(const SxsEhFrame *eh, uintptr_t pc, SxsCfiRow *ret_row) {
     return -ENOENT;
   Cie cie;
   Reader r;
-  uintptr_t begin;
-  int rc = fde_covering(eh, pc, &cie, &begin, &r);
+  uintptr_t begin, end;
+  int rc = fde_covering(eh, pc, &cie, &begin, &end, &r);
   if (rc != 0)
     return rc;
   if (cie.signal_frame)
@@ -521,7 +534,7 @@ int sxs__cfi_row(const SxsEhFrame *eh, uintptr_t pc, SxsCfiRow *ret_row) {
 
   if (cie.ra_column != DW_REG_RA)
     return -ENOTSUP;
-  SxsCfiRow row = {0};
+  SxsCfiRow row = {.start = begin};
   if (s.ra.kind == RULE_UNDEFINED) {
     row.end = true;
     *ret_row = row;

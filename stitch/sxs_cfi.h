@@ -22,6 +22,7 @@ typedef struct {
   bool rbp_saved; /* the caller's RBP is saved at CFA + rbp_offset (negative); otherwise the
                         * frame leaves RBP as it found it */
   int64_t rbp_offset;
+  uintptr_t start; /* the function's first instruction (the FDE's initial location) */
 } SxsCfiRow;
 
 /*
@@ -49,3 +50,13 @@ int sxs__cfi_row(const SxsEhFrame *eh, uintptr_t pc, SxsCfiRow *ret_row);
  * Context: any thread; async-signal-safe. The module must stay loaded during the call.
  */
 int sxs__cfi_function_start(const SxsEhFrame *eh, uintptr_t pc, uintptr_t *ret_start);
+
+/*
+ * Whether the FDE that covers pc is a signal trampoline's (its CIE's augmentation has 'S': the
+ * frame is the kernel's signal frame, whose caller is the interrupted instruction, not a return
+ * address). *ret_end (may be NULL): the end of the FDE's range, so a caller reads the trampoline's
+ * code only inside it.
+ *
+ * Context: any thread; async-signal-safe. The module must stay loaded during the call.
+ */
+bool sxs__cfi_signal_frame(const SxsEhFrame *eh, uintptr_t pc, uintptr_t *ret_end);

@@ -14,6 +14,7 @@
 #include <signal.h>
 #include <stddef.h>
 #include <stdlib.h>
+#include <string.h>
 #include <ucontext.h>
 
 /*
@@ -183,6 +184,56 @@ static inline bool fp_step(uintptr_t sp, uintptr_t fp, uintptr_t lo, uintptr_t h
   return fp_step_at(sp, fp, lo, hi, 0, ret_frame, ret_fp);
 }
 
+/*
+ * A signal trampoline: glibc's x86-64 __restore_rt (`mov $15, %rax` (rt_sigreturn); `syscall`), which a handler
+ * returns to with the stack pointer at the ucontext_t the kernel saved the interrupted registers in. Its caller is
+ * the interrupted instruction (an exact ip), not a return address: no unwind row says where it is (the tables give it
+ * by DWARF expressions over that ucontext). libunwind knows the frame; a walk of a stack copy or of a thread from
+ * outside does not start libunwind, and took a frame-pointer step there: a thread parked in a handler (a runtime
+ * stops its threads for a suspension in its activation signal's handler) read a word of the signal frame as its
+ * caller, and lost the interrupted frame. The table's signal-frame mark (its CIE's 'S') says where to look; the code
+ * read, inside the FDE's range, says it is the rt_sigreturn trampoline.
+ * Context: any thread; async-signal-safe. eh: the module of ip, loaded for the call.
+ */
+static const uint8_t RT_SIGRETURN_CODE[] = {0x48, 0xc7, 0xc0, 0x0f, 0x00, 0x00, 0x00, 0x0f, 0x05};
+#define UC_RIP offsetof(ucontext_t, uc_mcontext.gregs[REG_RIP])
+#define UC_RSP offsetof(ucontext_t, uc_mcontext.gregs[REG_RSP])
+#define UC_RBP offsetof(ucontext_t, uc_mcontext.gregs[REG_RBP])
+
+static bool is_sigreturn(const SxsEhFrame *eh, uintptr_t ip) {
+  uintptr_t end;
+  return eh != NULL && sxs__cfi_signal_frame(eh, ip, &end) && end - ip >= sizeof RT_SIGRETURN_CODE &&
+         memcmp((const void *)ip, RT_SIGRETURN_CODE, sizeof RT_SIGRETURN_CODE) == 0;
+}
+
+/* The interrupted registers of the signal frame at sp (a trampoline's frame, is_sigreturn), read through read (a
+ * word at a stack address, false when it cannot be read): false unless the interrupted frame lies above it on the
+ * same stack (a handler on an alternate signal stack is not followed back) with a non-zero ip. */
+/* A stack's word for signal_frame_step: [lo, hi) read where it is, or in a copy displaced by mem. */
+typedef struct {
+  uintptr_t lo, hi;
+  intptr_t mem;
+} StackView;
+
+__attribute__((no_sanitize_address)) static bool stack_view_word(uintptr_t at, uintptr_t *ret, void *data) {
+  const StackView *v = data;
+  if ((at & 7) != 0 || at < v->lo || at > v->hi || v->hi - at < 8)
+    return false;
+  *ret = *(const uintptr_t *)(at + (uintptr_t)v->mem);
+  return true;
+}
+
+static bool signal_frame_step(uintptr_t sp, uintptr_t hi, bool (*read)(uintptr_t at, uintptr_t *ret, void *data),
+                              void *data, SxsRegs *ret_next) {
+  SxsRegs next;
+  if (!read(sp + UC_RIP, &next.ip, data) || !read(sp + UC_RSP, &next.sp, data) || !read(sp + UC_RBP, &next.fp, data))
+    return false;
+  if (next.ip == 0 || next.sp <= sp || next.sp > hi)
+    return false;
+  *ret_next = next;
+  return true;
+}
+
 __attribute__((no_sanitize_address)) int sxs__unwind_fp(const SxsRegs *regs, uintptr_t stack_lo, uintptr_t stack_hi,
                                                         SxsNativeFrame *frames, int max) {
   if (regs == NULL || max < 0 || (max > 0 && frames == NULL) || stack_lo >= stack_hi)
@@ -322,6 +373,20 @@ static int walk_libunwind(unw_cursor_t *cursor, SxsNativeFrame *frames, int max)
 /* Keys of rules learned at an exact ip (no user-space address has this bit). */
 #define CACHE_EXACT_KEY (UINT64_C(1) << 62)
 #define RULE_NONE 3u /* libunwind cannot step from here (the end of the stack, or no unwind info) */
+/*
+ * An SP rule's flag: the frame is a runtime's return-address hijack stub (OnHijackTripThread: to stop a thread
+ * in code it cannot interrupt, a CoreCLR suspension swaps the return address of the thread's managed method for the
+ * stub's address; the method returns into the stub, which pushes a placeholder (`push rax`) and the callee-saved
+ * registers and calls the runtime, which writes the real return address into the placeholder, then parks the thread
+ * until the suspension ends). Its unwind rows are those of a called function, so the word they give as its return
+ * address is one of the method's caller's frame: threads parked there read a stray word as the caller of the stub
+ * (1,091 of 95,457 samples of StackTruth on .NET 8, walker=suspend, wall mode, after the signal frames were read).
+ * The real return address is the placeholder, at CFA - 16, and the method had returned to CFA - 8. The stub is
+ * known by its first two instructions, `push rax; push rbp` (2.0 to 10.0), which compiled code does not begin with;
+ * the flag is set only at a return address inside it (the placeholder is written before the runtime's call
+ * returns or parks).
+ */
+#define RULE_HIJACK (UINT64_C(1) << 50)
 
 /* The rules are values of an SxsIpMap keyed by return address (the table and its claim/publish
  * protocol are sxs_ipmap.c's). */
@@ -472,9 +537,13 @@ static bool rule_from_tables(const SxsEhFrame *eh, uintptr_t ip, bool exact, uin
     return true;
   }
   int64_t k = row.cfa_offset, m = row.rbp_saved ? -row.rbp_offset : 0;
-  if (k < 0 || m < 0 || (row.rbp_saved && m == 0))
+  if (k < 0 || m < 0 || (row.rbp_saved && m == 0) || !sp_rule((uint64_t)k, (uint64_t)m, ret_rule))
     return false;
-  return sp_rule((uint64_t)k, (uint64_t)m, ret_rule);
+  /* The stub's first two bytes lie in its FDE's range, which holds ip. */
+  const uint8_t *first = (const uint8_t *)row.start;
+  if (!exact && k >= 16 && ip - row.start >= 2 && first[0] == 0x50 && first[1] == 0x55)
+    *ret_rule |= RULE_HIJACK;
+  return true;
 }
 
 /* The caller of cur by a cached rule, with the checks of fp_step: every word read is aligned and inside [lo, hi),
@@ -493,8 +562,14 @@ __attribute__((no_sanitize_address)) static bool rule_step(uint64_t rule, const 
   uintptr_t cfa = cur->sp + k;
   if (cfa < cur->sp || cfa > hi || cur->sp < lo || ((cfa - 8) & 7) != 0)
     return false;
-  uintptr_t ip = *(const uintptr_t *)(cfa - 8 + (uintptr_t)mem);
+  uintptr_t ip = *(const uintptr_t *)(cfa - 8 + (uintptr_t)mem), caller_sp = cfa;
   uintptr_t fp = cur->fp;
+  if ((rule & RULE_HIJACK) != 0) {
+    if (cfa - 16 < cur->sp)
+      return false;
+    ip = *(const uintptr_t *)(cfa - 16 + (uintptr_t)mem);
+    caller_sp = cfa - 8;
+  }
   if (m != 0) {
     uintptr_t at = cfa - m;
     if ((at & 7) != 0 || at < cur->sp || at + 8 > hi)
@@ -503,7 +578,7 @@ __attribute__((no_sanitize_address)) static bool rule_step(uint64_t rule, const 
   }
   if (ip == 0)
     return false;
-  *ret_next = (SxsRegs){.ip = ip, .sp = cfa, .fp = fp};
+  *ret_next = (SxsRegs){.ip = ip, .sp = caller_sp, .fp = fp};
   return true;
 }
 
@@ -617,7 +692,7 @@ static int walk_hybrid(unw_cursor_t *cursor, unw_context_t *context, const SxsRe
   bool cur_exact = exact_first;
   int n = 1;
   while (n < max) {
-    bool by_libunwind = false, stepped = false, next_exact = false;
+    bool by_libunwind = false, by_signal = false, stepped = false, next_exact = false;
     const SxsEhFrame *eh = NULL;
     bool jit = is_fp_code != NULL && is_fp_code(cur.ip, user_data, &eh);
     if (!jit) {
@@ -636,6 +711,11 @@ static int walk_hybrid(unw_cursor_t *cursor, unw_context_t *context, const SxsRe
           cache_insert(cache, key, rule);
       } else if (cached && (rule & 3u) != RULE_NONE) {
         stepped = rule_step(rule, &cur, lo, hi, mem, &next) && next.sp > cur.sp;
+      }
+      if (!stepped && !cached && is_sigreturn(eh, cur.ip)) {
+        StackView view = {lo, hi, mem};
+        by_signal = stepped = signal_frame_step(cur.sp, hi, stack_view_word, &view, &next);
+        next_exact = by_signal;
       }
       if (!stepped && allow_libunwind && !(cached && (rule & 3u) == RULE_NONE)) {
         if (!cursor_on_cur)
@@ -684,7 +764,7 @@ static int walk_hybrid(unw_cursor_t *cursor, unw_context_t *context, const SxsRe
       next.fp = fp;
     }
     cursor_on_cur = by_libunwind;
-    cur_exact = by_libunwind && next_exact;
+    cur_exact = (by_libunwind || by_signal) && next_exact;
     frames[n].ip = next.ip;
     frames[n].sp = next.sp;
     n++;
@@ -848,12 +928,27 @@ static bool remote_word(const SxsUnwindMemory *mem, uintptr_t lo, uintptr_t hi, 
   return mem->read(at, ret, sizeof *ret, mem->data);
 }
 
+/* A word of a thread walked from outside, for signal_frame_step. */
+typedef struct {
+  const SxsUnwindMemory *mem;
+  uintptr_t lo, hi;
+} RemoteView;
+
+static bool remote_view_word(uintptr_t at, uintptr_t *ret, void *data) {
+  const RemoteView *v = data;
+  return remote_word(v->mem, v->lo, v->hi, at, ret);
+}
+
 /* Whether ra can be a return address: in executable memory, right after a call instruction (E8 rel32, or FF /2 with
- * a ModRM of 1, 2, 5 or 6 bytes, a REX prefix aside). */
+ * a ModRM of 1, 2, 5 or 6 bytes, a REX prefix aside); or the signal trampoline a handler returns to (its frame record
+ * leads to the interrupted frame's). */
 static bool remote_is_return(const SxsUnwindMemory *mem, uintptr_t ra) {
-  uint8_t b[8];
+  uint8_t b[8], t[sizeof RT_SIGRETURN_CODE];
   if (ra < sizeof b || !mem->is_code(ra - 1, mem->data) || !mem->read(ra - sizeof b, b, sizeof b, mem->data))
     return false;
+  if (mem->is_code(ra + sizeof t - 1, mem->data) && mem->read(ra, t, sizeof t, mem->data) &&
+      memcmp(t, RT_SIGRETURN_CODE, sizeof t) == 0)
+    return true;
   if (b[3] == 0xE8)
     return true;
   static const int back[] = {2, 3, 4, 6, 7};
@@ -940,6 +1035,19 @@ int sxs__unwind_remote(const SxsRegs *regs, uintptr_t stack_lo, uintptr_t stack_
       }
       if (have_rule && (rule & 3u) == RULE_NONE)
         break; /* the thread's outermost frame */
+      SxsRegs interrupted;
+      RemoteView view = {mem, stack_lo, stack_hi};
+      if (!have_rule && is_sigreturn(eh, cur.ip)) {
+        if (!signal_frame_step(cur.sp, stack_hi, remote_view_word, &view, &interrupted))
+          break;
+        frames[n].ip = interrupted.ip;
+        frames[n].sp = interrupted.sp;
+        n++;
+        cur = interrupted;
+        fp_known = true;
+        exact = true;
+        continue;
+      }
     }
     /* JIT code: the frame the owner of the cache taught for it (a frameless method's, as the walk on the stack uses
      * it), followed only when the word it reads is code. */
@@ -953,8 +1061,9 @@ int sxs__unwind_remote(const SxsRegs *regs, uintptr_t stack_lo, uintptr_t stack_
     if (have_rule && (rule & 3u) == RULE_SP) {
       uintptr_t k = (uintptr_t)((rule >> 2) & 0xFFFFFFFFu), m = (uintptr_t)((rule >> 34) & 0xFFFFu);
       uintptr_t cfa = cur.sp + k;
-      stepped = cfa >= cur.sp && remote_word(mem, stack_lo, stack_hi, cfa - 8, &ip);
-      next.sp = cfa;
+      bool hijack = (rule & RULE_HIJACK) != 0 && cfa - 16 >= cur.sp;
+      stepped = cfa >= cur.sp && remote_word(mem, stack_lo, stack_hi, hijack ? cfa - 16 : cfa - 8, &ip);
+      next.sp = hijack ? cfa - 8 : cfa;
       next.fp = cur.fp;
       next_fp_known = fp_known;
       if (stepped && m != 0) {

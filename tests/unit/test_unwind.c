@@ -48,10 +48,11 @@ typedef struct {
 } Walk;
 
 typedef enum {
-  PROBE_WALK,   /* the innermost function walks its own stack */
-  PROBE_SIGNAL, /* it sends itself SIGUSR1 with a syscall instruction of its own; the handler walks */
-  PROBE_RAISE,  /* it calls raise(SIGUSR1): the signal arrives inside libc; the handler walks */
-  PROBE_BLOCK,  /* it blocks in read() on an empty pipe, for another thread to walk it from outside */
+  PROBE_WALK,             /* the innermost function walks its own stack */
+  PROBE_SIGNAL,           /* it sends itself SIGUSR1 with a syscall instruction of its own; the handler walks */
+  PROBE_RAISE,            /* it calls raise(SIGUSR1): the signal arrives inside libc; the handler walks */
+  PROBE_BLOCK,            /* it blocks in read() on an empty pipe, for another thread to walk it from outside */
+  PROBE_BLOCK_IN_HANDLER, /* it sends itself SIGUSR2 with a syscall instruction; the handler blocks in read() */
 } ProbeAction;
 
 /* A stub of frame-pointer machine code without unwind tables, written at run time: it calls fn(arg). */
@@ -99,6 +100,18 @@ static void on_probe_signal(int sig, siginfo_t *info, void *uc) {
   p->walk[WALK_LIBUNWIND].n = sxs__unwind_libunwind(uc, p->walk[WALK_LIBUNWIND].frames, MAX_FRAMES);
   p->walk[WALK_HYBRID].n = sxs__unwind_hybrid(uc, p->lo, p->hi, NULL, NULL, p->walk[WALK_HYBRID].frames, MAX_FRAMES);
   p->walk[WALK_HANDLER].n = sxs__unwind_libunwind(NULL, p->walk[WALK_HANDLER].frames, MAX_FRAMES);
+}
+
+/* PROBE_BLOCK_IN_HANDLER's handler: it blocks in read() on the probe's pipe, as a runtime's thread parks in its
+ * activation signal's handler while a suspension lasts. */
+static void on_block_signal(int sig, siginfo_t *info, void *uc) {
+  (void)sig;
+  (void)info;
+  (void)uc;
+  SXS_REGS_CAPTURE(&signal_probe->regs);
+  char c;
+  if (read(signal_probe->pipe_read, &c, 1) != 1)
+    abort();
 }
 
 static void probe_signal_install(Probe *p, struct sigaction *ret_old) {
@@ -181,6 +194,7 @@ TEST_NOINLINE static int chain_6(Probe *p) {
     g_assert_cmpint(read(p->pipe_read, &c, 1), ==, 1);
     break;
   }
+  case PROBE_BLOCK_IN_HANDLER: g_assert_cmpint(raw_tgkill_self(SIGUSR2), ==, 0); break;
   }
   __asm__ volatile("" ::: "memory");
   return 0;
@@ -220,8 +234,14 @@ static int cache_sort(CacheProbe *c);
 static int cache_compare(const void *a, const void *b);
 static void test_cache(void);
 static int cache_raiser(void);
+static void on_cache_signal(int sig, siginfo_t *info, void *uc);
 static void test_cache_signal(void);
 static void *remote_thread(void *data);
+int hijack_worker(void);
+int hijack_stub(void);
+static int hijacked_caller(Probe *p);
+static void *hijack_thread(void *data);
+static void test_hijack(void);
 
 /* The test function whose code contains ip: the one with the highest start below ip, if ip is within FUNC_SIZE_MAX
  * of it; "?" otherwise. ip is a return address or an interrupted instruction, so it is never a function's start. */
@@ -239,6 +259,12 @@ static const char *func_name(uintptr_t ip) {
       {"jit_inner", (uintptr_t)jit_inner},
       {"jit_outer", (uintptr_t)jit_outer},
       {"on_probe_signal", (uintptr_t)on_probe_signal},
+      {"on_block_signal", (uintptr_t)on_block_signal},
+      {"hijack_worker", (uintptr_t)hijack_worker},
+      {"hijack_stub", (uintptr_t)hijack_stub},
+      {"hijacked_caller", (uintptr_t)hijacked_caller},
+      {"hijack_thread", (uintptr_t)hijack_thread},
+      {"test_hijack", (uintptr_t)test_hijack},
       {"test_walk_self", (uintptr_t)test_walk_self},
       {"test_walk_signal", (uintptr_t)test_walk_signal},
       {"test_walk_raise", (uintptr_t)test_walk_raise},
@@ -249,6 +275,7 @@ static const char *func_name(uintptr_t ip) {
       {"cache_compare", (uintptr_t)cache_compare},
       {"test_cache", (uintptr_t)test_cache},
       {"cache_raiser", (uintptr_t)cache_raiser},
+      {"on_cache_signal", (uintptr_t)on_cache_signal},
       {"test_cache_signal", (uintptr_t)test_cache_signal},
       {"remote_thread", (uintptr_t)remote_thread},
   };
@@ -1402,6 +1429,231 @@ static void test_remote(void) {
   g_free(p);
 }
 
+/* A thread parked in a signal handler that interrupted chain_6 (the handler blocks in read()), walked by this thread
+ * from what /proc gives, from outside and over a copy of its stack: through libc's read and the handler by their
+ * unwind tables, then through the signal trampoline (glibc's __restore_rt, whose caller no unwind row gives) to the
+ * interrupted instruction in chain_6, from the ucontext the kernel saved, and on by the chain to the thread's start.
+ * A frame-pointer step at the trampoline read a word of the signal frame as its caller. */
+static void test_signal_frame(void) {
+  Probe *p = probe_new(PROBE_BLOCK_IN_HANDLER);
+  int fds[2];
+  g_assert_cmpint(pipe(fds), ==, 0);
+  p->pipe_read = fds[0];
+  struct sigaction sa, old;
+  memset(&sa, 0, sizeof sa);
+  sa.sa_sigaction = on_block_signal;
+  sa.sa_flags = SA_SIGINFO;
+  sigemptyset(&sa.sa_mask);
+  signal_probe = p;
+  g_assert_cmpint(sigaction(SIGUSR2, &sa, &old), ==, 0);
+  remote_tid = 0;
+  pthread_t thread;
+  g_assert_cmpint(pthread_create(&thread, NULL, remote_thread_start, p), ==, 0);
+  SxsRegs regs;
+  for (int i = 0; i < 2000 && !(remote_tid != 0 && blocked_in_read(remote_tid, &regs)); i++)
+    g_usleep(1000);
+  g_assert_true(blocked_in_read(remote_tid, &regs));
+
+  CodeRanges *code = g_new0(CodeRanges, 1);
+  code_ranges_read(code);
+  SxsUnwindMemory mem = {.read = remote_read, .is_code = remote_is_code, .data = code};
+  g_autoptr(SxsModuleMap) map = sxs__modmap_new();
+  SxsModmapCursor cursor = {.map = map};
+  SxsUnwindCache *cache = sxs__unwind_cache_new(10);
+  Walk outside, copied;
+  outside.n =
+      sxs__unwind_remote(&regs, p->lo, p->hi, sxs__stitch_is_fp_code, &cursor, cache, &mem, outside.frames, MAX_FRAMES);
+  /* The copy walk starts where the handler took its own registers (a walk from a signal handler knows RBP). */
+  uintptr_t copy_lo = p->regs.sp & ~(uintptr_t)7;
+  size_t len = p->hi - copy_lo;
+  void *copy = g_malloc(len);
+  g_assert_true(remote_read(copy_lo, copy, len, NULL));
+  SxsUnwindCache *fresh = sxs__unwind_cache_new(10);
+  copied.n = sxs__unwind_from_copy(&p->regs, true, copy_lo, copy, len, sxs__stitch_is_fp_code, &cursor, fresh,
+                                   copied.frames, MAX_FRAMES);
+  g_assert_cmpint(write(fds[1], "x", 1), ==, 1);
+  g_assert_cmpint(pthread_join(thread, NULL), ==, 0);
+  g_assert_cmpint(sigaction(SIGUSR2, &old, NULL), ==, 0);
+  signal_probe = NULL;
+
+  static const uint8_t sigreturn[] = {0x48, 0xc7, 0xc0, 0x0f, 0x00, 0x00, 0x00, 0x0f, 0x05};
+  const Walk *walks[] = {&outside, &copied};
+  for (gsize w = 0; w < G_N_ELEMENTS(walks); w++) {
+    const Walk *walk = walks[w];
+    g_autofree char *text = walk_describe(walk);
+    g_test_message("%s: %s", w == 0 ? "from outside" : "over a copy", text);
+    int at = walk_find(walk, "chain_6");
+    g_assert_cmpint(at, >=, 2);
+    /* the trampoline, then chain_6 at the instruction after the system call it made */
+    g_assert_cmpmem((const void *)walk->frames[at - 1].ip, sizeof sigreturn, sigreturn, sizeof sigreturn);
+    g_assert_cmpuint(((const uint8_t *)walk->frames[at].ip)[-2], ==, 0x0f);
+    g_assert_cmpuint(((const uint8_t *)walk->frames[at].ip)[-1], ==, 0x05);
+    g_assert_cmpint(walk_find(walk, "on_block_signal"), >=, 0);
+    g_assert_cmpint(walk_find(walk, "chain_5"), ==, at + 1);
+    g_assert_cmpint(walk_find(walk, "on_block_signal"), <, at - 1);
+    assert_chain_at(walk, at, "remote_thread");
+    assert_sp_increasing(walk, p->lo, p->hi);
+  }
+  sxs__unwind_cache_free(cache);
+  sxs__unwind_cache_free(fresh);
+  g_free(copy);
+  g_free(code);
+  close(fds[0]);
+  close(fds[1]);
+  g_free(p);
+}
+
+/* ---- a return-address hijack: hijacked_caller calls hijack_method, which returns into hijack_stub ---- */
+
+/* The stub as CoreCLR's OnHijackTripThread is made: entered by a return (no return address pushed), it pushes a
+ * placeholder and registers with the unwind rows of a called function, puts the real return address into the
+ * placeholder (the runtime's worker does), calls hijack_worker, and returns through the placeholder. hijack_method
+ * swaps its own return address for the stub's, as a suspension does. */
+uintptr_t hijack_real_ra;
+int hijack_worker(void);
+int hijack_stub(void);
+int hijack_method(void);
+__asm__(".pushsection .text\n"
+        ".globl hijack_stub\n"
+        ".type hijack_stub, @function\n"
+        "hijack_stub:\n"
+        ".cfi_startproc\n"
+        "push %rax\n"
+        ".cfi_adjust_cfa_offset 8\n"
+        "push %rbp\n"
+        ".cfi_adjust_cfa_offset 8\n"
+        "push %rbx\n"
+        ".cfi_adjust_cfa_offset 8\n"
+        "sub $8, %rsp\n"
+        ".cfi_adjust_cfa_offset 8\n"
+        "mov hijack_real_ra(%rip), %rax\n"
+        "mov %rax, 24(%rsp)\n"
+        "call hijack_worker\n"
+        "add $8, %rsp\n"
+        ".cfi_adjust_cfa_offset -8\n"
+        "pop %rbx\n"
+        ".cfi_adjust_cfa_offset -8\n"
+        "pop %rbp\n"
+        ".cfi_adjust_cfa_offset -8\n"
+        "ret\n"
+        ".cfi_endproc\n"
+        ".size hijack_stub, .-hijack_stub\n"
+        ".globl hijack_method\n"
+        ".type hijack_method, @function\n"
+        "hijack_method:\n"
+        ".cfi_startproc\n"
+        "mov (%rsp), %rax\n"
+        "mov %rax, hijack_real_ra(%rip)\n"
+        "lea hijack_stub(%rip), %rax\n"
+        "mov %rax, (%rsp)\n"
+        "xor %eax, %eax\n"
+        "ret\n"
+        ".cfi_endproc\n"
+        ".size hijack_method, .-hijack_method\n"
+        ".popsection\n");
+
+static Probe *hijack_probe;
+
+/* For PROBE_BLOCK, blocks in read() for another thread to walk it from outside; then walks its own stack from here
+ * as a sampling handler would (the stitcher's classifier and a rules cache, no libunwind). */
+TEST_NOINLINE int hijack_worker(void) {
+  Probe *p = hijack_probe;
+  if (p->action == PROBE_BLOCK) {
+    /* libc's system call wrapper, which no sanitizer intercepts (its frames would come between) */
+    char c;
+    g_assert_cmpint(syscall(SYS_read, p->pipe_read, &c, 1), ==, 1);
+  }
+  g_autoptr(SxsModuleMap) map = sxs__modmap_new();
+  SxsModmapCursor cursor = {.map = map};
+  SxsUnwindCache *cache = sxs__unwind_cache_new(10);
+  SXS_REGS_CAPTURE(&p->regs);
+  p->walk[WALK_HYBRID].n = sxs__unwind_from_regs(&p->regs, true, false, p->lo, p->hi, sxs__stitch_is_fp_code, &cursor,
+                                                 cache, p->walk[WALK_HYBRID].frames, MAX_FRAMES);
+  sxs__unwind_cache_free(cache);
+  __asm__ volatile("" ::: "memory");
+  return 3;
+}
+
+TEST_NOINLINE static int hijacked_caller(Probe *p) {
+  g_assert_cmpint(sxs__unwind_stack_bounds(&p->lo, &p->hi), ==, 0);
+  int r = hijack_method();
+  __asm__ volatile("" ::: "memory");
+  return r + 1;
+}
+
+static void *hijack_thread(void *data) {
+  remote_tid = gettid();
+  g_assert_cmpint(hijacked_caller(data), ==, 4);
+  return NULL;
+}
+
+/* The walk of a thread in a hijack stub's call: after the worker, the stub (a walk from outside that finds RBP by
+ * the frame records in the stack may step past it: the stub's saved RBP and the placeholder look like one), then the
+ * method's caller at the address the placeholder holds (the stub's rows would give a word of the caller's frame),
+ * with the sp the method returned to, then the caller's caller. */
+static void assert_hijack_walk(const Walk *w, const char *what, uintptr_t caller_sp) {
+  g_autofree char *text = walk_describe(w);
+  g_test_message("%s: %s", what, text);
+  int worker = walk_find(w, "hijack_worker"), at = walk_find(w, "hijacked_caller");
+  g_assert_cmpint(worker, >=, 0);
+  g_assert_cmpint(at, >, worker);
+  for (int i = worker + 1; i < at; i++)
+    g_assert_cmpstr(func_name(w->frames[i].ip), ==, "hijack_stub");
+  g_assert_cmpuint(w->frames[at].ip, ==, hijack_real_ra);
+  g_assert_cmpuint(w->frames[at].sp, ==, caller_sp);
+  g_assert_cmpstr(func_name(w->frames[at + 1].ip), ==, "hijack_thread");
+}
+
+static void test_hijack(void) {
+  /* On this thread: the walk a signal handler makes. */
+  Probe *p = probe_new(PROBE_WALK);
+  hijack_probe = p;
+  g_assert_cmpint(hijacked_caller(p), ==, 4);
+  g_assert_cmpint(p->walk[WALK_HYBRID].n, >, 0);
+  g_assert_cmpstr(func_name(p->walk[WALK_HYBRID].frames[0].ip), ==, "hijack_worker");
+  g_autofree char *text = walk_describe(&p->walk[WALK_HYBRID]);
+  g_test_message("own walk: %s", text);
+  int at = walk_find(&p->walk[WALK_HYBRID], "hijack_stub");
+  g_assert_cmpint(at, ==, 1);
+  g_assert_cmpuint(p->walk[WALK_HYBRID].frames[2].ip, ==, hijack_real_ra);
+  g_assert_cmpstr(func_name(p->walk[WALK_HYBRID].frames[3].ip), ==, "test_hijack");
+  g_free(p);
+
+  /* A thread parked in the stub's call, walked from outside. */
+  p = probe_new(PROBE_BLOCK);
+  hijack_probe = p;
+  int fds[2];
+  g_assert_cmpint(pipe(fds), ==, 0);
+  p->pipe_read = fds[0];
+  remote_tid = 0;
+  pthread_t thread;
+  g_assert_cmpint(pthread_create(&thread, NULL, hijack_thread, p), ==, 0);
+  SxsRegs regs;
+  for (int i = 0; i < 2000 && !(remote_tid != 0 && blocked_in_read(remote_tid, &regs)); i++)
+    g_usleep(1000);
+  g_assert_true(blocked_in_read(remote_tid, &regs));
+  CodeRanges *code = g_new0(CodeRanges, 1);
+  code_ranges_read(code);
+  SxsUnwindMemory mem = {.read = remote_read, .is_code = remote_is_code, .data = code};
+  g_autoptr(SxsModuleMap) map = sxs__modmap_new();
+  SxsModmapCursor cursor = {.map = map};
+  SxsUnwindCache *cache = sxs__unwind_cache_new(10);
+  Walk outside;
+  outside.n =
+      sxs__unwind_remote(&regs, p->lo, p->hi, sxs__stitch_is_fp_code, &cursor, cache, &mem, outside.frames, MAX_FRAMES);
+  g_assert_cmpint(write(fds[1], "x", 1), ==, 1);
+  g_assert_cmpint(pthread_join(thread, NULL), ==, 0);
+  const Walk *own = &p->walk[WALK_HYBRID];
+  g_assert_cmpint(walk_find(own, "hijack_stub"), ==, 1);
+  assert_hijack_walk(own, "the thread's own walk", own->frames[1].sp + 32);
+  assert_hijack_walk(&outside, "from outside", own->frames[1].sp + 32);
+  sxs__unwind_cache_free(cache);
+  g_free(code);
+  close(fds[0]);
+  close(fds[1]);
+  g_free(p);
+}
+
 int main(int argc, char **argv) {
   g_test_init(&argc, &argv, NULL);
   g_assert_cmpint(sxs__unwind_init(), ==, 0);
@@ -1420,6 +1672,8 @@ int main(int argc, char **argv) {
   g_test_add_func("/stitch/unwind/cache", test_cache);
   g_test_add_func("/stitch/unwind/cache-signal", test_cache_signal);
   g_test_add_func("/stitch/unwind/remote", test_remote);
+  g_test_add_func("/stitch/unwind/signal-frame", test_signal_frame);
+  g_test_add_func("/stitch/unwind/hijack", test_hijack);
   g_test_add_func("/stitch/unwind/osr", test_osr);
   g_test_add_func("/stitch/unwind/frameless-jit", test_frameless_jit);
   g_test_add_func("/stitch/unwind/frameless-jit-leaf", test_frameless_jit_leaf);
