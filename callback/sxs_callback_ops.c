@@ -33,8 +33,9 @@ int sxs__callback_ops_function_name(gpointer instance, uint64_t function_id, cha
 }
 
 /* SxsRuntimeOps.owns_ip: GetFunctionFromIP through the guarded Info. E_FAIL is the runtime's "not
- * mine" (a foreign or native ip, or code without metadata such as an IL stub); the other failures
- * (CORPROF_E_ASYNCHRONOUS_UNSAFE, CORPROF_E_NOT_YET_AVAILABLE) mean it could not look now. */
+ * mine" (a foreign or native ip, or code without metadata such as an IL stub: then the dynamic
+ * methods' ranges answer, with 1); the other failures (CORPROF_E_ASYNCHRONOUS_UNSAFE,
+ * CORPROF_E_NOT_YET_AVAILABLE) mean it could not look now. */
 static int ops_owns_ip(gpointer instance, uintptr_t ip, uint64_t *ret_function_id) {
   SxsCallback *self = instance;
   ICorProfilerInfo15 *info = sxs__callback_info_enter(self);
@@ -49,7 +50,7 @@ static int ops_owns_ip(gpointer instance, uintptr_t ip, uint64_t *ret_function_i
   }
   if ((hr >= 0 || hr == E_FAIL) && sxs__dynamic_find(&self->dynamic, ip, &function_id, NULL, NULL)) {
     *ret_function_id = function_id;
-    return 0;
+    return 1; /* DoStackSnapshot does not report such frames */
   }
   return hr >= 0 || hr == E_FAIL ? -ENOENT : -EAGAIN;
 }

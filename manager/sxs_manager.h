@@ -54,8 +54,9 @@ typedef struct {
    * (-EAGAIN: the runtime refused to read metadata on this thread now; a thread of the profiler's
    * may); the out-parameters are untouched on failure. */
   int (*function_name)(gpointer instance, uint64_t function_id, char **ret_name, char **ret_module);
-  /* Does the runtime own the code at ip (GetFunctionFromIP)? 0 with *ret_function_id, -ENOENT when
-   * not, -ESHUTDOWN, or -EAGAIN when the runtime could not answer now. Context: any thread. */
+  /* Does the runtime own the code at ip (GetFunctionFromIP)? 0 with *ret_function_id; 1 with it for
+   * code without metadata its walks do not report (a dynamic method, an IL stub); -ENOENT when not,
+   * -ESHUTDOWN, or -EAGAIN when the runtime could not answer now. Context: any thread. */
   int (*owns_ip)(gpointer instance, uintptr_t ip, uint64_t *ret_function_id);
   /* The runtime's walk of the calling thread: as SxsStitchRuntime.walk (sxs_stitch.h). Context: the
    * walked thread, no profiler lock held. */

@@ -12,6 +12,9 @@
  *
  * --x: a native frame whose IP a runtime owns is dropped where that runtime's own walk covers its
  * stack range, and kept as that runtime's frame where it does not (a walk that stopped early).
+ * Code without metadata (a dynamic method, an IL stub: SxsStackFrame.unwalked) is never in a
+ * runtime's walk (DoStackSnapshot leaves it out), so its frames stay where a walk covers them,
+ * unless the walk has their function or a frame at their sp.
  * Every runtime-walk frame is kept. Then everything is ordered by sp, leaf first. */
 #include "sxs_merge.h"
 
@@ -32,6 +35,15 @@ static gboolean covered(const SxsRuntimeWalk *walks, guint n_walks, int runtime_
     if (sp >= lo && sp <= hi)
       return TRUE;
   }
+  return FALSE;
+}
+
+/* Whether one of runtime_id's walks reports function_id, or a frame at sp. */
+static gboolean walked(const SxsRuntimeWalk *walks, guint n_walks, int runtime_id, uint64_t function_id, uintptr_t sp) {
+  for (guint w = 0; w < n_walks; w++)
+    for (guint i = 0; walks[w].runtime_id == runtime_id && i < walks[w].n; i++)
+      if (walks[w].frames[i].function_id == function_id || walks[w].frames[i].sp == sp)
+        return TRUE;
   return FALSE;
 }
 
@@ -69,7 +81,8 @@ guint sxs__merge_stacks(const SxsStackFrame *native, guint n_native, const SxsRu
     }
   for (guint i = 0; i < n_native; i++) {
     const SxsStackFrame *f = &native[i];
-    if (f->kind == SXS_FRAME_MANAGED && covered(walks, n_walks, f->runtime_id, f->sp))
+    if (f->kind == SXS_FRAME_MANAGED && covered(walks, n_walks, f->runtime_id, f->sp) &&
+        !(f->unwalked && !walked(walks, n_walks, f->runtime_id, f->function_id, f->sp)))
       continue;
     if (!push(out, max, &n, f))
       break;

@@ -20,6 +20,10 @@ typedef struct {
   SxsFrameKind kind;
   int runtime_id;       /* 0 for native frames */
   uint64_t function_id; /* 0 for native frames, or when unknown */
+  /* A managed frame of code its runtime's own walks do not report (a dynamic method, an IL stub:
+   * code without metadata), as the native walk classified it: the merge keeps it where a walk
+   * covers its stack range. */
+  gboolean unwalked;
 } SxsStackFrame;
 
 /* One runtime's walk of the thread (DoStackSnapshot, leaf first). complete is FALSE when the walk
@@ -41,7 +45,8 @@ typedef struct {
  * A native frame a runtime owns is replaced by that runtime's own frames where its walk covers
  * that stack range (from its first frame's sp to its last's, or to the end of the stack when the
  * walk is complete); outside that range it stays, as that runtime's managed frame, so a walk that
- * fails halfway loses nothing. Managed frames the runtime walks report are all kept (a walk knows
+ * fails halfway loses nothing; an unwalked frame (code the runtime's walks never report) stays
+ * inside it too, unless a walk reports its function or a frame at its sp. Managed frames the runtime walks report are all kept (a walk knows
  * frames the native walker may have skipped). The result is sorted by sp; a native frame at the sp
  * of a managed one is dropped (one stack slot, one frame: it is the managed frame as the native
  * walker saw it), and frames equal in kind, runtime, sp and ip appear once.

@@ -120,6 +120,7 @@ guint sxs__stitch_classify(const SxsStitchRuntime *runtimes, guint n_runtimes, c
         f->kind = SXS_FRAME_MANAGED;
         f->runtime_id = runtimes[r].runtime_id;
         f->function_id = known & SXS_STITCH_OWNER_FUNCTION_MASK;
+        f->unwalked = (known & SXS_STITCH_OWNER_UNWALKED) != 0;
         if (walks_wanted)
           walks_wanted[r] = TRUE;
         last_owner = (guint)r;
@@ -135,10 +136,11 @@ guint sxs__stitch_classify(const SxsStitchRuntime *runtimes, guint n_runtimes, c
       guint r = (last_owner + k) % n_runtimes;
       uint64_t function_id = 0;
       int rc = runtimes[r].owns_ip(runtimes[r].user, lookup, &function_id);
-      if (rc == 0) {
+      if (rc == 0 || rc == 1) {
         f->kind = SXS_FRAME_MANAGED;
         f->runtime_id = runtimes[r].runtime_id;
         f->function_id = function_id;
+        f->unwalked = rc == 1;
         owned = TRUE;
         if (walks_wanted)
           walks_wanted[r] = TRUE;
@@ -146,7 +148,9 @@ guint sxs__stitch_classify(const SxsStitchRuntime *runtimes, guint n_runtimes, c
         report->claimed++;
         if (function_id <= SXS_STITCH_OWNER_FUNCTION_MASK && runtimes[r].runtime_id > 0 &&
             runtimes[r].runtime_id < 0x10000)
-          sxs__ipmap_insert(owners, lookup, SXS_STITCH_OWNER(runtimes[r].runtime_id, function_id));
+          sxs__ipmap_insert(owners, lookup,
+                            SXS_STITCH_OWNER(runtimes[r].runtime_id, function_id) |
+                                (rc == 1 ? SXS_STITCH_OWNER_UNWALKED : 0));
       } else if (rc != -ENOENT) {
         report->owns_failed++;
         all_answered = FALSE;

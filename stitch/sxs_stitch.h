@@ -23,10 +23,12 @@
 /* Most runtimes one walk asks. */
 #define SXS_STITCH_MAX_RUNTIMES 8
 
-/* An owners-cache value: the owning runtime's id in bits 48-63 (0: no runtime owns the code) and
- * the FunctionID in bits 0-47. */
+/* An owners-cache value: the owning runtime's id in bits 48-63 (0: no runtime owns the code), bit
+ * 47 set for code the runtime's own walks do not report (SxsStackFrame.unwalked), and the
+ * FunctionID in bits 0-46 (a user-space address). */
 #define SXS_STITCH_OWNER(runtime_id, function_id) (((uint64_t)(runtime_id) << 48) | (uint64_t)(function_id))
-#define SXS_STITCH_OWNER_FUNCTION_MASK ((UINT64_C(1) << 48) - 1)
+#define SXS_STITCH_OWNER_UNWALKED (UINT64_C(1) << 47)
+#define SXS_STITCH_OWNER_FUNCTION_MASK ((UINT64_C(1) << 47) - 1)
 
 /* One runtime as the stitcher sees it. Both questions are asked on the walked thread, with no
  * lock of the stitcher's held, and may call into the runtime. */
@@ -34,7 +36,9 @@ typedef struct {
   int runtime_id;
   gpointer user;
   /* Does the runtime own the code at ip (GetFunctionFromIP)? 0 with *ret_function_id when it does,
-   * -ENOENT when it does not, another -errno when it could not be asked (it is shutting down). */
+   * 1 when it does and the code is of a kind its own walks do not report (a dynamic method, an IL
+   * stub), -ENOENT when it does not, another -errno when it could not be asked (it is shutting
+   * down). */
   int (*owns_ip)(gpointer user, uintptr_t ip, uint64_t *ret_function_id);
   /* Its walk of the calling thread (sxs__snapshot_thread of ThreadID 0): frames leaf first into
    * frames[0 .. *ret_n) (always set), the runtime's HRESULT in *ret_hr (always set; 0 when it was

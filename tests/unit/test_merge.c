@@ -12,6 +12,9 @@
   { .sp = (sp_), .ip = (ip_), .kind = SXS_FRAME_MANAGED, .runtime_id = (rt_) }
 #define MAN(sp_, ip_, rt_, fn_)                                                                                        \
   { .sp = (sp_), .ip = (ip_), .kind = SXS_FRAME_MANAGED, .runtime_id = (rt_), .function_id = (fn_) }
+/* A native-walk frame of code the runtime's walks never report (a dynamic method, an IL stub). */
+#define DYN(sp_, ip_, rt_, fn_)                                                                                        \
+  { .sp = (sp_), .ip = (ip_), .kind = SXS_FRAME_MANAGED, .runtime_id = (rt_), .function_id = (fn_), .unwalked = TRUE }
 
 /* Checks out against the expected (sp, kind, runtime, function) in order. */
 static void assert_stack(const SxsStackFrame *out, guint n, const SxsStackFrame *want, guint n_want) {
@@ -40,6 +43,35 @@ static void test_interleaved(void) {
   assert_stack(out, n, want, G_N_ELEMENTS(want));
   for (guint i = 1; i < n; i++)
     g_assert_cmphex(out[i - 1].sp, <, out[i].sp);
+}
+
+/* A dynamic method between two managed frames: the runtime's walk leaves it out and covers its
+ * range, the native walk's frame stays (Leaf < [dynamic method] < Run). Not when the walk has a
+ * frame at its sp, or its function: that frame is the walk's. */
+static void test_unwalked(void) {
+  const SxsStackFrame native[] = {OWN(0x1000, 0xa1, 1), DYN(0x1040, 0xe1, 1, 99), OWN(0x1080, 0xa2, 1),
+                                  NAT(0x1300, 0xd1)};
+  const SxsStackFrame rt1[] = {MAN(0x1000, 0xa1, 1, 11), MAN(0x1080, 0xa2, 1, 12)};
+  const SxsRuntimeWalk walks[] = {{1, rt1, 2, TRUE}};
+  SxsStackFrame out[16];
+  guint n = sxs__merge_stacks(native, G_N_ELEMENTS(native), walks, 1, out, G_N_ELEMENTS(out));
+  const SxsStackFrame want[] = {MAN(0x1000, 0, 1, 11), MAN(0x1040, 0, 1, 99), MAN(0x1080, 0, 1, 12), NAT(0x1300, 0)};
+  assert_stack(out, n, want, G_N_ELEMENTS(want));
+  g_assert_true(out[1].unwalked);
+
+  const SxsStackFrame at_sp[] = {MAN(0x1000, 0xa1, 1, 11), MAN(0x1040, 0xe1, 1, 13), MAN(0x1080, 0xa2, 1, 12)};
+  const SxsRuntimeWalk walks_at_sp[] = {{1, at_sp, 3, TRUE}};
+  n = sxs__merge_stacks(native, G_N_ELEMENTS(native), walks_at_sp, 1, out, G_N_ELEMENTS(out));
+  const SxsStackFrame want_at_sp[] = {MAN(0x1000, 0, 1, 11), MAN(0x1040, 0, 1, 13), MAN(0x1080, 0, 1, 12),
+                                      NAT(0x1300, 0)};
+  assert_stack(out, n, want_at_sp, G_N_ELEMENTS(want_at_sp));
+
+  const SxsStackFrame same_fn[] = {MAN(0x1000, 0xa1, 1, 11), MAN(0x1048, 0xe1, 1, 99), MAN(0x1080, 0xa2, 1, 12)};
+  const SxsRuntimeWalk walks_same_fn[] = {{1, same_fn, 3, TRUE}};
+  n = sxs__merge_stacks(native, G_N_ELEMENTS(native), walks_same_fn, 1, out, G_N_ELEMENTS(out));
+  const SxsStackFrame want_same_fn[] = {MAN(0x1000, 0, 1, 11), MAN(0x1048, 0, 1, 99), MAN(0x1080, 0, 1, 12),
+                                        NAT(0x1300, 0)};
+  assert_stack(out, n, want_same_fn, G_N_ELEMENTS(want_same_fn));
 }
 
 /* A runtime walk that stopped after its first frame: past it, the native walk's classification
@@ -124,6 +156,7 @@ int main(int argc, char **argv) {
   g_test_init(&argc, &argv, NULL);
   g_test_add_func("/stitch/merge/interleaved", test_interleaved);
   g_test_add_func("/stitch/merge/walk-failed-halfway", test_walk_failed_halfway);
+  g_test_add_func("/stitch/merge/unwalked", test_unwalked);
   g_test_add_func("/stitch/merge/walk-empty", test_walk_empty);
   g_test_add_func("/stitch/merge/equal-sp", test_equal_sp);
   g_test_add_func("/stitch/merge/single-sources", test_single_sources);
