@@ -54,6 +54,13 @@
  * truth"). */
 #define SIGNAL_ALL_CPU 0.94
 #define SIGNAL_ALL_WALL 0.90
+/* What the suspend walker's samples of all patterns together are held to. In wall mode threads parked for a
+ * suspension (in the runtime's activation signal handler, or in its return-address hijack stub) were walked through
+ * the signal frame and the stub by rules that do not hold there, and lost their interrupted frame: 62-89 % exact on
+ * 10, 8, 3.1 and side by side before those frames were stepped, 88-96 % after (docs/PERFORMANCE.md, "Stack truth");
+ * in cpu mode 93-99 %. Wall mode moves by several points between runs (the filter, Main waiting for a thread start). */
+#define SUSPEND_ALL_CPU 0.90
+#define SUSPEND_ALL_WALL 0.82
 /* Fewer samples than this and a share says nothing: a held pattern fails. */
 #define MIN_SAMPLES 20
 /* In cpu mode every pattern's thread runs all along: with either walker each has at least this many samples (the
@@ -78,9 +85,6 @@ static const Hold holds[] = {
      * managed frame missing) reached 12 % of a wall-mode run on a loaded machine. */
     {"catch", "signal", FLOOR, "a handler's frame pointer is its parent's: the walk goes on from the parent"},
     {"finally", "signal", FLOOR, "as catch"},
-    {"osr-leaf", "suspend", 0, "the suspend walker merges a walk made earlier at the same place"},
-    {"catch", "suspend", 0, "as osr-leaf with the suspend walker"},
-    {"finally", "suspend", 0, "as osr-leaf with the suspend walker"},
     /* The signal walker steps a frameless tier-1 method by its prologue's frame size once the sampler has read it. */
     {"osr-loop", "signal", FLOOR, "a frameless method is stepped by the frame its prologue builds"},
     {"osr-main", "signal", FLOOR, "as osr-loop"},
@@ -112,27 +116,33 @@ static const Hold holds[] = {
     {"filter", NULL, 0,
      "a filter runs on top of the throwing frames: the runtime's walk has Throw < Handle under it, the "
      "frame-pointer walk does not"},
-    {"osr-loop", NULL, 0, "suspend walker: bare addresses in some runs, as before (cause not isolated)"},
-    {"osr-main", NULL, 0, "as osr-loop"},
-    {"recursion", NULL, 0, "as osr-loop"},
-    {"shared-generic", NULL, 0, "as osr-loop"},
-    {"generic-virtual", NULL, 0, "as osr-loop"},
-    {"struct-generic", NULL, 0, "as osr-loop"},
-    {"tiering", NULL, 0,
-     "60-95 % in runs here: a leaf interrupted inside its own frame (pushes, locals) without a frame record hides "
-     "its caller (the prologue rules are for return addresses)"},
-    {"closures", NULL, 0, "as osr-loop"},
-    {"linq", NULL, 0, "as osr-loop"},
-    {"list-sort", NULL, 0, "as osr-loop"},
-    {"ready-to-run", NULL, 0, "as osr-loop"},
-    {"stackalloc", NULL, 0, "as osr-loop"},
-    {"pool-item", NULL, 0, "as osr-loop"},
-    {"qsort-unmanaged", NULL, 0, "as osr-loop"},
-    {"blocking-pinvoke", NULL, 0, "as osr-loop"},
-    {"qsort-delegate", NULL, 0, "suspend walker: 50-100 % in runs here (cause not isolated)"},
-    {"expression-tree", NULL, 0, "suspend walker: 4-12 % in runs here (cause not isolated)"},
-    {"dynamic-method", NULL, 0, "as expression-tree"},
-    {"async-await", NULL, 0, "suspend walker: 70-95 % in runs here (cause not isolated)"},
+    /* The suspend walker is held on all its patterns together (SUSPEND_ALL_*), not pattern by pattern: in wall mode
+     * one wrong capture of a thread that does not run counts at every tick, so a pattern's share moves by tens of
+     * points between runs, and its cpu-mode rows rest on some 200-300 samples. */
+    {"osr-loop", "suspend", 0, "suspend walker: held with all patterns together"},
+    {"osr-leaf", "suspend", 0, "as osr-loop"},
+    {"osr-main", "suspend", 0, "as osr-loop"},
+    {"recursion", "suspend", 0, "as osr-loop"},
+    {"shared-generic", "suspend", 0, "as osr-loop"},
+    {"generic-virtual", "suspend", 0, "as osr-loop"},
+    {"struct-generic", "suspend", 0, "as osr-loop"},
+    {"catch", "suspend", 0, "as osr-loop"},
+    {"finally", "suspend", 0, "as osr-loop"},
+    {"tiering", "suspend", 0, "as osr-loop"},
+    {"closures", "suspend", 0, "as osr-loop"},
+    {"linq", "suspend", 0, "as osr-loop"},
+    {"list-sort", "suspend", 0, "as osr-loop"},
+    {"ready-to-run", "suspend", 0, "as osr-loop"},
+    {"stackalloc", "suspend", 0, "as osr-loop"},
+    {"pool-item", "suspend", 0, "as osr-loop"},
+    {"qsort-unmanaged", "suspend", 0, "as osr-loop"},
+    {"blocking-pinvoke", "suspend", 0, "as osr-loop"},
+    {"qsort-delegate", "suspend", 0, "as osr-loop"},
+    {"expression-tree", "suspend", 0, "as osr-loop"},
+    {"dynamic-method", "suspend", 0, "as osr-loop"},
+    /* Main starts the pattern; its first Task.Delay starts the runtime's timer thread, and Thread.StartCore waits
+     * while the suspensions hold the runtime (0.3-1.1 s in wall-mode runs): a true stack, counted at every tick. */
+    {"async-await", "suspend", 0, "as osr-loop; Main waits in Thread.StartCore for the timer thread in wall mode"},
 };
 
 /* How pattern is held with walker (NULL: to BAR). */
@@ -462,8 +472,8 @@ static void test_truth(Fixture *f, gconstpointer data) {
         g_string_append_printf(details, "  %6" G_GSIZE_FORMAT "  %s\n", GPOINTER_TO_SIZE(v), (const char *)k);
     }
   }
-  /* The signal walker's samples of every pattern together. */
-  if (g_str_equal(c->walker, "signal")) {
+  /* Each walker's samples of every pattern together. */
+  {
     gint64 all = 0, all_exact = 0;
     GHashTableIter it;
     gpointer v;
@@ -473,7 +483,9 @@ static void test_truth(Fixture *f, gconstpointer data) {
       all_exact += ((Row *)v)->exact;
     }
     double share = all ? (double)all_exact / (double)all : 0;
-    double held = g_str_equal(c->mode, "cpu") ? SIGNAL_ALL_CPU : SIGNAL_ALL_WALL;
+    gboolean cpu = g_str_equal(c->mode, "cpu");
+    double held = g_str_equal(c->walker, "signal") ? (cpu ? SIGNAL_ALL_CPU : SIGNAL_ALL_WALL)
+                                                   : (cpu ? SUSPEND_ALL_CPU : SUSPEND_ALL_WALL);
     gboolean ok = share >= held;
     g_string_append_printf(table, "  all patterns: %.1f %% of %" G_GINT64_FORMAT " samples exact  %sheld to %.0f %%\n",
                            100 * share, all, ok ? "" : "FAIL ", 100 * held);
