@@ -500,7 +500,10 @@ static void name_frames(SxsStackEvents kind, const StackFrameId *ids, const SxsS
         r->name = names_intern_take(sxs__symbols_describe(res->symbols, map, at));
         const SxsModule *mod = sxs__modmap_find(map, at);
         r->module = g_intern_string(mod ? mod->name : "");
-        frame_name_put(&k, r->name, r->module);
+        /* A bare address is named again by the next stack that meets it (and late: below): a module
+         * loaded since the map was read, or the perf map's new lines, name it then. */
+        if (!g_str_has_prefix(r->name, "0x"))
+          frame_name_put(&k, r->name, r->module);
       }
     }
     r->key_name = r->name;
@@ -778,9 +781,29 @@ static void name_late_locked(RecFrame *f) {
   }
 }
 
+/* A native frame named by its bare address (it lay in no module the map knew, nor in the perf map:
+ * a module loaded since the map was read, the JIT's frames in the first samples of its first
+ * compilations, with every later sample of the same stack counted onto them) is named again from
+ * res's map and symbols, when they know it now. res NULL: not looked at. Called with stacks_lock
+ * held. */
+static void name_native_late_locked(RecFrame *f, const SxsWalkResources *res) {
+  if (f->managed || res == NULL || f->name == NULL || !g_str_has_prefix(f->name, "0x"))
+    return;
+  uintptr_t at = f->id.line == 1 ? (uintptr_t)f->id.id : f->ip - 1;
+  char *name = sxs__symbols_describe(res->symbols, res->map, at);
+  if (g_str_has_prefix(name, "0x")) {
+    g_free(name);
+    return;
+  }
+  const SxsModule *mod = sxs__modmap_find(res->map, at);
+  f->name = names_intern_take(name);
+  f->module = g_intern_string(mod ? mod->name : "");
+}
+
 /* A copy of e's stack for a snapshot (its frames' names borrowed: interned), what still has no name
- * reported by its identity. Called with stacks_lock held. */
-static SxsStackModel *snapshot_locked(const StackEntry *e) {
+ * reported by its identity. res: the walk resources native frames unnamed so far are looked up in
+ * again (NULL: none). Called with stacks_lock held. */
+static SxsStackModel *snapshot_locked(const StackEntry *e, const SxsWalkResources *res) {
   SxsStackModel *st = sxs__stack_model_new(event_name(e->event), e->thread);
   g_array_set_clear_func(st->frames, NULL);
   st->count = e->count;
@@ -794,6 +817,7 @@ static SxsStackModel *snapshot_locked(const StackEntry *e) {
     const Node *node = node_get(id);
     RecFrame *rf = frames->pdata[node->frame - 1];
     name_late_locked(rf);
+    name_native_late_locked(rf, res);
     SxsStackFrameModel *f = &g_array_index(st->frames, SxsStackFrameModel, i);
     *f = (SxsStackFrameModel){.managed = rf->managed,
                               .runtime_id = rf->runtime_id,
@@ -821,6 +845,8 @@ static SxsStackModel *snapshot_locked(const StackEntry *e) {
 }
 
 void sxs__stacks_fill(SxsProfileModel *m, GHashTable *ret_by_id) {
+  SxsWalkResources res;
+  resources_enter(&res);
   g_mutex_lock(&stacks_lock);
   fill_counters_locked(m);
   if (stacks) {
@@ -831,13 +857,14 @@ void sxs__stacks_fill(SxsProfileModel *m, GHashTable *ret_by_id) {
       StackEntry *e = key;
       int k = profile_of(e->event);
       GPtrArray *to = e->event == SXS_STACKS_SAMPLE ? m->samples.stacks : k >= 0 ? m->profiles[k].stacks : m->stacks;
-      SxsStackModel *copy = snapshot_locked(e);
+      SxsStackModel *copy = snapshot_locked(e, &res);
       g_ptr_array_add(to, copy);
       if (ret_by_id)
         g_hash_table_insert(ret_by_id, GUINT_TO_POINTER(e->spool_id), copy);
     }
   }
   g_mutex_unlock(&stacks_lock);
+  sxs__walk_resources_leave();
   /* Each list in the profile's order. */
   GPtrArray *lists[] = {m->stacks, m->samples.stacks, m->profiles[0].stacks, m->profiles[1].stacks,
                         m->profiles[2].stacks};
@@ -848,11 +875,11 @@ void sxs__stacks_fill(SxsProfileModel *m, GHashTable *ret_by_id) {
 }
 
 /* Reports one entry: its first report carries a copy of its frames. Called with stacks_lock held. */
-static void report_locked(GArray *out, StackEntry *e, gboolean all) {
+static void report_locked(GArray *out, StackEntry *e, gboolean all, const SxsWalkResources *res) {
   SxsStackChange c = {.id = e->spool_id};
   if (!e->reported_once || all) {
     e->reported_once = TRUE;
-    c.model = snapshot_locked(e);
+    c.model = snapshot_locked(e, res);
     c.model->count = 0;
     c.model->value = 0;
     if (all) {
@@ -871,20 +898,23 @@ static void report_locked(GArray *out, StackEntry *e, gboolean all) {
 
 GArray *sxs__stacks_changes(gboolean all) {
   GArray *out = g_array_new(FALSE, FALSE, sizeof(SxsStackChange));
+  SxsWalkResources res;
+  resources_enter(&res);
   g_mutex_lock(&stacks_lock);
   if (all && stacks) {
     GHashTableIter it;
     gpointer key;
     g_hash_table_iter_init(&it, stacks);
     while (g_hash_table_iter_next(&it, &key, NULL))
-      report_locked(out, key, TRUE);
+      report_locked(out, key, TRUE, &res);
   } else {
     for (guint i = 0; changed && i < changed->len; i++)
-      report_locked(out, changed->pdata[i], FALSE);
+      report_locked(out, changed->pdata[i], FALSE, &res);
   }
   if (changed)
     g_ptr_array_set_size(changed, 0);
   g_mutex_unlock(&stacks_lock);
+  sxs__walk_resources_leave();
   return out;
 }
 

@@ -17,6 +17,7 @@
 // `truth-above <classes>` names the helper classes (arithmetic, the clock: tier-0 code calls them,
 // optimized code inlines them) whose frames may sit above a pattern's leaf, and
 // `truth-driver <classes>` those of the code that starts and joins the threads (no pattern).
+// At the end, `truth-module <lo> <hi> <path>` gives each shared library's executable mapping.
 // A pattern the runtime cannot run (UnmanagedCallersOnly before .NET 5) prints
 // `truth-skip <pattern> <why>` instead.
 //
@@ -1002,8 +1003,23 @@ namespace Truth
                 t.Join();
             _poolDone.WaitOne();
             _async.Wait();
+            PrintModules();
             Console.WriteLine("truth done patterns=" + (threads.Count + 3) + " sink=" + (Clock.Sink & 1));
             return 0;
+        }
+
+        // `truth-module <lo> <hi> <path>` for each executable mapping of a shared library (hex
+        // addresses): no sampled frame there may be left unnamed.
+        private static void PrintModules()
+        {
+            foreach (var line in System.IO.File.ReadAllLines("/proc/self/maps"))
+            {
+                var f = line.Split(new[] { ' ' }, StringSplitOptions.RemoveEmptyEntries);
+                if (f.Length < 6 || f[1] != "r-xp" || !f[5].StartsWith("/") || !f[5].Contains(".so"))
+                    continue;
+                var range = f[0].Split('-');
+                Console.WriteLine("truth-module " + range[0] + " " + range[1] + " " + f[5]);
+            }
         }
     }
 }
