@@ -434,18 +434,20 @@ static void test_truth(Fixture *f, gconstpointer data) {
   /* A frame in a shared library the process had loaded is named (its module at least), whenever the
    * library was loaded: a frame met before the module map knew its library (the JIT's, in the first
    * samples of its first compilations, with every later sample of the same stack) kept its bare
-   * address, about 3 % of a cpu-mode run's samples. */
+   * address, about 3 % of a cpu-mode run's samples. Checked after the table is printed. */
   g_assert_cmpuint(m.modules->len, >=, 4);
+  guint bare_in_modules = 0;
   JsonArray *table_frames = json_object_get_array_member(json_node_get_object(doc), "frame_table");
   for (guint i = 0; i < json_array_get_length(table_frames); i++) {
     const char *name = json_object_get_string_member(json_array_get_object_element(table_frames, i), "name");
-    if (!is_bare(name))
-      continue;
-    guint64 addr = g_ascii_strtoull(name, NULL, 16);
-    for (guint k = 0; k + 1 < m.modules->len; k += 2)
-      if (addr >= g_array_index(m.modules, guint64, k) && addr < g_array_index(m.modules, guint64, k + 1))
-        g_error("frame %s is in a loaded shared library, unnamed", name);
+    guint64 addr = is_bare(name) ? g_ascii_strtoull(name, NULL, 16) : 0;
+    for (guint k = 0; addr && k + 1 < m.modules->len; k += 2)
+      if (addr >= g_array_index(m.modules, guint64, k) && addr < g_array_index(m.modules, guint64, k + 1)) {
+        g_test_message("frame %s is in a loaded shared library, unnamed", name);
+        bare_in_modules++;
+      }
   }
+
   JsonObject *by_walker = json_object_get_object_member(samples, "ticks_by_walker");
   g_assert_cmpint(json_object_get_int_member(quality, "other_walker"), ==,
                   json_object_get_int_member(by_walker, g_str_equal(c->walker, "signal") ? "suspend" : "signal"));
@@ -517,6 +519,10 @@ static void test_truth(Fixture *f, gconstpointer data) {
                            100 * share, all, ok ? "" : "FAIL ", 100 * held);
     if (!ok)
       failed++;
+  }
+  if (bare_in_modules > 0) {
+    g_string_append_printf(table, "  FAIL: %u frames unnamed in loaded shared libraries\n", bare_in_modules);
+    failed++;
   }
   g_test_message("%s", table->str);
   if (failed)
