@@ -232,3 +232,47 @@ bool sxs__prologue_frame_at(const uint8_t *entry, size_t entry_len, size_t offse
   *ret = (SxsFrameAt){.kind = SXS_FRAME_AT_SP, .ra_offset = whole.frame_bytes, .rbp_slot = whole.rbp_slot};
   return true;
 }
+
+/* A stub's bytes: -1 for a byte of an address or an immediate, which differs from stub to stub. */
+typedef struct {
+  const char *name;
+  short bytes[24];
+  size_t len;
+  size_t starts[5]; /* its instructions' offsets */
+  size_t n_starts;
+} StubShape;
+
+static const StubShape STUB_SHAPES[] = {
+    {"[call counting stub]",
+     {0x48, 0x8b, 0x05, -1, -1, -1, -1,   0x66, 0xff, 0x08, 0x74, 0x06,
+      0xff, 0x25, -1,   -1, -1, -1, 0xff, 0x25, -1,   -1,   -1,   -1},
+     24,
+     {0, 7, 10, 12, 18},
+     5},
+    {"[precode]",
+     {0xff, 0x25, -1, -1, -1, -1, 0x4c, 0x8b, 0x15, -1, -1, -1, -1, 0xff, 0x25, -1, -1, -1, -1},
+     19,
+     {0, 6, 13},
+     3},
+    {"[precode]", {0x4c, 0x8b, 0x15, -1, -1, -1, -1, 0xff, 0x25, -1, -1, -1, -1}, 13, {0, 7}, 2},
+    {"[precode]", {0x49, 0xba, -1, -1, -1, -1, -1, -1, -1, -1, 0xe9, -1, -1, -1, -1}, 15, {0, 10}, 2},
+};
+
+const char *sxs__prologue_stub_name(const uint8_t *code, size_t len, size_t at) {
+  if (code == NULL || at >= len)
+    return NULL;
+  for (size_t s = 0; s < sizeof STUB_SHAPES / sizeof STUB_SHAPES[0]; s++) {
+    const StubShape *shape = &STUB_SHAPES[s];
+    for (size_t k = 0; k < shape->n_starts; k++) {
+      if (shape->starts[k] > at || at - shape->starts[k] + shape->len > len)
+        continue;
+      const uint8_t *start = code + (at - shape->starts[k]);
+      size_t i = 0;
+      while (i < shape->len && (shape->bytes[i] < 0 || start[i] == (uint8_t)shape->bytes[i]))
+        i++;
+      if (i == shape->len)
+        return shape->name;
+    }
+  }
+  return NULL;
+}

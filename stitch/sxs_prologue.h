@@ -52,3 +52,14 @@ typedef struct SxsFrameAt {
  */
 bool sxs__prologue_frame_at(const uint8_t *entry, size_t entry_len, size_t offset, const uint8_t *at, size_t at_len,
                             SxsFrameAt *ret);
+
+/*
+ * The runtime stub an interrupted instruction is in, from the code around it: code[0, len) with the instruction at
+ * code[at]. CoreCLR's x86-64 stubs in its stub heaps, which no API names (GetFunctionFromIP does not claim them, no
+ * module holds them): "[call counting stub]" (.NET 7 and later: `mov rax, [rip + counter]; dec word [rax]; je +6;
+ * jmp [rip + target]; jmp [rip + on-threshold]`), "[precode]" (.NET 7 and later, FixupPrecode: `jmp [rip + target];
+ * mov r10, [rip + method]; jmp [rip + fixup]`, and StubPrecode: `mov r10, [rip + method]; jmp [rip + target]`; before
+ * .NET 7, StubPrecode: `mov r10, imm64; jmp rel32`), the instruction being any of the stub's. NULL when the code is
+ * none of them. Pure; any context.
+ */
+const char *sxs__prologue_stub_name(const uint8_t *code, size_t len, size_t at);

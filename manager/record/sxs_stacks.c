@@ -27,12 +27,14 @@
 #include <errno.h>
 #include <string.h>
 #include <sys/syscall.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #include "sxs_cfi.h"
 #include "sxs_hresult.h"
 #include "sxs_lines.h"
 #include "sxs_naming.h"
+#include "sxs_prologue.h"
 #include "sxs_snapshot.h"
 #include "sxs_symbols.h"
 #include "sxs_unwind.h"
@@ -463,6 +465,26 @@ typedef struct {
   uintptr_t sp;
 } FrameDraft;
 
+/* The runtime stub a leaf at ip (code in no module that no runtime claims) is in, from the code
+ * around it (read with process_vm_readv, which fails instead of faulting on code freed since), or
+ * NULL. */
+static const char *stub_name_at(uintptr_t ip) {
+  enum { BEFORE = 24, AFTER = 24 };
+  uint8_t code[BEFORE + AFTER];
+  pid_t pid = getpid();
+  if (ip > BEFORE) {
+    struct iovec local = {.iov_base = code, .iov_len = sizeof code},
+                 remote = {.iov_base = (void *)(ip - BEFORE), .iov_len = sizeof code};
+    if (process_vm_readv(pid, &local, 1, &remote, 1, 0) == (ssize_t)sizeof code)
+      return sxs__prologue_stub_name(code, sizeof code, BEFORE);
+  }
+  /* the code before ip on another page that is not mapped: from ip on */
+  struct iovec local = {.iov_base = code, .iov_len = AFTER}, remote = {.iov_base = (void *)ip, .iov_len = AFTER};
+  if (process_vm_readv(pid, &local, 1, &remote, 1, 0) == (ssize_t)AFTER)
+    return sxs__prologue_stub_name(code, AFTER, 0);
+  return NULL;
+}
+
 /* Names the frames of a new stack (ids: their identities) into out[0..n). Context: the walking
  * thread, no lock held (asks runtimes, reads symbols; takes names_lock). */
 static void name_frames(SxsStackEvents kind, const StackFrameId *ids, const SxsStackFrame *frames, guint n,
@@ -498,6 +520,9 @@ static void name_frames(SxsStackEvents kind, const StackFrameId *ids, const SxsS
       if (!frame_name_get(&k, unloads, &r->name, &r->module)) {
         uintptr_t at = start ? (uintptr_t)k.id : f->ip - 1;
         r->name = names_intern_take(sxs__symbols_describe(res->symbols, map, at));
+        const char *stub = i == 0 && !start && g_str_has_prefix(r->name, "0x") ? stub_name_at(f->ip) : NULL;
+        if (stub)
+          r->name = g_intern_static_string(stub);
         const SxsModule *mod = sxs__modmap_find(map, at);
         r->module = g_intern_string(mod ? mod->name : "");
         /* A bare address is named again by the next stack that meets it (and late: below): a module

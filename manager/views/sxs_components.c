@@ -78,7 +78,9 @@ SxsComponent sxs__components_of_frame(const SxsViewFrame *f, const char *thread_
     return SXS_COMPONENT_KERNEL;
   if (g_str_has_prefix(module, "libclrgc") || strstr(f->name, "gc_heap") || has_prefix_any(f->name, gc_names))
     return SXS_COMPONENT_GC;
-  if (has_prefix_any(module, runtime_modules))
+  /* the runtime's stubs (sxs__prologue_stub_name): code of the runtime's own, in no module */
+  static const char *const runtime_stubs[] = {"[call counting stub]", "[precode]", NULL};
+  if (has_prefix_any(module, runtime_modules) || (!*module && has_prefix_any(f->name, runtime_stubs)))
     return thread_name && has_prefix_any(thread_name, gc_threads) ? SXS_COMPONENT_GC : SXS_COMPONENT_RUNTIME;
   if (has_prefix_any(module, libc_modules))
     return SXS_COMPONENT_LIBC;

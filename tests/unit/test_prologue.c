@@ -191,6 +191,43 @@ static void test_frame_at_framed(void) {
   g_assert_false(frame_at(leaf, sizeof leaf, 3, &f));
 }
 
+/* The runtime's stubs, known from the code around an interrupted instruction at each of the stub's instructions and
+ * at none of the bytes inside one. The call-counting stub is one .NET 10 wrote (read from a running process, the
+ * stubs before and after it around it); the precodes are made as the runtimes lay them out. */
+static void test_stub_name(void) {
+  static const uint8_t counting[] = {
+      0x66, 0xff, 0x08, 0x74, 0x06, 0xff, 0x25, 0xf6, 0x3f, 0x00, 0x00, 0xff, 0x25, 0xf8, 0x3f, 0x00, /* stub before */
+      0x00, 0x48, 0x8b, 0x05, 0xf9, 0x3f, 0x00, 0x00, 0x66, 0xff, 0x08, 0x74, 0x06, 0xff, 0x25, 0xf6,
+      0x3f, 0x00, 0x00, 0xff, 0x25, 0xf8, 0x3f, 0x00, 0x00, 0x48, 0x8b, 0x05, 0xf9, 0x3f, 0x00, 0x00};
+  const size_t first = 17; /* the stub's first instruction */
+  static const size_t instructions[] = {0, 7, 10, 12, 18};
+  for (size_t i = 0; i < G_N_ELEMENTS(instructions); i++)
+    g_assert_cmpstr(sxs__prologue_stub_name(counting, sizeof counting, first + instructions[i]), ==,
+                    "[call counting stub]");
+  g_assert_null(sxs__prologue_stub_name(counting, sizeof counting, first + 1)); /* inside `mov rax` */
+  g_assert_null(sxs__prologue_stub_name(counting, sizeof counting, first + 8)); /* inside `dec` */
+  g_assert_null(sxs__prologue_stub_name(counting, first + 20, first));          /* cut short */
+  g_assert_null(sxs__prologue_stub_name(counting, sizeof counting, sizeof counting));
+
+  static const uint8_t fixup[] = {0xff, 0x25, 0xfa, 0x3f, 0x00, 0x00, 0x4c, 0x8b, 0x15, 0xfb, 0x3f,
+                                  0x00, 0x00, 0xff, 0x25, 0xfd, 0x3f, 0x00, 0x00, 0xcc, 0xcc, 0xcc};
+  g_assert_cmpstr(sxs__prologue_stub_name(fixup, sizeof fixup, 0), ==, "[precode]");
+  g_assert_cmpstr(sxs__prologue_stub_name(fixup, sizeof fixup, 6), ==, "[precode]");
+  g_assert_cmpstr(sxs__prologue_stub_name(fixup, sizeof fixup, 13), ==, "[precode]");
+  g_assert_null(sxs__prologue_stub_name(fixup, sizeof fixup, 2));
+  /* before .NET 7: mov r10, imm64; jmp rel32 */
+  static const uint8_t old_stub[] = {0x49, 0xba, 0x10, 0x20, 0x30, 0x40, 0x7f, 0x00,
+                                     0x00, 0x00, 0xe9, 0x11, 0x22, 0x33, 0x44, 0xcc};
+  g_assert_cmpstr(sxs__prologue_stub_name(old_stub, sizeof old_stub, 0), ==, "[precode]");
+  g_assert_cmpstr(sxs__prologue_stub_name(old_stub, sizeof old_stub, 10), ==, "[precode]");
+  /* a method's prologue is no stub */
+  static const uint8_t method[] = {0x55, 0x48, 0x89, 0xe5, 0x48, 0x83, 0xec, 0x20, 0x48, 0x8b, 0x05,
+                                   0x11, 0x22, 0x33, 0x44, 0x66, 0xff, 0x08, 0x75, 0x06, 0xcc, 0xcc};
+  for (size_t at = 0; at < sizeof method; at++)
+    g_assert_null(sxs__prologue_stub_name(method, sizeof method, at));
+  g_assert_null(sxs__prologue_stub_name(NULL, 0, 0));
+}
+
 int main(int argc, char **argv) {
   g_test_init(&argc, &argv, NULL);
   g_test_add_func("/stitch/prologue/framed", test_framed);
@@ -198,5 +235,6 @@ int main(int argc, char **argv) {
   g_test_add_func("/stitch/prologue/not-known", test_not_known);
   g_test_add_func("/stitch/prologue/frame-at/frameless", test_frame_at_frameless);
   g_test_add_func("/stitch/prologue/frame-at/framed", test_frame_at_framed);
+  g_test_add_func("/stitch/prologue/stub-name", test_stub_name);
   return g_test_run();
 }
