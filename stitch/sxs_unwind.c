@@ -1024,7 +1024,8 @@ int sxs__unwind_remote(const SxsRegs *regs, uintptr_t stack_lo, uintptr_t stack_
     const SxsEhFrame *eh = NULL;
     bool fp_code = is_fp_code != NULL && is_fp_code(cur.ip, user_data, &eh);
     uint64_t rule = 0;
-    bool have_rule = false;
+    bool have_rule = false, by_signal = false;
+    SxsRegs interrupted = {0};
     if (!fp_code) {
       uintptr_t key = exact ? cur.ip | CACHE_EXACT_KEY : cur.ip;
       have_rule = cache != NULL && cache_lookup(cache, key, &rule);
@@ -1035,18 +1036,11 @@ int sxs__unwind_remote(const SxsRegs *regs, uintptr_t stack_lo, uintptr_t stack_
       }
       if (have_rule && (rule & 3u) == RULE_NONE)
         break; /* the thread's outermost frame */
-      SxsRegs interrupted;
       RemoteView view = {mem, stack_lo, stack_hi};
       if (!have_rule && is_sigreturn(eh, cur.ip)) {
         if (!signal_frame_step(cur.sp, stack_hi, remote_view_word, &view, &interrupted))
           break;
-        frames[n].ip = interrupted.ip;
-        frames[n].sp = interrupted.sp;
-        n++;
-        cur = interrupted;
-        fp_known = true;
-        exact = true;
-        continue;
+        by_signal = true;
       }
     }
     /* JIT code: the frame the owner of the cache taught for it (a frameless method's, as the walk on the stack uses
@@ -1055,9 +1049,9 @@ int sxs__unwind_remote(const SxsRegs *regs, uintptr_t stack_lo, uintptr_t stack_
     if (fp_code && cache != NULL && cache_lookup(cache, exact ? cur.ip | CACHE_EXACT_KEY : cur.ip, &rule) &&
         (rule & 3u) == RULE_SP)
       have_rule = jit_rule = true;
-    SxsRegs next;
-    bool next_fp_known = false, stepped = false;
-    uintptr_t ip = 0;
+    SxsRegs next = interrupted;
+    bool next_fp_known = by_signal, stepped = by_signal;
+    uintptr_t ip = interrupted.ip;
     if (have_rule && (rule & 3u) == RULE_SP) {
       uintptr_t k = (uintptr_t)((rule >> 2) & 0xFFFFFFFFu), m = (uintptr_t)((rule >> 34) & 0xFFFFu);
       uintptr_t cfa = cur.sp + k;
@@ -1112,7 +1106,7 @@ int sxs__unwind_remote(const SxsRegs *regs, uintptr_t stack_lo, uintptr_t stack_
     n++;
     cur = next;
     fp_known = next_fp_known;
-    exact = false;
+    exact = by_signal; /* the interrupted instruction, not a return address */
   }
   return n;
 }

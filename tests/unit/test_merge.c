@@ -45,33 +45,34 @@ static void test_interleaved(void) {
     g_assert_cmphex(out[i - 1].sp, <, out[i].sp);
 }
 
+/* The native frames merged with one complete walk of runtime 1 into out (room for 16). */
+static guint merge_one(const SxsStackFrame *native, guint n_native, const SxsStackFrame *walk, guint n_walk,
+                       SxsStackFrame *out) {
+  const SxsRuntimeWalk walks[] = {{1, walk, n_walk, TRUE}};
+  return sxs__merge_stacks(native, n_native, walks, 1, out, 16);
+}
+
 /* A dynamic method between two managed frames: the runtime's walk leaves it out and covers its
  * range, the native walk's frame stays (Leaf < [dynamic method] < Run). Not when the walk has a
  * frame at its sp, or its function: that frame is the walk's. */
 static void test_unwalked(void) {
   const SxsStackFrame native[] = {OWN(0x1000, 0xa1, 1), DYN(0x1040, 0xe1, 1, 99), OWN(0x1080, 0xa2, 1),
                                   NAT(0x1300, 0xd1)};
-  const SxsStackFrame rt1[] = {MAN(0x1000, 0xa1, 1, 11), MAN(0x1080, 0xa2, 1, 12)};
-  const SxsRuntimeWalk walks[] = {{1, rt1, 2, TRUE}};
   SxsStackFrame out[16];
-  guint n = sxs__merge_stacks(native, G_N_ELEMENTS(native), walks, 1, out, G_N_ELEMENTS(out));
+  const SxsStackFrame without[] = {MAN(0x1000, 0xa1, 1, 11), MAN(0x1080, 0xa2, 1, 12)};
   const SxsStackFrame want[] = {MAN(0x1000, 0, 1, 11), MAN(0x1040, 0, 1, 99), MAN(0x1080, 0, 1, 12), NAT(0x1300, 0)};
-  assert_stack(out, n, want, G_N_ELEMENTS(want));
+  assert_stack(out, merge_one(native, 4, without, 2, out), want, G_N_ELEMENTS(want));
   g_assert_true(out[1].unwalked);
 
   const SxsStackFrame at_sp[] = {MAN(0x1000, 0xa1, 1, 11), MAN(0x1040, 0xe1, 1, 13), MAN(0x1080, 0xa2, 1, 12)};
-  const SxsRuntimeWalk walks_at_sp[] = {{1, at_sp, 3, TRUE}};
-  n = sxs__merge_stacks(native, G_N_ELEMENTS(native), walks_at_sp, 1, out, G_N_ELEMENTS(out));
   const SxsStackFrame want_at_sp[] = {MAN(0x1000, 0, 1, 11), MAN(0x1040, 0, 1, 13), MAN(0x1080, 0, 1, 12),
                                       NAT(0x1300, 0)};
-  assert_stack(out, n, want_at_sp, G_N_ELEMENTS(want_at_sp));
+  assert_stack(out, merge_one(native, 4, at_sp, 3, out), want_at_sp, G_N_ELEMENTS(want_at_sp));
 
   const SxsStackFrame same_fn[] = {MAN(0x1000, 0xa1, 1, 11), MAN(0x1048, 0xe1, 1, 99), MAN(0x1080, 0xa2, 1, 12)};
-  const SxsRuntimeWalk walks_same_fn[] = {{1, same_fn, 3, TRUE}};
-  n = sxs__merge_stacks(native, G_N_ELEMENTS(native), walks_same_fn, 1, out, G_N_ELEMENTS(out));
   const SxsStackFrame want_same_fn[] = {MAN(0x1000, 0, 1, 11), MAN(0x1048, 0, 1, 99), MAN(0x1080, 0, 1, 12),
                                         NAT(0x1300, 0)};
-  assert_stack(out, n, want_same_fn, G_N_ELEMENTS(want_same_fn));
+  assert_stack(out, merge_one(native, 4, same_fn, 3, out), want_same_fn, G_N_ELEMENTS(want_same_fn));
 }
 
 /* A runtime walk that stopped after its first frame: past it, the native walk's classification

@@ -1163,6 +1163,54 @@ TEST_NOINLINE static void *remote_thread_start(void *data) {
   return remote_thread(data);
 }
 
+/* A probe that reads an empty pipe: fds[0] its end, fds[1] the end that lets it go on. */
+static Probe *probe_with_pipe(ProbeAction action, int fds[2]) {
+  Probe *p = probe_new(action);
+  g_assert_cmpint(pipe(fds), ==, 0);
+  p->pipe_read = fds[0];
+  return p;
+}
+
+/* A thread started on start(p) (which sets remote_tid), once it blocks in read(): its handle and the registers
+ * /proc gives. */
+static void start_until_blocked(void *(*start)(void *), Probe *p, pthread_t *ret_thread, SxsRegs *ret_regs) {
+  remote_tid = 0;
+  g_assert_cmpint(pthread_create(ret_thread, NULL, start, p), ==, 0);
+  for (int i = 0; i < 2000 && !(remote_tid != 0 && blocked_in_read(remote_tid, ret_regs)); i++)
+    g_usleep(1000);
+  g_assert_true(blocked_in_read(remote_tid, ret_regs));
+}
+
+/* What a walk from outside needs: this process's code mappings, the module map, a rules cache. */
+typedef struct {
+  CodeRanges code;
+  SxsUnwindMemory mem;
+  SxsModuleMap *map;
+  SxsModmapCursor cursor;
+  SxsUnwindCache *cache;
+} Outside;
+
+static Outside *outside_new(void) {
+  Outside *o = g_new0(Outside, 1);
+  code_ranges_read(&o->code);
+  o->mem = (SxsUnwindMemory){.read = remote_read, .is_code = remote_is_code, .data = &o->code};
+  o->map = sxs__modmap_new();
+  o->cursor = (SxsModmapCursor){.map = o->map};
+  o->cache = sxs__unwind_cache_new(10);
+  return o;
+}
+
+static int outside_walk(Outside *o, const SxsRegs *regs, const Probe *p, Walk *w) {
+  return sxs__unwind_remote(regs, p->lo, p->hi, sxs__stitch_is_fp_code, &o->cursor, o->cache, &o->mem, w->frames,
+                            MAX_FRAMES);
+}
+
+static void outside_free(Outside *o) {
+  sxs__unwind_cache_free(o->cache);
+  sxs__modmap_free(o->map);
+  g_free(o);
+}
+
 /* A thread blocked in read() (a libc wrapper that keeps no frame pointer, called from chain_6, which does) is walked
  * by this thread from what /proc gives (its sp and pc; no RBP): libc's frame by its unwind tables, chain_6's frame
  * pointer found in its frame, then the chain by frame pointers, out to the thread's start. A second walk with the
@@ -1385,28 +1433,15 @@ static void test_frameless_jit_leaf(void) {
 }
 
 static void test_remote(void) {
-  Probe *p = probe_new(PROBE_BLOCK);
   int fds[2];
-  g_assert_cmpint(pipe(fds), ==, 0);
-  p->pipe_read = fds[0];
+  Probe *p = probe_with_pipe(PROBE_BLOCK, fds);
   pthread_t thread;
-  g_assert_cmpint(pthread_create(&thread, NULL, remote_thread_start, p), ==, 0);
   SxsRegs regs;
-  for (int i = 0; i < 2000 && !(remote_tid != 0 && blocked_in_read(remote_tid, &regs)); i++)
-    g_usleep(1000);
-  g_assert_true(blocked_in_read(remote_tid, &regs));
-
-  CodeRanges *code = g_new0(CodeRanges, 1);
-  code_ranges_read(code);
-  SxsUnwindMemory mem = {.read = remote_read, .is_code = remote_is_code, .data = code};
-  g_autoptr(SxsModuleMap) map = sxs__modmap_new();
-  SxsModmapCursor cursor = {.map = map};
-  SxsUnwindCache *cache = sxs__unwind_cache_new(10);
+  start_until_blocked(remote_thread_start, p, &thread, &regs);
+  Outside *o = outside_new();
   Walk first, again;
-  first.n =
-      sxs__unwind_remote(&regs, p->lo, p->hi, sxs__stitch_is_fp_code, &cursor, cache, &mem, first.frames, MAX_FRAMES);
-  again.n =
-      sxs__unwind_remote(&regs, p->lo, p->hi, sxs__stitch_is_fp_code, &cursor, cache, &mem, again.frames, MAX_FRAMES);
+  first.n = outside_walk(o, &regs, p, &first);
+  again.n = outside_walk(o, &regs, p, &again);
   g_assert_cmpint(sxs__unwind_remote(&regs, p->lo, p->hi, NULL, NULL, NULL, NULL, first.frames, MAX_FRAMES), ==,
                   -EINVAL);
   g_assert_cmpint(write(fds[1], "x", 1), ==, 1);
@@ -1422,8 +1457,7 @@ static void test_remote(void) {
   assert_sp_increasing(&first, p->lo, p->hi);
   g_assert_cmpint(again.n, ==, first.n);
   assert_same_frames(&first, 0, &again, 0, first.n);
-  sxs__unwind_cache_free(cache);
-  g_free(code);
+  outside_free(o);
   close(fds[0]);
   close(fds[1]);
   g_free(p);
@@ -1435,10 +1469,8 @@ static void test_remote(void) {
  * interrupted instruction in chain_6, from the ucontext the kernel saved, and on by the chain to the thread's start.
  * A frame-pointer step at the trampoline read a word of the signal frame as its caller. */
 static void test_signal_frame(void) {
-  Probe *p = probe_new(PROBE_BLOCK_IN_HANDLER);
   int fds[2];
-  g_assert_cmpint(pipe(fds), ==, 0);
-  p->pipe_read = fds[0];
+  Probe *p = probe_with_pipe(PROBE_BLOCK_IN_HANDLER, fds);
   struct sigaction sa, old;
   memset(&sa, 0, sizeof sa);
   sa.sa_sigaction = on_block_signal;
@@ -1446,30 +1478,19 @@ static void test_signal_frame(void) {
   sigemptyset(&sa.sa_mask);
   signal_probe = p;
   g_assert_cmpint(sigaction(SIGUSR2, &sa, &old), ==, 0);
-  remote_tid = 0;
   pthread_t thread;
-  g_assert_cmpint(pthread_create(&thread, NULL, remote_thread_start, p), ==, 0);
   SxsRegs regs;
-  for (int i = 0; i < 2000 && !(remote_tid != 0 && blocked_in_read(remote_tid, &regs)); i++)
-    g_usleep(1000);
-  g_assert_true(blocked_in_read(remote_tid, &regs));
-
-  CodeRanges *code = g_new0(CodeRanges, 1);
-  code_ranges_read(code);
-  SxsUnwindMemory mem = {.read = remote_read, .is_code = remote_is_code, .data = code};
-  g_autoptr(SxsModuleMap) map = sxs__modmap_new();
-  SxsModmapCursor cursor = {.map = map};
-  SxsUnwindCache *cache = sxs__unwind_cache_new(10);
+  start_until_blocked(remote_thread_start, p, &thread, &regs);
+  Outside *o = outside_new();
   Walk outside, copied;
-  outside.n =
-      sxs__unwind_remote(&regs, p->lo, p->hi, sxs__stitch_is_fp_code, &cursor, cache, &mem, outside.frames, MAX_FRAMES);
+  outside.n = outside_walk(o, &regs, p, &outside);
   /* The copy walk starts where the handler took its own registers (a walk from a signal handler knows RBP). */
   uintptr_t copy_lo = p->regs.sp & ~(uintptr_t)7;
   size_t len = p->hi - copy_lo;
   void *copy = g_malloc(len);
   g_assert_true(remote_read(copy_lo, copy, len, NULL));
   SxsUnwindCache *fresh = sxs__unwind_cache_new(10);
-  copied.n = sxs__unwind_from_copy(&p->regs, true, copy_lo, copy, len, sxs__stitch_is_fp_code, &cursor, fresh,
+  copied.n = sxs__unwind_from_copy(&p->regs, true, copy_lo, copy, len, sxs__stitch_is_fp_code, &o->cursor, fresh,
                                    copied.frames, MAX_FRAMES);
   g_assert_cmpint(write(fds[1], "x", 1), ==, 1);
   g_assert_cmpint(pthread_join(thread, NULL), ==, 0);
@@ -1494,10 +1515,9 @@ static void test_signal_frame(void) {
     assert_chain_at(walk, at, "remote_thread");
     assert_sp_increasing(walk, p->lo, p->hi);
   }
-  sxs__unwind_cache_free(cache);
+  outside_free(o);
   sxs__unwind_cache_free(fresh);
   g_free(copy);
-  g_free(code);
   close(fds[0]);
   close(fds[1]);
   g_free(p);
@@ -1620,35 +1640,22 @@ static void test_hijack(void) {
   g_free(p);
 
   /* A thread parked in the stub's call, walked from outside. */
-  p = probe_new(PROBE_BLOCK);
-  hijack_probe = p;
   int fds[2];
-  g_assert_cmpint(pipe(fds), ==, 0);
-  p->pipe_read = fds[0];
-  remote_tid = 0;
+  p = probe_with_pipe(PROBE_BLOCK, fds);
+  hijack_probe = p;
   pthread_t thread;
-  g_assert_cmpint(pthread_create(&thread, NULL, hijack_thread, p), ==, 0);
   SxsRegs regs;
-  for (int i = 0; i < 2000 && !(remote_tid != 0 && blocked_in_read(remote_tid, &regs)); i++)
-    g_usleep(1000);
-  g_assert_true(blocked_in_read(remote_tid, &regs));
-  CodeRanges *code = g_new0(CodeRanges, 1);
-  code_ranges_read(code);
-  SxsUnwindMemory mem = {.read = remote_read, .is_code = remote_is_code, .data = code};
-  g_autoptr(SxsModuleMap) map = sxs__modmap_new();
-  SxsModmapCursor cursor = {.map = map};
-  SxsUnwindCache *cache = sxs__unwind_cache_new(10);
+  start_until_blocked(hijack_thread, p, &thread, &regs);
+  Outside *o = outside_new();
   Walk outside;
-  outside.n =
-      sxs__unwind_remote(&regs, p->lo, p->hi, sxs__stitch_is_fp_code, &cursor, cache, &mem, outside.frames, MAX_FRAMES);
+  outside.n = outside_walk(o, &regs, p, &outside);
   g_assert_cmpint(write(fds[1], "x", 1), ==, 1);
   g_assert_cmpint(pthread_join(thread, NULL), ==, 0);
   const Walk *own = &p->walk[WALK_HYBRID];
   g_assert_cmpint(walk_find(own, "hijack_stub"), ==, 1);
   assert_hijack_walk(own, "the thread's own walk", own->frames[1].sp + 32);
   assert_hijack_walk(&outside, "from outside", own->frames[1].sp + 32);
-  sxs__unwind_cache_free(cache);
-  g_free(code);
+  outside_free(o);
   close(fds[0]);
   close(fds[1]);
   g_free(p);
