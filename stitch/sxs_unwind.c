@@ -206,9 +206,6 @@ static bool is_sigreturn(const SxsEhFrame *eh, uintptr_t ip) {
          memcmp((const void *)ip, RT_SIGRETURN_CODE, sizeof RT_SIGRETURN_CODE) == 0;
 }
 
-/* The interrupted registers of the signal frame at sp (a trampoline's frame, is_sigreturn), read through read (a
- * word at a stack address, false when it cannot be read): false unless the interrupted frame lies above it on the
- * same stack (a handler on an alternate signal stack is not followed back) with a non-zero ip. */
 /* A stack's word for signal_frame_step: [lo, hi) read where it is, or in a copy displaced by mem. */
 typedef struct {
   uintptr_t lo, hi;
@@ -223,6 +220,9 @@ __attribute__((no_sanitize_address)) static bool stack_view_word(uintptr_t at, u
   return true;
 }
 
+/* The interrupted registers of the signal frame at sp (a trampoline's frame, is_sigreturn), read through read (a
+ * word at a stack address, false when it cannot be read): false unless the interrupted frame lies above it on the
+ * same stack (a handler on an alternate signal stack is not followed back) with a non-zero ip. */
 static bool signal_frame_step(uintptr_t sp, uintptr_t hi, bool (*read)(uintptr_t at, uintptr_t *ret, void *data),
                               void *data, SxsRegs *ret_next) {
   SxsRegs next;
@@ -946,9 +946,6 @@ static bool remote_is_return(const SxsUnwindMemory *mem, uintptr_t ra) {
   uint8_t b[8], t[sizeof RT_SIGRETURN_CODE];
   if (ra < sizeof b || !mem->is_code(ra - 1, mem->data) || !mem->read(ra - sizeof b, b, sizeof b, mem->data))
     return false;
-  if (mem->is_code(ra + sizeof t - 1, mem->data) && mem->read(ra, t, sizeof t, mem->data) &&
-      memcmp(t, RT_SIGRETURN_CODE, sizeof t) == 0)
-    return true;
   if (b[3] == 0xE8)
     return true;
   static const int back[] = {2, 3, 4, 6, 7};
@@ -957,7 +954,8 @@ static bool remote_is_return(const SxsUnwindMemory *mem, uintptr_t ra) {
     if (b[at] == 0xFF && (b[at + 1] & 0x38) == 0x10)
       return true;
   }
-  return false;
+  return mem->is_code(ra + sizeof t - 1, mem->data) && mem->read(ra, t, sizeof t, mem->data) &&
+         memcmp(t, RT_SIGRETURN_CODE, sizeof t) == 0;
 }
 
 /* A frame record [saved RBP, return address] at a: the return address is one, and the saved RBP is 0 (the outermost
