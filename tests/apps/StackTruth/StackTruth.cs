@@ -898,7 +898,24 @@ namespace Truth
     {
         private static void Print(string pattern, string chain)
         {
-            Console.WriteLine("truth " + pattern + " " + chain);
+            Line("truth " + pattern + " " + chain);
+        }
+
+        // One line of the manifest in one write() to the standard output: two runtimes of one process
+        // (runsxs) print theirs at once, and Console.WriteLine writes a line longer than its buffer
+        // (recursion's is some 1,100 characters) in pieces, between which the other runtime's lines
+        // came (a line of osr-loop's frames read as recursion's chain). A pipe takes a write of up to
+        // 4,096 bytes whole.
+        private static System.IO.Stream _stdout;
+
+        internal static void Line(string line)
+        {
+            Console.Out.Flush();
+            if (_stdout == null)
+                _stdout = Console.OpenStandardOutput();
+            var bytes = System.Text.Encoding.UTF8.GetBytes(line + "\n");
+            _stdout.Write(bytes, 0, bytes.Length);
+            _stdout.Flush();
         }
 
         public static int Main(string[] args)
@@ -967,14 +984,14 @@ namespace Truth
             foreach (var name in names)
             {
                 foreach (var chain in chains[name].Split('\n'))
-                    Console.WriteLine("truth " + name + " " + chain);
+                    Program.Line("truth " + name + " " + chain);
             }
-            Console.WriteLine("truth-above Truth.Work Truth.Clock Truth.TruthException");
-            Console.WriteLine("truth-driver Truth.Driver");
+            Program.Line("truth-above Truth.Work Truth.Clock Truth.TruthException");
+            Program.Line("truth-driver Truth.Driver");
             if (!uco)
-                Console.WriteLine("truth-skip qsort-unmanaged UnmanagedCallersOnly needs .NET 5 or later");
+                Program.Line("truth-skip qsort-unmanaged UnmanagedCallersOnly needs .NET 5 or later");
             if (!wall)
-                Console.WriteLine("truth-skip blocking-pinvoke off the CPU: measured in wall mode");
+                Program.Line("truth-skip blocking-pinvoke off the CPU: measured in wall mode");
             Console.Out.Flush();
 
             Clock.SetSeconds(seconds);
@@ -1004,7 +1021,7 @@ namespace Truth
             _poolDone.WaitOne();
             _async.Wait();
             PrintModules();
-            Console.WriteLine("truth done patterns=" + (threads.Count + 3) + " sink=" + (Clock.Sink & 1));
+            Program.Line("truth done patterns=" + (threads.Count + 3) + " sink=" + (Clock.Sink & 1));
             return 0;
         }
 
@@ -1018,7 +1035,7 @@ namespace Truth
                 if (f.Length < 6 || f[1] != "r-xp" || !f[5].StartsWith("/") || !f[5].Contains(".so"))
                     continue;
                 var range = f[0].Split('-');
-                Console.WriteLine("truth-module " + range[0] + " " + range[1] + " " + f[5]);
+                Program.Line("truth-module " + range[0] + " " + range[1] + " " + f[5]);
             }
         }
     }
