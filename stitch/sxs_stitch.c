@@ -40,7 +40,9 @@
 #include "sxs_unwind.h"
 
 #include <errno.h>
+#include <sys/uio.h>
 #include <time.h>
+#include <unistd.h>
 
 struct SxsStitchScratch {
   SxsNativeFrame native[SXS_STITCH_MAX_FRAMES];
@@ -88,6 +90,23 @@ bool sxs__stitch_is_fp_code(uintptr_t ip, void *cursor, const SxsEhFrame **ret_e
   return false;
 }
 
+/* Whether ra follows a call instruction, read with process_vm_readv (which fails instead of faulting on code gone). */
+static gboolean follows_call(uintptr_t ra) {
+  uint8_t before[8];
+  if (ra < sizeof before)
+    return FALSE;
+  struct iovec local = {.iov_base = before, .iov_len = sizeof before},
+               remote = {.iov_base = (void *)(ra - sizeof before), .iov_len = sizeof before};
+  return process_vm_readv(getpid(), &local, 1, &remote, 1, 0) == (ssize_t)sizeof before &&
+         sxs__unwind_after_call(before);
+}
+
+/* Whether native[i] is the instruction a signal interrupted: the frame before it is the signal trampoline. */
+static gboolean after_signal_frame(const SxsModuleMap *map, const SxsNativeFrame *native, guint i) {
+  const SxsModule *m = i > 0 ? sxs__modmap_find(map, native[i - 1].ip) : NULL;
+  return m != NULL && m->eh.hdr != 0 && sxs__unwind_is_signal_trampoline(&m->eh, native[i - 1].ip);
+}
+
 /* The index in runtimes of runtime_id, or -1. */
 static int runtime_index(const SxsStitchRuntime *runtimes, guint n_runtimes, int runtime_id) {
   for (guint r = 0; r < n_runtimes; r++)
@@ -131,6 +150,15 @@ guint sxs__stitch_classify(const SxsStitchRuntime *runtimes, guint n_runtimes, c
       continue;
     }
     gboolean owned = FALSE, all_answered = TRUE;
+    /* A runtime is asked only about an interrupted instruction or a return address: a stray code pointer a walk took
+     * for one (a function's start, read from a stack) sent GetFunctionFromIP to the padding before it, where a
+     * ReadyToRun image's lookup read out of its tables and faulted (a profiled compiler ended with SIGSEGV, about one
+     * build in twenty at 999 Hz). */
+    if (!(i == 0 && first_exact) && !after_signal_frame(map, native, i) && !follows_call(ip)) {
+      report->unknown_code++;
+      sxs__ipmap_insert(owners, lookup, SXS_STITCH_OWNER(0, 0));
+      continue;
+    }
     /* Neighbouring frames mostly share an owner: the last one is asked first. */
     for (guint k = 0; k < n_runtimes && !owned; k++) {
       guint r = (last_owner + k) % n_runtimes;

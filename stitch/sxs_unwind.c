@@ -206,6 +206,10 @@ static bool is_sigreturn(const SxsEhFrame *eh, uintptr_t ip) {
          memcmp((const void *)ip, RT_SIGRETURN_CODE, sizeof RT_SIGRETURN_CODE) == 0;
 }
 
+bool sxs__unwind_is_signal_trampoline(const SxsEhFrame *eh, uintptr_t ip) {
+  return is_sigreturn(eh, ip);
+}
+
 /* A stack's word for signal_frame_step: [lo, hi) read where it is, or in a copy displaced by mem. */
 typedef struct {
   uintptr_t lo, hi;
@@ -939,6 +943,18 @@ static bool remote_view_word(uintptr_t at, uintptr_t *ret, void *data) {
   return remote_word(v->mem, v->lo, v->hi, at, ret);
 }
 
+bool sxs__unwind_after_call(const uint8_t before[8]) {
+  if (before[3] == 0xE8)
+    return true;
+  static const int back[] = {2, 3, 4, 6, 7};
+  for (size_t i = 0; i < sizeof back / sizeof back[0]; i++) {
+    int at = 8 - back[i];
+    if (before[at] == 0xFF && (before[at + 1] & 0x38) == 0x10)
+      return true;
+  }
+  return false;
+}
+
 /* Whether ra can be a return address: in executable memory, right after a call instruction (E8 rel32, or FF /2 with
  * a ModRM of 1, 2, 5 or 6 bytes, a REX prefix aside); or the signal trampoline a handler returns to (its frame record
  * leads to the interrupted frame's). */
@@ -946,14 +962,8 @@ static bool remote_is_return(const SxsUnwindMemory *mem, uintptr_t ra) {
   uint8_t b[8], t[sizeof RT_SIGRETURN_CODE];
   if (ra < sizeof b || !mem->is_code(ra - 1, mem->data) || !mem->read(ra - sizeof b, b, sizeof b, mem->data))
     return false;
-  if (b[3] == 0xE8)
+  if (sxs__unwind_after_call(b))
     return true;
-  static const int back[] = {2, 3, 4, 6, 7};
-  for (size_t i = 0; i < sizeof back / sizeof back[0]; i++) {
-    int at = 8 - back[i];
-    if (b[at] == 0xFF && (b[at + 1] & 0x38) == 0x10)
-      return true;
-  }
   return mem->is_code(ra + sizeof t - 1, mem->data) && mem->read(ra, t, sizeof t, mem->data) &&
          memcmp(t, RT_SIGRETURN_CODE, sizeof t) == 0;
 }

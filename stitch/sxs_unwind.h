@@ -138,6 +138,15 @@ int sxs__unwind_libunwind(const void *ucontext_or_null, SxsNativeFrame *frames, 
  */
 typedef bool (*SxsUnwindIsFpCode)(uintptr_t ip, void *user_data, const SxsEhFrame **ret_eh);
 
+/* Whether the 8 bytes before a return address end in a call instruction (E8 rel32, or FF /2 with a ModRM of 1, 2, 5
+ * or 6 bytes, a REX prefix aside): what a return address follows, and a stray code pointer on a stack mostly does
+ * not (a function's start, after its predecessor's `ret` and padding). Pure. */
+bool sxs__unwind_after_call(const uint8_t before[8]);
+
+/* Whether ip (in the module whose unwind tables eh are) is glibc's signal trampoline, whose caller is an interrupted
+ * instruction, not a return address. Context: any thread; async-signal-safe. */
+bool sxs__unwind_is_signal_trampoline(const SxsEhFrame *eh, uintptr_t ip);
+
 /*
  * The walk the stitcher needs for mixed native and .NET stacks: libunwind for native frames, frame pointers for
  * frames libunwind cannot step, with the validation of sxs__unwind_fp().

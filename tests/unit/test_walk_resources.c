@@ -5,6 +5,10 @@
 #include <dlfcn.h>
 #include <glib.h>
 
+#include <string.h>
+#include <sys/mman.h>
+
+#include "sxs_stitch.h"
 #include "sxs_walk_resources.h"
 
 /* A library the test binary does not link: loading it moves the loader's counters. */
@@ -160,6 +164,57 @@ static void test_concurrent(void) {
   g_assert_cmpint(sxs__walk_resources_in_flight(), ==, 0);
 }
 
+/* A runtime that claims every address it is asked about, and counts them. */
+static uintptr_t asked[8];
+static guint n_asked;
+
+static int claim_all(gpointer user, uintptr_t ip, uint64_t *ret_function_id) {
+  (void)user;
+  if (n_asked < G_N_ELEMENTS(asked))
+    asked[n_asked] = ip;
+  n_asked++;
+  *ret_function_id = 7;
+  return 0;
+}
+
+/* A runtime is asked about an interrupted instruction and about return addresses that follow a call, never about a
+ * stray code pointer a walk took for a return address (a function's start after its predecessor's `ret` and
+ * padding: GetFunctionFromIP read out of a ReadyToRun image's tables for the padding byte and faulted). Code in no
+ * module, written here: `call rel32; nop` then `ret; int3; int3; push rbp`. */
+static void test_classify_asks_return_addresses(void) {
+  uint8_t *code = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  g_assert_true(code != MAP_FAILED);
+  static const uint8_t bytes[] = {0x90, 0x90, 0x90, 0xe8, 0x10, 0x00, 0x00, 0x00, 0x90, /* call, nop */
+                                  0xc3, 0xcc, 0xcc, 0x55, 0x48, 0x89, 0xe5};            /* ret, padding, start */
+  memcpy(code + 0x100, bytes, sizeof bytes);
+  g_assert_cmpint(mprotect(code, 4096, PROT_READ | PROT_EXEC), ==, 0);
+  uintptr_t leaf = (uintptr_t)code + 0x101, after_call = (uintptr_t)code + 0x108, start = (uintptr_t)code + 0x10c;
+
+  SxsWalkResources res;
+  sxs__walk_resources_enter(&res, NULL);
+  SxsStitchRuntime rt = {.runtime_id = 1, .owns_ip = claim_all};
+  SxsNativeFrame native[] = {{.ip = leaf, .sp = 0x1000}, {.ip = after_call, .sp = 0x1010}, {.ip = start, .sp = 0x1020}};
+  SxsStackFrame out[3];
+  SxsStitchReport report = {0};
+  n_asked = 0;
+  g_assert_cmpuint(sxs__stitch_classify(&rt, 1, &res, native, 3, TRUE, out, NULL, &report), ==, 3);
+  g_assert_cmpuint(n_asked, ==, 2);
+  g_assert_cmphex(asked[0], ==, leaf);           /* an interrupted instruction: as is */
+  g_assert_cmphex(asked[1], ==, after_call - 1); /* a return address: inside the call */
+  g_assert_cmpint(out[0].kind, ==, SXS_FRAME_MANAGED);
+  g_assert_cmpint(out[1].kind, ==, SXS_FRAME_MANAGED);
+  g_assert_cmpint(out[2].kind, ==, SXS_FRAME_NATIVE);
+  g_assert_cmpuint(report.unknown_code, ==, 1);
+  /* Known from the owners cache the next time: nobody is asked again. */
+  n_asked = 0;
+  g_assert_cmpuint(sxs__stitch_classify(&rt, 1, &res, native, 3, TRUE, out, NULL, &report), ==, 3);
+  g_assert_cmpuint(n_asked, ==, 0);
+  g_assert_cmpint(out[2].kind, ==, SXS_FRAME_NATIVE);
+  sxs__walk_resources_leave();
+  sxs__walk_resources_code_changed();
+  munmap(code, 4096);
+}
+
 int main(int argc, char **argv) {
   g_test_init(&argc, &argv, NULL);
   g_test_add_func("/stitch/walk-resources/enter-leave", test_enter_leave);
@@ -167,5 +222,6 @@ int main(int argc, char **argv) {
   g_test_add_func("/stitch/walk-resources/kept-without-owners", test_kept_without_owners);
   g_test_add_func("/stitch/walk-resources/loader-moves", test_loader_moves);
   g_test_add_func("/stitch/walk-resources/concurrent", test_concurrent);
+  g_test_add_func("/stitch/classify/asks-return-addresses", test_classify_asks_return_addresses);
   return g_test_run();
 }
