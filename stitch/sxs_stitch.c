@@ -90,15 +90,17 @@ bool sxs__stitch_is_fp_code(uintptr_t ip, void *cursor, const SxsEhFrame **ret_e
   return false;
 }
 
-/* Whether ra follows a call instruction, read with process_vm_readv (which fails instead of faulting on code gone). */
-static gboolean follows_call(uintptr_t ra) {
+/* Whether ra follows a call instruction (1) or not (0), read with process_vm_readv (which fails instead of faulting
+ * on memory not mapped: -1). */
+static int follows_call(uintptr_t ra) {
   uint8_t before[8];
   if (ra < sizeof before)
-    return FALSE;
+    return -1;
   struct iovec local = {.iov_base = before, .iov_len = sizeof before},
                remote = {.iov_base = (void *)(ra - sizeof before), .iov_len = sizeof before};
-  return process_vm_readv(getpid(), &local, 1, &remote, 1, 0) == (ssize_t)sizeof before &&
-         sxs__unwind_after_call(before);
+  if (process_vm_readv(getpid(), &local, 1, &remote, 1, 0) != (ssize_t)sizeof before)
+    return -1;
+  return sxs__unwind_after_call(before) ? 1 : 0;
 }
 
 /* Whether native[i] is the instruction a signal interrupted: the frame before it is the signal trampoline. */
@@ -154,9 +156,11 @@ guint sxs__stitch_classify(const SxsStitchRuntime *runtimes, guint n_runtimes, c
      * for one (a function's start, read from a stack) sent GetFunctionFromIP to the padding before it, where a
      * ReadyToRun image's lookup read out of its tables and faulted (a profiled compiler ended with SIGSEGV, about one
      * build in twenty at 999 Hz). */
-    if (!(i == 0 && first_exact) && !after_signal_frame(map, native, i) && !follows_call(ip)) {
+    int call = i == 0 && first_exact ? 1 : after_signal_frame(map, native, i) ? 1 : follows_call(ip);
+    if (call <= 0) {
       report->unknown_code++;
-      sxs__ipmap_insert(owners, lookup, SXS_STITCH_OWNER(0, 0));
+      if (call == 0) /* unread code is not remembered: it may be code later */
+        sxs__ipmap_insert(owners, lookup, SXS_STITCH_OWNER(0, 0));
       continue;
     }
     /* Neighbouring frames mostly share an owner: the last one is asked first. */

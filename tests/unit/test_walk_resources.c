@@ -210,9 +210,17 @@ static void test_classify_asks_return_addresses(void) {
   g_assert_cmpuint(sxs__stitch_classify(&rt, 1, &res, native, 3, TRUE, out, NULL, &report), ==, 3);
   g_assert_cmpuint(n_asked, ==, 0);
   g_assert_cmpint(out[2].kind, ==, SXS_FRAME_NATIVE);
+  /* Memory that cannot be read is not asked about either, nor remembered: it may be code later. */
+  g_assert_cmpint(munmap(code, 4096), ==, 0);
+  SxsNativeFrame gone[] = {{.ip = leaf, .sp = 0x1000}, {.ip = (uintptr_t)code + 0x208, .sp = 0x1010}};
+  n_asked = 0;
+  g_assert_cmpuint(sxs__stitch_classify(&rt, 1, &res, gone, 2, TRUE, out, NULL, &report), ==, 2);
+  g_assert_cmpuint(n_asked, ==, 0);
+  g_assert_cmpint(out[1].kind, ==, SXS_FRAME_NATIVE);
+  uint64_t known;
+  g_assert_false(sxs__ipmap_lookup(res.owners, (uintptr_t)code + 0x207, &known));
   sxs__walk_resources_leave();
   sxs__walk_resources_code_changed();
-  munmap(code, 4096);
 }
 
 int main(int argc, char **argv) {
