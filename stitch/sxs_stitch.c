@@ -40,9 +40,7 @@
 #include "sxs_unwind.h"
 
 #include <errno.h>
-#include <sys/uio.h>
 #include <time.h>
-#include <unistd.h>
 
 struct SxsStitchScratch {
   SxsNativeFrame native[SXS_STITCH_MAX_FRAMES];
@@ -90,15 +88,10 @@ bool sxs__stitch_is_fp_code(uintptr_t ip, void *cursor, const SxsEhFrame **ret_e
   return false;
 }
 
-/* Whether ra follows a call instruction (1) or not (0), read with process_vm_readv (which fails instead of faulting
- * on memory not mapped: -1). */
+/* Whether ra follows a call instruction (1) or not (0); -1 when the code before it cannot be read. */
 static int follows_call(uintptr_t ra) {
   uint8_t before[8];
-  if (ra < sizeof before)
-    return -1;
-  struct iovec local = {.iov_base = before, .iov_len = sizeof before},
-               remote = {.iov_base = (void *)(ra - sizeof before), .iov_len = sizeof before};
-  if (process_vm_readv(getpid(), &local, 1, &remote, 1, 0) != (ssize_t)sizeof before)
+  if (ra < sizeof before || !sxs__unwind_read_self(ra - sizeof before, before, sizeof before))
     return -1;
   return sxs__unwind_after_call(before) ? 1 : 0;
 }

@@ -15,7 +15,9 @@
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/uio.h>
 #include <ucontext.h>
+#include <unistd.h>
 
 /*
  * Frames and their stack pointers
@@ -392,6 +394,15 @@ static int walk_libunwind(unw_cursor_t *cursor, SxsNativeFrame *frames, int max)
  */
 #define RULE_HIJACK (UINT64_C(1) << 50)
 
+/* Where the frame of an SP rule keeps its return address, from its CFA, and *ret_caller_sp the caller's sp: CFA - 8
+ * and the CFA; in a hijack stub (RULE_HIJACK, learned only with a CFA offset of 16 or more, so the slot is in the
+ * frame) the placeholder at CFA - 16 and CFA - 8. */
+static inline uintptr_t rule_ra_slot(uint64_t rule, uintptr_t cfa, uintptr_t *ret_caller_sp) {
+  bool hijack = (rule & RULE_HIJACK) != 0;
+  *ret_caller_sp = hijack ? cfa - 8 : cfa;
+  return hijack ? cfa - 16 : cfa - 8;
+}
+
 /* The rules are values of an SxsIpMap keyed by return address (the table and its claim/publish
  * protocol are sxs_ipmap.c's). */
 struct SxsUnwindCache {
@@ -566,14 +577,8 @@ __attribute__((no_sanitize_address)) static bool rule_step(uint64_t rule, const 
   uintptr_t cfa = cur->sp + k;
   if (cfa < cur->sp || cfa > hi || cur->sp < lo || ((cfa - 8) & 7) != 0)
     return false;
-  uintptr_t ip = *(const uintptr_t *)(cfa - 8 + (uintptr_t)mem), caller_sp = cfa;
+  uintptr_t caller_sp, ip = *(const uintptr_t *)(rule_ra_slot(rule, cfa, &caller_sp) + (uintptr_t)mem);
   uintptr_t fp = cur->fp;
-  if ((rule & RULE_HIJACK) != 0) {
-    if (cfa - 16 < cur->sp)
-      return false;
-    ip = *(const uintptr_t *)(cfa - 16 + (uintptr_t)mem);
-    caller_sp = cfa - 8;
-  }
   if (m != 0) {
     uintptr_t at = cfa - m;
     if ((at & 7) != 0 || at < cur->sp || at + 8 > hi)
@@ -943,6 +948,14 @@ static bool remote_view_word(uintptr_t at, uintptr_t *ret, void *data) {
   return remote_word(v->mem, v->lo, v->hi, at, ret);
 }
 
+bool sxs__unwind_read_self(uintptr_t addr, void *buf, size_t size) {
+  int saved_errno = errno;
+  struct iovec local = {.iov_base = buf, .iov_len = size}, remote = {.iov_base = (void *)addr, .iov_len = size};
+  bool read = process_vm_readv(getpid(), &local, 1, &remote, 1, 0) == (ssize_t)size;
+  errno = saved_errno;
+  return read;
+}
+
 bool sxs__unwind_after_call(const uint8_t before[8]) {
   if (before[3] == 0xE8)
     return true;
@@ -1063,9 +1076,7 @@ int sxs__unwind_remote(const SxsRegs *regs, uintptr_t stack_lo, uintptr_t stack_
     if (have_rule && (rule & 3u) == RULE_SP) {
       uintptr_t k = (uintptr_t)((rule >> 2) & 0xFFFFFFFFu), m = (uintptr_t)((rule >> 34) & 0xFFFFu);
       uintptr_t cfa = cur.sp + k;
-      bool hijack = (rule & RULE_HIJACK) != 0 && cfa - 16 >= cur.sp;
-      stepped = cfa >= cur.sp && remote_word(mem, stack_lo, stack_hi, hijack ? cfa - 16 : cfa - 8, &ip);
-      next.sp = hijack ? cfa - 8 : cfa;
+      stepped = cfa >= cur.sp && remote_word(mem, stack_lo, stack_hi, rule_ra_slot(rule, cfa, &next.sp), &ip);
       next.fp = cur.fp;
       next_fp_known = fp_known;
       if (stepped && m != 0) {

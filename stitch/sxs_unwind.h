@@ -138,6 +138,11 @@ int sxs__unwind_libunwind(const void *ucontext_or_null, SxsNativeFrame *frames, 
  */
 typedef bool (*SxsUnwindIsFpCode)(uintptr_t ip, void *user_data, const SxsEhFrame **ret_eh);
 
+/* Reads size bytes of this process at addr into buf with process_vm_readv, which fails instead of faulting: code or
+ * a stack unmapped meanwhile (a dynamic method's code freed, a thread gone) is no fault. False when not all of them
+ * could be read. Context: any thread but a signal handler (a system call, errno kept). */
+bool sxs__unwind_read_self(uintptr_t addr, void *buf, size_t size);
+
 /* Whether the 8 bytes before a return address end in a call instruction (E8 rel32, or FF /2 with a ModRM of 1, 2, 5
  * or 6 bytes, a REX prefix aside): what a return address follows, and a stray code pointer on a stack mostly does
  * not (a function's start, after its predecessor's `ret` and padding). Pure. */

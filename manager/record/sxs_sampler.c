@@ -67,7 +67,6 @@
 #include <string.h>
 #include <linux/futex.h>
 #include <sys/syscall.h>
-#include <sys/uio.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -740,14 +739,12 @@ static int jit_frame_of(const SxsStitchTarget *target, const SxsStackFrame *f, u
     gboolean inside = FALSE;
     for (guint r = 0; r < m.n_ranges; r++)
       inside = inside || (ra > m.ranges[r].start && ra - m.ranges[r].start <= m.ranges[r].size);
-    /* Read with process_vm_readv, which fails instead of faulting: code freed meanwhile (a dynamic method's,
-     * a collectible assembly's) may be unmapped under the read. */
+    /* Read so that it fails instead of faulting (sxs__unwind_read_self): code freed meanwhile (a dynamic
+     * method's, a collectible assembly's) may be unmapped under the read. */
     guint8 code[SAMPLER_PROLOGUE_BYTES];
     size_t len = MIN(m.ranges[0].size, sizeof code);
-    struct iovec local = {.iov_base = code, .iov_len = len};
-    struct iovec remote = {.iov_base = (void *)m.code_start, .iov_len = len};
-    known = inside && process_vm_readv(sampler.pid, &local, 1, &remote, 1, 0) == (ssize_t)len &&
-            sxs__prologue_decode(code, len, ret) && ra - 1 >= m.code_start + ret->prologue_len;
+    known = inside && sxs__unwind_read_self(m.code_start, code, len) && sxs__prologue_decode(code, len, ret) &&
+            ra - 1 >= m.code_start + ret->prologue_len;
   }
   sxs__il_map_clear(&m);
   return known;
@@ -826,9 +823,7 @@ static int leaf_version_of(const SxsStitchTarget *target, const SxsStackFrame *f
       pc >= m.code_start && pc - m.code_start < m.ranges[0].size) {
     LeafVersion v = {.start = m.code_start, .end = m.code_start + m.ranges[0].size};
     v.entry_len = (guint)MIN(m.ranges[0].size, sizeof v.entry);
-    struct iovec local = {.iov_base = v.entry, .iov_len = v.entry_len};
-    struct iovec remote = {.iov_base = (void *)v.start, .iov_len = v.entry_len};
-    if (process_vm_readv(sampler.pid, &local, 1, &remote, 1, 0) == (ssize_t)v.entry_len) {
+    if (sxs__unwind_read_self(v.start, v.entry, v.entry_len)) {
       if (leaf_code.versions == NULL)
         leaf_code.versions = g_array_new(FALSE, FALSE, sizeof(LeafVersion));
       if (leaf_code.versions->len >= SAMPLER_LEAF_VERSIONS) {
@@ -874,9 +869,7 @@ static void learn_leaf_frame(const SxsWalkResources *res, const SxsNativeFrame *
     guint8 code[SAMPLER_AT_BYTES];
     memset(code, 0xCC, sizeof code);
     size_t len = MIN(v.end - pc, sizeof code);
-    struct iovec local = {.iov_base = code, .iov_len = len};
-    struct iovec remote = {.iov_base = (void *)pc, .iov_len = len};
-    known = process_vm_readv(sampler.pid, &local, 1, &remote, 1, 0) == (ssize_t)len &&
+    known = sxs__unwind_read_self(pc, code, len) &&
             sxs__prologue_frame_at(v.entry, v.entry_len, pc - v.start, code, sizeof code, &frame);
   }
   sxs__unwind_cache_note_jit_at(res->steps, pc, known ? &frame : NULL);

@@ -16,9 +16,6 @@
 #include "sxs_engine_perf.h"
 #include "sxs_manager.h"
 
-/* Timer mode: publishes thread t's rate so far (its captures, the periods they stand for, the CPU
- * time it used while sampled) to sampler.rates; last: it is disarmed now, so its counter or CPU
- * clock is read once more. Context: the sampler thread. */
 /* What thread t's present engine counted since it was armed (last: it is about to be removed). A
  * hardware event counts events, not time; the timer engine's clock is read only at the end (a
  * system call per thread): meanwhile the periods sampled since it was armed stand for it. */
@@ -27,6 +24,9 @@ static guint64 counted_since_armed(SampledThread *t, gboolean last) {
   return counted > 0 ? counted : (t->expiries - t->expiries_at_move) * hot.event_period;
 }
 
+/* Timer mode: publishes thread t's rate so far (its captures, the periods they stand for, the CPU
+ * time it used while sampled) to sampler.rates; last: it is disarmed now, so its counter or CPU
+ * clock is read once more. Context: the sampler thread. */
 static void thread_rate_note(SampledThread *t, gboolean last) {
   if (!t->tslot)
     return;

@@ -8,7 +8,6 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/uio.h>
 #include <unistd.h>
 
 #include "sxs_manager.h"
@@ -52,8 +51,8 @@ static SxsWhere thread_where(pid_t tid, SxsRegs *ret_regs) {
   return SXS_WHERE_BLOCKED;
 }
 
-/* Another thread's memory for walks from outside, read with process_vm_readv (which fails rather
- * than faults where nothing is mapped any more) a page at a time into a few pages kept per walk. */
+/* Another thread's memory for walks from outside, read (sxs__unwind_read_self: no fault where
+ * nothing is mapped any more) a page at a time into a few pages kept per walk. */
 #define REMOTE_PAGE 4096u
 #define REMOTE_PAGES 32u
 typedef struct {
@@ -73,10 +72,8 @@ static bool remote_read(uintptr_t addr, void *buf, size_t size, void *data) {
       at++;
     if (at == REMOTE_PAGES) {
       at = c->next++ % REMOTE_PAGES;
-      struct iovec local = {.iov_base = c->data[at], .iov_len = REMOTE_PAGE};
-      struct iovec remote = {.iov_base = (void *)page, .iov_len = REMOTE_PAGE};
       c->page[at] = 0;
-      if (process_vm_readv(sampler.pid, &local, 1, &remote, 1, 0) != (ssize_t)REMOTE_PAGE)
+      if (!sxs__unwind_read_self(page, c->data[at], REMOTE_PAGE))
         return false;
       c->page[at] = page + 1;
     }

@@ -27,7 +27,6 @@
 #include <errno.h>
 #include <string.h>
 #include <sys/syscall.h>
-#include <sys/uio.h>
 #include <unistd.h>
 
 #include "sxs_cfi.h"
@@ -466,23 +465,22 @@ typedef struct {
 } FrameDraft;
 
 /* The runtime stub a leaf at ip (code in no module that no runtime claims) is in, from the code
- * around it (read with process_vm_readv, which fails instead of faulting on code freed since), or
- * NULL. */
+ * around it (code freed since cannot be read), or NULL. */
 static const char *stub_name_at(uintptr_t ip) {
   enum { BEFORE = 24, AFTER = 24 };
   uint8_t code[BEFORE + AFTER];
-  pid_t pid = getpid();
-  if (ip > BEFORE) {
-    struct iovec local = {.iov_base = code, .iov_len = sizeof code},
-                 remote = {.iov_base = (void *)(ip - BEFORE), .iov_len = sizeof code};
-    if (process_vm_readv(pid, &local, 1, &remote, 1, 0) == (ssize_t)sizeof code)
-      return sxs__prologue_stub_name(code, sizeof code, BEFORE);
-  }
+  if (ip > BEFORE && sxs__unwind_read_self(ip - BEFORE, code, sizeof code))
+    return sxs__prologue_stub_name(code, sizeof code, BEFORE);
   /* the code before ip on another page that is not mapped: from ip on */
-  struct iovec local = {.iov_base = code, .iov_len = AFTER}, remote = {.iov_base = (void *)ip, .iov_len = AFTER};
-  if (process_vm_readv(pid, &local, 1, &remote, 1, 0) == (ssize_t)AFTER)
-    return sxs__prologue_stub_name(code, AFTER, 0);
-  return NULL;
+  return sxs__unwind_read_self(ip, code, AFTER) ? sxs__prologue_stub_name(code, AFTER, 0) : NULL;
+}
+
+/* A native frame's name at address at (a return address less one, or a function's start) and its
+ * module's ("" in none), from res's map and symbols (interned both). */
+static void native_name(const SxsWalkResources *res, uintptr_t at, const char **ret_name, const char **ret_module) {
+  *ret_name = names_intern_take(sxs__symbols_describe(res->symbols, res->map, at));
+  const SxsModule *mod = sxs__modmap_find(res->map, at);
+  *ret_module = g_intern_string(mod ? mod->name : "");
 }
 
 /* Names the frames of a new stack (ids: their identities) into out[0..n). Context: the walking
@@ -518,13 +516,10 @@ static void name_frames(SxsStackEvents kind, const StackFrameId *ids, const SxsS
       gboolean start = i == 0 && ids[0].line == 1;
       FrameKey k = {.runtime_id = start ? -1 : 0, .id = start ? ids[0].id : f->ip};
       if (!frame_name_get(&k, unloads, &r->name, &r->module)) {
-        uintptr_t at = start ? (uintptr_t)k.id : f->ip - 1;
-        r->name = names_intern_take(sxs__symbols_describe(res->symbols, map, at));
+        native_name(res, start ? (uintptr_t)k.id : f->ip - 1, &r->name, &r->module);
         const char *stub = i == 0 && !start && g_str_has_prefix(r->name, "0x") ? stub_name_at(f->ip) : NULL;
         if (stub)
           r->name = g_intern_static_string(stub);
-        const SxsModule *mod = sxs__modmap_find(map, at);
-        r->module = g_intern_string(mod ? mod->name : "");
         /* A bare address is named again by the next stack that meets it (and late: below): a module
          * loaded since the map was read, or the perf map's new lines, name it then. */
         if (!g_str_has_prefix(r->name, "0x"))
@@ -814,15 +809,12 @@ static void name_late_locked(RecFrame *f) {
 static void name_native_late_locked(RecFrame *f, const SxsWalkResources *res) {
   if (f->managed || res == NULL || f->name == NULL || !g_str_has_prefix(f->name, "0x"))
     return;
-  uintptr_t at = f->id.line == 1 ? (uintptr_t)f->id.id : f->ip - 1;
-  char *name = sxs__symbols_describe(res->symbols, res->map, at);
-  if (g_str_has_prefix(name, "0x")) {
-    g_free(name);
-    return;
+  const char *name, *module;
+  native_name(res, f->id.line == 1 ? (uintptr_t)f->id.id : f->ip - 1, &name, &module);
+  if (!g_str_has_prefix(name, "0x")) {
+    f->name = name;
+    f->module = module;
   }
-  const SxsModule *mod = sxs__modmap_find(res->map, at);
-  f->name = names_intern_take(name);
-  f->module = g_intern_string(mod ? mod->name : "");
 }
 
 /* A copy of e's stack for a snapshot (its frames' names borrowed: interned), what still has no name

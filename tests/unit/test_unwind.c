@@ -10,7 +10,6 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
-#include <sys/uio.h>
 #include <time.h>
 #include <ucontext.h>
 #include <unistd.h>
@@ -1117,8 +1116,7 @@ static void code_ranges_read(CodeRanges *c) {
 
 static bool remote_read(uintptr_t addr, void *buf, size_t size, void *data) {
   (void)data;
-  struct iovec local = {.iov_base = buf, .iov_len = size}, remote = {.iov_base = (void *)addr, .iov_len = size};
-  return process_vm_readv(getpid(), &local, 1, &remote, 1, 0) == (ssize_t)size;
+  return sxs__unwind_read_self(addr, buf, size);
 }
 
 static bool remote_is_code(uintptr_t addr, void *data) {
