@@ -204,9 +204,14 @@ typedef struct {
   SxsStackFrame walked[SXS_STITCH_MAX_RUNTIME_FRAMES];
 } SuspendedSample;
 
-/* The suspend walker: sample s's innermost managed frame as captured takes the stack pointer of
- * the frame its runtime's walk begins with when that is the same function's (the same call, as
- * the walk is aligned), so that the merge keeps it once (sxs_walker_suspend.c). */
+/* The suspend walker (sxs_walker_suspend.c): sample s's fresh walks aligned on its capture, each
+ * beginning with the call of the capture's innermost managed frame it still holds; returns which
+ * of the capture's managed frames that is (0: the innermost), -1 when a walk held none and was
+ * dropped; *ret_trimmed when a walk lost frames before it (the thread went there since). */
+int sxs__walker_suspend_align(SuspendedSample *s, gboolean *ret_trimmed);
+/* Sample s's innermost managed frame as captured takes the stack pointer of the frame its
+ * runtime's walk begins with when that is the same function's (the same call, as the walk is
+ * aligned), so that the merge keeps it once. */
 void sxs__walker_suspend_fuse_first(SuspendedSample *s);
 
 #define SAMPLER_SUSPEND_MAX_THREADS SAMPLER_TICK_THREADS

@@ -104,60 +104,107 @@ static gboolean walk_reuse_take(SuspendedSample *s, const SxsWalkResources *res,
   return TRUE;
 }
 
+/* Distance between two stack pointers. */
+static uintptr_t sp_distance(uintptr_t a, uintptr_t b) {
+  return a > b ? a - b : b - a;
+}
+
+/*
+ * Where walk holds the call of the capture's managed frame mine[k] (of s->classified), or walk->n.
+ * The innermost (k = 0): the frame of its function nearest below its caller (the walk is ordered
+ * by sp; the thread may have pushed or popped in it since). A caller (k > 0) was not running when
+ * captured: the walk's frame of its function below its caller nearest to it, whose own caller in
+ * the walk is above it, and no other captured call of that function nearer (in a recursion of
+ * small frames a call's frame as the runtime reports it, a few words off, is nearer to its own
+ * capture than to the next call's).
+ */
+static guint align_at(const SuspendedSample *s, const guint *mine, guint n_mine, guint k, const SxsRuntimeWalk *walk) {
+  const SxsStackFrame *f = &s->classified[mine[k]];
+  uintptr_t caller_sp = k + 1 < n_mine ? s->classified[mine[k + 1]].sp : UINTPTR_MAX;
+  guint at = walk->n;
+  for (guint i = 0; i < walk->n && walk->frames[i].sp < caller_sp; i++)
+    if (walk->frames[i].function_id == f->function_id &&
+        (k == 0 || at == walk->n || sp_distance(walk->frames[i].sp, f->sp) < sp_distance(walk->frames[at].sp, f->sp)))
+      at = i;
+  if (k == 0 || at == walk->n)
+    return at;
+  if (at + 1 < walk->n && walk->frames[at + 1].sp <= f->sp)
+    return walk->n;
+  uintptr_t d = sp_distance(walk->frames[at].sp, f->sp);
+  for (guint j = 0; j < n_mine; j++)
+    if (j != k && s->classified[mine[j]].function_id == f->function_id &&
+        sp_distance(walk->frames[at].sp, s->classified[mine[j]].sp) < d)
+      return walk->n;
+  return at;
+}
+
 /*
  * Checks sample s's fresh walks (trimmed to the capture) against its native capture. Between the
  * capture and the suspension the thread runs on: it may have returned from the function it was
  * captured in and called another at the same depth (Cold.Walk captured, Hot.Spin walked), or
  * called the same function again at another depth (a recursion, a native qsort calling back, a
- * loop around a stackalloc), which trimming by stack pointer cannot tell. The innermost managed
- * frame of the capture, as the runtime that owns it named it, must be in that runtime's walk
- * below the capture's next frame of that runtime (its caller as the native walk found it): a
- * callee's stack pointer is below its caller's. Frames before it there are where the thread went
- * since, and are dropped; a walk without it is of another stack, and is dropped whole (the
- * capture's own classification names those frames). Matched by function alone, a later call of
- * the same function higher on the stack was taken for it, and the capture's leaf and callers were
- * stitched under the walk's (Leaf < Compare < qsort < Leaf < Compare < qsort < Sort). Stack
- * pointers are compared by order, not equality: the runtime reports a frame's sp where it is now,
- * which for the frame it parked in, or after a frame the native walk read by its frame pointer,
- * can differ from the native walk's by a few words. Returns FALSE when a walk was dropped or
- * shortened at its start (then it is not kept for reuse). Context: the sampler thread.
+ * loop around a stackalloc), which trimming by stack pointer cannot tell. The walk is aligned on
+ * the capture's innermost managed frame that it still holds: that frame's function, in the walk
+ * of the runtime that owns it, below the capture's next frame of that runtime (its caller as the
+ * native walk found it: a callee's stack pointer is below its caller's), and above the capture's
+ * frames inside it. Frames the walk has before it are where the thread went since, and are
+ * dropped; the capture's frames inside it are kept as captured, the walk's from it outwards (the
+ * callers it has not returned from, which the runtime knows better than a frame-pointer walk:
+ * an OSR method's frame, a frameless caller). A thread captured in Leaf < Go < Run and walked
+ * in Go (it returned from Leaf) reads Leaf < Go < Run, the capture's Leaf on the walk's Go < Run;
+ * Cold.Walk captured and Hot.Spin walked reads Cold.Walk < HotCold, the capture's Cold.Walk on
+ * the walk's HotCold. A walk that holds none of the capture's functions is of another stack, and
+ * is dropped whole (the capture's own classification names those frames). Matched by function
+ * alone, a later call of the same function higher on the stack was taken for it, and the
+ * capture's leaf and callers were stitched under the walk's (Leaf < Compare < qsort < Leaf <
+ * Compare < qsort < Sort). Stack pointers are compared by order, not equality: the runtime
+ * reports a frame's sp where it is now, which for the frame it parked in, or after a frame the
+ * native walk read by its frame pointer, can differ from the native walk's by a few words; a walk
+ * aligned on a caller takes the capture's stack pointer for that frame, so that the capture's
+ * frames inside it stay below it and its own copy of the frame goes as covered. Returns the
+ * position among the capture's managed frames of the one the walks were aligned on (0: the
+ * innermost), or -1 when a walk was dropped. Context: the sampler thread.
  */
-static gboolean align_walks(SuspendedSample *s) {
-  const SxsStackFrame *first = NULL;
-  guint first_at = 0;
-  for (guint i = 0; i < s->n_classified && first == NULL; i++)
-    if (s->classified[i].kind == SXS_FRAME_MANAGED && s->classified[i].function_id != 0) {
-      first = &s->classified[i];
-      first_at = i;
-    }
-  if (first == NULL)
-    return TRUE;
-  uintptr_t caller_sp = UINTPTR_MAX;
-  for (guint i = first_at + 1; i < s->n_classified && caller_sp == UINTPTR_MAX; i++)
+int sxs__walker_suspend_align(SuspendedSample *s, gboolean *ret_trimmed) {
+  *ret_trimmed = FALSE;
+  int runtime_id = 0;
+  for (guint i = 0; i < s->n_classified && runtime_id == 0; i++)
+    if (s->classified[i].kind == SXS_FRAME_MANAGED && s->classified[i].function_id != 0)
+      runtime_id = s->classified[i].runtime_id;
+  if (runtime_id == 0)
+    return 0;
+  /* That runtime's named frames of the capture, innermost first. */
+  guint mine[SAMPLER_MAX_FRAMES], n_mine = 0;
+  for (guint i = 0; i < s->n_classified; i++)
     if (s->classified[i].kind == SXS_FRAME_MANAGED && s->classified[i].function_id != 0 &&
-        s->classified[i].runtime_id == first->runtime_id)
-      caller_sp = s->classified[i].sp;
-  gboolean intact = TRUE;
+        s->classified[i].runtime_id == runtime_id)
+      mine[n_mine++] = i;
+  int aligned = 0;
   for (guint w = 0; w < s->n_walks; w++) {
     SxsRuntimeWalk *walk = &s->walks[w];
-    if (walk->runtime_id != first->runtime_id)
+    if (walk->runtime_id != runtime_id)
       continue;
-    /* The frame of first's function nearest below its caller (the walk is ordered by sp). */
-    guint at = walk->n;
-    for (guint i = 0; i < walk->n && walk->frames[i].sp < caller_sp; i++)
-      if (walk->frames[i].function_id == first->function_id)
-        at = i;
+    guint k = 0, at = walk->n;
+    for (; k < n_mine && at == walk->n; k++)
+      at = align_at(s, mine, n_mine, k, walk);
     if (at == walk->n) {
       walk->n = 0;
       walk->complete = FALSE;
-      intact = FALSE;
-    } else if (at > 0) {
+      aligned = -1;
+      continue;
+    }
+    k--;
+    if (at > 0) {
       walk->frames += at;
       walk->n -= at;
-      intact = FALSE;
+      *ret_trimmed = TRUE;
     }
+    if (k > 0) /* the walk's frames are the sample's own (walked) */
+      s->walked[walk->frames - s->walked].sp = s->classified[mine[k]].sp;
+    if (aligned >= 0)
+      aligned = MAX(aligned, (int)k);
   }
-  return intact;
+  return aligned;
 }
 
 /*
@@ -342,10 +389,16 @@ void sxs__walker_suspend_finish(SuspendedSample *samples, guint n_due, const Sxs
         walk->frames += skip;
         walk->n -= skip;
       }
-      if (align_walks(s))
+      gboolean trimmed = FALSE;
+      int aligned = sxs__walker_suspend_align(s, &trimmed);
+      if (aligned == 0 && !trimmed)
         walk_reuse_keep(s, res, t0);
+      /* Aligned on a caller, the walk does not begin with the capture's innermost frame. */
+      if (aligned == 0)
+        sxs__walker_suspend_fuse_first(s);
     }
-    sxs__walker_suspend_fuse_first(s);
+    if (s->reused)
+      sxs__walker_suspend_fuse_first(s);
     guint kept =
         sxs__merge_stacks(s->classified, s->n_classified, s->walks, s->n_walks, stitched, G_N_ELEMENTS(stitched));
     if (s->learn_only)
