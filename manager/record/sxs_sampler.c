@@ -952,10 +952,30 @@ static bool rewalk_is_code(uintptr_t ip, void *user_data, const SxsEhFrame **ret
   return sxs__sampler_claimed(c->res, c->runtimes, c->n_runtimes, ip, &frame);
 }
 
+guint sxs__sampler_rewalk_join(const SxsNativeFrame *native, guint n, guint start, const SxsNativeFrame *walked,
+                               guint k, SxsNativeFrame *out, guint max) {
+  guint d = 1; /* where the walks part: walked[0, d) are native[start, start + d) */
+  while (d < k && start + d < n && native[start + d].ip == walked[d].ip && native[start + d].sp == walked[d].sp)
+    d++;
+  /* Parted after a step both walks made, the new walk only adds frames: it meets the first walk at the frame that
+   * followed the step where they part. */
+  guint last = d > 1 ? MIN(start + d + 1, n) : n;
+  for (guint j = d; j < k; j++)
+    for (guint i = start + d; i < last; i++)
+      if (native[i].ip == walked[j].ip && native[i].sp == walked[j].sp) {
+        guint len = MIN(start + j + (n - i), max);
+        if (len < start + j)
+          return 0;
+        memcpy(out, native, (size_t)start * sizeof out[0]);
+        memcpy(out + start, walked, (size_t)j * sizeof out[0]);
+        memcpy(out + start + j, native + i, (size_t)(len - start - j) * sizeof out[0]);
+        return len;
+      }
+  return 0;
+}
+
 /* The walk of `from`'s stack copy made again from regs (frame start) with what the step cache knows now, joined to
- * frames (native, n) where the two meet (same return address at the same sp), into out: the frames before start,
- * the new walk's, then native's from where they met. Its length, or 0 when it does not meet them (then frames
- * stand). Context: the sampler thread. */
+ * frames (native, n) by sxs__sampler_rewalk_join into out. Context: the sampler thread. */
 static guint rewalk_copy(const SxsWalkResources *res, const SxsStitchRuntime *runtimes, guint n_runtimes,
                          const Capture *from, const SxsRegs *regs, guint start, const SxsNativeFrame *native, guint n,
                          SxsNativeFrame *out) {
@@ -964,16 +984,7 @@ static guint rewalk_copy(const SxsWalkResources *res, const SxsStitchRuntime *ru
   static SxsNativeFrame walked[SAMPLER_MAX_FRAMES];
   int k = sxs__unwind_from_copy(regs, start == 0, base, from->copy, from->copy_len, rewalk_is_code, &code, res->steps,
                                 walked, SAMPLER_MAX_FRAMES - (int)start);
-  for (int j = 1; j < k; j++)
-    for (guint i = start + 1; i < n; i++)
-      if (native[i].ip == walked[j].ip && native[i].sp == walked[j].sp) {
-        guint len = MIN(start + (guint)j + (n - i), (guint)SAMPLER_MAX_FRAMES);
-        memcpy(out, native, (size_t)start * sizeof out[0]);
-        memcpy(out + start, walked, (size_t)j * sizeof out[0]);
-        memcpy(out + start + j, native + i, (size_t)(len - start - (guint)j) * sizeof out[0]);
-        return len;
-      }
-  return 0;
+  return k > 0 ? sxs__sampler_rewalk_join(native, n, start, walked, (guint)k, out, SAMPLER_MAX_FRAMES) : 0;
 }
 
 void sxs__sampler_record_capture(SampledThread *t, const SxsWalkResources *res, const SxsNativeFrame *native, guint n,

@@ -204,6 +204,22 @@ typedef struct {
   SxsStackFrame walked[SXS_STITCH_MAX_RUNTIME_FRAMES];
 } SuspendedSample;
 
+/*
+ * A walk made again from a capture's stack copy (walked, k frames, from the capture's frame start on) joined to the
+ * capture's first walk (native, n) where the two meet again (the same return address at the same sp) after they
+ * part, into out (max frames): the frames before start, the new walk's up to where they meet, then the first walk's
+ * from there. The walks agree up to where the first one stepped a frame it knew nothing of, and often beyond it (the
+ * guess was the leaf's, its caller's frame-pointer step was right, the next caller's was not): joined at the first
+ * frame they share, the new walk's frames past it were dropped (`B < A < Thread.StartCallback`, the OSR loop method
+ * the new walk found between A and the thread's start lost). Parted after a step both made, the new walk only adds
+ * the frames the first one skipped, and meets it at the frame that followed the step where they part; where it would
+ * replace frames the first walk had (a new walk that read an OSR method twice and lost its caller, `Run < Run`, seen
+ * in 2 of 11 runs), the first walk stands. Returns the length, or 0 when the walks do not part or do not meet again
+ * (then the first walk stands). Pure.
+ */
+guint sxs__sampler_rewalk_join(const SxsNativeFrame *native, guint n, guint start, const SxsNativeFrame *walked,
+                               guint k, SxsNativeFrame *out, guint max);
+
 /* The suspend walker (sxs_walker_suspend.c): sample s's fresh walks aligned on its capture, each
  * beginning with the call of the capture's innermost managed frame it still holds; returns which
  * of the capture's managed frames that is (0: the innermost), -1 when a walk held none and was
