@@ -750,13 +750,15 @@ static int jit_frame_of(const SxsStitchTarget *target, const SxsStackFrame *f, u
   return known;
 }
 
-/* Teaches the step cache the frames of the managed return addresses of a classified capture (above). Context: the
- * sampler thread, nothing suspended. */
-static void learn_jit_frames(const SxsWalkResources *res, const SxsNativeFrame *native, const SxsStackFrame *classified,
-                             guint n, const SxsStitchTarget *targets, guint n_targets) {
+/* Teaches the step cache the frames of the managed return addresses of a classified capture (above); returns how
+ * many frameless frames it learned (those a frame-pointer step got wrong). Context: the sampler thread, nothing
+ * suspended. */
+static guint learn_jit_frames(const SxsWalkResources *res, const SxsNativeFrame *native,
+                              const SxsStackFrame *classified, guint n, const SxsStitchTarget *targets,
+                              guint n_targets) {
   if (res->steps == NULL)
-    return;
-  guint asked = 0;
+    return 0;
+  guint asked = 0, frameless = 0;
   for (guint i = 1; i < n && asked < SAMPLER_LEARN_PER_CAPTURE; i++) {
     const SxsStackFrame *f = &classified[i];
     if (f->kind != SXS_FRAME_MANAGED || f->function_id == 0 || sxs__unwind_cache_knows(res->steps, native[i].ip))
@@ -770,9 +772,19 @@ static void learn_jit_frames(const SxsWalkResources *res, const SxsNativeFrame *
     asked++;
     SxsPrologue frame;
     int known = jit_frame_of(target, f, native[i].ip, &frame);
-    if (known >= 0)
-      sxs__unwind_cache_note_jit(res->steps, native[i].ip, known ? &frame : NULL);
+    if (known >= 0 && sxs__unwind_cache_note_jit(res->steps, native[i].ip, known ? &frame : NULL) && known &&
+        !frame.framed)
+      frameless++;
   }
+  return frameless;
+}
+
+guint sxs__sampler_learn_walk(const SxsWalkResources *res, const SxsNativeFrame *native, guint n,
+                              const SxsStitchTarget *targets, const SxsStitchRuntime *runtimes, guint n_targets) {
+  static SxsStackFrame classified[SAMPLER_MAX_FRAMES];
+  SxsStitchReport report = {0};
+  guint m = sxs__stitch_classify(runtimes, n_targets, res, native, n, TRUE, classified, NULL, &report);
+  return learn_jit_frames(res, native, classified, m, targets, n_targets);
 }
 
 /*

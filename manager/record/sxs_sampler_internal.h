@@ -204,6 +204,12 @@ typedef struct {
   SxsStackFrame walked[SXS_STITCH_MAX_RUNTIME_FRAMES];
 } SuspendedSample;
 
+/* Teaches the step cache the frames of a walk's managed return addresses it does not know yet (a walk from outside,
+ * before it is counted); returns how many frameless frames it learned: then a frame-pointer step of that walk skipped
+ * a caller, and the walk is worth making again. Context: the sampler thread, nothing suspended. */
+guint sxs__sampler_learn_walk(const SxsWalkResources *res, const SxsNativeFrame *native, guint n,
+                              const SxsStitchTarget *targets, const SxsStitchRuntime *runtimes, guint n_targets);
+
 /*
  * A walk made again from a capture's stack copy (walked, k frames, from the capture's frame start on) joined to the
  * capture's first walk (native, n) where the two meet again (the same return address at the same sp) after they

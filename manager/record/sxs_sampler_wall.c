@@ -167,6 +167,19 @@ static gboolean sample_blocked(SampledThread *t, const SxsRegs *regs, guint64 we
   gboolean same = t->last_counted && t->last_n == (guint)n;
   for (int i = 0; same && i < n; i++)
     same = t->last[i].ip == frames[i].ip && t->last[i].sp == frames[i].sp;
+  /* A new stack may hold JIT code no walk met before: a frameless method's return address stepped by its frame
+   * pointer, which skips its caller (`Throw < Run`, `Handle` gone, a thread parked by a GC while it threw). What the
+   * code says of those frames is learned now, and the stack, which has not changed while the thread did not run, is
+   * walked again (where nothing was learned, once is all). */
+  if (!same && sxs__sampler_learn_walk(res, frames, (guint)n, targets, runtimes, n_targets) > 0) {
+    static SxsNativeFrame again[SAMPLER_MAX_FRAMES];
+    int m =
+        sxs__unwind_remote(regs, lo, hi, sxs__stitch_is_fp_code, &cursor, res->steps, &mem, again, SAMPLER_MAX_FRAMES);
+    if (m > 0 && sxs__sampler_thread_cpu_ns(t->tid) == t->sched.cpu_at_sample) {
+      memcpy(frames, again, (size_t)m * sizeof frames[0]);
+      n = m;
+    }
+  }
   if (same)
     sxs__sampler_repeat_last(t, res, weight, targets, n_targets);
   else
