@@ -167,18 +167,18 @@ static guint align_at(const SuspendedSample *s, const guint *mine, guint n_mine,
  */
 int sxs__walker_suspend_align(SuspendedSample *s, gboolean *ret_trimmed) {
   *ret_trimmed = FALSE;
+  /* The named managed frames of the capture, innermost first, of the runtime that owns the innermost. */
   int runtime_id = 0;
-  for (guint i = 0; i < s->n_classified && runtime_id == 0; i++)
-    if (s->classified[i].kind == SXS_FRAME_MANAGED && s->classified[i].function_id != 0)
-      runtime_id = s->classified[i].runtime_id;
-  if (runtime_id == 0)
-    return 0;
-  /* That runtime's named frames of the capture, innermost first. */
   guint mine[SAMPLER_MAX_FRAMES], n_mine = 0;
-  for (guint i = 0; i < s->n_classified; i++)
-    if (s->classified[i].kind == SXS_FRAME_MANAGED && s->classified[i].function_id != 0 &&
-        s->classified[i].runtime_id == runtime_id)
+  for (guint i = 0; i < s->n_classified; i++) {
+    const SxsStackFrame *f = &s->classified[i];
+    if (f->kind == SXS_FRAME_MANAGED && f->function_id != 0 && (runtime_id == 0 || f->runtime_id == runtime_id)) {
+      runtime_id = f->runtime_id;
       mine[n_mine++] = i;
+    }
+  }
+  if (n_mine == 0)
+    return 0;
   int aligned = 0;
   for (guint w = 0; w < s->n_walks; w++) {
     SxsRuntimeWalk *walk = &s->walks[w];
@@ -373,6 +373,9 @@ void sxs__walker_suspend_finish(SuspendedSample *samples, guint n_due, const Sxs
     if (s->n_native <= 0)
       continue;
     guint64 t0 = sxs__sampler_now_ns(CLOCK_MONOTONIC);
+    /* A walk taken again begins where it began for its capture; a fresh one aligned on a caller does
+     * not begin with the capture's innermost frame. */
+    gboolean fuse = s->reused;
     if (s->reused) {
       reused++;
     } else {
@@ -393,11 +396,9 @@ void sxs__walker_suspend_finish(SuspendedSample *samples, guint n_due, const Sxs
       int aligned = sxs__walker_suspend_align(s, &trimmed);
       if (aligned == 0 && !trimmed)
         walk_reuse_keep(s, res, t0);
-      /* Aligned on a caller, the walk does not begin with the capture's innermost frame. */
-      if (aligned == 0)
-        sxs__walker_suspend_fuse_first(s);
+      fuse = aligned == 0;
     }
-    if (s->reused)
+    if (fuse)
       sxs__walker_suspend_fuse_first(s);
     guint kept =
         sxs__merge_stacks(s->classified, s->n_classified, s->walks, s->n_walks, stitched, G_N_ELEMENTS(stitched));
