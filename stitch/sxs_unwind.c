@@ -744,15 +744,25 @@ static int walk_hybrid(unw_cursor_t *cursor, unw_context_t *context, const SxsRe
     /* JIT code at a return address whose method keeps no frame pointer: its prologue's frame size, taught by the
      * owner of the cache (sxs__unwind_cache_note_jit); a frame-pointer step would skip its caller. At an
      * interrupted instruction, the frame there (sxs__unwind_cache_note_jit_at): inside a frameless method's frame,
-     * or a prologue or epilogue that has no frame record (yet, or any more). */
+     * or a prologue or epilogue that has no frame record (yet, or any more). The rule is followed only to code: a
+     * caller whose code is in a piece of the code heap mapped since the mappings were read (an OSR version, a new
+     * tier) is none to this walk, and the frame-pointer step taken instead skips the caller; that step is then a
+     * guess, which the sampler makes again once it knows the code (a loop method's new version lost under its
+     * callees in the first captures through it: `Leaf < Do < [thread start]`). */
     uint64_t jit_rule;
     if (!stepped && cache != NULL && is_fp_code != NULL) {
       if (cache_lookup(cache, cur_exact ? cur.ip | CACHE_EXACT_KEY : cur.ip, &jit_rule)) {
-        if ((jit_rule & 3u) == RULE_SP)
-          stepped =
-              rule_step(jit_rule, &cur, lo, hi, mem, &next) && next.sp > cur.sp && is_fp_code(next.ip, user_data, NULL);
-      } else if (jit && ret_guessed != NULL && *ret_guessed < 0 && is_fp_code(cur.ip, user_data, NULL)) {
-        *ret_guessed = n - 1; /* JIT code nothing is known of yet: the frame-pointer step below is a guess */
+        if ((jit_rule & 3u) == RULE_SP && rule_step(jit_rule, &cur, lo, hi, mem, &next) && next.sp > cur.sp) {
+          stepped = is_fp_code(next.ip, user_data, NULL);
+          if (!stepped && ret_guessed != NULL && *ret_guessed < 0)
+            *ret_guessed = n - 1;
+        }
+      } else if (jit && ret_guessed != NULL && *ret_guessed < 0 && cur.ip >= 0x10000 && cur.ip < ((uintptr_t)1 << 47)) {
+        /* JIT code nothing is known of yet: the frame-pointer step below is a guess. So is the step from code in no
+         * module and no executable mapping read: a piece of the code heap committed since the mappings were read
+         * (the first captures through a new code version; the interrupted instruction is code, and a return address
+         * there is asked of the runtime when the sampler walks the copy again). */
+        *ret_guessed = n - 1;
       }
     }
     if (!stepped) {

@@ -247,9 +247,10 @@ int sxs__unwind_cached(const void *ucontext_or_null, uintptr_t stack_lo, uintptr
 int sxs__unwind_from_regs(const SxsRegs *regs, bool exact, bool allow_libunwind, uintptr_t stack_lo, uintptr_t stack_hi,
                           SxsUnwindIsFpCode is_fp_code, void *user_data, SxsUnwindCache *cache, SxsNativeFrame *frames,
                           int max);
-/* sxs__unwind_from_regs(), and *ret_guessed: the index of the first frame of JIT code (in an executable mapping, no
- * module's) that the cache knew nothing of and that was stepped by its frame pointer, a guess that skips the callers
- * of a method that keeps none; -1 when there was none. Same context. */
+/* sxs__unwind_from_regs(), and *ret_guessed: the index of the first frame of JIT code (no module's) that was stepped
+ * by its frame pointer where the cache knew nothing of it, a guess that skips the callers of a method that keeps none,
+ * or where the rule the cache knew for it led to an address outside every executable mapping (a caller in code mapped
+ * since the mappings were read); -1 when there was none. Same context. */
 int sxs__unwind_from_regs_guessed(const SxsRegs *regs, bool exact, bool allow_libunwind, uintptr_t stack_lo,
                                   uintptr_t stack_hi, SxsUnwindIsFpCode is_fp_code, void *user_data,
                                   SxsUnwindCache *cache, SxsNativeFrame *frames, int max, int *ret_guessed);

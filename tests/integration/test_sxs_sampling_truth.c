@@ -13,9 +13,9 @@
  *   - a sample with a frame of a `truth-driver` class (Main starting or joining the threads)
  *     belongs to no pattern;
  *   - the sample belongs to the pattern of its first pattern frame (and that frame's runtime);
- *   - it is exact when the frames from there down match one of the pattern's chains (from the
- *     chain's first frame named as that frame is: a sample in a caller's own code has the chain's
- *     tail from there): each named frame equal, `...`
+ *   - it is exact when the frames from there down match one of the pattern's chains (from a
+ *     frame of the chain named as that frame is: a sample in a caller's own code has the chain's
+ *     tail from there; in a recursion, from any of its calls): each named frame equal, `...`
  *     one or more frames of no Truth class, and below the chain's root only frames of no Truth
  *     class (the runtime's thread start); and when no frame of the stack is a bare address;
  *   - a sample on a pattern's thread with no pattern frame at all but a bare address counts as a
@@ -272,16 +272,10 @@ static void manifest_clear(Manifest *m) {
   g_array_unref(m->modules);
 }
 
-/* Do the managed frames names[from..n) match the chain (see the top of the file)? The chain is
- * matched from the first of its frames named as names[from] is: a sample in a caller's own code
- * has the chain's tail from that caller down. */
-static gboolean chain_matches(char **names, guint n, guint from, char **chain) {
+/* Do the managed frames names[from..n) match the chain's tokens from tok on (see the top of the
+ * file)? */
+static gboolean chain_matches_at(char **names, guint n, guint from, char **tok) {
   guint pos = from;
-  char **tok = chain;
-  while (*tok && !g_str_equal(*tok, names[from]))
-    tok++;
-  if (!*tok)
-    return FALSE;
   for (; *tok; tok++) {
     if (g_str_equal(*tok, "...")) {
       guint start = pos;
@@ -299,6 +293,17 @@ static gboolean chain_matches(char **names, guint n, guint from, char **chain) {
     if (g_str_has_prefix(names[pos], "Truth."))
       return FALSE;
   return TRUE;
+}
+
+/* Do the managed frames names[from..n) match the chain? The chain is matched from one of its
+ * frames named as names[from] is: a sample in a caller's own code has the chain's tail from that
+ * caller down, and in a recursion that caller may be any of its calls (a sample while the
+ * recursion is built or unwound is in one of them; a sample in the leaf still needs every call). */
+static gboolean chain_matches(char **names, guint n, guint from, char **chain) {
+  for (char **tok = chain; *tok; tok++)
+    if (g_str_equal(*tok, names[from]) && chain_matches_at(names, n, from, tok))
+      return TRUE;
+  return FALSE;
 }
 
 static gboolean is_bare(const char *name) {

@@ -1430,6 +1430,62 @@ static void test_frameless_jit_leaf(void) {
   sxs__unwind_cache_free(taught);
 }
 
+/* Code in no module and in no executable mapping the walk was given: a piece of the code heap committed since the
+ * mappings were read (the first captures through a new code version). Its frames are JIT code (no module's) but not
+ * known code, and a step from them or to them is a guess the sampler makes again once it knows the code: the walk
+ * says so (ret_guessed). A leaf interrupted there; a frameless caller whose taught rule leads to a return address
+ * there (the step by it is not taken, and the frame-pointer step that is taken skips that caller). */
+#define UNMAPPED_LO ((uintptr_t)0x18000000) /* [UNMAPPED_LO, OSR_CODE_HI): JIT code not in the mappings read */
+
+static bool unmapped_knows_code(uintptr_t ip, void *user_data, const SxsEhFrame **ret_eh) {
+  (void)user_data;
+  if (ret_eh != NULL)
+    return ip >= OSR_CODE_LO && ip < OSR_CODE_HI; /* in no module */
+  return ip >= OSR_CODE_LO && ip < UNMAPPED_LO;
+}
+
+static void test_guess_unmapped(void) {
+  uintptr_t stack[16] = {0};
+  stack[0] = 0x7f0000009abc;       /* A's pushed rbx (A: frameless, called by C) */
+  stack[1] = UNMAPPED_LO + 0x2020; /* A's return address into C, in code not mapped yet */
+  stack[2] = 0x1234;               /* C's locals */
+  stack[4] = 0;                    /* C's record: the end of the chain */
+  stack[5] = OSR_OUTER_RA;
+  SxsRegs regs = {.ip = UNMAPPED_LO + 0x1010, .sp = (uintptr_t)&stack[0], .fp = (uintptr_t)&stack[4]};
+  SxsUnwindCache *cache = sxs__unwind_cache_new(8);
+  SxsNativeFrame frames[8];
+  int guessed = 7;
+  /* The leaf in code not mapped yet, nothing known of it: its frame-pointer step is a guess. */
+  int n = sxs__unwind_from_regs_guessed(&regs, true, false, (uintptr_t)stack, (uintptr_t)(stack + 16),
+                                        unmapped_knows_code, NULL, cache, frames, 8, &guessed);
+  g_assert_cmpint(n, ==, 2);
+  g_assert_cmphex(frames[1].ip, ==, OSR_OUTER_RA);
+  g_assert_cmpint(guessed, ==, 0);
+
+  /* The leaf A in known code, its frame taught: the rule leads to C's return address, not in the mappings; the
+   * frame-pointer step is taken, and it is a guess. */
+  regs.ip = JIT_LEAF_IP;
+  SxsFrameAt body = {.kind = SXS_FRAME_AT_SP, .ra_offset = 8, .rbp_slot = 0};
+  g_assert_true(sxs__unwind_cache_note_jit_at(cache, JIT_LEAF_IP, &body));
+  n = sxs__unwind_from_regs_guessed(&regs, true, false, (uintptr_t)stack, (uintptr_t)(stack + 16), unmapped_knows_code,
+                                    NULL, cache, frames, 8, &guessed);
+  g_assert_cmpint(n, ==, 2);
+  g_assert_cmphex(frames[1].ip, ==, OSR_OUTER_RA);
+  g_assert_cmpint(guessed, ==, 0);
+
+  /* C's code mapped: the rule is followed, C found, nothing guessed. */
+  stack[1] = JIT_C_RA;
+  g_assert_true(sxs__unwind_cache_note_jit(cache, JIT_C_RA, NULL));
+  g_assert_true(sxs__unwind_cache_note_jit(cache, OSR_OUTER_RA, NULL));
+  n = sxs__unwind_from_regs_guessed(&regs, true, false, (uintptr_t)stack, (uintptr_t)(stack + 16), unmapped_knows_code,
+                                    NULL, cache, frames, 8, &guessed);
+  g_assert_cmpint(n, ==, 3);
+  g_assert_cmphex(frames[1].ip, ==, JIT_C_RA);
+  g_assert_cmphex(frames[2].ip, ==, OSR_OUTER_RA);
+  g_assert_cmpint(guessed, ==, -1);
+  sxs__unwind_cache_free(cache);
+}
+
 static void test_remote(void) {
   int fds[2];
   Probe *p = probe_with_pipe(PROBE_BLOCK, fds);
@@ -1682,6 +1738,7 @@ int main(int argc, char **argv) {
   g_test_add_func("/stitch/unwind/osr", test_osr);
   g_test_add_func("/stitch/unwind/frameless-jit", test_frameless_jit);
   g_test_add_func("/stitch/unwind/frameless-jit-leaf", test_frameless_jit_leaf);
+  g_test_add_func("/stitch/unwind/guess-unmapped", test_guess_unmapped);
   g_test_add_func("/stitch/unwind/benchmark", test_benchmark);
   return g_test_run();
 }

@@ -870,7 +870,10 @@ namespace Truth
     // An async method's MoveNext after an await (on a thread-pool thread).
     internal static class AsyncAwait
     {
-        internal const string Chain = "Truth.AsyncAwait.Leaf < Truth.AsyncAwait.<Body>d__2.MoveNext < ...";
+        // After its first await, MoveNext runs from the pool (the pattern's chain); before it, from
+        // Body's call to the builder's Start, on the task's thread (Task.Delay's timer started there).
+        internal const string Chain = "Truth.AsyncAwait.Leaf < Truth.AsyncAwait.<Body>d__2.MoveNext < ...\n" +
+            "Truth.AsyncAwait.<Body>d__2.MoveNext < ... < Truth.AsyncAwait.Body < Truth.AsyncAwait.<>c.<Start>b__1_0 < ...";
 
         internal static Task Start()
         {
