@@ -107,6 +107,8 @@ bool sxs__prologue_decode(const uint8_t *code, size_t len, SxsPrologue *ret) {
   if (!s.framed) {
     ret->frame_bytes = s.pushes * 8 + s.sub;
     ret->rbp_slot = s.rbp_pushed ? 16 + 8 * s.rbp_push : 0;
+  } else {
+    ret->record_above = (s.pushes - 1 - s.rbp_push) * 8 + s.sub;
   }
   return true;
 }

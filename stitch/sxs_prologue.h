@@ -18,6 +18,8 @@ typedef struct SxsPrologue {
   unsigned rbp_slot;     /* frameless: where the caller's RBP is saved, as bytes below the return address's slot
                           * plus 8 (CFA - slot); 0 when RBP is not pushed (unchanged) */
   unsigned prologue_len; /* the prologue's length: the body starts there */
+  unsigned record_above; /* framed: the bytes between sp (in the body) and the frame record (RBP's save): the
+                          * pushes after it and the `sub` */
 } SxsPrologue;
 
 /*

@@ -379,6 +379,9 @@ static int walk_libunwind(unw_cursor_t *cursor, SxsNativeFrame *frames, int max)
 /* Keys of rules learned at an exact ip (no user-space address has this bit). */
 #define CACHE_EXACT_KEY (UINT64_C(1) << 62)
 #define RULE_NONE 3u /* libunwind cannot step from here (the end of the stack, or no unwind info) */
+/* Keys of OSR patchpoints (osr_learned_frame): the Tier-0 frame record's distance above the OSR frame's record, kept
+ * as a FP rule's value (NONE: the Tier-0 code's frame is not known). */
+#define CACHE_OSR_KEY (UINT64_C(1) << 61)
 /*
  * An SP rule's flag: the frame is a runtime's return-address hijack stub (OnHijackTripThread: to stop a thread
  * in code it cannot interrupt, a CoreCLR suspension swaps the return address of the thread's managed method for the
@@ -430,7 +433,8 @@ void sxs__unwind_cache_free(SxsUnwindCache *cache) {
 }
 
 static void census_one(uintptr_t ip, uint64_t rule, void *user_data) {
-  (void)ip;
+  if ((ip & CACHE_OSR_KEY) != 0)
+    return; /* a patchpoint's Tier-0 record, no step */
   unsigned *counts = user_data;
   counts[rule & 3u]++;
 }
@@ -464,6 +468,24 @@ static bool sp_rule(uint64_t k, uint64_t m, uint64_t *ret_rule) {
 bool sxs__unwind_cache_knows(const SxsUnwindCache *cache, uintptr_t ip) {
   uint64_t rule;
   return cache != NULL && cache_lookup(cache, ip, &rule);
+}
+
+bool sxs__unwind_cache_note_osr(SxsUnwindCache *cache, uintptr_t patchpoint, const SxsPrologue *tier0) {
+  if (cache == NULL || patchpoint == 0 || (patchpoint & (CACHE_OSR_KEY | CACHE_EXACT_KEY)) != 0)
+    return false;
+  uint64_t rule = RULE_NONE;
+  if (tier0 != NULL) {
+    if (!tier0->framed || tier0->record_above >= (1u << 24))
+      return false;
+    rule = RULE_FP | ((uint64_t)(16 + tier0->record_above) << 2);
+  }
+  cache_insert(cache, patchpoint | CACHE_OSR_KEY, rule);
+  return true;
+}
+
+bool sxs__unwind_cache_knows_osr(const SxsUnwindCache *cache, uintptr_t patchpoint) {
+  uint64_t rule;
+  return cache != NULL && cache_lookup(cache, patchpoint | CACHE_OSR_KEY, &rule);
 }
 
 bool sxs__unwind_cache_steps_by_sp(const SxsUnwindCache *cache, uintptr_t ip) {
@@ -674,14 +696,46 @@ __attribute__((no_sanitize_address)) static bool osr_tier0_frame(uintptr_t fp, u
   return false;
 }
 
+/* The Tier-0 frame record of an OSR frame by what the cache learned of its patchpoint (frame->ip, the address the OSR
+ * frame record holds; fp that record, next_fp the RBP it holds): the OSR frame starts where the Tier-0 frame's body had
+ * its sp, so the Tier-0 record lies that frame's record_above above it (sxs__unwind_cache_note_osr). Among the words
+ * between the two records, the layout alone (osr_tier0_frame) takes the first that holds next_fp with code above it,
+ * and the Tier-0 frame's unused slots can hold such a pair an earlier call at another depth left there (`Mix <
+ * Compare < Compare`, Leaf gone, a stale return address into Compare taken for Mix's caller). 1 with *frame replaced,
+ * 0 when the learned record is not there (the walk then looks by the layout), -1 when nothing is learned of the
+ * patchpoint. Context: any; async-signal-safe. */
+__attribute__((no_sanitize_address)) static int osr_learned_frame(const SxsUnwindCache *cache, uintptr_t fp,
+                                                                  uintptr_t next_fp, uintptr_t lo, uintptr_t hi,
+                                                                  intptr_t mem, SxsUnwindIsFpCode is_fp_code,
+                                                                  void *user_data, SxsNativeFrame *frame) {
+  uint64_t rule;
+  if (cache == NULL || !cache_lookup(cache, frame->ip | CACHE_OSR_KEY, &rule))
+    return -1;
+  if ((rule & 3u) != RULE_FP)
+    return 0;
+  uintptr_t at = fp + (uintptr_t)(rule >> 2);
+  if (at < fp || at < lo || at + 16 > hi || at + 16 > next_fp + 16 || (at & 7) != 0)
+    return 0;
+  const uintptr_t *slot = (const uintptr_t *)(at + (uintptr_t)mem);
+  uintptr_t ip = slot[1];
+  if (slot[0] != next_fp || ip < 0x10000 || (ip >= lo && ip < hi) || !is_fp_code(ip, user_data, NULL))
+    return 0;
+  frame->ip = ip;
+  frame->sp = at + 16;
+  return 1;
+}
+
 /* mem: what to add to a stack address to read its word (0: the stack itself; a copy's displacement: then nothing
  * outside [lo, hi) is read, libunwind is not started, and no rule is learned from the copy's words). */
 static int walk_hybrid(unw_cursor_t *cursor, unw_context_t *context, const SxsRegs *start, uintptr_t lo, uintptr_t hi,
                        intptr_t mem, SxsUnwindIsFpCode is_fp_code, void *user_data, SxsUnwindCache *cache,
-                       bool exact_first, bool allow_libunwind, SxsNativeFrame *frames, int max, int *ret_guessed) {
+                       bool exact_first, bool allow_libunwind, SxsNativeFrame *frames, int max, int *ret_guessed,
+                       uintptr_t *ret_osr) {
   SxsRegs cur, next;
   if (ret_guessed != NULL)
     *ret_guessed = -1;
+  if (ret_osr != NULL)
+    *ret_osr = 0;
   allow_libunwind = allow_libunwind && mem == 0 && unw_ready();
   if (start != NULL)
     cur = *start;
@@ -776,8 +830,20 @@ static int walk_hybrid(unw_cursor_t *cursor, unw_context_t *context, const SxsRe
       const SxsEhFrame *cur_eh = NULL;
       uint64_t landed;
       if (is_fp_code != NULL && is_fp_code(cur.ip, user_data, &cur_eh) &&
-          !(cache != NULL && cache_lookup(cache, frame.ip, &landed) && (landed & 3u) == RULE_SP))
-        osr_tier0_frame(cur.fp, fp, lo, hi, mem, is_fp_code, user_data, &frame);
+          !(cache != NULL && cache_lookup(cache, frame.ip, &landed) && (landed & 3u) == RULE_SP)) {
+        uintptr_t patchpoint = frame.ip;
+        int learned = osr_learned_frame(cache, cur.fp, fp, lo, hi, mem, is_fp_code, user_data, &frame);
+        /* Found by the layout alone: the owner of the cache learns the patchpoint's Tier-0 frame, and an OSR leaf's
+         * walk (the interrupted RBP is its record: the walk can be made again from it) is a guess. */
+        if (learned < 0 && osr_tier0_frame(cur.fp, fp, lo, hi, mem, is_fp_code, user_data, &frame)) {
+          if (ret_osr != NULL && *ret_osr == 0)
+            *ret_osr = patchpoint;
+          if (n == 1 && ret_guessed != NULL && *ret_guessed < 0)
+            *ret_guessed = 0;
+        } else if (learned == 0) {
+          osr_tier0_frame(cur.fp, fp, lo, hi, mem, is_fp_code, user_data, &frame);
+        }
+      }
       next.ip = frame.ip;
       next.sp = frame.sp;
       next.fp = fp;
@@ -844,7 +910,7 @@ __attribute__((noinline)) int sxs__unwind_hybrid(const void *ucontext_or_null, u
   int r = init_cursor(&cursor, &context, ucontext_or_null);
   int n = r < 0 ? -EFAULT
                 : walk_hybrid(&cursor, &context, NULL, stack_lo, stack_hi, 0, is_fp_code, user_data, NULL,
-                              ucontext_or_null != NULL, true, frames, max, NULL);
+                              ucontext_or_null != NULL, true, frames, max, NULL, NULL);
   errno = saved_errno;
   busy_leave();
   return n;
@@ -873,12 +939,12 @@ __attribute__((noinline)) int sxs__unwind_cached(const void *ucontext_or_null, u
     start.ip = caller.ip;
     start.sp = caller.sp;
     n = walk_hybrid(&cursor, &context, &start, stack_lo, stack_hi, 0, is_fp_code, user_data, cache, false, true, frames,
-                    max, NULL);
+                    max, NULL, NULL);
   } else {
     n = init_cursor(&cursor, &context, ucontext_or_null) < 0
             ? -EFAULT
             : walk_hybrid(&cursor, &context, NULL, stack_lo, stack_hi, 0, is_fp_code, user_data, cache,
-                          ucontext_or_null != NULL, true, frames, max, NULL);
+                          ucontext_or_null != NULL, true, frames, max, NULL, NULL);
   }
   errno = saved_errno;
   busy_leave();
@@ -890,16 +956,18 @@ __attribute__((noinline)) int sxs__unwind_from_regs(const SxsRegs *regs, bool ex
                                                     SxsUnwindIsFpCode is_fp_code, void *user_data,
                                                     SxsUnwindCache *cache, SxsNativeFrame *frames, int max) {
   return sxs__unwind_from_regs_guessed(regs, exact, allow_libunwind, stack_lo, stack_hi, is_fp_code, user_data, cache,
-                                       frames, max, NULL);
+                                       frames, max, NULL, NULL);
 }
 
 __attribute__((noinline)) int sxs__unwind_from_regs_guessed(const SxsRegs *regs, bool exact, bool allow_libunwind,
                                                             uintptr_t stack_lo, uintptr_t stack_hi,
                                                             SxsUnwindIsFpCode is_fp_code, void *user_data,
                                                             SxsUnwindCache *cache, SxsNativeFrame *frames, int max,
-                                                            int *ret_guessed) {
+                                                            int *ret_guessed, uintptr_t *ret_osr_patchpoint) {
   if (ret_guessed != NULL)
     *ret_guessed = -1;
+  if (ret_osr_patchpoint != NULL)
+    *ret_osr_patchpoint = 0;
   if (regs == NULL || max < 0 || (max > 0 && frames == NULL) || stack_lo >= stack_hi)
     return -EINVAL;
   if (max == 0)
@@ -910,7 +978,7 @@ __attribute__((noinline)) int sxs__unwind_from_regs_guessed(const SxsRegs *regs,
   unw_context_t context;
   unw_cursor_t cursor;
   int n = walk_hybrid(&cursor, &context, regs, stack_lo, stack_hi, 0, is_fp_code, user_data, cache, exact,
-                      allow_libunwind, frames, max, ret_guessed);
+                      allow_libunwind, frames, max, ret_guessed, ret_osr_patchpoint);
   errno = saved_errno;
   busy_leave();
   return n;
@@ -926,7 +994,7 @@ int sxs__unwind_from_copy(const SxsRegs *regs, bool exact, uintptr_t copy_lo, co
     return 0;
   intptr_t mem = (intptr_t)((uintptr_t)copy - copy_lo);
   return walk_hybrid(NULL, NULL, regs, copy_lo, copy_lo + copy_len, mem, is_fp_code, user_data, cache, exact, false,
-                     frames, max, NULL);
+                     frames, max, NULL, NULL);
 }
 
 /*
@@ -1113,7 +1181,23 @@ int sxs__unwind_remote(const SxsRegs *regs, uintptr_t stack_lo, uintptr_t stack_
        * stepped from (same_method). The layout alone does not tell: in a frameless method's frame, a record an earlier
        * call left with the same saved RBP was taken for the Tier-0 record (threads blocked in Thread.Sleep lost the
        * method that called it), and such a method's return address, never seen, is never learned. */
-      if (fp_code && mem->same_method != NULL && next.fp > cur.fp + 16 && next.fp < stack_hi) {
+      uint64_t osr = 0;
+      uintptr_t t0_fp = 0, t0_ip = 0;
+      bool osr_learned =
+          fp_code && cache != NULL && cache_lookup(cache, ip | CACHE_OSR_KEY, &osr) && (osr & 3u) == RULE_FP;
+      if (osr_learned) {
+        /* The patchpoint's Tier-0 record where the cache learned it is (osr_learned_frame). */
+        uintptr_t at = cur.fp + (uintptr_t)(osr >> 2);
+        if (at > cur.fp && at <= next.fp && remote_word(mem, stack_lo, stack_hi, at, &t0_fp) && t0_fp == next.fp &&
+            remote_word(mem, stack_lo, stack_hi, at + 8, &t0_ip) && t0_ip >= 0x10000 &&
+            !(t0_ip >= stack_lo && t0_ip < stack_hi) && is_fp_code(t0_ip, user_data, NULL)) {
+          ip = t0_ip;
+          next.sp = at + 16;
+        } else {
+          osr_learned = false;
+        }
+      }
+      if (!osr_learned && fp_code && mem->same_method != NULL && next.fp > cur.fp + 16 && next.fp < stack_hi) {
         uintptr_t from = cur.fp + 16, end = MIN(next.fp, cur.fp + OSR_SCAN_WORDS * 8);
         uintptr_t words[OSR_SCAN_WORDS];
         if (end - from >= 16 && mem->read(from, words, end - from, mem->data)) {

@@ -219,6 +219,16 @@ bool sxs__unwind_cache_note_jit_at(SxsUnwindCache *cache, uintptr_t ip, const st
  * non-NULL) whether that is the frame there (a rule, or the frame-pointer step), not only a mark that it is not
  * known. Context: any thread; async-signal-safe. */
 bool sxs__unwind_cache_knows_at(const SxsUnwindCache *cache, uintptr_t ip, bool *ret_known);
+/*
+ * Teaches cache where the Tier-0 frame record of an OSR frame is, for the OSR frames whose record holds patchpoint (an
+ * address in the method's Tier-0 code, where it moved to the OSR version): tier0 is the prologue of the Tier-0 code
+ * holding it (NULL: not known, a mark that keeps the walk looking by the layout and tells the owner it looked). The OSR
+ * frame starts where the Tier-0 body had its sp, so its frame record lies tier0->record_above above the OSR frame's
+ * record plus its 16 bytes. False when the prologue is not a framed one. Context: as sxs__unwind_cache_note_jit.
+ */
+bool sxs__unwind_cache_note_osr(SxsUnwindCache *cache, uintptr_t patchpoint, const struct SxsPrologue *tier0);
+/* Whether cache holds what sxs__unwind_cache_note_osr taught for patchpoint. Context: any thread; async-signal-safe. */
+bool sxs__unwind_cache_knows_osr(const SxsUnwindCache *cache, uintptr_t patchpoint);
 /* How many return addresses the cache holds a frame-pointer rule, a stack-pointer rule and a "libunwind cannot"
  * for. Context: any thread (a census taken while walks learn may miss the newest entries). */
 void sxs__unwind_cache_census(const SxsUnwindCache *cache, unsigned *ret_fp, unsigned *ret_sp, unsigned *ret_none);
@@ -251,9 +261,13 @@ int sxs__unwind_from_regs(const SxsRegs *regs, bool exact, bool allow_libunwind,
  * by its frame pointer where the cache knew nothing of it, a guess that skips the callers of a method that keeps none,
  * or where the rule the cache knew for it led to an address outside every executable mapping (a caller in code mapped
  * since the mappings were read); -1 when there was none. Same context. */
+/* *ret_osr_patchpoint (may be NULL): the patchpoint address of the first OSR frame whose Tier-0 frame record the walk
+ * found by the layout alone, nothing being learned of it yet (sxs__unwind_cache_note_osr), 0 when none; an OSR leaf
+ * found so is a guess. */
 int sxs__unwind_from_regs_guessed(const SxsRegs *regs, bool exact, bool allow_libunwind, uintptr_t stack_lo,
                                   uintptr_t stack_hi, SxsUnwindIsFpCode is_fp_code, void *user_data,
-                                  SxsUnwindCache *cache, SxsNativeFrame *frames, int max, int *ret_guessed);
+                                  SxsUnwindCache *cache, SxsNativeFrame *frames, int max, int *ret_guessed,
+                                  uintptr_t *ret_osr_patchpoint);
 
 /*
  * sxs__unwind_from_regs() over a copy of the stack instead of the stack: copy[0, copy_len) holds the words that were

@@ -779,6 +779,40 @@ static guint learn_jit_frames(const SxsWalkResources *res, const SxsNativeFrame 
   return frameless;
 }
 
+/*
+ * An OSR frame's Tier-0 record
+ * ----------------------------
+ *
+ * The walks find the Tier-0 frame record under an OSR frame by its layout (sxs_unwind.c, "An OSR method's frame over
+ * its Tier-0 frame"): the first word above the OSR frame's record that holds the caller's RBP with code above it. The
+ * Tier-0 frame's unused slots can hold such a pair that an earlier call at another depth left, and then the method's
+ * caller is lost for a stale return address (`Mix < Compare < Compare`, Leaf gone: 1-4 % of the list-sort pattern's
+ * samples, whose Tier-0 Leaf calls an OSR'd Mix). A walk that found one so says which patchpoint its OSR frame record
+ * held (Capture.osr_patchpoint); the sampler asks the owning runtime which code version holds it (the method's Tier-0
+ * code), reads that version's prologue, and teaches the step cache where the record lies (sxs__unwind_cache_note_osr):
+ * later walks read it there. Looked at once per patchpoint; an OSR leaf found so is walked again from the copy.
+ */
+static void learn_osr_record(const SxsWalkResources *res, uintptr_t patchpoint, const SxsStitchTarget *targets,
+                             const SxsStitchRuntime *runtimes, guint n_targets) {
+  if (res->steps == NULL || patchpoint == 0 || sxs__unwind_cache_knows_osr(res->steps, patchpoint))
+    return;
+  SxsStackFrame f;
+  if (!sxs__sampler_claimed(res, runtimes, n_targets, patchpoint, &f) || f.function_id == 0)
+    return;
+  const SxsStitchTarget *target = NULL;
+  for (guint k = 0; k < n_targets && target == NULL; k++)
+    if (targets[k].stitch.runtime_id == f.runtime_id && targets[k].ops && targets[k].ops->il_map)
+      target = &targets[k];
+  if (target == NULL)
+    return;
+  SxsPrologue tier0;
+  int known = jit_frame_of(target, &f, patchpoint, &tier0);
+  if (known < 0)
+    return;
+  if (!known || !sxs__unwind_cache_note_osr(res->steps, patchpoint, &tier0))
+    sxs__unwind_cache_note_osr(res->steps, patchpoint, NULL);
+}
+
 guint sxs__sampler_learn_walk(const SxsWalkResources *res, const SxsNativeFrame *native, guint n,
                               const SxsStitchTarget *targets, const SxsStitchRuntime *runtimes, guint n_targets) {
   static SxsStackFrame classified[SAMPLER_MAX_FRAMES];
@@ -1007,6 +1041,8 @@ void sxs__sampler_record_capture(SampledThread *t, const SxsWalkResources *res, 
   guint64 t0 = sxs__sampler_now_ns(CLOCK_MONOTONIC);
   SxsStitchReport report = {0};
   guint m = sxs__stitch_classify(runtimes, n_targets, res, native, n, TRUE, classified, NULL, &report);
+  if (from != NULL && from->osr_patchpoint != 0)
+    learn_osr_record(res, from->osr_patchpoint, targets, runtimes, n_targets);
   /* A walk that guessed at code not read yet (sxs_sampler_hot.c, "A walk made again"): the code it met is read, and
    * the copy walked again, until a walk meets nothing new. */
   if (from != NULL && from->copy_len >= 16 && res->steps != NULL && n > 0) {

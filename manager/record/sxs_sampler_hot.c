@@ -93,7 +93,7 @@ static int leaf_return_address(const SxsRegs *regs, const CaptureInputs *in, Sxs
     SxsRegs caller = {.ip = ra, .sp = regs->sp + 8, .fp = regs->fp};
     int caller_guessed;
     int m = sxs__unwind_from_regs_guessed(&caller, false, allow_libunwind, lo, hi, sxs__stitch_is_fp_code, cursor,
-                                          in->steps, frames + 1, SAMPLER_MAX_FRAMES - 1, &caller_guessed);
+                                          in->steps, frames + 1, SAMPLER_MAX_FRAMES - 1, &caller_guessed, NULL);
     if (m > 0) {
       if (*guessed != 0)
         *guessed = caller_guessed >= 0 ? caller_guessed + 1 : -1;
@@ -169,9 +169,10 @@ static void capture_in_handler(pid_t tid, const void *uc, const CaptureInputs *i
    * writable (in_code); the walk asks every executable mapping. */
   SxsModmapCursor cursor = sxs__sampler_code_cursor(in->map, in->stacks);
   int guessed = -1;
+  out->osr_patchpoint = 0;
   if (sxs__sampler_find_stack(in->stacks, regs.sp, &lo, &hi)) {
     n = sxs__unwind_from_regs_guessed(&regs, true, allow_libunwind, lo, hi, sxs__stitch_is_fp_code, &cursor, in->steps,
-                                      out->frames, SAMPLER_MAX_FRAMES, &guessed);
+                                      out->frames, SAMPLER_MAX_FRAMES, &guessed, &out->osr_patchpoint);
     if (n > 0)
       n = leaf_return_address(&regs, in, &cursor, lo, hi, allow_libunwind, out->frames, n, &guessed);
   }

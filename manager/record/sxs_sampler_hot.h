@@ -69,13 +69,14 @@ typedef struct {
 
 /* What one capture gives, written by the handler before it stores DONE. */
 typedef struct {
-  int n;              /* frames written, or -errno */
-  guint64 at_ns;      /* when it began (CLOCK_MONOTONIC) */
-  guint64 capture_ns; /* how long it took */
-  guint32 token;      /* the request the thread worked for (sxs__activity_tid_token), 0: none */
-  guint32 copy_len;   /* bytes of the stack from frames[copy_from].sp held in copy (0: none) */
-  guint32 copy_from;  /* the first frame the walk stepped by a guess: the copy starts at its sp */
-  uintptr_t fp;       /* the interrupted frame's RBP, with a copy from frame 0 */
+  int n;                    /* frames written, or -errno */
+  guint64 at_ns;            /* when it began (CLOCK_MONOTONIC) */
+  guint64 capture_ns;       /* how long it took */
+  guint32 token;            /* the request the thread worked for (sxs__activity_tid_token), 0: none */
+  guint32 copy_len;         /* bytes of the stack from frames[copy_from].sp held in copy (0: none) */
+  guint32 copy_from;        /* the first frame the walk stepped by a guess: the copy starts at its sp */
+  uintptr_t fp;             /* the interrupted frame's RBP, with a copy from frame 0 */
+  uintptr_t osr_patchpoint; /* an OSR frame's patchpoint the walk knew nothing of (sxs__unwind_from_regs_guessed) */
   SxsNativeFrame frames[SAMPLER_MAX_FRAMES];
   uintptr_t copy[SAMPLER_COPY_BYTES / sizeof(uintptr_t)];
 } Capture;

@@ -335,11 +335,17 @@ static void measure(const Manifest *m, JsonObject *samples, GHashTable *rows, gi
     g_autofree gint64 *runtimes = g_new0(gint64, nf + 1);
     guint n = 0;
     gboolean bare = FALSE;
+    g_autofree char *bare_at = NULL;
     for (guint j = 0; j < nf; j++) {
       JsonObject *f = json_array_get_object_element(frames, j);
       const char *name = json_object_get_string_member(f, "name");
-      if (is_bare(name))
+      if (is_bare(name) && !bare) {
         bare = TRUE;
+        /* Which frame it is: the frame above it (its callee) names where the walk met it. */
+        const char *callee =
+            j > 0 ? json_object_get_string_member(json_array_get_object_element(frames, j - 1), "name") : "(the leaf)";
+        bare_at = g_strdup_printf("%s, under %s, frame %u of %u", name, callee, j, nf);
+      }
       if (!g_str_equal(json_object_get_string_member(f, "kind"), "managed"))
         continue;
       runtimes[n] = json_object_get_int_member(f, "runtime");
@@ -387,9 +393,8 @@ static void measure(const Manifest *m, JsonObject *samples, GHashTable *rows, gi
       r->exact += count;
       continue;
     }
-    g_autofree char *text = g_strjoinv(" < ", names);
-    if (bare)
-      text = g_strconcat(text, " (bare address)", NULL);
+    g_autofree char *joined = g_strjoinv(" < ", names);
+    g_autofree char *text = bare ? g_strconcat(joined, " (bare address: ", bare_at, ")", NULL) : g_strdup(joined);
     gint64 seen = GPOINTER_TO_SIZE(g_hash_table_lookup(r->wrong, text));
     g_hash_table_replace(r->wrong, g_strdup(text), GSIZE_TO_POINTER(seen + count));
   }

@@ -1,5 +1,6 @@
 /* Unit tests of sxs__prologue_decode on prologues RyuJIT emitted for .NET 8 on x64 (read from the code of the
- * StackTruth app): framed methods (RBP pushed first, set by mov or lea, with vzeroupper or pushes between),
+ * StackTruth app): framed methods (RBP pushed first, set by mov or lea, with vzeroupper or pushes between, and where
+ * their frame record lies above sp in the body),
  * frameless tier-1 methods (their frame size and where they save RBP), and what is not a prologue (an OSR method's
  * entry, a leaf that builds nothing, bytes that end inside the prologue); and the frame at each instruction of such methods, prologue, body and
  * epilogue (sxs__prologue_frame_at). */
@@ -29,27 +30,32 @@ static void test_framed(void) {
   SxsPrologue p = decode_ok(tier0, sizeof tier0);
   g_assert_true(p.framed);
   g_assert_cmpuint(p.prologue_len, ==, 10);
+  g_assert_cmpuint(p.record_above, ==, 0x10); /* what the lea sets RBP to, from sp */
   /* push rbp; sub rsp, 0x60; vzeroupper; lea rbp, [rsp+0x60] */
   static const uint8_t vzu[] = {0x55, 0x48, 0x83, 0xec, 0x60, 0xc5, 0xf8, 0x77, 0x48, 0x8d, 0x6c, 0x24, 0x60, 0xc4};
   p = decode_ok(vzu, sizeof vzu);
   g_assert_true(p.framed);
   g_assert_cmpuint(p.prologue_len, ==, 13);
+  g_assert_cmpuint(p.record_above, ==, 0x60);
   /* push rbp; push r15..r12; push rbx; sub rsp, 0x98; lea rbp, [rsp+0xc0] */
   static const uint8_t many[] = {0x55, 0x41, 0x57, 0x41, 0x56, 0x41, 0x55, 0x41, 0x54, 0x53, 0x48, 0x81, 0xec,
                                  0x98, 0x00, 0x00, 0x00, 0x48, 0x8d, 0xac, 0x24, 0xc0, 0x00, 0x00, 0x00, 0x33};
   p = decode_ok(many, sizeof many);
   g_assert_true(p.framed);
   g_assert_cmpuint(p.prologue_len, ==, 25);
+  g_assert_cmpuint(p.record_above, ==, 0xc0);
   /* push rbp; mov rbp, rsp; mov rax, rdi (a tier-1 leaf) */
   static const uint8_t mov[] = {0x55, 0x48, 0x8b, 0xec, 0x48, 0x8b, 0xc7};
   p = decode_ok(mov, sizeof mov);
   g_assert_true(p.framed);
   g_assert_cmpuint(p.prologue_len, ==, 4);
+  g_assert_cmpuint(p.record_above, ==, 0);
   /* push rbp; push rbx; push rax; lea rbp, [rsp+0x10] (tier-1 recursion) */
   static const uint8_t three[] = {0x55, 0x53, 0x50, 0x48, 0x8d, 0x6c, 0x24, 0x10, 0x8b, 0xdf};
   p = decode_ok(three, sizeof three);
   g_assert_true(p.framed);
   g_assert_cmpuint(p.prologue_len, ==, 8);
+  g_assert_cmpuint(p.record_above, ==, 0x10);
 }
 
 static void test_frameless(void) {

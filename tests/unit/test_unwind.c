@@ -1293,6 +1293,70 @@ static void test_osr(void) {
   sxs__unwind_cache_free(cache);
 }
 
+/* The Tier-0 frame's unused slots hold a pair an earlier call at another depth left: the caller's rbp with a return
+ * address into code above it, below the Tier-0 record. Found by the layout alone, the walk takes that stale pair for
+ * the Tier-0 record (the caller lost for a stale return address) and says which patchpoint it did not know; taught
+ * where the record lies for that patchpoint (the Tier-0 code's prologue: RBP pushed, then 32 bytes), it reads the
+ * record there, also over a copy of the stack; a record not found where it was taught is looked for as before. */
+#define OSR_STALE_RA ((uintptr_t)0x10004444)
+
+static void test_osr_learned(void) {
+  uintptr_t stack[24] = {0};
+  uintptr_t v = (uintptr_t)&stack[16];
+  stack[4] = v; /* the OSR frame record */
+  stack[5] = OSR_PATCHPOINT;
+  stack[8] = v; /* a stale pair in the Tier-0 frame's unused slots */
+  stack[9] = OSR_STALE_RA;
+  stack[10] = v; /* the Tier-0 frame record */
+  stack[11] = OSR_CALLER_RA;
+  stack[16] = 0;
+  stack[17] = OSR_OUTER_RA;
+  SxsUnwindCache *cache = sxs__unwind_cache_new(8);
+  SxsRegs regs = {.ip = OSR_IP, .sp = (uintptr_t)&stack[0], .fp = (uintptr_t)&stack[4]};
+  SxsNativeFrame frames[8];
+  int guessed = 7;
+  uintptr_t patchpoint = 1;
+  int n = sxs__unwind_from_regs_guessed(&regs, true, false, (uintptr_t)stack, (uintptr_t)(stack + 24), osr_knows_code,
+                                        stack, cache, frames, 8, &guessed, &patchpoint);
+  g_assert_cmpint(n, ==, 3);
+  g_assert_cmphex(frames[1].ip, ==, OSR_STALE_RA);
+  g_assert_cmphex(patchpoint, ==, OSR_PATCHPOINT);
+  g_assert_cmpint(guessed, ==, 0);
+
+  g_assert_false(sxs__unwind_cache_knows_osr(cache, OSR_PATCHPOINT));
+  SxsPrologue frameless = {.framed = false, .frame_bytes = 8};
+  g_assert_false(sxs__unwind_cache_note_osr(cache, OSR_PATCHPOINT, &frameless));
+  SxsPrologue tier0 = {.framed = true, .record_above = 32, .prologue_len = 10};
+  g_assert_true(sxs__unwind_cache_note_osr(cache, OSR_PATCHPOINT, &tier0));
+  g_assert_true(sxs__unwind_cache_knows_osr(cache, OSR_PATCHPOINT));
+  g_assert_false(sxs__unwind_cache_knows(cache, OSR_PATCHPOINT)); /* not a return address's rule */
+  n = sxs__unwind_from_regs_guessed(&regs, true, false, (uintptr_t)stack, (uintptr_t)(stack + 24), osr_knows_code,
+                                    stack, cache, frames, 8, &guessed, &patchpoint);
+  g_assert_cmpint(n, ==, 3);
+  g_assert_cmphex(frames[1].ip, ==, OSR_CALLER_RA);
+  g_assert_cmphex(frames[1].sp, ==, (uintptr_t)&stack[12]);
+  g_assert_cmphex(frames[2].ip, ==, OSR_OUTER_RA);
+  g_assert_cmphex(patchpoint, ==, 0);
+
+  uintptr_t copy[24];
+  memcpy(copy, stack, sizeof copy);
+  SxsNativeFrame again[8];
+  n = sxs__unwind_from_copy(&regs, true, (uintptr_t)&stack[0], copy, sizeof copy, osr_knows_code, stack, cache, again,
+                            8);
+  g_assert_cmpint(n, ==, 3);
+  g_assert_cmphex(again[1].ip, ==, OSR_CALLER_RA);
+
+  /* Taught a record where none is: looked for by the layout (the stale pair again). */
+  SxsUnwindCache *wrong = sxs__unwind_cache_new(8);
+  SxsPrologue off = {.framed = true, .record_above = 64, .prologue_len = 10};
+  g_assert_true(sxs__unwind_cache_note_osr(wrong, OSR_PATCHPOINT, &off));
+  n = sxs__unwind_from_regs(&regs, true, false, (uintptr_t)stack, (uintptr_t)(stack + 24), osr_knows_code, stack, wrong,
+                            frames, 8);
+  g_assert_cmphex(frames[1].ip, ==, OSR_STALE_RA);
+  sxs__unwind_cache_free(wrong);
+  sxs__unwind_cache_free(cache);
+}
+
 /* A JIT method without a frame pointer (design.md, "Stack truth"): B, framed, is called by A, which only pushed
  * RBX, called by C. B's frame record holds C's frame pointer (A never set RBP), so the frame-pointer walk goes from
  * A to C's caller and C is lost; once the cache is taught A's frame at its return address (its prologue's 8 bytes),
@@ -1457,7 +1521,7 @@ static void test_guess_unmapped(void) {
   int guessed = 7;
   /* The leaf in code not mapped yet, nothing known of it: its frame-pointer step is a guess. */
   int n = sxs__unwind_from_regs_guessed(&regs, true, false, (uintptr_t)stack, (uintptr_t)(stack + 16),
-                                        unmapped_knows_code, NULL, cache, frames, 8, &guessed);
+                                        unmapped_knows_code, NULL, cache, frames, 8, &guessed, NULL);
   g_assert_cmpint(n, ==, 2);
   g_assert_cmphex(frames[1].ip, ==, OSR_OUTER_RA);
   g_assert_cmpint(guessed, ==, 0);
@@ -1468,7 +1532,7 @@ static void test_guess_unmapped(void) {
   SxsFrameAt body = {.kind = SXS_FRAME_AT_SP, .ra_offset = 8, .rbp_slot = 0};
   g_assert_true(sxs__unwind_cache_note_jit_at(cache, JIT_LEAF_IP, &body));
   n = sxs__unwind_from_regs_guessed(&regs, true, false, (uintptr_t)stack, (uintptr_t)(stack + 16), unmapped_knows_code,
-                                    NULL, cache, frames, 8, &guessed);
+                                    NULL, cache, frames, 8, &guessed, NULL);
   g_assert_cmpint(n, ==, 2);
   g_assert_cmphex(frames[1].ip, ==, OSR_OUTER_RA);
   g_assert_cmpint(guessed, ==, 0);
@@ -1478,7 +1542,7 @@ static void test_guess_unmapped(void) {
   g_assert_true(sxs__unwind_cache_note_jit(cache, JIT_C_RA, NULL));
   g_assert_true(sxs__unwind_cache_note_jit(cache, OSR_OUTER_RA, NULL));
   n = sxs__unwind_from_regs_guessed(&regs, true, false, (uintptr_t)stack, (uintptr_t)(stack + 16), unmapped_knows_code,
-                                    NULL, cache, frames, 8, &guessed);
+                                    NULL, cache, frames, 8, &guessed, NULL);
   g_assert_cmpint(n, ==, 3);
   g_assert_cmphex(frames[1].ip, ==, JIT_C_RA);
   g_assert_cmphex(frames[2].ip, ==, OSR_OUTER_RA);
@@ -1736,6 +1800,7 @@ int main(int argc, char **argv) {
   g_test_add_func("/stitch/unwind/signal-frame", test_signal_frame);
   g_test_add_func("/stitch/unwind/hijack", test_hijack);
   g_test_add_func("/stitch/unwind/osr", test_osr);
+  g_test_add_func("/stitch/unwind/osr-learned", test_osr_learned);
   g_test_add_func("/stitch/unwind/frameless-jit", test_frameless_jit);
   g_test_add_func("/stitch/unwind/frameless-jit-leaf", test_frameless_jit_leaf);
   g_test_add_func("/stitch/unwind/guess-unmapped", test_guess_unmapped);
