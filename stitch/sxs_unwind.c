@@ -730,8 +730,10 @@ __attribute__((no_sanitize_address)) static int osr_learned_frame(const SxsUnwin
 static int walk_hybrid(unw_cursor_t *cursor, unw_context_t *context, const SxsRegs *start, uintptr_t lo, uintptr_t hi,
                        intptr_t mem, SxsUnwindIsFpCode is_fp_code, void *user_data, SxsUnwindCache *cache,
                        bool exact_first, bool allow_libunwind, SxsNativeFrame *frames, int max, int *ret_guessed,
-                       uintptr_t *ret_osr) {
+                       uintptr_t *ret_osr, uintptr_t *ret_end_fp) {
   SxsRegs cur, next;
+  if (ret_end_fp != NULL)
+    *ret_end_fp = 0;
   if (ret_guessed != NULL)
     *ret_guessed = -1;
   if (ret_osr != NULL)
@@ -822,8 +824,11 @@ static int walk_hybrid(unw_cursor_t *cursor, unw_context_t *context, const SxsRe
     if (!stepped) {
       SxsNativeFrame frame;
       uintptr_t fp;
-      if (!fp_step_at(cur.sp, cur.fp, lo, hi, mem, &frame, &fp))
+      if (!fp_step_at(cur.sp, cur.fp, lo, hi, mem, &frame, &fp)) {
+        if (ret_end_fp != NULL && (cur.fp & 7) == 0 && cur.fp >= cur.sp && cur.fp + 16 > hi)
+          *ret_end_fp = cur.fp; /* the record lies past what the walk may read (a copy's end) */
         break;
+      }
       /* From JIT code: an OSR frame's step lands on its Tier-0 frame's patchpoint (above). Not where the step lands
        * in a method known to keep no frame pointer: Tier-0 code always keeps one, and the unused part of a frameless
        * method's frame can hold a record an earlier call left with the same saved RBP. */
@@ -910,7 +915,7 @@ __attribute__((noinline)) int sxs__unwind_hybrid(const void *ucontext_or_null, u
   int r = init_cursor(&cursor, &context, ucontext_or_null);
   int n = r < 0 ? -EFAULT
                 : walk_hybrid(&cursor, &context, NULL, stack_lo, stack_hi, 0, is_fp_code, user_data, NULL,
-                              ucontext_or_null != NULL, true, frames, max, NULL, NULL);
+                              ucontext_or_null != NULL, true, frames, max, NULL, NULL, NULL);
   errno = saved_errno;
   busy_leave();
   return n;
@@ -939,12 +944,12 @@ __attribute__((noinline)) int sxs__unwind_cached(const void *ucontext_or_null, u
     start.ip = caller.ip;
     start.sp = caller.sp;
     n = walk_hybrid(&cursor, &context, &start, stack_lo, stack_hi, 0, is_fp_code, user_data, cache, false, true, frames,
-                    max, NULL, NULL);
+                    max, NULL, NULL, NULL);
   } else {
     n = init_cursor(&cursor, &context, ucontext_or_null) < 0
             ? -EFAULT
             : walk_hybrid(&cursor, &context, NULL, stack_lo, stack_hi, 0, is_fp_code, user_data, cache,
-                          ucontext_or_null != NULL, true, frames, max, NULL, NULL);
+                          ucontext_or_null != NULL, true, frames, max, NULL, NULL, NULL);
   }
   errno = saved_errno;
   busy_leave();
@@ -978,7 +983,7 @@ __attribute__((noinline)) int sxs__unwind_from_regs_guessed(const SxsRegs *regs,
   unw_context_t context;
   unw_cursor_t cursor;
   int n = walk_hybrid(&cursor, &context, regs, stack_lo, stack_hi, 0, is_fp_code, user_data, cache, exact,
-                      allow_libunwind, frames, max, ret_guessed, ret_osr_patchpoint);
+                      allow_libunwind, frames, max, ret_guessed, ret_osr_patchpoint, NULL);
   errno = saved_errno;
   busy_leave();
   return n;
@@ -986,7 +991,9 @@ __attribute__((noinline)) int sxs__unwind_from_regs_guessed(const SxsRegs *regs,
 
 int sxs__unwind_from_copy(const SxsRegs *regs, bool exact, uintptr_t copy_lo, const void *copy, size_t copy_len,
                           SxsUnwindIsFpCode is_fp_code, void *user_data, SxsUnwindCache *cache, SxsNativeFrame *frames,
-                          int max) {
+                          int max, uintptr_t *ret_end_fp) {
+  if (ret_end_fp != NULL)
+    *ret_end_fp = 0;
   if (regs == NULL || copy == NULL || max < 0 || (max > 0 && frames == NULL) || copy_len < 16 ||
       ((uintptr_t)copy & 7) != 0 || (copy_lo & 7) != 0 || copy_lo + copy_len < copy_lo)
     return -EINVAL;
@@ -994,7 +1001,7 @@ int sxs__unwind_from_copy(const SxsRegs *regs, bool exact, uintptr_t copy_lo, co
     return 0;
   intptr_t mem = (intptr_t)((uintptr_t)copy - copy_lo);
   return walk_hybrid(NULL, NULL, regs, copy_lo, copy_lo + copy_len, mem, is_fp_code, user_data, cache, exact, false,
-                     frames, max, NULL, NULL);
+                     frames, max, NULL, NULL, ret_end_fp);
 }
 
 /*

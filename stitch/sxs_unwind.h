@@ -276,11 +276,13 @@ int sxs__unwind_from_regs_guessed(const SxsRegs *regs, bool exact, bool allow_li
  * the walk on the stack would give them. Frame-pointer steps, the cache's rules (those learned since the copy was
  * made included) and module unwind tables; never libunwind. So a walk made before the rules it needed were learned
  * can be made again with them. copy and copy_lo 8-aligned, copy_len at least 16. Returns the frames written, or
- * -EINVAL. Context: any thread; no allocation.
+ * -EINVAL; *ret_end_fp (may be NULL): when the walk ended at a frame-pointer step whose frame record lies past the
+ * copy's end, that record's address (the RBP the step would read: the next frame is at its address + 16), else 0.
+ * Context: any thread; no allocation.
  */
 int sxs__unwind_from_copy(const SxsRegs *regs, bool exact, uintptr_t copy_lo, const void *copy, size_t copy_len,
                           SxsUnwindIsFpCode is_fp_code, void *user_data, SxsUnwindCache *cache, SxsNativeFrame *frames,
-                          int max);
+                          int max, uintptr_t *ret_end_fp);
 
 /* Another thread's memory, for a walk made from outside it (sxs__unwind_remote): that thread may run on, or end and
  * its stack go away, at any time, so nothing is read directly. read copies size bytes at addr into buf, false when

@@ -998,8 +998,20 @@ static bool rewalk_is_code(uintptr_t ip, void *user_data, const SxsEhFrame **ret
   return sxs__sampler_claimed(c->res, c->runtimes, c->n_runtimes, ip, &frame);
 }
 
+/* out: native[0, start), walked[0, j), native[i, n) (at most max); 0 when that would drop frames before the join. */
+static guint rewalk_splice(const SxsNativeFrame *native, guint n, guint start, const SxsNativeFrame *walked, guint j,
+                           guint i, SxsNativeFrame *out, guint max) {
+  guint len = MIN(start + j + (n - i), max);
+  if (len < start + j)
+    return 0;
+  memcpy(out, native, (size_t)start * sizeof out[0]);
+  memcpy(out + start, walked, (size_t)j * sizeof out[0]);
+  memcpy(out + start + j, native + i, (size_t)(len - start - j) * sizeof out[0]);
+  return len;
+}
+
 guint sxs__sampler_rewalk_join(const SxsNativeFrame *native, guint n, guint start, const SxsNativeFrame *walked,
-                               guint k, SxsNativeFrame *out, guint max) {
+                               guint k, uintptr_t end_fp, SxsNativeFrame *out, guint max) {
   guint d = 1; /* where the walks part: walked[0, d) are native[start, start + d) */
   while (d < k && start + d < n && native[start + d].ip == walked[d].ip && native[start + d].sp == walked[d].sp)
     d++;
@@ -1008,15 +1020,13 @@ guint sxs__sampler_rewalk_join(const SxsNativeFrame *native, guint n, guint star
   guint last = d > 1 ? MIN(start + d + 1, n) : n;
   for (guint j = d; j < k; j++)
     for (guint i = start + d; i < last; i++)
-      if (native[i].ip == walked[j].ip && native[i].sp == walked[j].sp) {
-        guint len = MIN(start + j + (n - i), max);
-        if (len < start + j)
-          return 0;
-        memcpy(out, native, (size_t)start * sizeof out[0]);
-        memcpy(out + start, walked, (size_t)j * sizeof out[0]);
-        memcpy(out + start + j, native + i, (size_t)(len - start - j) * sizeof out[0]);
-        return len;
-      }
+      if (native[i].ip == walked[j].ip && native[i].sp == walked[j].sp)
+        return rewalk_splice(native, n, start, walked, j, i, out, max);
+  /* Ended at the copy's end: met at the frame its next step's record leads to (above). */
+  if (end_fp != 0 && k > d)
+    for (guint i = start + d; i < last; i++)
+      if (native[i].sp == end_fp + 16 && walked[k - 1].sp < native[i].sp)
+        return rewalk_splice(native, n, start, walked, k, i, out, max);
   return 0;
 }
 
@@ -1028,16 +1038,44 @@ static guint rewalk_copy(const SxsWalkResources *res, const SxsStitchRuntime *ru
   uintptr_t base = native[from->copy_from].sp;
   RewalkCode code = {.cursor = sxs__sampler_cursor(res), .res = res, .runtimes = runtimes, .n_runtimes = n_runtimes};
   static SxsNativeFrame walked[SAMPLER_MAX_FRAMES];
+  uintptr_t end_fp = 0;
   int k = sxs__unwind_from_copy(regs, start == 0, base, from->copy, from->copy_len, rewalk_is_code, &code, res->steps,
-                                walked, SAMPLER_MAX_FRAMES - (int)start);
-  return k > 0 ? sxs__sampler_rewalk_join(native, n, start, walked, (guint)k, out, SAMPLER_MAX_FRAMES) : 0;
+                                walked, SAMPLER_MAX_FRAMES - (int)start, &end_fp);
+  return k > 0 ? sxs__sampler_rewalk_join(native, n, start, walked, (guint)k, end_fp, out, SAMPLER_MAX_FRAMES) : 0;
+}
+
+/* A leaf that builds no frame has its return address at its sp; the handler puts that caller back only when the word
+ * there is in the code it knows (sxs_sampler_hot.c, leaf_return_address), and a tier's new code is often in a piece
+ * of the code heap mapped since the mappings were read: the frame-pointer step went to the caller's caller (`Leaf <
+ * Thread.StartCallback`, Step and the OSR'd Run lost in the first captures of a new tier). Once the leaf's code was
+ * read (learn_leaf_frame) and its frame is not known, the word at its sp in the capture's copy, when a runtime claims
+ * it as a return address (it follows a call), is put back as the leaf's caller, 8 bytes above it, into out (n + 1
+ * frames), as the handler would have done; the walk is then made again from it (rewalk_start). Context: the sampler
+ * thread. */
+static gboolean leaf_return_in_copy(const SxsWalkResources *res, const Capture *from, const SxsNativeFrame *native,
+                                    guint n, const SxsStackFrame *classified, guint m, const SxsStitchRuntime *runtimes,
+                                    guint n_runtimes, SxsNativeFrame *out) {
+  bool known = false;
+  if (from->copy_from != 0 || from->copy_len < 8 || n == 0 || n + 1 > SAMPLER_MAX_FRAMES || m == 0 ||
+      classified[0].kind != SXS_FRAME_MANAGED || res->steps == NULL ||
+      (sxs__unwind_cache_knows_at(res->steps, native[0].ip, &known) && known))
+    return FALSE;
+  uintptr_t ra = from->copy[0];
+  SxsStackFrame caller;
+  if (ra < 0x10000 || (n >= 2 && native[1].ip == ra) || (ra >= native[0].sp && ra <= native[n - 1].sp) ||
+      !sxs__sampler_claimed(res, runtimes, n_runtimes, ra, &caller))
+    return FALSE;
+  out[0] = native[0];
+  out[1] = (SxsNativeFrame){.ip = ra, .sp = native[0].sp + 8};
+  memcpy(out + 2, native + 1, (size_t)(n - 1) * sizeof out[0]);
+  return TRUE;
 }
 
 void sxs__sampler_record_capture(SampledThread *t, const SxsWalkResources *res, const SxsNativeFrame *native, guint n,
                                  const Capture *from, guint64 weight, const SxsStitchTarget *targets,
                                  const SxsStitchRuntime *runtimes, guint n_targets) {
   static SxsStackFrame classified[SAMPLER_MAX_FRAMES];
-  static SxsNativeFrame again[2][SAMPLER_MAX_FRAMES];
+  static SxsNativeFrame again[2][SAMPLER_MAX_FRAMES], leaf_put[SAMPLER_MAX_FRAMES];
   guint64 t0 = sxs__sampler_now_ns(CLOCK_MONOTONIC);
   SxsStitchReport report = {0};
   guint m = sxs__stitch_classify(runtimes, n_targets, res, native, n, TRUE, classified, NULL, &report);
@@ -1051,6 +1089,13 @@ void sxs__sampler_record_capture(SampledThread *t, const SxsWalkResources *res, 
     for (guint round = 0; round < SAMPLER_REWALK_ROUNDS; round++) {
       learn_jit_frames(res, native, classified, m, targets, n_targets);
       learn_leaf_frame(res, native, classified, m, targets, n_targets);
+      if (round == 0 && leaf_return_in_copy(res, from, native, n, classified, m, runtimes, n_targets, leaf_put)) {
+        native = leaf_put;
+        n++;
+        memset(&report, 0, sizeof report);
+        m = sxs__stitch_classify(runtimes, n_targets, res, native, n, TRUE, classified, NULL, &report);
+        learn_jit_frames(res, native, classified, m, targets, n_targets);
+      }
       if (round == 0 && !rewalk_start(res, from, native, n, &regs, &start))
         break;
       SxsNativeFrame *out = again[round & 1];

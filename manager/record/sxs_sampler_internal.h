@@ -220,11 +220,15 @@ guint sxs__sampler_learn_walk(const SxsWalkResources *res, const SxsNativeFrame 
  * the new walk found between A and the thread's start lost). Parted after a step both made, the new walk only adds
  * the frames the first one skipped, and meets it at the frame that followed the step where they part; where it would
  * replace frames the first walk had (a new walk that read an OSR method twice and lost its caller, `Run < Run`, seen
- * in 2 of 11 runs), the first walk stands. Returns the length, or 0 when the walks do not part or do not meet again
- * (then the first walk stands). Pure.
+ * in 2 of 11 runs), the first walk stands. A new walk that ended at the copy's end (end_fp: the frame record its next
+ * step would read, past the copy; 0: none) meets the first walk at the frame that record leads to, when the first
+ * walk has it: a frameless callee of a filter funclet, whose parent's frame lies above the exception dispatch, far
+ * beyond the copy, lost the funclet (`Leaf < Check < Run`, Handle gone); the new walk finds the funclet and ends
+ * there, its RBP the parent's record that the first walk stepped through to Run. Returns the length, or 0 when the
+ * walks do not part or do not meet again (then the first walk stands). Pure.
  */
 guint sxs__sampler_rewalk_join(const SxsNativeFrame *native, guint n, guint start, const SxsNativeFrame *walked,
-                               guint k, SxsNativeFrame *out, guint max);
+                               guint k, uintptr_t end_fp, SxsNativeFrame *out, guint max);
 
 /* The suspend walker (sxs_walker_suspend.c): sample s's fresh walks aligned on its capture, each
  * beginning with the call of the capture's innermost managed frame it still holds; returns which

@@ -1,6 +1,7 @@
 /* A capture walked again from its stack copy once the code its first walk guessed at was read, and joined to the first
  * walk: the frames the new walk finds between the two walks' parting and meeting again are taken; where the new walk
- * would replace frames of the first one after a step both made, the first walk stands. */
+ * would replace frames of the first one after a step both made, the first walk stands; a new walk that ended at the
+ * copy's end meets the first where the record its next step would read leads. */
 #include <glib.h>
 
 #include "sxs_sampler_internal.h"
@@ -20,7 +21,7 @@ static void test_caller_found(void) {
   const SxsNativeFrame native[] = {{0xb1, 0x100}, {0xa1, 0x110}, {0x51, 0x200}, {0x61, 0x240}};
   const SxsNativeFrame walked[] = {{0xb1, 0x100}, {0xa1, 0x110}, {0x71, 0x120}, {0x51, 0x200}, {0x61, 0x240}};
   SxsNativeFrame out[8];
-  guint n = sxs__sampler_rewalk_join(native, 4, 0, walked, 5, out, G_N_ELEMENTS(out));
+  guint n = sxs__sampler_rewalk_join(native, 4, 0, walked, 5, 0, out, G_N_ELEMENTS(out));
   g_autofree char *got = text(out, n);
   g_assert_cmpstr(got, ==, "b1@100 a1@110 71@120 51@200 61@240");
 }
@@ -30,7 +31,7 @@ static void test_from_start(void) {
   const SxsNativeFrame native[] = {{0x11, 0x80}, {0xb1, 0x100}, {0xa1, 0x110}, {0x51, 0x200}};
   const SxsNativeFrame walked[] = {{0xb1, 0x100}, {0xa1, 0x110}, {0x71, 0x120}, {0x51, 0x200}};
   SxsNativeFrame out[8];
-  guint n = sxs__sampler_rewalk_join(native, 4, 1, walked, 4, out, G_N_ELEMENTS(out));
+  guint n = sxs__sampler_rewalk_join(native, 4, 1, walked, 4, 0, out, G_N_ELEMENTS(out));
   g_autofree char *got = text(out, n);
   g_assert_cmpstr(got, ==, "11@80 b1@100 a1@110 71@120 51@200");
 }
@@ -41,7 +42,7 @@ static void test_first_step_replaced(void) {
   const SxsNativeFrame native[] = {{0xb1, 0x100}, {0xee, 0x180}, {0x51, 0x200}, {0x61, 0x240}};
   const SxsNativeFrame walked[] = {{0xb1, 0x100}, {0xc1, 0x118}, {0x51, 0x200}, {0x61, 0x240}};
   SxsNativeFrame out[8];
-  guint n = sxs__sampler_rewalk_join(native, 4, 0, walked, 4, out, G_N_ELEMENTS(out));
+  guint n = sxs__sampler_rewalk_join(native, 4, 0, walked, 4, 0, out, G_N_ELEMENTS(out));
   g_autofree char *got = text(out, n);
   g_assert_cmpstr(got, ==, "b1@100 c1@118 51@200 61@240");
 }
@@ -52,7 +53,7 @@ static void test_later_replacement_refused(void) {
   const SxsNativeFrame native[] = {{0xb1, 0x100}, {0xa1, 0x110}, {0x51, 0x200}, {0x61, 0x240}};
   const SxsNativeFrame walked[] = {{0xb1, 0x100}, {0xa1, 0x110}, {0x71, 0x120}, {0x72, 0x1c0}, {0x61, 0x240}};
   SxsNativeFrame out[8];
-  g_assert_cmpuint(sxs__sampler_rewalk_join(native, 4, 0, walked, 5, out, G_N_ELEMENTS(out)), ==, 0);
+  g_assert_cmpuint(sxs__sampler_rewalk_join(native, 4, 0, walked, 5, 0, out, G_N_ELEMENTS(out)), ==, 0);
 }
 
 static void test_nothing_new(void) {
@@ -60,8 +61,26 @@ static void test_nothing_new(void) {
   const SxsNativeFrame native[] = {{0xb1, 0x100}, {0xa1, 0x110}, {0x51, 0x200}};
   const SxsNativeFrame other[] = {{0xb1, 0x100}, {0xd1, 0x130}, {0xd2, 0x300}};
   SxsNativeFrame out[8];
-  g_assert_cmpuint(sxs__sampler_rewalk_join(native, 3, 0, native, 3, out, G_N_ELEMENTS(out)), ==, 0);
-  g_assert_cmpuint(sxs__sampler_rewalk_join(native, 3, 0, other, 3, out, G_N_ELEMENTS(out)), ==, 0);
+  g_assert_cmpuint(sxs__sampler_rewalk_join(native, 3, 0, native, 3, 0, out, G_N_ELEMENTS(out)), ==, 0);
+  g_assert_cmpuint(sxs__sampler_rewalk_join(native, 3, 0, other, 3, 0, out, G_N_ELEMENTS(out)), ==, 0);
+}
+
+static void test_ended_at_copy(void) {
+  /* Leaf < Check < Run: Check, frameless, called from a filter funclet (in Handle) whose frame pointer is Handle's, was
+   * stepped by that frame pointer to Run, the funclet lost. The walk made again finds the funclet and ends there: its
+   * next step would read Handle's frame record (0x1f0), past the copy (the exception dispatch lies between). That
+   * record is the one the first walk read to reach Run (at 0x200): the walks meet there. */
+  const SxsNativeFrame native[] = {{0xb1, 0x100}, {0xc1, 0x110}, {0x51, 0x200}, {0x61, 0x240}};
+  const SxsNativeFrame walked[] = {{0xb1, 0x100}, {0xc1, 0x110}, {0xf1, 0x120}};
+  SxsNativeFrame out[8];
+  guint n = sxs__sampler_rewalk_join(native, 4, 0, walked, 3, 0x1f0, out, G_N_ELEMENTS(out));
+  g_autofree char *got = text(out, n);
+  g_assert_cmpstr(got, ==, "b1@100 c1@110 f1@120 51@200 61@240");
+  /* Without the record, or with one that leads to no frame of the first walk: no join. */
+  g_assert_cmpuint(sxs__sampler_rewalk_join(native, 4, 0, walked, 3, 0, out, G_N_ELEMENTS(out)), ==, 0);
+  g_assert_cmpuint(sxs__sampler_rewalk_join(native, 4, 0, walked, 3, 0x1e0, out, G_N_ELEMENTS(out)), ==, 0);
+  /* After a step both made, only the frame that followed it is a meeting point (the new walk only adds frames). */
+  g_assert_cmpuint(sxs__sampler_rewalk_join(native, 4, 0, walked, 3, 0x230, out, G_N_ELEMENTS(out)), ==, 0);
 }
 
 int main(int argc, char **argv) {
@@ -71,5 +90,6 @@ int main(int argc, char **argv) {
   g_test_add_func("/rewalk/join/first-step-replaced", test_first_step_replaced);
   g_test_add_func("/rewalk/join/later-replacement-refused", test_later_replacement_refused);
   g_test_add_func("/rewalk/join/nothing-new", test_nothing_new);
+  g_test_add_func("/rewalk/join/ended-at-copy", test_ended_at_copy);
   return g_test_run();
 }

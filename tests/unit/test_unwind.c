@@ -1342,7 +1342,7 @@ static void test_osr_learned(void) {
   memcpy(copy, stack, sizeof copy);
   SxsNativeFrame again[8];
   n = sxs__unwind_from_copy(&regs, true, (uintptr_t)&stack[0], copy, sizeof copy, osr_knows_code, stack, cache, again,
-                            8);
+                            8, NULL);
   g_assert_cmpint(n, ==, 3);
   g_assert_cmphex(again[1].ip, ==, OSR_CALLER_RA);
 
@@ -1469,19 +1469,22 @@ static void test_frameless_jit_leaf(void) {
   memcpy(copy, stack, sizeof copy);
   memset(stack, 0, sizeof stack);
   SxsNativeFrame again[8];
+  uintptr_t end_fp = 1;
   n = sxs__unwind_from_copy(&regs, true, (uintptr_t)&stack[0], copy, sizeof copy, osr_knows_code, stack, taught, again,
-                            8);
+                            8, &end_fp);
   g_assert_cmpint(n, ==, 3);
   g_assert_cmphex(again[1].ip, ==, JIT_C_RA);
   g_assert_cmphex(again[1].sp, ==, (uintptr_t)&stack[2]);
   g_assert_cmphex(again[2].ip, ==, OSR_OUTER_RA);
   g_assert_cmphex(again[2].sp, ==, (uintptr_t)&stack[6]);
+  g_assert_cmphex(end_fp, ==, 0); /* ended at the chain's end, inside the copy */
   n = sxs__unwind_from_copy(&regs, true, (uintptr_t)&stack[0], copy, 4 * sizeof copy[0], osr_knows_code, stack, taught,
-                            again, 8);
-  g_assert_cmpint(n, ==, 2); /* C's record (stack[4], stack[5]) is not in the copy */
+                            again, 8, &end_fp);
+  g_assert_cmpint(n, ==, 2); /* C's record (stack[4], stack[5]) is not in the copy: the walk says where it is */
+  g_assert_cmphex(end_fp, ==, (uintptr_t)&stack[4]);
   g_assert_cmpint(
-      sxs__unwind_from_copy(&regs, true, (uintptr_t)&stack[0], copy, 8, osr_knows_code, stack, taught, again, 8), ==,
-      -EINVAL);
+      sxs__unwind_from_copy(&regs, true, (uintptr_t)&stack[0], copy, 8, osr_knows_code, stack, taught, again, 8, NULL),
+      ==, -EINVAL);
   memcpy(stack, copy, sizeof copy);
 
   /* The word the rule reads is no code: the frame-pointer step. */
@@ -1609,7 +1612,7 @@ static void test_signal_frame(void) {
   g_assert_true(remote_read(copy_lo, copy, len, NULL));
   SxsUnwindCache *fresh = sxs__unwind_cache_new(10);
   copied.n = sxs__unwind_from_copy(&p->regs, true, copy_lo, copy, len, sxs__stitch_is_fp_code, &o->cursor, fresh,
-                                   copied.frames, MAX_FRAMES);
+                                   copied.frames, MAX_FRAMES, NULL);
   g_assert_cmpint(write(fds[1], "x", 1), ==, 1);
   g_assert_cmpint(pthread_join(thread, NULL), ==, 0);
   g_assert_cmpint(sigaction(SIGUSR2, &old, NULL), ==, 0);
