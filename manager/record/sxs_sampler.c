@@ -1011,13 +1011,14 @@ static guint rewalk_splice(const SxsNativeFrame *native, guint n, guint start, c
 }
 
 guint sxs__sampler_rewalk_join(const SxsNativeFrame *native, guint n, guint start, const SxsNativeFrame *walked,
-                               guint k, uintptr_t end_fp, SxsNativeFrame *out, guint max) {
+                               guint k, uintptr_t end_fp, guint twice, SxsNativeFrame *out, guint max) {
   guint d = 1; /* where the walks part: walked[0, d) are native[start, start + d) */
   while (d < k && start + d < n && native[start + d].ip == walked[d].ip && native[start + d].sp == walked[d].sp)
     d++;
   /* Parted after a step both walks made, the new walk only adds frames: it meets the first walk at the frame that
-   * followed the step where they part. */
-  guint last = d > 1 ? MIN(start + d + 1, n) : n;
+   * followed the step where they part; unless the first walk's frame there reads its caller's method again (twice: an
+   * OSR frame's patchpoint, which the new walk replaces with the Tier-0 record's caller). */
+  guint last = d > 1 && start + d != twice ? MIN(start + d + 1, n) : n;
   for (guint j = d; j < k; j++)
     for (guint i = start + d; i < last; i++)
       if (native[i].ip == walked[j].ip && native[i].sp == walked[j].sp)
@@ -1034,14 +1035,27 @@ guint sxs__sampler_rewalk_join(const SxsNativeFrame *native, guint n, guint star
  * frames (native, n) by sxs__sampler_rewalk_join into out. Context: the sampler thread. */
 static guint rewalk_copy(const SxsWalkResources *res, const SxsStitchRuntime *runtimes, guint n_runtimes,
                          const Capture *from, const SxsRegs *regs, guint start, const SxsNativeFrame *native, guint n,
-                         SxsNativeFrame *out) {
+                         guint twice, SxsNativeFrame *out) {
   uintptr_t base = native[from->copy_from].sp;
   RewalkCode code = {.cursor = sxs__sampler_cursor(res), .res = res, .runtimes = runtimes, .n_runtimes = n_runtimes};
   static SxsNativeFrame walked[SAMPLER_MAX_FRAMES];
   uintptr_t end_fp = 0;
   int k = sxs__unwind_from_copy(regs, start == 0, base, from->copy, from->copy_len, rewalk_is_code, &code, res->steps,
                                 walked, SAMPLER_MAX_FRAMES - (int)start, &end_fp);
-  return k > 0 ? sxs__sampler_rewalk_join(native, n, start, walked, (guint)k, end_fp, out, SAMPLER_MAX_FRAMES) : 0;
+  return k > 0 ? sxs__sampler_rewalk_join(native, n, start, walked, (guint)k, end_fp, twice, out, SAMPLER_MAX_FRAMES)
+               : 0;
+}
+
+/* The first frame of a classified capture whose method is the one of the frame before it, as an OSR frame's patchpoint
+ * is where the walk did not know the Tier-0 code (`Sort < Sort`, Run lost); 0 when none. (A recursion reads so too;
+ * a walk made again agrees on it.) */
+static guint method_twice(const SxsStackFrame *classified, guint m) {
+  for (guint i = 1; i < m; i++)
+    if (classified[i].kind == SXS_FRAME_MANAGED && classified[i - 1].kind == SXS_FRAME_MANAGED &&
+        classified[i].function_id != 0 && classified[i].function_id == classified[i - 1].function_id &&
+        classified[i].runtime_id == classified[i - 1].runtime_id)
+      return i;
+  return 0;
 }
 
 /* A leaf that builds no frame has its return address at its sp; the handler puts that caller back only when the word
@@ -1099,7 +1113,8 @@ void sxs__sampler_record_capture(SampledThread *t, const SxsWalkResources *res, 
       if (round == 0 && !rewalk_start(res, from, native, n, &regs, &start))
         break;
       SxsNativeFrame *out = again[round & 1];
-      guint len = rewalk_copy(res, runtimes, n_targets, from, &regs, start, native, n, out);
+      guint len =
+          rewalk_copy(res, runtimes, n_targets, from, &regs, start, native, n, method_twice(classified, m), out);
       if (len == 0 || (len == n && memcmp(out, native, n * sizeof out[0]) == 0))
         break;
       native = out;

@@ -224,11 +224,13 @@ guint sxs__sampler_learn_walk(const SxsWalkResources *res, const SxsNativeFrame 
  * step would read, past the copy; 0: none) meets the first walk at the frame that record leads to, when the first
  * walk has it: a frameless callee of a filter funclet, whose parent's frame lies above the exception dispatch, far
  * beyond the copy, lost the funclet (`Leaf < Check < Run`, Handle gone); the new walk finds the funclet and ends
- * there, its RBP the parent's record that the first walk stepped through to Run. Returns the length, or 0 when the
+ * there, its RBP the parent's record that the first walk stepped through to Run. twice (0: none) is a frame of the
+ * first walk that reads its caller's method again, an OSR frame's patchpoint taken for a frame where the walk did not
+ * know the Tier-0 code (`Sort < Sort`, Run lost): the new walk may replace it. Returns the length, or 0 when the
  * walks do not part or do not meet again (then the first walk stands). Pure.
  */
 guint sxs__sampler_rewalk_join(const SxsNativeFrame *native, guint n, guint start, const SxsNativeFrame *walked,
-                               guint k, uintptr_t end_fp, SxsNativeFrame *out, guint max);
+                               guint k, uintptr_t end_fp, guint twice, SxsNativeFrame *out, guint max);
 
 /* The suspend walker (sxs_walker_suspend.c): sample s's fresh walks aligned on its capture, each
  * beginning with the call of the capture's innermost managed frame it still holds; returns which
