@@ -665,7 +665,10 @@ __attribute__((no_sanitize_address)) static void prefetch_rules(const SxsUnwindC
  * replaces the patchpoint's. "Code" is asked of is_fp_code with no ret_eh: an address in an executable mapping
  * (the sampler's walks know them; JIT code is mapped W^X since .NET 7, and OSR came with .NET 7), so that a heap
  * or stack value is not taken for one; a walk that does not know the mappings does not look. The patchpoint must be
- * JIT code (in no module); the return address may be any code: a thread's first method is called from the
+ * JIT code (in no module), in an executable mapping too unless new_code: the walker of a capture (which knows the
+ * mappings) stepped from an OSR frame in code no mapping read holds, whose Tier-0 code is often as new (the OSR
+ * version and an instrumented Tier-0 version compiled one after the other: `Sort < Sort`, Run lost, in the first
+ * captures through them); the return address may be any code: a thread's first method is called from the
  * runtime's native code (.NET 8 starts threads through libcoreclr). In an ordinary frame the words between a callee's frame and the caller's saved rbp are
  * the caller's locals, where its own frame pointer's value with a code address above it does not occur.
  * Context: any thread; async-signal-safe.
@@ -675,11 +678,12 @@ __attribute__((no_sanitize_address)) static void prefetch_rules(const SxsUnwindC
 __attribute__((no_sanitize_address)) static bool osr_tier0_frame(uintptr_t fp, uintptr_t next_fp, uintptr_t lo,
                                                                  uintptr_t hi, intptr_t mem,
                                                                  SxsUnwindIsFpCode is_fp_code, void *user_data,
-                                                                 SxsNativeFrame *frame) {
+                                                                 bool new_code, SxsNativeFrame *frame) {
   if (is_fp_code == NULL || next_fp <= fp + 16 || next_fp >= hi || (next_fp & 7) != 0 || fp < lo)
     return false;
   const SxsEhFrame *eh = NULL;
-  if (!is_fp_code(frame->ip, user_data, NULL) || !is_fp_code(frame->ip, user_data, &eh))
+  if (frame->ip < 0x10000 || (frame->ip >= lo && frame->ip < hi) || !is_fp_code(frame->ip, user_data, &eh) ||
+      (!new_code && !is_fp_code(frame->ip, user_data, NULL)))
     return false;
   uintptr_t end = next_fp - fp > OSR_SCAN_WORDS * 8 ? fp + OSR_SCAN_WORDS * 8 : next_fp;
   for (uintptr_t at = fp + 16; at + 16 <= end; at += 8) {
@@ -840,13 +844,15 @@ static int walk_hybrid(unw_cursor_t *cursor, unw_context_t *context, const SxsRe
         int learned = osr_learned_frame(cache, cur.fp, fp, lo, hi, mem, is_fp_code, user_data, &frame);
         /* Found by the layout alone: the owner of the cache learns the patchpoint's Tier-0 frame, and an OSR leaf's
          * walk (the interrupted RBP is its record: the walk can be made again from it) is a guess. */
-        if (learned < 0 && osr_tier0_frame(cur.fp, fp, lo, hi, mem, is_fp_code, user_data, &frame)) {
+        /* The walk of a capture (it says what it guessed) from code the mappings it knows do not hold. */
+        bool new_code = ret_guessed != NULL && !is_fp_code(cur.ip, user_data, NULL);
+        if (learned < 0 && osr_tier0_frame(cur.fp, fp, lo, hi, mem, is_fp_code, user_data, new_code, &frame)) {
           if (ret_osr != NULL && *ret_osr == 0)
             *ret_osr = patchpoint;
           if (n == 1 && ret_guessed != NULL && *ret_guessed < 0)
             *ret_guessed = 0;
         } else if (learned == 0) {
-          osr_tier0_frame(cur.fp, fp, lo, hi, mem, is_fp_code, user_data, &frame);
+          osr_tier0_frame(cur.fp, fp, lo, hi, mem, is_fp_code, user_data, new_code, &frame);
         }
       }
       next.ip = frame.ip;
@@ -1210,7 +1216,7 @@ int sxs__unwind_remote(const SxsRegs *regs, uintptr_t stack_lo, uintptr_t stack_
         if (end - from >= 16 && mem->read(from, words, end - from, mem->data)) {
           SxsNativeFrame frame = {.ip = ip, .sp = next.sp};
           if (osr_tier0_frame(cur.fp, next.fp, stack_lo, stack_hi, (intptr_t)((uintptr_t)words - from), is_fp_code,
-                              user_data, &frame) &&
+                              false, user_data, &frame) &&
               mem->same_method(cur.ip, ip, mem->method_data)) {
             ip = frame.ip;
             next.sp = frame.sp;

@@ -1501,7 +1501,8 @@ static void test_frameless_jit_leaf(void) {
  * mappings were read (the first captures through a new code version). Its frames are JIT code (no module's) but not
  * known code, and a step from them or to them is a guess the sampler makes again once it knows the code: the walk
  * says so (ret_guessed). A leaf interrupted there; a frameless caller whose taught rule leads to a return address
- * there (the step by it is not taken, and the frame-pointer step that is taken skips that caller). */
+ * there (the step by it is not taken, and the frame-pointer step that is taken skips that caller); an OSR frame there,
+ * over Tier-0 code as new. */
 #define UNMAPPED_LO ((uintptr_t)0x18000000) /* [UNMAPPED_LO, OSR_CODE_HI): JIT code not in the mappings read */
 
 static bool unmapped_knows_code(uintptr_t ip, void *user_data, const SxsEhFrame **ret_eh) {
@@ -1550,6 +1551,28 @@ static void test_guess_unmapped(void) {
   g_assert_cmphex(frames[1].ip, ==, JIT_C_RA);
   g_assert_cmphex(frames[2].ip, ==, OSR_OUTER_RA);
   g_assert_cmpint(guessed, ==, -1);
+
+  /* An OSR frame in code the mappings do not hold yet, its patchpoint in Tier-0 code as new: the capture's walk (it
+   * says what it guessed) reads the Tier-0 record and its caller, which is code it knows; a walk that says nothing of
+   * guesses keeps to the code it knows (the patchpoint read as a frame). */
+  uintptr_t osr[24] = {0};
+  uintptr_t v = (uintptr_t)&osr[16];
+  osr[4] = v;
+  osr[5] = UNMAPPED_LO + 0x100; /* the patchpoint */
+  osr[10] = v;                  /* the Tier-0 record */
+  osr[11] = OSR_CALLER_RA;
+  osr[17] = OSR_OUTER_RA;
+  SxsRegs in_osr = {.ip = UNMAPPED_LO + 0x1010, .sp = (uintptr_t)&osr[0], .fp = (uintptr_t)&osr[4]};
+  uintptr_t patchpoint = 0;
+  n = sxs__unwind_from_regs_guessed(&in_osr, true, false, (uintptr_t)osr, (uintptr_t)(osr + 24), unmapped_knows_code,
+                                    NULL, cache, frames, 8, &guessed, &patchpoint);
+  g_assert_cmpint(n, >=, 2);
+  g_assert_cmphex(frames[1].ip, ==, OSR_CALLER_RA);
+  g_assert_cmphex(frames[1].sp, ==, (uintptr_t)&osr[12]);
+  g_assert_cmphex(patchpoint, ==, UNMAPPED_LO + 0x100);
+  n = sxs__unwind_from_regs(&in_osr, true, false, (uintptr_t)osr, (uintptr_t)(osr + 24), unmapped_knows_code, NULL,
+                            cache, frames, 8);
+  g_assert_cmphex(frames[1].ip, ==, UNMAPPED_LO + 0x100);
   sxs__unwind_cache_free(cache);
 }
 
