@@ -1216,7 +1216,7 @@ int sxs__unwind_remote(const SxsRegs *regs, uintptr_t stack_lo, uintptr_t stack_
         if (end - from >= 16 && mem->read(from, words, end - from, mem->data)) {
           SxsNativeFrame frame = {.ip = ip, .sp = next.sp};
           if (osr_tier0_frame(cur.fp, next.fp, stack_lo, stack_hi, (intptr_t)((uintptr_t)words - from), is_fp_code,
-                              false, user_data, &frame) &&
+                              user_data, false, &frame) &&
               mem->same_method(cur.ip, ip, mem->method_data)) {
             ip = frame.ip;
             next.sp = frame.sp;
