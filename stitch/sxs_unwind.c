@@ -842,10 +842,10 @@ static int walk_hybrid(unw_cursor_t *cursor, unw_context_t *context, const SxsRe
           !(cache != NULL && cache_lookup(cache, frame.ip, &landed) && (landed & 3u) == RULE_SP)) {
         uintptr_t patchpoint = frame.ip;
         int learned = osr_learned_frame(cache, cur.fp, fp, lo, hi, mem, is_fp_code, user_data, &frame);
-        /* Found by the layout alone: the owner of the cache learns the patchpoint's Tier-0 frame, and an OSR leaf's
-         * walk (the interrupted RBP is its record: the walk can be made again from it) is a guess. */
         /* The walk of a capture (it says what it guessed) from code the mappings it knows do not hold. */
         bool new_code = ret_guessed != NULL && !is_fp_code(cur.ip, user_data, NULL);
+        /* Found by the layout alone: the owner of the cache learns the patchpoint's Tier-0 frame, and an OSR leaf's
+         * walk (the interrupted RBP is its record: the walk can be made again from it) is a guess. */
         if (learned < 0 && osr_tier0_frame(cur.fp, fp, lo, hi, mem, is_fp_code, user_data, new_code, &frame)) {
           if (ret_osr != NULL && *ret_osr == 0)
             *ret_osr = patchpoint;

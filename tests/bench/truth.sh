@@ -5,7 +5,9 @@
 # alike. Prints, per configuration, the share of all samples whose managed chain is exactly the program's, how many
 # patterns reach 99.5 % (with at least 20 samples) and how many samples hold a bare address; then BUILD's share per
 # pattern. The test's holds are not what is measured here: a configuration whose test fails (BEFORE's profiler
-# may not meet BUILD's holds) still has its table, printed before the test's verdict.
+# may not meet BUILD's holds) still has its table, printed before the test's verdict; a run that ends without its
+# table (the profiled program crashed, the test timed out) is named on stderr with the test's reason, and its row
+# reads `no table (exit N)`.
 #
 # Usage: tests/bench/truth.sh BUILD [BEFORE]     (BEFORE: a build of the commit to compare with; none: BUILD alone)
 set -euo pipefail
@@ -33,9 +35,17 @@ for c in "${configs[@]}"; do
     for l in "${labels[@]}"; do
         lib=$build/lib/libsxsprof.so
         [[ $l == before ]] && lib=$before/lib/libsxsprof.so
+        rc=0
         env "${test_env[@]}" SXS_PROFILER="$lib" SXS_TRUTH_TABLE=1 \
             "$build/tests/integration/test_sxs_sampling_truth" -p "/sxs/sampling-truth/$c" \
-            >/dev/null 2>"$tmp/$l-${c//\//_}.txt" || true
+            >"$tmp/$l-${c//\//_}.out" 2>"$tmp/$l-${c//\//_}.txt" || rc=$?
+        echo "$rc" >"$tmp/$l-${c//\//_}.rc"
+        # A run that ended without its table (the profiled program crashed, the test timed out) is said here, with
+        # the test's own reason, and in the table below.
+        if ((rc != 0)) && ! grep -q '^  all patterns' "$tmp/$l-${c//\//_}.txt"; then
+            why=$(grep -h -m1 -E 'assertion failed|ERROR' "$tmp/$l-${c//\//_}.out" "$tmp/$l-${c//\//_}.txt" || true)
+            echo "bench: $c with the $l build's profiler ended without its table (exit $rc): ${why:-no reason printed}" >&2
+        fi
     done
     echo "bench: $c done (load average $(cut -d' ' -f1-3 /proc/loadavg))" >&2
 done
@@ -54,9 +64,14 @@ def read(label, config):
         if m:
             rows[(m.group(1), int(m.group(2)))] = (int(m.group(3)), float(m.group(4)), int(m.group(5)))
     return rows
-def summary(rows):
+def exit_code(label, config):
+    try:
+        return int(open(f"{tmp}/{label}-{config.replace('/', '_')}.rc").read())
+    except (OSError, ValueError):
+        return None
+def summary(rows, rc):
     if not rows:
-        return "-", "-", "-"
+        return (f"no table (exit {rc})" if rc else "-"), "-", "-"
     total = sum(r[0] for r in rows.values())
     exact = sum(r[0] * r[1] / 100 for r in rows.values())
     bare = sum(r[2] for r in rows.values())
@@ -74,7 +89,7 @@ print(sep)
 for c in configs:
     line = f"| {c.replace('/', ' ')} |"
     for l in labels:
-        line += " " + " | ".join(summary(data[(l, c)])) + " |"
+        line += " " + " | ".join(summary(data[(l, c)], exit_code(l, c))) + " |"
     print(line)
 print()
 print("Per pattern, " + labels[-1] + " (share exact, samples):")
