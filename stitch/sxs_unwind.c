@@ -675,6 +675,26 @@ __attribute__((no_sanitize_address)) static void prefetch_rules(const SxsUnwindC
  */
 #define OSR_SCAN_WORDS 512 /* the largest Tier-0 frame looked through, in words */
 
+/* Whether the two words saved and ra of a stack slot are a Tier-0 frame record under an OSR frame whose record holds
+ * next_fp: the caller's RBP, then an address of code (known code: no stack address in [lo, hi), no small value). */
+static inline bool tier0_record(uintptr_t saved, uintptr_t ra, uintptr_t next_fp, uintptr_t lo, uintptr_t hi,
+                                SxsUnwindIsFpCode is_fp_code, void *user_data) {
+  return saved == next_fp && ra >= 0x10000 && !(ra >= lo && ra < hi) && is_fp_code(ra, user_data, NULL);
+}
+
+/* Where the cache learned that the Tier-0 record of an OSR frame whose record (at fp) holds patchpoint lies: 1 with
+ * *ret_at, 0 when the Tier-0 code's frame is not known, -1 when nothing is learned of the patchpoint
+ * (sxs__unwind_cache_note_osr). Context: any; async-signal-safe. */
+static inline int osr_learned_at(const SxsUnwindCache *cache, uintptr_t patchpoint, uintptr_t fp, uintptr_t *ret_at) {
+  uint64_t rule;
+  if (cache == NULL || !cache_lookup(cache, patchpoint | CACHE_OSR_KEY, &rule))
+    return -1;
+  if ((rule & 3u) != RULE_FP)
+    return 0;
+  *ret_at = fp + (uintptr_t)(rule >> 2);
+  return 1;
+}
+
 __attribute__((no_sanitize_address)) static bool osr_tier0_frame(uintptr_t fp, uintptr_t next_fp, uintptr_t lo,
                                                                  uintptr_t hi, intptr_t mem,
                                                                  SxsUnwindIsFpCode is_fp_code, void *user_data,
@@ -688,12 +708,9 @@ __attribute__((no_sanitize_address)) static bool osr_tier0_frame(uintptr_t fp, u
   uintptr_t end = next_fp - fp > OSR_SCAN_WORDS * 8 ? fp + OSR_SCAN_WORDS * 8 : next_fp;
   for (uintptr_t at = fp + 16; at + 16 <= end; at += 8) {
     const uintptr_t *slot = (const uintptr_t *)(at + (uintptr_t)mem);
-    if (slot[0] != next_fp)
+    if (!tier0_record(slot[0], slot[1], next_fp, lo, hi, is_fp_code, user_data))
       continue;
-    uintptr_t ip = slot[1];
-    if (ip < 0x10000 || (ip >= lo && ip < hi) || !is_fp_code(ip, user_data, NULL))
-      continue;
-    frame->ip = ip;
+    frame->ip = slot[1];
     frame->sp = at + 16;
     return true;
   }
@@ -712,19 +729,16 @@ __attribute__((no_sanitize_address)) static int osr_learned_frame(const SxsUnwin
                                                                   uintptr_t next_fp, uintptr_t lo, uintptr_t hi,
                                                                   intptr_t mem, SxsUnwindIsFpCode is_fp_code,
                                                                   void *user_data, SxsNativeFrame *frame) {
-  uint64_t rule;
-  if (cache == NULL || !cache_lookup(cache, frame->ip | CACHE_OSR_KEY, &rule))
-    return -1;
-  if ((rule & 3u) != RULE_FP)
-    return 0;
-  uintptr_t at = fp + (uintptr_t)(rule >> 2);
+  uintptr_t at = 0;
+  int learned = osr_learned_at(cache, frame->ip, fp, &at);
+  if (learned <= 0)
+    return learned;
   if (at < fp || at < lo || at + 16 > hi || at + 16 > next_fp + 16 || (at & 7) != 0)
     return 0;
   const uintptr_t *slot = (const uintptr_t *)(at + (uintptr_t)mem);
-  uintptr_t ip = slot[1];
-  if (slot[0] != next_fp || ip < 0x10000 || (ip >= lo && ip < hi) || !is_fp_code(ip, user_data, NULL))
+  if (!tier0_record(slot[0], slot[1], next_fp, lo, hi, is_fp_code, user_data))
     return 0;
-  frame->ip = ip;
+  frame->ip = slot[1];
   frame->sp = at + 16;
   return 1;
 }
@@ -842,17 +856,19 @@ static int walk_hybrid(unw_cursor_t *cursor, unw_context_t *context, const SxsRe
           !(cache != NULL && cache_lookup(cache, frame.ip, &landed) && (landed & 3u) == RULE_SP)) {
         uintptr_t patchpoint = frame.ip;
         int learned = osr_learned_frame(cache, cur.fp, fp, lo, hi, mem, is_fp_code, user_data, &frame);
-        /* The walk of a capture (it says what it guessed) from code the mappings it knows do not hold. */
-        bool new_code = ret_guessed != NULL && !is_fp_code(cur.ip, user_data, NULL);
+        bool by_layout = false;
+        if (learned <= 0) {
+          /* The walk of a capture (it says what it guessed) from code the mappings it knows do not hold. */
+          bool new_code = ret_guessed != NULL && !is_fp_code(cur.ip, user_data, NULL);
+          by_layout = osr_tier0_frame(cur.fp, fp, lo, hi, mem, is_fp_code, user_data, new_code, &frame);
+        }
         /* Found by the layout alone: the owner of the cache learns the patchpoint's Tier-0 frame, and an OSR leaf's
          * walk (the interrupted RBP is its record: the walk can be made again from it) is a guess. */
-        if (learned < 0 && osr_tier0_frame(cur.fp, fp, lo, hi, mem, is_fp_code, user_data, new_code, &frame)) {
+        if (by_layout && learned < 0) {
           if (ret_osr != NULL && *ret_osr == 0)
             *ret_osr = patchpoint;
           if (n == 1 && ret_guessed != NULL && *ret_guessed < 0)
             *ret_guessed = 0;
-        } else if (learned == 0) {
-          osr_tier0_frame(cur.fp, fp, lo, hi, mem, is_fp_code, user_data, new_code, &frame);
         }
       }
       next.ip = frame.ip;
@@ -1194,21 +1210,15 @@ int sxs__unwind_remote(const SxsRegs *regs, uintptr_t stack_lo, uintptr_t stack_
        * stepped from (same_method). The layout alone does not tell: in a frameless method's frame, a record an earlier
        * call left with the same saved RBP was taken for the Tier-0 record (threads blocked in Thread.Sleep lost the
        * method that called it), and such a method's return address, never seen, is never learned. */
-      uint64_t osr = 0;
-      uintptr_t t0_fp = 0, t0_ip = 0;
-      bool osr_learned =
-          fp_code && cache != NULL && cache_lookup(cache, ip | CACHE_OSR_KEY, &osr) && (osr & 3u) == RULE_FP;
+      /* The patchpoint's Tier-0 record where the cache learned it is (osr_learned_frame). */
+      uintptr_t at = 0, t0_fp = 0, t0_ip = 0;
+      bool osr_learned = fp_code && osr_learned_at(cache, ip, cur.fp, &at) > 0 && at > cur.fp && at <= next.fp &&
+                         remote_word(mem, stack_lo, stack_hi, at, &t0_fp) &&
+                         remote_word(mem, stack_lo, stack_hi, at + 8, &t0_ip) &&
+                         tier0_record(t0_fp, t0_ip, next.fp, stack_lo, stack_hi, is_fp_code, user_data);
       if (osr_learned) {
-        /* The patchpoint's Tier-0 record where the cache learned it is (osr_learned_frame). */
-        uintptr_t at = cur.fp + (uintptr_t)(osr >> 2);
-        if (at > cur.fp && at <= next.fp && remote_word(mem, stack_lo, stack_hi, at, &t0_fp) && t0_fp == next.fp &&
-            remote_word(mem, stack_lo, stack_hi, at + 8, &t0_ip) && t0_ip >= 0x10000 &&
-            !(t0_ip >= stack_lo && t0_ip < stack_hi) && is_fp_code(t0_ip, user_data, NULL)) {
-          ip = t0_ip;
-          next.sp = at + 16;
-        } else {
-          osr_learned = false;
-        }
+        ip = t0_ip;
+        next.sp = at + 16;
       }
       if (!osr_learned && fp_code && mem->same_method != NULL && next.fp > cur.fp + 16 && next.fp < stack_hi) {
         uintptr_t from = cur.fp + 16, end = MIN(next.fp, cur.fp + OSR_SCAN_WORDS * 8);

@@ -727,6 +727,14 @@ void sxs__sampler_repeat_last(SampledThread *t, const SxsWalkResources *res, gui
 #define SAMPLER_LEARN_PER_CAPTURE 8
 #define SAMPLER_PROLOGUE_BYTES 64
 
+/* The target of runtime runtime_id that can say which code version holds an address (SxsRuntimeOps.il_map), or NULL. */
+static const SxsStitchTarget *il_map_target(const SxsStitchTarget *targets, guint n_targets, int runtime_id) {
+  for (guint k = 0; k < n_targets; k++)
+    if (targets[k].stitch.runtime_id == runtime_id && targets[k].ops && targets[k].ops->il_map)
+      return &targets[k];
+  return NULL;
+}
+
 /* What the prologue of the code version of classified frame f holding return address ra says, when the runtime
  * answers: 1 with *ret (known) or 0 (answered, frame not known), -1 when it could not answer now. */
 static int jit_frame_of(const SxsStitchTarget *target, const SxsStackFrame *f, uintptr_t ra, SxsPrologue *ret) {
@@ -763,10 +771,7 @@ static guint learn_jit_frames(const SxsWalkResources *res, const SxsNativeFrame 
     const SxsStackFrame *f = &classified[i];
     if (f->kind != SXS_FRAME_MANAGED || f->function_id == 0 || sxs__unwind_cache_knows(res->steps, native[i].ip))
       continue;
-    const SxsStitchTarget *target = NULL;
-    for (guint k = 0; k < n_targets && target == NULL; k++)
-      if (targets[k].stitch.runtime_id == f->runtime_id && targets[k].ops && targets[k].ops->il_map)
-        target = &targets[k];
+    const SxsStitchTarget *target = il_map_target(targets, n_targets, f->runtime_id);
     if (target == NULL)
       continue;
     asked++;
@@ -799,10 +804,7 @@ static void learn_osr_record(const SxsWalkResources *res, uintptr_t patchpoint, 
   SxsStackFrame f;
   if (!sxs__sampler_claimed(res, runtimes, n_targets, patchpoint, &f) || f.function_id == 0)
     return;
-  const SxsStitchTarget *target = NULL;
-  for (guint k = 0; k < n_targets && target == NULL; k++)
-    if (targets[k].stitch.runtime_id == f.runtime_id && targets[k].ops && targets[k].ops->il_map)
-      target = &targets[k];
+  const SxsStitchTarget *target = il_map_target(targets, n_targets, f.runtime_id);
   if (target == NULL)
     return;
   SxsPrologue tier0;
@@ -894,10 +896,7 @@ static void learn_leaf_frame(const SxsWalkResources *res, const SxsNativeFrame *
   uintptr_t pc = native[0].ip;
   if (sxs__unwind_cache_knows_at(res->steps, pc, NULL))
     return;
-  const SxsStitchTarget *target = NULL;
-  for (guint k = 0; k < n_targets && target == NULL; k++)
-    if (targets[k].stitch.runtime_id == classified[0].runtime_id && targets[k].ops && targets[k].ops->il_map)
-      target = &targets[k];
+  const SxsStitchTarget *target = il_map_target(targets, n_targets, classified[0].runtime_id);
   if (target == NULL)
     return;
   if (leaf_code.steps != res->steps) {
