@@ -984,15 +984,21 @@ static gboolean allocation_tick(DWORD version, LPCBYTE data, ULONG len, guint64 
  *   System.Threading.Tasks.TplEventSource: TraceOperationBegin (14): TaskID i32, OperationName
  *                         string, RelatedContext i64; TraceOperationEnd (15): TaskID i32, Status
  *                         i32; TraceSynchronousWorkBegin (17): TaskID i32, Work i32;
- *                         TraceSynchronousWorkEnd (18): Work i32. */
+ *                         TraceSynchronousWorkEnd (18): Work i32;
+ *   System.Diagnostics.Metrics: CounterRateValuePublished (4), HistogramValuePublished (6):
+ *                         SessionId, MeterName, MeterVersion, InstrumentName, Unit, Tags ("k=v,k=v"),
+ *                         then the values, strings first; the routing's and the hosting's
+ *                         instruments carry the route template a request matched (tag http.route). */
 #define SXS_EVENT_REQUEST_START 3
 #define SXS_EVENT_REQUEST_STOP 4
 #define SXS_EVENT_OPERATION_BEGIN 14
 #define SXS_EVENT_OPERATION_END 15
 #define SXS_EVENT_WORK_BEGIN 17
 #define SXS_EVENT_WORK_END 18
+#define SXS_EVENT_COUNTER_PUBLISHED 4
+#define SXS_EVENT_HISTOGRAM_PUBLISHED 6
 
-typedef enum { PROVIDER_RUNTIME, PROVIDER_HOSTING, PROVIDER_TPL } ProviderKind;
+typedef enum { PROVIDER_RUNTIME, PROVIDER_HOSTING, PROVIDER_TPL, PROVIDER_METRICS } ProviderKind;
 
 /* Which provider an event came from: its handle as learnt, else its name asked once. */
 static ProviderKind provider_kind(SxsCallback *self, EVENTPIPE_PROVIDER provider) {
@@ -1002,6 +1008,8 @@ static ProviderKind provider_kind(SxsCallback *self, EVENTPIPE_PROVIDER provider
     return PROVIDER_HOSTING;
   if (provider == __atomic_load_n(&self->tpl_provider, __ATOMIC_ACQUIRE))
     return PROVIDER_TPL;
+  if (provider == __atomic_load_n(&self->metrics_provider, __ATOMIC_ACQUIRE))
+    return PROVIDER_METRICS;
   for (guint i = 0; i < G_N_ELEMENTS(self->other_providers); i++)
     if (provider == __atomic_load_n(&self->other_providers[i], __ATOMIC_ACQUIRE))
       return PROVIDER_RUNTIME;
@@ -1024,6 +1032,10 @@ static ProviderKind provider_kind(SxsCallback *self, EVENTPIPE_PROVIDER provider
     __atomic_store_n(&self->tpl_provider, provider, __ATOMIC_RELEASE);
     return PROVIDER_TPL;
   }
+  if (g_strcmp0(utf8, "System.Diagnostics.Metrics") == 0) {
+    __atomic_store_n(&self->metrics_provider, provider, __ATOMIC_RELEASE);
+    return PROVIDER_METRICS;
+  }
   for (guint i = 0; i < G_N_ELEMENTS(self->other_providers); i++) {
     EVENTPIPE_PROVIDER none = 0;
     if (__atomic_compare_exchange_n(&self->other_providers[i], &none, provider, FALSE, __ATOMIC_ACQ_REL,
@@ -1038,6 +1050,21 @@ static gint32 payload_i32(LPCBYTE data, ULONG len, gsize at) {
   if (data && len >= at + sizeof v)
     memcpy(&v, data + at, sizeof v);
   return v;
+}
+
+/* A metric's value published by the runtime's metrics source: the route template of the routing's
+ * or the hosting's instrument (sxs_features.c asks for those alone), learnt for the labels. */
+static void metric_published(LPCBYTE data, ULONG len) {
+  g_autofree char *session = NULL, *meter = NULL, *version = NULL, *instrument = NULL, *unit = NULL, *tags = NULL;
+  gsize at = 0;
+  if (!data || !payload_utf16(data, len, at, &session, &at) || !payload_utf16(data, len, at, &meter, &at) ||
+      !payload_utf16(data, len, at, &version, &at) || !payload_utf16(data, len, at, &instrument, &at) ||
+      !payload_utf16(data, len, at, &unit, &at) || !payload_utf16(data, len, at, &tags, &at))
+    return;
+  if (g_strcmp0(instrument, SXS_ROUTE_INSTRUMENT) != 0)
+    return;
+  g_autofree char *route = sxs__activity_metric_tag(tags, "http.route");
+  sxs__activity_route_seen(route);
 }
 
 /* An endpoints event: the request's or the async operation's. */
@@ -1057,6 +1084,11 @@ static void endpoints_event(SxsCallback *self, ProviderKind kind, DWORD eventId,
       if (sxs__activity_request_stop(rt, act, sxs__timeline_rec_now_us()))
         sxs__features_follow_awaits(self);
     }
+    return;
+  }
+  if (kind == PROVIDER_METRICS) {
+    if (eventId == SXS_EVENT_COUNTER_PUBLISHED || eventId == SXS_EVENT_HISTOGRAM_PUBLISHED)
+      metric_published(data, len);
     return;
   }
   switch (eventId) {

@@ -9,6 +9,11 @@
 #include "sxs_naming.h"
 #include "sxs_manager.h"
 
+/* The runtime's metrics instrument whose tags name the route template each request matched
+ * (ASP.NET Core 8 and later), and its meter: asked for with --endpoints. */
+#define SXS_ROUTE_METER "Microsoft.AspNetCore.Routing"
+#define SXS_ROUTE_INSTRUMENT "aspnetcore.routing.match_attempts"
+
 /* The metadata of one runtime's modules, kept so that naming the thousands of functions a program
  * runs (the inventory's, the frames of stacks) reads each module's metadata once. A method is
  * named from the module's own file first (sxs__metadata_open_assembly): the runtime's public
@@ -89,8 +94,9 @@ typedef struct {
   gboolean endpoints_on;        /* requests are followed ([labels] endpoints=true; sxs_features.c) */
   gint endpoints_awaits;        /* and across awaits (atomic): SXS_AWAITS_* */
   /* The providers whose events the endpoints read, by handle, learnt as their first events come
-   * (atomic; 0: not yet): ASP.NET Core's hosting events and the TPL's. */
-  EVENTPIPE_PROVIDER hosting_provider, tpl_provider;
+   * (atomic; 0: not yet): ASP.NET Core's hosting events, the TPL's and the runtime's metrics (the
+   * routing's instrument SXS_ROUTE_INSTRUMENT names the route templates requests matched). */
+  EVENTPIPE_PROVIDER hosting_provider, tpl_provider, metrics_provider;
   EVENTPIPE_PROVIDER other_providers[4]; /* providers seen that are neither (the runtime's) */
   SxsDynamicCode dynamic;                /* the dynamic methods' code, noted while sampling */
   gboolean dynamic_on;                   /* sampling: dynamic methods are noted as they are compiled */

@@ -254,6 +254,15 @@ static const SxsFeature allocations_feature = {.name = "allocations",
 #define SXS_TPL_PROVIDER "System.Threading.Tasks.TplEventSource"
 #define SXS_TPL_KEYWORDS G_GUINT64_CONSTANT(0x8 | 0x20 | 0x80)
 #define SXS_AWAITS_FEATURE "endpoints-awaits"
+/* The route templates: the runtime's metrics source (its time series values, keyword 0x2) on the
+ * routing's match counter alone, published every second, in the source's shared session (SessionId
+ * SHARED), which another listener asking with the same interval and limits joins instead of being
+ * refused (the source serves one session else). */
+#define SXS_METRICS_PROVIDER "System.Diagnostics.Metrics"
+#define SXS_METRICS_KEYWORDS G_GUINT64_CONSTANT(0x2)
+#define SXS_METRICS_ARGS                                                                                               \
+  "SessionId=SHARED;Metrics=" SXS_ROUTE_METER "\\" SXS_ROUTE_INSTRUMENT                                                \
+  ";RefreshInterval=1;MaxTimeSeries=1000;MaxHistograms=10"
 
 static gboolean endpoints_wanted(const SxsConfig *cfg) {
   return cfg && cfg->labels_endpoints;
@@ -269,10 +278,19 @@ static const char *endpoints_unsupported(const SxsCapabilities *caps) {
 static int endpoints_setup(SxsCallback *self, ICorProfilerInfo15 *info, const SxsConfig *cfg, char **ret_why) {
   (void)cfg;
   g_autofree gunichar2 *hosting = g_utf8_to_utf16(SXS_HOSTING_PROVIDER, -1, NULL, NULL, NULL);
-  COR_PRF_EVENTPIPE_PROVIDER_CONFIG provider = {
-      .providerName = (const WCHAR *)hosting, .keywords = G_MAXUINT64, .loggingLevel = COR_PRF_EVENTPIPE_INFORMATIONAL};
+  g_autofree gunichar2 *metrics = g_utf8_to_utf16(SXS_METRICS_PROVIDER, -1, NULL, NULL, NULL);
+  g_autofree gunichar2 *metrics_args = g_utf8_to_utf16(SXS_METRICS_ARGS, -1, NULL, NULL, NULL);
+  COR_PRF_EVENTPIPE_PROVIDER_CONFIG providers[] = {
+      {.providerName = (const WCHAR *)hosting,
+       .keywords = G_MAXUINT64,
+       .loggingLevel = COR_PRF_EVENTPIPE_INFORMATIONAL},
+      {.providerName = (const WCHAR *)metrics,
+       .keywords = SXS_METRICS_KEYWORDS,
+       .loggingLevel = COR_PRF_EVENTPIPE_INFORMATIONAL,
+       .filterData = (const WCHAR *)metrics_args},
+  };
   EVENTPIPE_SESSION session = 0;
-  int r = start_providers(info, &provider, 1, &self->endpoints_on, &session, ret_why);
+  int r = start_providers(info, providers, G_N_ELEMENTS(providers), &self->endpoints_on, &session, ret_why);
   if (r == 0)
     sxs__manager_feature_off(self->runtime, SXS_AWAITS_FEATURE,
                              "no request has left the thread it began on: the TPL's events (a few at each await) "

@@ -58,6 +58,7 @@ static struct {
   gint64 traced_at;     /* when the last T was considered (monotonic, us) */
   gint64 traced_period; /* until the next T: a second, or 20 times what the last one took */
   guint labels_written; /* endpoints whose L record the open file has */
+  guint labels_gen;     /* ... as they were shown then (sxs__activity_labels_gen) */
   SxsSpoolStats stats;
   gboolean broken; /* an append failed: the spool was removed and is kept no more */
 } spool = {.fd = -1};
@@ -201,13 +202,17 @@ static void append_timeline(GString *b, gboolean all) {
   sxs__timeline_rec_changes(all, &c);
   /* The endpoints' names before the samples that name them. */
   if (sxs__activity_any()) {
+    /* A route template learnt may show earlier labels anew: all of them again (a later L record
+     * of a label replaces its name). */
+    guint gen = sxs__activity_labels_gen();
     g_autoptr(GPtrArray) labels = sxs__activity_labels();
-    for (guint i = all ? 0 : spool.labels_written; i < labels->len; i++) {
+    for (guint i = all || gen != spool.labels_gen ? 0 : spool.labels_written; i < labels->len; i++) {
       g_string_append_printf(b, "L\t%u\t", i + 1);
       sxs__spool_append_string(b, labels->pdata[i]);
       g_string_append_c(b, '\n');
     }
     spool.labels_written = labels->len;
+    spool.labels_gen = gen;
   }
   for (guint i = 0; i < c.seconds->len; i++) {
     const SxsTimelineSecond *q = &g_array_index(c.seconds, SxsTimelineSecond, i);

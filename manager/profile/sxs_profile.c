@@ -193,16 +193,31 @@ int sxs__timeline_event_compare(gconstpointer a, gconstpointer b) {
 }
 
 void sxs__timeline_model_check_labels(SxsTimelineModel *t) {
+  /* to[label]: what it becomes (0: none), each name kept once in its first place. */
+  guint n = t->labels->len;
+  g_autofree guint *to = g_new0(guint, n + 1);
+  g_autoptr(GHashTable) first = g_hash_table_new(g_str_hash, g_str_equal);
+  GPtrArray *kept = g_ptr_array_new_with_free_func(g_free);
+  for (guint i = 0; i < n; i++) {
+    char *name = t->labels->pdata[i] ? t->labels->pdata[i] : "?";
+    gpointer at = g_hash_table_lookup(first, name);
+    if (!at) {
+      g_ptr_array_add(kept, g_strdup(name));
+      at = GUINT_TO_POINTER(kept->len);
+      g_hash_table_insert(first, kept->pdata[kept->len - 1], at);
+    }
+    to[i + 1] = GPOINTER_TO_UINT(at);
+  }
   for (guint i = 0; i < t->samples->len; i++) {
     SxsTimelineSample *s = &g_array_index(t->samples, SxsTimelineSample, i);
-    if (s->label > t->labels->len)
-      s->label = 0;
+    s->label = s->label <= n ? to[s->label] : 0;
   }
   for (guint i = 0; i < t->events->len; i++) {
     SxsTimelineEvent *e = &g_array_index(t->events, SxsTimelineEvent, i);
-    if (e->label > t->labels->len)
-      e->label = 0;
+    e->label = e->label <= n ? to[e->label] : 0;
   }
+  g_ptr_array_unref(t->labels);
+  t->labels = kept;
 }
 
 void sxs__timeline_model_clear(SxsTimelineModel *t) {

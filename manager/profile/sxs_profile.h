@@ -469,7 +469,8 @@ int sxs__timeline_event_compare(gconstpointer a, gconstpointer b);
 /* Frees an SxsTimelineEvent's name (the events array's clear function). */
 void sxs__timeline_event_clear(gpointer e);
 /* Sets the labels of t's samples and events that its table does not name to none (a document or
- * spool read back). */
+ * spool read back), and merges labels of one name (an endpoint shown as its route template, which
+ * several paths match) into the first of them. */
 void sxs__timeline_model_check_labels(SxsTimelineModel *t);
 /* Empties t (arrays kept, emptied; present FALSE). */
 void sxs__timeline_model_clear(SxsTimelineModel *t);

@@ -29,6 +29,7 @@
 #define TID_GONE (-1)
 #define WORK_DEPTH 32
 #define TASK_SLOTS (1u << 16)
+#define ROUTES_MAX 1024
 
 typedef struct {
   guint32 gen;      /* atomic: the generation of the request in it (0: never used) */
@@ -49,6 +50,9 @@ static struct {
   GMutex lock;
   GHashTable *labels;   /* name -> label (owned keys) */
   GPtrArray *names;     /* label - 1 -> name (the keys above) */
+  GPtrArray *routes;    /* the route templates seen ("/orders/{id:int}"), ROUTES_MAX at most */
+  GPtrArray *shown;     /* label - 1 -> its name as shown (NULL: not resolved since routes changed) */
+  guint names_gen;      /* atomic: changes when a label's name as shown may change */
   GHashTable *requests; /* key (20 bytes, owned) -> slot + 1 */
   guint next_slot;
   guint32 next_gen;
@@ -108,6 +112,8 @@ static void ensure_locked(void) {
   act.labels = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
   act.names = g_ptr_array_new();
   act.requests = g_hash_table_new_full(key_hash, key_equal, g_free, NULL);
+  act.routes = g_ptr_array_new_with_free_func(g_free);
+  act.shown = g_ptr_array_new_with_free_func(g_free);
 }
 
 static guint64 now_ns(void) {
@@ -172,6 +178,7 @@ static guint label_locked(const char *name) {
   }
   char *copy = g_strdup(name);
   g_ptr_array_add(act.names, copy);
+  g_ptr_array_add(act.shown, NULL);
   guint label = act.names->len;
   g_hash_table_insert(act.labels, copy, GUINT_TO_POINTER(label));
   return label;
@@ -461,11 +468,176 @@ gboolean sxs__activity_any(void) {
   return __atomic_load_n(&act.requests_seen, __ATOMIC_RELAXED) != 0;
 }
 
+/* One segment of a route template against one segment of an endpoint's path (a value written {id}
+ * there): its rank when it matches (3 a literal, 2 a parameter with a constraint, 1 one without),
+ * 0 when not. A segment of several parts (`{name}.{ext}`) is taken as one parameter. */
+static int segment_rank(const char *t, gsize tn, const char *p, gsize pn) {
+  gboolean value = pn == 4 && memcmp(p, "{id}", 4) == 0;
+  if (!memchr(t, '{', tn)) {
+    if (value)
+      return segment_is_value(t, tn) ? 3 : 0;
+    return tn == pn && g_ascii_strncasecmp(t, p, tn) == 0 ? 3 : 0;
+  }
+  if (tn < 2 || t[0] != '{' || t[tn - 1] != '}' || memchr(t + 1, '{', tn - 2))
+    return 1;
+  const char *colon = memchr(t, ':', tn);
+  if (!colon)
+    return 1;
+  /* A constraint on numbers or GUIDs takes values only; alpha takes letters only. */
+  static const char *const numeric[] = {"int", "long", "decimal", "double", "float", "guid", "range", "min", "max"};
+  gsize cn = strcspn(colon + 1, ":(?=}");
+  for (guint i = 0; i < G_N_ELEMENTS(numeric); i++)
+    if (cn == strlen(numeric[i]) && strncmp(colon + 1, numeric[i], cn) == 0)
+      return value ? 2 : 0;
+  if (cn == 5 && strncmp(colon + 1, "alpha", 5) == 0) {
+    for (gsize i = 0; i < pn; i++)
+      if (!g_ascii_isalpha(p[i]))
+        return 0;
+  }
+  return 2;
+}
+
+/* A template segment's kind: a catch-all ({*rest}, {**rest}), one that may be left out ({id?},
+ * {page=1}), or one that must be there. */
+typedef enum { SEG_REQUIRED, SEG_OPTIONAL, SEG_CATCH_ALL } SegKind;
+
+static SegKind segment_kind(const char *t, gsize tn) {
+  if (tn < 3 || t[0] != '{' || t[tn - 1] != '}' || memchr(t + 1, '{', tn - 2))
+    return SEG_REQUIRED;
+  if (t[1] == '*')
+    return SEG_CATCH_ALL;
+  return t[tn - 2] == '?' || memchr(t, '=', tn) ? SEG_OPTIONAL : SEG_REQUIRED;
+}
+
+/* The next segment of a path or template from *pos (skipping slashes), FALSE at the end. */
+static gboolean next_segment(const char *s, gsize *pos, const char **ret, gsize *ret_n) {
+  while (s[*pos] == '/')
+    (*pos)++;
+  if (!s[*pos])
+    return FALSE;
+  gsize n = strcspn(s + *pos, "/");
+  *ret = s + *pos;
+  *ret_n = n;
+  *pos += n;
+  return TRUE;
+}
+
+/* A rank of ROUTE_DEPTH digits of 3 bits, one a segment: its digits past depth are 0. */
+#define ROUTE_DEPTH 20
+static guint64 route_rank_end(guint64 rank, guint depth) {
+  return depth < ROUTE_DEPTH ? rank << (3 * (ROUTE_DEPTH - depth)) : rank;
+}
+
+guint64 sxs__activity_route_rank(const char *tmpl, const char *path) {
+  if (tmpl[0] == '~')
+    tmpl++;
+  gsize tp = 0, pp = 0;
+  guint64 rank = 1;
+  const char *t = NULL, *p = NULL;
+  gsize tn = 0, pn = 0;
+  for (guint depth = 0;; depth++) {
+    gboolean more_t = next_segment(tmpl, &tp, &t, &tn);
+    gboolean more_p = next_segment(path, &pp, &p, &pn);
+    if (!more_t)
+      return more_p ? 0 : route_rank_end(rank, depth);
+    SegKind kind = segment_kind(t, tn);
+    if (kind == SEG_CATCH_ALL)
+      return depth < ROUTE_DEPTH ? route_rank_end(rank << 3 | 1, depth + 1) : rank;
+    if (!more_p) {
+      /* Left out: this one and every one after it must be optional. */
+      for (;;) {
+        if (kind == SEG_REQUIRED)
+          return 0;
+        if (!next_segment(tmpl, &tp, &t, &tn))
+          break;
+        kind = segment_kind(t, tn);
+      }
+      return route_rank_end(rank, depth);
+    }
+    int r = segment_rank(t, tn, p, pn);
+    if (!r)
+      return 0;
+    /* Leftmost segments weigh most, as the router's precedence has it. */
+    if (depth < ROUTE_DEPTH)
+      rank = rank << 3 | (guint64)(r + 1);
+  }
+}
+
+char *sxs__activity_route_label(const char *name, const GPtrArray *routes) {
+  const char *space = strchr(name, ' ');
+  if (!space)
+    return NULL;
+  const char *path = space + 1;
+  const char *best = NULL;
+  guint64 best_rank = 0;
+  for (guint i = 0; routes && i < routes->len; i++) {
+    guint64 r = sxs__activity_route_rank(routes->pdata[i], path);
+    if (r > best_rank) {
+      best_rank = r;
+      best = routes->pdata[i];
+    }
+  }
+  if (!best)
+    return NULL;
+  if (best[0] == '~')
+    best++;
+  return g_strdup_printf("%.*s %s%s", (int)(space - name), name, best[0] == '/' ? "" : "/", best);
+}
+
+void sxs__activity_route_seen(const char *route) {
+  if (!route || !*route)
+    return;
+  g_mutex_lock(&act.lock);
+  ensure_locked();
+  gboolean known = FALSE;
+  for (guint i = 0; i < act.routes->len && !known; i++)
+    known = g_str_equal(act.routes->pdata[i], route);
+  if (!known && act.routes->len < ROUTES_MAX) {
+    g_ptr_array_add(act.routes, g_strdup(route));
+    for (guint i = 0; i < act.shown->len; i++)
+      g_clear_pointer(&act.shown->pdata[i], g_free);
+    __atomic_add_fetch(&act.names_gen, 1, __ATOMIC_RELEASE);
+  }
+  g_mutex_unlock(&act.lock);
+}
+
+/* Does a tag begin at s: a key of letters, digits, '.', '_' or '-', then '='? */
+static gboolean tag_starts(const char *s) {
+  gsize n = 0;
+  while (g_ascii_isalnum(s[n]) || s[n] == '.' || s[n] == '_' || s[n] == '-')
+    n++;
+  return n > 0 && s[n] == '=';
+}
+
+char *sxs__activity_metric_tag(const char *tags, const char *key) {
+  gsize kn = strlen(key);
+  for (const char *s = tags; s && *s;) {
+    if (strncmp(s, key, kn) == 0 && s[kn] == '=') {
+      const char *v = s + kn + 1, *end = v;
+      while (*end && !(*end == ',' && tag_starts(end + 1)))
+        end++;
+      return end > v ? g_strndup(v, (gsize)(end - v)) : NULL;
+    }
+    const char *next = s;
+    while (*next && !(*next == ',' && tag_starts(next + 1)))
+      next++;
+    s = *next ? next + 1 : next;
+  }
+  return NULL;
+}
+
+guint sxs__activity_labels_gen(void) {
+  return __atomic_load_n(&act.names_gen, __ATOMIC_ACQUIRE);
+}
+
 GPtrArray *sxs__activity_labels(void) {
   GPtrArray *out = g_ptr_array_new_with_free_func(g_free);
   g_mutex_lock(&act.lock);
-  for (guint i = 0; act.names && i < act.names->len; i++)
-    g_ptr_array_add(out, g_strdup(act.names->pdata[i]));
+  for (guint i = 0; act.names && i < act.names->len; i++) {
+    if (!act.shown->pdata[i] && act.routes->len)
+      act.shown->pdata[i] = sxs__activity_route_label(act.names->pdata[i], act.routes);
+    g_ptr_array_add(out, g_strdup(act.shown->pdata[i] ? act.shown->pdata[i] : act.names->pdata[i]));
+  }
   g_mutex_unlock(&act.lock);
   return out;
 }
@@ -475,10 +647,15 @@ void sxs__activity_reset_for_tests(void) {
   if (act.labels) {
     g_hash_table_destroy(act.requests);
     g_ptr_array_free(act.names, TRUE);
+    g_ptr_array_free(act.routes, TRUE);
+    g_ptr_array_free(act.shown, TRUE);
     g_hash_table_destroy(act.labels);
   }
   act.labels = NULL;
   act.names = NULL;
+  act.routes = NULL;
+  act.shown = NULL;
+  act.names_gen = 0;
   act.requests = NULL;
   act.next_slot = 0;
   act.next_gen = 0;

@@ -8,8 +8,11 @@
  * works for the request of the innermost work it runs, and a sample taken on it, or an allocation,
  * a lock wait or an exception raised on it, is that request's. A request is labelled with its
  * endpoint: its method and its path with the segments that are values (numbers, GUIDs, long hex
- * or mixed tokens) written {id}: `GET /orders/{id}`, not `GET /orders/42` (the route template
- * itself is not in the runtime's events).
+ * or mixed tokens) written {id}: `GET /orders/{id}`, not `GET /orders/42`; once ASP.NET Core's
+ * routing metrics have named the route templates its requests matched (sxs__activity_route_seen),
+ * a label is shown as its best matching template: `GET /users/{name}/orders/{orderId:int}` for
+ * `GET /users/alice/orders/{id}`. Two labels may then be shown alike; the profile model merges
+ * them (sxs__timeline_model_check_labels).
  *
  * The TPL's events cost the server a few microseconds for each await, so they are asked for only
  * once a request is seen to leave the thread it began on (the callback's choice, told by
@@ -64,8 +67,25 @@ void sxs__activity_thread_gone(uint32_t tid);
 
 /* Is anything tracked (a request seen)? */
 gboolean sxs__activity_any(void);
-/* The labels' names (index label - 1), a new array of copies. Context: any thread. */
+/* The labels' names as shown (index label - 1), a new array of copies. Context: any thread. */
 GPtrArray *sxs__activity_labels(void);
+/* Changes whenever a label's name as shown may have changed (a route template learnt). */
+guint sxs__activity_labels_gen(void);
+
+/* A route template that requests matched ("/orders/{id:int}", as ASP.NET Core's routing names it):
+ * labels whose path it matches are shown as it. Context: any thread, normal context. */
+void sxs__activity_route_seen(const char *route);
+/* The value of tag key in a metric's tags as the runtime's metrics events write them
+ * ("k1=v1,k2=v2"; a value may hold a comma not followed by a key and '='), newly allocated; NULL
+ * when absent or empty. */
+char *sxs__activity_metric_tag(const char *tags, const char *key);
+/* How well a route template matches an endpoint's path (its values written {id}): 0 not at all;
+ * else the higher the more specific, segment by segment from the left, as ASP.NET Core's router
+ * ranks them (a literal over a parameter with a constraint over one without over a catch-all). */
+guint64 sxs__activity_route_rank(const char *tmpl, const char *path);
+/* An endpoint label ("GET /users/alice") shown as the best matching of routes ("GET /users/{name}"),
+ * newly allocated; NULL when none matches. */
+char *sxs__activity_route_label(const char *name, const GPtrArray *routes);
 
 /* The endpoint label of a method and path ("GET /orders/{id}"), newly allocated. */
 char *sxs__activity_endpoint(const char *method, const char *path);

@@ -426,6 +426,7 @@ void sxs__timeline_rec_fill(SxsProfileModel *m, GHashTable *stacks_by_id) {
   if (stacks_by_id && sxs__activity_any()) {
     g_ptr_array_unref(t->labels);
     t->labels = sxs__activity_labels();
+    sxs__timeline_model_check_labels(t);
   }
   /* JIT compilations by their function's name, where the registry has it. */
   for (guint i = 0; i < t->events->len; i++) {

@@ -2,7 +2,9 @@
  * paths, a request followed from its start across a thread hop (an async operation created under
  * its activity, its work run on another thread) to its stop, the TPL's work items nested and ended
  * out of order, what a thread publishes for its signal handler, and requests told apart by their
- * threads alone while the TPL's events are not asked for (and when a request shows it left). */
+ * threads alone while the TPL's events are not asked for (and when a request shows it left); route
+ * templates read from a metric's tags, matched and ranked against endpoints as ASP.NET Core's
+ * router ranks them, and the labels they show alike merged in the profile model. */
 #include <string.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -234,11 +236,127 @@ static void test_without_activity_ids(void) {
   sxs__timeline_rec_reset_for_tests();
 }
 
+/* A metric's tags ("k=v,k=v"): a value may hold commas (a route's constraint). */
+static void test_metric_tag(void) {
+  static const struct {
+    const char *tags, *key, *value;
+  } cases[] = {
+      {"aspnetcore.routing.is_fallback=False,aspnetcore.routing.match_status=success,http.route=/light/{id}",
+       "http.route", "/light/{id}"},
+      {"http.route=/a/{id:range(1,10)},http.request.method=GET", "http.route", "/a/{id:range(1,10)}"},
+      {"http.request.method=GET,http.route=/a/{id:range(1,10)}", "http.route", "/a/{id:range(1,10)}"},
+      {"http.route=,x=1", "http.route", NULL},
+      {"aspnetcore.routing.match_status=failure", "http.route", NULL},
+      {"xhttp.route=/no", "http.route", NULL},
+      {"", "http.route", NULL},
+  };
+  for (guint i = 0; i < G_N_ELEMENTS(cases); i++) {
+    g_autofree char *v = sxs__activity_metric_tag(cases[i].tags, cases[i].key);
+    g_assert_cmpstr(v, ==, cases[i].value);
+  }
+}
+
+/* Templates against endpoints (values written {id}): which match, and which of several wins. */
+static void test_route_match(void) {
+  static const struct {
+    const char *tmpl, *path;
+    gboolean match;
+  } cases[] = {
+      {"/users/{name}/orders/{orderId:int}", "/users/alice/orders/{id}", TRUE},
+      {"/users/{name}/orders/{orderId:int}", "/users/alice/orders/x", FALSE},
+      {"/users/{name}/orders/{orderId:int}", "/users/alice/orders", FALSE},
+      {"users/{name}", "/Users/bob", TRUE},
+      {"/users/me", "/users/{id}", FALSE},
+      {"/years/2024", "/years/{id}", TRUE},
+      {"/files/{*path}", "/files/a/b/c.txt", TRUE},
+      {"/files/{**path}", "/files", TRUE},
+      {"{controller=Home}/{action=Index}/{id?}", "/", TRUE},
+      {"{controller=Home}/{action=Index}/{id?}", "/Home/Privacy/{id}", TRUE},
+      {"{controller=Home}/{action=Index}/{id?}", "/a/b/c/d", FALSE},
+      {"/p/{name:alpha}", "/p/abc", TRUE},
+      {"/p/{name:alpha}", "/p/ab1", FALSE},
+      {"/img/{name}.{ext}", "/img/cat.png", TRUE},
+      {"/", "/", TRUE},
+      {"/", "/x", FALSE},
+  };
+  for (guint i = 0; i < G_N_ELEMENTS(cases); i++)
+    g_assert_cmpint(sxs__activity_route_rank(cases[i].tmpl, cases[i].path) != 0, ==, cases[i].match);
+  g_autoptr(GPtrArray) routes = g_ptr_array_new();
+  g_ptr_array_add(routes, "/users/{*rest}");
+  g_ptr_array_add(routes, "/users/{name}");
+  g_ptr_array_add(routes, "/users/{id:int}");
+  g_ptr_array_add(routes, "/users/me");
+  g_ptr_array_add(routes, "~/orders/{id}");
+  static const struct {
+    const char *label, *shown;
+  } best[] = {
+      {"GET /users/me", "GET /users/me"},             /* a literal first */
+      {"GET /users/{id}", "GET /users/{id:int}"},     /* then a constrained parameter */
+      {"GET /users/alice", "GET /users/{name}"},      /* then any parameter */
+      {"GET /users/a/b", "GET /users/{*rest}"},       /* a catch-all last */
+      {"DELETE /orders/{id}", "DELETE /orders/{id}"}, /* `~/` is the app's root */
+      {"GET /other", NULL},
+  };
+  for (guint i = 0; i < G_N_ELEMENTS(best); i++) {
+    g_autofree char *shown = sxs__activity_route_label(best[i].label, routes);
+    g_assert_cmpstr(shown, ==, best[i].shown);
+  }
+}
+
+/* Labels shown as a route template learnt after them: the names change (and say so), and the
+ * requests of two paths of one template count under one label in the profile model. */
+static void test_route_labels(void) {
+  sxs__activity_reset_for_tests();
+  sxs__timeline_rec_reset_for_tests();
+  static const guint8 zero[16];
+  sxs__activity_request_start(1, NULL, "GET", "/users/alice/orders/7", 100);
+  sxs__activity_request_stop(1, zero, 200);
+  sxs__activity_request_start(1, NULL, "GET", "/users/bob/orders/8", 300);
+  sxs__activity_request_stop(1, zero, 400);
+  sxs__activity_request_start(1, NULL, "GET", "/ping", 500);
+  sxs__activity_request_stop(1, zero, 600);
+  g_autoptr(GPtrArray) before = sxs__activity_labels();
+  g_assert_cmpuint(before->len, ==, 3);
+  g_assert_cmpstr(before->pdata[0], ==, "GET /users/alice/orders/{id}");
+  guint gen = sxs__activity_labels_gen();
+  sxs__activity_route_seen("/users/{name}/orders/{orderId:int}");
+  g_assert_cmpuint(sxs__activity_labels_gen(), !=, gen);
+  gen = sxs__activity_labels_gen();
+  sxs__activity_route_seen("/users/{name}/orders/{orderId:int}");
+  g_assert_cmpuint(sxs__activity_labels_gen(), ==, gen);
+  g_autoptr(GPtrArray) after = sxs__activity_labels();
+  g_assert_cmpuint(after->len, ==, 3);
+  g_assert_cmpstr(after->pdata[0], ==, "GET /users/{name}/orders/{orderId:int}");
+  g_assert_cmpstr(after->pdata[1], ==, "GET /users/{name}/orders/{orderId:int}");
+  g_assert_cmpstr(after->pdata[2], ==, "GET /ping");
+  SxsProfileModel *m = sxs__profile_model_new();
+  g_autoptr(GHashTable) none = g_hash_table_new(g_direct_hash, g_direct_equal);
+  sxs__timeline_rec_fill(m, none);
+  g_assert_cmpuint(m->timeline.labels->len, ==, 2);
+  g_assert_cmpstr(m->timeline.labels->pdata[0], ==, "GET /users/{name}/orders/{orderId:int}");
+  g_assert_cmpstr(m->timeline.labels->pdata[1], ==, "GET /ping");
+  guint per_label[3] = {0};
+  for (guint i = 0; i < m->timeline.events->len; i++) {
+    const SxsTimelineEvent *e = &g_array_index(m->timeline.events, SxsTimelineEvent, i);
+    if (e->kind == SXS_TIMELINE_REQUEST && e->label < G_N_ELEMENTS(per_label))
+      per_label[e->label]++;
+  }
+  g_assert_cmpuint(per_label[0], ==, 0);
+  g_assert_cmpuint(per_label[1], ==, 2);
+  g_assert_cmpuint(per_label[2], ==, 1);
+  sxs__profile_model_free(m);
+  sxs__activity_reset_for_tests();
+  sxs__timeline_rec_reset_for_tests();
+}
+
 int main(int argc, char **argv) {
   g_test_init(&argc, &argv, NULL);
   g_test_add_func("/activity/endpoint", test_endpoint);
   g_test_add_func("/activity/request-across-threads", test_request_across_threads);
   g_test_add_func("/activity/work-nesting", test_work_nesting);
   g_test_add_func("/activity/without-activity-ids", test_without_activity_ids);
+  g_test_add_func("/activity/metric-tag", test_metric_tag);
+  g_test_add_func("/activity/route-match", test_route_match);
+  g_test_add_func("/activity/route-labels", test_route_labels);
   return g_test_run();
 }

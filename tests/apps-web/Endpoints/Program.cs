@@ -4,7 +4,8 @@
 // (Task.Yield, Task.Delay); GET /lock/{id} holds a lock that concurrent requests wait for;
 // GET /warm/{id} runs the light work (a warm-up of its own); GET /ping answers at once;
 // GET /sync-light/{id} and /sync-heavy/{id} do one and nine units without an await, each request
-// on the thread it began on (GET /sync-warm/{id}: their warm-up).
+// on the thread it began on (GET /sync-warm/{id}: their warm-up); GET /users/{name}/orders/{orderId:int}
+// does one unit without an await under a route template whose name segment no path shows as a value.
 using System;
 using System.Runtime.CompilerServices;
 using System.Threading;
@@ -98,6 +99,7 @@ namespace Sxs.Tests.Endpoints
             app.MapGet("/sync-light/{id}", (int id) => Work.Now(1));
             app.MapGet("/sync-heavy/{id}", (int id) => Work.Now(9));
             app.MapGet("/sync-warm/{id}", (int id) => Work.Now(1));
+            app.MapGet("/users/{name}/orders/{orderId:int}", (string name, int orderId) => Work.Now(1));
             app.Run();
         }
     }
