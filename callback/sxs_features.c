@@ -276,7 +276,6 @@ static const char *endpoints_unsupported(const SxsCapabilities *caps) {
 }
 
 static int endpoints_setup(SxsCallback *self, ICorProfilerInfo15 *info, const SxsConfig *cfg, char **ret_why) {
-  (void)cfg;
   g_autofree gunichar2 *hosting = g_utf8_to_utf16(SXS_HOSTING_PROVIDER, -1, NULL, NULL, NULL);
   g_autofree gunichar2 *metrics = g_utf8_to_utf16(SXS_METRICS_PROVIDER, -1, NULL, NULL, NULL);
   g_autofree gunichar2 *metrics_args = g_utf8_to_utf16(SXS_METRICS_ARGS, -1, NULL, NULL, NULL);
@@ -290,7 +289,8 @@ static int endpoints_setup(SxsCallback *self, ICorProfilerInfo15 *info, const Sx
        .filterData = (const WCHAR *)metrics_args},
   };
   EVENTPIPE_SESSION session = 0;
-  int r = start_providers(info, providers, G_N_ELEMENTS(providers), &self->endpoints_on, &session, ret_why);
+  UINT32 n = cfg->labels_routes ? G_N_ELEMENTS(providers) : 1;
+  int r = start_providers(info, providers, n, &self->endpoints_on, &session, ret_why);
   if (r == 0)
     sxs__manager_feature_off(self->runtime, SXS_AWAITS_FEATURE,
                              "no request has left the thread it began on: the TPL's events (a few at each await) "

@@ -1378,6 +1378,9 @@ static const ConfigKey config_key_table[N_KEYS] = {
     [SXS_KEY_LABELS_ENDPOINTS] = {GROUP_LABELS, "endpoints", config_key_boolean, FIELD(labels_endpoints),
                                   .help =
                                       "label samples and events with the HTTP endpoint of the request they were for"},
+    [SXS_KEY_LABELS_ROUTES] = {GROUP_LABELS, "routes", config_key_boolean, FIELD(labels_routes),
+                               .help = "name an endpoint by the route template it matched, from ASP.NET Core's "
+                                       "routing metrics (the runtime's metrics source is then the profiler's)"},
 };
 
 #undef WORDS
@@ -1460,6 +1463,7 @@ SxsConfig *sxs__config_new_default(void) {
   cfg->sampling.engine = SXS_ENGINE_AUTO;
   cfg->sampling.event = SXS_EVENT_CPU_TIME;
   cfg->lines.enabled = TRUE;
+  cfg->labels_routes = TRUE;
   return cfg;
 }
 

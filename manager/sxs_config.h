@@ -135,6 +135,8 @@ typedef struct {
   guint timeline_window_s;   /* [timeline] window=: the last seconds of the run kept in full detail; 0 (default):
                             * the whole run, up to the timeline's memory cap */
   gboolean labels_endpoints; /* [labels] endpoints=: samples and events labelled by HTTP endpoint (default false) */
+  gboolean labels_routes;    /* [labels] routes=: an endpoint named by its route template, from the routing's
+                              * metrics (default true; with endpoints only) */
 } SxsConfig;
 
 /* Every key of the file, by group, in the order the file's values are checked. Everything about a
@@ -172,6 +174,7 @@ typedef enum {
   SXS_KEY_SYMBOLS_DEBUG_DIRS,
   SXS_KEY_TIMELINE_WINDOW,
   SXS_KEY_LABELS_ENDPOINTS,
+  SXS_KEY_LABELS_ROUTES,
   SXS_CONFIG_N_KEYS
 } SxsConfigKey;
 

@@ -398,16 +398,22 @@ static void test_endpoints_wall(void) {
 }
 
 /* Requests that never await: each runs on the thread it began on, from its RequestStart to its
- * RequestStop, and the hosting events alone tell them apart; the TPL's are never asked for. */
+ * RequestStop, and the hosting events alone tell them apart; the TPL's are never asked for. Route
+ * templates turned off ([labels] routes=false): an endpoint is its path, values written {id}. */
 static void test_endpoints_sync(void) {
   g_autofree char *dir = itest_tmpdir();
   g_autofree char *profile = g_build_filename(dir, "p.json", NULL);
-  static const char *const options[] = {"--sample=999", "--endpoints", "--alloc", "--format", "json", NULL};
+  /* With the route templates off: endpoints named by their paths. */
+  g_autofree char *config = g_build_filename(dir, "routes-off.ini", NULL);
+  g_assert_true(g_file_set_contents(config, "[profiler]\n[labels]\nroutes = false\n", -1, NULL));
+  const char *const options[] = {"--sample=999", "--endpoints", "--alloc", "--format",
+                                 "json",         "--config",    config,    NULL};
   int port = 0;
   g_autoptr(ItestProc) server = start_server("10.0", options, dir, &port);
   if (!server)
     return;
   ab_run(dir, "warm", port, "/sync-warm/1", 200, 2);
+  ab_run(dir, "alice", port, "/users/alice/orders/7", N_ROUTED, 2);
   g_autoptr(ItestProc) light = ab_spawn(dir, "light", port, "/sync-light/7", N_REQUESTS, 2);
   g_autoptr(ItestProc) heavy = ab_spawn(dir, "heavy", port, "/sync-heavy/7", N_REQUESTS, 2);
   ab_finish(light, N_REQUESTS);
@@ -425,6 +431,10 @@ static void test_endpoints_sync(void) {
   g_assert_cmpuint(t.requests[l], ==, N_REQUESTS);
   g_assert_cmpuint(t.requests[h], ==, N_REQUESTS);
   g_assert_cmpuint(t.requests[label_of(&t, "GET /sync-warm/{id}")], ==, 200);
+  g_assert_cmpuint(label_of(&t, ROUTED), ==, 0);
+  guint path = label_of(&t, "GET /users/alice/orders/{id}");
+  g_assert_cmpuint(path, >, 0);
+  g_assert_cmpuint(t.requests[path], ==, N_ROUTED);
   double cpu_share = 100.0 * t.samples[h] / (t.samples[h] + t.samples[l]);
   double alloc_share = 100.0 * t.alloc[h] / (t.alloc[h] + t.alloc[l]);
   double spin_share = t.spin_all > 0 ? 100.0 * t.spin_labelled / t.spin_all : 0;
