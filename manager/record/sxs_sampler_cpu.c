@@ -317,16 +317,17 @@ guint sxs__sampler_cpu_tick(const SxsWalkResources *res, const SxsStitchTarget *
           memcpy(s->native, c->out.frames, (size_t)n * sizeof s->native[0]);
         }
       }
-      /* The frames were counted or copied: the handler may write the capture again. */
-      __atomic_store_n(&c->state, SLOT_IDLE, __ATOMIC_RELEASE);
-      __atomic_add_fetch(&hot.timer_collected, 1, __ATOMIC_RELAXED);
       if (s != NULL) {
-        sxs__walker_suspend_prepare_timer_sample(s, res, now, may_learn && !learned, targets, runtimes, n_targets);
+        sxs__walker_suspend_prepare_timer_sample(s, &c->out, res, now, may_learn && !learned, targets, runtimes,
+                                                 n_targets);
         learned |= s->learn_only;
         any_learned |= s->learn_only;
         if (s->n_native <= 0 && !s->learn_only)
           n_due--; /* counted already, nothing to merge: its place in the batch is free again */
       }
+      /* The frames were counted or copied: the handler may write the capture again. */
+      __atomic_store_n(&c->state, SLOT_IDLE, __ATOMIC_RELEASE);
+      __atomic_add_fetch(&hot.timer_collected, 1, __ATOMIC_RELAXED);
     }
     if (collected > collected_before)
       thread_rate_note(t, FALSE);

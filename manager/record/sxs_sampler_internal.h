@@ -340,8 +340,8 @@ void sxs__walker_suspend_finish(SuspendedSample *samples, guint n_due, const Sxs
 SuspendedSample *sxs__walker_suspend_samples(void);
 void sxs__walker_suspend_tick(guint64 period_ns, const SxsWalkResources *res, const SxsStitchTarget *targets,
                               const SxsStitchRuntime *runtimes, guint n_targets);
-void sxs__walker_suspend_prepare_timer_sample(SuspendedSample *s, const SxsWalkResources *res, guint64 now,
-                                              gboolean learn, const SxsStitchTarget *targets,
+void sxs__walker_suspend_prepare_timer_sample(SuspendedSample *s, const Capture *from, const SxsWalkResources *res,
+                                              guint64 now, gboolean learn, const SxsStitchTarget *targets,
                                               const SxsStitchRuntime *runtimes, guint n_targets);
 gboolean sxs__walker_suspend_learn(SuspendedSample *samples, guint n, const SxsWalkResources *res);
 

@@ -473,21 +473,27 @@ static void walk_suspended(SuspendedSample *samples, guint n_due, const SxsStitc
 /*
  * Suspend walker, cpu mode: sample s holds a timer capture of its thread. A capture that matches a
  * walk its thread kept is merged with it (suspend_finish). Any other is counted at once as its own
- * frames name it (as the signal walker's would), and, when learn (once a thread a batch), marked
+ * frames name it, as the signal walker's would: with the handler's capture they are of (from, its
+ * copy of the stack walked again where the walk guessed, an OSR frame's Tier-0 record learnt), so
+ * the timer's slot is released only after this. When learn (once a thread a batch), it is marked
  * learn_only with no frames: sxs__walker_suspend_learn captures its thread again by the sampler's
  * signal, where it is now, to be walked under a suspension, as in wall mode, and learn a walk for
  * its next samples to reuse (a timer capture is too old to be stitched with a walk made now).
  * Counting that later capture instead would favour the places a thread stays in over those it
  * passes through. Context: the sampler thread.
  */
-void sxs__walker_suspend_prepare_timer_sample(SuspendedSample *s, const SxsWalkResources *res, guint64 now,
-                                              gboolean learn, const SxsStitchTarget *targets,
+void sxs__walker_suspend_prepare_timer_sample(SuspendedSample *s, const Capture *from, const SxsWalkResources *res,
+                                              guint64 now, gboolean learn, const SxsStitchTarget *targets,
                                               const SxsStitchRuntime *runtimes, guint n_targets) {
   s->learn_only = FALSE;
   if (walk_reuse_matches(s, res, now))
     return;
-  sxs__sampler_record_capture(s->thread, res, s->native, (guint)s->n_native, NULL, s->weight, targets, runtimes,
+  sampler.sample_at_ns = from->at_ns;
+  sampler.sample_token = from->token;
+  sxs__sampler_record_capture(s->thread, res, s->native, (guint)s->n_native, from, s->weight, targets, runtimes,
                               n_targets);
+  sampler.sample_at_ns = 0;
+  sampler.sample_token = 0;
   s->n_native = 0;
   s->learn_only = learn;
 }

@@ -42,9 +42,14 @@ for c in "${configs[@]}"; do
         echo "$rc" >"$tmp/$l-${c//\//_}.rc"
         # A run that ended without its table (the profiled program crashed, the test timed out) is said here, with
         # the test's own reason, and in the table below.
-        if ((rc != 0)) && ! grep -q '^  all patterns' "$tmp/$l-${c//\//_}.txt"; then
+        # A run that failed after its table (a hold not met) is said too: its table is in the rows below.
+        if ((rc != 0)); then
             why=$(grep -h -m1 -E 'assertion failed|ERROR' "$tmp/$l-${c//\//_}.out" "$tmp/$l-${c//\//_}.txt" || true)
-            echo "bench: $c with the $l build's profiler ended without its table (exit $rc): ${why:-no reason printed}" >&2
+            if grep -q '^  all patterns' "$tmp/$l-${c//\//_}.txt"; then
+                echo "bench: $c with the $l build's profiler failed after its table (exit $rc): ${why:-no reason printed}" >&2
+            else
+                echo "bench: $c with the $l build's profiler ended without its table (exit $rc): ${why:-no reason printed}" >&2
+            fi
         fi
     done
     echo "bench: $c done (load average $(cut -d' ' -f1-3 /proc/loadavg))" >&2
