@@ -456,6 +456,63 @@ static void test_endpoints_8(void) {
   scenario("8.0");
 }
 
+/* `sxsprof attach --endpoints` to the Endpoints app started without a profiler: the requests sent
+ * while attached are counted under their endpoints, the route template learnt after the attach
+ * (the routing's metric asked for then) as from the start. */
+static void test_endpoints_attach(void) {
+  g_autofree char *dir = itest_tmpdir();
+  g_autofree char *prefix = g_build_filename(dir, "p", NULL);
+  g_autofree char *profile = g_strconcat(prefix, ".json", NULL);
+  g_autofree char *published = g_build_filename(itest_env("SXS_APPS_DIR"), "published", "web10", NULL);
+  g_autofree char *app = g_build_filename(published, "Endpoints.dll", NULL);
+  if (!g_file_test(app, G_FILE_TEST_IS_REGULAR)) {
+    g_test_fail_printf("%s is missing: run tests/setup.sh", app);
+    return;
+  }
+  int port = free_port();
+  g_autofree char *url = g_strdup_printf("http://127.0.0.1:%d", port);
+  const char *argv[] = {itest_env("SXS_DOTNET"), app, "--urls", url, NULL};
+  g_autofree char *out = g_build_filename(dir, "app.out", NULL), *err = g_build_filename(dir, "app.err", NULL);
+  g_autoptr(ItestProc) server = itest_spawn(argv, clean_env, published, out, err, FALSE);
+  gboolean up = FALSE;
+  for (int i = 0; i < 600 && !up; i++) {
+    up = http_ok(port, "/ping");
+    if (!up)
+      g_usleep(100000);
+  }
+  g_assert_true(up);
+  /* Before the attach: nobody's. */
+  ab_run(dir, "before", port, "/users/zed/orders/1", 20, 2);
+  g_autofree char *pid = g_strdup_printf("%d", (int)server->pid);
+  const char *aargv[] = {
+      itest_env("SXS_SXSPROF"), "attach", pid, "--sample", "--endpoints", "--duration", "8", "-o", prefix, NULL};
+  g_autofree char *aout = g_build_filename(dir, "attach.out", NULL), *aerr = g_build_filename(dir, "attach.err", NULL);
+  g_autoptr(ItestProc) attach = itest_spawn(aargv, clean_env, dir, aout, aerr, FALSE);
+  /* The profiler is set up (its endpoints session on) once its log says it caught up. */
+  g_autofree char *log = g_strconcat(prefix, ".log", NULL);
+  g_assert_true(itest_wait_for_text(log, ": attached; caught up", 30));
+  ab_run(dir, "alice", port, "/users/alice/orders/7", N_ROUTED, 2);
+  ab_run(dir, "bob", port, "/users/bob/orders/8", N_ROUTED, 2);
+  int code = itest_proc_wait(attach, 120);
+  if (code != 0)
+    g_test_message("attach:\n%s\n%s", itest_read_file(aout), itest_read_file(aerr));
+  g_assert_cmpint(code, ==, 0);
+  g_assert_cmpint(kill(server->pid, SIGTERM), ==, 0);
+  itest_proc_wait(server, 60);
+  g_autoptr(JsonNode) doc = itest_load_json(profile);
+  Totals t;
+  totals_read(doc, &t);
+  guint routed = label_of(&t, ROUTED);
+  g_assert_cmpuint(routed, >, 0);
+  g_assert_cmpuint(t.requests[routed], ==, 2 * N_ROUTED);
+  for (guint i = 0; i < t.labels->len; i++) {
+    g_assert_null(strstr(t.labels->pdata[i], "alice"));
+    g_assert_null(strstr(t.labels->pdata[i], "zed"));
+  }
+  g_ptr_array_unref(t.labels);
+  itest_rmtree(dir);
+}
+
 /* .NET Core 3.1 and 2.0 have no EventPipe session for a profiler: the feature is off in each, with
  * the reason, and the rest runs (the program's output as without it). */
 static void test_endpoints_old(void) {
@@ -493,6 +550,7 @@ int main(int argc, char **argv) {
   g_test_add_func("/endpoints/8.0", test_endpoints_8);
   g_test_add_func("/endpoints/wall", test_endpoints_wall);
   g_test_add_func("/endpoints/without-awaits", test_endpoints_sync);
+  g_test_add_func("/endpoints/attach", test_endpoints_attach);
   g_test_add_func("/endpoints/3.1-and-2.0", test_endpoints_old);
   return g_test_run();
 }
