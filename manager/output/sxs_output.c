@@ -131,8 +131,10 @@ static int write_profile(gboolean with_views) {
     return -EINVAL;
   }
   g_autoptr(SxsProfileModel) model = sxs__output_snapshot();
-  gsize len = 0;
-  g_autofree char *text = sxs__profile_render_json(model, &len);
+  /* The text is mapped apart from the program's heap (sxs_json.h, SxsText). */
+  g_auto(SxsText) doc = sxs__profile_render_json_text(model);
+  const char *text = doc.data;
+  gsize len = doc.len;
   guint64 digest = sxs__text_digest(text, len);
   int r = 0;
   /* The exit-time write usually follows a Shutdown write of the same document, and a quiet

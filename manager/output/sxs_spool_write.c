@@ -119,10 +119,9 @@ static void append_skeleton(GString *b, gboolean all, gboolean now) {
   gint64 t = g_get_monotonic_time();
   if (!all && !now && spool.skeleton.known && shape == spool.shape && t - spool.skeleton_at < SPOOL_SKELETON_PERIOD_US)
     return;
-  gsize len = 0;
-  g_autofree char *text = sxs__profile_render_json(m, &len);
+  g_auto(SxsText) doc = sxs__profile_render_json_text(m);
   SpoolDigest before = spool.skeleton;
-  append_document(b, 'S', text, len, &spool.skeleton, all);
+  append_document(b, 'S', doc.data, doc.len, &spool.skeleton, all);
   if (!before.known || before.value != spool.skeleton.value || all) {
     spool.shape = shape;
     spool.skeleton_at = t;
@@ -271,9 +270,8 @@ static void append_traced(GString *b, gboolean all, gboolean now) {
       if (!((SxsFunctionRecord *)r->functions->pdata[j])->traced)
         g_ptr_array_remove_index(r->functions, j);
   }
-  gsize len = 0;
-  g_autofree char *text = sxs__profile_render_json(m, &len);
-  append_document(b, 'T', text, len, &spool.traced, all);
+  g_auto(SxsText) doc = sxs__profile_render_json_text(m);
+  append_document(b, 'T', doc.data, doc.len, &spool.traced, all);
   spool.traced_period = 20 * (g_get_monotonic_time() - t);
 }
 

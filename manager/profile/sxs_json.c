@@ -6,6 +6,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -20,8 +21,80 @@ typedef struct {
   gboolean awaiting_value; /* object only: a key was written, its value is next */
 } SxsJsonFrame;
 
+/* The text's buffer. A large one is mapped apart from the allocator's heap (JSON_MAP_BYTES and
+ * more): a profile's text is megabytes, and a block that large, taken from malloc and freed, is one
+ * glibc maps on its own and, once it is freed, takes as the new size from which to map blocks and
+ * above which to give back a thread arena's free top; every write then left its freed memory
+ * resident (docs/PERFORMANCE.md, "A long run"). Mapped and unmapped here, it changes nothing of
+ * the program's allocator. */
+typedef struct {
+  char *str; /* NUL-terminated */
+  gsize len, cap;
+  gboolean mapped;
+} JsonBuf;
+
+#define JSON_MAP_BYTES (64u << 10)
+
+static void buf_init(JsonBuf *b) {
+  *b = (JsonBuf){.str = g_malloc(256), .cap = 256};
+  b->str[0] = '\0';
+}
+
+static void buf_release(JsonBuf *b) {
+  if (b->mapped)
+    munmap(b->str, b->cap);
+  else
+    g_free(b->str);
+  b->str = NULL;
+}
+
+/* Room for extra more bytes and the NUL. */
+static void buf_reserve(JsonBuf *b, gsize extra) {
+  gsize need = b->len + extra + 1;
+  if (need <= b->cap)
+    return;
+  gsize cap = b->cap;
+  while (cap < need)
+    cap *= 2;
+  if (cap < JSON_MAP_BYTES) {
+    b->str = g_realloc(b->str, cap);
+    b->cap = cap;
+    return;
+  }
+  gsize page = (gsize)sysconf(_SC_PAGESIZE);
+  cap = (cap + page - 1) / page * page;
+  void *p = b->mapped ? mremap(b->str, b->cap, cap, MREMAP_MAYMOVE)
+                      : mmap(NULL, cap, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (p == MAP_FAILED)
+    g_error("sxs_json: cannot map %" G_GSIZE_FORMAT " bytes for a document's text", cap);
+  if (!b->mapped) {
+    memcpy(p, b->str, b->len + 1);
+    g_free(b->str);
+  }
+  b->str = p;
+  b->cap = cap;
+  b->mapped = TRUE;
+}
+
+static void buf_append_len(JsonBuf *b, const char *s, gsize n) {
+  buf_reserve(b, n);
+  memcpy(b->str + b->len, s, n);
+  b->len += n;
+  b->str[b->len] = '\0';
+}
+
+static void buf_append(JsonBuf *b, const char *s) {
+  buf_append_len(b, s, strlen(s));
+}
+
+static void buf_append_c(JsonBuf *b, char c) {
+  buf_reserve(b, 1);
+  b->str[b->len++] = c;
+  b->str[b->len] = '\0';
+}
+
 struct SxsJsonWriter {
-  GString *buf;
+  JsonBuf buf;
   gboolean pretty;
   gboolean failed;    /* sticky: misuse seen, later calls are ignored */
   gboolean has_value; /* the top-level value has been started */
@@ -37,7 +110,7 @@ static gboolean json_pretty_here(const SxsJsonWriter *w) {
 
 SxsJsonWriter *sxs__json_writer_new(gboolean pretty) {
   SxsJsonWriter *w = g_new0(SxsJsonWriter, 1);
-  w->buf = g_string_sized_new(256);
+  buf_init(&w->buf);
   w->pretty = pretty;
   return w;
 }
@@ -45,21 +118,21 @@ SxsJsonWriter *sxs__json_writer_new(gboolean pretty) {
 void sxs__json_writer_free(SxsJsonWriter *w) {
   if (w == NULL)
     return;
-  g_string_free(w->buf, TRUE);
+  buf_release(&w->buf);
   g_free(w);
 }
 
 static void json_newline_indent(SxsJsonWriter *w, guint level) {
-  g_string_append_c(w->buf, '\n');
+  buf_append_c(&w->buf, '\n');
   for (guint i = 0; i < level; i++)
-    g_string_append(w->buf, "  ");
+    buf_append(&w->buf, "  ");
 }
 
 /* Starts a new element or member inside the innermost container: the separating comma and, in
  * pretty mode, the line break and indentation. */
 static void json_open_slot(SxsJsonWriter *w, SxsJsonFrame *f) {
   if (f->count > 0)
-    g_string_append_c(w->buf, ',');
+    buf_append_c(&w->buf, ',');
   if (json_pretty_here(w))
     json_newline_indent(w, w->depth);
   f->count++;
@@ -101,7 +174,7 @@ static void json_begin(SxsJsonWriter *w, SxsJsonFrameKind kind, char open, gbool
   w->stack[w->depth++] = (SxsJsonFrame){.kind = kind};
   if (inline_ && w->inline_depth == 0)
     w->inline_depth = w->depth;
-  g_string_append_c(w->buf, open);
+  buf_append_c(&w->buf, open);
 }
 
 static void json_end(SxsJsonWriter *w, SxsJsonFrameKind kind, char close) {
@@ -117,7 +190,7 @@ static void json_end(SxsJsonWriter *w, SxsJsonFrameKind kind, char close) {
   SxsJsonFrame *f = &w->stack[--w->depth];
   if (pretty && f->count > 0)
     json_newline_indent(w, w->depth);
-  g_string_append_c(w->buf, close);
+  buf_append_c(&w->buf, close);
 }
 
 void sxs__json_begin_object(SxsJsonWriter *w) {
@@ -185,46 +258,46 @@ static gsize json_utf8_seq(const guchar *s, gsize n, gsize *ret_bad) {
   return 0;
 }
 
-static void json_append_escaped(GString *buf, const char *str, gsize len) {
+static void json_append_escaped(JsonBuf *buf, const char *str, gsize len) {
   static const char hex[] = "0123456789abcdef";
   const guchar *s = (const guchar *)str;
   gsize i = 0;
 
-  g_string_append_c(buf, '"');
+  buf_append_c(buf, '"');
   while (i < len) {
     guchar c = s[i];
     if (c >= 0x80) {
       gsize bad = 0;
       gsize n = json_utf8_seq(s + i, len - i, &bad);
       if (n > 0) {
-        g_string_append_len(buf, (const char *)s + i, (gssize)n);
+        buf_append_len(buf, (const char *)s + i, n);
         i += n;
       } else {
-        g_string_append(buf, "\xEF\xBF\xBD");
+        buf_append(buf, "\xEF\xBF\xBD");
         i += bad;
       }
       continue;
     }
     switch (c) {
-    case '"': g_string_append(buf, "\\\""); break;
-    case '\\': g_string_append(buf, "\\\\"); break;
-    case '\b': g_string_append(buf, "\\b"); break;
-    case '\f': g_string_append(buf, "\\f"); break;
-    case '\n': g_string_append(buf, "\\n"); break;
-    case '\r': g_string_append(buf, "\\r"); break;
-    case '\t': g_string_append(buf, "\\t"); break;
+    case '"': buf_append(buf, "\\\""); break;
+    case '\\': buf_append(buf, "\\\\"); break;
+    case '\b': buf_append(buf, "\\b"); break;
+    case '\f': buf_append(buf, "\\f"); break;
+    case '\n': buf_append(buf, "\\n"); break;
+    case '\r': buf_append(buf, "\\r"); break;
+    case '\t': buf_append(buf, "\\t"); break;
     default:
       if (c < 0x20 || c == 0x7f) {
         char esc[6] = {'\\', 'u', '0', '0', hex[c >> 4], hex[c & 0xf]};
-        g_string_append_len(buf, esc, sizeof esc);
+        buf_append_len(buf, esc, sizeof esc);
       } else {
-        g_string_append_c(buf, (char)c);
+        buf_append_c(buf, (char)c);
       }
       break;
     }
     i++;
   }
-  g_string_append_c(buf, '"');
+  buf_append_c(buf, '"');
 }
 
 void sxs__json_key(SxsJsonWriter *w, const char *key) {
@@ -240,8 +313,8 @@ void sxs__json_key(SxsJsonWriter *w, const char *key) {
     return;
   }
   json_open_slot(w, f);
-  json_append_escaped(w->buf, key, strlen(key));
-  g_string_append(w->buf, json_pretty_here(w) ? ": " : ":");
+  json_append_escaped(&w->buf, key, strlen(key));
+  buf_append(&w->buf, json_pretty_here(w) ? ": " : ":");
   f->awaiting_value = TRUE;
 }
 
@@ -249,9 +322,9 @@ void sxs__json_string_len(SxsJsonWriter *w, const char *s, gssize len) {
   if (!json_before_value(w))
     return;
   if (s == NULL)
-    g_string_append(w->buf, "null");
+    buf_append(&w->buf, "null");
   else
-    json_append_escaped(w->buf, s, len < 0 ? strlen(s) : (gsize)len);
+    json_append_escaped(&w->buf, s, len < 0 ? strlen(s) : (gsize)len);
 }
 
 void sxs__json_string(SxsJsonWriter *w, const char *utf8_or_null) {
@@ -259,30 +332,34 @@ void sxs__json_string(SxsJsonWriter *w, const char *utf8_or_null) {
 }
 
 void sxs__json_int(SxsJsonWriter *w, gint64 v) {
-  if (json_before_value(w))
-    g_string_append_printf(w->buf, "%" G_GINT64_FORMAT, v);
+  if (json_before_value(w)) {
+    char text[24];
+    buf_append_len(&w->buf, text, (gsize)g_snprintf(text, sizeof text, "%" G_GINT64_FORMAT, v));
+  }
 }
 
 void sxs__json_uint(SxsJsonWriter *w, guint64 v) {
-  if (json_before_value(w))
-    g_string_append_printf(w->buf, "%" G_GUINT64_FORMAT, v);
+  if (json_before_value(w)) {
+    char text[24];
+    buf_append_len(&w->buf, text, (gsize)g_snprintf(text, sizeof text, "%" G_GUINT64_FORMAT, v));
+  }
 }
 
 void sxs__json_bool(SxsJsonWriter *w, gboolean v) {
   if (json_before_value(w))
-    g_string_append(w->buf, v ? "true" : "false");
+    buf_append(&w->buf, v ? "true" : "false");
 }
 
 void sxs__json_null(SxsJsonWriter *w) {
   if (json_before_value(w))
-    g_string_append(w->buf, "null");
+    buf_append(&w->buf, "null");
 }
 
 void sxs__json_double(SxsJsonWriter *w, double v) {
   if (!json_before_value(w))
     return;
   if (!isfinite(v)) {
-    g_string_append(w->buf, "null");
+    buf_append(&w->buf, "null");
     return;
   }
   char text[G_ASCII_DTOSTR_BUF_SIZE];
@@ -292,9 +369,9 @@ void sxs__json_double(SxsJsonWriter *w, double v) {
     if (g_ascii_strtod(text, NULL) == v)
       break;
   }
-  g_string_append(w->buf, text);
+  buf_append(&w->buf, text);
   if (strpbrk(text, ".e") == NULL)
-    g_string_append(w->buf, ".0");
+    buf_append(&w->buf, ".0");
 }
 
 void sxs__json_member_string(SxsJsonWriter *w, const char *key, const char *v) {
@@ -326,8 +403,8 @@ const char *sxs__json_writer_get(SxsJsonWriter *w, gsize *ret_len) {
   if (w == NULL)
     return NULL;
   if (ret_len != NULL)
-    *ret_len = w->buf->len;
-  return w->buf->str;
+    *ret_len = w->buf.len;
+  return w->buf.str;
 }
 
 gboolean sxs__json_writer_complete(SxsJsonWriter *w) {
@@ -337,13 +414,32 @@ gboolean sxs__json_writer_complete(SxsJsonWriter *w) {
 char *sxs__json_writer_steal(SxsJsonWriter *w, gsize *ret_len) {
   if (w == NULL)
     return NULL;
-  gsize len = w->buf->len;
-  char *text = g_string_free(w->buf, FALSE);
-  gboolean pretty = w->pretty;
-  *w = (SxsJsonWriter){.buf = g_string_sized_new(256), .pretty = pretty};
+  SxsText t = sxs__json_writer_take(w);
+  gsize len = t.len;
+  char *text = t.mapped ? g_strndup(t.data, len) : t.data;
+  if (t.mapped)
+    sxs__text_free(&t);
   if (ret_len != NULL)
     *ret_len = len;
   return text;
+}
+
+SxsText sxs__json_writer_take(SxsJsonWriter *w) {
+  SxsText t = {.data = w->buf.str, .len = w->buf.len, .cap = w->buf.cap, .mapped = w->buf.mapped};
+  gboolean pretty = w->pretty;
+  *w = (SxsJsonWriter){.pretty = pretty};
+  buf_init(&w->buf);
+  return t;
+}
+
+void sxs__text_free(SxsText *t) {
+  if (t->data == NULL)
+    return;
+  if (t->mapped)
+    munmap(t->data, t->cap);
+  else
+    g_free(t->data);
+  *t = (SxsText){0};
 }
 
 /* Distinguishes temp files of concurrent writers in one process; the pid separates processes. */

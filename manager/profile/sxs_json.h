@@ -67,8 +67,22 @@ const char *sxs__json_writer_get(SxsJsonWriter *w, gsize *ret_len);
  * misuse happened. */
 gboolean sxs__json_writer_complete(SxsJsonWriter *w);
 /* Hands the text to the caller (free with g_free) and resets the writer to its empty state,
- * keeping the pretty setting. ret_len (optional) receives the length in bytes. */
+ * keeping the pretty setting. ret_len (optional) receives the length in bytes. A large text is
+ * copied into the allocator's heap for it: sxs__json_writer_take does not. */
 char *sxs__json_writer_steal(SxsJsonWriter *w, gsize *ret_len);
+
+/* A text as the writer made it: a large one (64 KiB and more) is mapped apart from the allocator's
+ * heap, so that a long-running process's profile writes leave the program's allocator as they
+ * found it (glibc takes the size of a large block freed as its new thresholds). data is
+ * NUL-terminated; free with sxs__text_free, never g_free. */
+typedef struct {
+  char *data;
+  gsize len, cap;
+  gboolean mapped;
+} SxsText;
+SxsText sxs__json_writer_take(SxsJsonWriter *w);
+void sxs__text_free(SxsText *t);
+G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC(SxsText, sxs__text_free)
 
 /* How a file is replaced. The rename alone makes the replacement atomic for every reader (the old
  * version or the new one, never half of one, also when the writing process dies); SXS_FILE_SYNC

@@ -1036,6 +1036,14 @@ static void render_timeline(SxsJsonWriter *w, const SxsProfileModel *m) {
 }
 
 char *sxs__profile_render_json(const SxsProfileModel *m, gsize *ret_len) {
+  g_auto(SxsText) t = sxs__profile_render_json_text(m);
+  char *text = t.mapped ? g_strndup(t.data, t.len) : g_steal_pointer(&t.data);
+  if (ret_len)
+    *ret_len = t.len;
+  return text;
+}
+
+SxsText sxs__profile_render_json_text(const SxsProfileModel *m) {
   g_autoptr(SxsJsonWriter) w = sxs__json_writer_new(TRUE);
   sxs__json_begin_object(w);
   sxs__json_member_string(w, "format", "sxsprof");
@@ -1061,7 +1069,7 @@ char *sxs__profile_render_json(const SxsProfileModel *m, gsize *ret_len) {
   render_lines(w, &m->lines);
   render_timeline(w, m);
   sxs__json_end_object(w);
-  return sxs__json_writer_steal(w, ret_len);
+  return sxs__json_writer_take(w);
 }
 
 /* Moves every element of from[] to the end of into[], leaving from empty. */

@@ -7,6 +7,7 @@
 #include <glib.h>
 #include <stdint.h>
 
+#include "sxs_json.h"
 #include "sxs_process.h"
 
 /* Limits of a profile (docs/formats.md, "Limits"): what the profiler itself never exceeds, and
@@ -516,3 +517,6 @@ void sxs__runtime_model_sort(SxsRuntimeModel *r);
 /* The profile document, format "sxsprof" version SXS_PROFILE_VERSION, as pretty-printed JSON (each
  * frame of the frame table and each stack on one line). Caller frees. */
 char *sxs__profile_render_json(const SxsProfileModel *m, gsize *ret_len);
+/* The same as the writer made it (sxs_json.h: a large text mapped apart from the allocator's heap),
+ * for the profiled process's own writes. Free with sxs__text_free. */
+SxsText sxs__profile_render_json_text(const SxsProfileModel *m);

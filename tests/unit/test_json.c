@@ -976,10 +976,48 @@ static void test_atomic_concurrent(TmpDirFixture *fx, gconstpointer data) {
   g_assert_cmpstr(names, ==, "profile.json");
 }
 
+/* A text of a megabyte and more: mapped apart from the heap when taken (and its content the same
+ * as the text a small buffer would hold), copied into the heap when stolen; the writer is empty
+ * and usable again after each. */
+static void test_large_text(void) {
+  g_autoptr(SxsJsonWriter) w = sxs__json_writer_new(FALSE);
+  g_autoptr(GString) expected = g_string_new("[");
+  for (int round = 0; round < 2; round++) {
+    sxs__json_begin_array(w);
+    for (guint i = 0; i < 200000; i++) {
+      sxs__json_uint(w, i);
+      if (round == 0)
+        g_string_append_printf(expected, "%s%u", i ? "," : "", i);
+    }
+    sxs__json_end_array(w);
+    g_assert_true(sxs__json_writer_complete(w));
+    if (round == 0) {
+      g_string_append_c(expected, ']');
+      g_auto(SxsText) t = sxs__json_writer_take(w);
+      g_assert_true(t.mapped);
+      g_assert_cmpuint(t.len, ==, expected->len);
+      g_assert_cmpuint(strlen(t.data), ==, t.len);
+      g_assert_cmpstr(t.data, ==, expected->str);
+    } else {
+      gsize len = 0;
+      g_autofree char *text = sxs__json_writer_steal(w, &len);
+      g_assert_cmpuint(len, ==, expected->len);
+      g_assert_cmpstr(text, ==, expected->str);
+    }
+  }
+  /* Small again after the large ones: not mapped. */
+  sxs__json_begin_array(w);
+  sxs__json_end_array(w);
+  g_auto(SxsText) small = sxs__json_writer_take(w);
+  g_assert_false(small.mapped);
+  g_assert_cmpstr(small.data, ==, "[]");
+}
+
 int main(int argc, char **argv) {
   g_test_init(&argc, &argv, NULL);
 
   g_test_add_func("/manager/json/nesting", test_nesting);
+  g_test_add_func("/manager/json/large-text", test_large_text);
   g_test_add_func("/manager/json/empty-containers", test_empty_containers);
   g_test_add_func("/manager/json/escape-table", test_escape_table);
   g_test_add_func("/manager/json/control-chars", test_control_chars);
