@@ -168,6 +168,18 @@ static void totals_read(JsonNode *doc, Totals *t) {
   }
 }
 
+/* The requests of /users/alice/orders/7 and of another path of its route (other_name's), N_ROUTED
+ * each, all under their route template, and neither name left in a label. */
+static void assert_routed(const Totals *t, const char *other_name) {
+  guint routed = label_of(t, ROUTED);
+  g_assert_cmpuint(routed, >, 0);
+  g_assert_cmpuint(t->requests[routed], ==, 2 * N_ROUTED);
+  for (guint i = 0; i < t->labels->len; i++) {
+    g_assert_null(strstr(t->labels->pdata[i], "alice"));
+    g_assert_null(strstr(t->labels->pdata[i], other_name));
+  }
+}
+
 /* The Endpoints app of .NET `runtime` ("10.0": under dotnet; "8.0": self-contained) started under
  * `sxsprof run -q OPTIONS... -o DIR/p`, on a free port (*ret_port), once it answers /ping. NULL
  * (the test failed) when the app is not built. */
@@ -263,13 +275,7 @@ static void scenario(const char *runtime) {
   g_assert_cmpuint(t.requests[l], ==, N_REQUESTS);
   g_assert_cmpuint(t.requests[h], ==, N_REQUESTS);
   g_assert_cmpuint(t.requests[k], ==, N_LOCK);
-  guint routed = label_of(&t, ROUTED);
-  g_assert_cmpuint(routed, >, 0);
-  g_assert_cmpuint(t.requests[routed], ==, 2 * N_ROUTED);
-  for (guint i = 0; i < t.labels->len; i++) {
-    g_assert_null(strstr(t.labels->pdata[i], "alice"));
-    g_assert_null(strstr(t.labels->pdata[i], "bob"));
-  }
+  assert_routed(&t, "bob");
   /* The warm-up's first requests leave their threads while only the hosting events are asked for:
    * the few in flight when the TPL's are turned on end where nobody knows them, uncounted. */
   guint warm = t.requests[label_of(&t, "GET /warm/{id}")];
@@ -503,13 +509,7 @@ static void test_endpoints_attach(void) {
   g_autoptr(JsonNode) doc = itest_load_json(profile);
   Totals t;
   totals_read(doc, &t);
-  guint routed = label_of(&t, ROUTED);
-  g_assert_cmpuint(routed, >, 0);
-  g_assert_cmpuint(t.requests[routed], ==, 2 * N_ROUTED);
-  for (guint i = 0; i < t.labels->len; i++) {
-    g_assert_null(strstr(t.labels->pdata[i], "alice"));
-    g_assert_null(strstr(t.labels->pdata[i], "zed"));
-  }
+  assert_routed(&t, "zed");
   g_ptr_array_unref(t.labels);
   itest_rmtree(dir);
 }
