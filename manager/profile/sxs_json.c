@@ -56,24 +56,33 @@ static void buf_reserve(JsonBuf *b, gsize extra) {
   gsize cap = b->cap;
   while (cap < need)
     cap *= 2;
-  if (cap < JSON_MAP_BYTES) {
-    b->str = g_realloc(b->str, cap);
-    b->cap = cap;
-    return;
-  }
   gsize page = (gsize)sysconf(_SC_PAGESIZE);
-  cap = (cap + page - 1) / page * page;
-  void *p = b->mapped ? mremap(b->str, b->cap, cap, MREMAP_MAYMOVE)
-                      : mmap(NULL, cap, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-  if (p == MAP_FAILED)
-    g_error("sxs_json: cannot map %" G_GSIZE_FORMAT " bytes for a document's text", cap);
-  if (!b->mapped) {
-    memcpy(p, b->str, b->len + 1);
-    g_free(b->str);
+  if (cap >= JSON_MAP_BYTES) {
+    cap = (cap + page - 1) / page * page;
+    void *p = b->mapped ? mremap(b->str, b->cap, cap, MREMAP_MAYMOVE)
+                        : mmap(NULL, cap, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (p != MAP_FAILED) {
+      if (!b->mapped) {
+        memcpy(p, b->str, b->len + 1);
+        g_free(b->str);
+      }
+      b->str = p;
+      b->cap = cap;
+      b->mapped = TRUE;
+      return;
+    }
   }
-  b->str = p;
+  /* Small, or no mapping to be had: the heap, as any text. */
+  if (b->mapped) {
+    char *heap = g_malloc(cap);
+    memcpy(heap, b->str, b->len + 1);
+    munmap(b->str, b->cap);
+    b->str = heap;
+    b->mapped = FALSE;
+  } else {
+    b->str = g_realloc(b->str, cap);
+  }
   b->cap = cap;
-  b->mapped = TRUE;
 }
 
 static void buf_append_len(JsonBuf *b, const char *s, gsize n) {
