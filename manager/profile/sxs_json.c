@@ -21,52 +21,38 @@ typedef struct {
   gboolean awaiting_value; /* object only: a key was written, its value is next */
 } SxsJsonFrame;
 
-/* The text's buffer. A large one is mapped apart from the allocator's heap (JSON_MAP_BYTES and
- * more): a profile's text is megabytes, and a block that large, taken from malloc and freed, is one
- * glibc maps on its own and, once it is freed, takes as the new size from which to map blocks and
+/* The text's buffer (SxsText): a large one is mapped apart from the allocator's heap (JSON_MAP_BYTES
+ * and more): a profile's text is megabytes, and a block that large, taken from malloc and freed, is
+ * one glibc maps on its own and, once it is freed, takes as the new size from which to map blocks and
  * above which to give back a thread arena's free top; every write then left its freed memory
  * resident (docs/PERFORMANCE.md, "A long run"). Mapped and unmapped here, it changes nothing of
  * the program's allocator. */
-typedef struct {
-  char *str; /* NUL-terminated */
-  gsize len, cap;
-  gboolean mapped;
-} JsonBuf;
-
 #define JSON_MAP_BYTES (64u << 10)
 
-static void buf_init(JsonBuf *b) {
-  *b = (JsonBuf){.str = g_malloc(256), .cap = 256};
-  b->str[0] = '\0';
-}
-
-static void buf_release(JsonBuf *b) {
-  if (b->mapped)
-    munmap(b->str, b->cap);
-  else
-    g_free(b->str);
-  b->str = NULL;
+static void buf_init(SxsText *b) {
+  *b = (SxsText){.data = g_malloc(256), .cap = 256};
+  b->data[0] = '\0';
 }
 
 /* Room for extra more bytes and the NUL. */
-static void buf_reserve(JsonBuf *b, gsize extra) {
+static void buf_reserve(SxsText *b, gsize extra) {
   gsize need = b->len + extra + 1;
   if (need <= b->cap)
     return;
   gsize cap = b->cap;
   while (cap < need)
     cap *= 2;
-  gsize page = (gsize)sysconf(_SC_PAGESIZE);
   if (cap >= JSON_MAP_BYTES) {
+    gsize page = (gsize)sysconf(_SC_PAGESIZE);
     cap = (cap + page - 1) / page * page;
-    void *p = b->mapped ? mremap(b->str, b->cap, cap, MREMAP_MAYMOVE)
+    void *p = b->mapped ? mremap(b->data, b->cap, cap, MREMAP_MAYMOVE)
                         : mmap(NULL, cap, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (p != MAP_FAILED) {
       if (!b->mapped) {
-        memcpy(p, b->str, b->len + 1);
-        g_free(b->str);
+        memcpy(p, b->data, b->len + 1);
+        g_free(b->data);
       }
-      b->str = p;
+      b->data = p;
       b->cap = cap;
       b->mapped = TRUE;
       return;
@@ -75,35 +61,35 @@ static void buf_reserve(JsonBuf *b, gsize extra) {
   /* Small, or no mapping to be had: the heap, as any text. */
   if (b->mapped) {
     char *heap = g_malloc(cap);
-    memcpy(heap, b->str, b->len + 1);
-    munmap(b->str, b->cap);
-    b->str = heap;
+    memcpy(heap, b->data, b->len + 1);
+    munmap(b->data, b->cap);
+    b->data = heap;
     b->mapped = FALSE;
   } else {
-    b->str = g_realloc(b->str, cap);
+    b->data = g_realloc(b->data, cap);
   }
   b->cap = cap;
 }
 
-static void buf_append_len(JsonBuf *b, const char *s, gsize n) {
+static void buf_append_len(SxsText *b, const char *s, gsize n) {
   buf_reserve(b, n);
-  memcpy(b->str + b->len, s, n);
+  memcpy(b->data + b->len, s, n);
   b->len += n;
-  b->str[b->len] = '\0';
+  b->data[b->len] = '\0';
 }
 
-static void buf_append(JsonBuf *b, const char *s) {
+static void buf_append(SxsText *b, const char *s) {
   buf_append_len(b, s, strlen(s));
 }
 
-static void buf_append_c(JsonBuf *b, char c) {
+static void buf_append_c(SxsText *b, char c) {
   buf_reserve(b, 1);
-  b->str[b->len++] = c;
-  b->str[b->len] = '\0';
+  b->data[b->len++] = c;
+  b->data[b->len] = '\0';
 }
 
 struct SxsJsonWriter {
-  JsonBuf buf;
+  SxsText buf;
   gboolean pretty;
   gboolean failed;    /* sticky: misuse seen, later calls are ignored */
   gboolean has_value; /* the top-level value has been started */
@@ -127,7 +113,7 @@ SxsJsonWriter *sxs__json_writer_new(gboolean pretty) {
 void sxs__json_writer_free(SxsJsonWriter *w) {
   if (w == NULL)
     return;
-  buf_release(&w->buf);
+  sxs__text_free(&w->buf);
   g_free(w);
 }
 
@@ -267,7 +253,7 @@ static gsize json_utf8_seq(const guchar *s, gsize n, gsize *ret_bad) {
   return 0;
 }
 
-static void json_append_escaped(JsonBuf *buf, const char *str, gsize len) {
+static void json_append_escaped(SxsText *buf, const char *str, gsize len) {
   static const char hex[] = "0123456789abcdef";
   const guchar *s = (const guchar *)str;
   gsize i = 0;
@@ -413,7 +399,7 @@ const char *sxs__json_writer_get(SxsJsonWriter *w, gsize *ret_len) {
     return NULL;
   if (ret_len != NULL)
     *ret_len = w->buf.len;
-  return w->buf.str;
+  return w->buf.data;
 }
 
 gboolean sxs__json_writer_complete(SxsJsonWriter *w) {
@@ -424,17 +410,11 @@ char *sxs__json_writer_steal(SxsJsonWriter *w, gsize *ret_len) {
   if (w == NULL)
     return NULL;
   SxsText t = sxs__json_writer_take(w);
-  gsize len = t.len;
-  char *text = t.mapped ? g_strndup(t.data, len) : t.data;
-  if (t.mapped)
-    sxs__text_free(&t);
-  if (ret_len != NULL)
-    *ret_len = len;
-  return text;
+  return sxs__text_steal(&t, ret_len);
 }
 
 SxsText sxs__json_writer_take(SxsJsonWriter *w) {
-  SxsText t = {.data = w->buf.str, .len = w->buf.len, .cap = w->buf.cap, .mapped = w->buf.mapped};
+  SxsText t = w->buf;
   gboolean pretty = w->pretty;
   *w = (SxsJsonWriter){.pretty = pretty};
   buf_init(&w->buf);
@@ -449,6 +429,15 @@ void sxs__text_free(SxsText *t) {
   else
     g_free(t->data);
   *t = (SxsText){0};
+}
+
+char *sxs__text_steal(SxsText *t, gsize *ret_len) {
+  gsize len = t->len;
+  char *text = t->mapped ? g_strndup(t->data, len) : g_steal_pointer(&t->data);
+  sxs__text_free(t);
+  if (ret_len != NULL)
+    *ret_len = len;
+  return text;
 }
 
 /* Distinguishes temp files of concurrent writers in one process; the pid separates processes. */

@@ -82,6 +82,9 @@ typedef struct {
 } SxsText;
 SxsText sxs__json_writer_take(SxsJsonWriter *w);
 void sxs__text_free(SxsText *t);
+/* t's text in the allocator's heap (a mapped one copied there, a heap one handed over; free with
+ * g_free), t emptied. ret_len (optional) receives the length in bytes. */
+char *sxs__text_steal(SxsText *t, gsize *ret_len);
 G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC(SxsText, sxs__text_free)
 
 /* How a file is replaced. The rename alone makes the replacement atomic for every reader (the old

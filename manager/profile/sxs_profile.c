@@ -1036,11 +1036,8 @@ static void render_timeline(SxsJsonWriter *w, const SxsProfileModel *m) {
 }
 
 char *sxs__profile_render_json(const SxsProfileModel *m, gsize *ret_len) {
-  g_auto(SxsText) t = sxs__profile_render_json_text(m);
-  char *text = t.mapped ? g_strndup(t.data, t.len) : g_steal_pointer(&t.data);
-  if (ret_len)
-    *ret_len = t.len;
-  return text;
+  SxsText t = sxs__profile_render_json_text(m);
+  return sxs__text_steal(&t, ret_len);
 }
 
 SxsText sxs__profile_render_json_text(const SxsProfileModel *m) {
