@@ -985,10 +985,10 @@ static gboolean allocation_tick(DWORD version, LPCBYTE data, ULONG len, guint64 
  *                         string, RelatedContext i64; TraceOperationEnd (15): TaskID i32, Status
  *                         i32; TraceSynchronousWorkBegin (17): TaskID i32, Work i32;
  *                         TraceSynchronousWorkEnd (18): Work i32;
- *   System.Diagnostics.Metrics: CounterRateValuePublished (4), HistogramValuePublished (6):
- *                         SessionId, MeterName, MeterVersion, InstrumentName, Unit, Tags ("k=v,k=v"),
- *                         then the values, strings first; the routing's and the hosting's
- *                         instruments carry the route template a request matched (tag http.route). */
+ *   System.Diagnostics.Metrics: CounterRateValuePublished (4): SessionId, MeterName, MeterVersion,
+ *                         InstrumentName, Unit, Tags ("k=v,k=v"), then the values; the routing's
+ *                         match counter carries the route template a request matched (tag
+ *                         http.route). */
 #define SXS_EVENT_REQUEST_START 3
 #define SXS_EVENT_REQUEST_STOP 4
 #define SXS_EVENT_OPERATION_BEGIN 14
@@ -996,7 +996,6 @@ static gboolean allocation_tick(DWORD version, LPCBYTE data, ULONG len, guint64 
 #define SXS_EVENT_WORK_BEGIN 17
 #define SXS_EVENT_WORK_END 18
 #define SXS_EVENT_COUNTER_PUBLISHED 4
-#define SXS_EVENT_HISTOGRAM_PUBLISHED 6
 
 typedef enum { PROVIDER_RUNTIME, PROVIDER_HOSTING, PROVIDER_TPL, PROVIDER_METRICS } ProviderKind;
 
@@ -1052,8 +1051,9 @@ static gint32 payload_i32(LPCBYTE data, ULONG len, gsize at) {
   return v;
 }
 
-/* A metric's value published by the runtime's metrics source: the route template of the routing's
- * or the hosting's instrument (sxs_features.c asks for those alone), learnt for the labels. */
+/* A counter's value published by the runtime's metrics source: the route template of the routing's
+ * match counter (the one instrument sxs_features.c asks for; another session sharing the source may
+ * bring others), learnt for the labels. */
 static void metric_published(LPCBYTE data, ULONG len) {
   g_autofree char *session = NULL, *meter = NULL, *version = NULL, *instrument = NULL, *unit = NULL, *tags = NULL;
   gsize at = 0;
@@ -1087,7 +1087,7 @@ static void endpoints_event(SxsCallback *self, ProviderKind kind, DWORD eventId,
     return;
   }
   if (kind == PROVIDER_METRICS) {
-    if (eventId == SXS_EVENT_COUNTER_PUBLISHED || eventId == SXS_EVENT_HISTOGRAM_PUBLISHED)
+    if (eventId == SXS_EVENT_COUNTER_PUBLISHED)
       metric_published(data, len);
     return;
   }

@@ -471,6 +471,11 @@ gboolean sxs__activity_any(void) {
 /* One segment of a route template against one segment of an endpoint's path (a value written {id}
  * there): its rank when it matches (3 a literal, 2 a parameter with a constraint, 1 one without),
  * 0 when not. A segment of several parts (`{name}.{ext}`) is taken as one parameter. */
+/* Is a template segment one parameter alone ({id}, {id:int}, {*rest}), not literal text around it? */
+static gboolean segment_one_parameter(const char *t, gsize tn) {
+  return tn >= 2 && t[0] == '{' && t[tn - 1] == '}' && !memchr(t + 1, '{', tn - 2);
+}
+
 static int segment_rank(const char *t, gsize tn, const char *p, gsize pn) {
   gboolean value = pn == 4 && memcmp(p, "{id}", 4) == 0;
   if (!memchr(t, '{', tn)) {
@@ -478,7 +483,7 @@ static int segment_rank(const char *t, gsize tn, const char *p, gsize pn) {
       return segment_is_value(t, tn) ? 3 : 0;
     return tn == pn && g_ascii_strncasecmp(t, p, tn) == 0 ? 3 : 0;
   }
-  if (tn < 2 || t[0] != '{' || t[tn - 1] != '}' || memchr(t + 1, '{', tn - 2))
+  if (!segment_one_parameter(t, tn))
     return 1;
   const char *colon = memchr(t, ':', tn);
   if (!colon)
@@ -502,7 +507,7 @@ static int segment_rank(const char *t, gsize tn, const char *p, gsize pn) {
 typedef enum { SEG_REQUIRED, SEG_OPTIONAL, SEG_CATCH_ALL } SegKind;
 
 static SegKind segment_kind(const char *t, gsize tn) {
-  if (tn < 3 || t[0] != '{' || t[tn - 1] != '}' || memchr(t + 1, '{', tn - 2))
+  if (!segment_one_parameter(t, tn))
     return SEG_REQUIRED;
   if (t[1] == '*')
     return SEG_CATCH_ALL;
@@ -612,16 +617,12 @@ static gboolean tag_starts(const char *s) {
 char *sxs__activity_metric_tag(const char *tags, const char *key) {
   gsize kn = strlen(key);
   for (const char *s = tags; s && *s;) {
-    if (strncmp(s, key, kn) == 0 && s[kn] == '=') {
-      const char *v = s + kn + 1, *end = v;
-      while (*end && !(*end == ',' && tag_starts(end + 1)))
-        end++;
-      return end > v ? g_strndup(v, (gsize)(end - v)) : NULL;
-    }
-    const char *next = s;
-    while (*next && !(*next == ',' && tag_starts(next + 1)))
-      next++;
-    s = *next ? next + 1 : next;
+    const char *end = s;
+    while (*end && !(*end == ',' && tag_starts(end + 1)))
+      end++;
+    if (strncmp(s, key, kn) == 0 && s[kn] == '=')
+      return end > s + kn + 1 ? g_strndup(s + kn + 1, (gsize)(end - s - kn - 1)) : NULL;
+    s = *end ? end + 1 : end;
   }
   return NULL;
 }
