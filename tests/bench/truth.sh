@@ -5,9 +5,9 @@
 # alike. Prints, per configuration, the share of all samples whose managed chain is exactly the program's, how many
 # patterns reach 99.5 % (with at least 20 samples) and how many samples hold a bare address; then BUILD's share per
 # pattern. The test's holds are not what is measured here: a configuration whose test fails (BEFORE's profiler
-# may not meet BUILD's holds) still has its table, printed before the test's verdict; a run that ends without its
-# table (the profiled program crashed, the test timed out) is named on stderr with the test's reason, and its row
-# reads `no table (exit N)`.
+# may not meet BUILD's holds) still has its table, printed before the test's verdict; a run that fails is named on
+# stderr with the test's reason, and one that ends without its table (the profiled program crashed, the test timed
+# out) has a row reading `no table (exit N)`.
 #
 # Usage: tests/bench/truth.sh BUILD [BEFORE]     (BEFORE: a build of the commit to compare with; none: BUILD alone)
 set -euo pipefail
@@ -40,16 +40,13 @@ for c in "${configs[@]}"; do
             "$build/tests/integration/test_sxs_sampling_truth" -p "/sxs/sampling-truth/$c" \
             >"$tmp/$l-${c//\//_}.out" 2>"$tmp/$l-${c//\//_}.txt" || rc=$?
         echo "$rc" >"$tmp/$l-${c//\//_}.rc"
-        # A run that ended without its table (the profiled program crashed, the test timed out) is said here, with
-        # the test's own reason, and in the table below.
-        # A run that failed after its table (a hold not met) is said too: its table is in the rows below.
+        # A run that failed is said here with the test's own reason: after its table (a hold not met; the table is in
+        # the rows below), or without it (the profiled program crashed, the test timed out; its row says so).
         if ((rc != 0)); then
             why=$(grep -h -m1 -E 'assertion failed|ERROR' "$tmp/$l-${c//\//_}.out" "$tmp/$l-${c//\//_}.txt" || true)
-            if grep -q '^  all patterns' "$tmp/$l-${c//\//_}.txt"; then
-                echo "bench: $c with the $l build's profiler failed after its table (exit $rc): ${why:-no reason printed}" >&2
-            else
-                echo "bench: $c with the $l build's profiler ended without its table (exit $rc): ${why:-no reason printed}" >&2
-            fi
+            what="ended without its table"
+            grep -q '^  all patterns' "$tmp/$l-${c//\//_}.txt" && what="failed after its table"
+            echo "bench: $c with the $l build's profiler $what (exit $rc): ${why:-no reason printed}" >&2
         fi
     done
     echo "bench: $c done (load average $(cut -d' ' -f1-3 /proc/loadavg))" >&2
