@@ -181,8 +181,8 @@ static void assert_routed(const Totals *t, const char *other_name) {
 }
 
 /* The Endpoints app of .NET `runtime` ("10.0": under dotnet; "8.0": self-contained) started under
- * `sxsprof run -q OPTIONS... -o DIR/p`, on a free port (*ret_port), once it answers /ping. NULL
- * (the test failed) when the app is not built. */
+ * `sxsprof run -q OPTIONS... -o DIR/p` (options NULL: without a profiler), on a free port
+ * (*ret_port), once it answers /ping. NULL (the test failed) when the app is not built. */
 static ItestProc *start_server(const char *runtime, const char *const *options, const char *dir, int *ret_port) {
   gboolean net8 = g_str_equal(runtime, "8.0");
   g_autofree char *published = g_build_filename(itest_env("SXS_APPS_DIR"), "published", net8 ? "web8" : "web10", NULL);
@@ -195,14 +195,16 @@ static ItestProc *start_server(const char *runtime, const char *const *options, 
   g_autofree char *url = g_strdup_printf("http://127.0.0.1:%d", port);
   g_autofree char *prefix = g_build_filename(dir, "p", NULL);
   g_autoptr(GPtrArray) argv = g_ptr_array_new();
-  g_ptr_array_add(argv, (gpointer)itest_env("SXS_SXSPROF"));
-  g_ptr_array_add(argv, "run");
-  g_ptr_array_add(argv, "-q");
-  for (const char *const *o = options; *o; o++)
-    g_ptr_array_add(argv, (gpointer)*o);
-  g_ptr_array_add(argv, "-o");
-  g_ptr_array_add(argv, prefix);
-  g_ptr_array_add(argv, "--");
+  if (options) {
+    g_ptr_array_add(argv, (gpointer)itest_env("SXS_SXSPROF"));
+    g_ptr_array_add(argv, "run");
+    g_ptr_array_add(argv, "-q");
+    for (const char *const *o = options; *o; o++)
+      g_ptr_array_add(argv, (gpointer)*o);
+    g_ptr_array_add(argv, "-o");
+    g_ptr_array_add(argv, prefix);
+    g_ptr_array_add(argv, "--");
+  }
   if (!net8)
     g_ptr_array_add(argv, (gpointer)itest_env("SXS_DOTNET"));
   g_ptr_array_add(argv, app);
@@ -470,24 +472,10 @@ static void test_endpoints_attach(void) {
   g_autofree char *dir = itest_tmpdir();
   g_autofree char *prefix = g_build_filename(dir, "p", NULL);
   g_autofree char *profile = g_strconcat(prefix, ".json", NULL);
-  g_autofree char *published = g_build_filename(itest_env("SXS_APPS_DIR"), "published", "web10", NULL);
-  g_autofree char *app = g_build_filename(published, "Endpoints.dll", NULL);
-  if (!g_file_test(app, G_FILE_TEST_IS_REGULAR)) {
-    g_test_fail_printf("%s is missing: run tests/setup.sh", app);
+  int port = 0;
+  g_autoptr(ItestProc) server = start_server("10.0", NULL, dir, &port);
+  if (!server)
     return;
-  }
-  int port = free_port();
-  g_autofree char *url = g_strdup_printf("http://127.0.0.1:%d", port);
-  const char *argv[] = {itest_env("SXS_DOTNET"), app, "--urls", url, NULL};
-  g_autofree char *out = g_build_filename(dir, "app.out", NULL), *err = g_build_filename(dir, "app.err", NULL);
-  g_autoptr(ItestProc) server = itest_spawn(argv, clean_env, published, out, err, FALSE);
-  gboolean up = FALSE;
-  for (int i = 0; i < 600 && !up; i++) {
-    up = http_ok(port, "/ping");
-    if (!up)
-      g_usleep(100000);
-  }
-  g_assert_true(up);
   /* Before the attach: nobody's. */
   ab_run(dir, "before", port, "/users/zed/orders/1", 20, 2);
   g_autofree char *pid = g_strdup_printf("%d", (int)server->pid);
@@ -504,8 +492,7 @@ static void test_endpoints_attach(void) {
   if (code != 0)
     g_test_message("attach:\n%s\n%s", itest_read_file(aout), itest_read_file(aerr));
   g_assert_cmpint(code, ==, 0);
-  g_assert_cmpint(kill(server->pid, SIGTERM), ==, 0);
-  itest_proc_wait(server, 60);
+  stop_server(server);
   g_autoptr(JsonNode) doc = itest_load_json(profile);
   Totals t;
   totals_read(doc, &t);
