@@ -856,11 +856,11 @@ static guint64 moment_us(const SxsprofMoment *m, guint64 first_us, guint64 end_u
 static guint64 timeline_first_us(const SxsTimelineModel *t) {
   guint64 first = G_MAXUINT64;
   if (t->samples->len)
-    first = g_array_index(t->samples, SxsTimelineSample, 0).t_us;
+    first = sxs__vec_index(t->samples, SxsTimelineSample, 0).t_us;
   if (t->events->len)
-    first = MIN(first, g_array_index(t->events, SxsTimelineEvent, 0).start_us);
+    first = MIN(first, sxs__vec_index(t->events, SxsTimelineEvent, 0).start_us);
   if (t->seconds->len)
-    first = MIN(first, g_array_index(t->seconds, SxsTimelineSecond, 0).second * 1000000);
+    first = MIN(first, sxs__vec_index(t->seconds, SxsTimelineSecond, 0).second * 1000000);
   return first == G_MAXUINT64 ? 0 : first;
 }
 

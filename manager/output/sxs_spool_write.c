@@ -64,14 +64,14 @@ static struct {
 } spool = {.fd = -1};
 
 /* Appends "<letter> <bytes>\n<document>\n" when the document differs from *digest (or always). */
-static void append_document(GString *b, char letter, const char *text, gsize len, SpoolDigest *digest,
+static void append_document(SxsText *b, char letter, const char *text, gsize len, SpoolDigest *digest,
                             gboolean always) {
   guint64 d = sxs__text_digest(text, len);
   if (!always && digest->known && digest->value == d)
     return;
-  g_string_append_printf(b, "%c\t%" G_GSIZE_FORMAT "\n", letter, len);
-  g_string_append_len(b, text, (gssize)len);
-  g_string_append_c(b, '\n');
+  sxs__text_append_printf(b, "%c\t%" G_GSIZE_FORMAT "\n", letter, len);
+  sxs__text_append_len(b, text, len);
+  sxs__text_append_c(b, '\n');
   *digest = (SpoolDigest){.value = d, .known = TRUE};
 }
 
@@ -99,7 +99,7 @@ static guint64 skeleton_shape(const SxsProfileModel *m) {
  * and while nothing else does it is written at most every SPOOL_SKELETON_PERIOD_US: a spool whose
  * writer is killed keeps them as they were up to then (the stacks' counts, W, and the timeline as
  * they were at the last batch). */
-static void append_skeleton(GString *b, gboolean all, gboolean now) {
+static void append_skeleton(SxsText *b, gboolean all, gboolean now) {
   g_autoptr(SxsProfileModel) m = sxs__manager_copy_without_functions();
   const SxsConfig *cfg = sxs__manager_config();
   if (!cfg || !cfg->tracing.enabled)
@@ -128,67 +128,68 @@ static void append_skeleton(GString *b, gboolean all, gboolean now) {
   }
 }
 
-static void append_functions(GString *b, gboolean all) {
+static void append_functions(SxsText *b, gboolean all) {
   g_autoptr(GPtrArray) changes = sxs__manager_function_changes(all);
   for (guint i = 0; i < changes->len; i++) {
     const SxsFunctionChange *c = changes->pdata[i];
     const SxsFunctionRecord *f = c->function;
-    g_string_append_printf(b, "F\t%d\t%" G_GINT64_MODIFIER "x\t%u\t%u\t%u\t", c->runtime_id, f->function_id,
-                           f->jit_compiled, f->inlined, f->precompiled);
+    sxs__text_append_printf(b, "F\t%d\t%" G_GINT64_MODIFIER "x\t%u\t%u\t%u\t", c->runtime_id, f->function_id,
+                            f->jit_compiled, f->inlined, f->precompiled);
     sxs__spool_append_string(b, f->name);
-    g_string_append_c(b, '\t');
+    sxs__text_append_c(b, '\t');
     sxs__spool_append_string(b, f->module);
-    g_string_append_c(b, '\n');
+    sxs__text_append_c(b, '\n');
   }
 }
 
 /* The id of a frame's name in the open file, written as an N line the first time. */
-static guint frame_id(GString *b, const SxsStackFrameModel *f) {
-  g_autoptr(GString) key = g_string_new(f->managed ? "m\t" : "n\t");
-  g_string_append_printf(key, "%d\t", f->managed ? f->runtime_id : 0);
-  sxs__spool_append_string(key, f->name);
-  g_string_append_c(key, '\t');
-  sxs__spool_append_string(key, f->module);
-  g_string_append_c(key, '\t');
-  sxs__spool_append_string(key, f->line ? f->file : NULL);
-  g_string_append_printf(key, "\t%u", f->file ? f->line : 0);
-  guint id = GPOINTER_TO_UINT(g_hash_table_lookup(spool.frame_ids, key->str));
+static guint frame_id(SxsText *b, const SxsStackFrameModel *f) {
+  g_auto(SxsText) key = {0};
+  sxs__text_append(&key, f->managed ? "m\t" : "n\t");
+  sxs__text_append_printf(&key, "%d\t", f->managed ? f->runtime_id : 0);
+  sxs__spool_append_string(&key, f->name);
+  sxs__text_append_c(&key, '\t');
+  sxs__spool_append_string(&key, f->module);
+  sxs__text_append_c(&key, '\t');
+  sxs__spool_append_string(&key, f->line ? f->file : NULL);
+  sxs__text_append_printf(&key, "\t%u", f->file ? f->line : 0);
+  guint id = GPOINTER_TO_UINT(g_hash_table_lookup(spool.frame_ids, key.data));
   if (id)
     return id;
   id = ++spool.next_frame;
-  g_string_append_printf(b, "N\t%x\t%s\n", id, key->str);
-  g_hash_table_insert(spool.frame_ids, g_strdup(key->str), GUINT_TO_POINTER(id));
+  sxs__text_append_printf(b, "N\t%x\t%s\n", id, key.data);
+  g_hash_table_insert(spool.frame_ids, g_strdup(key.data), GUINT_TO_POINTER(id));
   return id;
 }
 
-static void append_stacks(GString *b, gboolean all) {
+static void append_stacks(SxsText *b, gboolean all) {
   GArray *changes = sxs__stacks_changes(all);
-  g_autoptr(GString) frames = g_string_new(NULL);
+  g_auto(SxsText) frames = {0};
   for (guint i = 0; i < changes->len; i++) {
     const SxsStackChange *c = &g_array_index(changes, SxsStackChange, i);
     if (c->model) {
-      g_string_truncate(frames, 0);
+      sxs__text_truncate(&frames, 0);
       uintptr_t before = 0;
       for (guint j = 0; j < c->model->frames->len; j++) {
         const SxsStackFrameModel *f = &g_array_index(c->model->frames, SxsStackFrameModel, j);
         /* The first frame's stack pointer, then each one's distance from the one before (they rise). */
         uintptr_t d = j ? f->sp - before : f->sp;
         gboolean down = j && f->sp < before;
-        g_string_append_printf(frames, "%s%x:%s%" G_GINTPTR_MODIFIER "x", j ? "," : "", frame_id(b, f), down ? "-" : "",
-                               (guintptr)(down ? before - f->sp : d));
+        sxs__text_append_printf(&frames, "%s%x:%s%" G_GINTPTR_MODIFIER "x", j ? "," : "", frame_id(b, f),
+                                down ? "-" : "", (guintptr)(down ? before - f->sp : d));
         before = f->sp;
       }
-      g_string_append_printf(b, "K\t%x\t", c->id);
+      sxs__text_append_printf(b, "K\t%x\t", c->id);
       sxs__spool_append_string(b, c->model->event);
-      g_string_append_printf(b, "\t%u\t", c->model->thread);
+      sxs__text_append_printf(b, "\t%u\t", c->model->thread);
       sxs__spool_append_string(b, c->model->thread_name);
-      g_string_append_printf(b, "\t%s\t%d\t", frames->str, c->model->runtime_id);
+      sxs__text_append_printf(b, "\t%s\t%d\t", frames.len ? frames.data : "", c->model->runtime_id);
       sxs__spool_append_string(b, c->model->type);
-      g_string_append_c(b, '\n');
+      sxs__text_append_c(b, '\n');
     }
     if (c->delta || c->value_delta)
-      g_string_append_printf(b, "W\t%x\t%" G_GUINT64_FORMAT "\t%" G_GUINT64_FORMAT "\n", c->id, c->delta,
-                             c->value_delta);
+      sxs__text_append_printf(b, "W\t%x\t%" G_GUINT64_FORMAT "\t%" G_GUINT64_FORMAT "\n", c->id, c->delta,
+                              c->value_delta);
   }
   sxs__stacks_changes_free(changes);
 }
@@ -196,7 +197,7 @@ static void append_stacks(GString *b, gboolean all) {
 /* The timeline's samples (P, at most SPOOL_TIMELINE_LINE a line), events (V) and, with `all`, the
  * folded seconds (Q). Before the stacks' changes: every stack a sample names is then in them. */
 #define SPOOL_TIMELINE_LINE 4096
-static void append_timeline(GString *b, gboolean all) {
+static void append_timeline(SxsText *b, gboolean all) {
   SxsTimelineRecChanges c;
   sxs__timeline_rec_changes(all, &c);
   /* The endpoints' names before the samples that name them. */
@@ -206,46 +207,46 @@ static void append_timeline(GString *b, gboolean all) {
     guint gen = sxs__activity_labels_gen();
     g_autoptr(GPtrArray) labels = sxs__activity_labels();
     for (guint i = all || gen != spool.labels_gen ? 0 : spool.labels_written; i < labels->len; i++) {
-      g_string_append_printf(b, "L\t%u\t", i + 1);
+      sxs__text_append_printf(b, "L\t%u\t", i + 1);
       sxs__spool_append_string(b, labels->pdata[i]);
-      g_string_append_c(b, '\n');
+      sxs__text_append_c(b, '\n');
     }
     spool.labels_written = labels->len;
     spool.labels_gen = gen;
   }
   for (guint i = 0; i < c.seconds->len; i++) {
     const SxsTimelineSecond *q = &g_array_index(c.seconds, SxsTimelineSecond, i);
-    g_string_append_printf(b, "Q\t%" G_GUINT64_FORMAT "\t%u\t%" G_GUINT64_FORMAT "\n", q->second, q->thread,
-                           q->samples);
+    sxs__text_append_printf(b, "Q\t%" G_GUINT64_FORMAT "\t%u\t%" G_GUINT64_FORMAT "\n", q->second, q->thread,
+                            q->samples);
   }
   for (guint i = 0; i < c.samples->len; i += SPOOL_TIMELINE_LINE) {
     guint end = MIN(c.samples->len, i + SPOOL_TIMELINE_LINE);
     guint64 prev = g_array_index(c.samples, SxsTimelineRecSample, i).t_us;
-    g_string_append_printf(b, "P\t%" G_GUINT64_FORMAT "\t", prev);
+    sxs__text_append_printf(b, "P\t%" G_GUINT64_FORMAT "\t", prev);
     for (guint j = i; j < end; j++) {
       const SxsTimelineRecSample *s = &g_array_index(c.samples, SxsTimelineRecSample, j);
       /* Times within a batch may step back a little (a stack recorded before another's time was
        * taken): a signed delta. */
       gint64 d = (gint64)s->t_us - (gint64)prev;
       prev = s->t_us;
-      g_string_append_printf(b, "%s%x:%" G_GINT64_FORMAT, j > i ? "," : "", s->id, d);
+      sxs__text_append_printf(b, "%s%x:%" G_GINT64_FORMAT, j > i ? "," : "", s->id, d);
       if (s->weight != 1)
-        g_string_append_printf(b, "*%u", s->weight);
+        sxs__text_append_printf(b, "*%u", s->weight);
       if (s->label)
-        g_string_append_printf(b, "@%u", s->label);
+        sxs__text_append_printf(b, "@%u", s->label);
     }
-    g_string_append_c(b, '\n');
+    sxs__text_append_c(b, '\n');
   }
   for (guint i = 0; i < c.events->len; i++) {
     const SxsTimelineRecEvent *e = &g_array_index(c.events, SxsTimelineRecEvent, i);
-    g_string_append_printf(
+    sxs__text_append_printf(
         b, "V\t%s\t%d\t%u\t%" G_GUINT64_FORMAT "\t%" G_GUINT64_FORMAT "\t%" G_GUINT64_FORMAT "\t%d\t%x\t",
         sxs__timeline_event_name(e->kind), e->runtime_id, e->thread, e->start_us, e->dur_us, e->value, e->reason,
         e->stack_id);
     sxs__spool_append_string(b, e->name);
     if (e->label)
-      g_string_append_printf(b, "\t%u", e->label);
-    g_string_append_c(b, '\n');
+      sxs__text_append_printf(b, "\t%u", e->label);
+    sxs__text_append_c(b, '\n');
   }
   sxs__timeline_rec_changes_clear(&c);
 }
@@ -253,7 +254,7 @@ static void append_timeline(GString *b, gboolean all) {
 /* The traced runtimes' functions, call trees and summaries: a whole copy, so at most once a
  * second, and less often when it takes long (it never costs more than 5 % of the output thread's
  * time); also at every batch of everything, and when the process is dying. */
-static void append_traced(GString *b, gboolean all, gboolean now) {
+static void append_traced(SxsText *b, gboolean all, gboolean now) {
   const SxsConfig *cfg = sxs__manager_config();
   if (!cfg || !cfg->tracing.enabled)
     return;
@@ -276,18 +277,16 @@ static void append_traced(GString *b, gboolean all, gboolean now) {
 }
 
 /* One batch: everything (all) or what changed. Called with spool.lock held. */
-static GString *make_batch(gboolean all, int signal) {
-  GString *b = g_string_sized_new(4096);
-  g_string_append_printf(b, "B\t%" G_GUINT64_FORMAT "\n", ++spool.seq);
+static void make_batch(SxsText *b, gboolean all, int signal) {
+  sxs__text_append_printf(b, "B\t%" G_GUINT64_FORMAT "\n", ++spool.seq);
   append_skeleton(b, all, signal != 0);
   append_functions(b, all);
   append_timeline(b, all);
   append_stacks(b, all);
   append_traced(b, all, signal != 0);
   if (signal)
-    g_string_append_printf(b, "X\t%d\n", signal);
-  g_string_append_printf(b, "E\t%" G_GUINT64_FORMAT "\n", spool.seq);
-  return b;
+    sxs__text_append_printf(b, "X\t%d\n", signal);
+  sxs__text_append_printf(b, "E\t%" G_GUINT64_FORMAT "\n", spool.seq);
 }
 
 static int write_all(int fd, const char *data, gsize len) {
@@ -315,10 +314,10 @@ static int start_file(const char *path, int signal) {
   else
     spool.frame_ids = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
   spool.next_frame = 0;
-  g_autoptr(GString) b = g_string_new(SXS_SPOOL_MAGIC);
-  g_autoptr(GString) batch = make_batch(TRUE, signal);
-  g_string_append_len(b, batch->str, (gssize)batch->len);
-  int r = write_all(fd, b->str, b->len);
+  g_auto(SxsText) b = {0};
+  sxs__text_append(&b, SXS_SPOOL_MAGIC);
+  make_batch(&b, TRUE, signal);
+  int r = write_all(fd, b.data, b.len);
   if (r == 0 && rename(tmp, path) != 0)
     r = -errno;
   if (r < 0) {
@@ -333,9 +332,9 @@ static int start_file(const char *path, int signal) {
     g_free(spool.path);
     spool.path = g_strdup(path);
   }
-  spool.size = b->len;
+  spool.size = b.len;
   spool.compact_at = MAX((guint64)SPOOL_COMPACT_MIN, 4 * spool.size);
-  spool.stats.bytes += b->len;
+  spool.stats.bytes += b.len;
   return 0;
 }
 
@@ -361,10 +360,11 @@ int sxs__spool_append(int signal) {
     r = start_file(spool.path, signal);
     spool.stats.compactions += r == 0;
   } else {
-    g_autoptr(GString) b = make_batch(FALSE, signal);
-    r = write_all(spool.fd, b->str, b->len);
-    spool.size += b->len;
-    spool.stats.bytes += b->len;
+    g_auto(SxsText) b = {0};
+    make_batch(&b, FALSE, signal);
+    r = write_all(spool.fd, b.data, b.len);
+    spool.size += b.len;
+    spool.stats.bytes += b.len;
   }
   if (r < 0 && spool.fd >= 0) {
     /* A batch that could not be written (a full disk) would leave later counts short: a spool that

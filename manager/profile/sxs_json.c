@@ -1,12 +1,13 @@
 /* JSON text writer (always valid UTF-8 output) and atomic file replace for the profile writers. */
 #include "sxs_json.h"
+#include "sxs_vec.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -21,71 +22,62 @@ typedef struct {
   gboolean awaiting_value; /* object only: a key was written, its value is next */
 } SxsJsonFrame;
 
-/* The text's buffer (SxsText): a large one is mapped apart from the allocator's heap (JSON_MAP_BYTES
- * and more): a profile's text is megabytes, and a block that large, taken from malloc and freed, is
- * one glibc maps on its own and, once it is freed, takes as the new size from which to map blocks and
- * above which to give back a thread arena's free top; every write then left its freed memory
- * resident (docs/PERFORMANCE.md, "A long run"). Mapped and unmapped here, it changes nothing of
- * the program's allocator. */
-#define JSON_MAP_BYTES (64u << 10)
-
+/* The text's buffer (SxsText) is a block of sxs_vec.h: a profile's text is megabytes, mapped apart
+ * from the allocator's heap. */
 static void buf_init(SxsText *b) {
-  *b = (SxsText){.data = g_malloc(256), .cap = 256};
-  b->data[0] = '\0';
+  *b = (SxsText){0};
+  sxs__text_append_len(b, "", 0);
 }
 
 /* Room for extra more bytes and the NUL. */
 static void buf_reserve(SxsText *b, gsize extra) {
-  gsize need = b->len + extra + 1;
-  if (need <= b->cap)
-    return;
-  gsize cap = b->cap;
-  while (cap < need)
-    cap *= 2;
-  if (cap >= JSON_MAP_BYTES) {
-    gsize page = (gsize)sysconf(_SC_PAGESIZE);
-    cap = (cap + page - 1) / page * page;
-    void *p = b->mapped ? mremap(b->data, b->cap, cap, MREMAP_MAYMOVE)
-                        : mmap(NULL, cap, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (p != MAP_FAILED) {
-      if (!b->mapped) {
-        memcpy(p, b->data, b->len + 1);
-        g_free(b->data);
-      }
-      b->data = p;
-      b->cap = cap;
-      b->mapped = TRUE;
-      return;
-    }
-  }
-  /* Small, or no mapping to be had: the heap, as any text. */
-  if (b->mapped) {
-    char *heap = g_malloc(cap);
-    memcpy(heap, b->data, b->len + 1);
-    munmap(b->data, b->cap);
-    b->data = heap;
-    b->mapped = FALSE;
-  } else {
-    b->data = g_realloc(b->data, cap);
-  }
-  b->cap = cap;
+  guint8 *data = (guint8 *)b->data;
+  sxs__block_reserve(&data, data ? b->len + 1 : 0, &b->cap, &b->mapped, b->len + extra + 1);
+  b->data = (char *)data;
 }
 
-static void buf_append_len(SxsText *b, const char *s, gsize n) {
+void sxs__text_append_len(SxsText *b, const char *s, gsize n) {
   buf_reserve(b, n);
-  memcpy(b->data + b->len, s, n);
+  if (n)
+    memcpy(b->data + b->len, s, n);
   b->len += n;
   b->data[b->len] = '\0';
 }
 
-static void buf_append(SxsText *b, const char *s) {
-  buf_append_len(b, s, strlen(s));
+void sxs__text_append(SxsText *b, const char *s) {
+  sxs__text_append_len(b, s, strlen(s));
 }
 
-static void buf_append_c(SxsText *b, char c) {
+void sxs__text_append_c(SxsText *b, char c) {
   buf_reserve(b, 1);
   b->data[b->len++] = c;
   b->data[b->len] = '\0';
+}
+
+void sxs__text_truncate(SxsText *b, gsize len) {
+  if (len < b->len) {
+    b->len = len;
+    b->data[len] = '\0';
+  }
+}
+
+void sxs__text_append_printf(SxsText *b, const char *format, ...) {
+  va_list ap;
+  va_start(ap, format);
+  char small[256];
+  int n = g_vsnprintf(small, sizeof small, format, ap);
+  va_end(ap);
+  if (n < 0)
+    return;
+  if ((gsize)n < sizeof small) {
+    sxs__text_append_len(b, small, (gsize)n);
+    return;
+  }
+  buf_reserve(b, (gsize)n);
+  va_start(ap, format);
+  g_vsnprintf(b->data + b->len, (gulong)n + 1, format, ap);
+  va_end(ap);
+  b->len += (gsize)n;
 }
 
 struct SxsJsonWriter {
@@ -118,16 +110,16 @@ void sxs__json_writer_free(SxsJsonWriter *w) {
 }
 
 static void json_newline_indent(SxsJsonWriter *w, guint level) {
-  buf_append_c(&w->buf, '\n');
+  sxs__text_append_c(&w->buf, '\n');
   for (guint i = 0; i < level; i++)
-    buf_append(&w->buf, "  ");
+    sxs__text_append(&w->buf, "  ");
 }
 
 /* Starts a new element or member inside the innermost container: the separating comma and, in
  * pretty mode, the line break and indentation. */
 static void json_open_slot(SxsJsonWriter *w, SxsJsonFrame *f) {
   if (f->count > 0)
-    buf_append_c(&w->buf, ',');
+    sxs__text_append_c(&w->buf, ',');
   if (json_pretty_here(w))
     json_newline_indent(w, w->depth);
   f->count++;
@@ -169,7 +161,7 @@ static void json_begin(SxsJsonWriter *w, SxsJsonFrameKind kind, char open, gbool
   w->stack[w->depth++] = (SxsJsonFrame){.kind = kind};
   if (inline_ && w->inline_depth == 0)
     w->inline_depth = w->depth;
-  buf_append_c(&w->buf, open);
+  sxs__text_append_c(&w->buf, open);
 }
 
 static void json_end(SxsJsonWriter *w, SxsJsonFrameKind kind, char close) {
@@ -185,7 +177,7 @@ static void json_end(SxsJsonWriter *w, SxsJsonFrameKind kind, char close) {
   SxsJsonFrame *f = &w->stack[--w->depth];
   if (pretty && f->count > 0)
     json_newline_indent(w, w->depth);
-  buf_append_c(&w->buf, close);
+  sxs__text_append_c(&w->buf, close);
 }
 
 void sxs__json_begin_object(SxsJsonWriter *w) {
@@ -258,41 +250,41 @@ static void json_append_escaped(SxsText *buf, const char *str, gsize len) {
   const guchar *s = (const guchar *)str;
   gsize i = 0;
 
-  buf_append_c(buf, '"');
+  sxs__text_append_c(buf, '"');
   while (i < len) {
     guchar c = s[i];
     if (c >= 0x80) {
       gsize bad = 0;
       gsize n = json_utf8_seq(s + i, len - i, &bad);
       if (n > 0) {
-        buf_append_len(buf, (const char *)s + i, n);
+        sxs__text_append_len(buf, (const char *)s + i, n);
         i += n;
       } else {
-        buf_append(buf, "\xEF\xBF\xBD");
+        sxs__text_append(buf, "\xEF\xBF\xBD");
         i += bad;
       }
       continue;
     }
     switch (c) {
-    case '"': buf_append(buf, "\\\""); break;
-    case '\\': buf_append(buf, "\\\\"); break;
-    case '\b': buf_append(buf, "\\b"); break;
-    case '\f': buf_append(buf, "\\f"); break;
-    case '\n': buf_append(buf, "\\n"); break;
-    case '\r': buf_append(buf, "\\r"); break;
-    case '\t': buf_append(buf, "\\t"); break;
+    case '"': sxs__text_append(buf, "\\\""); break;
+    case '\\': sxs__text_append(buf, "\\\\"); break;
+    case '\b': sxs__text_append(buf, "\\b"); break;
+    case '\f': sxs__text_append(buf, "\\f"); break;
+    case '\n': sxs__text_append(buf, "\\n"); break;
+    case '\r': sxs__text_append(buf, "\\r"); break;
+    case '\t': sxs__text_append(buf, "\\t"); break;
     default:
       if (c < 0x20 || c == 0x7f) {
         char esc[6] = {'\\', 'u', '0', '0', hex[c >> 4], hex[c & 0xf]};
-        buf_append_len(buf, esc, sizeof esc);
+        sxs__text_append_len(buf, esc, sizeof esc);
       } else {
-        buf_append_c(buf, (char)c);
+        sxs__text_append_c(buf, (char)c);
       }
       break;
     }
     i++;
   }
-  buf_append_c(buf, '"');
+  sxs__text_append_c(buf, '"');
 }
 
 void sxs__json_key(SxsJsonWriter *w, const char *key) {
@@ -309,7 +301,7 @@ void sxs__json_key(SxsJsonWriter *w, const char *key) {
   }
   json_open_slot(w, f);
   json_append_escaped(&w->buf, key, strlen(key));
-  buf_append(&w->buf, json_pretty_here(w) ? ": " : ":");
+  sxs__text_append(&w->buf, json_pretty_here(w) ? ": " : ":");
   f->awaiting_value = TRUE;
 }
 
@@ -317,7 +309,7 @@ void sxs__json_string_len(SxsJsonWriter *w, const char *s, gssize len) {
   if (!json_before_value(w))
     return;
   if (s == NULL)
-    buf_append(&w->buf, "null");
+    sxs__text_append(&w->buf, "null");
   else
     json_append_escaped(&w->buf, s, len < 0 ? strlen(s) : (gsize)len);
 }
@@ -329,32 +321,32 @@ void sxs__json_string(SxsJsonWriter *w, const char *utf8_or_null) {
 void sxs__json_int(SxsJsonWriter *w, gint64 v) {
   if (json_before_value(w)) {
     char text[24];
-    buf_append_len(&w->buf, text, (gsize)g_snprintf(text, sizeof text, "%" G_GINT64_FORMAT, v));
+    sxs__text_append_len(&w->buf, text, (gsize)g_snprintf(text, sizeof text, "%" G_GINT64_FORMAT, v));
   }
 }
 
 void sxs__json_uint(SxsJsonWriter *w, guint64 v) {
   if (json_before_value(w)) {
     char text[24];
-    buf_append_len(&w->buf, text, (gsize)g_snprintf(text, sizeof text, "%" G_GUINT64_FORMAT, v));
+    sxs__text_append_len(&w->buf, text, (gsize)g_snprintf(text, sizeof text, "%" G_GUINT64_FORMAT, v));
   }
 }
 
 void sxs__json_bool(SxsJsonWriter *w, gboolean v) {
   if (json_before_value(w))
-    buf_append(&w->buf, v ? "true" : "false");
+    sxs__text_append(&w->buf, v ? "true" : "false");
 }
 
 void sxs__json_null(SxsJsonWriter *w) {
   if (json_before_value(w))
-    buf_append(&w->buf, "null");
+    sxs__text_append(&w->buf, "null");
 }
 
 void sxs__json_double(SxsJsonWriter *w, double v) {
   if (!json_before_value(w))
     return;
   if (!isfinite(v)) {
-    buf_append(&w->buf, "null");
+    sxs__text_append(&w->buf, "null");
     return;
   }
   char text[G_ASCII_DTOSTR_BUF_SIZE];
@@ -364,9 +356,9 @@ void sxs__json_double(SxsJsonWriter *w, double v) {
     if (g_ascii_strtod(text, NULL) == v)
       break;
   }
-  buf_append(&w->buf, text);
+  sxs__text_append(&w->buf, text);
   if (strpbrk(text, ".e") == NULL)
-    buf_append(&w->buf, ".0");
+    sxs__text_append(&w->buf, ".0");
 }
 
 void sxs__json_member_string(SxsJsonWriter *w, const char *key, const char *v) {
@@ -422,12 +414,8 @@ SxsText sxs__json_writer_take(SxsJsonWriter *w) {
 }
 
 void sxs__text_free(SxsText *t) {
-  if (t->data == NULL)
-    return;
-  if (t->mapped)
-    munmap(t->data, t->cap);
-  else
-    g_free(t->data);
+  guint8 *data = (guint8 *)t->data;
+  sxs__block_free(&data, t->cap, t->mapped);
   *t = (SxsText){0};
 }
 

@@ -71,16 +71,24 @@ gboolean sxs__json_writer_complete(SxsJsonWriter *w);
  * copied into the allocator's heap for it: sxs__json_writer_take does not. */
 char *sxs__json_writer_steal(SxsJsonWriter *w, gsize *ret_len);
 
-/* A text as the writer made it: a large one (64 KiB and more) is mapped apart from the allocator's
- * heap, so that a long-running process's profile writes leave the program's allocator as they
- * found it (glibc takes the size of a large block freed as its new thresholds). data is
- * NUL-terminated; free with sxs__text_free, never g_free. */
+/* A text as the writer made it, in a block of sxs_vec.h: a large one (64 KiB and more) is mapped
+ * apart from the allocator's heap, so that a long-running process's profile writes leave the
+ * program's allocator as they found it. data is NUL-terminated (NULL in an empty (SxsText){0});
+ * free with sxs__text_free, never g_free. */
 typedef struct {
   char *data;
   gsize len, cap;
   gboolean mapped;
 } SxsText;
 SxsText sxs__json_writer_take(SxsJsonWriter *w);
+/* Appending to a text ((SxsText){0} is an empty one): n bytes of s, a string, a byte, a formatted
+ * string; data stays NUL-terminated. */
+void sxs__text_append_len(SxsText *t, const char *s, gsize n);
+void sxs__text_append(SxsText *t, const char *s);
+void sxs__text_append_c(SxsText *t, char c);
+void sxs__text_append_printf(SxsText *t, const char *format, ...) G_GNUC_PRINTF(2, 3);
+/* Keeps the first len bytes (when there are more). */
+void sxs__text_truncate(SxsText *t, gsize len);
 void sxs__text_free(SxsText *t);
 /* t's text in the allocator's heap (a mapped one copied there, a heap one handed over; free with
  * g_free), t emptied. ret_len (optional) receives the length in bytes. */

@@ -209,11 +209,11 @@ void sxs__timeline_model_check_labels(SxsTimelineModel *t) {
     to[i + 1] = GPOINTER_TO_UINT(at);
   }
   for (guint i = 0; i < t->samples->len; i++) {
-    SxsTimelineSample *s = &g_array_index(t->samples, SxsTimelineSample, i);
+    SxsTimelineSample *s = &sxs__vec_index(t->samples, SxsTimelineSample, i);
     s->label = s->label <= n ? to[s->label] : 0;
   }
   for (guint i = 0; i < t->events->len; i++) {
-    SxsTimelineEvent *e = &g_array_index(t->events, SxsTimelineEvent, i);
+    SxsTimelineEvent *e = &sxs__vec_index(t->events, SxsTimelineEvent, i);
     e->label = e->label <= n ? to[e->label] : 0;
   }
   g_ptr_array_unref(t->labels);
@@ -221,11 +221,11 @@ void sxs__timeline_model_check_labels(SxsTimelineModel *t) {
 }
 
 void sxs__timeline_model_clear(SxsTimelineModel *t) {
-  GArray *samples = t->samples, *events = t->events, *seconds = t->seconds;
+  SxsVec *samples = t->samples, *events = t->events, *seconds = t->seconds;
   GPtrArray *labels = t->labels;
-  g_array_set_size(samples, 0);
-  g_array_set_size(events, 0);
-  g_array_set_size(seconds, 0);
+  sxs__vec_truncate(samples, 0);
+  sxs__vec_truncate(events, 0);
+  sxs__vec_truncate(seconds, 0);
   g_ptr_array_set_size(labels, 0);
   *t = (SxsTimelineModel){.samples = samples, .events = events, .seconds = seconds, .labels = labels};
 }
@@ -244,10 +244,10 @@ SxsProfileModel *sxs__profile_model_new(void) {
     m->profiles[k].stacks = g_ptr_array_new_with_free_func(sxs__stack_model_free);
   m->lines.modules = g_ptr_array_new_with_free_func(lines_module_free);
   m->lines.retiered = g_ptr_array_new_with_free_func(lines_method_free);
-  m->timeline.samples = g_array_new(FALSE, FALSE, sizeof(SxsTimelineSample));
-  m->timeline.events = g_array_new(FALSE, FALSE, sizeof(SxsTimelineEvent));
-  g_array_set_clear_func(m->timeline.events, sxs__timeline_event_clear);
-  m->timeline.seconds = g_array_new(FALSE, FALSE, sizeof(SxsTimelineSecond));
+  m->timeline.samples = sxs__vec_new(sizeof(SxsTimelineSample));
+  m->timeline.events = sxs__vec_new(sizeof(SxsTimelineEvent));
+  sxs__vec_set_clear_func(m->timeline.events, sxs__timeline_event_clear);
+  m->timeline.seconds = sxs__vec_new(sizeof(SxsTimelineSecond));
   m->timeline.labels = g_ptr_array_new_with_free_func(g_free);
   return m;
 }
@@ -316,9 +316,9 @@ void sxs__profile_model_free(SxsProfileModel *m) {
   }
   g_ptr_array_unref(m->lines.modules);
   g_ptr_array_unref(m->lines.retiered);
-  g_array_unref(m->timeline.samples);
-  g_array_unref(m->timeline.events);
-  g_array_unref(m->timeline.seconds);
+  sxs__vec_free(m->timeline.samples);
+  sxs__vec_free(m->timeline.events);
+  sxs__vec_free(m->timeline.seconds);
   g_ptr_array_unref(m->timeline.labels);
   g_free(m);
 }
@@ -934,22 +934,23 @@ static void render_timeline(SxsJsonWriter *w, const SxsProfileModel *m) {
     sxs__json_end_array(w);
   }
   g_autoptr(GHashTable) samples_index = stack_index_new(m->samples.stacks);
-  g_autoptr(GPtrArray) by_thread = g_ptr_array_sized_new(t->samples->len);
+  g_autoptr(SxsVec) by_thread = sxs__vec_new(sizeof(SxsTimelineSample *));
+  sxs__vec_reserve(by_thread, t->samples->len);
   for (guint i = 0; i < t->samples->len; i++) {
-    SxsTimelineSample *s = &g_array_index(t->samples, SxsTimelineSample, i);
+    SxsTimelineSample *s = &sxs__vec_index(t->samples, SxsTimelineSample, i);
     if (g_hash_table_contains(samples_index, s->stack))
-      g_ptr_array_add(by_thread, s);
+      sxs__vec_append_val(by_thread, s);
   }
-  g_ptr_array_sort(by_thread, compare_samples_by_thread);
+  sxs__vec_sort(by_thread, compare_samples_by_thread);
   sxs__json_key(w, "threads");
   sxs__json_begin_array(w);
   for (guint i = 0; i < by_thread->len;) {
-    uint32_t tid = ((SxsTimelineSample *)by_thread->pdata[i])->stack->thread;
+    uint32_t tid = sxs__vec_index(by_thread, SxsTimelineSample *, i)->stack->thread;
     guint end = i;
     gboolean weighted = FALSE, labelled = FALSE;
-    while (end < by_thread->len && ((SxsTimelineSample *)by_thread->pdata[end])->stack->thread == tid) {
-      weighted |= ((SxsTimelineSample *)by_thread->pdata[end])->weight != 1;
-      labelled |= ((SxsTimelineSample *)by_thread->pdata[end])->label != 0;
+    while (end < by_thread->len && sxs__vec_index(by_thread, SxsTimelineSample *, end)->stack->thread == tid) {
+      weighted |= sxs__vec_index(by_thread, SxsTimelineSample *, end)->weight != 1;
+      labelled |= sxs__vec_index(by_thread, SxsTimelineSample *, end)->label != 0;
       end++;
     }
     sxs__json_begin_object_inline(w);
@@ -958,7 +959,7 @@ static void render_timeline(SxsJsonWriter *w, const SxsProfileModel *m) {
     sxs__json_begin_array_inline(w);
     guint64 prev = 0;
     for (guint j = i; j < end; j++) {
-      const SxsTimelineSample *s = by_thread->pdata[j];
+      const SxsTimelineSample *s = sxs__vec_index(by_thread, SxsTimelineSample *, j);
       sxs__json_uint(w, s->t_us - prev);
       prev = s->t_us;
     }
@@ -966,22 +967,22 @@ static void render_timeline(SxsJsonWriter *w, const SxsProfileModel *m) {
     sxs__json_key(w, "s");
     sxs__json_begin_array_inline(w);
     for (guint j = i; j < end; j++)
-      sxs__json_uint(
-          w,
-          GPOINTER_TO_UINT(g_hash_table_lookup(samples_index, ((SxsTimelineSample *)by_thread->pdata[j])->stack)) - 1);
+      sxs__json_uint(w, GPOINTER_TO_UINT(g_hash_table_lookup(
+                            samples_index, sxs__vec_index(by_thread, SxsTimelineSample *, j)->stack)) -
+                            1);
     sxs__json_end_array(w);
     if (weighted) {
       sxs__json_key(w, "w");
       sxs__json_begin_array_inline(w);
       for (guint j = i; j < end; j++)
-        sxs__json_uint(w, ((SxsTimelineSample *)by_thread->pdata[j])->weight);
+        sxs__json_uint(w, sxs__vec_index(by_thread, SxsTimelineSample *, j)->weight);
       sxs__json_end_array(w);
     }
     if (labelled) {
       sxs__json_key(w, "l");
       sxs__json_begin_array_inline(w);
       for (guint j = i; j < end; j++)
-        sxs__json_uint(w, ((SxsTimelineSample *)by_thread->pdata[j])->label);
+        sxs__json_uint(w, sxs__vec_index(by_thread, SxsTimelineSample *, j)->label);
       sxs__json_end_array(w);
     }
     sxs__json_end_object(w);
@@ -994,7 +995,7 @@ static void render_timeline(SxsJsonWriter *w, const SxsProfileModel *m) {
   sxs__json_key(w, "events");
   sxs__json_begin_array(w);
   for (guint i = 0; i < t->events->len; i++) {
-    const SxsTimelineEvent *e = &g_array_index(t->events, SxsTimelineEvent, i);
+    const SxsTimelineEvent *e = &sxs__vec_index(t->events, SxsTimelineEvent, i);
     sxs__json_begin_object_inline(w);
     sxs__json_member_string(w, "kind", sxs__timeline_event_name(e->kind));
     sxs__json_member_int(w, "runtime", e->runtime_id);
@@ -1024,7 +1025,7 @@ static void render_timeline(SxsJsonWriter *w, const SxsProfileModel *m) {
   sxs__json_key(w, "seconds");
   sxs__json_begin_array(w);
   for (guint i = 0; i < t->seconds->len; i++) {
-    const SxsTimelineSecond *sec = &g_array_index(t->seconds, SxsTimelineSecond, i);
+    const SxsTimelineSecond *sec = &sxs__vec_index(t->seconds, SxsTimelineSecond, i);
     sxs__json_begin_array_inline(w);
     sxs__json_uint(w, sec->second);
     sxs__json_uint(w, sec->thread);

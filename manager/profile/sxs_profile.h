@@ -9,6 +9,7 @@
 
 #include "sxs_json.h"
 #include "sxs_process.h"
+#include "sxs_vec.h"
 
 /* Limits of a profile (docs/formats.md, "Limits"): what the profiler itself never exceeds, and
  * what reading a profile back accepts, so that reading and rendering one take time and memory in
@@ -451,9 +452,9 @@ typedef struct {
   guint64 monotonic_start_us; /* ... on the monotonic clock (CLOCK_MONOTONIC, as perf and Stopwatch read it) */
   guint64 folded_samples;     /* samples kept only in `seconds` */
   guint64 dropped_events;     /* events older than the detail kept (not in `seconds`) */
-  GArray *samples;            /* SxsTimelineSample, by time */
-  GArray *events;             /* SxsTimelineEvent, by start */
-  GArray *seconds;            /* SxsTimelineSecond, by second then thread */
+  SxsVec *samples;            /* SxsTimelineSample, by time */
+  SxsVec *events;             /* SxsTimelineEvent, by start */
+  SxsVec *seconds;            /* SxsTimelineSecond, by second then thread */
   GPtrArray *labels;          /* char*, the endpoints (--endpoints) samples and events name by index + 1; owned */
 } SxsTimelineModel;
 

@@ -1034,7 +1034,7 @@ static SxsStackModel *read_stack_index(SxsJsonReader *r, const GPtrArray *stacks
 
 /* "timeline"."threads"[i]: t (deltas), s (stack indices), w (weights, optional) and l (labels,
  * optional), one each a sample. */
-static void read_timeline_thread(SxsJsonReader *r, const SxsProfileModel *m, GArray *samples) {
+static void read_timeline_thread(SxsJsonReader *r, const SxsProfileModel *m, SxsVec *samples) {
   if (!sxs__json_reader_begin_object(r))
     return;
   g_autoptr(GArray) times = g_array_new(FALSE, FALSE, sizeof(guint64));
@@ -1092,11 +1092,11 @@ static void read_timeline_thread(SxsJsonReader *r, const SxsProfileModel *m, GAr
                            .stack = stacks->pdata[i],
                            .weight = weights->len ? g_array_index(weights, guint32, i) : 1,
                            .label = labels->len ? g_array_index(labels, guint, i) : 0};
-    g_array_append_val(samples, s);
+    sxs__vec_append_val(samples, s);
   }
 }
 
-static void read_timeline_event(SxsJsonReader *r, const SxsProfileModel *m, GArray *events) {
+static void read_timeline_event(SxsJsonReader *r, const SxsProfileModel *m, SxsVec *events) {
   if (!sxs__json_reader_begin_object(r))
     return;
   SxsTimelineEvent e = {.kind = SXS_TIMELINE_N_EVENTS};
@@ -1135,7 +1135,7 @@ static void read_timeline_event(SxsJsonReader *r, const SxsProfileModel *m, GArr
   if (stack != G_MAXUINT64 && pk < SXS_PROFILE_N_KINDS && stack < m->profiles[pk].stacks->len)
     e.stack = m->profiles[pk].stacks->pdata[stack];
   if (e.kind < SXS_TIMELINE_N_EVENTS && !sxs__json_reader_message(r))
-    g_array_append_val(events, e);
+    sxs__vec_append_val(events, e);
   else
     g_free(e.name);
 }
@@ -1197,14 +1197,14 @@ static void read_timeline(SxsJsonReader *r, SxsProfileModel *m) {
         sec.second = v[0];
         sec.thread = (uint32_t)MIN(v[1], G_MAXUINT32);
         sec.samples = v[2];
-        g_array_append_val(t->seconds, sec);
+        sxs__vec_append_val(t->seconds, sec);
       }
     } else
       sxs__json_reader_skip(r);
   }
   sxs__timeline_model_check_labels(t);
-  g_array_sort(t->samples, sxs__timeline_sample_compare);
-  g_array_sort(t->events, sxs__timeline_event_compare);
+  sxs__vec_sort(t->samples, sxs__timeline_sample_compare);
+  sxs__vec_sort(t->events, sxs__timeline_event_compare);
 }
 
 static gboolean version_read(gint64 version) {

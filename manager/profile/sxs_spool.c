@@ -10,21 +10,21 @@
 
 #include "sxs_profile_read.h"
 
-void sxs__spool_append_string(GString *out, const char *s) {
+void sxs__spool_append_string(SxsText *out, const char *s) {
   if (!s || !*s) {
-    g_string_append_c(out, '-');
+    sxs__text_append_c(out, '-');
     return;
   }
   if (s[0] == '-' && s[1] == '\0') {
-    g_string_append(out, "\\-");
+    sxs__text_append(out, "\\-");
     return;
   }
   for (const char *p = s; *p; p++) {
     switch (*p) {
-    case '\\': g_string_append(out, "\\\\"); break;
-    case '\t': g_string_append(out, "\\t"); break;
-    case '\n': g_string_append(out, "\\n"); break;
-    default: g_string_append_c(out, *p); break;
+    case '\\': sxs__text_append(out, "\\\\"); break;
+    case '\t': sxs__text_append(out, "\\t"); break;
+    case '\n': sxs__text_append(out, "\\n"); break;
+    default: sxs__text_append_c(out, *p); break;
     }
   }
 }
@@ -419,7 +419,7 @@ static void rebuild_timeline(SpoolState *st, SxsProfileModel *m) {
     if (!stack || stack->count == 0 || !g_str_equal(stack->event, "sample"))
       continue;
     SxsTimelineSample ts = {.t_us = s->t_us, .stack = stack, .weight = s->weight, .label = s->label};
-    g_array_append_val(t->samples, ts);
+    sxs__vec_append_val(t->samples, ts);
   }
   for (guint i = 0; i < st->events->len; i++) {
     SxsTimelineEvent *e = &g_array_index(st->events, SxsTimelineEvent, i);
@@ -427,23 +427,23 @@ static void rebuild_timeline(SpoolState *st, SxsProfileModel *m) {
     SxsStackModel *stack = id ? g_hash_table_lookup(st->stacks, GUINT_TO_POINTER(id)) : NULL;
     e->stack = stack && stack->count > 0 ? stack : NULL;
     end = MAX(end, e->start_us + e->dur_us);
-    g_array_append_val(t->events, *e);
+    sxs__vec_append_val(t->events, *e);
     e->name = NULL;
   }
   g_array_set_size(st->events, 0);
-  g_array_append_vals(t->seconds, st->seconds->data, st->seconds->len);
+  sxs__vec_append_vals(t->seconds, st->seconds->data, st->seconds->len);
   if (st->labels->len) {
     g_ptr_array_set_size(t->labels, 0);
     for (guint i = 0; i < st->labels->len; i++)
       g_ptr_array_add(t->labels, g_strdup(st->labels->pdata[i]));
   }
   sxs__timeline_model_check_labels(t);
-  g_array_sort(t->samples, sxs__timeline_sample_compare);
-  g_array_sort(t->events, sxs__timeline_event_compare);
+  sxs__vec_sort(t->samples, sxs__timeline_sample_compare);
+  sxs__vec_sort(t->events, sxs__timeline_event_compare);
   t->end_us = MAX(t->end_us, end);
   /* A spool not compacted since holds samples older than the detail its process still kept. */
   if (t->samples->len)
-    t->detail_from_us = MIN(t->detail_from_us, g_array_index(t->samples, SxsTimelineSample, 0).t_us);
+    t->detail_from_us = MIN(t->detail_from_us, sxs__vec_index(t->samples, SxsTimelineSample, 0).t_us);
 }
 
 static SxsProfileModel *rebuild(SpoolState *st, const char *source, const char *skeleton, gsize skeleton_len,

@@ -45,7 +45,7 @@
 #define SXS_SPOOL_SUFFIX ".spool"
 
 /* Appends s escaped as a spool string (NULL and "" as "-"). */
-void sxs__spool_append_string(GString *out, const char *s);
+void sxs__spool_append_string(SxsText *out, const char *s);
 
 /* A spool read back. */
 typedef struct {

@@ -29,9 +29,9 @@ static void slice_profile(SxsProfileModel *m, SxsProfileKind k, SxsTimelineEvent
     s->value = 0;
   }
   guint64 events = 0, value = 0;
-  GArray *ev = m->timeline.events;
+  SxsVec *ev = m->timeline.events;
   for (guint i = 0; i < ev->len; i++) {
-    SxsTimelineEvent *e = &g_array_index(ev, SxsTimelineEvent, i);
+    SxsTimelineEvent *e = &sxs__vec_index(ev, SxsTimelineEvent, i);
     if (e->kind != kind || !in_window(e->start_us, from, to) || !label_kept(c, e->label))
       continue;
     events++;
@@ -62,16 +62,16 @@ static void cut(SxsProfileModel *m, const Cut *c) {
   guint64 weight = 0, taken = 0;
   guint kept = 0;
   for (guint i = 0; i < t->samples->len; i++) {
-    SxsTimelineSample s = g_array_index(t->samples, SxsTimelineSample, i);
+    SxsTimelineSample s = sxs__vec_index(t->samples, SxsTimelineSample, i);
     /* A sample of no weight would keep a stack that counts nothing (and is removed). */
     if (!in_window(s.t_us, from_us, to_us) || s.weight == 0 || !label_kept(c, s.label))
       continue;
     s.stack->count += s.weight;
     weight += s.weight;
     taken++;
-    g_array_index(t->samples, SxsTimelineSample, kept++) = s;
+    sxs__vec_index(t->samples, SxsTimelineSample, kept++) = s;
   }
-  g_array_set_size(t->samples, kept);
+  sxs__vec_truncate(t->samples, kept);
   for (guint i = sm->stacks->len; i-- > 0;)
     if (((SxsStackModel *)sm->stacks->pdata[i])->count == 0)
       g_ptr_array_remove_index(sm->stacks, i);
@@ -92,29 +92,29 @@ static void cut(SxsProfileModel *m, const Cut *c) {
   /* Events left point at stacks still there: remove those outside after the recount. */
   kept = 0;
   for (guint i = 0; i < t->events->len; i++) {
-    SxsTimelineEvent e = g_array_index(t->events, SxsTimelineEvent, i);
+    SxsTimelineEvent e = sxs__vec_index(t->events, SxsTimelineEvent, i);
     gboolean starts = in_window(e.start_us, from_us, to_us);
     if ((starts || (e.dur_us && e.start_us < to_us && e.start_us + e.dur_us > from_us)) && label_kept(c, e.label)) {
       /* A span that began before the window was not counted in it: its stack may have gone. */
       if (!starts)
         e.stack = NULL;
-      g_array_index(t->events, SxsTimelineEvent, kept++) = e;
+      sxs__vec_index(t->events, SxsTimelineEvent, kept++) = e;
     } else {
       g_free(e.name);
     }
   }
   /* The elements moved keep their names: shrink without the clear function. */
-  g_array_set_clear_func(t->events, NULL);
-  g_array_set_size(t->events, kept);
-  g_array_set_clear_func(t->events, sxs__timeline_event_clear);
+  sxs__vec_set_clear_func(t->events, NULL);
+  sxs__vec_truncate(t->events, kept);
+  sxs__vec_set_clear_func(t->events, sxs__timeline_event_clear);
   kept = 0;
   for (guint i = 0; i < t->seconds->len; i++) {
-    SxsTimelineSecond s = g_array_index(t->seconds, SxsTimelineSecond, i);
+    SxsTimelineSecond s = sxs__vec_index(t->seconds, SxsTimelineSecond, i);
     /* Folded seconds have no labels: a label's cut has none. */
     if (c->label == ANY_LABEL && s.second * 1000000 + 999999 >= from_us && s.second * 1000000 < to_us)
-      g_array_index(t->seconds, SxsTimelineSecond, kept++) = s;
+      sxs__vec_index(t->seconds, SxsTimelineSecond, kept++) = s;
   }
-  g_array_set_size(t->seconds, kept);
+  sxs__vec_truncate(t->seconds, kept);
   g_ptr_array_set_size(m->stacks, 0);
   for (guint i = 0; i < m->runtimes->len; i++) {
     SxsRuntimeModel *r = m->runtimes->pdata[i];
@@ -190,12 +190,12 @@ GArray *sxs__timeline_label_totals(const SxsProfileModel *m) {
     l->name = i ? t->labels->pdata[i - 1] : NULL;
   }
   for (guint i = 0; i < t->samples->len; i++) {
-    const SxsTimelineSample *s = &g_array_index(t->samples, SxsTimelineSample, i);
+    const SxsTimelineSample *s = &sxs__vec_index(t->samples, SxsTimelineSample, i);
     if (s->label < n)
       g_array_index(out, SxsTimelineLabelTotals, s->label).samples += s->weight;
   }
   for (guint i = 0; i < t->events->len; i++) {
-    const SxsTimelineEvent *e = &g_array_index(t->events, SxsTimelineEvent, i);
+    const SxsTimelineEvent *e = &sxs__vec_index(t->events, SxsTimelineEvent, i);
     if (e->label >= n)
       continue;
     SxsTimelineLabelTotals *l = &g_array_index(out, SxsTimelineLabelTotals, e->label);
@@ -234,11 +234,11 @@ static const char *leaf_name(const SxsStackModel *s) {
 }
 
 /* The first sample at or after t (the samples are in time order). */
-static guint first_at(const GArray *samples, guint64 t) {
+static guint first_at(const SxsVec *samples, guint64 t) {
   guint lo = 0, hi = samples->len;
   while (lo < hi) {
     guint mid = lo + (hi - lo) / 2;
-    if (g_array_index(samples, SxsTimelineSample, mid).t_us < t)
+    if (sxs__vec_index(samples, SxsTimelineSample, mid).t_us < t)
       lo = mid + 1;
     else
       hi = mid;
@@ -253,9 +253,9 @@ static const char *top_of(const SxsProfileModel *m, guint64 from_us, guint64 to_
   g_autoptr(GHashTable) counts = g_hash_table_new(g_str_hash, g_str_equal);
   const char *top = NULL;
   guint64 best = 0, all = 0;
-  const GArray *samples = m->timeline.samples;
+  const SxsVec *samples = m->timeline.samples;
   for (guint i = first_at(samples, from_us); i < samples->len; i++) {
-    const SxsTimelineSample *s = &g_array_index(samples, SxsTimelineSample, i);
+    const SxsTimelineSample *s = &sxs__vec_index(samples, SxsTimelineSample, i);
     if (s->t_us >= to_us)
       break;
     all += s->weight;
@@ -286,8 +286,8 @@ GArray *sxs__timeline_phases(const SxsProfileModel *m, guint64 step_us, guint64 
     return NULL;
   /* From the first sample's step to the last sample; at most PHASES_MAX_STEPS steps (longer steps
    * for a long run). */
-  guint64 first = g_array_index(t->samples, SxsTimelineSample, 0).t_us;
-  guint64 end = g_array_index(t->samples, SxsTimelineSample, t->samples->len - 1).t_us + 1;
+  guint64 first = sxs__vec_index(t->samples, SxsTimelineSample, 0).t_us;
+  guint64 end = sxs__vec_index(t->samples, SxsTimelineSample, t->samples->len - 1).t_us + 1;
   if ((end - first) / step_us >= PHASES_MAX_STEPS)
     step_us = (end - first) / PHASES_MAX_STEPS + 1;
   guint64 start = first / step_us * step_us;
@@ -295,7 +295,7 @@ GArray *sxs__timeline_phases(const SxsProfileModel *m, guint64 step_us, guint64 
   g_autofree guint64 *steps = g_new0(guint64, n + 1);
   g_autofree char **tops = g_new0(char *, n + 1);
   for (guint i = 0; i < t->samples->len; i++) {
-    const SxsTimelineSample *s = &g_array_index(t->samples, SxsTimelineSample, i);
+    const SxsTimelineSample *s = &sxs__vec_index(t->samples, SxsTimelineSample, i);
     if (s->t_us >= start)
       steps[MIN((s->t_us - start) / step_us, n)] += s->weight;
   }

@@ -348,20 +348,20 @@ static int compare_seconds(gconstpointer a, gconstpointer b) {
 }
 
 /* The folded seconds, by second and thread, a second's threads merged (a late sample's entry). */
-static void seconds_locked(GArray *out) {
+static void seconds_locked(SxsVec *out) {
   guint first = out->len;
-  g_array_append_vals(out, tl.seconds->data, tl.seconds->len);
-  g_array_sort(out, compare_seconds);
+  sxs__vec_append_vals(out, tl.seconds->data, tl.seconds->len);
+  sxs__vec_sort(out, compare_seconds);
   guint kept = first;
   for (guint i = first; i < out->len; i++) {
-    SxsTimelineSecond s = g_array_index(out, SxsTimelineSecond, i);
-    SxsTimelineSecond *last = kept > first ? &g_array_index(out, SxsTimelineSecond, kept - 1) : NULL;
+    SxsTimelineSecond s = sxs__vec_index(out, SxsTimelineSecond, i);
+    SxsTimelineSecond *last = kept > first ? &sxs__vec_index(out, SxsTimelineSecond, kept - 1) : NULL;
     if (last && last->second == s.second && last->thread == s.thread)
       last->samples += s.samples;
     else
-      g_array_index(out, SxsTimelineSecond, kept++) = s;
+      sxs__vec_index(out, SxsTimelineSecond, kept++) = s;
   }
-  g_array_set_size(out, kept);
+  sxs__vec_truncate(out, kept);
 }
 
 /* An event record as the recorder gives it out. */
@@ -402,7 +402,7 @@ void sxs__timeline_rec_fill(SxsProfileModel *m, GHashTable *stacks_by_id) {
         if (!s)
           continue;
         SxsTimelineSample ts = {.t_us = REC_T(c, i), .stack = s, .weight = REC_WEIGHT(c, i), .label = REC_LABEL(c, i)};
-        g_array_append_val(t->samples, ts);
+        sxs__vec_append_val(t->samples, ts);
       }
     }
     for (guint i = tl.events_head; i < tl.events->len; i++) {
@@ -418,7 +418,7 @@ void sxs__timeline_rec_fill(SxsProfileModel *m, GHashTable *stacks_by_id) {
                             .label = r.label,
                             .stack =
                                 r.stack_id ? g_hash_table_lookup(stacks_by_id, GUINT_TO_POINTER(r.stack_id)) : NULL};
-      g_array_append_val(t->events, e);
+      sxs__vec_append_val(t->events, e);
     }
     seconds_locked(t->seconds);
   }
@@ -430,20 +430,20 @@ void sxs__timeline_rec_fill(SxsProfileModel *m, GHashTable *stacks_by_id) {
   }
   /* JIT compilations by their function's name, where the registry has it. */
   for (guint i = 0; i < t->events->len; i++) {
-    SxsTimelineEvent *e = &g_array_index(t->events, SxsTimelineEvent, i);
+    SxsTimelineEvent *e = &sxs__vec_index(t->events, SxsTimelineEvent, i);
     SxsRuntime *rt = e->kind == SXS_TIMELINE_JIT && !e->name ? sxs__manager_runtime(e->runtime_id) : NULL;
     g_autofree char *module = NULL;
     if (rt)
       sxs__manager_recorded_function(rt, e->value, &e->name, &module);
   }
-  g_array_sort(t->samples, sxs__timeline_sample_compare);
-  g_array_sort(t->events, sxs__timeline_event_compare);
+  sxs__vec_sort(t->samples, sxs__timeline_sample_compare);
+  sxs__vec_sort(t->events, sxs__timeline_event_compare);
 }
 
 void sxs__timeline_rec_changes(gboolean all, SxsTimelineRecChanges *ret) {
-  ret->samples = g_array_new(FALSE, FALSE, sizeof(SxsTimelineRecSample));
-  ret->events = g_array_new(FALSE, FALSE, sizeof(SxsTimelineRecEvent));
-  ret->seconds = g_array_new(FALSE, FALSE, sizeof(SxsTimelineSecond));
+  ret->samples = sxs__vec_new(sizeof(SxsTimelineRecSample));
+  ret->events = sxs__vec_new(sizeof(SxsTimelineRecEvent));
+  ret->seconds = sxs__vec_new(sizeof(SxsTimelineSecond));
   g_mutex_lock(&tl.lock);
   ensure_locked();
   guint64 from = all ? 0 : tl.reported_sample;
@@ -454,7 +454,7 @@ void sxs__timeline_rec_changes(gboolean all, SxsTimelineRecChanges *ret) {
     for (guint i = MAX(c->head, from > c->first ? (guint)(from - c->first) : 0); i < c->n; i++) {
       SxsTimelineRecSample s = {
           .t_us = REC_T(c, i), .id = REC_ID(c, i), .weight = REC_WEIGHT(c, i), .label = REC_LABEL(c, i)};
-      g_array_append_val(ret->samples, s);
+      sxs__vec_append_val(ret->samples, s);
     }
   }
   tl.reported_sample = tl.next_sample;
@@ -462,7 +462,7 @@ void sxs__timeline_rec_changes(gboolean all, SxsTimelineRecChanges *ret) {
   guint64 efrom = all ? first_event : MAX(tl.reported_event, first_event);
   for (guint64 i = tl.events_head + (efrom - first_event); i < tl.events->len; i++) {
     SxsTimelineRecEvent e = rec_event(&g_array_index(tl.events, EventRec, i));
-    g_array_append_val(ret->events, e);
+    sxs__vec_append_val(ret->events, e);
   }
   tl.reported_event = first_event + (tl.events->len - tl.events_head);
   if (all)
@@ -471,9 +471,9 @@ void sxs__timeline_rec_changes(gboolean all, SxsTimelineRecChanges *ret) {
 }
 
 void sxs__timeline_rec_changes_clear(SxsTimelineRecChanges *c) {
-  g_clear_pointer(&c->samples, g_array_unref);
-  g_clear_pointer(&c->events, g_array_unref);
-  g_clear_pointer(&c->seconds, g_array_unref);
+  g_clear_pointer(&c->samples, sxs__vec_free);
+  g_clear_pointer(&c->events, sxs__vec_free);
+  g_clear_pointer(&c->seconds, sxs__vec_free);
 }
 
 void sxs__timeline_rec_reset_for_tests(void) {

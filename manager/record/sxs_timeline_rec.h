@@ -55,9 +55,9 @@ typedef struct {
   guint label;
 } SxsTimelineRecEvent;
 typedef struct {
-  GArray *samples; /* SxsTimelineRecSample, by time */
-  GArray *events;  /* SxsTimelineRecEvent */
-  GArray *seconds; /* SxsTimelineSecond (all: the folded seconds) */
+  SxsVec *samples; /* SxsTimelineRecSample, by time */
+  SxsVec *events;  /* SxsTimelineRecEvent */
+  SxsVec *seconds; /* SxsTimelineSecond (all: the folded seconds) */
 } SxsTimelineRecChanges;
 void sxs__timeline_rec_changes(gboolean all, SxsTimelineRecChanges *ret);
 void sxs__timeline_rec_changes_clear(SxsTimelineRecChanges *c);

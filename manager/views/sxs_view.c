@@ -401,9 +401,9 @@ static guint32 *component_rooted(Builder *b, guint32 *frames, guint depth, const
 /* Each sample group's timeline, from the model's: every sample of a stack the view kept, on its
  * thread's group, in time order (places: SxsStackModel* -> SamplePlace*). */
 static void add_sample_timelines(const SxsProfileModel *m, GHashTable *places) {
-  const GArray *samples = m->timeline.samples;
+  const SxsVec *samples = m->timeline.samples;
   for (guint i = 0; i < samples->len; i++) {
-    const SxsTimelineSample *ts = &g_array_index(samples, SxsTimelineSample, i);
+    const SxsTimelineSample *ts = &sxs__vec_index(samples, SxsTimelineSample, i);
     const SamplePlace *p = g_hash_table_lookup(places, ts->stack);
     if (!p)
       continue;

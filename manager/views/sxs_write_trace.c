@@ -146,7 +146,7 @@ static const char *gc_reason(int reason) {
  * track, the rest as instants. */
 static void trace_events(Trace *t, const SxsTimelineModel *tl, GHashTable *lock_tracks, GHashTable *jit_tracks) {
   for (guint i = 0; i < tl->events->len; i++) {
-    const SxsTimelineEvent *e = &g_array_index(tl->events, SxsTimelineEvent, i);
+    const SxsTimelineEvent *e = &sxs__vec_index(tl->events, SxsTimelineEvent, i);
     char name[160];
     guint32 rt_track = TRACE_PSEUDO_TID + (guint32)MAX(e->runtime_id, 0) * 4;
     switch (e->kind) {
@@ -249,7 +249,7 @@ static void trace_counters(Trace *t, const SxsTimelineModel *tl, guint64 period_
   g_autoptr(GHashTable) names = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, g_free);
   const double per_second = 1e6 / TRACE_COUNTER_STEP_US / 1e6; /* bytes a step -> MB a second */
   for (guint i = 0; i < tl->events->len; i++) {
-    const SxsTimelineEvent *e = &g_array_index(tl->events, SxsTimelineEvent, i);
+    const SxsTimelineEvent *e = &sxs__vec_index(tl->events, SxsTimelineEvent, i);
     if (e->kind == SXS_TIMELINE_HEAP) {
       g_autofree char *name = g_strdup_printf("heap after GC MB, rt%d", e->runtime_id);
       trace_counter(t, name, e->start_us, "MB", (double)e->value / 1e6);

@@ -101,7 +101,7 @@ static void test_request_across_threads(void) {
   sxs__timeline_rec_fill(m, none);
   guint requests = 0;
   for (guint i = 0; i < m->timeline.events->len; i++) {
-    const SxsTimelineEvent *e = &g_array_index(m->timeline.events, SxsTimelineEvent, i);
+    const SxsTimelineEvent *e = &sxs__vec_index(m->timeline.events, SxsTimelineEvent, i);
     if (e->kind != SXS_TIMELINE_REQUEST)
       continue;
     requests++;
@@ -222,7 +222,7 @@ static void test_without_activity_ids(void) {
   guint64 starts = 0;
   guint n = 0;
   for (guint i = 0; i < m->timeline.events->len; i++) {
-    const SxsTimelineEvent *e = &g_array_index(m->timeline.events, SxsTimelineEvent, i);
+    const SxsTimelineEvent *e = &sxs__vec_index(m->timeline.events, SxsTimelineEvent, i);
     if (e->kind != SXS_TIMELINE_REQUEST)
       continue;
     n++;
@@ -337,7 +337,7 @@ static void test_route_labels(void) {
   g_assert_cmpstr(m->timeline.labels->pdata[1], ==, "GET /ping");
   guint per_label[3] = {0};
   for (guint i = 0; i < m->timeline.events->len; i++) {
-    const SxsTimelineEvent *e = &g_array_index(m->timeline.events, SxsTimelineEvent, i);
+    const SxsTimelineEvent *e = &sxs__vec_index(m->timeline.events, SxsTimelineEvent, i);
     if (e->kind == SXS_TIMELINE_REQUEST && e->label < G_N_ELEMENTS(per_label))
       per_label[e->label]++;
   }

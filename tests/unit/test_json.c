@@ -1,5 +1,6 @@
 /* Unit tests for the JSON writer and the atomic file replace (manager/profile/sxs_json.c). */
 #include <errno.h>
+#include <stdlib.h>
 #include <float.h>
 #include <locale.h>
 #include <math.h>
@@ -12,6 +13,7 @@
 #include <json-glib/json-glib.h>
 
 #include "sxs_json.h"
+#include "sxs_vec.h"
 #include "sxs_scratch.h"
 
 /* Parses text with json-glib, failing the test on a syntax error or invalid UTF-8. */
@@ -1013,11 +1015,141 @@ static void test_large_text(void) {
   g_assert_cmpstr(small.data, ==, "[]");
 }
 
+typedef struct {
+  guint key, order;
+} Keyed;
+
+static gint compare_keyed(gconstpointer a, gconstpointer b) {
+  const Keyed *x = a, *y = b;
+  return x->key < y->key ? -1 : x->key > y->key;
+}
+
+static guint cleared;
+static void count_clear(gpointer p) {
+  g_assert_nonnull(p);
+  cleared++;
+}
+
+/* Elements kept through growth past the mapping size; the sort orders by key and keeps equal
+ * keys in the order they were added (sorted, reversed and mixed input). */
+static void test_vec_sort(void) {
+  for (guint shape = 0; shape < 3; shape++) {
+    g_autoptr(SxsVec) v = sxs__vec_new(sizeof(Keyed));
+    const guint n = 100000;
+    for (guint i = 0; i < n; i++) {
+      guint key = shape == 0 ? i / 3 : shape == 1 ? (n - i) / 3 : (i * 7919u) % 1000;
+      Keyed k = {key, i};
+      sxs__vec_append_val(v, k);
+    }
+    g_assert_cmpuint(v->len, ==, n);
+    g_assert_true(v->mapped);
+    sxs__vec_sort(v, compare_keyed);
+    for (guint i = 1; i < n; i++) {
+      const Keyed *a = &sxs__vec_index(v, Keyed, i - 1), *b = &sxs__vec_index(v, Keyed, i);
+      g_assert_cmpuint(a->key, <=, b->key);
+      if (a->key == b->key)
+        g_assert_cmpuint(a->order, <, b->order);
+    }
+  }
+}
+
+static void test_vec_clear(void) {
+  SxsVec *v = sxs__vec_new(sizeof(guint64));
+  sxs__vec_set_clear_func(v, count_clear);
+  for (guint i = 0; i < 10; i++)
+    *(guint64 *)sxs__vec_append_zeroed(v) = i;
+  g_assert_false(v->mapped);
+  cleared = 0;
+  sxs__vec_truncate(v, 4);
+  g_assert_cmpuint(cleared, ==, 6);
+  g_assert_cmpuint(v->len, ==, 4);
+  g_assert_cmpuint(sxs__vec_index(v, guint64, 3), ==, 3);
+  sxs__vec_free(v);
+  g_assert_cmpuint(cleared, ==, 10);
+}
+
+static gint compare_u64(gconstpointer a, gconstpointer b) {
+  guint64 x = *(const guint64 *)a, y = *(const guint64 *)b;
+  return x < y ? -1 : x > y;
+}
+
+/* Whether glibc maps a block of n bytes on its own now (its chunk's "mapped" bit). */
+static gboolean heap_maps(gsize n) {
+  void *p = malloc(n);
+  /* The chunk's size word before the block (glibc's layout), read where the compiler does not
+   * follow the pointer from malloc. */
+  char *raw = p;
+  __asm__ volatile("" : "+r"(raw));
+  size_t header;
+  memcpy(&header, raw - sizeof header, sizeof header);
+  gboolean mapped = (header & 2) != 0;
+  free(p);
+  return mapped;
+}
+
+/* The point of the mapping: 8 MiB of elements added, sorted and freed leave glibc mapping a 1 MiB
+ * block as before; the same through a GArray (the heap's) makes glibc keep such blocks in its heap
+ * from then on (its thresholds raised to the freed block's size), which the test checks too, so
+ * that it can fail. In a subprocess each: the thresholds are the process's. */
+static void test_vec_leaves_heap(void) {
+  if (g_test_subprocess()) {
+    gboolean through_heap = g_strcmp0(g_getenv("SXS_TEST_VEC_HEAP"), "1") == 0;
+    guint64 x = 0;
+    if (through_heap) {
+      GArray *a = g_array_new(FALSE, FALSE, sizeof x);
+      for (guint i = 0; i < (1u << 20); i++, x = i)
+        g_array_append_val(a, x);
+      g_array_unref(a);
+    } else {
+      SxsVec *v = sxs__vec_new(sizeof x);
+      for (guint i = 0; i < (1u << 20); i++, x = (i * 2654435761u) % 1000)
+        sxs__vec_append_val(v, x);
+      sxs__vec_sort(v, compare_u64);
+      sxs__vec_free(v);
+    }
+    g_print("%s", heap_maps(1u << 20) ? "mapped" : "heap");
+    return;
+  }
+  g_test_trap_subprocess(NULL, 0, G_TEST_SUBPROCESS_INHERIT_STDERR);
+  g_test_trap_assert_passed();
+  g_test_trap_assert_stdout("mapped");
+  g_setenv("SXS_TEST_VEC_HEAP", "1", TRUE);
+  g_test_trap_subprocess(NULL, 0, G_TEST_SUBPROCESS_INHERIT_STDERR);
+  g_unsetenv("SXS_TEST_VEC_HEAP");
+  g_test_trap_assert_passed();
+  g_test_trap_assert_stdout("heap");
+}
+
+static void test_text_append(void) {
+  g_auto(SxsText) t = {0};
+  g_assert_null(t.data);
+  sxs__text_append(&t, "a");
+  sxs__text_append_c(&t, '\t');
+  sxs__text_append_printf(&t, "%u-%s", 42u, "x");
+  g_assert_cmpstr(t.data, ==, "a\t42-x");
+  g_autofree char *wide = g_strnfill(1000, 'w');
+  sxs__text_append_printf(&t, "[%s]", wide);
+  g_assert_cmpuint(t.len, ==, 6 + 1002);
+  g_assert_cmpuint(strlen(t.data), ==, t.len);
+  g_assert_cmpint(t.data[t.len - 1], ==, ']');
+  sxs__text_truncate(&t, 2);
+  g_assert_cmpstr(t.data, ==, "a\t");
+  for (guint i = 0; i < 20000; i++)
+    sxs__text_append_printf(&t, "%05u", i);
+  g_assert_true(t.mapped);
+  g_assert_cmpuint(t.len, ==, 2 + 5 * 20000);
+  g_assert_true(g_str_has_suffix(t.data, "19999"));
+}
+
 int main(int argc, char **argv) {
   g_test_init(&argc, &argv, NULL);
 
   g_test_add_func("/manager/json/nesting", test_nesting);
   g_test_add_func("/manager/json/large-text", test_large_text);
+  g_test_add_func("/manager/json/text-append", test_text_append);
+  g_test_add_func("/manager/vec/sort", test_vec_sort);
+  g_test_add_func("/manager/vec/clear", test_vec_clear);
+  g_test_add_func("/manager/vec/leaves-heap", test_vec_leaves_heap);
   g_test_add_func("/manager/json/empty-containers", test_empty_containers);
   g_test_add_func("/manager/json/escape-table", test_escape_table);
   g_test_add_func("/manager/json/control-chars", test_control_chars);

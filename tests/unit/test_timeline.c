@@ -26,7 +26,7 @@ static SxsStackModel *stack(const char *event, uint32_t thread, const char *leaf
 
 static void add_sample(SxsProfileModel *m, guint64 t_us, SxsStackModel *s, guint32 weight) {
   SxsTimelineSample ts = {.t_us = t_us, .stack = s, .weight = weight};
-  g_array_append_val(m->timeline.samples, ts);
+  sxs__vec_append_val(m->timeline.samples, ts);
   s->count += weight;
 }
 
@@ -41,7 +41,7 @@ static void add_event(SxsProfileModel *m, SxsTimelineEventKind kind, uint32_t th
                         .reason = reason,
                         .name = g_strdup(name),
                         .stack = s};
-  g_array_append_val(m->timeline.events, e);
+  sxs__vec_append_val(m->timeline.events, e);
 }
 
 /* Two threads: 7 samples of Alpha at 0..0.6 s on 10, 5 of Beta (one weighing 3) at 2..2.4 s on 11;
@@ -94,7 +94,7 @@ static SxsProfileModel *model(void) {
   add_event(m, SXS_TIMELINE_EXCEPTION, 11, 2100000, 0, 0, 0, "System.InvalidOperationException", exc);
   add_event(m, SXS_TIMELINE_LOCK_WAIT, 11, 2200000, 50000, 0, 0, NULL, wait);
   SxsTimelineSecond sec = {.second = 0, .thread = 10, .samples = 4};
-  g_array_append_val(t->seconds, sec);
+  sxs__vec_append_val(t->seconds, sec);
   return m;
 }
 
@@ -121,7 +121,7 @@ static void test_round_trip(void) {
   g_assert_cmpuint(t->samples->len, ==, 12);
   /* By time: Alpha's seven, then Beta's five, the third weighing 3. */
   for (guint i = 0; i < t->samples->len; i++) {
-    const SxsTimelineSample *s = &g_array_index(t->samples, SxsTimelineSample, i);
+    const SxsTimelineSample *s = &sxs__vec_index(t->samples, SxsTimelineSample, i);
     g_assert_cmpuint(s->t_us, ==, i < 7 ? i * 100000 : 2000000 + (i - 7) * 100000);
     g_assert_cmpstr(leaf(s->stack), ==, i < 7 ? "App.Alpha" : "App.Beta");
     g_assert_cmpuint(s->stack->thread, ==, i < 7 ? 10 : 11);
@@ -133,20 +133,20 @@ static void test_round_trip(void) {
   static const SxsTimelineEventKind kinds[] = {SXS_TIMELINE_EXCEPTION, SXS_TIMELINE_ALLOCATION, SXS_TIMELINE_PAUSE,
                                                SXS_TIMELINE_GC,        SXS_TIMELINE_EXCEPTION,  SXS_TIMELINE_LOCK_WAIT};
   for (guint i = 0; i < t->events->len; i++)
-    g_assert_cmpint(g_array_index(t->events, SxsTimelineEvent, i).kind, ==, kinds[i]);
-  const SxsTimelineEvent *gc = &g_array_index(t->events, SxsTimelineEvent, 3);
+    g_assert_cmpint(sxs__vec_index(t->events, SxsTimelineEvent, i).kind, ==, kinds[i]);
+  const SxsTimelineEvent *gc = &sxs__vec_index(t->events, SxsTimelineEvent, 3);
   g_assert_cmpuint(gc->dur_us, ==, 2000);
   g_assert_cmpuint(gc->value, ==, 2);
   g_assert_cmpint(gc->reason, ==, 1);
   g_assert_null(gc->stack);
-  const SxsTimelineEvent *exc = &g_array_index(t->events, SxsTimelineEvent, 0);
+  const SxsTimelineEvent *exc = &sxs__vec_index(t->events, SxsTimelineEvent, 0);
   g_assert_cmpstr(exc->name, ==, "System.InvalidOperationException");
   g_assert_true(exc->stack == back->profiles[SXS_PROFILE_EXCEPTIONS].stacks->pdata[0]);
-  const SxsTimelineEvent *wait = &g_array_index(t->events, SxsTimelineEvent, 5);
+  const SxsTimelineEvent *wait = &sxs__vec_index(t->events, SxsTimelineEvent, 5);
   g_assert_true(wait->stack == back->profiles[SXS_PROFILE_CONTENTION].stacks->pdata[0]);
   g_assert_cmpuint(wait->dur_us, ==, 50000);
   g_assert_cmpuint(t->seconds->len, ==, 1);
-  g_assert_cmpuint(g_array_index(t->seconds, SxsTimelineSecond, 0).samples, ==, 4);
+  g_assert_cmpuint(sxs__vec_index(t->seconds, SxsTimelineSecond, 0).samples, ==, 4);
 }
 
 /* A stack index past the stacks is an error, not a crash. */
@@ -212,7 +212,7 @@ static void test_slice_span(void) {
   g_assert_cmpuint(m->profiles[SXS_PROFILE_CONTENTION].stacks->len, ==, 0);
   guint waits = 0;
   for (guint i = 0; i < m->timeline.events->len; i++) {
-    const SxsTimelineEvent *e = &g_array_index(m->timeline.events, SxsTimelineEvent, i);
+    const SxsTimelineEvent *e = &sxs__vec_index(m->timeline.events, SxsTimelineEvent, i);
     if (e->kind == SXS_TIMELINE_LOCK_WAIT) {
       waits++;
       g_assert_null(e->stack);
@@ -307,9 +307,9 @@ static void test_spool(void) {
   g_assert_cmpuint(t->window_us, ==, 60000000);
   g_assert_cmpuint(t->samples->len, ==, 3);
   /* 1.0 s (stack 1), 1.05 s (stack 3: stepped back 50 ms), 1.1 s (stack 1, weight 2). */
-  const SxsTimelineSample *a = &g_array_index(t->samples, SxsTimelineSample, 0);
-  const SxsTimelineSample *b = &g_array_index(t->samples, SxsTimelineSample, 1);
-  const SxsTimelineSample *c = &g_array_index(t->samples, SxsTimelineSample, 2);
+  const SxsTimelineSample *a = &sxs__vec_index(t->samples, SxsTimelineSample, 0);
+  const SxsTimelineSample *b = &sxs__vec_index(t->samples, SxsTimelineSample, 1);
+  const SxsTimelineSample *c = &sxs__vec_index(t->samples, SxsTimelineSample, 2);
   g_assert_cmpuint(a->t_us, ==, 1000000);
   g_assert_cmpuint(a->stack->thread, ==, 7);
   g_assert_cmpuint(b->t_us, ==, 1050000);
@@ -318,8 +318,8 @@ static void test_spool(void) {
   g_assert_cmpuint(c->weight, ==, 2);
   g_assert_true(a->stack == c->stack);
   g_assert_cmpuint(t->events->len, ==, 2);
-  const SxsTimelineEvent *e0 = &g_array_index(t->events, SxsTimelineEvent, 0);
-  const SxsTimelineEvent *e1 = &g_array_index(t->events, SxsTimelineEvent, 1);
+  const SxsTimelineEvent *e0 = &sxs__vec_index(t->events, SxsTimelineEvent, 0);
+  const SxsTimelineEvent *e1 = &sxs__vec_index(t->events, SxsTimelineEvent, 1);
   g_assert_cmpint(e0->kind, ==, SXS_TIMELINE_EXCEPTION);
   g_assert_cmpstr(e0->name, ==, "System.Exception");
   g_assert_true(e0->stack == r->model->profiles[SXS_PROFILE_EXCEPTIONS].stacks->pdata[0]);
@@ -343,25 +343,25 @@ static SxsProfileModel *labelled_model(void) {
   g_ptr_array_add(t->labels, g_strdup("GET /a/{id}"));
   g_ptr_array_add(t->labels, g_strdup("POST /b"));
   for (guint i = 0; i < t->samples->len; i++) {
-    SxsTimelineSample *s = &g_array_index(t->samples, SxsTimelineSample, i);
+    SxsTimelineSample *s = &sxs__vec_index(t->samples, SxsTimelineSample, i);
     s->label = s->t_us >= 100000 && s->t_us <= 500000 ? 1 : s->t_us >= 2000000 && s->t_us <= 2200000 ? 2 : 0;
   }
   for (guint i = 0; i < t->events->len; i++) {
-    SxsTimelineEvent *e = &g_array_index(t->events, SxsTimelineEvent, i);
+    SxsTimelineEvent *e = &sxs__vec_index(t->events, SxsTimelineEvent, i);
     e->label = e->kind == SXS_TIMELINE_ALLOCATION ? 1 : e->kind == SXS_TIMELINE_LOCK_WAIT ? 2 : 0;
   }
   add_event(m, SXS_TIMELINE_REQUEST, 10, 90000, 420000, 0, 0, NULL, NULL);
-  g_array_index(t->events, SxsTimelineEvent, t->events->len - 1).label = 1;
+  sxs__vec_index(t->events, SxsTimelineEvent, t->events->len - 1).label = 1;
   add_event(m, SXS_TIMELINE_REQUEST, 11, 1990000, 300000, 0, 0, NULL, NULL);
-  g_array_index(t->events, SxsTimelineEvent, t->events->len - 1).label = 2;
-  g_array_sort(t->events, sxs__timeline_event_compare);
+  sxs__vec_index(t->events, SxsTimelineEvent, t->events->len - 1).label = 2;
+  sxs__vec_sort(t->events, sxs__timeline_event_compare);
   return m;
 }
 
 static guint64 label_weight(const SxsTimelineModel *t, guint label) {
   guint64 w = 0;
   for (guint i = 0; i < t->samples->len; i++) {
-    const SxsTimelineSample *s = &g_array_index(t->samples, SxsTimelineSample, i);
+    const SxsTimelineSample *s = &sxs__vec_index(t->samples, SxsTimelineSample, i);
     w += s->label == label ? s->weight : 0;
   }
   return w;
@@ -405,7 +405,7 @@ static void test_labels(void) {
   g_assert_cmpuint(back->profiles[SXS_PROFILE_ALLOCATIONS].events, ==, 0);
   g_assert_cmpuint(back->profiles[SXS_PROFILE_EXCEPTIONS].events, ==, 0);
   for (guint i = 0; i < back->timeline.events->len; i++)
-    g_assert_cmpuint(g_array_index(back->timeline.events, SxsTimelineEvent, i).label, ==, 2);
+    g_assert_cmpuint(sxs__vec_index(back->timeline.events, SxsTimelineEvent, i).label, ==, 2);
   g_assert_cmpuint(back->timeline.events->len, ==, 2);
   g_assert_cmpuint(back->timeline.seconds->len, ==, 0);
   /* An endpoint the profile does not have is refused, naming those it has. */
@@ -454,13 +454,13 @@ static void test_spool_labels(void) {
   static const guint labels[] = {2, 1, 0, 0}; /* @9 names no label: none */
   static const guint weights[] = {1, 3, 1, 1};
   for (guint i = 0; i < 4; i++) {
-    g_assert_cmpuint(g_array_index(t->samples, SxsTimelineSample, i).label, ==, labels[i]);
-    g_assert_cmpuint(g_array_index(t->samples, SxsTimelineSample, i).weight, ==, weights[i]);
+    g_assert_cmpuint(sxs__vec_index(t->samples, SxsTimelineSample, i).label, ==, labels[i]);
+    g_assert_cmpuint(sxs__vec_index(t->samples, SxsTimelineSample, i).weight, ==, weights[i]);
   }
   g_assert_cmpuint(t->events->len, ==, 2);
-  g_assert_cmpint(g_array_index(t->events, SxsTimelineEvent, 0).kind, ==, SXS_TIMELINE_REQUEST);
-  g_assert_cmpuint(g_array_index(t->events, SxsTimelineEvent, 0).label, ==, 1);
-  g_assert_cmpuint(g_array_index(t->events, SxsTimelineEvent, 1).label, ==, 2);
+  g_assert_cmpint(sxs__vec_index(t->events, SxsTimelineEvent, 0).kind, ==, SXS_TIMELINE_REQUEST);
+  g_assert_cmpuint(sxs__vec_index(t->events, SxsTimelineEvent, 0).label, ==, 1);
+  g_assert_cmpuint(sxs__vec_index(t->events, SxsTimelineEvent, 1).label, ==, 2);
 }
 
 int main(int argc, char **argv) {
