@@ -29,7 +29,10 @@
 #include "sxs_timeline_rec.h"
 #include "sxs_trace.h"
 
-#define SPOOL_COMPACT_MIN (8u << 20) /* a spool is never compacted below this size */
+/* A spool is rewritten as one batch of everything once it is twice that batch's size and at least
+ * SPOOL_COMPACT_MIN: what a long run's batches add (the timeline's samples, counts) is then given
+ * back every few minutes, the file within twice the state it records. */
+#define SPOOL_COMPACT_MIN (2u << 20)
 #define SPOOL_TRACED_PERIOD_US G_TIME_SPAN_SECOND
 /* The skeleton's counters change at every batch: while nothing else in it changed, its document is
  * written at most this often (and at every batch of everything, and when the process is dying). */
@@ -333,7 +336,7 @@ static int start_file(const char *path, int signal) {
     spool.path = g_strdup(path);
   }
   spool.size = b.len;
-  spool.compact_at = MAX((guint64)SPOOL_COMPACT_MIN, 4 * spool.size);
+  spool.compact_at = MAX((guint64)SPOOL_COMPACT_MIN, 2 * spool.size);
   spool.stats.bytes += b.len;
   return 0;
 }

@@ -20,6 +20,7 @@ shift $(($# >= 2 ? 2 : $#))
 hzs=("$@")
 ((${#hzs[@]})) || hzs=(99 999)
 die() { echo "long_run: $*" >&2; exit 1; }
+((minutes >= 5)) || die "MINUTES is at least 5 (the spool is compared over minutes 1-3 and the last 3)"
 web_dll=${SXS_WEB_DLL:-$(ls "$build"/real/web/bin/Release/net*/web.dll 2>/dev/null | head -n 1 || true)}
 [[ -n $web_dll && -f $web_dll ]] || die "no web fixture in $build/real/web (tests/setup/build-apps.sh $build)"
 command -v ab >/dev/null || die "needs ab from apache2-utils (tests/setup.sh)"
@@ -117,25 +118,30 @@ section=$tmp/section
     echo "and its text built and freed): RSS at a minute is the lowest of that minute's six measures (what"
     echo "the process holds between writes), and the largest RSS seen is the writes' peak. A run with"
     echo "\`--timeline WINDOW\` keeps the timeline's detail (every sample's time) for the last WINDOW only,"
-    echo "older time folded into samples per second and thread."
+    echo "older time folded into samples per second and thread. The spool is a log rewritten as one batch"
+    echo "of everything once it is twice that batch: its size saws between the two, so its growth is"
+    echo "of its lowest size (just after a rewrite) over minutes 1 to 3 and over the last 3, and its"
+    echo "largest size is given beside it."
     echo
     echo '```'
     echo "tests/bench/long_run.sh BUILD $minutes ${hzs[*]}      # $(date -u +%Y-%m-%d)"
     echo '```'
     echo
-    echo "| run | RSS at 1 min (MB) | RSS at the end (MB) | RSS growth per 10 min (MB) | largest RSS (MB) | spool at 1 min (MB) | spool at the end (MB) | spool growth per 10 min (MB) | profile at the end (MB) | samples | distinct stacks | frames in the table | timeline's detail at the end (MB) | stacks recorder at the end (MB) |"
-    echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
+    echo "| run | RSS at 1 min (MB) | RSS at the end (MB) | RSS growth per 10 min (MB) | largest RSS (MB) | spool, lowest in minutes 1-3 (MB) | spool, lowest in the last 3 minutes (MB) | spool growth per 10 min (MB) | largest spool (MB) | profile at the end (MB) | samples | distinct stacks | frames in the table | timeline's detail at the end (MB) | stacks recorder at the end (MB) |"
+    echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
     for v in none "${hzs[@]}"; do
-        r1=$(lowest "$v" 60 110 2); r2=$(lowest "$v" $((last - 50)) "$last" 2); rmax=$(largest "$v" 2); s1=$(at "$v" 60 3); s2=$(at "$v" "$last" 3); p2=$(at "$v" "$last" 4)
+        r1=$(lowest "$v" 60 110 2); r2=$(lowest "$v" $((last - 50)) "$last" 2); rmax=$(largest "$v" 2); p2=$(at "$v" "$last" 4)
+        s1=$(lowest "$v" 60 180 3); s2=$(lowest "$v" $((last - 170)) "$last" 3); smax=$(largest "$v" 3)
         rg=$(awk -v a="$r1" -v b="$r2" -v m="$minutes" 'BEGIN { printf "%.1f", (b - a) / 1024 * 10 / (m - 1) }')
-        sg=$(awk -v a="$s1" -v b="$s2" -v m="$minutes" 'BEGIN { printf "%.1f", (b - a) / 1048576 * 10 / (m - 1) }')
+        # per 10 minutes over the time between the two windows' starts (60 s and last - 170 s)
+        sg=$(awk -v a="$s1" -v b="$s2" -v last="$last" 'BEGIN { printf "%.1f", (b - a) / 1048576 * 600 / (last - 230) }')
         if [[ $v == none ]]; then
-            echo "| no profiler | $(awk -v k="$r1" 'BEGIN{printf "%.1f", k/1024}') | $(awk -v k="$r2" 'BEGIN{printf "%.1f", k/1024}') | $rg | $(awk -v k="$rmax" 'BEGIN{printf "%.1f", k/1024}') | – | – | – | – | – | – | – | – | – |"
+            echo "| no profiler | $(awk -v k="$r1" 'BEGIN{printf "%.1f", k/1024}') | $(awk -v k="$r2" 'BEGIN{printf "%.1f", k/1024}') | $rg | $(awk -v k="$rmax" 'BEGIN{printf "%.1f", k/1024}') | – | – | – | – | – | – | – | – | – | – |"
         else
             read -r n st fr tl rb < <(awk '{ n += $1; s += $2; f += $3; t += $5; r += $6 } END { print n, s, f, t, r }' "$tmp/$v.final")
             label="${v%%:*} Hz"
             [[ $v == *:* ]] && label+=", --timeline ${v#*:}"
-            echo "| $label | $(awk -v k="$r1" 'BEGIN{printf "%.1f", k/1024}') | $(awk -v k="$r2" 'BEGIN{printf "%.1f", k/1024}') | $rg | $(awk -v k="$rmax" 'BEGIN{printf "%.1f", k/1024}') | $(mb "$s1") | $(mb "$s2") | $sg | $(mb "$p2") | $n | $st | $fr | $(mb "$tl") | $(mb "$rb") |"
+            echo "| $label | $(awk -v k="$r1" 'BEGIN{printf "%.1f", k/1024}') | $(awk -v k="$r2" 'BEGIN{printf "%.1f", k/1024}') | $rg | $(awk -v k="$rmax" 'BEGIN{printf "%.1f", k/1024}') | $(mb "$s1") | $(mb "$s2") | $sg | $(mb "$smax") | $(mb "$p2") | $n | $st | $fr | $(mb "$tl") | $(mb "$rb") |"
         fi
     done
     echo
