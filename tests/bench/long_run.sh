@@ -34,6 +34,30 @@ free_port() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1
 kib() { awk '/^VmRSS:/ { print $2 }' "/proc/$1/status" 2>/dev/null || echo 0; }
 bytes_of() { local t=0 f; for f in "$@"; do [[ -f $f ]] && t=$((t + $(stat -c %s "$f" 2>/dev/null || echo 0))); done; echo $t; }
 
+# What the profiles in folder OUT say: samples, distinct stacks, frames in the table, bytes, the
+# timeline's detail bytes and the stacks recorder's bytes (summed over the processes).
+profile_facts() {
+    python3 - "$1" <<'PY'
+import glob, json, os, sys
+n = st = fr = size = tl = rb = 0
+for path in glob.glob(sys.argv[1] + "/*.json"):
+    if path.endswith(".speedscope.json"):
+        continue
+    try:
+        d = json.load(open(path))
+    except (OSError, ValueError):
+        continue
+    stacks = d["samples"]["stacks"]
+    n += sum(s["count"] for s in stacks)
+    st += len(stacks)
+    fr += len(d.get("frame_table") or [])
+    size += os.path.getsize(path)
+    tl += (d.get("timeline") or {}).get("detail_bytes", 0)
+    rb += (d.get("stack_walks") or {}).get("recorder_bytes", 0)
+print(n, st, fr, size, tl, rb)
+PY
+}
+
 # one VARIANT ("none" or a frequency): writes "seconds rss_kib spool_bytes profile_bytes" lines to $tmp/VARIANT
 one() {
     local v=$1 port out=$tmp/out-$1 i wrapper
@@ -72,6 +96,8 @@ one() {
         for f in "$out"/*.json; do [[ $f == *.speedscope.json ]] || profiles+=("$f"); done
         shopt -u nullglob
         echo "$s $(kib "$server") $(bytes_of "${spools[@]}") $(bytes_of "${profiles[@]}")" >>"$tmp/$v"
+        # The first profile (written at 60 s): what the recorder and the timeline held then.
+        if [[ $s == 70 && $v != none ]]; then profile_facts "$out" >"$tmp/$v.first"; fi
     done
     kill "$load" 2>/dev/null; wait "$load" 2>/dev/null || true
     pkill -P $$ ab 2>/dev/null || true
@@ -80,17 +106,7 @@ one() {
     wait "$wrapper" 2>/dev/null || true
     server=""
     if [[ $v != none ]]; then
-        python3 - "$out" >"$tmp/$v.final" <<'PY'
-import glob, json, os, sys
-for path in glob.glob(sys.argv[1] + "/*.json"):
-    if path.endswith(".speedscope.json"):
-        continue
-    d = json.load(open(path))
-    st = d["samples"]["stacks"]
-    tl = d.get("timeline") or {}
-    print(sum(s["count"] for s in st), len(st), len(d.get("frame_table") or []), os.path.getsize(path),
-          tl.get("detail_bytes", 0), (d.get("stack_walks") or {}).get("recorder_bytes", 0))
-PY
+        profile_facts "$out" >"$tmp/$v.final"
     fi
     echo "bench: $v done: $(tail -1 "$tmp/$v")"
     rm -rf "$out"
@@ -127,8 +143,8 @@ section=$tmp/section
     echo "tests/bench/long_run.sh BUILD $minutes ${hzs[*]}      # $(date -u +%Y-%m-%d)"
     echo '```'
     echo
-    echo "| run | RSS at 1 min (MB) | RSS at the end (MB) | RSS growth per 10 min (MB) | largest RSS (MB) | spool, lowest in minutes 1-3 (MB) | spool, lowest in the last 3 minutes (MB) | spool growth per 10 min (MB) | largest spool (MB) | profile at the end (MB) | samples | distinct stacks | frames in the table | timeline's detail at the end (MB) | stacks recorder at the end (MB) |"
-    echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
+    echo "| run | RSS at 1 min (MB) | RSS at the end (MB) | RSS growth per 10 min (MB) | largest RSS (MB) | spool, lowest in minutes 1-3 (MB) | spool, lowest in the last 3 minutes (MB) | spool growth per 10 min (MB) | largest spool (MB) | profile at the end (MB) | samples | distinct stacks | frames in the table | timeline's detail at the end (MB) | its growth per 10 min (MB) | stacks recorder at the end (MB) | its growth per 10 min (MB) |"
+    echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
     for v in none "${hzs[@]}"; do
         r1=$(lowest "$v" 60 110 2); r2=$(lowest "$v" $((last - 50)) "$last" 2); rmax=$(largest "$v" 2); p2=$(at "$v" "$last" 4)
         s1=$(lowest "$v" 60 180 3); s2=$(lowest "$v" $((last - 170)) "$last" 3); smax=$(largest "$v" 3)
@@ -136,12 +152,15 @@ section=$tmp/section
         # per 10 minutes over the time between the two windows' starts (60 s and last - 170 s)
         sg=$(awk -v a="$s1" -v b="$s2" -v last="$last" 'BEGIN { printf "%.1f", (b - a) / 1048576 * 600 / (last - 230) }')
         if [[ $v == none ]]; then
-            echo "| no profiler | $(awk -v k="$r1" 'BEGIN{printf "%.1f", k/1024}') | $(awk -v k="$r2" 'BEGIN{printf "%.1f", k/1024}') | $rg | $(awk -v k="$rmax" 'BEGIN{printf "%.1f", k/1024}') | – | – | – | – | – | – | – | – | – | – |"
+            echo "| no profiler | $(awk -v k="$r1" 'BEGIN{printf "%.1f", k/1024}') | $(awk -v k="$r2" 'BEGIN{printf "%.1f", k/1024}') | $rg | $(awk -v k="$rmax" 'BEGIN{printf "%.1f", k/1024}') | – | – | – | – | – | – | – | – | – | – | – | – |"
         else
-            read -r n st fr tl rb < <(awk '{ n += $1; s += $2; f += $3; t += $5; r += $6 } END { print n, s, f, t, r }' "$tmp/$v.final")
+            read -r n st fr _ tl rb <"$tmp/$v.final"
+            read -r _ _ _ _ tl1 rb1 <"$tmp/$v.first" 2>/dev/null || tl1="" rb1=""
+            # per 10 minutes from the first profile (60 s) to the last
+            per10() { [[ -n $2 ]] && awk -v a="$2" -v b="$1" -v last="$last" 'BEGIN { printf "%.1f", (b - a) / 1048576 * 600 / (last - 60) }' || echo "–"; }
             label="${v%%:*} Hz"
             [[ $v == *:* ]] && label+=", --timeline ${v#*:}"
-            echo "| $label | $(awk -v k="$r1" 'BEGIN{printf "%.1f", k/1024}') | $(awk -v k="$r2" 'BEGIN{printf "%.1f", k/1024}') | $rg | $(awk -v k="$rmax" 'BEGIN{printf "%.1f", k/1024}') | $(mb "$s1") | $(mb "$s2") | $sg | $(mb "$smax") | $(mb "$p2") | $n | $st | $fr | $(mb "$tl") | $(mb "$rb") |"
+            echo "| $label | $(awk -v k="$r1" 'BEGIN{printf "%.1f", k/1024}') | $(awk -v k="$r2" 'BEGIN{printf "%.1f", k/1024}') | $rg | $(awk -v k="$rmax" 'BEGIN{printf "%.1f", k/1024}') | $(mb "$s1") | $(mb "$s2") | $sg | $(mb "$smax") | $(mb "$p2") | $n | $st | $fr | $(mb "$tl") | $(per10 "$tl" "$tl1") | $(mb "$rb") | $(per10 "$rb" "$rb1") |"
         fi
     done
     echo
