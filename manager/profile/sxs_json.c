@@ -31,6 +31,8 @@ static void buf_init(SxsText *b) {
 
 /* Room for extra more bytes and the NUL. */
 static void buf_reserve(SxsText *b, gsize extra) {
+  if (b->data && b->len + extra + 1 <= b->cap)
+    return;
   guint8 *data = (guint8 *)b->data;
   sxs__block_reserve(&data, data ? b->len + 1 : 0, &b->cap, &b->mapped, b->len + extra + 1);
   b->data = (char *)data;
