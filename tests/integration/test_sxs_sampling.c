@@ -136,12 +136,15 @@ static void test_hotcold(Fixture *f, gconstpointer data) {
   g_autoptr(JsonNode) doc = itest_load_json(f->profile);
   JsonObject *samples = samples_by(doc, hc->walker);
   g_assert_cmpstr(json_object_get_string_member(samples, "mode"), ==, "cpu");
-  assert_share_within(samples, "Hot.Spin", 1, "SxsSample.Main", 0.80, 1.0);
   /* Cold.Walk runs 1 ms of the thread's CPU time per 10, however busy the machine is; the suspend
    * walker's CPU-time timers expire at the scheduler's tick, which a cycle of 10 ms of CPU time
    * can alias with for a whole run (2.7 % in one run of 8.0, 0.7 % in another): never nothing, at
-   * least one sample of the 300. The perf engine's stratified periods do not alias: 1 %. */
-  double cold_lo = g_str_equal(hc->walker, "suspend") ? 0.003 : 0.01;
+   * least one sample of the 300. The perf engine's stratified periods do not alias: 1 %. The
+   * aliasing goes either way: on a machine busy with other tests Hot.Spin read 79.3 % of 300 once
+   * (9.0; 88-90 % in four runs on a quiet one), what Cold.Walk's bound of 20 % leaves it. */
+  gboolean suspend = g_str_equal(hc->walker, "suspend");
+  assert_share_within(samples, "Hot.Spin", 1, "SxsSample.Main", suspend ? 0.75 : 0.80, 1.0);
+  double cold_lo = suspend ? 0.003 : 0.01;
   assert_share_within(samples, "Cold.Walk", 1, "SxsSample.Main", cold_lo, 0.20);
   /* Hot.Spin and Cold.Walk are both called by SxsSample.HotCold, never one by the other: a walk
    * made after the thread moved from one to the other is not stitched onto the capture. */
@@ -151,7 +154,7 @@ static void test_hotcold(Fixture *f, gconstpointer data) {
     JsonObject *st = json_array_get_object_element(stacks, i);
     g_assert_false(stack_has(st, "Hot.Spin", 0) && stack_has(st, "Cold.Walk", 0));
   }
-  if (g_str_equal(hc->walker, "suspend")) {
+  if (suspend) {
     /* One thread spinning where it was found before: most samples reuse its last walk, and the
      * runtime is suspended for the others only. */
     gint64 taken = json_object_get_int_member(samples, "taken");
