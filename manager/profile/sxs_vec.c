@@ -91,15 +91,6 @@ void sxs__vec_append_vals(SxsVec *v, gconstpointer items, guint n) {
   v->len += n;
 }
 
-gpointer sxs__vec_append_zeroed(SxsVec *v) {
-  g_return_val_if_fail(v->len < G_MAXUINT, NULL);
-  sxs__vec_reserve(v, v->len + 1);
-  guint8 *at = v->data + (gsize)v->len * v->elem;
-  memset(at, 0, v->elem);
-  v->len++;
-  return at;
-}
-
 void sxs__vec_truncate(SxsVec *v, guint n) {
   if (n >= v->len)
     return;
@@ -111,8 +102,7 @@ void sxs__vec_truncate(SxsVec *v, guint n) {
 
 typedef struct {
   gsize elem;
-  GCompareDataFunc compare;
-  gpointer data;
+  GCompareFunc compare;
   guint8 *hold; /* one element's room */
 } Sort;
 
@@ -121,11 +111,11 @@ typedef struct {
 /* Sorts [lo, hi) of a by insertion. */
 static void insertion(const Sort *s, guint8 *a, gsize lo, gsize hi) {
   for (gsize i = lo + 1; i < hi; i++) {
-    if (s->compare(AT(a, i - 1), AT(a, i), s->data) <= 0)
+    if (s->compare(AT(a, i - 1), AT(a, i)) <= 0)
       continue;
     memcpy(s->hold, AT(a, i), s->elem);
     gsize j = i;
-    while (j > lo && s->compare(AT(a, j - 1), s->hold, s->data) > 0)
+    while (j > lo && s->compare(AT(a, j - 1), s->hold) > 0)
       j--;
     memmove(AT(a, j + 1), AT(a, j), (i - j) * s->elem);
     memcpy(AT(a, j), s->hold, s->elem);
@@ -142,14 +132,14 @@ static void merge_sort(const Sort *s, guint8 *src, guint8 *dst, gsize lo, gsize 
   merge_sort(s, dst, src, lo, mid);
   merge_sort(s, dst, src, mid, hi);
   /* Halves already in order (a time-ordered array, mostly): one copy. */
-  if (s->compare(AT(src, mid - 1), AT(src, mid), s->data) <= 0) {
+  if (s->compare(AT(src, mid - 1), AT(src, mid)) <= 0) {
     memcpy(AT(dst, lo), AT(src, lo), (hi - lo) * s->elem);
     return;
   }
   gsize i = lo, j = mid, k = lo;
   while (i < mid && j < hi) {
     /* The left one first when equal: equal elements keep their order. */
-    if (s->compare(AT(src, j), AT(src, i), s->data) < 0)
+    if (s->compare(AT(src, j), AT(src, i)) < 0)
       memcpy(AT(dst, k++), AT(src, j++), s->elem);
     else
       memcpy(AT(dst, k++), AT(src, i++), s->elem);
@@ -160,12 +150,12 @@ static void merge_sort(const Sort *s, guint8 *src, guint8 *dst, gsize lo, gsize 
     memcpy(AT(dst, k), AT(src, j), (hi - j) * s->elem);
 }
 
-void sxs__vec_sort_with_data(SxsVec *v, GCompareDataFunc compare, gpointer data) {
+void sxs__vec_sort(SxsVec *v, GCompareFunc compare) {
   if (v->len < 2)
     return;
   guint8 stack_hold[SORT_ELEM_STACK];
   g_autofree guint8 *heap_hold = v->elem > SORT_ELEM_STACK ? g_malloc(v->elem) : NULL;
-  Sort s = {.elem = v->elem, .compare = compare, .data = data, .hold = heap_hold ? heap_hold : stack_hold};
+  Sort s = {.elem = v->elem, .compare = compare, .hold = heap_hold ? heap_hold : stack_hold};
   gsize bytes = (gsize)v->len * v->elem;
   guint8 *scratch = NULL;
   gsize cap = 0;
@@ -174,17 +164,4 @@ void sxs__vec_sort_with_data(SxsVec *v, GCompareDataFunc compare, gpointer data)
   memcpy(scratch, v->data, bytes);
   merge_sort(&s, scratch, v->data, 0, v->len);
   sxs__block_free(&scratch, cap, mapped);
-}
-
-typedef struct {
-  GCompareFunc compare;
-} Plain;
-
-static gint compare_plain(gconstpointer a, gconstpointer b, gpointer plain) {
-  return ((const Plain *)plain)->compare(a, b);
-}
-
-void sxs__vec_sort(SxsVec *v, GCompareFunc compare) {
-  Plain plain = {compare};
-  sxs__vec_sort_with_data(v, compare_plain, &plain);
 }

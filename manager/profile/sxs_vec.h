@@ -46,15 +46,12 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC(SxsVec, sxs__vec_free)
 /* Appends n elements copied from items. */
 void sxs__vec_append_vals(SxsVec *v, gconstpointer items, guint n);
 #define sxs__vec_append_val(v, x) sxs__vec_append_vals((v), &(x), 1)
-/* Appends one element of zeros and returns its address (valid until the next change). */
-gpointer sxs__vec_append_zeroed(SxsVec *v);
 /* Room for n elements in all, without changing len. */
 void sxs__vec_reserve(SxsVec *v, guint n);
 /* Keeps the first n elements (n <= len), clearing the rest. */
 void sxs__vec_truncate(SxsVec *v, guint n);
-/* Sorts the elements with compare (as qsort's, data passed on), keeping equal elements in their
- * order (a merge sort, its scratch room a block as above: no large block of the heap's). */
-void sxs__vec_sort_with_data(SxsVec *v, GCompareDataFunc compare, gpointer data);
+/* Sorts the elements with compare (as qsort's), keeping equal elements in their order (a merge
+ * sort, its scratch room a block as above: no large block of the heap's). */
 void sxs__vec_sort(SxsVec *v, GCompareFunc compare);
 
 G_END_DECLS

@@ -468,14 +468,14 @@ gboolean sxs__activity_any(void) {
   return __atomic_load_n(&act.requests_seen, __ATOMIC_RELAXED) != 0;
 }
 
-/* One segment of a route template against one segment of an endpoint's path (a value written {id}
- * there): its rank when it matches (3 a literal, 2 a parameter with a constraint, 1 one without),
- * 0 when not. A segment of several parts (`{name}.{ext}`) is taken as one parameter. */
 /* Is a template segment one parameter alone ({id}, {id:int}, {*rest}), not literal text around it? */
 static gboolean segment_one_parameter(const char *t, gsize tn) {
   return tn >= 2 && t[0] == '{' && t[tn - 1] == '}' && !memchr(t + 1, '{', tn - 2);
 }
 
+/* One segment of a route template against one segment of an endpoint's path (a value written {id}
+ * there): its rank when it matches (3 a literal, 2 a parameter with a constraint, 1 one without),
+ * 0 when not. A segment of several parts (`{name}.{ext}`) is taken as one parameter. */
 static int segment_rank(const char *t, gsize tn, const char *p, gsize pn) {
   gboolean value = pn == 4 && memcmp(p, "{id}", 4) == 0;
   if (!memchr(t, '{', tn)) {

@@ -1056,8 +1056,8 @@ static void test_vec_sort(void) {
 static void test_vec_clear(void) {
   SxsVec *v = sxs__vec_new(sizeof(guint64));
   sxs__vec_set_clear_func(v, count_clear);
-  for (guint i = 0; i < 10; i++)
-    *(guint64 *)sxs__vec_append_zeroed(v) = i;
+  for (guint64 i = 0; i < 10; i++)
+    sxs__vec_append_val(v, i);
   g_assert_false(v->mapped);
   cleared = 0;
   sxs__vec_truncate(v, 4);
